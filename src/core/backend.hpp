@@ -1,0 +1,60 @@
+// Backends and the registry that knows which ones this build has. The registry's definition
+// (src/backends/registry.cpp) is the only place that knows which optional backends were compiled in.
+#pragma once
+
+#include "core/communicator.hpp"
+#include "core/connector.hpp"
+#include "core/device.hpp"
+#include "core/groups.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace distbench {
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// Settings a backend may use; each backend ignores what it has no use for.
+struct BackendOptions {
+  int gpus_per_process = 1;  // -g: devices (ranks) driven by one process
+  int device_index = -1;     // -1: chosen from the local rank
+  int agg_iters = 1;         // -m: operations per group call
+  int graph_launches = 0;    // -G: replay a captured timed loop this many times (0: no graphs)
+  bool blocking = false;     // -z: blocking communicator initialisation and calls
+  bool register_buffers = false;  // -R
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual Device& device() = 0;
+  // Collective over every rank of the connector: each rank gets the communicator of its own group.
+  virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition) = 0;
+  // Runtime facts for `info` and reports (library versions, devices).
+  virtual KeyValues describe() const = 0;
+};
+
+struct BackendEntry {
+  std::string name;
+  std::string summary;
+  // Why the backend cannot run on this machine (no device, no driver); nullopt when it can.
+  std::function<std::optional<std::string>()> unavailable_reason;
+  std::function<std::unique_ptr<Backend>(Connector&, const BackendOptions&)> create;
+  // Versions known at build time (headers, libraries linked).
+  std::function<KeyValues()> build_versions;
+};
+
+// Backends built in, in order of preference for --backend auto.
+std::span<const BackendEntry> backend_registry();
+// The out-of-band connector of this build (MPI). Call once, before anything else touches MPI.
+std::unique_ptr<Connector> make_connector(int& argc, char**& argv);
+// What `auto` resolves to here, or the named one; throws Error(unavailable) / usage_error.
+const BackendEntry& choose_backend(std::string_view requested);
+
+}  // namespace distbench

@@ -1,0 +1,47 @@
+// The collectives distbench runs, their buffer shapes and their bandwidth conventions.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace distbench {
+
+enum class Collective { allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall, gather, scatter, sendrecv };
+
+std::span<const Collective> all_collectives();
+// The name users type: "allreduce", "reduce-scatter", ...
+std::string_view name(Collective c);
+std::optional<Collective> parse_collective(std::string_view text);
+bool is_reduction(Collective c);  // takes a ReduceOp
+bool is_rooted(Collective c);     // takes a root rank
+
+enum class Placement { out_of_place, in_place };
+std::string_view name(Placement p);
+
+// Element counts of one call, as NCCL defines its arguments. `count` is the count passed to the call:
+// allreduce, broadcast, reduce, sendrecv: elements of each buffer; reduce-scatter, scatter: elements each rank
+// receives; allgather, gather: elements each rank sends; alltoall: elements exchanged with each peer.
+struct BufferShape {
+  std::size_t send_count;  // elements in the send buffer
+  std::size_t recv_count;  // elements in the receive buffer
+  // In-place, one buffer of max(send_count, recv_count) elements holds both (nccl-tests' convention):
+  // the send data starts at this element offset ...
+  std::size_t in_place_send_offset;
+  // ... and the result at this one.
+  std::size_t in_place_recv_offset;
+};
+BufferShape buffer_shape(Collective c, std::size_t count, int nranks, int rank);
+
+// nccl-tests' size convention: the size S of one case in bytes, given the call's count.
+// allreduce, broadcast, reduce, sendrecv: count; reduce-scatter, allgather, alltoall, gather, scatter: count * nranks.
+std::size_t message_elements(Collective c, std::size_t count, int nranks);
+// The inverse used by sweeps: the call count for a requested size in elements (rounded down so that every rank gets
+// the same number of elements, as nccl-tests does).
+std::size_t call_count(Collective c, std::size_t elements, int nranks);
+
+// nccl-tests' bus bandwidth factor: busbw = algbw * factor.
+double bus_factor(Collective c, int nranks);
+
+}  // namespace distbench

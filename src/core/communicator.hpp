@@ -1,0 +1,75 @@
+// A Communicator moves data among the ranks of one group (RAF's Communicator). One per group, created collectively.
+#pragma once
+
+#include "core/buffer.hpp"
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "core/reduce_op.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace distbench {
+
+using Seconds = std::chrono::duration<double>;
+
+// One collective call. Counts follow NCCL (see BufferShape in collective.hpp); `root` is a group rank.
+// In-place calls pass buffer positions that overlap as buffer_shape()'s in-place offsets describe.
+struct CollectiveCall {
+  Collective collective = Collective::allreduce;
+  BufferRef send;
+  BufferRef recv;
+  std::size_t count = 0;
+  DType dtype = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int root = 0;
+};
+
+// Completion of an asynchronous call.
+class Work {
+ public:
+  virtual ~Work() = default;
+  virtual bool done() = 0;
+  // Throws Error(ExitCode::timeout) when the call has not completed within `timeout`.
+  virtual void wait(Seconds timeout) = 0;
+};
+
+// Times a stretch of calls where the backend runs them (host clock, or events on a GPU stream).
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Seconds between start() and stop(); valid once the communicator is synchronized.
+  virtual double seconds() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;         // group rank of this process's first part
+  virtual int size() const = 0;         // ranks in the group
+  virtual int local_parts() const { return 1; }  // ranks this process drives (GPUs with -g)
+  virtual std::string_view backend() const = 0;
+
+  // Why this backend cannot run `call`'s collective/dtype/op, if it cannot.
+  virtual std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const = 0;
+
+  // Runs `call`: complete on return for host backends, enqueued for stream backends (see synchronize()).
+  virtual void run(const CollectiveCall& call) = 0;
+  // Runs `call` `times` times back to back (a backend may batch them).
+  virtual void run_repeated(const CollectiveCall& call, int times) {
+    for (int i = 0; i < times; ++i) run(call);
+  }
+  virtual std::unique_ptr<Work> start(const CollectiveCall& call) = 0;
+  // Waits for everything run() enqueued; throws Error(ExitCode::timeout) past `timeout`.
+  virtual void synchronize(Seconds timeout) = 0;
+  virtual std::unique_ptr<Timer> make_timer() = 0;
+};
+
+}  // namespace distbench

@@ -1,0 +1,51 @@
+// A Device: the memory space and the little compute that benchmarks need around communication.
+#pragma once
+
+#include "core/buffer.hpp"
+#include "core/dtype.hpp"
+#include "core/pattern.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// Fill a buffer with the input of rank `first_rank + part` for each part.
+struct FillSpec {
+  PatternParams pattern;
+  int first_rank = 0;
+};
+
+// Check the result of one call on rank `first_rank + part` for each part.
+struct CheckSpec {
+  PatternParams pattern;
+  ReduceOp op = ReduceOp::sum;
+  Collective collective = Collective::allreduce;
+  std::size_t call_count = 0;
+  int root = 0;
+  int first_rank = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual std::string describe() const = 0;
+  // Bytes this process may still allocate (its share when several processes share the memory).
+  virtual std::uint64_t memory_available(int processes_sharing) const = 0;
+  virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
+
+  // Element i of the buffer at `at` gets the pattern's input value for index i.
+  virtual void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) = 0;
+  // Overwrite with a value no pattern produces, so that an element the collective never wrote counts as wrong.
+  virtual void poison(BufferRef at, std::size_t bytes) = 0;
+  // Number of elements of the result at `at` that differ from the exact expected values, summed over the parts.
+  virtual std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) = 0;
+  virtual void copy(BufferRef dst, BufferRef src, std::size_t bytes) = 0;
+  // Wait for all work queued on this device (host: nothing to wait for).
+  virtual void synchronize() = 0;
+};
+
+}  // namespace distbench

@@ -1,0 +1,46 @@
+// One error type for the whole tool: thrown where a problem is detected, with context, and caught once in main.
+#pragma once
+
+#include <fmt/core.h>
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace distbench {
+
+// Process exit codes, documented in README.md ("Exit codes").
+enum class ExitCode : int {
+  ok = 0,
+  failure = 1,       // a runtime failure: backend, I/O, MPI
+  usage = 2,         // bad input: options, files, sizes; nothing was measured
+  wrong_results = 3, // the run finished but verification counted wrong elements
+  timeout = 4,       // the watchdog saw an operation outlive -T/--timeout and aborted the job
+  unavailable = 5,   // a requested backend or device is not available on this machine
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, std::string message, std::source_location where = std::source_location::current())
+      : std::runtime_error(std::move(message)), code_(code), file_(where.file_name()), line_(where.line()) {}
+
+  ExitCode code() const noexcept { return code_; }
+  // Where the error was thrown; shown for internal failures, not for bad input.
+  std::string where() const { return fmt::format("{}:{}", file_, line_); }
+
+ private:
+  ExitCode code_;
+  const char* file_;
+  unsigned line_;
+};
+
+// A problem with what the user asked for. `message` says what is wrong and how to fix it.
+inline Error usage_error(std::string message, std::source_location where = std::source_location::current()) {
+  return Error(ExitCode::usage, std::move(message), where);
+}
+
+inline Error failure(std::string message, std::source_location where = std::source_location::current()) {
+  return Error(ExitCode::failure, std::move(message), where);
+}
+
+}  // namespace distbench

@@ -1,0 +1,40 @@
+// What a collective sweep runs: validated options, independent of how they were typed.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "core/reduce_op.hpp"
+#include "core/stopping.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// Which per-rank figure the table shows (nccl-tests' -a).
+enum class RankAverage { rank0, avg, min, max };
+std::string_view name(RankAverage a);
+
+struct SweepPlan {
+  Collective collective = Collective::allreduce;
+  std::string backend = "auto";  // as asked; the report records the one chosen
+  BackendOptions backend_options;
+  std::vector<std::uint64_t> sizes;  // bytes, as the user asked for them (before rounding to whole elements)
+  std::vector<DType> dtypes = {DType::float32};
+  std::vector<ReduceOp> ops = {ReduceOp::sum};
+  std::vector<Placement> placements = {Placement::out_of_place, Placement::in_place};
+  int root = 0;
+  int group_size = 0;  // 0: the whole world
+  int warmup_iters = 5;
+  StoppingRule stopping;
+  bool check = true;
+  RankAverage average = RankAverage::avg;
+  double timeout_s = 300.0;
+  std::string json_path;  // empty: no JSON report
+  std::string csv_path;   // empty: no CSV report
+};
+
+}  // namespace distbench

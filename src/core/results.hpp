@@ -1,0 +1,66 @@
+// The result model: plain data produced by benchmarks, reduced across ranks, then handed to reporters.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/stats.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// Per-rank spread of one figure: min / avg / max over ranks, and the root rank's own value.
+struct RankSpread {
+  double min = 0, avg = 0, max = 0, rank0 = 0;
+};
+
+struct CaseResult {
+  std::string collective;  // "allreduce", ...
+  std::string backend;     // "mpi", "nccl"
+  std::string dtype;       // "float32", ...
+  std::string op;          // "sum", ...; "none" for collectives that do not reduce
+  std::string placement;   // "out-of-place" | "in-place"
+  int root = -1;           // -1 for collectives without a root
+  std::uint64_t bytes = 0;  // S, nccl-tests' size convention
+  std::uint64_t count = 0;  // elements of the call (nccl-tests' count column)
+  int nranks = 0;           // ranks in the group
+  std::string group;        // partition label: "world", "group-size 2"
+  int groups = 1;           // how many groups ran the case at once
+
+  int ops_per_sample = 1;
+  Summary time;             // seconds per operation, over samples (the -a aggregation across ranks per sample)
+  RankSpread rank_time;     // seconds per operation: each rank's mean, spread over ranks
+  double time_shown = 0;    // seconds: the figure the table shows (rank_time per -a)
+  double algbw = 0;         // GB/s (1e9 bytes per second), from time_shown
+  double busbw = 0;         // GB/s
+  std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
+  bool noise_target_met = true;
+  std::vector<double> samples;  // seconds per operation, one per sample (same aggregation as `time`)
+
+  std::string status = "ok";  // "ok" | "skipped"
+  std::string skip_reason;
+};
+
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;
+};
+
+// Everything about a run that is not a measurement.
+struct RunInfo {
+  std::string tool_version;
+  std::string git_sha;
+  std::vector<std::string> argv;
+  std::string start_time;  // ISO 8601, UTC
+  std::string end_time;    // empty while running
+  std::string status = "incomplete";  // "complete" | "incomplete" | "failed"
+  std::string error;       // why it failed, if it did
+  int world_size = 0;
+  std::vector<RankInfo> ranks;
+  KeyValues versions;      // library and device facts
+  KeyValues environment;   // NCCL_*, OMPI_*, UCX_* variables as set on the root rank
+};
+
+}  // namespace distbench
