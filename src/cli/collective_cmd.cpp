@@ -1,0 +1,176 @@
+// `distbench <collective>`: one subcommand per collective, all with the same options.
+#include "cli/collective_options.hpp"
+#include "cli/command.hpp"
+#include "cli/run_info.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/report/atomic_file.hpp"
+#include "core/report/console_reporter.hpp"
+#include "core/report/csv_reporter.hpp"
+#include "core/report/json_reporter.hpp"
+#include "core/sweep.hpp"
+#include "core/world.hpp"
+#include "version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+namespace distbench::cli {
+namespace {
+
+// Live progress on a terminal, for sweeps that take more than a few seconds.
+class Progress {
+ public:
+  Progress() : live_(isatty(STDERR_FILENO) != 0), began_(std::chrono::steady_clock::now()) {}
+
+  void operator()(std::size_t done, std::size_t total, const std::string& next) {
+    if (!live_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+    if (done == total) {
+      if (shown_) fmt::print(stderr, "\r\033[K");
+      return;
+    }
+    if (elapsed < 2.0) return;
+    shown_ = true;
+    fmt::print(stderr, "\r\033[K[{}/{}] {} ({:.0f} s)", done + 1, total, next, elapsed);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool live_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point began_;
+};
+
+// Reports of the root rank; empty elsewhere.
+std::unique_ptr<ReporterSet> make_reporters(const SweepPlan& plan) {
+  auto set = std::make_unique<ReporterSet>();
+  set->push(std::make_unique<ConsoleReporter>(std::cout));
+  if (!plan.json_path.empty()) set->push(std::make_unique<JsonReporter>(plan.json_path));
+  if (!plan.csv_path.empty()) set->push(std::make_unique<CsvReporter>(plan.csv_path));
+  return set;
+}
+
+// Checks that only make sense once the ranks exist; every rank leaves the same way when one fails.
+void check_before_run(Connector& connector, World& world, const SweepPlan& plan) {
+  std::unique_ptr<Error> problem;
+  try {
+    if (connector.is_root()) {
+      if (!plan.json_path.empty()) check_writable(plan.json_path);
+      if (!plan.csv_path.empty()) check_writable(plan.csv_path);
+    }
+    const int nranks = plan.group_size > 0 ? plan.group_size : connector.size();
+    if (plan.group_size > 0 && connector.size() % plan.group_size != 0) {
+      throw usage_error(fmt::format("--group-size {} does not divide the {} ranks of the job; pick a divisor of {}",
+                                    plan.group_size, connector.size(), connector.size()));
+    }
+    if (is_rooted(plan.collective) && plan.root >= nranks) {
+      throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
+                                    nranks, nranks - 1));
+    }
+    const std::uint64_t need = sweep_buffer_bytes(plan, nranks);
+    const std::uint64_t have = world.device().memory_available(connector.local_size());
+    if (have != 0 && need > have) {
+      throw usage_error(fmt::format(
+          "the sweep needs {} bytes of buffers per rank but only {} are available to each of the {} ranks on {}; "
+          "lower -e/--maxbytes",
+          need, have, connector.local_size(), connector.hostname()));
+    }
+  } catch (const Error& e) {
+    problem = std::make_unique<Error>(e);
+  }
+  raise_if_any(connector, problem.get());
+}
+
+int run_collective(Collective collective, const CollectiveOptions& options, Invocation& inv) {
+  SweepPlan plan = make_plan(collective, options);  // bad input fails here, before MPI starts
+  Connector& connector = inv.connect();
+  const BackendEntry& entry = choose_backend(plan.backend);
+  plan.backend = entry.name;  // reports record the backend that ran (argv keeps what was asked)
+  World world(connector, entry.create(connector, plan.backend_options));
+  check_before_run(connector, world, plan);
+
+  RunInfo info = make_run_info(connector, world, entry, inv.arguments());
+  std::unique_ptr<ReporterSet> reporters;
+  if (connector.is_root()) {
+    reporters = make_reporters(plan);
+    reporters->begin(info, plan);
+  }
+
+  // On a hang: name the step and this rank, mark the report failed, and end the whole job.
+  Watchdog watchdog(plan.timeout_s, [&connector, &reporters, info](const std::string& step, double timeout_s) {
+    const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
+    fmt::print(stderr, "error: rank {} ({}): {}; aborting the job\n", connector.rank(), connector.hostname(), message);
+    std::fflush(stderr);
+    if (reporters) {
+      RunInfo failed = info;
+      failed.status = "failed";
+      failed.error = message;
+      failed.end_time = iso_time_now();
+      reporters->end(failed);
+      std::cout.flush();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the other stuck ranks say so too
+    connector.abort(static_cast<int>(ExitCode::timeout));
+  });
+
+  Progress progress;
+  SweepOutcome outcome;
+  try {
+    outcome = run_sweep(world, plan, watchdog, reporters.get(), std::ref(progress));
+  } catch (const Error& e) {
+    if (reporters) {  // keep what was measured, and say why it stopped
+      info.status = "failed";
+      info.error = e.what();
+      info.end_time = iso_time_now();
+      reporters->end(info);
+    }
+    throw;
+  }
+  info.status = "complete";
+  info.end_time = iso_time_now();
+  if (reporters) {
+    reporters->end(info);
+    std::cout.flush();
+    for (const auto& warning : outcome.warnings) fmt::print(stderr, "warning: {}\n", warning);
+    if (outcome.wrong > 0) {
+      fmt::print(stderr, "error: {} elements were wrong; the results above are not trustworthy\n", outcome.wrong);
+    }
+  }
+  return static_cast<int>(outcome.wrong > 0 ? ExitCode::wrong_results : ExitCode::ok);
+}
+
+std::string_view describe(Collective c) {
+  switch (c) {
+    case Collective::allreduce: return "Every rank gets the reduction of all ranks' buffers";
+    case Collective::reduce_scatter: return "Every rank gets its own block of the reduction";
+    case Collective::allgather: return "Every rank gets every rank's block";
+    case Collective::broadcast: return "Every rank gets the root's buffer";
+    case Collective::reduce: return "The root gets the reduction of all ranks' buffers";
+    case Collective::alltoall: return "Every rank sends a distinct block to every rank";
+    case Collective::gather: return "The root gets every rank's block";
+    case Collective::scatter: return "Every rank gets its block of the root's buffer";
+    case Collective::sendrecv: return "Every rank sends to rank+1 and receives from rank-1";
+  }
+  return "";
+}
+
+}  // namespace
+
+void add_collective_commands(CLI::App& root, Commands& commands) {
+  for (Collective c : all_collectives()) {
+    auto* app = root.add_subcommand(std::string(name(c)), std::string(describe(c)));
+    auto options = std::make_shared<CollectiveOptions>();
+    add_collective_options(*app, *options);
+    commands.push_back({app, [c, options](Invocation& inv) { return run_collective(c, *options, inv); }});
+  }
+}
+
+}  // namespace distbench::cli

@@ -2,7 +2,10 @@
 // Options live in structs owned by the callbacks; nothing is global.
 #pragma once
 
+#include "core/connector.hpp"
+
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,11 @@ namespace distbench::cli {
 struct Invocation {
   int argc = 0;
   char** argv = nullptr;
+  std::unique_ptr<Connector> connector;  // made on first connect(); main uses it to report and abort on errors
+
+  // The connector, initialising MPI on first use. Commands that need no other process never call it.
+  Connector& connect();
+  std::vector<std::string> arguments() const { return {argv, argv + argc}; }
 };
 
 struct Command {

@@ -1,0 +1,82 @@
+// distbench: collective benchmarks over MPI and NCCL. Errors are caught here, once, printed as one line, and mapped
+// to the exit codes documented in README.md.
+#include "cli/command.hpp"
+#include "cli/launcher.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace distbench::cli {
+
+Connector& Invocation::connect() {
+  if (!connector) connector = make_connector(argc, argv);
+  return *connector;
+}
+
+namespace {
+
+int report_error(Invocation& inv, ExitCode code, const std::string& message) {
+  Connector* c = inv.connector.get();
+  const bool many = c != nullptr && c->size() > 1;
+  if (code == ExitCode::usage) {
+    // Bad input is found identically by every rank: one line, from the first rank.
+    const int rank = c != nullptr ? c->rank() : launcher_rank();
+    if (rank == 0) fmt::print(stderr, "error: {}\n", message);
+    return static_cast<int>(code);
+  }
+  if (many) {
+    fmt::print(stderr, "error: rank {} ({}): {}\n", c->rank(), c->hostname(), message);
+    std::fflush(stderr);
+    c->abort(static_cast<int>(code));  // the other ranks may be waiting for this one: end the whole job
+  }
+  fmt::print(stderr, "error: {}\n", message);
+  return static_cast<int>(code);
+}
+
+}  // namespace
+}  // namespace distbench::cli
+
+int main(int argc, char** argv) {
+  using namespace distbench;
+  cli::Invocation inv{argc, argv, nullptr};
+  CLI::App app{"distbench: how fast, how correct and how healthy distributed communication is", "distbench"};
+  app.set_version_flag("--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
+  app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  cli::Commands commands;
+  cli::add_collective_commands(app, commands);
+  cli::add_list_command(app, commands);
+  cli::add_info_command(app, commands);
+  cli::add_hostfile_command(app, commands);
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::string where = "distbench";
+      for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+      throw usage_error(fmt::format("{}; see '{} --help'", e.what(), where));
+    }
+    for (auto& command : commands) {
+      if (command.app->parsed()) return command.run(inv);
+    }
+    throw usage_error("no command given; see 'distbench --help'");
+  } catch (const Error& e) {
+    const bool internal = e.code() == ExitCode::failure;
+    return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what());
+  } catch (const std::exception& e) {
+    return cli::report_error(inv, ExitCode::failure, fmt::format("unexpected failure: {}", e.what()));
+  }
+}

@@ -18,3 +18,19 @@ std::vector<std::string> allgather_string(Connector& c, const std::string& text)
 }
 
 }  // namespace distbench
+
+#include "core/error.hpp"
+
+namespace distbench {
+
+void raise_if_any(Connector& c, const Error* local) {
+  const std::string mine =
+      local == nullptr ? std::string() : fmt::format("{}|{}", static_cast<int>(local->code()), local->what());
+  for (const auto& text : allgather_string(c, mine)) {
+    if (text.empty()) continue;
+    const auto bar = text.find('|');
+    throw Error(static_cast<ExitCode>(std::stoi(text.substr(0, bar))), text.substr(bar + 1));
+  }
+}
+
+}  // namespace distbench

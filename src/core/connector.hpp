@@ -67,3 +67,10 @@ void broadcast_string(Connector& c, std::string& text, int root);
 std::vector<std::string> allgather_string(Connector& c, const std::string& text);
 
 }  // namespace distbench
+
+namespace distbench {
+class Error;
+// Collective: every rank passes what its own check found; when any rank found a problem, every rank throws the
+// problem of the lowest such rank (same message, same exit code), so that all ranks leave the same way.
+void raise_if_any(Connector& c, const Error* local);
+}  // namespace distbench

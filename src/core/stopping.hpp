@@ -14,7 +14,8 @@ struct StoppingRule {
   double max_time_s = 10.0;    // noise mode: stop after this much sampling time even above the target
 
   bool noise_mode() const { return max_noise > 0.0; }
-  // Whether sampling should stop, given the samples so far and the seconds spent sampling this case.
+  // Whether sampling should stop, given the samples so far and the seconds spent sampling this case. Noise mode
+  // stops when the target is met or the time is spent, but never before the first sample.
   bool done(std::span<const double> samples, double elapsed_s) const;
   // Whether the noise target was met (always true in fixed mode).
   bool target_met(std::span<const double> samples) const;

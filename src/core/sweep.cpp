@@ -1,0 +1,213 @@
+#include "core/sweep.hpp"
+
+#include "core/aggregate.hpp"
+#include "core/error.hpp"
+#include "core/measure.hpp"
+#include "core/sizes.hpp"
+
+#include <algorithm>
+
+namespace distbench {
+namespace {
+
+constexpr double kNoisyPercent = 5.0;
+
+struct Row {
+  DType dtype;
+  ReduceOp op;
+  std::uint64_t size;  // bytes asked for
+  std::size_t count;   // call count
+};
+
+std::vector<Row> plan_rows(const SweepPlan& plan, int nranks) {
+  std::vector<Row> rows;
+  const bool reduces = is_reduction(plan.collective);
+  for (DType dtype : plan.dtypes) {
+    const std::vector<ReduceOp> ops = reduces ? plan.ops : std::vector<ReduceOp>{ReduceOp::sum};
+    for (ReduceOp op : ops) {
+      if (reduces && !defined_for(op, dtype)) continue;
+      for (std::uint64_t size : plan.sizes) {
+        const std::size_t count = call_count(plan.collective, size / size_of(dtype), nranks);
+        if (count > 0) rows.push_back({dtype, op, size, count});
+      }
+    }
+  }
+  return rows;
+}
+
+// Largest send and one-buffer (in-place) extents in bytes over the plan's rows.
+struct Extents {
+  std::size_t send = 0;
+  std::size_t recv = 0;
+};
+
+Extents buffer_extents(const SweepPlan& plan, const std::vector<Row>& rows, int nranks) {
+  Extents e;
+  const bool in_place = std::find(plan.placements.begin(), plan.placements.end(), Placement::in_place) !=
+                        plan.placements.end();
+  const bool out_of_place = std::find(plan.placements.begin(), plan.placements.end(), Placement::out_of_place) !=
+                            plan.placements.end();
+  for (const auto& row : rows) {
+    const auto shape = buffer_shape(plan.collective, row.count, nranks, 0);
+    const std::size_t elem = size_of(row.dtype);
+    if (out_of_place) e.send = std::max(e.send, shape.send_count * elem);
+    e.recv = std::max(e.recv, (in_place ? std::max(shape.send_count, shape.recv_count) : shape.recv_count) * elem);
+  }
+  return e;
+}
+
+std::string case_label(const SweepPlan& plan, const Row& row, Placement placement) {
+  std::string label = fmt::format("{} {} {}", name(plan.collective), format_bytes(row.size), name(row.dtype));
+  if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
+  return fmt::format("{} {}", label, name(placement));
+}
+
+CaseResult describe(const SweepPlan& plan, const Row& row, Placement placement, std::string_view backend,
+                    const Partition& partition, int nranks) {
+  CaseResult r;
+  r.collective = std::string(name(plan.collective));
+  r.backend = std::string(backend);
+  r.dtype = std::string(name(row.dtype));
+  r.op = is_reduction(plan.collective) ? std::string(name(row.op)) : "none";
+  r.placement = std::string(name(placement));
+  r.root = is_rooted(plan.collective) ? plan.root : -1;
+  r.count = row.count;
+  r.bytes = message_elements(plan.collective, row.count, nranks) * size_of(row.dtype);
+  r.nranks = nranks;
+  r.group = partition.label;
+  r.groups = static_cast<int>(partition.groups.size());
+  return r;
+}
+
+CaseSetup make_setup(const SweepPlan& plan, const Row& row, Placement placement, Buffer* send_buffer,
+                     Buffer* recv_buffer, int rank, int nranks) {
+  const std::size_t elem = size_of(row.dtype);
+  const auto shape = buffer_shape(plan.collective, row.count, nranks, rank);
+  CaseSetup s;
+  s.call.collective = plan.collective;
+  s.call.count = row.count;
+  s.call.dtype = row.dtype;
+  s.call.op = row.op;
+  s.call.root = plan.root;
+  s.send_count = shape.send_count;
+  s.pattern = make_pattern(plan.collective, row.op, row.dtype, nranks);
+  s.label = case_label(plan, row, placement);
+  if (placement == Placement::in_place) {
+    s.call.send = {recv_buffer, shape.in_place_send_offset * elem};
+    s.call.recv = {recv_buffer, shape.in_place_recv_offset * elem};
+    s.poison_at = {recv_buffer, 0};
+    s.recv_bytes = std::max(shape.send_count, shape.recv_count) * elem;
+  } else {
+    s.call.send = {send_buffer, 0};
+    s.call.recv = {recv_buffer, 0};
+    s.poison_at = s.call.recv;
+    s.recv_bytes = shape.recv_count * elem;
+  }
+  return s;
+}
+
+void collect_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan,
+                      std::vector<std::string>& warnings) {
+  std::size_t noisy = 0, missed = 0, with_outliers = 0;
+  const CaseResult* worst = nullptr;
+  for (const auto& r : results) {
+    if (r.status != "ok") continue;
+    if (!r.noise_target_met) ++missed;
+    if (r.time.outliers > 0) ++with_outliers;
+    if (r.time.noise > kNoisyPercent) {
+      ++noisy;
+      if (worst == nullptr || r.time.noise > worst->time.noise) worst = &r;
+    }
+  }
+  if (missed > 0) {
+    warnings.push_back(fmt::format(
+        "{} of {} cases stopped at --max-time {:g} s before reaching the --max-noise target of {:g}%; raise "
+        "--max-time or accept more noise",
+        missed, results.size(), plan.stopping.max_time_s, plan.stopping.max_noise));
+  } else if (noisy > 0 && worst != nullptr) {
+    warnings.push_back(fmt::format(
+        "{} of {} cases had noise above {:g}% (worst: {} {} {} {}, {:.1f}% over {} samples); the machine may be "
+        "busy: rerun with more samples (-n {}) or a noise target (--max-noise 2 --max-time 20)",
+        noisy, results.size(), kNoisyPercent, worst->collective, format_bytes(worst->bytes), worst->dtype,
+        worst->placement, worst->time.noise, worst->time.samples, plan.stopping.samples * 5));
+  }
+  if (with_outliers > 0) {
+    warnings.push_back(fmt::format(
+        "{} cases had outlier samples (over 5 MADs from the median); medians in the JSON report are robust to them",
+        with_outliers));
+  }
+}
+
+}  // namespace
+
+std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
+  const auto e = buffer_extents(plan, plan_rows(plan, nranks), nranks);
+  return e.send + e.recv;
+}
+
+SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
+                       const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const Partition partition = plan.group_size > 0 ? consecutive_partition(connector.size(), plan.group_size)
+                                                  : world_partition(connector.size());
+  Communicator* comm = nullptr;
+  {
+    auto guard = watchdog.arm(fmt::format("creating the {} communicators", partition.label));
+    comm = &world.communicator(partition);
+  }
+  const int nranks = comm->size();
+  if (is_rooted(plan.collective) && (plan.root < 0 || plan.root >= nranks)) {
+    throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
+                                  nranks, nranks - 1));
+  }
+
+  const auto rows = plan_rows(plan, nranks);
+  const auto extents = buffer_extents(plan, rows, nranks);
+  auto send_buffer = world.device().allocate(extents.send);
+  auto recv_buffer = world.device().allocate(extents.recv);
+
+  SweepOutcome outcome;
+  const bool root = connector.is_root();
+  if (rows.size() < plan.sizes.size() * plan.dtypes.size() && root) {
+    outcome.warnings.push_back(fmt::format(
+        "sizes too small to give every one of the {} ranks an element were skipped", nranks));
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    if (root && progress) progress(i, rows.size(), case_label(plan, row, plan.placements.front()));
+    std::vector<CaseResult> done;
+    for (Placement placement : plan.placements) {
+      CaseResult result = describe(plan, row, placement, comm->backend(), partition, nranks);
+      if (const auto reason = comm->unsupported(plan.collective, row.dtype, row.op)) {
+        result.status = "skipped";
+        result.skip_reason = *reason;
+        done.push_back(std::move(result));
+        continue;
+      }
+      const CaseSetup setup =
+          make_setup(plan, row, placement, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
+      const Measured m = measure_case(world, *comm, plan, watchdog, setup);
+      std::vector<std::vector<double>> by_rank;
+      {
+        auto guard = watchdog.arm(setup.label + ": gathering samples");
+        by_rank = gather_vector<double>(connector, m.samples, connector.root_rank());
+      }
+      outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
+      if (!root) continue;
+      result.ops_per_sample = m.ops_per_sample;
+      result.wrong = m.wrong;
+      result.noise_target_met = m.noise_target_met;
+      aggregate_samples(by_rank, plan.average, plan.collective, result);
+      done.push_back(std::move(result));
+    }
+    if (root) {
+      if (reporter != nullptr) reporter->add(done);
+      outcome.results.insert(outcome.results.end(), done.begin(), done.end());
+    }
+  }
+  if (root && progress) progress(rows.size(), rows.size(), "");
+  if (root) collect_warnings(outcome.results, plan, outcome.warnings);
+  return outcome;
+}
+
+}  // namespace distbench

@@ -1,1 +1,129 @@
+// Golden output of the CSV report: the whole file, after each add() and at the end.
+#include "core/report/csv_reporter.hpp"
+
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace distbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CsvReporterTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) /
+           ("distbench_csv_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string read(const fs::path& p) const {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  fs::path dir_;
+};
+
+constexpr std::string_view kHeader =
+    "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,time_us,"
+    "median_us,mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,rank_min_us,rank_avg_us,rank_max_us,algbw_gbps,"
+    "busbw_gbps,wrong,status\n";
+
+CaseResult measured(std::string placement, std::int64_t wrong) {
+  CaseResult r;
+  r.collective = "allreduce";
+  r.backend = "mpi";
+  r.dtype = "float32";
+  r.op = "sum";
+  r.placement = std::move(placement);
+  r.bytes = 1048576;
+  r.count = 262144;
+  r.nranks = 4;
+  r.group = "world";
+  r.time.samples = 20;
+  r.time.median = 250.5e-6;
+  r.time.mean = 251e-6;
+  r.time.min = 248.75e-6;
+  r.time.max = 260.125e-6;
+  r.time.stddev = 2.5e-6;
+  r.time.p99 = 259.9e-6;
+  r.time.noise = 0.996;
+  r.rank_time = {249e-6, 250.25e-6, 252e-6, 249.5e-6};
+  r.time_shown = 250.25e-6;
+  r.algbw = 4.1901;
+  r.busbw = 6.2852;
+  r.wrong = wrong;
+  return r;
+}
+
+TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
+  const fs::path path = dir_ / "run.csv";
+  RunInfo info;
+  SweepPlan plan;
+  CsvReporter reporter(path.string());
+
+  reporter.begin(info, plan);
+  EXPECT_EQ(read(path), kHeader);
+
+  reporter.add({measured("out-of-place", 0), measured("in-place", -1)});
+  const std::string two_rows =
+      std::string(kHeader) +
+      "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
+      "259.9,0.996,249,250.25,252,4.1901,6.2852,0,ok\n"
+      "allreduce,mpi,float32,sum,in-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
+      "259.9,0.996,249,250.25,252,4.1901,6.2852,,ok\n";
+  EXPECT_EQ(read(path), two_rows);
+
+  // A skipped case has no measurements; a field with a comma or a quote is quoted (RFC 4180).
+  CaseResult skipped = measured("out-of-place", 0);
+  skipped.bytes = 8;
+  skipped.count = 2;
+  skipped.group = "pairs \"a,b\"";
+  skipped.groups = 2;
+  skipped.status = "skipped";
+  skipped.skip_reason = "needs 2 ranks per group";
+  reporter.add({skipped});
+  const std::string three_rows =
+      two_rows + "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,1,,,,,,,,,,,,,,,,skipped\n";
+  EXPECT_EQ(read(path), three_rows);
+
+  info.status = "complete";
+  reporter.end(info);
+  EXPECT_EQ(read(path), three_rows);
+  reporter.add({measured("in-place", 0)});  // ignored after end()
+  EXPECT_EQ(read(path), three_rows);
+
+  // Only the report itself is left: no temporary files.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+TEST_F(CsvReporterTest, LargeAndSmallNumbersKeepTwelveDigits) {
+  const fs::path path = dir_ / "numbers.csv";
+  CaseResult r = measured("out-of-place", 123456789);
+  r.time_shown = 1.5e-7;       // 0.15 us
+  r.time.median = 12.3456789;  // seconds
+  r.algbw = 1.0 / 3.0;
+  r.busbw = 0;
+  CsvReporter reporter(path.string());
+  reporter.begin({}, {});
+  reporter.add({r});
+  EXPECT_EQ(read(path), std::string(kHeader) +
+                            "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,0.15,12345678.9,"
+                            "251,248.75,260.125,2.5,259.9,0.996,249,250.25,252,0.333333333333,0,123456789,ok\n");
+}
+
+}  // namespace
+}  // namespace distbench

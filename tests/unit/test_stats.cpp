@@ -1,1 +1,125 @@
+// summarize(): median, mean, min, max, sample stddev (n-1), p99 and median like numpy's default (linear
+// interpolation between closest ranks), MAD unscaled, noise = stddev / mean in percent, outliers beyond
+// 5 * 1.4826 * MAD from the median.
+#include "core/stats.hpp"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace distbench {
+namespace {
+
+TEST(Stats, EmptyInputIsAllZeros) {
+  const Summary s = summarize({});
+  EXPECT_EQ(s.samples, 0u);
+  EXPECT_EQ(s.median, 0);
+  EXPECT_EQ(s.mean, 0);
+  EXPECT_EQ(s.min, 0);
+  EXPECT_EQ(s.max, 0);
+  EXPECT_EQ(s.stddev, 0);
+  EXPECT_EQ(s.p99, 0);
+  EXPECT_EQ(s.mad, 0);
+  EXPECT_EQ(s.noise, 0);
+  EXPECT_EQ(s.outliers, 0u);
+}
+
+TEST(Stats, SingleSample) {
+  const std::vector<double> xs = {5};
+  const Summary s = summarize(xs);
+  EXPECT_EQ(s.samples, 1u);
+  EXPECT_EQ(s.median, 5);
+  EXPECT_EQ(s.mean, 5);
+  EXPECT_EQ(s.min, 5);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.p99, 5);
+  EXPECT_EQ(s.stddev, 0);  // fewer than 2 samples
+  EXPECT_EQ(s.noise, 0);
+  EXPECT_EQ(s.mad, 0);
+}
+
+TEST(Stats, OddCountUnsorted) {
+  const std::vector<double> xs = {5, 1, 4, 2, 3};
+  const Summary s = summarize(xs);
+  EXPECT_EQ(s.samples, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));  // squares 4+1+0+1+4 over n-1 = 4
+  EXPECT_DOUBLE_EQ(s.p99, 4.96);               // rank 0.99 * 4 = 3.96: 4 + 0.96 * (5 - 4)
+  EXPECT_DOUBLE_EQ(s.mad, 1);                  // deviations {2,1,0,1,2}
+  EXPECT_DOUBLE_EQ(s.noise, std::sqrt(2.5) / 3 * 100);
+  EXPECT_EQ(s.outliers, 0u);
+}
+
+TEST(Stats, EvenCountMedianAveragesTheMiddlePair) {
+  const std::vector<double> xs = {4, 1, 3, 2};
+  const Summary s = summarize(xs);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.p99, 3.97);  // rank 2.97
+  EXPECT_DOUBLE_EQ(s.mad, 1);     // deviations {1.5, 0.5, 0.5, 1.5}
+}
+
+TEST(Stats, P99MatchesNumpyOnOneToHundred) {
+  std::vector<double> xs;
+  for (int k = 100; k >= 1; --k) xs.push_back(k);
+  // numpy.percentile(range(1, 101), 99) == 99.01
+  EXPECT_NEAR(summarize(xs).p99, 99.01, 1e-12);
+}
+
+TEST(Stats, PercentileSortedEndsAndClamps) {
+  const std::vector<double> sorted = {10, 20, 30};
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, 0), 10);
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, 25), 15);
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, 50), 20);
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, 100), 30);
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, 150), 30);
+  EXPECT_DOUBLE_EQ(percentile_sorted(sorted, -5), 10);
+  EXPECT_EQ(percentile_sorted({}, 50), 0);
+}
+
+TEST(Stats, NoiseIsZeroWhenMeanIsZero) {
+  const std::vector<double> xs = {-1, 1};
+  const Summary s = summarize(xs);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.0));
+  EXPECT_EQ(s.noise, 0);
+  EXPECT_EQ(relative_noise(xs), 0);
+}
+
+TEST(Stats, RelativeNoiseAgreesWithSummary) {
+  const std::vector<double> xs = {10, 12, 11, 13, 9};
+  EXPECT_DOUBLE_EQ(relative_noise(xs), summarize(xs).noise);
+  EXPECT_DOUBLE_EQ(relative_noise(xs), std::sqrt(2.5) / 11 * 100);
+  EXPECT_EQ(relative_noise(std::vector<double>{7}), 0);
+  EXPECT_EQ(relative_noise({}), 0);
+}
+
+TEST(Stats, OutliersBeyondFiveScaledMads) {
+  // median 10; deviations {1,1,0,0,0,1,1,d}: MAD 1, so the limit is 5 * 1.4826 = 7.413
+  std::vector<double> xs = {9, 9, 10, 10, 10, 11, 11, 17};  // deviation 7: inside
+  EXPECT_DOUBLE_EQ(summarize(xs).mad, 1);
+  EXPECT_EQ(summarize(xs).outliers, 0u);
+  xs.back() = 18;  // deviation 8: outside
+  EXPECT_EQ(summarize(xs).outliers, 1u);
+  xs.back() = 1000;
+  xs[0] = -1000;
+  EXPECT_EQ(summarize(xs).outliers, 2u);
+}
+
+TEST(Stats, NoOutliersWhenMadIsZero) {
+  const std::vector<double> xs = {10, 10, 10, 10, 10, 11, 100};
+  const Summary s = summarize(xs);
+  EXPECT_EQ(s.mad, 0);
+  EXPECT_EQ(s.outliers, 0u);
+}
+
+TEST(Stats, DoesNotReorderTheInput) {
+  const std::vector<double> xs = {3, 1, 2};
+  summarize(xs);
+  EXPECT_EQ(xs, (std::vector<double>{3, 1, 2}));
+}
+
+}  // namespace
+}  // namespace distbench

@@ -1,0 +1,111 @@
+#include "core/report/atomic_file.hpp"
+
+#include "core/error.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace distbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A name no other writer uses: same directory as the target, this process's id and a per-process counter.
+std::string temp_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  return fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter.fetch_add(1));
+}
+
+std::string directory_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+// Writes all of `content` to `fd`, retrying short writes and interruptions. Returns errno, or 0.
+int write_all(int fd, std::string_view content) {
+  while (!content.empty()) {
+    const ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    content.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+// Makes the rename itself durable; best effort (some file systems refuse fsync on directories).
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+[[noreturn]] void fail_write(const std::string& path, const char* step, int err) {
+  throw failure(fmt::format("cannot write report '{}': {} failed: {}", path, step, std::strerror(err)));
+}
+
+[[noreturn]] void not_writable(const std::string& path, const std::string& reason) {
+  throw usage_error(fmt::format("cannot write report '{}': {}; choose a path in an existing, writable directory",
+                                path, reason));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  const std::string temp = temp_name(path);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail_write(path, "creating a temporary file", errno);
+
+  int err = write_all(fd, content);
+  const char* step = "writing";
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+    step = "syncing";
+  }
+  if (::close(fd) != 0 && err == 0) {
+    err = errno;
+    step = "closing";
+  }
+  if (err == 0 && ::rename(temp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    step = "renaming the temporary file";
+  }
+  if (err != 0) {
+    ::unlink(temp.c_str());
+    fail_write(path, step, err);
+  }
+  sync_directory(directory_of(path));
+}
+
+void check_writable(const std::string& path) {
+  if (path.empty()) not_writable(path, "the path is empty");
+
+  std::error_code ec;
+  const fs::file_status target = fs::status(path, ec);
+  if (fs::is_directory(target)) not_writable(path, "it is a directory, not a file");
+  if (fs::exists(target) && !fs::is_regular_file(target)) not_writable(path, "it exists and is not a regular file");
+
+  const std::string dir = directory_of(path);
+  const fs::file_status dir_status = fs::status(dir, ec);
+  if (!fs::exists(dir_status)) not_writable(path, fmt::format("directory '{}' does not exist", dir));
+  if (!fs::is_directory(dir_status)) not_writable(path, fmt::format("'{}' is not a directory", dir));
+
+  const std::string probe = temp_name(path);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    not_writable(path, fmt::format("cannot create a file in '{}': {}", dir, std::strerror(err)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace distbench

@@ -1,0 +1,221 @@
+#include "core/report/console_reporter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <string_view>
+
+namespace distbench {
+namespace {
+
+// Right-aligned fixed-width columns: title and unit on two header lines.
+struct Column {
+  std::string_view title;
+  std::string_view unit;
+  int width;
+};
+constexpr Column kCaseColumns[] = {
+    {"size", "(B)", 12}, {"count", "(elements)", 12}, {"type", "", 8}, {"redop", "", 6}, {"root", "", 4}};
+constexpr Column kPlacementColumns[] = {{"time", "(us)", 10}, {"algbw", "(GB/s)", 8}, {"busbw", "(GB/s)", 8},
+                                        {"#wrong", "", 6}};
+constexpr std::string_view kGroupGap = "  ";  // between the case columns and each placement group
+
+template <std::size_t N>
+constexpr int span_width(const Column (&columns)[N]) {
+  int w = 0;
+  for (const Column& c : columns) w += c.width;
+  return w + static_cast<int>(N) - 1;  // one space between columns
+}
+
+template <std::size_t N>
+std::string cells(const Column (&columns)[N], const std::string (&values)[N]) {
+  std::string line;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) line += ' ';
+    line += fmt::format("{:>{}}", values[i], columns[i].width);
+  }
+  return line;
+}
+
+template <std::size_t N>
+std::string header_cells(const Column (&columns)[N], bool units) {
+  std::string values[N];
+  for (std::size_t i = 0; i < N; ++i) values[i] = std::string(units ? columns[i].unit : columns[i].title);
+  return cells(columns, values);
+}
+
+// Two decimals, fewer once the number is large, so that the column keeps its width.
+std::string time_text(double us) {
+  if (!std::isfinite(us)) return "-";
+  if (us < 1e5) return fmt::format("{:.2f}", us);
+  if (us < 1e6) return fmt::format("{:.1f}", us);
+  return fmt::format("{:.0f}", us);
+}
+
+std::string bandwidth_text(double gbps) { return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : "-"; }
+
+std::string placement_cells(const CaseResult* r) {
+  if (r == nullptr) return cells(kPlacementColumns, {"-", "-", "-", "-"});
+  if (r->status != "ok") return cells(kPlacementColumns, {r->status, "", "", ""});
+  return cells(kPlacementColumns, {time_text(r->time_shown * 1e6), bandwidth_text(r->algbw), bandwidth_text(r->busbw),
+                                   r->wrong < 0 ? std::string("N/A") : std::to_string(r->wrong)});
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string group_text(const SweepPlan& plan, int world_size) {
+  if (plan.group_size <= 0 || plan.group_size >= world_size) return "world (1 group)";
+  const auto groups = static_cast<std::size_t>(world_size / plan.group_size);
+  return fmt::format("group-size {} ({} of {} ranks)", plan.group_size, plural(groups, "group", "groups"),
+                     plan.group_size);
+}
+
+// "2 (2 hosts)" when every host runs as many ranks, "node-a 3, node-b 1" when not.
+std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
+  if (ranks.empty()) return "unknown";
+  std::vector<std::pair<std::string, int>> hosts;  // in order of first appearance
+  for (const RankInfo& r : ranks) {
+    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const auto& h) { return h.first == r.host; });
+    if (it == hosts.end()) {
+      hosts.emplace_back(r.host, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  const bool uniform =
+      std::all_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h.second == hosts.front().second; });
+  if (uniform) return fmt::format("{} ({})", hosts.front().second, plural(hosts.size(), "host", "hosts"));
+  std::string text;
+  for (const auto& [host, n] : hosts) text += fmt::format("{}{} {}", text.empty() ? "" : ", ", host, n);
+  return text;
+}
+
+std::string sweep_text(const std::vector<std::uint64_t>& sizes) {
+  if (sizes.empty()) return "no sizes";
+  return fmt::format("{} .. {} B, {}", sizes.front(), sizes.back(), plural(sizes.size(), "size", "sizes"));
+}
+
+std::string samples_text(const StoppingRule& rule) {
+  if (!rule.noise_mode()) return fmt::format("{} per case", rule.samples);
+  return fmt::format("until noise <= {:g}% (at least {}, at most {:g} s per case)", rule.max_noise,
+                     rule.min_samples, rule.max_time_s);
+}
+
+std::string_view average_text(RankAverage a) {
+  switch (a) {
+    case RankAverage::rank0: return "rank 0's time";
+    case RankAverage::avg: return "mean over ranks";
+    case RankAverage::min: return "fastest rank";
+    case RankAverage::max: return "slowest rank";
+  }
+  return "?";
+}
+
+}  // namespace
+
+ConsoleReporter::ConsoleReporter(std::ostream& out) : out_(out) {}
+
+void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
+  std::lock_guard lock(mutex_);
+  plan_ = plan;
+  begun_ = true;
+  ended_ = false;
+  measured_ = checked_ = noise_missed_ = 0;
+  busbw_sum_ = 0;
+  wrong_ = 0;
+  skip_reasons_.clear();
+
+  std::string text;
+  auto line = [&text](std::string_view s) { (text += s) += '\n'; };
+  line(fmt::format("# distbench {} (git {})", info.tool_version, info.git_sha));
+  line(fmt::format("# collective: {}   backend: {}   world size: {}   ranks per host: {}", name(plan.collective),
+                   plan.backend, info.world_size, ranks_per_host_text(info.ranks)));
+  line(fmt::format("# group: {}", group_text(plan, info.world_size)));
+  line(fmt::format("# sweep: {}", sweep_text(plan.sizes)));
+  line(fmt::format("# samples: {}   warm-up: {} iterations   check: {}   -a {}: time of the {}",
+                   samples_text(plan.stopping), plan.warmup_iters, plan.check ? "on" : "off", name(plan.average),
+                   average_text(plan.average)));
+  line("#");
+
+  constexpr int kGroupWidth = span_width(kPlacementColumns);
+  std::string captions = fmt::format("# {:{}}", "", span_width(kCaseColumns));
+  std::string titles = "# " + header_cells(kCaseColumns, false);
+  std::string units = "# " + header_cells(kCaseColumns, true);
+  for (Placement p : plan.placements) {
+    captions += fmt::format("{}{:^{}}", kGroupGap, name(p), kGroupWidth);
+    titles += fmt::format("{}{}", kGroupGap, header_cells(kPlacementColumns, false));
+    units += fmt::format("{}{}", kGroupGap, header_cells(kPlacementColumns, true));
+  }
+  for (std::string* s : {&captions, &titles, &units}) {
+    s->erase(s->find_last_not_of(' ') + 1);
+    line(*s);
+  }
+  out_ << text << std::flush;
+}
+
+void ConsoleReporter::do_add(const std::vector<CaseResult>& results) {
+  std::lock_guard lock(mutex_);
+  if (ended_ || !begun_ || results.empty()) return;
+
+  const CaseResult& first = results.front();
+  const std::string redop = is_reduction(plan_.collective) ? first.op : "none";
+  std::string row = "  " + cells(kCaseColumns, {std::to_string(first.bytes), std::to_string(first.count),
+                                                first.dtype, redop, std::to_string(first.root)});
+  for (Placement p : plan_.placements) {
+    auto it = std::find_if(results.begin(), results.end(), [&](const CaseResult& r) { return r.placement == name(p); });
+    row += kGroupGap;
+    row += placement_cells(it == results.end() ? nullptr : &*it);
+  }
+  row.erase(row.find_last_not_of(' ') + 1);
+  out_ << row << '\n' << std::flush;
+
+  for (const CaseResult& r : results) {
+    if (r.status != "ok") {
+      auto it = std::find_if(skip_reasons_.begin(), skip_reasons_.end(),
+                             [&](const auto& s) { return s.first == r.skip_reason; });
+      if (it == skip_reasons_.end()) {
+        skip_reasons_.emplace_back(r.skip_reason, 1);
+      } else {
+        ++it->second;
+      }
+      continue;
+    }
+    ++measured_;
+    busbw_sum_ += r.busbw;
+    if (r.wrong >= 0) {
+      ++checked_;
+      wrong_ += r.wrong;
+    }
+    if (!r.noise_target_met) ++noise_missed_;
+  }
+}
+
+void ConsoleReporter::do_end(const RunInfo& info) {
+  std::lock_guard lock(mutex_);
+  if (ended_ || !begun_) return;
+  ended_ = true;
+
+  std::string text;
+  auto line = [&text](std::string_view s) { (text += s) += '\n'; };
+  if (measured_ > 0) {
+    line(fmt::format("# Avg bus bandwidth: {:.2f} GB/s", busbw_sum_ / static_cast<double>(measured_)));
+  } else {
+    line("# Avg bus bandwidth: N/A (nothing measured)");
+  }
+  line(checked_ > 0 ? fmt::format("# Wrong elements: {}", wrong_) : std::string("# Wrong elements: not checked"));
+  if (noise_missed_ > 0) {
+    line(fmt::format("# Noise target not met: {} of {}; allow more time per case or relax the noise target",
+                     noise_missed_, plural(measured_, "result", "results")));
+  }
+  for (const auto& [reason, n] : skip_reasons_) {
+    line(fmt::format("# Skipped: {}: {}", plural(n, "result", "results"), reason.empty() ? "no reason given" : reason));
+  }
+  if (info.status == "failed") line(fmt::format("# Run failed: {}", info.error.empty() ? "unknown error" : info.error));
+  out_ << text << std::flush;
+}
+
+}  // namespace distbench

@@ -1,0 +1,37 @@
+// The Communicator over MPI on host memory: blocking calls for timed loops (the same MPI calls a thin wrapper
+// such as mpi4py makes), non-blocking ones for the asynchronous form.
+#pragma once
+
+#include "backends/mpi/mpi_types.hpp"
+#include "core/communicator.hpp"
+
+#include <mpi.h>
+
+namespace distbench::mpi {
+
+class MPICommunicator final : public Communicator {
+ public:
+  // Takes ownership of `comm`.
+  MPICommunicator(MPI_Comm comm, const TypeMap& types);
+  ~MPICommunicator() override;
+  MPICommunicator(const MPICommunicator&) = delete;
+  MPICommunicator& operator=(const MPICommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string_view backend() const override { return "mpi"; }
+  std::optional<std::string> unsupported(Collective, DType, ReduceOp) const override { return std::nullopt; }
+
+  void run(const CollectiveCall& call) override;
+  std::unique_ptr<Work> start(const CollectiveCall& call) override;
+  void synchronize(Seconds) override {}  // blocking calls are complete on return
+  std::unique_ptr<Timer> make_timer() override;
+
+ private:
+  MPI_Comm comm_;
+  const TypeMap& types_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace distbench::mpi

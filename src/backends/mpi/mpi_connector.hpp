@@ -1,0 +1,50 @@
+// The Connector over MPI (RAF's MPIConnector): initialises MPI, knows the ranks and nodes, and moves small host
+// data for coordination.
+#pragma once
+
+#include "core/connector.hpp"
+
+#include <mpi.h>
+
+namespace distbench::mpi {
+
+class MPIConnector final : public Connector {
+ public:
+  MPIConnector(int& argc, char**& argv);
+  ~MPIConnector() override;
+  MPIConnector(const MPIConnector&) = delete;
+  MPIConnector& operator=(const MPIConnector&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+  int root_rank() const override { return 0; }
+  std::string hostname() const override { return hostname_; }
+  std::vector<int> node_of_ranks() const override { return node_of_ranks_; }
+
+  void barrier() override;
+  void broadcast(std::span<std::byte> data, int root) override;
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) override;
+  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) override;
+  [[noreturn]] void abort(int exit_code) override;
+
+  // The connector's own communicator (a duplicate of MPI_COMM_WORLD), for backends that split groups from it.
+  MPI_Comm comm() const { return comm_; }
+  // The MPI library's version text.
+  static std::string library_version();
+
+ private:
+  std::vector<std::vector<std::byte>> collect(std::span<const std::byte> data, int root, bool everyone);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owns_mpi_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+  std::string hostname_;
+  std::vector<int> node_of_ranks_;
+};
+
+}  // namespace distbench::mpi

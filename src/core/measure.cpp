@@ -1,0 +1,102 @@
+#include "core/measure.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+// Several operations per sample for small messages, so that the clock's resolution and the cost of reading it
+// stay far below the time measured.
+constexpr double kTargetSampleSeconds = 1e-3;
+constexpr int kMaxOpsPerSample = 10000;
+
+double max_over_ranks(Connector& connector, double value) {
+  const auto all = allgather_value(connector, value);
+  return *std::max_element(all.begin(), all.end());
+}
+
+// One timed batch of `times` operations; seconds for the batch.
+double timed_batch(Communicator& comm, const CollectiveCall& call, int times, Seconds timeout) {
+  auto timer = comm.make_timer();
+  timer->start();
+  comm.run_repeated(call, times);
+  timer->stop();
+  comm.synchronize(timeout);
+  return timer->seconds();
+}
+
+int calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watchdog& watchdog, Seconds timeout) {
+  double probe = 0;
+  {
+    auto guard = watchdog.arm("calibration");
+    probe = timed_batch(comm, call, 1, timeout);
+  }
+  const double slowest = max_over_ranks(world.connector(), probe);  // all ranks must agree on the batch size
+  if (slowest <= 0) return kMaxOpsPerSample;
+  return static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / slowest), 1.0,
+                                     static_cast<double>(kMaxOpsPerSample)));
+}
+
+std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Watchdog& watchdog, Seconds timeout) {
+  Device& device = world.device();
+  const auto& call = setup.call;
+  device.poison(setup.poison_at, setup.recv_bytes);
+  device.fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
+  device.synchronize();
+  {
+    auto guard = watchdog.arm(setup.label + ": verification");
+    comm.run(call);
+    comm.synchronize(timeout);
+  }
+  const CheckSpec spec{setup.pattern, call.op, call.collective, call.count, call.root, comm.rank()};
+  const auto mine = static_cast<std::int64_t>(device.count_wrong(call.recv, call.dtype, spec));
+  const auto all = allgather_value(world.connector(), mine);
+  std::int64_t total = 0;
+  for (auto w : all) total += w;
+  return total;
+}
+
+}  // namespace
+
+Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
+                      const CaseSetup& setup) {
+  Connector& connector = world.connector();
+  const Seconds timeout(plan.timeout_s);
+  const auto& call = setup.call;
+  Measured out;
+
+  world.device().fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
+  if (plan.warmup_iters > 0) {
+    auto guard = watchdog.arm(setup.label + ": warm-up");
+    comm.run_repeated(call, plan.warmup_iters);
+    comm.synchronize(timeout);
+  }
+  out.ops_per_sample = calibrate(world, comm, call, watchdog, timeout);
+
+  {
+    auto guard = watchdog.arm(setup.label + ": barrier before sampling");
+    connector.barrier();
+  }
+  const auto& rule = plan.stopping;
+  const auto began = std::chrono::steady_clock::now();
+  auto guard = watchdog.arm(setup.label + ": timed samples");
+  while (true) {
+    watchdog.arm_again();
+    const double batch = timed_batch(comm, call, out.ops_per_sample, timeout);
+    out.samples.push_back(batch / out.ops_per_sample);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    bool stop = rule.done(out.samples, elapsed);
+    if (rule.noise_mode()) {  // the root decides for everyone, so all ranks take the same number of samples
+      broadcast_value(connector, stop, connector.root_rank());
+    }
+    if (stop) break;
+  }
+  watchdog.disarm();
+  out.noise_target_met = rule.target_met(out.samples);
+  if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);
+  return out;
+}
+
+}  // namespace distbench

@@ -1,0 +1,35 @@
+// Measuring one case: warm-up, calibration of operations per sample, timed samples under the stopping rule,
+// then verification against exact expected values.
+#pragma once
+
+#include "core/plan.hpp"
+#include "core/watchdog.hpp"
+#include "core/world.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+struct CaseSetup {
+  CollectiveCall call;      // buffers, count, dtype, op, root (group rank)
+  std::size_t send_count = 0;  // elements of the send region to fill
+  std::size_t recv_bytes = 0;  // bytes of the region to poison before the check (from the receive position)
+  BufferRef poison_at;         // where that region starts
+  PatternParams pattern;
+  std::string label;  // "allreduce 1 MiB float32 sum out-of-place", for the watchdog and warnings
+};
+
+struct Measured {
+  std::vector<double> samples;  // this rank's seconds per operation
+  int ops_per_sample = 1;
+  std::int64_t wrong = -1;      // summed over all ranks; -1 when not checked
+  bool noise_target_met = true;
+};
+
+// Collective over the whole world: every rank runs its group's case at the same time.
+Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
+                      const CaseSetup& setup);
+
+}  // namespace distbench

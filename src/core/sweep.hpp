@@ -1,0 +1,33 @@
+// The collective sweep: every (dtype, op, size, placement) case of a plan, measured, verified, reduced across
+// ranks and handed to the reporter row by row. It never prints: progress and warnings go back to the caller.
+#pragma once
+
+#include "core/plan.hpp"
+#include "core/report/reporter.hpp"
+#include "core/watchdog.hpp"
+#include "core/world.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+struct SweepOutcome {
+  std::int64_t wrong = 0;             // summed over every checked case and rank
+  std::vector<CaseResult> results;    // root rank only
+  std::vector<std::string> warnings;  // root rank only: what the user should know, and what to do about it
+};
+
+// Called on the root rank before each row: rows done so far, rows in all, what runs next.
+using ProgressFn = std::function<void(std::size_t done, std::size_t total, const std::string& next)>;
+
+// Collective over the whole world. `reporter` is used on the root rank only (may be null elsewhere).
+SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
+                       const ProgressFn& progress);
+
+// Bytes per rank the sweep's buffers take (checked against the device's memory before allocating).
+std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks);
+
+}  // namespace distbench

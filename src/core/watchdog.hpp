@@ -1,0 +1,54 @@
+// Bounds every blocking step: armed around a step with a description, it calls `on_expire` from its own thread
+// when the step outlives the timeout (the callback reports and aborts the job; it does not return).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace distbench {
+
+class Watchdog {
+ public:
+  using Expired = std::function<void(const std::string& step, double timeout_s)>;
+
+  Watchdog(double timeout_s, Expired on_expire);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Arms the watchdog for one step; disarms when the returned guard goes out of scope.
+  class Guard {
+   public:
+    explicit Guard(Watchdog& w) : w_(w) {}
+    ~Guard() { w_.disarm(); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    Watchdog& w_;
+  };
+  [[nodiscard]] Guard arm(const std::string& step);
+  // Cheaper re-arming for tight loops: the step description stays what the last arm(step) set.
+  void arm_again();
+  void disarm();
+  double timeout_s() const { return timeout_s_; }
+
+ private:
+  void watch();
+
+  const double timeout_s_;
+  Expired on_expire_;
+  std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string step_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace distbench
