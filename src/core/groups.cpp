@@ -56,6 +56,7 @@ Partition strided_partition(int world_size, int group_size) {
 Partition node_partition(const std::vector<int>& node_of_ranks) {
   Partition p{{}, "node"};
   for (std::size_t r = 0; r < node_of_ranks.size(); ++r) {
+    if (node_of_ranks[r] < 0) throw failure(fmt::format("rank {} has no node index", r));
     const auto node = static_cast<std::size_t>(node_of_ranks[r]);
     if (p.groups.size() <= node) p.groups.resize(node + 1);
     p.groups[node].push_back(static_cast<int>(r));

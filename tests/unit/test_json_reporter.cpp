@@ -235,7 +235,7 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
 
   json mistyped = make_report_json(sample_info(), sample_plan(), {sample_result("in-place", 8)});
   mistyped["results"][0]["bytes"] = "eight";
-  EXPECT_NE(usage_message(mistyped.dump()).find("malformed distbench report"), std::string::npos);
+  EXPECT_NE(usage_message(mistyped.dump()).find("malformed distbench report: results[0]: "), std::string::npos);
 
   json other_tool = json::parse(good);
   other_tool["tool"]["name"] = "nccl-tests";

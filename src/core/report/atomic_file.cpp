@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 namespace distbench {
 namespace {
@@ -95,6 +96,9 @@ void check_writable(const std::string& path) {
 
   const std::string dir = directory_of(path);
   const fs::file_status dir_status = fs::status(dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    not_writable(path, fmt::format("cannot access directory '{}': {}", dir, ec.message()));
+  }
   if (!fs::exists(dir_status)) not_writable(path, fmt::format("directory '{}' does not exist", dir));
   if (!fs::is_directory(dir_status)) not_writable(path, fmt::format("'{}' is not a directory", dir));
 

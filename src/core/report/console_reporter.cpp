@@ -107,7 +107,7 @@ std::string samples_text(const StoppingRule& rule) {
 
 std::string_view average_text(RankAverage a) {
   switch (a) {
-    case RankAverage::rank0: return "rank 0's time";
+    case RankAverage::rank0: return "rank 0";
     case RankAverage::avg: return "mean over ranks";
     case RankAverage::min: return "fastest rank";
     case RankAverage::max: return "slowest rank";
@@ -136,9 +136,9 @@ void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
                    plan.backend, info.world_size, ranks_per_host_text(info.ranks)));
   line(fmt::format("# group: {}", group_text(plan, info.world_size)));
   line(fmt::format("# sweep: {}", sweep_text(plan.sizes)));
-  line(fmt::format("# samples: {}   warm-up: {} iterations   check: {}   -a {}: time of the {}",
-                   samples_text(plan.stopping), plan.warmup_iters, plan.check ? "on" : "off", name(plan.average),
-                   average_text(plan.average)));
+  line(fmt::format("# samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {})",
+                   samples_text(plan.stopping), plan.warmup_iters, plan.check ? "on" : "off",
+                   average_text(plan.average), name(plan.average)));
   line("#");
 
   constexpr int kGroupWidth = span_width(kPlacementColumns);

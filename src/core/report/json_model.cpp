@@ -238,14 +238,22 @@ ParsedReport parse_report_json(std::string_view text) {
                                   "compare reports written by the same distbench version",
                                   report.schema_version, kReportSchemaVersion));
   }
+  std::string part = "the run's fields";  // where a json::exception came from
   try {
     if (j.at("tool").at("name") != "distbench") malformed("'tool.name' is not \"distbench\"");
     report.info = j.get<RunInfo>();
+    part = "'config'";
     report.config = j.at("config");
     if (!report.config.is_object()) malformed("'config' is not an object");
-    report.results = j.at("results").get<std::vector<CaseResult>>();
+    part = "'results'";
+    const json& results = j.at("results");
+    if (!results.is_array()) malformed("'results' is not an array");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      part = fmt::format("results[{}]", i);
+      report.results.push_back(results[i].get<CaseResult>());
+    }
   } catch (const json::exception& e) {
-    malformed(e.what());
+    malformed(fmt::format("{}: {}", part, e.what()));
   }
   return report;
 }

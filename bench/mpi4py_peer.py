@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""Time allreduce / reduce-scatter / allgather with mpi4py the way distbench times them.
+
+Run under MPI, e.g.
+    mpirun -np 2 --bind-to none /usr/bin/python3 bench/mpi4py_peer.py allreduce -b 8 -e 64M
+
+Needs only Debian's python3-mpi4py (no numpy): buffers are array.array('f') handed to mpi4py as explicit
+[buffer, count, MPI.FLOAT] message specs.
+
+Sizes follow distbench's (and nccl-tests') convention, float32, sum, out-of-place:
+    allreduce       S = count * 4                    Allreduce(send[count], recv[count])
+    reduce-scatter  S = count * nranks * 4 (input)   Reduce_scatter_block(send[count*n], recv[count])
+    allgather       S = count * nranks * 4 (output)  Allgather(send[count], recv[count*n])
+where count = (S // 4) for allreduce and (S // 4) // nranks for the others; sizes whose count is 0 are skipped.
+
+Method, as in distbench's src/core/measure.cpp: fill the send buffer, -w warm-up operations, a one-operation
+probe whose slowest time over the ranks (allreduce MAX) sets k = ceil(1 ms / probe) operations per sample
+(1..10000), a barrier, then -n samples of k back-to-back operations timed with a monotonic clock. The time per
+operation of a sample is its time / k; each rank takes the mean over its samples, and the time reported is that
+mean averaged over the ranks (distbench's time_shown_us with the default -a avg).
+
+Rank 0 prints one JSON object per line and size:
+    {"tool": "mpi4py", "collective": ..., "bytes": S, "count": ..., "nranks": ..., "ops_per_sample": k,
+     "samples": n, "time_us": <mean per op, averaged over ranks>, "median_us": <median sample, averaged over
+     ranks>, "min_us": ..., "max_us": ..., "wrong": <elements that differ from the expected value>}
+"""
+
+import argparse
+import array
+import json
+import math
+import sys
+import time
+
+from mpi4py import MPI
+
+TARGET_SAMPLE_SECONDS = 1e-3  # same constants as src/core/measure.cpp
+MAX_OPS_PER_SAMPLE = 10000
+FLOAT_BYTES = 4
+
+COLLECTIVES = ("allreduce", "reduce-scatter", "allgather")
+
+
+def parse_size(text):
+    """Bytes from '64M', '8', '1K', '2GiB' (binary suffixes, like distbench's parse_size)."""
+    t = text.strip()
+    digits = 0
+    while digits < len(t) and t[digits].isdigit():
+        digits += 1
+    if digits == 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size")
+    suffix = t[digits:].lower()
+    shifts = {"": 0, "b": 0, "k": 10, "m": 20, "g": 30, "t": 40}
+    unit = suffix[:1]
+    rest = suffix[1:]
+    if unit not in shifts or (unit not in ("", "b") and rest not in ("", "b", "ib")) or (unit == "b" and rest):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size")
+    return int(t[:digits]) << shifts[unit]
+
+
+def size_sweep(min_bytes, max_bytes, factor):
+    """distbench's size_sweep (multiplicative form): floor(size * factor), at least size + 1."""
+    sizes = []
+    size = min_bytes
+    while size <= max_bytes:
+        sizes.append(size)
+        size = max(size + 1, int(math.floor(size * factor)))
+    return sizes
+
+
+def shape(collective, size_bytes, nranks):
+    """(count, send elements, recv elements, reported bytes) for a requested size, or None when count is 0."""
+    elements = size_bytes // FLOAT_BYTES
+    if collective == "allreduce":
+        count = elements
+        send, recv = count, count
+    elif collective == "reduce-scatter":
+        count = elements // nranks
+        send, recv = count * nranks, count
+    else:  # allgather
+        count = elements // nranks
+        send, recv = count, count * nranks
+    if count == 0:
+        return None
+    reported = (count if collective == "allreduce" else count * nranks) * FLOAT_BYTES
+    return count, send, recv, reported
+
+
+def make_op(comm, collective, send_spec, recv_spec):
+    """A zero-argument callable running one operation; message specs are built once, outside the timed loop."""
+    if collective == "allreduce":
+        f = comm.Allreduce
+    elif collective == "reduce-scatter":
+        f = comm.Reduce_scatter_block
+    else:
+        f = comm.Allgather
+    if collective == "allgather":
+        return lambda: f(send_spec, recv_spec)
+    return lambda: f(send_spec, recv_spec, MPI.SUM)
+
+
+def run_batch(op, times):
+    """Seconds for `times` back-to-back operations."""
+    clock = time.perf_counter
+    start = clock()
+    for _ in range(times):
+        op()
+    return clock() - start
+
+
+def count_wrong(collective, recv, count, rank, nranks):
+    """Elements of the result that differ from the exact expected values (send of rank r is all r + 1)."""
+    if collective in ("allreduce", "reduce-scatter"):
+        expected = float(nranks * (nranks + 1) // 2)
+        return sum(1 for v in recv if v != expected)
+    wrong = 0
+    for r in range(nranks):
+        block = recv[r * count:(r + 1) * count]
+        wrong += sum(1 for v in block if v != float(r + 1))
+    return wrong
+
+
+def measure(comm, collective, size_bytes, args):
+    rank, nranks = comm.Get_rank(), comm.Get_size()
+    s = shape(collective, size_bytes, nranks)
+    if s is None:
+        return None
+    count, send_n, recv_n, reported = s
+    # array * n writes every element, so all pages are touched before timing (distbench fills its buffers too).
+    send = array.array("f", [float(rank + 1)]) * send_n
+    recv = array.array("f", [0.0]) * recv_n
+    # Explicit [buffer, count, type] specs. The count is the one MPI takes, per rank for the partitioned side
+    # (mpi4py checks it against the buffer: Reduce_scatter_block's send holds nranks blocks of `count`,
+    # Allgather's receive holds nranks blocks of `count`).
+    op = make_op(comm, collective, [send, count, MPI.FLOAT], [recv, count, MPI.FLOAT])
+
+    if args.warmup > 0:
+        run_batch(op, args.warmup)
+    probe = run_batch(op, 1)
+    slowest = comm.allreduce(probe, op=MPI.MAX)  # every rank must run the same number of operations
+    if slowest <= 0:
+        k = MAX_OPS_PER_SAMPLE
+    else:
+        k = int(min(max(math.ceil(TARGET_SAMPLE_SECONDS / slowest), 1), MAX_OPS_PER_SAMPLE))
+    comm.Barrier()
+    samples = [run_batch(op, k) / k for _ in range(args.iters)]
+
+    mean = sum(samples) / len(samples)
+    ordered = sorted(samples)
+    mid = len(ordered) // 2
+    median = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+    wrong = count_wrong(collective, recv, count, rank, nranks) if args.check else -1
+
+    mine = (mean, median, ordered[0], ordered[-1], wrong)
+    everyone = comm.gather(mine, root=0)
+    if rank != 0:
+        return None
+    n = len(everyone)
+    return {
+        "tool": "mpi4py",
+        "collective": collective,
+        "bytes": reported,
+        "count": count,
+        "nranks": nranks,
+        "ops_per_sample": k,
+        "samples": len(samples),
+        "time_us": 1e6 * sum(e[0] for e in everyone) / n,
+        "median_us": 1e6 * sum(e[1] for e in everyone) / n,
+        "min_us": 1e6 * min(e[2] for e in everyone),
+        "max_us": 1e6 * max(e[3] for e in everyone),
+        "wrong": sum(e[4] for e in everyone) if args.check else -1,
+    }
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("collective", choices=COLLECTIVES)
+    p.add_argument("-b", "--minbytes", type=parse_size, default=parse_size("8"))
+    p.add_argument("-e", "--maxbytes", type=parse_size, default=parse_size("64M"))
+    p.add_argument("-f", "--stepfactor", type=float, default=2.0)
+    p.add_argument("-n", "--iters", type=int, default=20, help="timed samples per size")
+    p.add_argument("-w", "--warmup", type=int, default=5, help="untimed operations before calibration")
+    p.add_argument("-c", "--check", type=int, choices=(0, 1), default=1,
+                   help="count wrong result elements after the timed samples (outside the timing)")
+    args = p.parse_args()
+    if args.stepfactor <= 1 or args.iters < 1 or args.warmup < 0 or args.minbytes < 1:
+        p.error("need -f > 1, -n >= 1, -w >= 0, -b >= 1")
+
+    comm = MPI.COMM_WORLD
+    for size in size_sweep(args.minbytes, args.maxbytes, args.stepfactor):
+        row = measure(comm, args.collective, size, args)
+        if row is not None:
+            print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+// GoogleTest under mpirun: every rank runs every test; only rank 0 prints the usual report, other ranks print just
+// their failures; the exit code is the worst over all ranks.
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "core/backend.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <memory>
+
+namespace distbench::mpitest {
+namespace {
+
+struct Shared {
+  std::unique_ptr<Connector> connector;
+  std::unique_ptr<World> world;
+};
+
+Shared& shared() {
+  static Shared s;  // set once in main, before the tests
+  return s;
+}
+
+// Prints a failed assertion with the rank it happened on.
+class RankFailurePrinter final : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, result.file_name() ? result.file_name() : "?",
+                 result.line_number(), result.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+World& world() { return *shared().world; }
+Connector& connector() { return *shared().connector; }
+
+}  // namespace distbench::mpitest
+
+int main(int argc, char** argv) {
+  using namespace distbench;
+  auto& s = mpitest::shared();
+  s.connector = make_connector(argc, argv);
+  const auto& entry = choose_backend("mpi");
+  s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
+
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = s.connector->rank();
+  if (rank != 0) {
+    ::testing::GTEST_FLAG(output) = "";
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new mpitest::RankFailurePrinter(rank));
+  }
+  int code = RUN_ALL_TESTS();
+  MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  s.world.reset();
+  s.connector.reset();
+  return code;
+}

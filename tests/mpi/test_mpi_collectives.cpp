@@ -1,0 +1,167 @@
+// Every collective x dtype x operator x placement on the MPI backend, blocking and asynchronous, at sizes that
+// do not divide evenly, a single element, and the largest tested size: #wrong must be 0 on every rank.
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "core/error.hpp"
+#include "core/fused_allreduce.hpp"
+#include "core/groups.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace distbench {
+namespace {
+
+using mpitest::connector;
+using mpitest::world;
+
+constexpr Seconds kTimeout{60.0};
+
+std::vector<std::size_t> counts_for(int nranks) {
+  return {1, 7, static_cast<std::size_t>(3 * nranks + 1), 1000, 65536};  // 65536: the largest tested count
+}
+
+enum class Form { blocking, async };
+
+// Runs one case on `comm` and returns the wrong elements counted on this rank.
+std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, Placement placement, std::size_t count,
+                       int root, Form form) {
+  Device& device = world().device();
+  const int n = comm.size();
+  const int me = comm.rank();
+  const auto shape = buffer_shape(c, count, n, me);
+  const std::size_t elem = size_of(t);
+  auto send = device.allocate(shape.send_count * elem);
+  auto recv = device.allocate(std::max(shape.send_count, shape.recv_count) * elem);
+  CollectiveCall call{c, {send.get(), 0}, {recv.get(), 0}, count, t, op, root};
+  if (placement == Placement::in_place) {
+    call.send = {recv.get(), shape.in_place_send_offset * elem};
+    call.recv = {recv.get(), shape.in_place_recv_offset * elem};
+  }
+  const auto pattern = make_pattern(c, op, t, n);
+  device.poison({recv.get(), 0}, recv->bytes());
+  device.fill(call.send, shape.send_count, t, FillSpec{pattern, me});
+  if (form == Form::blocking) {
+    comm.run(call);
+    comm.synchronize(kTimeout);
+  } else {
+    auto work = comm.start(call);
+    work->wait(kTimeout);
+    EXPECT_TRUE(work->done());
+  }
+  return device.count_wrong(call.recv, t, CheckSpec{pattern, op, c, count, root, me});
+}
+
+void check_all(Communicator& comm, Collective c, Form form) {
+  const int root = comm.size() - 1;  // not rank 0, to catch a root that is ignored
+  for (DType t : all_dtypes()) {
+    for (ReduceOp op : is_reduction(c) ? std::vector<ReduceOp>(all_reduce_ops().begin(), all_reduce_ops().end())
+                                       : std::vector<ReduceOp>{ReduceOp::sum}) {
+      if (!defined_for(op, t)) continue;
+      for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
+        for (std::size_t count : counts_for(comm.size())) {
+          const auto wrong = run_case(comm, c, t, op, placement, count, root, form);
+          EXPECT_EQ(wrong, 0u) << name(c) << " " << name(t) << " " << name(op) << " " << name(placement) << " count "
+                               << count << " on group rank " << comm.rank() << " of " << comm.size();
+        }
+      }
+    }
+  }
+}
+
+class EveryCollective : public ::testing::TestWithParam<Collective> {};
+
+TEST_P(EveryCollective, BlockingIsExact) {
+  check_all(world().communicator(world_partition(connector().size())), GetParam(), Form::blocking);
+}
+
+TEST_P(EveryCollective, AsyncIsExact) {
+  check_all(world().communicator(world_partition(connector().size())), GetParam(), Form::async);
+}
+
+TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
+  const int size = connector().size();
+  if (size % 2 != 0 || size < 4) GTEST_SKIP() << "needs at least 4 ranks in an even number, have " << size;
+  Communicator& comm = world().communicator(consecutive_partition(size, 2));
+  for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
+    const auto wrong = run_case(comm, GetParam(), DType::int32, ReduceOp::sum, placement, 33, 1, Form::blocking);
+    EXPECT_EQ(wrong, 0u) << name(GetParam()) << " " << name(placement);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectives()),
+                         [](const auto& info) {
+                           std::string s(name(info.param));
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+// An independent check of the verification itself: the sum of the ranks' inputs, computed here by hand.
+TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const int n = comm.size();
+  std::vector<std::int32_t> data(100);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i) * (comm.rank() + 1);
+  ExternalBuffer buffer(data.data(), data.size() * sizeof(std::int32_t));
+  comm.run({Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::int32, ReduceOp::sum, 0});
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    EXPECT_EQ(data[i], static_cast<std::int32_t>(i) * n * (n + 1) / 2) << "element " << i;
+  }
+}
+
+TEST(MPICollectives, FusedAllreduceOfATensorList) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const int n = comm.size();
+  const float me = static_cast<float>(comm.rank());
+  std::vector<std::vector<float>> tensors = {std::vector<float>(3, me), std::vector<float>(1000, me + 1),
+                                             std::vector<float>(1, 2 * me)};
+  std::vector<ExternalBuffer> buffers;
+  buffers.reserve(tensors.size());
+  std::vector<TensorRef> refs;
+  for (auto& t : tensors) {
+    buffers.emplace_back(t.data(), t.size() * sizeof(float));
+    refs.push_back({{&buffers.back(), 0}, t.size()});
+  }
+  const float ranks_sum = static_cast<float>(n * (n - 1) / 2);
+  FusedAllreduce fused(comm, world().device());
+  fused.run(refs, DType::float32, ReduceOp::sum, kTimeout);
+  EXPECT_EQ(tensors[0], std::vector<float>(3, ranks_sum));
+  EXPECT_EQ(tensors[1], std::vector<float>(1000, ranks_sum + static_cast<float>(n)));
+  EXPECT_EQ(tensors[2], std::vector<float>(1, 2 * ranks_sum));
+
+  // Asynchronous form: the tensors hold the result once waited for.
+  for (auto& t : tensors) std::fill(t.begin(), t.end(), 1.0f);
+  auto work = fused.start(refs, DType::float32, ReduceOp::sum);
+  work->wait(kTimeout);
+  for (const auto& t : tensors) EXPECT_EQ(t, std::vector<float>(t.size(), static_cast<float>(n)));
+}
+
+TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
+  std::vector<float> data(16, 1.0f);
+  ExternalBuffer buffer(data.data(), data.size() * sizeof(float));
+  const CollectiveCall call{Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::float32,
+                            ReduceOp::sum, 0};
+  if (comm.rank() == 0) {
+    auto work = comm.start(call);
+    try {
+      work->wait(Seconds(0.2));
+      ADD_FAILURE() << "the wait should have timed out";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::timeout);
+      EXPECT_NE(std::string(e.what()).find("allreduce"), std::string::npos) << e.what();
+    }
+    connector().barrier();  // now let the others join, so the call completes
+    work->wait(kTimeout);
+  } else {
+    connector().barrier();
+    comm.start(call)->wait(kTimeout);
+  }
+  EXPECT_EQ(data, std::vector<float>(16, static_cast<float>(comm.size())));
+}
+
+}  // namespace
+}  // namespace distbench
