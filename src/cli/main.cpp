@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -56,6 +57,14 @@ int main(int argc, char** argv) {
   cli::add_hostfile_command(app, commands);
 
   try {
+    if (argc > 1 && argv[1][0] != '-') {
+      const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+      const bool known = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; });
+      if (!known) {
+        throw usage_error(fmt::format("unknown command '{}'; 'distbench list' shows the collectives, "
+                                      "'distbench --help' every command", argv[1]));
+      }
+    }
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

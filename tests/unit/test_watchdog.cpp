@@ -1,1 +1,60 @@
+// The watchdog fires for a step that outlives its timeout, names the step, and stays quiet otherwise.
+#include "core/watchdog.hpp"
+
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace distbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
+  std::promise<std::pair<std::string, double>> fired;
+  Watchdog dog(0.1, [&](const std::string& step, double timeout) { fired.set_value({step, timeout}); });
+  auto guard = dog.arm("allreduce 1 MiB: timed samples");
+  auto future = fired.get_future();
+  ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
+  const auto [step, timeout] = future.get();
+  EXPECT_EQ(step, "allreduce 1 MiB: timed samples");
+  EXPECT_DOUBLE_EQ(timeout, 0.1);
+}
+
+TEST(Watchdog, QuietWhenStepsFinishInTime) {
+  std::atomic<int> fired{0};
+  {
+    Watchdog dog(0.2, [&](const std::string&, double) { ++fired; });
+    for (int i = 0; i < 10; ++i) {
+      auto guard = dog.arm("step");
+      std::this_thread::sleep_for(20ms);
+    }
+    dog.arm_again();  // re-armed steps count from the new start
+    std::this_thread::sleep_for(100ms);
+    dog.arm_again();
+    std::this_thread::sleep_for(100ms);
+    dog.disarm();
+    std::this_thread::sleep_for(300ms);  // disarmed: never fires
+  }
+  EXPECT_EQ(fired.load(), 0);
+}
+
+TEST(Watchdog, DoesNotFireBeforeTheTimeout) {
+  std::atomic<bool> fired{false};
+  const auto began = std::chrono::steady_clock::now();
+  std::atomic<double> after{0};
+  Watchdog dog(0.3, [&](const std::string&, double) {
+    after = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    fired = true;
+  });
+  dog.arm_again();
+  while (!fired && std::chrono::steady_clock::now() - began < 5s) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(fired);
+  EXPECT_GE(after.load(), 0.3);
+}
+
+}  // namespace
+}  // namespace distbench

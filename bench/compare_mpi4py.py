@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Compare distbench's MPI timings with the same collectives timed through mpi4py, interleaved, in one go.
+
+    /usr/bin/python3 bench/compare_mpi4py.py --rounds 3 --memory
+
+For each round and each collective (allreduce, reduce-scatter, allgather) it runs the distbench sweep
+(--placement out-of-place -d float32 -o sum -b 8 -e 64M -f 2) and bench/mpi4py_peer.py over the same sizes,
+both under `mpirun --allow-run-as-root -np 2 --bind-to none`, alternating which of the two goes first from one
+round to the next. Per size it keeps the median over rounds of each tool's time (the mean time per operation,
+averaged over ranks: distbench's time_shown_us) and prints distbench / mpi4py. A ratio <= 1.0 means distbench
+adds nothing over a thin MPI wrapper. With --memory it also measures the peak resident memory of each rank of
+`distbench allreduce -b 8 -e S` with /usr/bin/time -v, for S in 64M and 256M, against 4*S + 64 MiB.
+
+Needs only the Python standard library (the peer needs Debian's python3-mpi4py). Builds nothing.
+This is a benchmark to read, not a test: it exits 0 whatever the ratios are (non-zero only when a run fails).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PEER = os.path.join(HERE, "mpi4py_peer.py")
+COLLECTIVES = ("allreduce", "reduce-scatter", "allgather")
+MiB = 1 << 20
+
+
+def parse_size(text):
+    m = re.fullmatch(r"(\d+)\s*([kKmMgGtT]?)(?:i?[bB])?", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 8, 64K, 64M)")
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[m.group(2).lower()]
+
+
+def format_bytes(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            v = n / (1 << shift)
+            return f"{v:g} {unit}" if v == int(v) else f"{v:.2f} {unit}"
+    return f"{n} B"
+
+
+def find_distbench(given):
+    if given:
+        path = given
+    else:
+        path = shutil.which("distbench") or os.path.join(ROOT, "build", "src", "cli", "distbench")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        sys.exit(f"compare_mpi4py: no distbench binary at {path}; build it (ninja -C build) or pass --distbench PATH")
+    return os.path.abspath(path)
+
+
+def launcher(args):
+    return [args.mpirun, "--allow-run-as-root", "-np", str(args.np), "--bind-to", "none"]
+
+
+def run(cmd, what):
+    """Runs cmd; (stdout, stderr, wall seconds). Exits with the tool's output when it fails."""
+    began = time.monotonic()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - began
+    if proc.returncode != 0:
+        sys.stderr.write(f"compare_mpi4py: {what} failed (exit {proc.returncode}): {' '.join(cmd)}\n")
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        sys.exit(1)
+    return proc.stdout, proc.stderr, wall
+
+
+def sweep_flags(args):
+    return ["-b", str(args.minbytes), "-e", str(args.maxbytes), "-f", str(args.stepfactor),
+            "-n", str(args.iters), "-w", str(args.warmup)]
+
+
+def run_distbench(args, collective, tmpdir):
+    report = os.path.join(tmpdir, f"{collective}.json")
+    cmd = launcher(args) + [args.distbench, collective, "--placement", "out-of-place", "-d", "float32", "-o", "sum",
+                            "--json", report] + sweep_flags(args)
+    _, _, wall = run(cmd, f"distbench {collective}")
+    with open(report) as f:
+        doc = json.load(f)
+    times, wrong = {}, 0
+    for r in doc["results"]:
+        if r.get("status") != "ok" or r.get("placement") != "out-of-place":
+            continue
+        times[int(r["bytes"])] = (float(r["time_shown_us"]), float(r["time_us"]["median"]))
+        wrong += max(int(r.get("wrong", 0)), 0)
+    return times, wrong, wall
+
+
+def run_peer(args, collective):
+    cmd = launcher(args) + [args.python, PEER, collective] + sweep_flags(args)
+    out, _, wall = run(cmd, f"mpi4py peer {collective}")
+    times, wrong = {}, 0
+    for line in out.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        times[int(r["bytes"])] = (float(r["time_us"]), float(r["median_us"]))
+        wrong += max(int(r["wrong"]), 0)
+    return times, wrong, wall
+
+
+def compare(args):
+    # results[collective][tool][bytes] -> list of per-round times; walls[collective][tool] -> list of seconds
+    results = {c: {"distbench": {}, "mpi4py": {}} for c in args.collectives}
+    walls = {c: {"distbench": [], "mpi4py": []} for c in args.collectives}
+    wrong = {"distbench": 0, "mpi4py": 0}
+    with tempfile.TemporaryDirectory(prefix="distbench-vs-mpi4py-") as tmpdir:
+        for rnd in range(args.rounds):
+            order = ("distbench", "mpi4py") if rnd % 2 == 0 else ("mpi4py", "distbench")
+            for c in args.collectives:
+                for tool in order:
+                    if tool == "distbench":
+                        times, w, wall = run_distbench(args, c, tmpdir)
+                    else:
+                        times, w, wall = run_peer(args, c)
+                    wrong[tool] += w
+                    walls[c][tool].append(wall)
+                    for size, t in times.items():
+                        results[c][tool].setdefault(size, []).append(t)
+                    print(f"# round {rnd + 1}/{args.rounds} {c:<14} {tool:<9} {wall:6.1f} s", file=sys.stderr,
+                          flush=True)
+
+    primary = 0 if args.stat == "mean" else 1  # index into each run's (mean, median) pair
+    stat = "mean time per op" if args.stat == "mean" else "median sample"
+    print(f"distbench vs mpi4py, np={args.np}, float32 sum out-of-place, {stat} (us), median of {args.rounds} "
+          f"interleaved rounds")
+    print(f"distbench: {args.distbench}")
+    print(f"'ratio' = distbench / mpi4py of the {stat}; 'ratio(other)' = the same with the "
+          f"{'median sample' if primary == 0 else 'mean time per op'} of each run, for reference")
+    worst = [(0.0, None, None), (0.0, None, None)]
+    over, total = [0, 0], 0
+    for c in args.collectives:
+        print()
+        print(f"## {c}")
+        print(f"{'size':>10} {'bytes':>10} {'distbench us':>13} {'mpi4py us':>12} {'ratio':>7}      {'ratio(other)':>12}")
+        d, m = results[c]["distbench"], results[c]["mpi4py"]
+        for size in sorted(set(d) | set(m)):
+            if size not in d or size not in m:
+                print(f"{format_bytes(size):>10} {size:>10}  only one tool ran this size")
+                continue
+            total += 1
+            ratios = []
+            for k in (primary, 1 - primary):
+                td = statistics.median(run[k] for run in d[size])
+                tm = statistics.median(run[k] for run in m[size])
+                ratio = td / tm if tm > 0 else float("inf")
+                ratios.append((td, tm, ratio))
+                which = 0 if k == primary else 1
+                if ratio > 1.0:
+                    over[which] += 1
+                if ratio > worst[which][0]:
+                    worst[which] = (ratio, c, size)
+            td, tm, ratio = ratios[0]
+            flag = " > 1" if ratio > 1.0 else ""
+            print(f"{format_bytes(size):>10} {size:>10} {td:>13.2f} {tm:>12.2f} {ratio:>7.3f} {flag:<4} "
+                  f"{ratios[1][2]:>12.3f}")
+        wd = ", ".join(f"{w:.1f}" for w in walls[c]["distbench"])
+        wm = ", ".join(f"{w:.1f}" for w in walls[c]["mpi4py"])
+        print(f"wall time per sweep (s, incl. mpirun start-up): distbench {wd}; mpi4py {wm}")
+
+    print()
+    other = "median sample" if primary == 0 else "mean time per op"
+    for which, label in ((0, stat), (1, other)):
+        r, c, size = worst[which]
+        if c is not None:
+            print(f"{'max ratio' if which == 0 else '(' + other + ')'} {r:.3f} ({c} {format_bytes(size)}); "
+                  f"{over[which]} of {total} sizes exceed 1.0{'' if which == 0 else ')'}")
+    all_d = [w for c in args.collectives for w in walls[c]["distbench"]]
+    print(f"distbench sweep wall time: max {max(all_d):.1f} s, mean {statistics.mean(all_d):.1f} s "
+          f"(over {len(all_d)} sweeps)")
+    if wrong["distbench"] or wrong["mpi4py"]:
+        print(f"WARNING: wrong result elements: distbench {wrong['distbench']}, mpi4py {wrong['mpi4py']}")
+
+
+MAXRSS = re.compile(r"^(?:\[\d+,(\d+)\]<stderr>:)?\s*Maximum resident set size \(kbytes\):\s*(\d+)", re.M)
+
+
+def peak_rss(cmd, what):
+    """Peak RSS in MiB of each rank, from /usr/bin/time -v under mpirun --tag-output."""
+    _, err, wall = run(cmd, what)
+    peaks = {}
+    for i, m in enumerate(MAXRSS.finditer(err)):
+        rank = int(m.group(1)) if m.group(1) is not None else i
+        peaks[rank] = int(m.group(2)) / 1024.0
+    if not peaks:
+        sys.exit(f"compare_mpi4py: no 'Maximum resident set size' in the output of {what}:\n{err[-2000:]}")
+    return peaks, wall
+
+
+def memory(args):
+    print()
+    print(f"## peak memory per rank (/usr/bin/time -v), allreduce float32 out-of-place, sweep from 8 B to S; "
+          f"bound 4*S + 64 MiB")
+    print(f"{'tool':<10} {'S':>8} {'rank':>5} {'peak MiB':>10} {'bound MiB':>10} {'':>6}  wall s")
+    exceeded = 0
+    for size in args.memory_sizes:
+        bound = (4 * size + 64 * MiB) / MiB
+        tools = [("distbench", [args.distbench, "allreduce", "-b", "8", "-e", str(size), "--placement", "out-of-place",
+                                "-d", "float32", "-o", "sum"])]
+        if args.memory_peer:
+            tools.append(("mpi4py", [args.python, PEER, "allreduce", "-b", "8", "-e", str(size)]))
+        for tool, argv in tools:
+            cmd = launcher(args) + ["--tag-output", args.time, "-v"] + argv
+            peaks, wall = peak_rss(cmd, f"{tool} --memory {format_bytes(size)}")
+            for rank in sorted(peaks):
+                ok = peaks[rank] <= bound
+                if tool == "distbench" and not ok:
+                    exceeded += 1
+                print(f"{tool:<10} {format_bytes(size):>8} {rank:>5} {peaks[rank]:>10.1f} {bound:>10.1f} "
+                      f"{'ok' if ok else 'OVER':>6}  {wall:.1f}")
+    print(f"distbench ranks over the bound: {exceeded}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
+    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median over rounds is compared")
+    p.add_argument("--collectives", default=",".join(COLLECTIVES),
+                   help="comma-separated subset of " + ", ".join(COLLECTIVES))
+    p.add_argument("--np", type=int, default=2, help="ranks (default 2)")
+    p.add_argument("-b", "--minbytes", type=parse_size, default=8)
+    p.add_argument("-e", "--maxbytes", type=parse_size, default=64 * MiB)
+    p.add_argument("-f", "--stepfactor", type=float, default=2.0)
+    p.add_argument("-n", "--iters", type=int, default=20, help="samples per size, both tools (default 20)")
+    p.add_argument("-w", "--warmup", type=int, default=5, help="warm-up operations, both tools (default 5)")
+    p.add_argument("--stat", choices=("mean", "median"), default="mean",
+                   help="per-run time: mean over samples (distbench's shown time, default) or median sample")
+    p.add_argument("--memory", action="store_true", help="also measure peak memory per rank (/usr/bin/time -v)")
+    p.add_argument("--memory-sizes", default="64M,256M", help="largest sizes S of the --memory sweeps")
+    p.add_argument("--memory-peer", action="store_true", help="with --memory, also measure the mpi4py peer")
+    p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for the peer")
+    p.add_argument("--time", default="/usr/bin/time", help="GNU time, for --memory")
+    args = p.parse_args()
+
+    args.collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
+    bad = [c for c in args.collectives if c not in COLLECTIVES]
+    if bad or not args.collectives:
+        p.error(f"--collectives takes {', '.join(COLLECTIVES)}")
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
+    args.memory_sizes = [parse_size(s) for s in args.memory_sizes.split(",") if s.strip()]
+    args.distbench = find_distbench(args.distbench)
+    if shutil.which(args.mpirun) is None:
+        sys.exit(f"compare_mpi4py: {args.mpirun} not found (apt-get install openmpi-bin)")
+
+    began = time.monotonic()
+    compare(args)
+    if args.memory:
+        memory(args)
+    print(f"\ntotal wall time {time.monotonic() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

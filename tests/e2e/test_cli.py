@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""End-to-end tests: the distbench binary run as a user runs it, under a real mpirun.
+
+Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree, for hostfiles/).
+"""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BINARY = os.environ.get("DISTBENCH", "distbench")
+SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+          "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
+
+
+def mpirun(np, *args, timeout=120, **kwargs):
+    return subprocess.run(MPIRUN + ["-np", str(np), BINARY, *args], capture_output=True, text=True,
+                          timeout=timeout, **kwargs)
+
+
+def single(*args, timeout=60):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def error_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+class Workdir(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.dir = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+
+class GoodRuns(Workdir):
+    def test_allreduce_writes_parseable_json_and_csv(self):
+        js, cs = self.path("r.json"), self.path("r.csv")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "64K", "-n", "5", "--json", js, "--csv", cs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("busbw", r.stdout)
+        self.assertIn("# Avg bus bandwidth", r.stdout)
+        report = load_json(js)
+        self.assertEqual(report["schema_version"], 1)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(report["environment"]["world_size"], 2)
+        self.assertEqual(len(report["environment"]["ranks"]), 2)
+        results = report["results"]
+        self.assertEqual(len(results), 14 * 2)  # 8 B .. 64 KiB by 2, out-of-place and in-place
+        for res in results:
+            self.assertEqual(res["wrong"], 0)
+            self.assertEqual(res["backend"], "mpi")
+            self.assertEqual(len(res["samples_us"]), 5)
+            self.assertGreater(res["time_us"]["median"], 0)
+            # busbw = algbw * 2(n-1)/n = algbw at n = 2
+            self.assertAlmostEqual(res["busbw_gbps"], res["algbw_gbps"], places=9)
+        with open(cs, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), len(results))
+        self.assertEqual({row["wrong"] for row in rows}, {"0"})
+        self.assertEqual(sorted(os.listdir(self.dir)), ["r.csv", "r.json"])  # no temporary files left
+
+    def test_every_collective_at_three_ranks(self):
+        for coll in ["allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather",
+                     "scatter", "sendrecv"]:
+            with self.subTest(collective=coll):
+                js = self.path(coll + ".json")
+                r = mpirun(3, coll, "-b", "1K", "-e", "8K", "-n", "3", "-w", "1", "-r", "2", "--json", js)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                report = load_json(js)
+                self.assertEqual(report["status"], "complete")
+                self.assertTrue(all(res["wrong"] == 0 for res in report["results"]))
+                self.assertTrue(all(res["nranks"] == 3 for res in report["results"]))
+
+    def test_all_datatypes_and_operators(self):
+        js = self.path("all.json")
+        r = mpirun(2, "allreduce", "-b", "64", "-e", "1K", "-n", "2", "-d", "all", "-o", "all", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = load_json(js)["results"]
+        combos = {(res["dtype"], res["op"]) for res in results}
+        self.assertEqual(len(combos), 6 * 8 + 4 * 5)  # bitwise operators on the six integer types only
+        self.assertTrue(all(res["wrong"] == 0 for res in results))
+
+    def test_partitioned_size_convention_matches_nccl_tests(self):
+        js = self.path("ag.json")
+        r = mpirun(4, "allgather", "-b", "1000", "-e", "1000", "-n", "2", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = load_json(js)["results"][0]
+        self.assertEqual(res["count"], 62)       # 1000 B = 250 floats, 62 per rank
+        self.assertEqual(res["bytes"], 62 * 4 * 4)  # S = count * nranks * size
+        self.assertAlmostEqual(res["busbw_gbps"], res["algbw_gbps"] * 3 / 4, places=9)
+
+    def test_groups_run_side_by_side(self):
+        js = self.path("g.json")
+        r = mpirun(4, "allreduce", "-b", "1K", "-e", "1K", "-n", "2", "--group-size", "2", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = load_json(js)["results"][0]
+        self.assertEqual((res["nranks"], res["groups"], res["wrong"]), (2, 2, 0))
+
+    def test_noise_target_stops_sampling(self):
+        js = self.path("n.json")
+        r = mpirun(2, "allreduce", "-b", "1M", "-e", "1M", "--max-noise", "50", "--min-samples", "4",
+                   "--max-time", "5", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for res in load_json(js)["results"]:
+            self.assertGreaterEqual(len(res["samples_us"]), 4)
+
+    def test_list_info_and_help(self):
+        r = single("list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for word in ["reduce-scatter", "sendrecv", "bfloat16", "avg", "mpi"]:
+            self.assertIn(word, r.stdout)
+        r = mpirun(2, "info")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ranks: 2 on 1 host(s)", r.stdout)
+        self.assertIn("mpi", r.stdout)
+        r = single("allreduce", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--maxbytes", r.stdout)
+        self.assertIn("64M", r.stdout)  # defaults are shown
+
+    def test_hostfile_check(self):
+        for name in ["openmpi.hostfile", "mpich.hostfile", "localhost.hostfile"]:
+            with self.subTest(hostfile=name):
+                r = single("hostfile", "check", os.path.join(SOURCE_ROOT, "hostfiles", name))
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("slots", r.stdout.lower())
+
+
+class BadInput(Workdir):
+    """Every bad input: exit code 2, one line 'error: ...', no report left behind."""
+
+    def assert_usage_error(self, result, *needles):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        lines = error_lines(result.stderr)
+        self.assertEqual(len(lines), 1, result.stderr)
+        for needle in needles:
+            self.assertIn(needle, lines[0])
+        self.assertNotIn("Segmentation", result.stderr)
+
+    def test_bad_options_before_mpi_starts(self):
+        cases = [
+            (["allreduc"], "allreduc"),
+            (["allreduce", "-d", "float8"], "float8"),
+            (["allreduce", "-o", "median"], "median"),
+            (["allreduce", "-d", "float32", "-o", "bxor"], "bxor"),
+            (["allreduce", "-b", "1M", "-e", "1K"], "-b/--minbytes"),
+            (["allreduce", "-i", "0"], "-i/--stepbytes"),
+            (["allreduce", "-f", "1"], "-f/--stepfactor"),
+            (["allreduce", "-b", "12Q"], "12Q"),
+            (["allreduce", "-n", "0"], "--iters"),
+        ]
+        for args, needle in cases:
+            with self.subTest(args=args):
+                js = self.path("x.json")
+                self.assert_usage_error(mpirun(2, *args, "--json", js), needle)
+                self.assertFalse(os.path.exists(js))
+
+    def test_bad_options_found_once_ranks_exist(self):
+        cases = [
+            (2, ["allreduce", "--group-size", "3"], "--group-size 3"),
+            (2, ["broadcast", "-r", "5"], "-r/--root 5"),
+            (2, ["allreduce", "-b", "8", "-e", "4T"], "lower -e/--maxbytes"),
+            (2, ["allreduce", "--json", "/nonexistent-dir/r.json"], "/nonexistent-dir/r.json"),
+            (2, ["allreduce", "--backend", "gloo"], "gloo"),
+        ]
+        for np, args, needle in cases:
+            with self.subTest(args=args):
+                self.assert_usage_error(mpirun(np, *args, "-b", "8", "-e", "1K")
+                                        if "-e" not in args else mpirun(np, *args), needle)
+
+    def test_malformed_hostfile(self):
+        bad = self.path("bad.hostfile")
+        with open(bad, "w") as f:
+            f.write("node1 slots=2\nnode2 slots=abc\n")
+        self.assert_usage_error(single("hostfile", "check", bad), "bad.hostfile:2")
+        self.assert_usage_error(single("hostfile", "check", self.path("missing")), "missing")
+
+
+class Faults(Workdir):
+    def start_sweep(self, js, *extra):
+        # Sizes grow to 64 MiB with many samples: a sweep long enough to interrupt.
+        return subprocess.Popen(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "1K", "-e", "64M", "-n", "200",
+                                          "--json", js, *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_for_results(self, js, count, proc, limit=60):
+        deadline = time.time() + limit
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                self.fail("the sweep ended before it could be interrupted")
+            try:
+                if len(load_json(js)["results"]) >= count:
+                    return
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.1)
+        self.fail(f"no {count} results in {js} within {limit} s")
+
+    def rank_pid(self, launcher, rank):
+        children = subprocess.run(["pgrep", "-P", str(launcher.pid)], capture_output=True, text=True).stdout.split()
+        for pid in children:
+            try:
+                env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+                return int(pid)
+        self.fail(f"no process of rank {rank} under mpirun {launcher.pid}: {children}")
+
+    def test_killed_rank_leaves_finished_sizes(self):
+        js = self.path("k.json")
+        proc = self.start_sweep(js, "-T", "30")
+        try:
+            self.wait_for_results(js, 4, proc)
+            os.kill(self.rank_pid(proc, 1), signal.SIGKILL)
+            began = time.time()
+            proc.wait(timeout=40)
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertLess(time.time() - began, 40)
+        finally:
+            proc.kill()
+            proc.communicate()
+        report = load_json(js)
+        self.assertEqual(report["status"], "incomplete")
+        self.assertGreaterEqual(len(report["results"]), 4)
+        self.assertTrue(all(res["wrong"] == 0 for res in report["results"]))
+
+    def test_hung_rank_trips_the_timeout(self):
+        js = self.path("t.json")
+        proc = self.start_sweep(js, "-T", "2")
+        stopped = None
+        try:
+            self.wait_for_results(js, 4, proc)
+            stopped = self.rank_pid(proc, 1)
+            os.kill(stopped, signal.SIGSTOP)
+            began = time.time()
+            _, err = proc.communicate(timeout=40)
+            self.assertEqual(proc.returncode, 4, err)
+            self.assertLess(time.time() - began, 30)
+            self.assertIn("did not finish within 2 s", err)
+            self.assertIn("allreduce", err)
+        finally:
+            if stopped is not None:
+                try:
+                    os.kill(stopped, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.kill()
+            proc.communicate()
+        report = load_json(js)
+        self.assertEqual(report["status"], "failed")
+        self.assertIn("did not finish", report["error"])
+        self.assertGreaterEqual(len(report["results"]), 4)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
