@@ -79,25 +79,35 @@ def sweep_flags(args):
             "-n", str(args.iters), "-w", str(args.warmup)]
 
 
-def run_distbench(args, collective, tmpdir):
+def keep(args, name, text):
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        with open(os.path.join(args.keep, name), "w") as f:
+            f.write(text)
+
+
+def run_distbench(args, collective, tmpdir, rnd):
     report = os.path.join(tmpdir, f"{collective}.json")
     cmd = launcher(args) + [args.distbench, collective, "--placement", "out-of-place", "-d", "float32", "-o", "sum",
                             "--json", report] + sweep_flags(args)
     _, _, wall = run(cmd, f"distbench {collective}")
     with open(report) as f:
-        doc = json.load(f)
+        text = f.read()
+    keep(args, f"round{rnd + 1}-{collective}-distbench.json", text)
+    doc = json.loads(text)
     times, wrong = {}, 0
     for r in doc["results"]:
         if r.get("status") != "ok" or r.get("placement") != "out-of-place":
             continue
         times[int(r["bytes"])] = (float(r["time_shown_us"]), float(r["time_us"]["median"]))
-        wrong += max(int(r.get("wrong", 0)), 0)
+        wrong += max(int(r.get("wrong") or 0), 0)  # -1 or null: not checked
     return times, wrong, wall
 
 
-def run_peer(args, collective):
+def run_peer(args, collective, rnd):
     cmd = launcher(args) + [args.python, PEER, collective] + sweep_flags(args)
     out, _, wall = run(cmd, f"mpi4py peer {collective}")
+    keep(args, f"round{rnd + 1}-{collective}-mpi4py.jsonl", out)
     times, wrong = {}, 0
     for line in out.splitlines():
         line = line.strip()
@@ -110,7 +120,7 @@ def run_peer(args, collective):
 
 
 def compare(args):
-    # results[collective][tool][bytes] -> list of per-round times; walls[collective][tool] -> list of seconds
+    # results[collective][tool][bytes] -> per-round (mean, median) us; walls[collective][tool] -> list of seconds
     results = {c: {"distbench": {}, "mpi4py": {}} for c in args.collectives}
     walls = {c: {"distbench": [], "mpi4py": []} for c in args.collectives}
     wrong = {"distbench": 0, "mpi4py": 0}
@@ -120,9 +130,9 @@ def compare(args):
             for c in args.collectives:
                 for tool in order:
                     if tool == "distbench":
-                        times, w, wall = run_distbench(args, c, tmpdir)
+                        times, w, wall = run_distbench(args, c, tmpdir, rnd)
                     else:
-                        times, w, wall = run_peer(args, c)
+                        times, w, wall = run_peer(args, c, rnd)
                     wrong[tool] += w
                     walls[c][tool].append(wall)
                     for size, t in times.items():
@@ -182,18 +192,28 @@ def compare(args):
         print(f"WARNING: wrong result elements: distbench {wrong['distbench']}, mpi4py {wrong['mpi4py']}")
 
 
-MAXRSS = re.compile(r"^(?:\[\d+,(\d+)\]<stderr>:)?\s*Maximum resident set size \(kbytes\):\s*(\d+)", re.M)
+MAXRSS = re.compile(r"Maximum resident set size \(kbytes\):\s*(\d+)")
+
+# Each rank runs `/usr/bin/time -v -o DIR/time.RANK PROGRAM...`: one report file per rank, so the ranks' reports
+# cannot interleave on mpirun's forwarded stderr (which splits unbuffered writes).
+RANK_WRAPPER = ('r="${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}"; '
+                'exec "$1" -v -o "$0/time.$r" "${@:2}"')
 
 
-def peak_rss(cmd, what):
-    """Peak RSS in MiB of each rank, from /usr/bin/time -v under mpirun --tag-output."""
-    _, err, wall = run(cmd, what)
+def peak_rss(args, argv, what, tmpdir):
+    """Peak resident set size in MiB of each rank of `argv` run under mpirun and /usr/bin/time -v."""
+    outdir = tempfile.mkdtemp(prefix="rss-", dir=tmpdir)
+    cmd = launcher(args) + ["bash", "-c", RANK_WRAPPER, outdir, args.time] + argv
+    _, _, wall = run(cmd, what)
     peaks = {}
-    for i, m in enumerate(MAXRSS.finditer(err)):
-        rank = int(m.group(1)) if m.group(1) is not None else i
-        peaks[rank] = int(m.group(2)) / 1024.0
-    if not peaks:
-        sys.exit(f"compare_mpi4py: no 'Maximum resident set size' in the output of {what}:\n{err[-2000:]}")
+    for name in sorted(os.listdir(outdir)):
+        with open(os.path.join(outdir, name)) as f:
+            m = MAXRSS.search(f.read())
+        if m:
+            peaks[name.split(".", 1)[1]] = int(m.group(1)) / 1024.0
+    if len(peaks) != args.np:
+        sys.exit(f"compare_mpi4py: found {len(peaks)} 'Maximum resident set size' reports for {args.np} ranks "
+                 f"of {what} in {outdir}")
     return peaks, wall
 
 
@@ -203,21 +223,21 @@ def memory(args):
           f"bound 4*S + 64 MiB")
     print(f"{'tool':<10} {'S':>8} {'rank':>5} {'peak MiB':>10} {'bound MiB':>10} {'':>6}  wall s")
     exceeded = 0
-    for size in args.memory_sizes:
-        bound = (4 * size + 64 * MiB) / MiB
-        tools = [("distbench", [args.distbench, "allreduce", "-b", "8", "-e", str(size), "--placement", "out-of-place",
-                                "-d", "float32", "-o", "sum"])]
-        if args.memory_peer:
-            tools.append(("mpi4py", [args.python, PEER, "allreduce", "-b", "8", "-e", str(size)]))
-        for tool, argv in tools:
-            cmd = launcher(args) + ["--tag-output", args.time, "-v"] + argv
-            peaks, wall = peak_rss(cmd, f"{tool} --memory {format_bytes(size)}")
-            for rank in sorted(peaks):
-                ok = peaks[rank] <= bound
-                if tool == "distbench" and not ok:
-                    exceeded += 1
-                print(f"{tool:<10} {format_bytes(size):>8} {rank:>5} {peaks[rank]:>10.1f} {bound:>10.1f} "
-                      f"{'ok' if ok else 'OVER':>6}  {wall:.1f}")
+    with tempfile.TemporaryDirectory(prefix="distbench-memory-") as tmpdir:
+        for size in args.memory_sizes:
+            bound = (4 * size + 64 * MiB) / MiB
+            tools = [("distbench", [args.distbench, "allreduce", "-b", "8", "-e", str(size), "--placement",
+                                    "out-of-place", "-d", "float32", "-o", "sum"])]
+            if args.memory_peer:
+                tools.append(("mpi4py", [args.python, PEER, "allreduce", "-b", "8", "-e", str(size)]))
+            for tool, argv in tools:
+                peaks, wall = peak_rss(args, argv, f"{tool} --memory {format_bytes(size)}", tmpdir)
+                for rank in sorted(peaks, key=lambda r: int(r) if r.isdigit() else r):
+                    ok = peaks[rank] <= bound
+                    if tool == "distbench" and not ok:
+                        exceeded += 1
+                    print(f"{tool:<10} {format_bytes(size):>8} {rank:>5} {peaks[rank]:>10.1f} {bound:>10.1f} "
+                          f"{'ok' if ok else 'OVER':>6}  {wall:.1f}")
     print(f"distbench ranks over the bound: {exceeded}")
 
 
@@ -239,6 +259,7 @@ def main():
     p.add_argument("--memory", action="store_true", help="also measure peak memory per rank (/usr/bin/time -v)")
     p.add_argument("--memory-sizes", default="64M,256M", help="largest sizes S of the --memory sweeps")
     p.add_argument("--memory-peer", action="store_true", help="with --memory, also measure the mpi4py peer")
+    p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, peer JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for the peer")
     p.add_argument("--time", default="/usr/bin/time", help="GNU time, for --memory")

@@ -89,10 +89,31 @@ void check_before_run(Connector& connector, World& world, const SweepPlan& plan)
   raise_if_any(connector, problem.get());
 }
 
+// The backend, chosen the same way on every rank (hosts may differ in what they can run).
+const BackendEntry& choose_backend_everywhere(Connector& connector, const std::string& requested) {
+  const BackendEntry* entry = nullptr;
+  std::unique_ptr<Error> problem;
+  try {
+    entry = &choose_backend(requested);
+  } catch (const Error& e) {
+    problem = std::make_unique<Error>(e);
+  }
+  raise_if_any(connector, problem.get());
+  const auto names = allgather_string(connector, entry->name);
+  for (const auto& name : names) {
+    if (name != entry->name) {
+      throw Error(ExitCode::unavailable,
+                  fmt::format("--backend {} resolves to '{}' on some ranks and '{}' on others; name one with --backend",
+                              requested, entry->name, name));
+    }
+  }
+  return *entry;
+}
+
 int run_collective(Collective collective, const CollectiveOptions& options, Invocation& inv) {
   SweepPlan plan = make_plan(collective, options);  // bad input fails here, before MPI starts
   Connector& connector = inv.connect();
-  const BackendEntry& entry = choose_backend(plan.backend);
+  const BackendEntry& entry = choose_backend_everywhere(connector, plan.backend);
   plan.backend = entry.name;  // reports record the backend that ran (argv keeps what was asked)
   World world(connector, entry.create(connector, plan.backend_options));
   check_before_run(connector, world, plan);

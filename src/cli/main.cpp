@@ -25,8 +25,8 @@ namespace {
 int report_error(Invocation& inv, ExitCode code, const std::string& message) {
   Connector* c = inv.connector.get();
   const bool many = c != nullptr && c->size() > 1;
-  if (code == ExitCode::usage) {
-    // Bad input is found identically by every rank: one line, from the first rank.
+  if (code == ExitCode::usage || code == ExitCode::unavailable) {
+    // Found identically by every rank (or agreed on by all): one line, from the first rank.
     const int rank = c != nullptr ? c->rank() : launcher_rank();
     if (rank == 0) fmt::print(stderr, "error: {}\n", message);
     return static_cast<int>(code);
