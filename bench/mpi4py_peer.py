@@ -29,6 +29,7 @@ import argparse
 import array
 import json
 import math
+import mmap
 import sys
 import time
 
@@ -39,6 +40,7 @@ MAX_OPS_PER_SAMPLE = 10000
 FLOAT_BYTES = 4
 
 COLLECTIVES = ("allreduce", "reduce-scatter", "allgather")
+CHECK_CHUNK = 1 << 18  # elements filled / compared at a time (1 MiB)
 
 
 def parse_size(text):
@@ -86,6 +88,26 @@ def shape(collective, size_bytes, nranks):
     return count, send, recv, reported
 
 
+def make_buffer(n, value, page_offset):
+    """n float32 elements, all `value`, every page written (so none is faulted in during timing).
+
+    page_offset < 0: an array.array (malloc; glibc serves large ones from mmap, the data starting 16 bytes into
+    a page). Otherwise anonymous mmap memory starting page_offset bytes after a page boundary (0: page-aligned,
+    like distbench's host buffers, which are 4096-aligned).
+    """
+    if page_offset < 0:
+        return array.array("f", [value]) * n
+    skip = page_offset // FLOAT_BYTES
+    # Private anonymous memory, as malloc/operator new get (mmap's default for fileno -1 is MAP_SHARED: shmem).
+    mapping = mmap.mmap(-1, (max(n, 1) + skip) * FLOAT_BYTES, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    view = memoryview(mapping).cast("f")[skip:skip + n]  # the view keeps the mapping alive
+    chunk = array.array("f", [value]) * min(n, CHECK_CHUNK)
+    for lo in range(0, n, CHECK_CHUNK):
+        hi = min(n, lo + CHECK_CHUNK)
+        view[lo:hi] = chunk[:hi - lo]
+    return view
+
+
 def make_op(comm, collective, send_spec, recv_spec):
     """A zero-argument callable running one operation; message specs are built once, outside the timed loop."""
     if collective == "allreduce":
@@ -106,9 +128,6 @@ def run_batch(op, times):
     for _ in range(times):
         op()
     return clock() - start
-
-
-CHECK_CHUNK = 1 << 18  # elements compared at a time: memcmp speed, 1 MiB of extra memory at most
 
 
 def count_wrong_block(recv, begin, end, expected):
@@ -137,8 +156,8 @@ def measure(comm, collective, size_bytes, args):
         return None
     count, send_n, recv_n, reported = s
     # array * n writes every element, so all pages are touched before timing (distbench fills its buffers too).
-    send = array.array("f", [float(rank + 1)]) * send_n
-    recv = array.array("f", [0.0]) * recv_n
+    send = make_buffer(send_n, float(rank + 1), args.page_offset)
+    recv = make_buffer(recv_n, 0.0, args.page_offset)
     # Explicit [buffer, count, type] specs. The count is the one MPI takes, per rank for the partitioned side
     # (mpi4py checks it against the buffer: Reduce_scatter_block's send holds nranks blocks of `count`,
     # Allgather's receive holds nranks blocks of `count`).
@@ -192,9 +211,14 @@ def main():
     p.add_argument("-w", "--warmup", type=int, default=5, help="untimed operations before calibration")
     p.add_argument("-c", "--check", type=int, choices=(0, 1), default=1,
                    help="count wrong result elements after the timed samples (outside the timing)")
+    p.add_argument("--page-offset", type=int, default=-1, metavar="BYTES",
+                   help="diagnostic: put the buffers BYTES (a multiple of 4) after a page boundary in mmap memory "
+                        "(0: page-aligned like distbench's); default -1: array.array from malloc")
     args = p.parse_args()
     if args.stepfactor <= 1 or args.iters < 1 or args.warmup < 0 or args.minbytes < 1:
         p.error("need -f > 1, -n >= 1, -w >= 0, -b >= 1")
+    if args.page_offset >= 0 and args.page_offset % FLOAT_BYTES:
+        p.error("--page-offset must be a multiple of 4")
 
     comm = MPI.COMM_WORLD
     for size in size_sweep(args.minbytes, args.maxbytes, args.stepfactor):

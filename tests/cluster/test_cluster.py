@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""distbench on a real multi-host cluster: 3 hosts x 2 slots = 6 ranks, each host a network namespace with its own
+hostname, /etc/hosts and eth0 (see netns_cluster.sh), MPI over TCP across the veths.
+
+Environment: DISTBENCH (path of the binary). Needs root and `ip netns`; where a namespace cannot be created (a
+sandbox without CAP_SYS_ADMIN/CAP_NET_ADMIN) it prints why and exits 77, which meson reports as SKIP.
+"""
+import atexit
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "netns_cluster.sh")
+BINARY = os.environ.get("DISTBENCH", "")
+SKIP = 77
+HOSTS = ["nodeA", "nodeB", "nodeC"]
+SLOTS = 2
+NP = len(HOSTS) * SLOTS
+MPI_TIMEOUT = 60          # mpirun --timeout: mpirun aborts the job itself first ...
+RUN_TIMEOUT = 90          # ... this is the backstop
+THROTTLE_RATE_GBPS = 0.0125  # tbf rate 100mbit = 12.5 MB/s
+
+
+def skip_reason():
+    """Why this machine cannot build the cluster, or None."""
+    if not sys.platform.startswith("linux"):
+        return "not Linux"
+    if os.geteuid() != 0:
+        return "not root (network namespaces need CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+    for tool in ["ip", "unshare", "mpirun", "sh"]:
+        if shutil.which(tool) is None:
+            return f"'{tool}' not found"
+    probe = f"dbprobe{os.getpid()}"
+    try:
+        r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create a network namespace: ip netns add: {r.stderr.strip() or r.returncode}"
+        r = subprocess.run(["ip", "netns", "exec", probe, "unshare", "--uts", "--mount", "true"],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create UTS/mount namespaces: unshare: {r.stderr.strip() or r.returncode}"
+        r = subprocess.run(["ip", "-n", probe, "link", "add", "eth0", "type", "veth", "peer", "name", "eth1"],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create a veth pair: {r.stderr.strip() or r.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"cannot create a network namespace: {e}"
+    finally:
+        subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=20)
+    return None
+
+
+class Cluster:
+    """The namespaces of one test run: up once, down exactly once (normal exit, failure, SIGTERM from meson)."""
+
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="distbench-cluster-")
+        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"dbt{os.getpid()}", CLUSTER_SLOTS=str(SLOTS))
+        self.is_up = False
+
+    def script(self, *args, timeout=60, check=True):
+        r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        return r
+
+    def up(self):
+        self.is_up = True  # even a half-made cluster is torn down
+        self.script("up", str(len(HOSTS)))
+
+    def down(self):
+        if not self.is_up:
+            return
+        self.is_up = False
+        try:
+            r = self.script("down", check=False)
+            if r.returncode != 0:
+                sys.stderr.write(r.stderr)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def ns(self, host):
+        return f"{self.env['CLUSTER_ID']}-{host}"
+
+    def mpirun(self, *args, np=NP):
+        """distbench ARGS on NP ranks across the cluster, mpirun started inside nodeA."""
+        return subprocess.run(["sh", SCRIPT, "run", "--timeout", str(MPI_TIMEOUT), "-np", str(np), BINARY, *args],
+                              env=self.env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+
+    def counters(self):
+        """{host: (tx bytes, rx bytes)} of every host's eth0."""
+        out = {}
+        for host in HOSTS:
+            r = subprocess.run(["ip", "-j", "-s", "-n", self.ns(host), "link", "show", "eth0"],
+                               capture_output=True, text=True, timeout=20, check=True)
+            stats = json.loads(r.stdout)[0]["stats64"]
+            out[host] = (stats["tx"]["bytes"], stats["rx"]["bytes"])
+        return out
+
+    def tc(self, host, *args):
+        subprocess.run(["ip", "netns", "exec", self.ns(host), "tc", *args], capture_output=True, text=True,
+                       timeout=20, check=True)
+
+
+CLUSTER = None
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def timed_bytes(results):
+    """Bytes S summed over every timed operation of the report."""
+    return sum(res["bytes"] * len(res["samples_us"]) * res["ops_per_sample"] for res in results)
+
+
+class MultiHost(unittest.TestCase):
+    def json_run(self, name, *args):
+        """Run distbench ARGS --json; assert exit 0 and a complete report with no wrong element; return it."""
+        path = CLUSTER.path(name)
+        r = CLUSTER.mpirun(*args, "--json", path)
+        self.assertEqual(r.returncode, 0, f"distbench {' '.join(args)}\n{r.stdout}\n{r.stderr}")
+        report = load_json(path)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(report["environment"]["world_size"], NP)
+        self.assertTrue(report["results"])
+        for res in report["results"]:
+            self.assertEqual(res["status"], "ok", res)
+            self.assertEqual(res["wrong"], 0, res)
+        return report
+
+    def test_a_info_lists_three_hosts(self):
+        r = CLUSTER.mpirun("info")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"ranks: {NP} on {len(HOSTS)} host(s)", r.stdout)
+        seen = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r"^\s+(node[A-Z])\s+(\d+) rank\(s\): ([\d,]+)\s*$", line)
+            if m:
+                seen[m.group(1)] = (int(m.group(2)), [int(x) for x in m.group(3).split(",")])
+        # by-slot mapping: nodeA 0,1  nodeB 2,3  nodeC 4,5
+        self.assertEqual(seen, {h: (SLOTS, [i * SLOTS + k for k in range(SLOTS)]) for i, h in enumerate(HOSTS)},
+                         r.stdout)
+
+    def test_b_allreduce_sees_hosts_and_local_ranks(self):
+        report = self.json_run("b.json", "allreduce", "-b", "8", "-e", "1M", "-n", "5")
+        self.assertEqual(len(report["results"]), 18 * 2)  # 8 B .. 1 MiB by 2, out-of-place and in-place
+        self.assertTrue(all(res["nranks"] == NP for res in report["results"]))
+        ranks = sorted(report["environment"]["ranks"], key=lambda x: x["rank"])
+        self.assertEqual([x["rank"] for x in ranks], list(range(NP)))
+        by_host = {}
+        for x in ranks:
+            by_host.setdefault(x["host"], []).append(x["local_rank"])
+        # local ranks come from MPI's shared-memory split: 0,1 on each host means node detection works across hosts
+        self.assertEqual(by_host, {h: list(range(SLOTS)) for h in HOSTS}, ranks)
+        for x in ranks:
+            self.assertEqual(x["host"], HOSTS[x["rank"] // SLOTS], ranks)
+
+    def test_c_traffic_crosses_the_veths(self):
+        before = CLUSTER.counters()
+        report = self.json_run("c.json", "allreduce", "-b", "64K", "-e", "1M", "-n", "5",
+                               "--placement", "out-of-place")
+        after = CLUSTER.counters()
+        # Every host's ranks need the sum over the other hosts' data and the others need its own: at least S bytes
+        # leave and S bytes enter every host per allreduce (more with warm-up and checks).
+        need = timed_bytes(report["results"])
+        self.assertGreater(need, 1 << 20)
+        for host in HOSTS:
+            tx, rx = after[host][0] - before[host][0], after[host][1] - before[host][1]
+            with self.subTest(host=host):
+                self.assertGreaterEqual(tx, need, f"{host} eth0 sent {tx} B, the run needs >= {need} B")
+                self.assertGreaterEqual(rx, need, f"{host} eth0 received {rx} B, the run needs >= {need} B")
+
+    def test_d_groups_inside_and_across_hosts(self):
+        # --group-size 2: groups {0,1} {2,3} {4,5}, each inside one host: the data stays off the veths
+        before = CLUSTER.counters()
+        report = self.json_run("d2.json", "allreduce", "-b", "256K", "-e", "1M", "-n", "3",
+                               "--placement", "out-of-place", "--group-size", "2")
+        after = CLUSTER.counters()
+        for res in report["results"]:
+            self.assertEqual((res["nranks"], res["groups"]), (2, 3), res)
+        need = timed_bytes(report["results"])
+        for host in HOSTS:
+            tx = after[host][0] - before[host][0]
+            self.assertLess(tx, need / 20, f"{host}: {tx} B on eth0 for groups inside hosts (data: {need} B)")
+        # --group-size 3: groups {0,1,2} {3,4,5}, each spanning two hosts
+        before = CLUSTER.counters()
+        report = self.json_run("d3.json", "allreduce", "-b", "256K", "-e", "1M", "-n", "3",
+                               "--placement", "out-of-place", "--group-size", "3")
+        after = CLUSTER.counters()
+        for res in report["results"]:
+            self.assertEqual((res["nranks"], res["groups"]), (3, 2), res)
+        need = timed_bytes(report["results"])
+        for host in HOSTS:
+            tx = after[host][0] - before[host][0]
+            self.assertGreaterEqual(tx, need, f"{host}: {tx} B on eth0 for groups across hosts (data: {need} B)")
+
+    def test_e_throttled_link_is_seen(self):
+        args = ["allreduce", "-b", "4M", "-e", "4M", "-n", "3", "-w", "1", "-a", "max", "--placement", "out-of-place"]
+        fast = self.json_run("e_fast.json", *args)["results"][0]
+        CLUSTER.tc("nodeC", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "100mbit", "burst", "64kb",
+                   "latency", "100ms")
+        try:
+            slow = self.json_run("e_slow.json", *args)["results"][0]
+        finally:
+            CLUSTER.tc("nodeC", "qdisc", "del", "dev", "eth0", "root")
+        # tbf caps nodeC's egress at R = 12.5 MB/s. Whatever the algorithm, at least S bytes must leave nodeC per
+        # allreduce, so t >= S/R and busbw = S/t * 2(n-1)/n <= 2(n-1)/n * R = 0.0208 GB/s at n = 6 (the 64 KiB
+        # burst adds < 2 %). OpenMPI's allreduce here sends ~1.03 S out of nodeC: ~0.017 GB/s measured.
+        ceiling = 2 * (NP - 1) / NP * THROTTLE_RATE_GBPS * 1.15
+        msg = f"busbw unthrottled {fast['busbw_gbps']:.4f} GB/s, nodeC at 100 Mbit {slow['busbw_gbps']:.4f} GB/s"
+        print(f"\n  {msg}", file=sys.stderr)
+        self.assertLess(slow["busbw_gbps"], 0.5 * fast["busbw_gbps"], msg)
+        self.assertLess(slow["busbw_gbps"], ceiling, msg)
+        # and the time is what the link allows: at least S/R (10 % slack for timer granularity)
+        floor_us = slow["bytes"] / (THROTTLE_RATE_GBPS * 1e9) * 1e6 * 0.9
+        self.assertGreater(slow["time_shown_us"], floor_us, msg)
+
+
+def main():
+    global CLUSTER
+    reason = skip_reason()
+    if reason:
+        print(f"SKIP: {reason}")
+        return SKIP
+    if not BINARY or not os.access(BINARY, os.X_OK):
+        print(f"error: set DISTBENCH to the distbench binary (got '{BINARY}')", file=sys.stderr)
+        return 1
+    CLUSTER = Cluster()
+    atexit.register(CLUSTER.down)
+
+    def on_signal(signum, _frame):  # meson's timeout sends SIGTERM: tear down, then go
+        CLUSTER.down()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    start = time.monotonic()
+    try:
+        CLUSTER.up()
+        prog = unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]], exit=False)
+        ok = prog.result.wasSuccessful()
+    finally:
+        CLUSTER.down()
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    mine = [line for line in left.splitlines() if line.startswith(CLUSTER.env["CLUSTER_ID"] + "-")]
+    print(f"cluster tests took {time.monotonic() - start:.1f} s; namespaces left: {mine or 'none'}", file=sys.stderr)
+    return 0 if ok and not mine else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
