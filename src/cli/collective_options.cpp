@@ -151,6 +151,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.backend_options.graph_launches = o.graph_launches;
   plan.backend_options.blocking = o.blocking != 0;
   plan.backend_options.register_buffers = o.register_buffers != 0;
+  plan.backend_options.timeout_s = o.timeout_s;
   return plan;
 }
 

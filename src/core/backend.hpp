@@ -27,6 +27,7 @@ struct BackendOptions {
   int graph_launches = 0;    // -G: replay a captured timed loop this many times (0: no graphs)
   bool blocking = false;     // -z: blocking communicator initialisation and calls
   bool register_buffers = false;  // -R
+  double timeout_s = 300.0;  // -T: bound on the backend's own waits (communicator set-up, teardown)
 };
 
 class Backend {

@@ -1,0 +1,223 @@
+#include "backends/nccl/cuda_device.hpp"
+
+#include "backends/nccl/cuda_check.hpp"
+#include "backends/nccl/pattern_kernels.hpp"
+#include "backends/nccl/verify_tolerance.hpp"
+#include "core/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace distbench::nccl {
+namespace {
+
+constexpr int kPoisonByte = 0xA5;  // the host device's poison byte: no pattern value has it in any dtype
+
+std::string device_name(int device) {
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, device), fmt::format("cudaGetDeviceProperties({})", device));
+  return prop.name;
+}
+
+}  // namespace
+
+CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, std::shared_ptr<BufferRegistry> registry)
+    : devices_(devices), bytes_(bytes), registry_(std::move(registry)) {
+  const std::size_t size = std::max<std::size_t>(bytes, 1);
+  try {
+    for (int device : devices_) {
+      DeviceGuard guard(device);
+      void* ptr = nullptr;
+      if (registry_) {
+        const ncclResult_t status = ncclMemAlloc(&ptr, size);
+        if (status != ncclSuccess) {
+          throw failure(fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc (-R): {}; lower "
+                                    "-e/--maxbytes", bytes, device, nccl_error_text(status)));
+        }
+      } else {
+        const cudaError_t status = cudaMalloc(&ptr, size);
+        if (status != cudaSuccess) {
+          cudaGetLastError();  // clear the (non-sticky) allocation error
+          throw failure(fmt::format("could not allocate {} bytes on GPU {}: {}; lower -e/--maxbytes", bytes, device,
+                                    cuda_error_text(status)));
+        }
+      }
+      data_.push_back(ptr);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaBuffer::~CudaBuffer() { release(); }
+
+void CudaBuffer::release() noexcept {
+  for (std::size_t p = 0; p < data_.size(); ++p) {
+    try {
+      DeviceGuard guard(devices_[p]);
+      if (registry_) {
+        registry_->forget_buffer(data_[p]);
+        ncclMemFree(data_[p]);
+      } else {
+        cudaFree(data_[p]);
+      }
+    } catch (const Error&) {
+      // freeing after a device failure: nothing more to do
+    }
+  }
+  data_.clear();
+}
+
+void* CudaBuffer::data(int part) {
+  if (part < 0 || part >= parts()) {
+    throw failure(fmt::format("part {} of a GPU buffer with {} parts requested", part, parts()));
+  }
+  return data_[static_cast<std::size_t>(part)];
+}
+
+CudaDevice::CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry)
+    : devices_(std::move(devices)), processes_per_gpu_(std::max(1, processes_per_gpu)), registry_(std::move(registry)) {
+  try {
+    for (int device : devices_) {
+      names_.push_back(device_name(device));
+      DeviceGuard guard(device);
+      Part part;
+      part.device = device;
+      parts_.push_back(part);  // owned from here on: the destructor releases what was created
+      check_cuda(cudaStreamCreateWithFlags(&parts_.back().stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+      void* counter = nullptr;
+      check_cuda(cudaMalloc(&counter, sizeof(unsigned long long)), "cudaMalloc (verification counter)");
+      parts_.back().counter = static_cast<unsigned long long*>(counter);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaDevice::~CudaDevice() { release(); }
+
+void CudaDevice::release() noexcept {
+  for (auto& part : parts_) {
+    if (cudaSetDevice(part.device) != cudaSuccess) continue;
+    if (part.blocks != nullptr) cudaFree(part.blocks);
+    if (part.counter != nullptr) cudaFree(part.counter);
+    if (part.stream != nullptr) cudaStreamDestroy(part.stream);
+  }
+  parts_.clear();
+}
+
+std::string CudaDevice::describe() const {
+  std::string text = devices_.size() == 1 ? "cuda: GPU " : "cuda: GPUs ";
+  for (std::size_t p = 0; p < devices_.size(); ++p) {
+    text += fmt::format("{}{} ({})", p == 0 ? "" : ", ", devices_[p], names_[p]);
+  }
+  return text;
+}
+
+std::uint64_t CudaDevice::memory_available(int) const {
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (int device : devices_) {
+    DeviceGuard guard(device);
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), fmt::format("cudaMemGetInfo on GPU {}", device));
+    least = std::min<std::uint64_t>(least, free_bytes);
+  }
+  return least / static_cast<std::uint64_t>(processes_per_gpu_);
+}
+
+std::unique_ptr<Buffer> CudaDevice::allocate(std::size_t bytes) {
+  return std::make_unique<CudaBuffer>(devices_, bytes, registry_);
+}
+
+void CudaDevice::require_parts(BufferRef at, std::string_view what) const {
+  if (at.buffer == nullptr) throw failure(fmt::format("{}: no buffer given", what));
+  if (at.buffer->parts() < static_cast<int>(parts_.size())) {
+    throw failure(fmt::format("{}: the buffer has {} part(s) but this process drives {} GPUs (-g)", what,
+                              at.buffer->parts(), parts_.size()));
+  }
+}
+
+void CudaDevice::synchronize_parts(std::string_view what) {
+  for (auto& part : parts_) {
+    check_cuda(cudaStreamSynchronize(part.stream), fmt::format("{} on GPU {}", what, part.device));
+  }
+}
+
+void CudaDevice::fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) {
+  require_parts(at, "fill");
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    DeviceGuard guard(parts_[p].device);
+    const int rank = spec.first_rank + static_cast<int>(p);
+    check_cuda(launch_fill(at.data(static_cast<int>(p)), count, dtype, spec.pattern, rank, parts_[p].stream),
+               "fill kernel launch");
+  }
+  synchronize_parts("fill kernel");
+}
+
+void CudaDevice::poison(BufferRef at, std::size_t bytes) {
+  require_parts(at, "poison");
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    check_cuda(cudaMemsetAsync(at.data(static_cast<int>(p)), kPoisonByte, bytes, parts_[p].stream), "cudaMemsetAsync");
+  }
+  synchronize_parts("poison (cudaMemsetAsync)");
+}
+
+std::uint64_t CudaDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) {
+  require_parts(at, "count_wrong");
+  const double tolerance = is_reduction(spec.collective) ? verify_tolerance(dtype, spec.op, spec.pattern) : 0.0;
+  std::vector<std::vector<ExpectBlock>> blocks(parts_.size());  // alive until the copies below have completed
+  std::vector<unsigned long long> counts(parts_.size(), 0);
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    Part& part = parts_[p];
+    const int rank = spec.first_rank + static_cast<int>(p);
+    blocks[p] = expected_blocks(spec.collective, rank, spec.pattern.nranks, spec.call_count, spec.root);
+    if (blocks[p].empty()) continue;
+    DeviceGuard guard(part.device);
+    if (part.capacity < blocks[p].size()) {
+      if (part.blocks != nullptr) check_cuda(cudaFree(part.blocks), "cudaFree");
+      part.blocks = nullptr;
+      part.capacity = 0;
+      void* fresh = nullptr;
+      check_cuda(cudaMalloc(&fresh, blocks[p].size() * sizeof(ExpectBlock)), "cudaMalloc (expected blocks)");
+      part.blocks = static_cast<ExpectBlock*>(fresh);
+      part.capacity = blocks[p].size();
+    }
+    std::uint64_t longest = 0;
+    for (const auto& b : blocks[p]) longest = std::max(longest, b.count);
+    check_cuda(cudaMemcpyAsync(part.blocks, blocks[p].data(), blocks[p].size() * sizeof(ExpectBlock),
+                               cudaMemcpyHostToDevice, part.stream),
+               "cudaMemcpyAsync (expected blocks)");
+    check_cuda(cudaMemsetAsync(part.counter, 0, sizeof(unsigned long long), part.stream), "cudaMemsetAsync");
+    check_cuda(launch_count_wrong(at.data(static_cast<int>(p)), dtype, spec.pattern, spec.op, part.blocks,
+                                  static_cast<int>(blocks[p].size()), longest, tolerance, part.counter, part.stream),
+               "verification kernel launch");
+    check_cuda(cudaMemcpyAsync(&counts[p], part.counter, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                               part.stream),
+               "cudaMemcpyAsync (wrong count)");
+  }
+  synchronize_parts("verification kernel");
+  std::uint64_t wrong = 0;
+  for (auto c : counts) wrong += c;
+  return wrong;
+}
+
+void CudaDevice::copy(BufferRef dst, BufferRef src, std::size_t bytes) {
+  require_parts(dst, "copy");
+  require_parts(src, "copy");
+  if (bytes == 0) return;
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    const int part = static_cast<int>(p);
+    check_cuda(cudaMemcpyAsync(dst.data(part), src.data(part), bytes, cudaMemcpyDefault, parts_[p].stream),
+               "cudaMemcpyAsync");
+  }
+  synchronize_parts("copy (cudaMemcpyAsync)");
+}
+
+void CudaDevice::synchronize() { synchronize_parts("cudaStreamSynchronize"); }
+
+}  // namespace distbench::nccl

@@ -1,0 +1,82 @@
+// The GPUs of one process as a Device: one allocation per GPU it drives (-g), filled and checked by CUDA kernels.
+// Every operation completes before it returns (so that it is ordered with the communicators' streams, which run
+// apart from this device's own streams); count_wrong() expects the communicator to have been synchronized.
+#pragma once
+
+#include "backends/nccl/buffer_registry.hpp"
+#include "core/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace distbench::nccl {
+
+// One allocation per device, with cudaMalloc or (for -R) ncclMemAlloc.
+class CudaBuffer final : public Buffer {
+ public:
+  CudaBuffer(const std::vector<int>& devices, std::size_t bytes, std::shared_ptr<BufferRegistry> registry);
+  ~CudaBuffer() override;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+  std::size_t bytes() const override { return bytes_; }
+  int parts() const override { return static_cast<int>(data_.size()); }
+  void* data(int part) override;
+  // Allocated with ncclMemAlloc for registration with communicators (-R).
+  bool registrable() const { return registry_ != nullptr; }
+
+ private:
+  void release() noexcept;
+
+  std::vector<int> devices_;
+  std::vector<void*> data_;
+  std::size_t bytes_;
+  std::shared_ptr<BufferRegistry> registry_;  // null: cudaMalloc
+};
+
+class CudaDevice final : public Device {
+ public:
+  // `devices`: the CUDA ordinals this process drives, in part order. `processes_per_gpu`: processes of this node that
+  // share each GPU (1 normally). `registry`: set when buffers are to be registered (-R).
+  CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  std::string describe() const override;
+  // Free memory of the fullest GPU this process drives, divided among the processes that share it. The argument
+  // (processes sharing host memory) does not apply to GPU memory.
+  std::uint64_t memory_available(int processes_sharing) const override;
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) override;
+  void poison(BufferRef at, std::size_t bytes) override;
+  std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;
+  void copy(BufferRef dst, BufferRef src, std::size_t bytes) override;
+  void synchronize() override;
+
+  const std::vector<int>& devices() const { return devices_; }
+
+ private:
+  struct Part {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    ExpectBlock* blocks = nullptr;  // device copy of the expected blocks of one check
+    std::size_t capacity = 0;       // entries `blocks` holds
+    unsigned long long* counter = nullptr;
+  };
+
+  void release() noexcept;
+  void require_parts(BufferRef at, std::string_view what) const;
+  void synchronize_parts(std::string_view what);
+
+  std::vector<int> devices_;
+  std::vector<std::string> names_;
+  int processes_per_gpu_;
+  std::shared_ptr<BufferRegistry> registry_;
+  std::vector<Part> parts_;
+};
+
+}  // namespace distbench::nccl

@@ -1,0 +1,221 @@
+#include "backends/nccl/nccl_communicator.hpp"
+
+#include "backends/nccl/cuda_check.hpp"
+#include "backends/nccl/cuda_device.hpp"
+#include "backends/nccl/cuda_events.hpp"
+#include "backends/nccl/nccl_types.hpp"
+#include "core/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace distbench::nccl {
+namespace {
+
+const std::byte* bytes_at(const void* p) { return static_cast<const std::byte*>(p); }
+
+// Whether the part's send and receive positions are the in-place pair that buffer_shape() gives for `rank`.
+bool in_place_for(const CollectiveCall& call, const void* send, const void* recv, int nranks, int rank) {
+  const BufferShape shape = buffer_shape(call.collective, call.count, nranks, rank);
+  const std::size_t elem = size_of(call.dtype);
+  return bytes_at(send) - shape.in_place_send_offset * elem == bytes_at(recv) - shape.in_place_recv_offset * elem;
+}
+
+}  // namespace
+
+NcclCommunicator::NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options)
+    : group_(std::move(group)), options_(options), staging_(group_->parts().size(), nullptr) {}
+
+NcclCommunicator::~NcclCommunicator() {
+  graphs_.clear();
+  release_staging();
+}
+
+std::optional<std::string> NcclCommunicator::unsupported(Collective c, DType t, ReduceOp op) const {
+  return nccl_unsupported(c, t, op);
+}
+
+void NcclCommunicator::release_staging() noexcept {
+  const auto& parts = group_->parts();
+  for (std::size_t p = 0; p < staging_.size(); ++p) {
+    if (staging_[p] != nullptr && cudaSetDevice(parts[p].device) == cudaSuccess) cudaFree(staging_[p]);
+    staging_[p] = nullptr;
+  }
+  staging_capacity_ = 0;
+}
+
+void NcclCommunicator::reserve_staging(std::size_t bytes) {
+  if (bytes <= staging_capacity_) return;
+  graphs_.clear();  // a captured graph may point at the old staging buffers
+  release_staging();
+  const auto& parts = group_->parts();
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    DeviceGuard guard(parts[p].device);
+    const cudaError_t status = cudaMalloc(&staging_[p], bytes);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      staging_[p] = nullptr;
+      throw failure(fmt::format("could not allocate {} bytes on GPU {} to stage an in-place call: {}; lower "
+                                "-e/--maxbytes", bytes, parts[p].device, cuda_error_text(status)));
+    }
+  }
+  staging_capacity_ = bytes;
+}
+
+void NcclCommunicator::register_buffers(const CollectiveCall& call) {
+  BufferRegistry* registry = group_->registry();
+  if (registry == nullptr) return;
+  auto& parts = group_->parts();
+  for (Buffer* buffer : {call.send.buffer, call.recv.buffer}) {
+    auto* cuda = dynamic_cast<CudaBuffer*>(buffer);
+    if (cuda == nullptr || !cuda->registrable()) continue;  // memory from elsewhere is used unregistered
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      registry->ensure(parts[p].comm, cuda->data(static_cast<int>(p)), cuda->bytes(), group_->timeout());
+    }
+  }
+}
+
+NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call) {
+  Prepared prepared;
+  prepared.what = is_reduction(call.collective)
+                      ? fmt::format("{} of {} x {} ({})", name(call.collective), call.count, name(call.dtype),
+                                    name(call.op))
+                      : fmt::format("{} of {} x {}", name(call.collective), call.count, name(call.dtype));
+  group_->require_usable(prepared.what);
+  if (const auto reason = unsupported(call.collective, call.dtype, call.op)) throw usage_error(*reason);
+  const int n = size();
+  if (is_rooted(call.collective) && (call.root < 0 || call.root >= n)) {
+    throw usage_error(fmt::format("{}: root {} is not a rank of this group of {}", prepared.what, call.root, n));
+  }
+  auto& parts = group_->parts();
+  for (const Buffer* buffer : {call.send.buffer, call.recv.buffer}) {
+    if (buffer == nullptr || buffer->parts() < static_cast<int>(parts.size())) {
+      throw failure(fmt::format("{}: a buffer with one part per GPU this process drives ({}) is needed",
+                                prepared.what, parts.size()));
+    }
+  }
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const int part = static_cast<int>(p);
+    prepared.parts.push_back({call.send.data(part), call.recv.data(part), parts[p].rank, n});
+    prepared.inputs.push_back(call.send.data(part));
+  }
+  // In-place with -g: every part must hold its own rank's in-place pair (buffer_shape offsets differ per rank for
+  // reduce-scatter, allgather, gather and scatter).
+  if (call.send.buffer == call.recv.buffer && parts.size() > 1 &&
+      in_place_for(call, prepared.parts[0].send, prepared.parts[0].recv, n, parts[0].rank)) {
+    for (std::size_t p = 1; p < parts.size(); ++p) {
+      if (!in_place_for(call, prepared.parts[p].send, prepared.parts[p].recv, n, parts[p].rank)) {
+        throw usage_error(fmt::format("in-place {} with -g {}: GPU {} (rank {}) was given the in-place positions "
+                                      "of another rank; run it out of place or with -g 1",
+                                      name(call.collective), parts.size(), parts[p].device, parts[p].rank));
+      }
+    }
+  }
+  for (const auto& part : prepared.parts) {
+    prepared.staging = std::max(prepared.staging, staging_bytes(call, part.send, part.recv, n));
+  }
+  if (prepared.staging > 0) {
+    reserve_staging(prepared.staging);
+    for (std::size_t p = 0; p < parts.size(); ++p) prepared.parts[p].send = staging_[p];
+  }
+  register_buffers(call);
+  return prepared;
+}
+
+void NcclCommunicator::enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing) {
+  auto& parts = group_->parts();
+  const int batch = prepared.staging > 0 ? 1 : std::max(1, options_.agg_iters);
+  for (int done = 0; done < ops;) {
+    const int k = std::min(batch, ops - done);
+    if (!capturing) group_->record_pending_start();
+    for (std::size_t p = 0; p < parts.size() && prepared.staging > 0; ++p) {
+      check_cuda(cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging, cudaMemcpyDeviceToDevice,
+                                 parts[p].stream),
+                 fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
+    }
+    ncclResult_t status = ncclGroupStart();
+    for (int i = 0; i < k; ++i) {
+      for (std::size_t p = 0; p < parts.size(); ++p) {
+        status = worse(status, enqueue_part(call, prepared.parts[p], parts[p].comm, parts[p].stream));
+      }
+    }
+    status = worse(status, ncclGroupEnd());
+    group_->settle(status, prepared.what);
+    if (options_.blocking && !capturing) {
+      group_->wait([this] { return streams_idle(); }, group_->timeout(), prepared.what);
+    }
+    done += k;
+  }
+}
+
+std::vector<std::uintptr_t> NcclCommunicator::signature(const CollectiveCall& call, const Prepared& prepared,
+                                                        int ops) const {
+  std::vector<std::uintptr_t> key = {static_cast<std::uintptr_t>(call.collective),
+                                     static_cast<std::uintptr_t>(call.dtype),
+                                     static_cast<std::uintptr_t>(call.op),
+                                     static_cast<std::uintptr_t>(call.root),
+                                     call.count,
+                                     static_cast<std::uintptr_t>(ops),
+                                     static_cast<std::uintptr_t>(std::max(1, options_.agg_iters)),
+                                     prepared.staging};
+  for (std::size_t p = 0; p < prepared.parts.size(); ++p) {
+    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.inputs[p]));
+    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.parts[p].send));
+    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.parts[p].recv));
+  }
+  return key;
+}
+
+void NcclCommunicator::run(const CollectiveCall& call) {
+  const Prepared prepared = prepare(call);
+  last_what_ = prepared.what;
+  enqueue(call, prepared, 1, false);
+}
+
+void NcclCommunicator::run_repeated(const CollectiveCall& call, int times) {
+  if (times <= 0) return;
+  const Prepared prepared = prepare(call);
+  last_what_ = prepared.what;
+  if (options_.graph_launches <= 0) {
+    enqueue(call, prepared, times, false);
+    return;
+  }
+  const GraphPlan plan = plan_graph(times, options_.graph_launches);
+  auto key = signature(call, prepared, plan.per_launch);
+  CapturedGraph* graph = graphs_.find(key);
+  if (graph == nullptr) {
+    graphs_.clear();
+    auto captured = std::make_unique<CapturedGraph>(
+        group_->parts(), [&] { enqueue(call, prepared, plan.per_launch, true); });
+    graph = &graphs_.store(std::move(key), std::move(captured));
+  }
+  group_->record_pending_start();  // after the capture: the timer sees the replays only
+  for (int launch = 0; launch < plan.launches; ++launch) {
+    graph->launch(group_->parts());
+    if (options_.blocking) group_->wait([this] { return streams_idle(); }, group_->timeout(), prepared.what);
+  }
+  if (plan.rest > 0) enqueue(call, prepared, plan.rest, false);
+}
+
+std::unique_ptr<Work> NcclCommunicator::start(const CollectiveCall& call) {
+  run(call);
+  return std::make_unique<EventWork>(group_, last_what_);
+}
+
+bool NcclCommunicator::streams_idle() const {
+  for (const auto& part : group_->parts()) {
+    const cudaError_t status = cudaStreamQuery(part.stream);
+    if (status == cudaErrorNotReady) return false;
+    check_cuda(status, fmt::format("cudaStreamQuery on GPU {}", part.device));
+  }
+  return true;
+}
+
+void NcclCommunicator::synchronize(Seconds timeout) {
+  group_->wait([this] { return streams_idle(); }, timeout, last_what_);
+}
+
+std::unique_ptr<Timer> NcclCommunicator::make_timer() { return std::make_unique<EventTimer>(group_); }
+
+}  // namespace distbench::nccl

@@ -1,0 +1,67 @@
+// The Communicator over NCCL on GPU memory. Calls are enqueued on the group's streams (one per GPU this process
+// drives) and complete later: synchronize() waits for them, bounded, watching NCCL's asynchronous errors, and aborts
+// the communicators when the wait expires. run_repeated() batches agg_iters operations per ncclGroupStart/End (-m)
+// and, with graph_launches > 0 (-G), replays a captured CUDA graph instead of enqueueing each operation.
+#pragma once
+
+#include "backends/nccl/cuda_graph.hpp"
+#include "backends/nccl/nccl_calls.hpp"
+#include "backends/nccl/nccl_group.hpp"
+#include "core/backend.hpp"
+#include "core/communicator.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distbench::nccl {
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options);
+  ~NcclCommunicator() override;
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  int rank() const override { return group_->parts().front().rank; }
+  int size() const override { return group_->nranks(); }
+  int local_parts() const override { return static_cast<int>(group_->parts().size()); }
+  std::string_view backend() const override { return "nccl"; }
+  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override;
+
+  void run(const CollectiveCall& call) override;
+  // Runs exactly `times` operations. With -G the graph holds times / graph_launches of them (at least one) and is
+  // launched until at most graph_launches - 1 operations are left, which run directly; the graph is captured once
+  // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
+  void run_repeated(const CollectiveCall& call, int times) override;
+  std::unique_ptr<Work> start(const CollectiveCall& call) override;
+  void synchronize(Seconds timeout) override;
+  std::unique_ptr<Timer> make_timer() override;
+
+ private:
+  struct Prepared {
+    std::vector<PartCall> parts;
+    std::vector<const void*> inputs;  // each part's own send pointer (staged from when staging > 0)
+    std::size_t staging = 0;          // bytes copied aside before each operation (in-place alltoall, sendrecv)
+    std::string what;                 // "allreduce of 262144 x float32 (sum)" for errors
+  };
+
+  Prepared prepare(const CollectiveCall& call);
+  void register_buffers(const CollectiveCall& call);
+  void reserve_staging(std::size_t bytes);
+  // Enqueues `ops` operations, agg_iters per NCCL group (one when staging). `capturing`: inside graph capture, where
+  // nothing may wait on the streams.
+  void enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing);
+  bool streams_idle() const;
+  std::vector<std::uintptr_t> signature(const CollectiveCall& call, const Prepared& prepared, int ops) const;
+  void release_staging() noexcept;
+
+  std::shared_ptr<NcclGroup> group_;
+  BackendOptions options_;
+  std::vector<void*> staging_;  // one per part
+  std::size_t staging_capacity_ = 0;
+  GraphCache graphs_;
+  std::string last_what_ = "NCCL calls";
+};
+
+}  // namespace distbench::nccl

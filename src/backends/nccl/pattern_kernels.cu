@@ -1,0 +1,131 @@
+#include "backends/nccl/pattern_kernels.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+namespace distbench::nccl {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr std::uint64_t kMaxGridX = 4096;
+constexpr unsigned kMaxGridY = 65535;
+constexpr unsigned kMaxCtas = 65536;  // enough to fill any GPU; larger grids only add scheduling
+constexpr unsigned char kPoisonByte = 0xA5;  // the byte Device::poison writes (as the host device does)
+
+// How one dtype is stored, encoded from an exact integer and decoded for the tolerance test. Integers wrap modulo
+// 2^bits, as encode_integer() does on the host; 16-bit floats round to nearest even, as half.hpp does.
+template <typename T>
+struct Plain {
+  using Storage = T;
+  static __device__ Storage encode(std::int64_t v) { return static_cast<Storage>(v); }
+  static __device__ double decode(Storage s) { return static_cast<double>(s); }
+};
+
+struct Half {
+  using Storage = unsigned short;
+  static __device__ Storage encode(std::int64_t v) { return __half_as_ushort(__float2half_rn(static_cast<float>(v))); }
+  static __device__ double decode(Storage s) { return __half2float(__ushort_as_half(s)); }
+};
+
+struct BFloat16 {
+  using Storage = unsigned short;
+  static __device__ Storage encode(std::int64_t v) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(v)));
+  }
+  static __device__ double decode(Storage s) { return __bfloat162float(__ushort_as_bfloat16(s)); }
+};
+
+template <typename Storage>
+__device__ bool is_poison(Storage s) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&s);
+  for (unsigned k = 0; k < sizeof(Storage); ++k) {
+    if (bytes[k] != kPoisonByte) return false;
+  }
+  return true;
+}
+
+template <typename Codec>
+__global__ void fill_kernel(typename Codec::Storage* data, std::uint64_t count, PatternParams pattern, int rank) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    data[i] = Codec::encode(pattern_input(pattern, rank, i));
+  }
+}
+
+template <typename Codec>
+__global__ void count_wrong_kernel(const typename Codec::Storage* data, PatternParams pattern, ReduceOp op,
+                                   const ExpectBlock* blocks, int nblocks, double tolerance,
+                                   unsigned long long* counter) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  unsigned long long wrong = 0;
+  for (int b = static_cast<int>(blockIdx.y); b < nblocks; b += static_cast<int>(gridDim.y)) {
+    const ExpectBlock block = blocks[b];
+    for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < block.count;
+         j += stride) {
+      const auto got = data[block.offset + j];
+      const std::int64_t expected = pattern_expected(pattern, op, block, j);
+      bool right = false;
+      if (tolerance > 0) {
+        const double diff = Codec::decode(got) - static_cast<double>(expected);
+        right = !is_poison(got) && diff <= tolerance && -diff <= tolerance;
+      } else {
+        right = got == Codec::encode(expected);
+      }
+      if (!right) ++wrong;
+    }
+  }
+  if (wrong != 0) atomicAdd(counter, wrong);
+}
+
+unsigned grid_for(std::uint64_t elements) {
+  const std::uint64_t blocks = (elements + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, kMaxGridX));
+}
+
+// Calls f(Codec{}) with the codec of `t`.
+template <typename F>
+cudaError_t with_codec(DType t, F&& f) {
+  switch (t) {
+    case DType::int8: return f(Plain<signed char>{});
+    case DType::uint8: return f(Plain<unsigned char>{});
+    case DType::int32: return f(Plain<int>{});
+    case DType::uint32: return f(Plain<unsigned>{});
+    case DType::int64: return f(Plain<long long>{});
+    case DType::uint64: return f(Plain<unsigned long long>{});
+    case DType::float16: return f(Half{});
+    case DType::bfloat16: return f(BFloat16{});
+    case DType::float32: return f(Plain<float>{});
+    case DType::float64: return f(Plain<double>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t launch_fill(void* data, std::size_t count, DType dtype, const PatternParams& pattern, int rank,
+                        cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  return with_codec(dtype, [&]<typename Codec>(Codec) {
+    fill_kernel<Codec><<<grid_for(count), kThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data), count,
+                                                                 pattern, rank);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_count_wrong(const void* data, DType dtype, const PatternParams& pattern, ReduceOp op,
+                               const ExpectBlock* blocks, int nblocks, std::uint64_t longest, double tolerance,
+                               unsigned long long* counter, cudaStream_t stream) {
+  if (nblocks == 0 || longest == 0) return cudaSuccess;
+  const unsigned grid_y = std::min(static_cast<unsigned>(nblocks), kMaxGridY);
+  const unsigned grid_x = std::max(1u, std::min(grid_for(longest), kMaxCtas / grid_y));
+  const dim3 grid(grid_x, grid_y);
+  return with_codec(dtype, [&]<typename Codec>(Codec) {
+    count_wrong_kernel<Codec><<<grid, kThreads, 0, stream>>>(static_cast<const typename Codec::Storage*>(data),
+                                                             pattern, op, blocks, nblocks, tolerance, counter);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace distbench::nccl

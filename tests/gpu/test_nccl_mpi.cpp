@@ -1,0 +1,141 @@
+// NCCL across processes under mpirun: every collective over the world (and in consecutive groups of 2 from 4
+// ranks), and the hang path: a call whose peer never joins times out on both sides and aborts the communicators.
+// On a machine with fewer GPUs than local ranks each rank gets its own NCCL_HOSTID, which lets NCCL run several
+// ranks on one GPU (over sockets: correct, not fast). Without a GPU every test skips with the reason.
+#include "backends/nccl/gpu_info.hpp"
+#include "core/world.hpp"
+#include "tests/gpu/nccl_cases.hpp"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace distbench::gputest {
+namespace {
+
+struct Shared {
+  std::unique_ptr<Connector> connector;
+  std::unique_ptr<World> world;  // null where NCCL cannot run
+  std::string unavailable;
+};
+
+Shared& shared() {
+  static Shared s;  // set in main, before the tests
+  return s;
+}
+
+// Prints a failed assertion with the rank it happened on (ranks other than 0 print nothing else).
+class RankFailurePrinter final : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, result.file_name() ? result.file_name() : "?",
+                 result.line_number(), result.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+#define SKIP_WITHOUT_NCCL_WORLD()                                      \
+  do {                                                                 \
+    if (!shared().world) GTEST_SKIP() << shared().unavailable;         \
+  } while (false)
+
+class EveryCollective : public ::testing::TestWithParam<Collective> {};
+
+TEST_P(EveryCollective, ExactOverTheWorld) {
+  SKIP_WITHOUT_NCCL_WORLD();
+  World& world = *shared().world;
+  check_every_case(world.backend(), world.communicator(world_partition(world.connector().size())), GetParam());
+}
+
+TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
+  SKIP_WITHOUT_NCCL_WORLD();
+  World& world = *shared().world;
+  const int size = world.connector().size();
+  if (size % 2 != 0 || size < 4) GTEST_SKIP() << "needs at least 4 ranks in an even number, have " << size;
+  Communicator& comm = world.communicator(consecutive_partition(size, 2));
+  for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
+    Case k = make_case(world.backend(), comm, GetParam(), DType::int32, ReduceOp::sum, placement, 33, 1);
+    comm.run(k.call);
+    comm.synchronize(kTimeout);
+    EXPECT_EQ(count_wrong(world.backend(), comm, k), 0u) << name(GetParam()) << " " << name(placement);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(NcclMpi, EveryCollective, ::testing::ValuesIn(all_collectives()), [](const auto& info) {
+  std::string s(name(info.param));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+});
+
+// Rank 0 waits for an allreduce that rank 1 has not joined: it times out and aborts; rank 1 then joins a call that
+// can never complete and times out (or sees the peer's abort) too.
+TEST(NcclMpi, AWaitForAMissingPeerTimesOutAndAborts) {
+  SKIP_WITHOUT_NCCL_WORLD();
+  World& world = *shared().world;
+  Connector& connector = world.connector();
+  if (connector.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
+  auto comm = world.backend().create_communicator(world_partition(connector.size()));  // fresh: it will be aborted
+  Case k = make_case(world.backend(), *comm, Collective::allreduce, DType::float32, ReduceOp::sum,
+                     Placement::out_of_place, 1024, 0);
+  auto expect_abort = [&](Seconds wait) {
+    try {
+      comm->start(k.call)->wait(wait);
+      ADD_FAILURE() << "the wait should have failed on rank " << connector.rank();
+    } catch (const Error& e) {
+      EXPECT_TRUE(e.code() == ExitCode::timeout || e.code() == ExitCode::failure) << e.what();
+      EXPECT_NE(std::string(e.what()).find("allreduce"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(comm->run(k.call), Error);  // aborted: refuses further calls
+  };
+  if (connector.rank() == 0) {
+    expect_abort(Seconds(0.5));
+    connector.barrier();
+  } else {
+    connector.barrier();
+    expect_abort(Seconds(2.0));
+  }
+}
+
+}  // namespace
+}  // namespace distbench::gputest
+
+int main(int argc, char** argv) {
+  using namespace distbench;
+  auto& s = gputest::shared();
+  s.connector = make_connector(argc, argv);
+  if (const auto reason = nccl::cuda_unavailable_reason()) {
+    s.unavailable = *reason;
+  } else {
+    int gpus = 0;
+    cudaGetDeviceCount(&gpus);
+    if (s.connector->local_size() > gpus && std::getenv("NCCL_HOSTID") == nullptr) {
+      const std::string id = "distbench-test-rank-" + std::to_string(s.connector->rank());
+      setenv("NCCL_HOSTID", id.c_str(), 1);  // before NCCL reads it at the first communicator
+    }
+    const auto& entry = choose_backend("nccl");
+    s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
+  }
+
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = s.connector->rank();
+  if (rank != 0) {
+    ::testing::GTEST_FLAG(output) = "";
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new gputest::RankFailurePrinter(rank));
+  }
+  int code = RUN_ALL_TESTS();
+  for (int other : allgather_value(*s.connector, code)) code = std::max(code, other);
+  s.world.reset();
+  s.connector.reset();
+  return code;
+}
