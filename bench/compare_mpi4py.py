@@ -106,6 +106,8 @@ def run_distbench(args, collective, tmpdir, rnd):
 
 def run_peer(args, collective, rnd):
     cmd = launcher(args) + [args.python, PEER, collective] + sweep_flags(args)
+    if args.peer_page_offset >= 0:
+        cmd += ["--page-offset", str(args.peer_page_offset)]
     out, _, wall = run(cmd, f"mpi4py peer {collective}")
     keep(args, f"round{rnd + 1}-{collective}-mpi4py.jsonl", out)
     times, wrong = {}, 0
@@ -145,6 +147,10 @@ def compare(args):
     print(f"distbench vs mpi4py, np={args.np}, float32 sum out-of-place, {stat} (us), median of {args.rounds} "
           f"interleaved rounds")
     print(f"distbench: {args.distbench}")
+    if args.peer_page_offset >= 0:
+        print(f"mpi4py peer buffers: mmap, {args.peer_page_offset} bytes after a page boundary")
+    else:
+        print("mpi4py peer buffers: array.array (malloc)")
     print(f"'ratio' = distbench / mpi4py of the {stat}; 'ratio(other)' = the same with the "
           f"{'median sample' if primary == 0 else 'mean time per op'} of each run, for reference")
     worst = [(0.0, None, None), (0.0, None, None)]
@@ -183,8 +189,8 @@ def compare(args):
     for which, label in ((0, stat), (1, other)):
         r, c, size = worst[which]
         if c is not None:
-            print(f"{'max ratio' if which == 0 else '(' + other + ')'} {r:.3f} ({c} {format_bytes(size)}); "
-                  f"{over[which]} of {total} sizes exceed 1.0{'' if which == 0 else ')'}")
+            print(f"max ratio{'' if which == 0 else ' (' + other + ')'} {r:.3f} ({c} {format_bytes(size)}); "
+                  f"{over[which]} of {total} sizes exceed 1.0")
     all_d = [w for c in args.collectives for w in walls[c]["distbench"]]
     print(f"distbench sweep wall time: max {max(all_d):.1f} s, mean {statistics.mean(all_d):.1f} s "
           f"(over {len(all_d)} sweeps)")
@@ -259,6 +265,9 @@ def main():
     p.add_argument("--memory", action="store_true", help="also measure peak memory per rank (/usr/bin/time -v)")
     p.add_argument("--memory-sizes", default="64M,256M", help="largest sizes S of the --memory sweeps")
     p.add_argument("--memory-peer", action="store_true", help="with --memory, also measure the mpi4py peer")
+    p.add_argument("--peer-page-offset", type=int, default=-1, metavar="BYTES",
+                   help="give the peer mmap buffers starting BYTES after a page boundary (0: page-aligned, as "
+                        "distbench's); default -1: array.array from malloc")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, peer JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for the peer")

@@ -4,8 +4,8 @@
 Run under MPI, e.g.
     mpirun -np 2 --bind-to none /usr/bin/python3 bench/mpi4py_peer.py allreduce -b 8 -e 64M
 
-Needs only Debian's python3-mpi4py (no numpy): buffers are array.array('f') handed to mpi4py as explicit
-[buffer, count, MPI.FLOAT] message specs.
+Needs only Debian's python3-mpi4py (no numpy): buffers are array.array('f') (or, with --page-offset, views of
+anonymous mmap memory) handed to mpi4py as explicit [buffer, count, MPI.FLOAT] message specs.
 
 Sizes follow distbench's (and nccl-tests') convention, float32, sum, out-of-place:
     allreduce       S = count * 4                    Allreduce(send[count], recv[count])
@@ -22,11 +22,13 @@ mean averaged over the ranks (distbench's time_shown_us with the default -a avg)
 Rank 0 prints one JSON object per line and size:
     {"tool": "mpi4py", "collective": ..., "bytes": S, "count": ..., "nranks": ..., "ops_per_sample": k,
      "samples": n, "time_us": <mean per op, averaged over ranks>, "median_us": <median sample, averaged over
-     ranks>, "min_us": ..., "max_us": ..., "wrong": <elements that differ from the expected value>}
+     ranks>, "min_us": ..., "max_us": ..., "wrong": <elements that differ from the expected value>,
+     "rank0_samples_us": [rank 0's time per operation of each sample]}
 """
 
 import argparse
 import array
+import functools
 import json
 import math
 import mmap
@@ -116,9 +118,10 @@ def make_op(comm, collective, send_spec, recv_spec):
         f = comm.Reduce_scatter_block
     else:
         f = comm.Allgather
+    # functools.partial calls f from C: no Python frame of ours between the loop and mpi4py.
     if collective == "allgather":
-        return lambda: f(send_spec, recv_spec)
-    return lambda: f(send_spec, recv_spec, MPI.SUM)
+        return functools.partial(f, send_spec, recv_spec)
+    return functools.partial(f, send_spec, recv_spec, MPI.SUM)
 
 
 def run_batch(op, times):
@@ -198,6 +201,7 @@ def measure(comm, collective, size_bytes, args):
         "min_us": 1e6 * min(e[2] for e in everyone),
         "max_us": 1e6 * max(e[3] for e in everyone),
         "wrong": sum(e[4] for e in everyone) if args.check else -1,
+        "rank0_samples_us": [1e6 * t for t in samples],
     }
 
 

@@ -7,6 +7,8 @@
 #include "tests/gpu/nccl_cases.hpp"
 
 #include <cuda_runtime_api.h>
+#include "tests/mpi/rank_failure_printer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -28,20 +30,6 @@ Shared& shared() {
   static Shared s;  // set in main, before the tests
   return s;
 }
-
-// Prints a failed assertion with the rank it happened on (ranks other than 0 print nothing else).
-class RankFailurePrinter final : public ::testing::EmptyTestEventListener {
- public:
-  explicit RankFailurePrinter(int rank) : rank_(rank) {}
-  void OnTestPartResult(const ::testing::TestPartResult& result) override {
-    if (!result.failed()) return;
-    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, result.file_name() ? result.file_name() : "?",
-                 result.line_number(), result.summary());
-  }
-
- private:
-  int rank_;
-};
 
 #define SKIP_WITHOUT_NCCL_WORLD()                                      \
   do {                                                                 \
@@ -126,13 +114,7 @@ int main(int argc, char** argv) {
   }
 
   ::testing::InitGoogleTest(&argc, argv);
-  const int rank = s.connector->rank();
-  if (rank != 0) {
-    ::testing::GTEST_FLAG(output) = "";
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new gputest::RankFailurePrinter(rank));
-  }
+  mpitest::quiet_unless_rank0(s.connector->rank());
   int code = RUN_ALL_TESTS();
   for (int other : allgather_value(*s.connector, code)) code = std::max(code, other);
   s.world.reset();

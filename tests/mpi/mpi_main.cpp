@@ -4,6 +4,8 @@
 
 #include "core/backend.hpp"
 
+#include "tests/mpi/rank_failure_printer.hpp"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -22,20 +24,6 @@ Shared& shared() {
   return s;
 }
 
-// Prints a failed assertion with the rank it happened on.
-class RankFailurePrinter final : public ::testing::EmptyTestEventListener {
- public:
-  explicit RankFailurePrinter(int rank) : rank_(rank) {}
-  void OnTestPartResult(const ::testing::TestPartResult& result) override {
-    if (!result.failed()) return;
-    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, result.file_name() ? result.file_name() : "?",
-                 result.line_number(), result.summary());
-  }
-
- private:
-  int rank_;
-};
-
 }  // namespace
 
 World& world() { return *shared().world; }
@@ -51,13 +39,7 @@ int main(int argc, char** argv) {
   s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
 
   ::testing::InitGoogleTest(&argc, argv);
-  const int rank = s.connector->rank();
-  if (rank != 0) {
-    ::testing::GTEST_FLAG(output) = "";
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new mpitest::RankFailurePrinter(rank));
-  }
+  mpitest::quiet_unless_rank0(s.connector->rank());
   int code = RUN_ALL_TESTS();
   MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   s.world.reset();
