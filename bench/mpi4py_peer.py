@@ -13,9 +13,9 @@ Sizes follow distbench's (and nccl-tests') convention, float32, sum, out-of-plac
     allgather       S = count * nranks * 4 (output)  Allgather(send[count], recv[count*n])
 where count = (S // 4) for allreduce and (S // 4) // nranks for the others; sizes whose count is 0 are skipped.
 
-Method, as in distbench's src/core/measure.cpp: fill the send buffer, -w warm-up operations, a one-operation
-probe whose slowest time over the ranks (allreduce MAX) sets k = ceil(1 ms / probe) operations per sample
-(1..10000), a barrier, then -n samples of k back-to-back operations timed with a monotonic clock. The time per
+Method, as in distbench's src/core/measure.cpp: fill the send buffer, -w warm-up operations, a calibration
+(a probe batch doubled until it lasts 0.1 ms, then the fastest of two more, each judged on the slowest rank's
+time via allreduce MAX) that sets k = ceil(1 ms / time per op) operations per sample (1..10000), a barrier, then -n samples of k back-to-back operations timed with a monotonic clock. The time per
 operation of a sample is its time / k; each rank takes the mean over its samples, and the time reported is that
 mean averaged over the ranks (distbench's time_shown_us with the default -a avg).
 
@@ -39,6 +39,8 @@ from mpi4py import MPI
 
 TARGET_SAMPLE_SECONDS = 1e-3  # same constants as src/core/measure.cpp
 MAX_OPS_PER_SAMPLE = 10000
+PROBE_SECONDS = 1e-4
+PROBE_REPEATS = 2
 FLOAT_BYTES = 4
 
 COLLECTIVES = ("allreduce", "reduce-scatter", "allgather")
@@ -168,12 +170,21 @@ def measure(comm, collective, size_bytes, args):
 
     if args.warmup > 0:
         run_batch(op, args.warmup)
-    probe = run_batch(op, 1)
-    slowest = comm.allreduce(probe, op=MPI.MAX)  # every rank must run the same number of operations
-    if slowest <= 0:
+    # Calibration as distbench's: double a probe batch until it lasts PROBE_SECONDS, then keep the fastest of
+    # PROBE_REPEATS more; each decision on the slowest rank's time (every rank must run the same operations).
+    batch = 1
+    while True:
+        slowest = comm.allreduce(run_batch(op, batch), op=MPI.MAX)
+        if slowest >= PROBE_SECONDS or batch >= MAX_OPS_PER_SAMPLE:
+            break
+        batch *= 2
+    for _ in range(PROBE_REPEATS):
+        slowest = min(slowest, comm.allreduce(run_batch(op, batch), op=MPI.MAX))
+    per_op = slowest / batch
+    if per_op <= 0:
         k = MAX_OPS_PER_SAMPLE
     else:
-        k = int(min(max(math.ceil(TARGET_SAMPLE_SECONDS / slowest), 1), MAX_OPS_PER_SAMPLE))
+        k = int(min(max(math.ceil(TARGET_SAMPLE_SECONDS / per_op), 1), MAX_OPS_PER_SAMPLE))
     comm.Barrier()
     samples = [run_batch(op, k) / k for _ in range(args.iters)]
 

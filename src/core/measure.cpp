@@ -11,6 +11,8 @@ namespace {
 // stay far below the time measured.
 constexpr double kTargetSampleSeconds = 1e-3;
 constexpr int kMaxOpsPerSample = 10000;
+constexpr double kProbeSeconds = 1e-4;  // a calibration batch lasts at least this long
+constexpr int kProbeRepeats = 2;        // extra probes; the fastest counts
 
 double max_over_ranks(Connector& connector, double value) {
   const auto all = allgather_value(connector, value);
@@ -28,14 +30,25 @@ double timed_batch(Communicator& comm, const CollectiveCall& call, int times, Se
 }
 
 int calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watchdog& watchdog, Seconds timeout) {
-  double probe = 0;
-  {
-    auto guard = watchdog.arm("calibration");
-    probe = timed_batch(comm, call, 1, timeout);
+  // Double a probe batch until it lasts long enough to time well, then keep the best of a few repeats, so that one
+  // preempted probe does not shrink every later sample to a single operation. Each decision uses the slowest
+  // rank's time, so that all ranks run the same number of operations.
+  auto guard = watchdog.arm("calibration");
+  int batch = 1;
+  double slowest = 0;
+  while (true) {
+    watchdog.arm_again();
+    slowest = max_over_ranks(world.connector(), timed_batch(comm, call, batch, timeout));
+    if (slowest >= kProbeSeconds || batch >= kMaxOpsPerSample) break;
+    batch *= 2;
   }
-  const double slowest = max_over_ranks(world.connector(), probe);  // all ranks must agree on the batch size
-  if (slowest <= 0) return kMaxOpsPerSample;
-  return static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / slowest), 1.0,
+  for (int repeat = 0; repeat < kProbeRepeats; ++repeat) {
+    watchdog.arm_again();
+    slowest = std::min(slowest, max_over_ranks(world.connector(), timed_batch(comm, call, batch, timeout)));
+  }
+  const double per_op = slowest / batch;
+  if (per_op <= 0) return kMaxOpsPerSample;
+  return static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0,
                                      static_cast<double>(kMaxOpsPerSample)));
 }
 
