@@ -56,6 +56,14 @@ Extents buffer_extents(const SweepPlan& plan, const std::vector<Row>& rows, int 
   return e;
 }
 
+// Whether the in-place positions differ from rank to rank (one buffer position cannot serve several GPUs then).
+bool in_place_moves_with_rank(Collective c) {
+  const auto first = buffer_shape(c, 1, 2, 0);
+  const auto second = buffer_shape(c, 1, 2, 1);
+  return first.in_place_send_offset != second.in_place_send_offset ||
+         first.in_place_recv_offset != second.in_place_recv_offset;
+}
+
 std::string case_label(const SweepPlan& plan, const Row& row, Placement placement) {
   std::string label = fmt::format("{} {} {}", name(plan.collective), format_bytes(row.size), name(row.dtype));
   if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
@@ -178,6 +186,12 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
     std::vector<CaseResult> done;
     for (Placement placement : plan.placements) {
       CaseResult result = describe(plan, row, placement, comm->backend(), partition, nranks);
+      if (placement == Placement::in_place && comm->local_parts() > 1 && in_place_moves_with_rank(plan.collective)) {
+        result.status = "skipped";
+        result.skip_reason = "in-place with several GPUs per process (-g) is not supported for this collective";
+        done.push_back(std::move(result));
+        continue;
+      }
       if (const auto reason = comm->unsupported(plan.collective, row.dtype, row.op)) {
         result.status = "skipped";
         result.skip_reason = *reason;
