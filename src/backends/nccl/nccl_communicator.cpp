@@ -130,9 +130,11 @@ void NcclCommunicator::enqueue(const CollectiveCall& call, const Prepared& prepa
     const int k = std::min(batch, ops - done);
     if (!capturing) group_->record_pending_start();
     for (std::size_t p = 0; p < parts.size() && prepared.staging > 0; ++p) {
-      check_cuda(cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging, cudaMemcpyDeviceToDevice,
-                                 parts[p].stream),
-                 fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
+      const cudaError_t copied = cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging,
+                                                 cudaMemcpyDeviceToDevice, parts[p].stream);
+      if (copied != cudaSuccess) {  // the message is formatted only on failure: this runs once per operation
+        check_cuda(copied, fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
+      }
     }
     ncclResult_t status = ncclGroupStart();
     for (int i = 0; i < k; ++i) {
