@@ -66,15 +66,8 @@ void check_before_run(Connector& connector, World& world, const SweepPlan& plan)
       if (!plan.json_path.empty()) check_writable(plan.json_path);
       if (!plan.csv_path.empty()) check_writable(plan.csv_path);
     }
-    const int nranks = plan.group_size > 0 ? plan.group_size : connector.size();
-    if (plan.group_size > 0 && connector.size() % plan.group_size != 0) {
-      throw usage_error(fmt::format("--group-size {} does not divide the {} ranks of the job; pick a divisor of {}",
-                                    plan.group_size, connector.size(), connector.size()));
-    }
-    if (is_rooted(plan.collective) && plan.root >= nranks) {
-      throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
-                                    nranks, nranks - 1));
-    }
+    const int nranks = static_cast<int>(sweep_partition(plan, connector.size()).groups.front().size());
+    check_root(plan, nranks);
     const std::uint64_t need = sweep_buffer_bytes(plan, nranks);
     const std::uint64_t have = world.device().memory_available(connector.local_size());
     if (have != 0 && need > have) {

@@ -148,6 +148,17 @@ void collect_warnings(const std::vector<CaseResult>& results, const SweepPlan& p
 
 }  // namespace
 
+Partition sweep_partition(const SweepPlan& plan, int world_size) {
+  return plan.group_size > 0 ? consecutive_partition(world_size, plan.group_size) : world_partition(world_size);
+}
+
+void check_root(const SweepPlan& plan, int nranks) {
+  if (is_rooted(plan.collective) && (plan.root < 0 || plan.root >= nranks)) {
+    throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
+                                  nranks, nranks - 1));
+  }
+}
+
 std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
   const auto e = buffer_extents(plan, plan_rows(plan, nranks), nranks);
   return e.send + e.recv;
@@ -156,18 +167,14 @@ std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
 SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
                        const ProgressFn& progress) {
   Connector& connector = world.connector();
-  const Partition partition = plan.group_size > 0 ? consecutive_partition(connector.size(), plan.group_size)
-                                                  : world_partition(connector.size());
+  const Partition partition = sweep_partition(plan, connector.size());
   Communicator* comm = nullptr;
   {
     auto guard = watchdog.arm(fmt::format("creating the {} communicators", partition.label));
     comm = &world.communicator(partition);
   }
   const int nranks = comm->size();
-  if (is_rooted(plan.collective) && (plan.root < 0 || plan.root >= nranks)) {
-    throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
-                                  nranks, nranks - 1));
-  }
+  check_root(plan, nranks);
 
   const auto rows = plan_rows(plan, nranks);
   const auto extents = buffer_extents(plan, rows, nranks);

@@ -27,6 +27,11 @@ using ProgressFn = std::function<void(std::size_t done, std::size_t total, const
 SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
                        const ProgressFn& progress);
 
+// The groups the plan runs in: the world, or consecutive groups of --group-size (usage_error if it does not divide).
+Partition sweep_partition(const SweepPlan& plan, int world_size);
+// Throws usage_error when a rooted collective's root is not a rank of a group of `nranks`.
+void check_root(const SweepPlan& plan, int nranks);
+
 // Bytes per rank the sweep's buffers take (checked against the device's memory before allocating).
 std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks);
 
