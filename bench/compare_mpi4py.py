@@ -31,6 +31,8 @@ ROOT = os.path.dirname(HERE)
 PEER = os.path.join(HERE, "mpi4py_peer.py")
 COLLECTIVES = ("allreduce", "reduce-scatter", "allgather")
 MiB = 1 << 20
+# The script's name in messages: compare_bare.py imports this module's helpers and reports under its own name.
+PROG = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "compare_mpi4py"
 
 
 def parse_size(text):
@@ -54,7 +56,7 @@ def find_distbench(given):
     else:
         path = shutil.which("distbench") or os.path.join(ROOT, "build", "src", "cli", "distbench")
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        sys.exit(f"compare_mpi4py: no distbench binary at {path}; build it (ninja -C build) or pass --distbench PATH")
+        sys.exit(f"{PROG}: no distbench binary at {path}; build it (ninja -C build) or pass --distbench PATH")
     return os.path.abspath(path)
 
 
@@ -68,7 +70,7 @@ def run(cmd, what):
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - began
     if proc.returncode != 0:
-        sys.stderr.write(f"compare_mpi4py: {what} failed (exit {proc.returncode}): {' '.join(cmd)}\n")
+        sys.stderr.write(f"{PROG}: {what} failed (exit {proc.returncode}): {' '.join(cmd)}\n")
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         sys.exit(1)
     return proc.stdout, proc.stderr, wall

@@ -64,7 +64,7 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Wa
     comm.synchronize(timeout);
   }
   const CheckSpec spec{setup.pattern, call.op, call.collective, call.count, call.root, comm.rank()};
-  const auto mine = static_cast<std::int64_t>(device.count_wrong(call.recv, call.dtype, spec));
+  const auto mine = static_cast<std::int64_t>(device.count_wrong(comm.result_at(call), call.dtype, spec));
   const auto all = allgather_value(world.connector(), mine);
   std::int64_t total = 0;
   for (auto w : all) total += w;

@@ -51,7 +51,7 @@ std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, P
     work->wait(kTimeout);
     EXPECT_TRUE(work->done());
   }
-  return device.count_wrong(call.recv, t, CheckSpec{pattern, op, c, count, root, me});
+  return device.count_wrong(comm.result_at(call), t, CheckSpec{pattern, op, c, count, root, me});
 }
 
 void check_all(Communicator& comm, Collective c, Form form) {
@@ -109,6 +109,42 @@ TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     EXPECT_EQ(data[i], static_cast<std::int32_t>(i) * n * (n + 1) / 2) << "element " << i;
   }
+}
+
+// What MPI promises for broadcast, and nothing more: every rank ends with the root's data, and the root's buffer is
+// untouched. Out of place, the root broadcasts from its send buffer, so its receive buffer is never written (no
+// copy inside the timed call), and verification looks at the send buffer there.
+TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPIPromises) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const int root = comm.size() - 1;
+  const bool is_root = comm.rank() == root;
+  constexpr std::size_t kCount = 257;
+  constexpr float kUnwritten = -12345.0f;
+  std::vector<float> send(kCount, kUnwritten), recv(kCount, kUnwritten);
+  ExternalBuffer send_buffer(send.data(), kCount * sizeof(float));
+  ExternalBuffer recv_buffer(recv.data(), kCount * sizeof(float));
+  const CollectiveCall call{Collective::broadcast, {&send_buffer, 0}, {&recv_buffer, 0}, kCount, DType::float32,
+                            ReduceOp::sum, root};
+  const auto pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::float32, comm.size());
+  Device& device = world().device();
+  device.fill(call.send, kCount, DType::float32, FillSpec{pattern, comm.rank()});
+  const std::vector<float> sent = send;
+  comm.run(call);
+
+  const CheckSpec spec{pattern, ReduceOp::sum, Collective::broadcast, kCount, root, comm.rank()};
+  if (is_root) {
+    EXPECT_EQ(send, sent) << "the root's send buffer must be untouched";
+    EXPECT_EQ(recv, std::vector<float>(kCount, kUnwritten)) << "the root's receive buffer must not be written";
+    EXPECT_EQ(comm.result_at(call).data(), send.data());
+  } else {
+    EXPECT_EQ(comm.result_at(call).data(), recv.data());
+    EXPECT_NE(recv, std::vector<float>(kCount, kUnwritten));
+  }
+  EXPECT_EQ(device.count_wrong(comm.result_at(call), DType::float32, spec), 0u);
+
+  // Verification sees a change to the root's buffer, and a wrong element anywhere else.
+  (is_root ? send : recv)[100] += 1.0f;
+  EXPECT_EQ(device.count_wrong(comm.result_at(call), DType::float32, spec), 1u);
 }
 
 TEST(MPICollectives, FusedAllreduceOfATensorList) {

@@ -12,18 +12,21 @@
 namespace distbench::mpi {
 namespace {
 
-// The MPI form of one call: what is in place, the int count, the type and operator.
+// The MPI form of one call, worked out once: buffers as MPI wants them (MPI_IN_PLACE where in place), the int count,
+// the type and operator. A timed loop makes exactly one MPI call per operation from it.
 struct Prepared {
   const CollectiveCall& call;
   MPI_Datatype type;
   MPI_Op op;
   int count;
-  std::size_t elem;
-  std::size_t chunk_bytes;  // count * elem
+  std::size_t chunk_bytes;  // count * element size
   bool in_place;
+  bool is_root;
+  void* send;          // the send argument: the send buffer or MPI_IN_PLACE
+  void* recv;          // the receive argument
+  int next, prev;      // sendrecv's peers
+  bool divides;        // avg: the result is divided by the group size after the call
 };
-
-bool same(const void* a, const void* b) { return a == b; }
 
 Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int size) {
   if (call.count > static_cast<std::size_t>(INT_MAX)) {
@@ -31,32 +34,94 @@ Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int
                                   "wider -d/--datatype", call.count, INT_MAX));
   }
   const std::size_t elem = size_of(call.dtype);
-  const std::size_t chunk = call.count * elem;
-  const auto* send = static_cast<const std::byte*>(call.send.data());
-  const auto* recv = static_cast<const std::byte*>(call.recv.data());
+  auto* send = static_cast<std::byte*>(call.send.data());
+  auto* recv = static_cast<std::byte*>(call.recv.data());
   const auto shape = buffer_shape(call.collective, call.count, size, rank);
-  bool in_place = false;
-  if (call.send.buffer == call.recv.buffer) {
-    in_place = same(send - shape.in_place_send_offset * elem, recv - shape.in_place_recv_offset * elem);
+  const bool in_place = call.send.buffer == call.recv.buffer &&
+                        send - shape.in_place_send_offset * elem == recv - shape.in_place_recv_offset * elem;
+  const bool is_root = rank == call.root;
+  Prepared p{call, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
+             call.count * elem, in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
+             call.op == ReduceOp::avg && is_reduction(call.collective) &&
+                 (call.collective != Collective::reduce || is_root)};
+  switch (call.collective) {
+    case Collective::allreduce:
+    case Collective::allgather:
+    case Collective::alltoall:
+      if (in_place) p.send = MPI_IN_PLACE;
+      break;
+    case Collective::reduce_scatter:  // in place, MPI leaves this rank's block at the start of the buffer
+      if (in_place) {
+        p.recv = send;
+        p.send = MPI_IN_PLACE;
+      }
+      break;
+    case Collective::broadcast:  // the root sends from its send buffer: nothing is copied
+      p.recv = is_root ? send : recv;
+      break;
+    case Collective::reduce:
+    case Collective::gather:
+      if (in_place && is_root) p.send = MPI_IN_PLACE;
+      break;
+    case Collective::scatter:
+      if (in_place && is_root) p.recv = MPI_IN_PLACE;
+      break;
+    case Collective::sendrecv: break;
   }
-  return {call, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count), elem, chunk,
-          in_place};
+  return p;
 }
 
-void* in_place_or(const Prepared& p, const void* send) {
-  return p.in_place ? MPI_IN_PLACE : const_cast<void*>(send);
+// Exactly one blocking MPI call, nothing else.
+void call_blocking(const Prepared& p, MPI_Comm comm) {
+  const int root = p.call.root;
+  switch (p.call.collective) {
+    case Collective::allreduce:
+      check(MPI_Allreduce(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Allreduce");
+      return;
+    case Collective::reduce_scatter:
+      check(MPI_Reduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Reduce_scatter_block");
+      return;
+    case Collective::allgather:
+      check(MPI_Allgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm), "MPI_Allgather");
+      return;
+    case Collective::broadcast:
+      check(MPI_Bcast(p.recv, p.count, p.type, root, comm), "MPI_Bcast");
+      return;
+    case Collective::reduce:
+      check(MPI_Reduce(p.send, p.recv, p.count, p.type, p.op, root, comm), "MPI_Reduce");
+      return;
+    case Collective::alltoall:
+      check(MPI_Alltoall(p.send, p.count, p.type, p.recv, p.count, p.type, comm), "MPI_Alltoall");
+      return;
+    case Collective::gather:
+      check(MPI_Gather(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm), "MPI_Gather");
+      return;
+    case Collective::scatter:
+      check(MPI_Scatter(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm), "MPI_Scatter");
+      return;
+    case Collective::sendrecv:
+      if (p.in_place) {
+        check(MPI_Sendrecv_replace(p.recv, p.count, p.type, p.next, 0, p.prev, 0, comm, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv_replace");
+      } else {
+        check(MPI_Sendrecv(p.send, p.count, p.type, p.next, 0, p.recv, p.count, p.type, p.prev, 0, comm,
+                           MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+      }
+      return;
+  }
 }
 
-// Steps that finish a call after MPI is done with it (avg division, moving an in-place reduce-scatter result).
-void finish(const Prepared& p, int rank, int size) {
-  const auto& call = p.call;
-  if (call.collective == Collective::reduce_scatter && p.in_place && rank != 0) {
-    std::memmove(call.recv.data(), call.send.data(), p.chunk_bytes);
-  }
-  if (call.op == ReduceOp::avg && is_reduction(call.collective) &&
-      (call.collective != Collective::reduce || rank == call.root)) {
-    divide_in_place(call.recv.data(), call.count, call.dtype, size);
-  }
+// Where this rank's result is (see Communicator::result_at).
+BufferRef result_of(const CollectiveCall& call, bool in_place, bool is_root) {
+  if (call.collective == Collective::broadcast && is_root) return call.send;
+  if (call.collective == Collective::reduce_scatter && in_place) return call.send;
+  return call.recv;
+}
+
+// avg is a sum followed by a division of the result (MPI has no average operator): part of the operation.
+void divide(const CollectiveCall& call, bool in_place, bool is_root, int size) {
+  divide_in_place(result_of(call, in_place, is_root).data(), call.count, call.dtype, size);
 }
 
 class HostTimer final : public Timer {
@@ -71,8 +136,10 @@ class HostTimer final : public Timer {
 
 class MPIWork final : public Work {
  public:
-  MPIWork(std::vector<MPI_Request> requests, std::function<void()> finish, std::string what)
-      : requests_(std::move(requests)), finish_(std::move(finish)), what_(std::move(what)) {}
+  MPIWork(std::vector<MPI_Request> requests, std::function<void()> finish,
+          std::shared_ptr<std::vector<std::byte>> scratch, std::string what)
+      : requests_(std::move(requests)), finish_(std::move(finish)), scratch_(std::move(scratch)),
+        what_(std::move(what)) {}
 
   bool done() override {
     if (finished_) return true;
@@ -102,6 +169,7 @@ class MPIWork final : public Work {
 
   std::vector<MPI_Request> requests_;
   std::function<void()> finish_;
+  std::shared_ptr<std::vector<std::byte>> scratch_;  // what a copying call sends from, alive until it completes
   std::string what_;
   bool finished_ = false;
 };
@@ -122,124 +190,83 @@ MPICommunicator::~MPICommunicator() {
 
 void MPICommunicator::run(const CollectiveCall& call) {
   const Prepared p = prepare(call, types_, rank_, size_);
-  void* send = const_cast<void*>(call.send.data());
-  void* recv = call.recv.data();
-  const bool root = rank_ == call.root;
-  switch (call.collective) {
-    case Collective::allreduce:
-      check(MPI_Allreduce(in_place_or(p, send), recv, p.count, p.type, p.op, comm_), "MPI_Allreduce");
-      break;
-    case Collective::reduce_scatter:
-      check(MPI_Reduce_scatter_block(in_place_or(p, send), p.in_place ? send : recv, p.count, p.type, p.op, comm_),
-            "MPI_Reduce_scatter_block");
-      break;
-    case Collective::allgather:
-      check(MPI_Allgather(in_place_or(p, send), p.count, p.type, recv, p.count, p.type, comm_), "MPI_Allgather");
-      break;
-    case Collective::broadcast:
-      if (!p.in_place && root) std::memcpy(recv, send, p.chunk_bytes);
-      check(MPI_Bcast(recv, p.count, p.type, call.root, comm_), "MPI_Bcast");
-      break;
-    case Collective::reduce:
-      check(MPI_Reduce(p.in_place && root ? MPI_IN_PLACE : send, recv, p.count, p.type, p.op, call.root, comm_),
-            "MPI_Reduce");
-      break;
-    case Collective::alltoall:
-      check(MPI_Alltoall(in_place_or(p, send), p.count, p.type, recv, p.count, p.type, comm_), "MPI_Alltoall");
-      break;
-    case Collective::gather:
-      check(MPI_Gather(p.in_place && root ? MPI_IN_PLACE : send, p.count, p.type, recv, p.count, p.type, call.root,
-                       comm_),
-            "MPI_Gather");
-      break;
-    case Collective::scatter:
-      check(MPI_Scatter(send, p.count, p.type, p.in_place && root ? MPI_IN_PLACE : recv, p.count, p.type, call.root,
-                        comm_),
-            "MPI_Scatter");
-      break;
-    case Collective::sendrecv: {
-      const int next = (rank_ + 1) % size_;
-      const int prev = (rank_ + size_ - 1) % size_;
-      if (p.in_place) {
-        check(MPI_Sendrecv_replace(recv, p.count, p.type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE),
-              "MPI_Sendrecv_replace");
-      } else {
-        check(MPI_Sendrecv(send, p.count, p.type, next, 0, recv, p.count, p.type, prev, 0, comm_, MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
-      }
-      break;
+  call_blocking(p, comm_);
+  if (p.divides) divide(call, p.in_place, p.is_root, size_);
+}
+
+void MPICommunicator::run_repeated(const CollectiveCall& call, int times) {
+  const Prepared p = prepare(call, types_, rank_, size_);
+  if (p.divides) {
+    for (int i = 0; i < times; ++i) {
+      call_blocking(p, comm_);
+      divide(call, p.in_place, p.is_root, size_);
     }
+  } else {
+    for (int i = 0; i < times; ++i) call_blocking(p, comm_);
   }
-  finish(p, rank_, size_);
+}
+
+BufferRef MPICommunicator::result_at(const CollectiveCall& call) const {
+  const Prepared p = prepare(call, types_, rank_, size_);
+  return result_of(call, p.in_place, p.is_root);
 }
 
 std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
-  const Prepared p = prepare(call, types_, rank_, size_);
-  void* send = const_cast<void*>(call.send.data());
-  void* recv = call.recv.data();
-  const bool root = rank_ == call.root;
+  Prepared p = prepare(call, types_, rank_, size_);
+  const int root = call.root;
   std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
   std::shared_ptr<std::vector<std::byte>> scratch;  // kept alive until the call completes
+  // Non-blocking in-place alltoall and sendrecv are not offered by every MPI: send from a copy.
+  const bool copies = p.in_place && (call.collective == Collective::alltoall || call.collective == Collective::sendrecv);
+  if (copies) {
+    const std::size_t bytes = call.collective == Collective::alltoall
+                                  ? p.chunk_bytes * static_cast<std::size_t>(size_)
+                                  : p.chunk_bytes;
+    scratch = std::make_shared<std::vector<std::byte>>(bytes);
+    std::memcpy(scratch->data(), p.recv, bytes);
+    p.send = scratch->data();
+  }
   switch (call.collective) {
     case Collective::allreduce:
-      check(MPI_Iallreduce(in_place_or(p, send), recv, p.count, p.type, p.op, comm_, &requests[0]), "MPI_Iallreduce");
+      check(MPI_Iallreduce(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]), "MPI_Iallreduce");
       break;
     case Collective::reduce_scatter:
-      check(MPI_Ireduce_scatter_block(in_place_or(p, send), p.in_place ? send : recv, p.count, p.type, p.op, comm_,
-                                      &requests[0]),
+      check(MPI_Ireduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]),
             "MPI_Ireduce_scatter_block");
       break;
     case Collective::allgather:
-      check(MPI_Iallgather(in_place_or(p, send), p.count, p.type, recv, p.count, p.type, comm_, &requests[0]),
-            "MPI_Iallgather");
+      check(MPI_Iallgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm_, &requests[0]), "MPI_Iallgather");
       break;
     case Collective::broadcast:
-      if (!p.in_place && root) std::memcpy(recv, send, p.chunk_bytes);
-      check(MPI_Ibcast(recv, p.count, p.type, call.root, comm_, &requests[0]), "MPI_Ibcast");
+      check(MPI_Ibcast(p.recv, p.count, p.type, root, comm_, &requests[0]), "MPI_Ibcast");
       break;
     case Collective::reduce:
-      check(MPI_Ireduce(p.in_place && root ? MPI_IN_PLACE : send, recv, p.count, p.type, p.op, call.root, comm_,
-                        &requests[0]),
-            "MPI_Ireduce");
+      check(MPI_Ireduce(p.send, p.recv, p.count, p.type, p.op, root, comm_, &requests[0]), "MPI_Ireduce");
       break;
     case Collective::alltoall:
-      if (p.in_place) {  // non-blocking in-place alltoall is not offered by every MPI: send from a copy
-        scratch = std::make_shared<std::vector<std::byte>>(p.chunk_bytes * static_cast<std::size_t>(size_));
-        std::memcpy(scratch->data(), recv, scratch->size());
-        send = scratch->data();
-      }
-      check(MPI_Ialltoall(send, p.count, p.type, recv, p.count, p.type, comm_, &requests[0]), "MPI_Ialltoall");
+      check(MPI_Ialltoall(p.send, p.count, p.type, p.recv, p.count, p.type, comm_, &requests[0]), "MPI_Ialltoall");
       break;
     case Collective::gather:
-      check(MPI_Igather(p.in_place && root ? MPI_IN_PLACE : send, p.count, p.type, recv, p.count, p.type, call.root,
-                        comm_, &requests[0]),
-            "MPI_Igather");
+      check(MPI_Igather(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm_, &requests[0]), "MPI_Igather");
       break;
     case Collective::scatter:
-      check(MPI_Iscatter(send, p.count, p.type, p.in_place && root ? MPI_IN_PLACE : recv, p.count, p.type, call.root,
-                         comm_, &requests[0]),
+      check(MPI_Iscatter(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm_, &requests[0]),
             "MPI_Iscatter");
       break;
-    case Collective::sendrecv: {
-      const int next = (rank_ + 1) % size_;
-      const int prev = (rank_ + size_ - 1) % size_;
-      if (p.in_place) {
-        scratch = std::make_shared<std::vector<std::byte>>(p.chunk_bytes);
-        std::memcpy(scratch->data(), recv, p.chunk_bytes);
-        send = scratch->data();
-      }
+    case Collective::sendrecv:
       requests.resize(2, MPI_REQUEST_NULL);
-      check(MPI_Irecv(recv, p.count, p.type, prev, 1, comm_, &requests[0]), "MPI_Irecv");
-      check(MPI_Isend(send, p.count, p.type, next, 1, comm_, &requests[1]), "MPI_Isend");
+      check(MPI_Irecv(p.recv, p.count, p.type, p.prev, 1, comm_, &requests[0]), "MPI_Irecv");
+      check(MPI_Isend(p.send, p.count, p.type, p.next, 1, comm_, &requests[1]), "MPI_Isend");
       break;
-    }
   }
-  const CollectiveCall copy = call;
-  const int rank = rank_;
-  const int size = size_;
-  const TypeMap& types = types_;
-  auto done = [copy, rank, size, &types, scratch]() { finish(prepare(copy, types, rank, size), rank, size); };
-  return std::make_unique<MPIWork>(std::move(requests), std::move(done),
+  std::function<void()> done;
+  if (p.divides) {
+    const CollectiveCall copy = call;
+    const int size = size_;
+    const bool in_place = p.in_place, is_root = p.is_root;
+    done = [copy, size, in_place, is_root]() { divide(copy, in_place, is_root, size); };
+  }
+  return std::make_unique<MPIWork>(std::move(requests), std::move(done), std::move(scratch),
                                    fmt::format("{} of {} elements ({})", name(call.collective), call.count,
                                                name(call.dtype)));
 }

@@ -23,6 +23,11 @@ class MPICommunicator final : public Communicator {
   std::optional<std::string> unsupported(Collective, DType, ReduceOp) const override { return std::nullopt; }
 
   void run(const CollectiveCall& call) override;
+  // Works out the MPI arguments once, then makes one MPI call per operation and nothing else (avg also divides).
+  void run_repeated(const CollectiveCall& call, int times) override;
+  // The root of an out-of-place broadcast keeps its data in its send buffer (nothing is copied); an in-place
+  // reduce-scatter leaves each rank's block at the start of the buffer, where MPI puts it.
+  BufferRef result_at(const CollectiveCall& call) const override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   void synchronize(Seconds) override {}  // blocking calls are complete on return
   std::unique_ptr<Timer> make_timer() override;

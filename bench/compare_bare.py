@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""Compare distbench's MPI timings with a bare C++ loop that calls MPI directly, interleaved, in one go.
+
+    /usr/bin/python3 bench/compare_bare.py                  # 9 collectives, 8 B .. 16 MiB, 5 rounds
+    /usr/bin/python3 bench/compare_bare.py --placement in-place --rounds 7
+    /usr/bin/python3 bench/compare_bare.py --collectives allreduce,allgather --mpi4py
+
+For each round and collective it runs, under `mpirun --allow-run-as-root -np 2 --bind-to none`,
+    distbench COLL --placement P -d float32 -o sum -b 8 -e 16M -f 2 -n 20 -w 5 --json X
+and bench/bare_loop.cpp (distbench-bare-loop) over the same cases, with each case's k (ops_per_sample) and n
+(samples) taken from distbench's report: the bare loop does not calibrate, so both time the same calls. The order
+alternates from round to round; when the bare loop goes first it takes k and n from the previous round's report
+of that collective (round 1 always starts with distbench). Per size it keeps, for each tool, the median over
+rounds of each run's median time per operation (the median of the per-sample averages over ranks), and prints
+distbench / bare; `ratio(mean)` does the same with each run's mean. The target is <= 1.02 at every size.
+With --mpi4py (out-of-place allreduce, reduce-scatter and allgather only) it also runs bench/mpi4py_peer.py
+in the same rotation and adds its time.
+
+Needs only the Python standard library (and Debian's python3-mpi4py for --mpi4py). Builds nothing: build
+distbench and distbench-bare-loop first (see bench/README.md). This is a benchmark to read, not a test: it exits
+0 whatever the ratios are (non-zero only when a run fails).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_mpi4py as common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
+
+COLLECTIVES = ("allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather", "scatter",
+               "sendrecv")
+PEER_COLLECTIVES = common.COLLECTIVES  # what mpi4py_peer.py runs (out-of-place only)
+TARGET = 1.02
+MiB = 1 << 20
+
+
+def find_bare(given):
+    path = given or os.path.join(common.ROOT, "build", "bench", "distbench-bare-loop")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        sys.exit(f"compare_bare: no bare-loop binary at {path}; build it with the project (ninja -C build builds "
+                 f"build/bench/distbench-bare-loop) or by hand (mpicxx -O2 -std=c++20 -DOMPI_SKIP_MPICXX=1 "
+                 f"bench/bare_loop.cpp -o /tmp/distbench-bare-loop) and pass --bare PATH")
+    return os.path.abspath(path)
+
+
+def run_distbench(args, collective, tmpdir, rnd):
+    """{bytes: {count, k, n, median, mean}}, wrong elements, wall seconds of one distbench sweep."""
+    report = os.path.join(tmpdir, f"{collective}.json")
+    cmd = common.launcher(args) + [
+        args.distbench, collective, "--placement", args.placement, "-d", "float32", "-o", "sum",
+        "-b", str(args.minbytes), "-e", str(args.maxbytes), "-f", "2", "-n", str(args.iters),
+        "-w", str(args.warmup), "--json", report]
+    _, _, wall = common.run(cmd, f"distbench {collective}")
+    with open(report) as f:
+        text = f.read()
+    common.keep(args, f"round{rnd + 1}-{collective}-distbench.json", text)
+    doc = json.loads(text)
+    if doc.get("status") != "complete":
+        sys.exit(f"compare_bare: distbench {collective} report status is {doc.get('status')!r}: {doc.get('error')}")
+    cases, wrong = {}, 0
+    for r in doc["results"]:
+        if r.get("status") != "ok" or r.get("placement") != args.placement:
+            continue
+        cases[int(r["bytes"])] = {
+            "count": int(r["count"]), "k": int(r["ops_per_sample"]), "n": int(r["time_us"]["samples"]),
+            "median": float(r["time_us"]["median"]), "mean": float(r["time_us"]["mean"])}
+        wrong += max(int(r.get("wrong") or 0), 0)  # null: not checked
+    return cases, wrong, wall
+
+
+def run_bare(args, collective, plan, tmpdir, rnd):
+    """{bytes: {count, k, n, median, mean}}, wall seconds of one bare-loop run over `plan`'s cases."""
+    cases_file = os.path.join(tmpdir, f"{collective}.cases")
+    with open(cases_file, "w") as f:
+        f.write("# count k n, from distbench's report (bytes, in the order distbench measured them)\n")
+        for size in sorted(plan):
+            c = plan[size]
+            f.write(f"{c['count']} {c['k']} {c['n']}  # {size}\n")
+    cmd = common.launcher(args) + [args.bare, collective, "--placement", args.placement, "-w", str(args.warmup),
+                                   "--cases", cases_file]
+    out, _, wall = common.run(cmd, f"bare loop {collective}")
+    common.keep(args, f"round{rnd + 1}-{collective}-bare.jsonl", out)
+    cases = {}
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            r = json.loads(line)
+            cases[int(r["bytes"])] = {"count": r["count"], "k": r["ops_per_sample"], "n": r["samples"],
+                                      "median": float(r["median_us"]), "mean": float(r["mean_us"])}
+    if len(cases) != len(plan):
+        sys.exit(f"compare_bare: the bare loop printed {len(cases)} cases of {len(plan)} for {collective}")
+    return cases, wall
+
+
+def run_mpi4py(args, collective, rnd):
+    """{bytes: {median, mean}}, wall seconds of one mpi4py_peer.py sweep (compare_mpi4py's runner)."""
+    times, _, wall = common.run_peer(args, collective, rnd)
+    return {size: {"mean": t[0], "median": t[1]} for size, t in times.items()}, wall
+
+
+def measure(args):
+    tools = ["distbench", "bare"] + (["mpi4py"] if args.mpi4py else [])
+    # runs[collective][tool][bytes] -> list of per-round {median, mean, ...}
+    runs = {c: {t: {} for t in tools} for c in args.collectives}
+    walls = {c: {t: [] for t in tools} for c in args.collectives}
+    plans = {}  # collective -> the latest distbench report's cases (k and n for the bare loop)
+    wrong = 0
+    with tempfile.TemporaryDirectory(prefix="distbench-vs-bare-") as tmpdir:
+        for rnd in range(args.rounds):
+            for c in args.collectives:
+                order = tools if rnd % 2 == 0 else list(reversed(tools))
+                for tool in order:
+                    if tool == "mpi4py" and c not in PEER_COLLECTIVES:
+                        continue
+                    if tool == "distbench":
+                        cases, w, wall = run_distbench(args, c, tmpdir, rnd)
+                        plans[c] = cases
+                        wrong += w
+                    elif tool == "bare":
+                        cases, wall = run_bare(args, c, plans[c], tmpdir, rnd)
+                    else:
+                        cases, wall = run_mpi4py(args, c, rnd)
+                    walls[c][tool].append(wall)
+                    for size, r in cases.items():
+                        runs[c][tool].setdefault(size, []).append(r)
+                    print(f"# round {rnd + 1}/{args.rounds} {c:<14} {tool:<9} {wall:6.1f} s", file=sys.stderr,
+                          flush=True)
+    return runs, walls, plans, wrong
+
+
+def median_of(rounds, key):
+    return statistics.median(r[key] for r in rounds)
+
+
+def report(args, runs, walls, plans, wrong):
+    print(f"distbench vs bare MPI loop, np={args.np}, float32 sum {args.placement}, time per operation (us), "
+          f"median over {args.rounds} interleaved rounds of each run's median sample")
+    print(f"distbench: {args.distbench}")
+    print(f"bare loop: {args.bare}")
+    print(f"'ratio' = distbench / bare of those medians; 'ratio(mean)' = the same from each run's mean; "
+          f"'k' = ops per sample in the last distbench report; target: ratio <= {TARGET}")
+    worst = {"median": (0.0, None, None), "mean": (0.0, None, None)}
+    over = {"median": 0, "mean": 0}
+    total = 0
+    for c in args.collectives:
+        d, b = runs[c]["distbench"], runs[c]["bare"]
+        peer = runs[c].get("mpi4py", {}) if c in PEER_COLLECTIVES else {}
+        print()
+        print(f"## {c}")
+        head = f"{'size':>10} {'bytes':>10} {'k':>6} {'distbench us':>13} {'bare us':>11} {'ratio':>7}      " \
+               f"{'ratio(mean)':>11}"
+        if peer:
+            head += f" {'mpi4py us':>11} {'d/mpi4py':>9}"
+        print(head)
+        for size in sorted(d):
+            if size not in b:
+                print(f"{common.format_bytes(size):>10} {size:>10}  no bare-loop run of this size")
+                continue
+            total += 1
+            ratios = {}
+            for key in ("median", "mean"):
+                td, tb = median_of(d[size], key), median_of(b[size], key)
+                ratios[key] = (td, tb, td / tb if tb > 0 else float("inf"))
+                if ratios[key][2] > TARGET:
+                    over[key] += 1
+                if ratios[key][2] > worst[key][0]:
+                    worst[key] = (ratios[key][2], c, size)
+            td, tb, ratio = ratios["median"]
+            flag = f" > {TARGET}" if ratio > TARGET else ""
+            line = (f"{common.format_bytes(size):>10} {size:>10} {plans[c][size]['k']:>6} {td:>13.2f} {tb:>11.2f} "
+                    f"{ratio:>7.3f}{flag:<7}{ratios['mean'][2]:>10.3f}")
+            if peer:
+                if size in peer:
+                    tp = median_of(peer[size], "median")
+                    line += f" {tp:>11.2f} {td / tp if tp > 0 else float('inf'):>9.3f}"
+                else:
+                    line += f" {'-':>11} {'-':>9}"
+            print(line)
+        summary = "; ".join(f"{t} " + ", ".join(f"{w:.1f}" for w in ws) for t, ws in walls[c].items() if ws)
+        print(f"wall time per run (s, incl. mpirun start-up): {summary}")
+
+    print()
+    for key, label in (("median", "max ratio"), ("mean", "max ratio(mean)")):
+        r, c, size = worst[key]
+        if c is not None:
+            print(f"{label} {r:.3f} ({c} {common.format_bytes(size)}); {over[key]} of {total} sizes exceed {TARGET}")
+    if wrong:
+        print(f"WARNING: distbench found {wrong} wrong result elements (the bare loop does not verify)")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 2)[2])
+    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--bare", help="bare-loop binary (default: build/bench/distbench-bare-loop)")
+    p.add_argument("--placement", choices=("out-of-place", "in-place"), default="out-of-place")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the median over rounds is compared")
+    p.add_argument("--collectives", default=",".join(COLLECTIVES),
+                   help="comma-separated subset of " + ", ".join(COLLECTIVES))
+    p.add_argument("--np", type=int, default=2, help="ranks (default 2)")
+    p.add_argument("-b", "--minbytes", type=common.parse_size, default=8)
+    p.add_argument("-e", "--maxbytes", type=common.parse_size, default=16 * MiB)
+    p.add_argument("-n", "--iters", type=int, default=20, help="distbench's samples per size (default 20)")
+    p.add_argument("-w", "--warmup", type=int, default=5, help="warm-up operations, every tool (default 5)")
+    p.add_argument("--mpi4py", action="store_true",
+                   help="also run bench/mpi4py_peer.py (allreduce, reduce-scatter, allgather; out-of-place only)")
+    p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
+    p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for --mpi4py")
+    args = p.parse_args()
+
+    args.collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
+    bad = [c for c in args.collectives if c not in COLLECTIVES]
+    if bad or not args.collectives:
+        p.error(f"--collectives takes {', '.join(COLLECTIVES)}")
+    if args.rounds < 1 or args.np < 1 or args.iters < 1 or args.warmup < 0:
+        p.error("need --rounds >= 1, --np >= 1, -n >= 1, -w >= 0")
+    if args.mpi4py and args.placement != "out-of-place":
+        p.error("--mpi4py compares out-of-place calls only (mpi4py_peer.py has no in-place mode)")
+    args.distbench = common.find_distbench(args.distbench)
+    args.bare = find_bare(args.bare)
+    if shutil.which(args.mpirun) is None:
+        sys.exit(f"compare_bare: {args.mpirun} not found (apt-get install openmpi-bin)")
+    # What compare_mpi4py.run_peer reads: the same sweep for the peer.
+    args.stepfactor = 2.0
+    args.peer_page_offset = -1
+
+    began = time.monotonic()
+    report(args, *measure(args))
+    print(f"\ntotal wall time {time.monotonic() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
