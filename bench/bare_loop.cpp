@@ -17,7 +17,8 @@
 // S ("bytes") is count*4 for allreduce, broadcast, reduce, sendrecv and count*nranks*4 for reduce-scatter,
 // allgather, alltoall, gather, scatter. Rank 0 prints one JSON object per case and line:
 //   {"tool": "bare-loop", "collective", "placement", "root", "bytes", "count", "nranks", "ops_per_sample",
-//    "samples", "warmup", "median_us", "mean_us", "min_us", "max_us", "samples_us": [...]}
+//    "samples", "warmup", "thread_level" (the level MPI provided), "median_us", "mean_us", "min_us", "max_us",
+//    "samples_us": [...]}
 // Times are microseconds per call; samples_us holds the per-sample averages over ranks, in the order taken.
 // The JSON is written with printf: every field is a number or one of the fixed names above.
 #include <mpi.h>
@@ -69,6 +70,7 @@ struct Options {
   bool in_place = false;
   int warmup = 5;  // distbench's -w default
   int root = 0;
+  int thread_level = MPI_THREAD_FUNNELED;  // distbench's level; --thread multiple to study what MULTIPLE costs
   std::vector<Case> cases;
 };
 
@@ -97,6 +99,7 @@ Shape shape(Coll c, std::size_t count, std::size_t nranks, std::size_t rank) {
   std::fprintf(stderr,
                "distbench-bare-loop: %s\n"
                "usage: distbench-bare-loop COLLECTIVE [--placement out-of-place|in-place] [-w WARMUP] [-r ROOT]\n"
+               "                           [--thread funneled|single|serialized|multiple]\n"
                "                           (--case COUNT:K:N ... | --cases FILE)\n"
                "  COLLECTIVE: allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv\n"
                "  COUNT: elements per call (float32); K: calls per sample; N: samples; FILE: lines 'COUNT K N'\n",
@@ -154,6 +157,19 @@ Options parse(int argc, char** argv) {
       o.warmup = static_cast<int>(parse_int(value(), "-w", 0, INT_MAX));
     } else if (arg == "-r" || arg == "--root") {
       o.root = static_cast<int>(parse_int(value(), "-r", 0, INT_MAX));
+    } else if (arg == "--thread") {
+      const std::string t = value();
+      if (t == "single") {
+        o.thread_level = MPI_THREAD_SINGLE;
+      } else if (t == "funneled") {
+        o.thread_level = MPI_THREAD_FUNNELED;
+      } else if (t == "serialized") {
+        o.thread_level = MPI_THREAD_SERIALIZED;
+      } else if (t == "multiple") {
+        o.thread_level = MPI_THREAD_MULTIPLE;
+      } else {
+        usage("--thread takes single, funneled, serialized or multiple");
+      }
     } else if (arg == "--case") {
       const std::string spec = value();
       const auto a = spec.find(':');
@@ -292,7 +308,7 @@ double median_of(std::vector<double> xs) {
   return xs.size() % 2 ? xs[m] : 0.5 * (xs[m - 1] + xs[m]);
 }
 
-void print_case(const Options& o, const Case& c, int nranks, const std::vector<double>& all) {
+void print_case(const Options& o, const Case& c, int nranks, int provided, const std::vector<double>& all) {
   // all: nranks rows of c.n samples (seconds). Per sample, the average over ranks.
   std::vector<double> per_sample(static_cast<std::size_t>(c.n), 0.0);
   for (int r = 0; r < nranks; ++r) {
@@ -310,10 +326,11 @@ void print_case(const Options& o, const Case& c, int nranks, const std::vector<d
   const long long bytes = c.count * (partitioned(o.coll) ? nranks : 1) * static_cast<long long>(sizeof(float));
   std::printf("{\"tool\": \"bare-loop\", \"collective\": \"%s\", \"placement\": \"%s\", \"root\": %d, "
               "\"bytes\": %lld, \"count\": %lld, \"nranks\": %d, \"ops_per_sample\": %d, \"samples\": %d, "
-              "\"warmup\": %d, \"median_us\": %.17g, \"mean_us\": %.17g, \"min_us\": %.17g, \"max_us\": %.17g, "
+              "\"warmup\": %d, \"thread_level\": %d, \"median_us\": %.17g, \"mean_us\": %.17g, "
+              "\"min_us\": %.17g, \"max_us\": %.17g, "
               "\"samples_us\": [",
               std::string(name(o.coll)).c_str(), o.in_place ? "in-place" : "out-of-place", o.root, bytes, c.count,
-              nranks, c.k, c.n, o.warmup, median_of(per_sample), mean, *lo, *hi);
+              nranks, c.k, c.n, o.warmup, provided, median_of(per_sample), mean, *lo, *hi);
   for (std::size_t i = 0; i < per_sample.size(); ++i) std::printf("%s%.17g", i ? ", " : "", per_sample[i]);
   std::printf("]}\n");
   std::fflush(stdout);
@@ -325,7 +342,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);  // every rank parses the same arguments; bad ones exit 2 before MPI starts
 
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, o.thread_level, &provided);
   // The data path's communicator is a split of MPI_COMM_WORLD, as distbench's (a dup, then a split per group).
   MPI_Comm comm = MPI_COMM_NULL;
   int world_rank = 0;
@@ -368,7 +385,7 @@ int main(int argc, char** argv) {
     run_case(o, c, b, comm, rank, nranks, samples);
     std::vector<double> all(rank == 0 ? n * static_cast<std::size_t>(c.n) : 0);
     MPI_Gather(samples.data(), c.n, MPI_DOUBLE, all.data(), c.n, MPI_DOUBLE, 0, comm);
-    if (rank == 0) print_case(o, c, nranks, all);
+    if (rank == 0) print_case(o, c, nranks, provided, all);
   }
 
   std::free(b.send);

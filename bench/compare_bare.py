@@ -144,7 +144,8 @@ def report(args, runs, walls, plans, wrong):
     print(f"distbench: {args.distbench}")
     print(f"bare loop: {args.bare}")
     print(f"'ratio' = distbench / bare of those medians; 'ratio(mean)' = the same from each run's mean; "
-          f"'k' = ops per sample in the last distbench report; target: ratio <= {TARGET}")
+          f"'k' = ops per sample in the last distbench report, 'k!=' = rounds in which the bare loop ran another k "
+          f"(it went first, with the previous round's); target: ratio <= {TARGET}")
     worst = {"median": (0.0, None, None), "mean": (0.0, None, None)}
     over = {"median": 0, "mean": 0}
     total = 0
@@ -153,8 +154,8 @@ def report(args, runs, walls, plans, wrong):
         peer = runs[c].get("mpi4py", {}) if c in PEER_COLLECTIVES else {}
         print()
         print(f"## {c}")
-        head = f"{'size':>10} {'bytes':>10} {'k':>6} {'distbench us':>13} {'bare us':>11} {'ratio':>7}      " \
-               f"{'ratio(mean)':>11}"
+        head = f"{'size':>10} {'bytes':>10} {'k':>6} {'k!=':>3} {'distbench us':>13} {'bare us':>11} {'ratio':>7}" \
+               f"      {'ratio(mean)':>11}"
         if peer:
             head += f" {'mpi4py us':>11} {'d/mpi4py':>9}"
         print(head)
@@ -173,8 +174,11 @@ def report(args, runs, walls, plans, wrong):
                     worst[key] = (ratios[key][2], c, size)
             td, tb, ratio = ratios["median"]
             flag = f" > {TARGET}" if ratio > TARGET else ""
-            line = (f"{common.format_bytes(size):>10} {size:>10} {plans[c][size]['k']:>6} {td:>13.2f} {tb:>11.2f} "
-                    f"{ratio:>7.3f}{flag:<7}{ratios['mean'][2]:>10.3f}")
+            # Rounds where the bare loop ran another k than that round's distbench (it went first, with the
+            # previous round's k, and distbench's calibration then chose differently).
+            k_differs = sum(1 for rd, rb in zip(d[size], b[size]) if rd["k"] != rb["k"])
+            line = (f"{common.format_bytes(size):>10} {size:>10} {plans[c][size]['k']:>6} {k_differs:>3} "
+                    f"{td:>13.2f} {tb:>11.2f} {ratio:>7.3f}{flag:<7}{ratios['mean'][2]:>10.3f}")
             if peer:
                 if size in peer:
                     tp = median_of(peer[size], "median")

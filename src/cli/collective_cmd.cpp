@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <mutex>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -118,21 +120,41 @@ int run_collective(Collective collective, const CollectiveOptions& options, Invo
     reporters->begin(info, plan);
   }
 
-  // On a hang: name the step and this rank, mark the report failed, and end the whole job.
-  Watchdog watchdog(plan.timeout_s, [&connector, &reporters, info](const std::string& step, double timeout_s) {
-    const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
-    fmt::print(stderr, "error: rank {} ({}): {}; aborting the job\n", connector.rank(), connector.hostname(), message);
-    std::fflush(stderr);
+  // Marks the report failed (on the root) and ends this process without calling MPI: the watchdog and signal
+  // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
+  std::mutex leaving;
+  auto fail_and_exit = [&leaving, &reporters, info](const std::string& message, int exit_code) {
+    std::lock_guard lock(leaving);  // the first of the watchdog and a signal decides
     if (reporters) {
       RunInfo failed = info;
       failed.status = "failed";
       failed.error = message;
       failed.end_time = iso_time_now();
       reporters->end(failed);
-      std::cout.flush();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the other stuck ranks say so too
-    connector.abort(static_cast<int>(ExitCode::timeout));
+    std::cout.flush();
+    std::fflush(stderr);
+    std::_Exit(exit_code);
+  };
+
+  // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
+  Watchdog watchdog(plan.timeout_s, [&connector, &fail_and_exit](const std::string& step, double timeout_s) {
+    const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
+    fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector.rank(), connector.hostname(), message);
+    std::fflush(stderr);
+    // The root writes the report and leaves at once; the others give it (and each other) a moment to say why
+    // before their exit makes the launcher end the job.
+    if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fail_and_exit(message, static_cast<int>(ExitCode::timeout));
+  });
+
+  // Ended from outside (the launcher, after another rank failed or timed out; or Ctrl-C): keep the report's word.
+  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit](int signal) {
+    const std::string step = watchdog.step();
+    fail_and_exit(fmt::format("ended by signal {} ({}){}; when launched by mpirun, another rank failed or timed out "
+                              "first: see its error line",
+                              signal, strsignal(signal), step.empty() ? "" : fmt::format(" during {}", step)),
+                  exit_status_for_signal(signal));
   });
 
   Progress progress;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/connector.hpp"
+#include "core/termination.hpp"
 
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@ struct Invocation {
   int argc = 0;
   char** argv = nullptr;
   std::unique_ptr<Connector> connector;  // made on first connect(); main uses it to report and abort on errors
+  TerminationSignals* signals = nullptr;  // where a command says what to do when the launcher ends the process
 
   // The connector, initialising MPI on first use. Commands that need no other process never call it.
   Connector& connect();

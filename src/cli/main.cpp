@@ -4,6 +4,7 @@
 #include "cli/launcher.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/termination.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -45,7 +46,8 @@ int report_error(Invocation& inv, ExitCode code, const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace distbench;
-  cli::Invocation inv{argc, argv, nullptr};
+  TerminationSignals signals;  // first: before MPI or anything else starts a thread
+  cli::Invocation inv{argc, argv, nullptr, &signals};
   CLI::App app{"distbench: how fast, how correct and how healthy distributed communication is", "distbench"};
   app.set_version_flag("--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
   app.require_subcommand(1);

@@ -29,7 +29,7 @@ class Connector {
   // Every rank contributes `data` (sizes may differ); the root gets one entry per rank, others an empty vector.
   virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) = 0;
   virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) = 0;
-  // Ends every process of the job with `exit_code`. Safe to call from any thread.
+  // Ends every process of the job with `exit_code`. From the main thread only (MPI runs at THREAD_FUNNELED).
   [[noreturn]] virtual void abort(int exit_code) = 0;
 
   bool is_root() const { return rank() == root_rank(); }

@@ -37,6 +37,11 @@ void Watchdog::arm_again() {
   deadline_ns_.store(now_ns() + static_cast<std::int64_t>(timeout_s_ * 1e9), std::memory_order_relaxed);
 }
 
+std::string Watchdog::step() {
+  std::lock_guard lock(mutex_);
+  return deadline_ns_.load(std::memory_order_relaxed) != 0 ? step_ : std::string();
+}
+
 void Watchdog::disarm() { deadline_ns_.store(0, std::memory_order_relaxed); }
 
 void Watchdog::watch() {

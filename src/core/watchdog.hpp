@@ -1,5 +1,6 @@
 // Bounds every blocking step: armed around a step with a description, it calls `on_expire` from its own thread
-// when the step outlives the timeout (the callback reports and aborts the job; it does not return).
+// when the step outlives the timeout (the callback reports and ends the process; it does not return). The callback
+// runs while the main thread may be inside MPI: it must not call MPI (MPI runs at MPI_THREAD_FUNNELED).
 #pragma once
 
 #include <atomic>
@@ -37,6 +38,8 @@ class Watchdog {
   void arm_again();
   void disarm();
   double timeout_s() const { return timeout_s_; }
+  // The step armed now; empty when disarmed.
+  std::string step();
 
  private:
   void watch();

@@ -207,9 +207,9 @@ class BadInput(Workdir):
 
 
 class Faults(Workdir):
-    def start_sweep(self, js, *extra):
+    def start_sweep(self, js, *extra, np=2):
         # Sizes grow to 64 MiB with many samples: a sweep long enough to interrupt.
-        return subprocess.Popen(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "1K", "-e", "64M", "-n", "200",
+        return subprocess.Popen(MPIRUN + ["-np", str(np), BINARY, "allreduce", "-b", "1K", "-e", "64M", "-n", "200",
                                           "--json", js, *extra],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -251,36 +251,84 @@ class Faults(Workdir):
             proc.kill()
             proc.communicate()
         report = load_json(js)
-        self.assertEqual(report["status"], "incomplete")
+        # The launcher ends the root with SIGTERM once rank 1 is gone: the root says so in the report.
+        self.assertEqual(report["status"], "failed")
+        self.assertIn("ended by signal", report["error"])
         self.assertGreaterEqual(len(report["results"]), 4)
+        self.assert_only_the_report(js)
         self.assertTrue(all(res["wrong"] == 0 for res in report["results"]))
 
-    def test_hung_rank_trips_the_timeout(self):
-        js = self.path("t.json")
-        proc = self.start_sweep(js, "-T", "2")
-        stopped = None
+    def assert_only_the_report(self, js):
+        """The report and nothing else: no temporary file left half-written beside it."""
+        self.assertEqual(os.listdir(os.path.dirname(js)), [os.path.basename(js)])
+
+    def stop_one_rank(self, rank, np=3, timeout_s=3):
+        """SIGSTOP one rank mid-sweep under -T: every process must be gone within the timeout + 5 s, exit code 4,
+        the report failed with the sizes finished before."""
+        js = self.path(f"stop{rank}.json")
+        proc = self.start_sweep(js, "-T", str(timeout_s), np=np)
+        stopped, pids = None, []
         try:
             self.wait_for_results(js, 4, proc)
-            stopped = self.rank_pid(proc, 1)
+            pids = [self.rank_pid(proc, r) for r in range(np)]
+            stopped = pids[rank]
             os.kill(stopped, signal.SIGSTOP)
             began = time.time()
-            _, err = proc.communicate(timeout=40)
+            _, err = proc.communicate(timeout=60)
+            gone_after = time.time() - began
             self.assertEqual(proc.returncode, 4, err)
-            self.assertLess(time.time() - began, 30)
-            self.assertIn("did not finish within 2 s", err)
+            self.assertIn(f"did not finish within {timeout_s} s", err)
             self.assertIn("allreduce", err)
+            self.assertTrue(all(not self.running(pid) for pid in pids), f"left running: {pids}")
+            self.assertLess(gone_after, timeout_s + 5, err)
         finally:
-            if stopped is not None:
-                try:
-                    os.kill(stopped, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            for pid in pids:
+                if self.running(pid):
+                    os.kill(pid, signal.SIGKILL)
             proc.kill()
             proc.communicate()
         report = load_json(js)
         self.assertEqual(report["status"], "failed")
         self.assertIn("did not finish", report["error"])
         self.assertGreaterEqual(len(report["results"]), 4)
+        self.assert_only_the_report(js)
+
+    @staticmethod
+    def running(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    def test_hung_root_rank_trips_the_timeout(self):
+        self.stop_one_rank(0)
+
+    def test_hung_middle_rank_trips_the_timeout(self):
+        self.stop_one_rank(1)
+
+    def test_hung_last_rank_trips_the_timeout(self):
+        self.stop_one_rank(2)
+
+    def test_terminated_root_marks_the_report_failed(self):
+        # What the launcher does to the root when another rank fails first: SIGTERM. The root keeps the report's
+        # word (failed, with the signal and the step) and leaves no temporary file.
+        js = self.path("term.json")
+        proc = self.start_sweep(js, "-T", "30")
+        try:
+            self.wait_for_results(js, 4, proc)
+            os.kill(self.rank_pid(proc, 0), signal.SIGTERM)
+            _, err = proc.communicate(timeout=40)
+            self.assertNotEqual(proc.returncode, 0, err)
+        finally:
+            proc.kill()
+            proc.communicate()
+        report = load_json(js)
+        self.assertEqual(report["status"], "failed")
+        self.assertIn("ended by signal 15", report["error"])
+        self.assertIn("allreduce", report["error"])
+        self.assertGreaterEqual(len(report["results"]), 4)
+        self.assert_only_the_report(js)
 
 
 if __name__ == "__main__":
