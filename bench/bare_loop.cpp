@@ -96,15 +96,15 @@ Shape shape(Coll c, std::size_t count, std::size_t nranks, std::size_t rank) {
 }
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "distbench-bare-loop: %s\n"
+  const bool help = why.empty();  // --help: the usage on stdout, exit 0
+  if (!help) std::fprintf(stderr, "distbench-bare-loop: %s\n", why.c_str());
+  std::fprintf(help ? stdout : stderr,
                "usage: distbench-bare-loop COLLECTIVE [--placement out-of-place|in-place] [-w WARMUP] [-r ROOT]\n"
                "                           [--thread funneled|single|serialized|multiple]\n"
                "                           (--case COUNT:K:N ... | --cases FILE)\n"
                "  COLLECTIVE: allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv\n"
-               "  COUNT: elements per call (float32); K: calls per sample; N: samples; FILE: lines 'COUNT K N'\n",
-               why.c_str());
-  std::exit(2);
+               "  COUNT: elements per call (float32); K: calls per sample; N: samples; FILE: lines 'COUNT K N'\n");
+  std::exit(help ? 0 : 2);
 }
 
 long long parse_int(const std::string& text, const char* what, long long lo, long long hi) {
@@ -140,6 +140,7 @@ void read_cases(const std::string& path, std::vector<Case>& out) {
 Options parse(int argc, char** argv) {
   Options o;
   if (argc < 2) usage("no collective given");
+  if (std::string_view(argv[1]) == "-h" || std::string_view(argv[1]) == "--help") usage("");
   const auto coll = parse_coll(argv[1]);
   if (!coll) usage(std::string("unknown collective '") + argv[1] + "'");
   o.coll = *coll;
@@ -179,7 +180,7 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--cases") {
       read_cases(value(), o.cases);
     } else if (arg == "-h" || arg == "--help") {
-      usage("help");
+      usage("");
     } else {
       usage("unknown option '" + arg + "'");
     }
@@ -212,8 +213,9 @@ struct Buffers {
   char* recv;  // out-of-place receive buffer, or the one in-place buffer
 };
 
-// Runs one case's warm-up and samples with the MPI call distbench's MPICommunicator::run makes, minus its
-// broadcast memcpy and in-place reduce-scatter memmove (both being removed from distbench's timed path).
+// Runs one case's warm-up and samples with the MPI call distbench's MPI backend makes (prepare() and
+// call_blocking() in src/backends/mpi/mpi_communicator.cpp): no copy for broadcast, no move after an in-place
+// reduce-scatter.
 void run_case(const Options& o, const Case& c, const Buffers& b, MPI_Comm comm, int rank, int nranks,
               std::vector<double>& samples) {
   const int count = static_cast<int>(c.count);

@@ -3,11 +3,13 @@
 #include "core/element.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace distbench {
 namespace {
@@ -64,10 +66,19 @@ std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) {
 }
 
 void HostDevice::fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) {
+  if (count == 0) return;
   visit_storage(dtype, [&]<typename T>(T) {
     auto* out = static_cast<T*>(at.data());
-    for (std::size_t i = 0; i < count; ++i) {
+    // One period from the formulas, then copies of what is already filled, doubling each time.
+    const std::size_t period = std::min<std::size_t>(pattern_period(spec.pattern), count);
+    for (std::size_t i = 0; i < period; ++i) {
       out[i] = encode_integer<T>(dtype, pattern_input(spec.pattern, spec.first_rank, i));
+    }
+    for (std::size_t filled = period; filled < count;) {
+      const std::size_t n = std::min(filled, count - filled) / period * period;
+      const std::size_t take = n == 0 ? count - filled : n;  // the last, partial stretch
+      std::memcpy(out + filled, out, take * sizeof(T));
+      filled += take;
     }
   });
 }
@@ -77,13 +88,20 @@ void HostDevice::poison(BufferRef at, std::size_t bytes) { std::memset(at.data()
 std::uint64_t HostDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) {
   const auto blocks =
       expected_blocks(spec.collective, spec.first_rank, spec.pattern.nranks, spec.call_count, spec.root);
+  const auto period = static_cast<std::size_t>(pattern_period(spec.pattern));
   return visit_storage(dtype, [&]<typename T>(T) {
     const auto* data = static_cast<const T*>(at.data());
+    std::vector<T> expected(period);
     std::uint64_t wrong = 0;
     for (const auto& block : blocks) {
-      for (std::uint64_t j = 0; j < block.count; ++j) {
-        const T expected = encode_integer<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
-        if (!(data[block.offset + j] == expected)) ++wrong;
+      // The expected values repeat with the pattern's period: compare each stretch of one period with one table.
+      for (std::size_t j = 0; j < period; ++j) {
+        expected[j] = encode_integer<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
+      }
+      const T* result = data + block.offset;
+      for (std::uint64_t first = 0; first < block.count; first += period) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(period, block.count - first));
+        for (std::size_t j = 0; j < n; ++j) wrong += !(result[first + j] == expected[j]);
       }
     }
     return wrong;

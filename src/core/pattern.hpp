@@ -113,6 +113,20 @@ DISTBENCH_HD inline std::int64_t pattern_reduced(const PatternParams& p, ReduceO
   return 0;
 }
 
+// A period of the pattern in the element index: pattern_input(p, r, i) and pattern_reduced(p, op, i) repeat with it
+// for every rank and operator. Host code fills and checks one period and repeats it, instead of evaluating the
+// formulas (two integer divisions) per element.
+inline std::uint64_t pattern_period(const PatternParams& p) {
+  switch (p.kind) {
+    case PatternKind::movement: return 61;
+    case PatternKind::minmax: return 17;
+    case PatternKind::sum:  // a(i) repeats every 2*amp_a + 1, t(i) every amp_t
+      return static_cast<std::uint64_t>(2 * p.amp_a + 1) * static_cast<std::uint64_t>(p.amp_t > 0 ? p.amp_t : 1);
+    case PatternKind::prod: return 6 * static_cast<std::uint64_t>(p.nranks);  // i % n, (i / n) % 2, (i + r) % 3
+  }
+  return 1;
+}
+
 // Which part of an output buffer holds what. `source_rank` < 0 means the reduction over all ranks.
 struct ExpectBlock {
   std::uint64_t offset = 0;  // in elements, from the start of the result

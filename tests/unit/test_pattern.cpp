@@ -254,6 +254,31 @@ TEST(Pattern, ReducedMatchesTheMathematicalReduction) {
   }
 }
 
+// Host fill and check repeat one period of the pattern: the period must hold for every input and every reduction,
+// for every kind of pattern, amplitude (dtype) and group size.
+TEST(Pattern, InputsAndReductionsRepeatWithThePatternPeriod) {
+  for (Collective c : {Collective::allreduce, Collective::allgather}) {
+    for (ReduceOp op : all_reduce_ops()) {
+      for (DType dtype : all_dtypes()) {
+        if (!defined_for(op, dtype)) continue;
+        for (int n = 1; n <= 70; ++n) {
+          const PatternParams p = make_pattern(c, op, dtype, n);
+          const std::uint64_t period = pattern_period(p);
+          for (std::uint64_t i = 0; i < 2 * period + 5; ++i) {
+            for (int r = 0; r < n; ++r) {
+              ASSERT_EQ(pattern_input(p, r, i), pattern_input(p, r, i + period))
+                  << name(c) << " " << name(op) << " " << name(dtype) << " n=" << n << " r=" << r << " i=" << i;
+            }
+            if (!is_reduction(c)) continue;  // data movement checks inputs only
+            ASSERT_EQ(pattern_reduced(p, op, i), pattern_reduced(p, op, i + 3 * period))
+                << name(c) << " " << name(op) << " " << name(dtype) << " n=" << n << " i=" << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Pattern, KindFollowsTheCollectiveAndOperator) {
   EXPECT_EQ(make_pattern(Collective::allgather, ReduceOp::sum, DType::float32, 4).kind, PatternKind::movement);
   EXPECT_EQ(make_pattern(Collective::sendrecv, ReduceOp::prod, DType::int8, 2).kind, PatternKind::movement);
