@@ -2,9 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
 
-#include <cerrno>
 
 namespace distbench {
 namespace {
@@ -44,6 +42,7 @@ TerminationSignals::TerminationSignals() {
 
 TerminationSignals::~TerminationSignals() {
   stopping_ = true;
+  pthread_kill(thread_.native_handle(), SIGHUP);  // wakes the waiting thread, which sees stopping_ and returns
   thread_.join();
 }
 
@@ -54,10 +53,10 @@ void TerminationSignals::set_handler(Handler handler) {
 
 void TerminationSignals::watch() {
   const sigset_t set = termination_set();
-  const timespec poll{0, 50'000'000};  // 50 ms: how soon the destructor's join returns
-  while (!stopping_) {
-    const int signal = sigtimedwait(&set, nullptr, &poll);
-    if (signal < 0) continue;  // EAGAIN (nothing yet) or EINTR
+  while (true) {
+    int signal = 0;
+    if (sigwait(&set, &signal) != 0) continue;
+    if (stopping_) return;
     {
       std::lock_guard lock(mutex_);  // held while the handler runs: clearing it waits for a running handler
       if (handler_) handler_(signal);
