@@ -4,6 +4,7 @@
 #include "cli/run_info.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/malloc_tuning.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
 #include "core/report/csv_reporter.hpp"
@@ -107,6 +108,7 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
 
 int run_collective(Collective collective, const CollectiveOptions& options, Invocation& inv) {
   SweepPlan plan = make_plan(collective, options);  // bad input fails here, before MPI starts
+  if (plan.malloc_reuse) apply_malloc_reuse();       // before MPI allocates anything
   Connector& connector = inv.connect();
   const BackendEntry& entry = choose_backend_everywhere(connector, plan.backend);
   plan.backend = entry.name;  // reports record the backend that ran (argv keeps what was asked)

@@ -46,8 +46,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->each([&o](const std::string&) { o.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between steps instead of multiplying")
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
-  app.add_option("-n,--iters", o.iters, "Timed samples per size (each sample times one or more operations)")
-      ->check(CLI::Range(1, 1000000));
+  app.add_option("-n,--iters", o.iters,
+                 "Timed samples per case (each times k operations); by default fewer when they would outlast "
+                 "--max-time; given, exactly this many unless --max-time is given too")
+      ->check(CLI::Range(1, 1000000))
+      ->each([&o](const std::string&) { o.iters_given = true; });
   app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
       ->check(CLI::Range(0, 1000000));
   app.add_option("-c,--check", o.check, "Verify results against exact expected values (0 or 1)")
@@ -73,12 +76,20 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
   app.add_option("--json", o.json, "Write a JSON report here (rewritten after every size)");
   app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size)");
   app.add_option("--max-noise", o.max_noise,
-                 "Sample until the relative noise (stddev/mean, %) is at most this (0: a fixed -n samples)")
+                 "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--min-samples", o.min_samples, "With --max-noise: samples taken before judging the noise")
-      ->check(CLI::Range(2, 1000000));
-  app.add_option("--max-time", o.max_time_s, "With --max-noise: seconds of sampling per case at most")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--min-samples", o.min_samples,
+                 "Samples taken before the noise is judged or the time budget cuts a case short")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--max-time", o.max_time_s,
+                 "Seconds of sampling per case at most (default 0.05; with --max-noise 10; 0: no budget)")
+      ->check(CLI::NonNegativeNumber)
+      ->each([&o](const std::string&) { o.max_time_given = true; });
+  app.add_flag("--show-faults", o.show_faults,
+               "Show page faults and context switches per operation in the table (the reports always have them)");
+  app.add_flag("--malloc-reuse", o.malloc_reuse,
+               "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
+               "library's per-call temporary buffers are not faulted in afresh on every call");
   app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
   app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(CLI::Range(1, 64));
   app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
@@ -136,7 +147,20 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.stopping.samples = static_cast<std::size_t>(o.iters);
   plan.stopping.max_noise = o.max_noise;
   plan.stopping.min_samples = static_cast<std::size_t>(o.min_samples);
-  plan.stopping.max_time_s = o.max_time_s;
+  // The time budget: what was given; else 10 s with a noise target, none with an explicit -n, and 0.05 s per case
+  // by default (-n 20 samples, fewer when they would outlast it).
+  if (o.max_time_given) {
+    plan.stopping.max_time_s = o.max_time_s;
+  } else if (o.max_noise > 0) {
+    plan.stopping.max_time_s = 10.0;
+  } else {
+    plan.stopping.max_time_s = o.iters_given ? 0.0 : o.max_time_s;
+  }
+  if (o.max_noise > 0 && plan.stopping.max_time_s <= 0) {
+    throw usage_error("--max-noise needs a time budget: give --max-time a positive number of seconds");
+  }
+  plan.show_faults = o.show_faults;
+  plan.malloc_reuse = o.malloc_reuse;
   plan.check = o.check != 0;
   plan.average = o.average == "rank0" ? RankAverage::rank0
                  : o.average == "min" ? RankAverage::min

@@ -31,7 +31,9 @@ struct CollectiveOptions {
   std::string csv;
   double max_noise = 0.0;
   int min_samples = 10;
-  double max_time_s = 10.0;
+  double max_time_s = 0.05;  // count mode's budget; 10 s in noise mode unless given
+  bool show_faults = false;
+  bool malloc_reuse = false;
   std::string backend = "auto";
   int gpus = 1;
   int agg_iters = 1;
@@ -40,6 +42,8 @@ struct CollectiveOptions {
   int register_buffers = 0;
   bool stepfactor_given = false;
   bool stepbytes_given = false;
+  bool iters_given = false;
+  bool max_time_given = false;
 };
 
 // Adds the options to a collective's subcommand.

@@ -18,6 +18,12 @@ double pick(RankAverage average, double rank0, double min, double avg, double ma
 
 }  // namespace
 
+double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const) {
+  double most = 0;
+  for (const OsCounters& c : per_rank) most = std::max(most, (c.*figure)());
+  return most;
+}
+
 std::string_view name(RankAverage a) {
   switch (a) {
     case RankAverage::rank0: return "rank0";

@@ -18,7 +18,7 @@ bool recorded(std::string_view key) {
                                                "OMPI_FIRST_RANKS", "OMPI_APP_CTX_", "OMPI_ARGV",
                                                "OMPI_COMMAND", "OMPI_MCA_initial_wdir", "OMPI_NUM_APP_CTX",
                                                "OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
-  if (key == "CUDA_VISIBLE_DEVICES") return true;
+  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_")) return true;
   const bool wanted = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                                   [&](std::string_view p) { return key.starts_with(p); });
   const bool noise = std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping),

@@ -7,12 +7,17 @@
 namespace distbench {
 namespace {
 
-// Several operations per sample for small messages, so that the clock's resolution and the cost of reading it
-// stay far below the time measured.
-constexpr double kTargetSampleSeconds = 1e-3;
+// Several operations per sample for small messages, so that the clock's resolution (tens of ns) and the cost of
+// reading it stay far below the time measured: 0.25 ms is 10,000 clock ticks.
+constexpr double kTargetSampleSeconds = 0.25e-3;
 constexpr int kMaxOpsPerSample = 10000;
-constexpr double kProbeSeconds = 1e-4;  // a calibration batch lasts at least this long
-constexpr int kProbeRepeats = 2;        // extra probes; the fastest counts
+constexpr double kProbeSeconds = 0.05e-3;  // a calibration batch lasts at least this long
+constexpr int kProbeRepeats = 2;           // extra probes; the fastest counts
+
+struct Calibration {
+  int ops_per_sample = 1;
+  double seconds_per_op = 0;  // the slowest rank's, from the fastest probe
+};
 
 double max_over_ranks(Connector& connector, double value) {
   const auto all = allgather_value(connector, value);
@@ -29,7 +34,8 @@ double timed_batch(Communicator& comm, const CollectiveCall& call, int times, Se
   return timer->seconds();
 }
 
-int calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watchdog& watchdog, Seconds timeout) {
+Calibration calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watchdog& watchdog,
+                      Seconds timeout) {
   // Double a probe batch until it lasts long enough to time well, then keep the best of a few repeats, so that one
   // preempted probe does not shrink every later sample to a single operation. Each decision uses the slowest
   // rank's time, so that all ranks run the same number of operations.
@@ -47,9 +53,10 @@ int calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watc
     slowest = std::min(slowest, max_over_ranks(world.connector(), timed_batch(comm, call, batch, timeout)));
   }
   const double per_op = slowest / batch;
-  if (per_op <= 0) return kMaxOpsPerSample;
-  return static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0,
-                                     static_cast<double>(kMaxOpsPerSample)));
+  if (per_op <= 0) return {kMaxOpsPerSample, 0};
+  return {static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0,
+                                      static_cast<double>(kMaxOpsPerSample))),
+          per_op};
 }
 
 std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Watchdog& watchdog, Seconds timeout) {
@@ -86,26 +93,37 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     comm.run_repeated(call, plan.warmup_iters);
     comm.synchronize(timeout);
   }
-  out.ops_per_sample = calibrate(world, comm, call, watchdog, timeout);
+  const Calibration calibration = calibrate(world, comm, call, watchdog, timeout);
+  out.ops_per_sample = calibration.ops_per_sample;
 
   {
     auto guard = watchdog.arm(setup.label + ": barrier before sampling");
     connector.barrier();
   }
   const auto& rule = plan.stopping;
-  const auto began = std::chrono::steady_clock::now();
   auto guard = watchdog.arm(setup.label + ": timed samples");
-  while (true) {
-    watchdog.arm_again();
-    const double batch = timed_batch(comm, call, out.ops_per_sample, timeout);
-    out.samples.push_back(batch / out.ops_per_sample);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    bool stop = rule.done(out.samples, elapsed);
-    if (rule.noise_mode()) {  // the root decides for everyone, so all ranks take the same number of samples
-      broadcast_value(connector, stop, connector.root_rank());
+  const OsCounters before = thread_os_counters();
+  if (!rule.noise_mode()) {
+    // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
+    const std::size_t planned = rule.planned_samples(calibration.seconds_per_op * out.ops_per_sample);
+    out.samples.reserve(planned);
+    for (std::size_t i = 0; i < planned; ++i) {
+      watchdog.arm_again();
+      out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
     }
-    if (stop) break;
+  } else {
+    const auto began = std::chrono::steady_clock::now();
+    while (true) {
+      watchdog.arm_again();
+      out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      bool stop = rule.done(out.samples, elapsed);
+      broadcast_value(connector, stop, connector.root_rank());  // the root decides, so all take as many samples
+      if (stop) break;
+    }
   }
+  out.os_per_op = per_operation(before, thread_os_counters(),
+                                static_cast<double>(out.samples.size()) * out.ops_per_sample);
   watchdog.disarm();
   out.noise_target_met = rule.target_met(out.samples);
   if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);

@@ -2,6 +2,7 @@
 // then verification against exact expected values.
 #pragma once
 
+#include "core/os_counters.hpp"
 #include "core/plan.hpp"
 #include "core/watchdog.hpp"
 #include "core/world.hpp"
@@ -26,6 +27,7 @@ struct Measured {
   int ops_per_sample = 1;
   std::int64_t wrong = -1;      // summed over all ranks; -1 when not checked
   bool noise_target_met = true;
+  OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
 };
 
 // Collective over the whole world: every rank runs its group's case at the same time.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/os_counters.hpp"
 #include "core/stats.hpp"
 
 #include <cstdint>
@@ -9,6 +10,9 @@
 #include <vector>
 
 namespace distbench {
+
+// The most of a figure over ranks (0 when there are none).
+double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const);
 
 // Per-rank spread of one figure: min / avg / max over ranks, and the root rank's own value.
 struct RankSpread {
@@ -37,6 +41,7 @@ struct CaseResult {
   std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
   bool noise_target_met = true;
   std::vector<double> samples;  // seconds per operation, one per sample (same aggregation as `time`)
+  std::vector<OsCounters> os_per_op;  // per world rank: page faults and context switches per timed operation
 
   std::string status = "ok";  // "ok" | "skipped"
   std::string skip_reason;

@@ -31,7 +31,40 @@ double noise_of(double stddev, double mean, std::size_t n) {
   return stddev / mean * 100.0;
 }
 
+// Order-statistic index (0-based) of the lower end of the median's 95% interval: the largest j - 1 such that
+// P(B <= j - 1) <= 2.5% for B ~ Binomial(n, 1/2); nullopt-like -1 when even j = 1 does not reach 95%.
+long lower_order_index(std::size_t n) {
+  double cumulative = 0;  // P(B <= k)
+  double term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+  long index = -1;
+  for (std::size_t k = 0; k < n; ++k) {
+    cumulative += term;
+    if (cumulative > 0.025) break;
+    index = static_cast<long>(k);  // x(k+1) .. x(n-k) covers at least 95%
+    term = term * static_cast<double>(n - k) / static_cast<double>(k + 1);
+  }
+  return index;
+}
+
 }  // namespace
+
+MedianInterval median_interval_sorted(std::span<const double> sorted) {
+  if (sorted.empty()) return {};
+  const long k = lower_order_index(sorted.size());
+  if (k < 0) return {sorted.front(), sorted.back()};
+  const auto low = static_cast<std::size_t>(k);
+  return {sorted[low], sorted[sorted.size() - 1 - low]};
+}
+
+double median_ci_percent(std::span<const double> samples) {
+  if (samples.size() < 2) return 0;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double median = percentile_sorted(sorted, 50);
+  if (median == 0) return 0;
+  const auto interval = median_interval_sorted(sorted);
+  return (interval.high - interval.low) / 2.0 / median * 100.0;
+}
 
 double percentile_sorted(std::span<const double> sorted, double q) {
   if (sorted.empty()) return 0;
@@ -68,6 +101,11 @@ Summary summarize(std::span<const double> samples) {
   for (double x : sorted) deviations.push_back(std::abs(x - s.median));
   std::sort(deviations.begin(), deviations.end());
   s.mad = percentile_sorted(deviations, 50);
+
+  const auto interval = median_interval_sorted(sorted);
+  s.median_low = interval.low;
+  s.median_high = interval.high;
+  if (s.samples >= 2 && s.median != 0) s.median_ci = (interval.high - interval.low) / 2.0 / s.median * 100.0;
 
   if (s.mad > 0) {
     const double limit = kOutlierMads * kMadToSigma * s.mad;

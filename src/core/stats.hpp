@@ -16,7 +16,21 @@ struct Summary {
   double noise = 0;   // relative standard deviation, stddev / mean, in percent; 0 when mean is 0 or n < 2
   // Samples farther than 5 scaled MADs (5 * 1.4826 * mad) from the median; 0 when mad is 0.
   std::size_t outliers = 0;
+  // Distribution-free 95% confidence interval of the median (order statistics; see median_interval), and its
+  // half-width relative to the median in percent: the noise figure that warnings and --max-noise judge.
+  double median_low = 0, median_high = 0;
+  double median_ci = 0;
 };
+
+// The 95% confidence interval of the median from order statistics, assuming nothing about the distribution:
+// [x(j), x(n+1-j)] (1-based, sorted) with the largest j whose coverage 1 - 2 P(Binomial(n, 1/2) <= j-1) is at
+// least 95%. Fewer than 6 samples cannot reach 95%: the interval is then [min, max].
+struct MedianInterval {
+  double low = 0, high = 0;
+};
+MedianInterval median_interval_sorted(std::span<const double> sorted);
+// (high - low) / 2 / median in percent; 0 for fewer than 2 samples or a zero median.
+double median_ci_percent(std::span<const double> samples);
 
 Summary summarize(std::span<const double> samples);
 // Percentile q in [0, 100] (clamped) with linear interpolation between closest ranks (sorted input); 0 when empty.

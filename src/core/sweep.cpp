@@ -4,13 +4,13 @@
 #include "core/error.hpp"
 #include "core/measure.hpp"
 #include "core/sizes.hpp"
+#include "core/sweep_warnings.hpp"
 
 #include <algorithm>
 
 namespace distbench {
 namespace {
 
-constexpr double kNoisyPercent = 5.0;
 
 struct Row {
   DType dtype;
@@ -114,38 +114,6 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, Placement placement,
   return s;
 }
 
-void collect_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan,
-                      std::vector<std::string>& warnings) {
-  std::size_t noisy = 0, missed = 0, with_outliers = 0;
-  const CaseResult* worst = nullptr;
-  for (const auto& r : results) {
-    if (r.status != "ok") continue;
-    if (!r.noise_target_met) ++missed;
-    if (r.time.outliers > 0) ++with_outliers;
-    if (r.time.noise > kNoisyPercent) {
-      ++noisy;
-      if (worst == nullptr || r.time.noise > worst->time.noise) worst = &r;
-    }
-  }
-  if (missed > 0) {
-    warnings.push_back(fmt::format(
-        "{} of {} cases stopped at --max-time {:g} s before reaching the --max-noise target of {:g}%; raise "
-        "--max-time or accept more noise",
-        missed, results.size(), plan.stopping.max_time_s, plan.stopping.max_noise));
-  } else if (noisy > 0 && worst != nullptr) {
-    warnings.push_back(fmt::format(
-        "{} of {} cases had noise above {:g}% (worst: {} {} {} {}, {:.1f}% over {} samples); the machine may be "
-        "busy: rerun with more samples (-n {}) or a noise target (--max-noise 2 --max-time 20)",
-        noisy, results.size(), kNoisyPercent, worst->collective, format_bytes(worst->bytes), worst->dtype,
-        worst->placement, worst->time.noise, worst->time.samples, plan.stopping.samples * 5));
-  }
-  if (with_outliers > 0) {
-    warnings.push_back(fmt::format(
-        "{} cases had outlier samples (over 5 MADs from the median); medians in the JSON report are robust to them",
-        with_outliers));
-  }
-}
-
 }  // namespace
 
 Partition sweep_partition(const SweepPlan& plan, int world_size) {
@@ -209,9 +177,11 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
           make_setup(plan, row, placement, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
       const Measured m = measure_case(world, *comm, plan, watchdog, setup);
       std::vector<std::vector<double>> by_rank;
+      std::vector<std::vector<OsCounters>> os_by_rank;
       {
         auto guard = watchdog.arm(setup.label + ": gathering samples");
         by_rank = gather_vector<double>(connector, m.samples, connector.root_rank());
+        os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.os_per_op, 1), connector.root_rank());
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
       if (!root) continue;
@@ -219,6 +189,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.wrong = m.wrong;
       result.noise_target_met = m.noise_target_met;
       aggregate_samples(by_rank, plan.average, plan.collective, result);
+      for (const auto& counters : os_by_rank) result.os_per_op.push_back(counters.at(0));
       done.push_back(std::move(result));
     }
     if (root) {
@@ -227,7 +198,10 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
     }
   }
   if (root && progress) progress(rows.size(), rows.size(), "");
-  if (root) collect_warnings(outcome.results, plan, outcome.warnings);
+  if (root) {
+    const auto warnings = sweep_warnings(outcome.results, plan);
+    outcome.warnings.insert(outcome.warnings.end(), warnings.begin(), warnings.end());
+  }
   return outcome;
 }
 

@@ -62,7 +62,7 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "# collective: allreduce   backend: mpi   world size: 4   ranks per host: 2 (2 hosts)\n"
       "# group: world (1 group)\n"
       "# sweep: 8 .. 1048576 B, 3 sizes\n"
-      "# samples: 20 per case   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
       "#\n"
       "#                                                            out-of-place                           in-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong        time    algbw    busbw #wrong\n"
@@ -72,6 +72,44 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "       1048576       262144  float32    sum   -1      250.25     4.19     6.29      0      250.00     4.19     6.29      2\n"
       "# Avg bus bandwidth: 2.92 GB/s\n"
       "# Wrong elements: 2\n";
+  EXPECT_EQ(out.str(), expected);
+}
+
+// --show-faults: two more columns per placement, the most over ranks; --malloc-reuse is said in the header; an
+// explicit -n (no time budget) reads as a plain count.
+TEST(ConsoleReporter, FaultColumnsAndMallocReuse) {
+  RunInfo info = two_hosts_four_ranks();
+  SweepPlan plan;
+  plan.backend = "mpi";
+  plan.sizes = {65536};
+  plan.placements = {Placement::out_of_place};
+  plan.stopping.max_time_s = 0;
+  plan.show_faults = true;
+  plan.malloc_reuse = true;
+
+  CaseResult r = result("out-of-place", 65536, 40.126, 1.633, 2.4497, 0);
+  r.os_per_op = {{0.25, 0, 0.5, 0}, {16.5, 0, 0, 0.125}, {1234, 1, 0, 0}, {0, 0, 2, 1}};
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.begin(info, plan);
+  reporter.add({r});
+  info.status = "complete";
+  reporter.end(info);
+
+  const std::string expected =
+      "# distbench 0.1.0 (git 0123456789ab)\n"
+      "# collective: allreduce   backend: mpi   world size: 4   ranks per host: 2 (2 hosts)\n"
+      "# group: world (1 group)\n"
+      "# sweep: 65536 .. 65536 B, 1 size\n"
+      "# samples: 20 per case   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)\n"
+      "#\n"
+      "#                                                                     out-of-place\n"
+      "#         size        count     type  redop root        time    algbw    busbw #wrong    faults     csw\n"
+      "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)            (/op)   (/op)\n"
+      "         65536        16384  float32    sum   -1       40.13     1.63     2.45      0      1235    3.00\n"
+      "# Avg bus bandwidth: 2.45 GB/s\n"
+      "# Wrong elements: 0\n";
   EXPECT_EQ(out.str(), expected);
 }
 
@@ -133,7 +171,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# collective: broadcast   backend: nccl   world size: 6   ranks per host: node-a 4, node-b 2\n"
       "# group: group-size 2 (3 groups of 2 ranks)\n"
       "# sweep: 1024 .. 1073741824 B, 4 sizes\n"
-      "# samples: until noise <= 0.5% (at least 10, at most 2 s per case)   warm-up: 3 iterations   check: off"
+      "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case)   warm-up: 3 iterations   check: off"
       "   time: slowest rank (-a max)\n"
       "#\n"
       "#                                                              in-place\n"
@@ -173,7 +211,7 @@ TEST(ConsoleReporter, NothingMeasured) {
       "# collective: alltoall   backend: mpi   world size: 1   ranks per host: unknown\n"
       "# group: world (1 group)\n"
       "# sweep: no sizes\n"
-      "# samples: 20 per case   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
       "#\n"
       "#                                                            out-of-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong\n"

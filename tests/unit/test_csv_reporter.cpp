@@ -38,7 +38,7 @@ class CsvReporterTest : public testing::Test {
 constexpr std::string_view kHeader =
     "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,time_us,"
     "median_us,mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,rank_min_us,rank_avg_us,rank_max_us,algbw_gbps,"
-    "busbw_gbps,wrong,status\n";
+    "busbw_gbps,wrong,median_ci_pct,faults_per_op,switches_per_op,status\n";
 
 CaseResult measured(std::string placement, std::int64_t wrong) {
   CaseResult r;
@@ -59,6 +59,8 @@ CaseResult measured(std::string placement, std::int64_t wrong) {
   r.time.stddev = 2.5e-6;
   r.time.p99 = 259.9e-6;
   r.time.noise = 0.996;
+  r.time.median_ci = 1.25;
+  r.os_per_op = {{2, 0, 1, 0.5}, {4, 1, 0, 0}};  // the most over ranks: 5 faults, 1.5 switches per operation
   r.rank_time = {249e-6, 250.25e-6, 252e-6, 249.5e-6};
   r.time_shown = 250.25e-6;
   r.algbw = 4.1901;
@@ -80,9 +82,9 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   const std::string two_rows =
       std::string(kHeader) +
       "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
-      "259.9,0.996,249,250.25,252,4.1901,6.2852,0,ok\n"
+      "259.9,0.996,249,250.25,252,4.1901,6.2852,0,1.25,5,1.5,ok\n"
       "allreduce,mpi,float32,sum,in-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
-      "259.9,0.996,249,250.25,252,4.1901,6.2852,,ok\n";
+      "259.9,0.996,249,250.25,252,4.1901,6.2852,,1.25,5,1.5,ok\n";
   EXPECT_EQ(read(path), two_rows);
 
   // A skipped case has no measurements; a field with a comma or a quote is quoted (RFC 4180).
@@ -95,7 +97,7 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   skipped.skip_reason = "needs 2 ranks per group";
   reporter.add({skipped});
   const std::string three_rows =
-      two_rows + "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,1,,,,,,,,,,,,,,,,skipped\n";
+      two_rows + "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,1,,,,,,,,,,,,,,,,,,,skipped\n";
   EXPECT_EQ(read(path), three_rows);
 
   info.status = "complete";
@@ -122,7 +124,7 @@ TEST_F(CsvReporterTest, LargeAndSmallNumbersKeepTwelveDigits) {
   reporter.add({r});
   EXPECT_EQ(read(path), std::string(kHeader) +
                             "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,0.15,12345678.9,"
-                            "251,248.75,260.125,2.5,259.9,0.996,249,250.25,252,0.333333333333,0,123456789,ok\n");
+                            "251,248.75,260.125,2.5,259.9,0.996,249,250.25,252,0.333333333333,0,123456789,1.25,5,1.5,ok\n");
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ CaseResult sample_result(std::string placement, std::uint64_t bytes) {
   r.group = "world";
   r.ops_per_sample = 4;
   r.samples = {1.1e-5, 1.3e-5, 1.2e-5, 1.234567890123e-5};
-  r.time = {4, 1.21e-5, 1.2086419725e-5, 1.1e-5, 1.3e-5, 8.2e-7, 1.298e-5, 5.5e-7, 6.78, 0};
+  r.time = {4, 1.21e-5, 1.2086419725e-5, 1.1e-5, 1.3e-5, 8.2e-7, 1.298e-5, 5.5e-7, 6.78, 0, 1.1e-5, 1.3e-5, 8.26};
+  r.os_per_op = {{0.5, 0, 2.25, 0.125}, {8192, 1, 0, 3}};
   r.rank_time = {1.19e-5, 1.2086419725e-5, 1.25e-5, 1.2e-5};
   r.time_shown = r.rank_time.max;
   r.algbw = static_cast<double>(bytes) / r.time_shown / 1e9;
@@ -94,7 +95,9 @@ void expect_same(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.time.outliers, b.time.outliers);
   for (auto [x, y] : {std::pair{a.time.median, b.time.median}, {a.time.mean, b.time.mean}, {a.time.min, b.time.min},
                       {a.time.max, b.time.max}, {a.time.stddev, b.time.stddev}, {a.time.p99, b.time.p99},
-                      {a.time.mad, b.time.mad}, {a.time.noise, b.time.noise}, {a.rank_time.min, b.rank_time.min},
+                      {a.time.mad, b.time.mad}, {a.time.noise, b.time.noise}, {a.time.median_low, b.time.median_low},
+                      {a.time.median_high, b.time.median_high}, {a.time.median_ci, b.time.median_ci},
+                      {a.rank_time.min, b.rank_time.min},
                       {a.rank_time.avg, b.rank_time.avg}, {a.rank_time.max, b.rank_time.max},
                       {a.rank_time.rank0, b.rank_time.rank0}, {a.time_shown, b.time_shown}, {a.algbw, b.algbw},
                       {a.busbw, b.busbw}}) {
@@ -104,6 +107,13 @@ void expect_same(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.noise_target_met, b.noise_target_met);
   ASSERT_EQ(a.samples.size(), b.samples.size());
   for (std::size_t i = 0; i < a.samples.size(); ++i) expect_close(a.samples[i], b.samples[i]);
+  ASSERT_EQ(a.os_per_op.size(), b.os_per_op.size());
+  for (std::size_t i = 0; i < a.os_per_op.size(); ++i) {
+    expect_close(a.os_per_op[i].minor_faults, b.os_per_op[i].minor_faults);
+    expect_close(a.os_per_op[i].major_faults, b.os_per_op[i].major_faults);
+    expect_close(a.os_per_op[i].voluntary_switches, b.os_per_op[i].voluntary_switches);
+    expect_close(a.os_per_op[i].involuntary_switches, b.os_per_op[i].involuntary_switches);
+  }
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.skip_reason, b.skip_reason);
 }
@@ -172,7 +182,8 @@ TEST(JsonModel, SchemaKeysAndUnits) {
 
   const json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "root", "group_size",
-                       "warmup_iters", "stopping", "check", "average", "timeout_s", "backend_options"});
+                       "warmup_iters", "stopping", "check", "average", "timeout_s", "malloc_reuse",
+                       "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], json({"sum", "max"}));
@@ -189,9 +200,15 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const json& r = j["results"][0];
   expect_keys(r, {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group",
                   "groups", "ops_per_sample", "time_us", "rank_time_us", "time_shown_us", "algbw_gbps",
-                  "busbw_gbps", "wrong", "noise_target_met", "samples_us", "status", "skip_reason"});
-  expect_keys(r["time_us"],
-              {"median", "mean", "min", "max", "stddev", "p99", "mad", "noise_pct", "samples", "outliers"});
+                  "busbw_gbps", "wrong", "noise_target_met", "samples_us", "os_per_op", "status", "skip_reason"});
+  expect_keys(r["time_us"], {"median", "mean", "min", "max", "stddev", "p99", "mad", "noise_pct", "median_ci_low",
+                             "median_ci_high", "median_ci_pct", "samples", "outliers"});
+  expect_close(r["time_us"]["median_ci_low"].get<double>(), 11);
+  expect_close(r["time_us"]["median_ci_pct"].get<double>(), 8.26);
+  // Page faults and context switches per operation, one entry per rank.
+  expect_keys(r["os_per_op"], {"minor_faults", "major_faults", "voluntary_switches", "involuntary_switches"});
+  EXPECT_EQ(r["os_per_op"]["minor_faults"], json({0.5, 8192.0}));
+  EXPECT_EQ(r["os_per_op"]["involuntary_switches"], json({0.125, 3.0}));
   expect_keys(r["rank_time_us"], {"min", "avg", "max", "rank0"});
   // Seconds in the model, microseconds in JSON.
   expect_close(r["time_us"]["median"].get<double>(), 12.1);

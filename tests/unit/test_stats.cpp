@@ -121,5 +121,50 @@ TEST(Stats, DoesNotReorderTheInput) {
   EXPECT_EQ(xs, (std::vector<double>{3, 1, 2}));
 }
 
+// The median's 95% interval from order statistics: for n = 20 it is [x(6), x(15)] (coverage 95.86 %), for
+// n = 10 [x(2), x(9)] (97.85 %); below 6 samples no interval reaches 95 % and it is the whole range.
+TEST(Stats, MedianIntervalUsesTheBinomialOrderStatistics) {
+  std::vector<double> xs;
+  for (int k = 1; k <= 20; ++k) xs.push_back(k);
+  auto interval = median_interval_sorted(xs);
+  EXPECT_EQ(interval.low, 6);
+  EXPECT_EQ(interval.high, 15);
+  xs.resize(10);
+  interval = median_interval_sorted(xs);
+  EXPECT_EQ(interval.low, 2);
+  EXPECT_EQ(interval.high, 9);
+  xs.resize(6);
+  interval = median_interval_sorted(xs);  // P(B = 0) = 1/64 <= 2.5 %: [x(1), x(6)]
+  EXPECT_EQ(interval.low, 1);
+  EXPECT_EQ(interval.high, 6);
+  xs.resize(5);
+  interval = median_interval_sorted(xs);
+  EXPECT_EQ(interval.low, 1);
+  EXPECT_EQ(interval.high, 5);
+  interval = median_interval_sorted(std::vector<double>{});
+  EXPECT_EQ(interval.low, 0);
+  EXPECT_EQ(interval.high, 0);
+}
+
+TEST(Stats, MedianCiIsTheRelativeHalfWidth) {
+  std::vector<double> xs;
+  for (int k = 1; k <= 20; ++k) xs.push_back(100 + k);  // median 110.5, interval [106, 115]
+  EXPECT_DOUBLE_EQ(median_ci_percent(xs), (115.0 - 106.0) / 2 / 110.5 * 100);
+  const Summary s = summarize(xs);
+  EXPECT_DOUBLE_EQ(s.median_ci, median_ci_percent(xs));
+  EXPECT_EQ(s.median_low, 106);
+  EXPECT_EQ(s.median_high, 115);
+  EXPECT_EQ(median_ci_percent(std::vector<double>{5}), 0);
+  EXPECT_EQ(median_ci_percent(std::vector<double>{0, 0, 0}), 0);
+}
+
+TEST(Stats, MedianCiIsRobustToOutliersWhereStddevIsNot) {
+  std::vector<double> xs(17, 2.0);
+  xs.insert(xs.end(), {40.0, 50.0, 60.0});  // three preempted samples
+  const Summary s = summarize(xs);
+  EXPECT_GT(s.noise, 100);
+  EXPECT_EQ(s.median_ci, 0);
+}
+
 }  // namespace
 }  // namespace distbench

@@ -20,6 +20,8 @@ constexpr Column kCaseColumns[] = {
     {"size", "(B)", 12}, {"count", "(elements)", 12}, {"type", "", 8}, {"redop", "", 6}, {"root", "", 4}};
 constexpr Column kPlacementColumns[] = {{"time", "(us)", 10}, {"algbw", "(GB/s)", 8}, {"busbw", "(GB/s)", 8},
                                         {"#wrong", "", 6}};
+// With --show-faults: page faults and context switches per operation, the most over ranks.
+constexpr Column kFaultColumns[] = {{"faults", "(/op)", 9}, {"csw", "(/op)", 7}};
 constexpr std::string_view kGroupGap = "  ";  // between the case columns and each placement group
 
 template <std::size_t N>
@@ -63,6 +65,17 @@ std::string placement_cells(const CaseResult* r) {
                                    r->wrong < 0 ? std::string("N/A") : std::to_string(r->wrong)});
 }
 
+std::string count_text(double per_op) {
+  if (!std::isfinite(per_op)) return "-";
+  return per_op < 100 ? fmt::format("{:.2f}", per_op) : fmt::format("{:.0f}", per_op);
+}
+
+std::string fault_cells(const CaseResult* r) {
+  if (r == nullptr || r->status != "ok") return cells(kFaultColumns, {"", ""});
+  return cells(kFaultColumns, {count_text(max_over_ranks(r->os_per_op, &OsCounters::faults)),
+                               count_text(max_over_ranks(r->os_per_op, &OsCounters::switches))});
+}
+
 std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
@@ -100,9 +113,13 @@ std::string sweep_text(const std::vector<std::uint64_t>& sizes) {
 }
 
 std::string samples_text(const StoppingRule& rule) {
-  if (!rule.noise_mode()) return fmt::format("{} per case", rule.samples);
-  return fmt::format("until noise <= {:g}% (at least {}, at most {:g} s per case)", rule.max_noise,
-                     rule.min_samples, rule.max_time_s);
+  if (!rule.noise_mode()) {
+    if (rule.max_time_s <= 0) return fmt::format("{} per case", rule.samples);
+    return fmt::format("{} per case, fewer past {:g} s of sampling (at least {})", rule.samples, rule.max_time_s,
+                       std::min(rule.min_samples, rule.samples));
+  }
+  return fmt::format("until the median is within +/-{:g}% (95% CI; at least {}, at most {:g} s per case)",
+                     rule.max_noise, rule.min_samples, rule.max_time_s);
 }
 
 std::string_view average_text(RankAverage a) {
@@ -139,9 +156,10 @@ void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
   line(fmt::format("# samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {})",
                    samples_text(plan.stopping), plan.warmup_iters, plan.check ? "on" : "off",
                    average_text(plan.average), name(plan.average)));
+  if (plan.malloc_reuse) line("# malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
   line("#");
 
-  constexpr int kGroupWidth = span_width(kPlacementColumns);
+  const int kGroupWidth = span_width(kPlacementColumns) + (plan.show_faults ? 1 + span_width(kFaultColumns) : 0);
   std::string captions = fmt::format("# {:{}}", "", span_width(kCaseColumns));
   std::string titles = "# " + header_cells(kCaseColumns, false);
   std::string units = "# " + header_cells(kCaseColumns, true);
@@ -149,6 +167,10 @@ void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
     captions += fmt::format("{}{:^{}}", kGroupGap, name(p), kGroupWidth);
     titles += fmt::format("{}{}", kGroupGap, header_cells(kPlacementColumns, false));
     units += fmt::format("{}{}", kGroupGap, header_cells(kPlacementColumns, true));
+    if (plan.show_faults) {
+      titles += fmt::format(" {}", header_cells(kFaultColumns, false));
+      units += fmt::format(" {}", header_cells(kFaultColumns, true));
+    }
   }
   for (std::string* s : {&captions, &titles, &units}) {
     s->erase(s->find_last_not_of(' ') + 1);
@@ -167,8 +189,10 @@ void ConsoleReporter::do_add(const std::vector<CaseResult>& results) {
                                                 first.dtype, redop, std::to_string(first.root)});
   for (Placement p : plan_.placements) {
     auto it = std::find_if(results.begin(), results.end(), [&](const CaseResult& r) { return r.placement == name(p); });
+    const CaseResult* r = it == results.end() ? nullptr : &*it;
     row += kGroupGap;
-    row += placement_cells(it == results.end() ? nullptr : &*it);
+    row += placement_cells(r);
+    if (plan_.show_faults) row += fmt::format(" {}", fault_cells(r));
   }
   row.erase(row.find_last_not_of(' ') + 1);
   out_ << row << '\n' << std::flush;

@@ -14,7 +14,7 @@ namespace {
 constexpr std::string_view kHeader =
     "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,time_us,"
     "median_us,mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,rank_min_us,rank_avg_us,rank_max_us,algbw_gbps,"
-    "busbw_gbps,wrong,status\n";
+    "busbw_gbps,wrong,median_ci_pct,faults_per_op,switches_per_op,status\n";
 
 // RFC 4180: a field with a comma, a double quote or a line break is quoted, and its quotes doubled.
 std::string quoted(std::string_view field) {
@@ -43,8 +43,10 @@ std::string row(const CaseResult& r) {
                         microseconds(t.stddev), microseconds(t.p99), number(t.noise), microseconds(r.rank_time.min),
                         microseconds(r.rank_time.avg), microseconds(r.rank_time.max), number(r.algbw),
                         number(r.busbw), r.wrong < 0 ? std::string() : std::to_string(r.wrong));
+    line += fmt::format(",{},{},{}", number(t.median_ci), number(max_over_ranks(r.os_per_op, &OsCounters::faults)),
+                        number(max_over_ranks(r.os_per_op, &OsCounters::switches)));
   } else {
-    line += std::string(15, ',');  // nothing was measured
+    line += std::string(18, ',');  // nothing was measured
   }
   line += ',';
   line += quoted(r.status);

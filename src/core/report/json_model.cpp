@@ -52,6 +52,9 @@ json summary_json(const Summary& s) {
   j["p99"] = microseconds(s.p99);
   j["mad"] = microseconds(s.mad);
   j["noise_pct"] = number(s.noise);
+  j["median_ci_low"] = microseconds(s.median_low);
+  j["median_ci_high"] = microseconds(s.median_high);
+  j["median_ci_pct"] = number(s.median_ci);
   j["samples"] = s.samples;
   j["outliers"] = s.outliers;
   return j;
@@ -67,6 +70,9 @@ Summary summary_from(const json& j) {
   s.p99 = seconds_from(j.at("p99"));
   s.mad = seconds_from(j.at("mad"));
   s.noise = number_from(j.at("noise_pct"));
+  s.median_low = seconds_from(j.value("median_ci_low", json(0.0)));  // absent in reports of earlier versions
+  s.median_high = seconds_from(j.value("median_ci_high", json(0.0)));
+  s.median_ci = number_from(j.value("median_ci_pct", json(0.0)));
   s.samples = j.at("samples").get<std::size_t>();
   s.outliers = j.at("outliers").get<std::size_t>();
   return s;
@@ -120,6 +126,18 @@ void to_json(json& j, const CaseResult& r) {
   json samples = json::array();
   for (double s : r.samples) samples.push_back(microseconds(s));
   j["samples_us"] = std::move(samples);
+  json os = json::object();
+  const std::pair<const char*, double OsCounters::*> figures[] = {
+      {"minor_faults", &OsCounters::minor_faults},
+      {"major_faults", &OsCounters::major_faults},
+      {"voluntary_switches", &OsCounters::voluntary_switches},
+      {"involuntary_switches", &OsCounters::involuntary_switches}};
+  for (const auto& [key, member] : figures) {
+    json per_rank = json::array();
+    for (const OsCounters& c : r.os_per_op) per_rank.push_back(number(c.*member));
+    os[key] = std::move(per_rank);
+  }
+  j["os_per_op"] = std::move(os);
   j["status"] = r.status;
   j["skip_reason"] = text_or_null(r.skip_reason);
 }
@@ -147,6 +165,16 @@ void from_json(const json& j, CaseResult& r) {
   j.at("noise_target_met").get_to(r.noise_target_met);
   r.samples.clear();
   for (const json& s : j.at("samples_us")) r.samples.push_back(seconds_from(s));
+  r.os_per_op.clear();
+  if (const auto os = j.find("os_per_op"); os != j.end()) {  // absent in reports of earlier versions
+    const json& minor = os->at("minor_faults");
+    r.os_per_op.resize(minor.size());
+    for (std::size_t i = 0; i < minor.size(); ++i) {
+      r.os_per_op[i] = {number_from(minor.at(i)), number_from(os->at("major_faults").at(i)),
+                        number_from(os->at("voluntary_switches").at(i)),
+                        number_from(os->at("involuntary_switches").at(i))};
+    }
+  }
   j.at("status").get_to(r.status);
   r.skip_reason = text_from(j.at("skip_reason"));
 }
@@ -207,6 +235,7 @@ void to_json(json& j, const SweepPlan& plan) {
   j["check"] = plan.check;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
+  j["malloc_reuse"] = plan.malloc_reuse;
   const BackendOptions& o = plan.backend_options;
   j["backend_options"] = {{"gpus_per_process", o.gpus_per_process}, {"device_index", o.device_index},
                           {"agg_iters", o.agg_iters},               {"graph_launches", o.graph_launches},

@@ -1,0 +1,106 @@
+// The rules of the sweep's closing warnings, on constructed samples: noise judged by the median's 95% confidence
+// interval (not stddev/mean), and page faults per operation against the message size.
+#include "core/sweep_warnings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace distbench {
+namespace {
+
+CaseResult with_samples(std::vector<double> samples, std::uint64_t bytes = 1024) {
+  CaseResult r;
+  r.collective = "allreduce";
+  r.dtype = "float32";
+  r.placement = "out-of-place";
+  r.bytes = bytes;
+  r.samples = std::move(samples);
+  r.time = summarize(r.samples);
+  r.os_per_op = {OsCounters{}, OsCounters{}};
+  return r;
+}
+
+// 20 samples within +/-1% of 10 us, then `preempted` more at 100 us.
+std::vector<double> steady(int preempted = 0) {
+  std::vector<double> xs;
+  for (int k = 0; k < 20; ++k) xs.push_back(10e-6 * (0.99 + 0.001 * k));
+  for (int k = 0; k < preempted; ++k) xs.push_back(100e-6);
+  return xs;
+}
+
+// Two clusters, 10 us and 14 us, interleaved: the median itself is uncertain.
+std::vector<double> bimodal() {
+  std::vector<double> xs;
+  for (int k = 0; k < 20; ++k) xs.push_back(k % 2 == 0 ? 10e-6 : 14e-6);
+  return xs;
+}
+
+bool mentions(const std::vector<std::string>& warnings, std::string_view text) {
+  return std::any_of(warnings.begin(), warnings.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+TEST(SweepWarnings, QuietCasesGiveNoWarning) {
+  EXPECT_TRUE(sweep_warnings({with_samples(steady()), with_samples(steady())}, SweepPlan{}).empty());
+}
+
+TEST(SweepWarnings, AFewPreemptedSamplesAreOutliersNotNoise) {
+  const CaseResult r = with_samples(steady(3));
+  ASSERT_GT(r.time.noise, 50);  // stddev/mean would call this very noisy
+  const auto warnings = sweep_warnings({r}, SweepPlan{});
+  EXPECT_FALSE(mentions(warnings, "uncertain")) << warnings.front();
+  EXPECT_TRUE(mentions(warnings, "1 cases had outlier samples"));
+}
+
+TEST(SweepWarnings, AnUncertainMedianIsNoise) {
+  const auto warnings = sweep_warnings({with_samples(steady()), with_samples(bimodal())}, SweepPlan{});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(mentions(warnings, "1 of 2 cases have a median uncertain by more than 5%"));
+  EXPECT_TRUE(mentions(warnings, "allreduce 1 KiB float32 out-of-place, +/-16.7% over 20 samples"));
+  EXPECT_TRUE(mentions(warnings, "--max-noise"));
+}
+
+TEST(SweepWarnings, MissedNoiseTargetsAreReportedInsteadOfNoise) {
+  CaseResult r = with_samples(bimodal());
+  r.noise_target_met = false;
+  SweepPlan plan;
+  plan.stopping.max_noise = 1;
+  plan.stopping.max_time_s = 2;
+  const auto warnings = sweep_warnings({r}, plan);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(mentions(warnings, "1 of 1 cases stopped at --max-time 2 s"));
+}
+
+TEST(SweepWarnings, PageFaultsInsideTheCallNameTheCauseAndTheRemedy) {
+  CaseResult small = with_samples(steady(), 128 * 1024);
+  small.os_per_op[1].minor_faults = 32;  // a 128 KiB temporary faulted in on every call, on rank 1
+  CaseResult large = with_samples(steady(), 64 << 20);
+  large.os_per_op[0].minor_faults = 16384;
+  CaseResult fine = with_samples(steady(), 64 << 20);
+  fine.os_per_op[0].minor_faults = 63;  // under one per MiB of a 64 MiB message: not the cliff
+  const auto warnings = sweep_warnings({small, large, fine}, SweepPlan{});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(mentions(warnings, "2 of 3 cases took page faults inside the timed calls"));
+  EXPECT_TRUE(mentions(warnings, "64 MiB float32 out-of-place, 16384 per operation"));
+  EXPECT_TRUE(mentions(warnings, "--malloc-reuse"));
+
+  SweepPlan reusing;
+  reusing.malloc_reuse = true;
+  EXPECT_TRUE(mentions(sweep_warnings({large}, reusing), "--malloc-reuse is on"));
+}
+
+TEST(SweepWarnings, LessThanOneFaultPerOperationIsNoCliff) {
+  CaseResult r = with_samples(steady(), 8);
+  r.os_per_op[0].minor_faults = 0.5;
+  EXPECT_TRUE(sweep_warnings({r}, SweepPlan{}).empty());
+}
+
+TEST(SweepWarnings, SkippedCasesAreNotJudged) {
+  CaseResult r = with_samples(bimodal());
+  r.status = "skipped";
+  EXPECT_TRUE(sweep_warnings({r}, SweepPlan{}).empty());
+}
+
+}  // namespace
+}  // namespace distbench
