@@ -98,6 +98,11 @@ class Cluster:
         return subprocess.run(["sh", SCRIPT, "run", "--timeout", str(MPI_TIMEOUT), "-np", str(np), BINARY, *args],
                               env=self.env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
+    def start(self, *args, np=NP):
+        """distbench ARGS across the cluster, in the background."""
+        return subprocess.Popen(["sh", SCRIPT, "run", "--timeout", str(MPI_TIMEOUT), "-np", str(np), BINARY, *args],
+                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
     def counters(self):
         """{host: (tx bytes, rx bytes)} of every host's eth0."""
         out = {}
@@ -227,6 +232,86 @@ class MultiHost(unittest.TestCase):
         # and the time is what the link allows: at least S/R (10 % slack for timer granularity)
         floor_us = slow["bytes"] / (THROTTLE_RATE_GBPS * 1e9) * 1e6 * 0.9
         self.assertGreater(slow["time_shown_us"], floor_us, msg)
+
+
+def rank_pids(marker):
+    """{world rank: pid} of the distbench processes whose command line holds `marker` (the namespaces share the
+    machine's process IDs)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if not argv or os.path.basename(argv[0]) != b"distbench" or marker.encode() not in argv:
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        for var in env:
+            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
+                found[int(var.split(b"=", 1)[1])] = int(entry)
+    return found
+
+
+def running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Faults(unittest.TestCase):
+    TIMEOUT_S = 3
+
+    def stop_rank(self, rank):
+        """SIGSTOP one rank mid-sweep: every process of the job, on every host, is gone within -T + 5 s, mpirun exits
+        4, and the report on nodeA says failed and keeps the sizes finished before."""
+        js = CLUSTER.path(f"stop{rank}.json")
+        proc = CLUSTER.start("allreduce", "-b", "1K", "-e", "16M", "-n", "200", "-T", str(self.TIMEOUT_S),
+                             "--json", js)
+        pids = {}
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline and proc.poll() is None:
+                try:
+                    if len(load_json(js)["results"]) >= 4:
+                        break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.1)
+            pids = rank_pids(js)
+            self.assertEqual(sorted(pids), list(range(NP)), pids)
+            os.kill(pids[rank], signal.SIGSTOP)
+            began = time.time()
+            _, err = proc.communicate(timeout=60)
+            took = time.time() - began
+            self.assertEqual(proc.returncode, 4, err)
+            self.assertIn(f"did not finish within {self.TIMEOUT_S} s", err)
+            left = [pid for pid in pids.values() if running(pid)]
+            self.assertEqual(left, [], f"still running after mpirun ended: {left}")
+            self.assertLess(took, self.TIMEOUT_S + 5, err)
+        finally:
+            for pid in pids.values():
+                if running(pid):
+                    os.kill(pid, signal.SIGKILL)
+            proc.kill()
+            proc.communicate()
+        report = load_json(js)
+        self.assertEqual(report["status"], "failed")
+        self.assertIn("did not finish", report["error"])
+        self.assertGreaterEqual(len(report["results"]), 4)
+        stray = [name for name in os.listdir(CLUSTER.tmp) if name.startswith(os.path.basename(js) + ".tmp")]
+        self.assertEqual(stray, [])
+
+    def test_a_hung_root_rank_ends_the_job(self):
+        self.stop_rank(0)
+
+    def test_b_hung_rank_on_another_host_ends_the_job(self):
+        self.stop_rank(NP - 2)  # nodeC's first rank
 
 
 def main():

@@ -121,6 +121,63 @@ class GoodRuns(Workdir):
         for res in load_json(js)["results"]:
             self.assertGreaterEqual(len(res["samples_us"]), 4)
 
+    def test_default_budget_plans_samples_and_explicit_n_is_exact(self):
+        # A budget too small for even one sample: each case takes --min-samples samples (every rank alike).
+        js = self.path("b.json")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "64K", "--max-time", "0.0001", "--min-samples", "3",
+                   "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["config"]["stopping"]["max_time_s"], 0.0001)
+        for res in report["results"]:
+            self.assertEqual(len(res["samples_us"]), 3)
+        # An explicit -n turns the default budget off.
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "8", "-n", "25", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["config"]["stopping"]["max_time_s"], 0)
+        self.assertEqual({len(res["samples_us"]) for res in report["results"]}, {25})
+        self.assertIn("# samples: 25 per case   warm-up", r.stdout)
+
+    def test_os_counters_per_rank_in_every_result(self):
+        js = self.path("os.json")
+        r = mpirun(3, "reduce-scatter", "-b", "1K", "-e", "64K", "-n", "3", "--show-faults", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("faults", r.stdout)
+        self.assertIn("(/op)", r.stdout)
+        for res in load_json(js)["results"]:
+            counters = res["os_per_op"]
+            self.assertEqual(sorted(counters), ["involuntary_switches", "major_faults", "minor_faults",
+                                                "voluntary_switches"])
+            for values in counters.values():
+                self.assertEqual(len(values), 3)  # one per rank
+                self.assertTrue(all(v >= 0 for v in values), values)
+            ci = res["time_us"]
+            self.assertLessEqual(ci["median_ci_low"], ci["median"])
+            self.assertGreaterEqual(ci["median_ci_high"], ci["median"])
+
+    def test_malloc_reuse_removes_the_page_faults_of_large_reductions(self):
+        # Open MPI's allreduce takes a message-sized temporary per call; glibc maps 32 MiB afresh each time, so
+        # every call faults its pages in. --malloc-reuse keeps freed memory mapped: the faults go away.
+        faults = {}
+        for extra in ([], ["--malloc-reuse"]):
+            js = self.path("m.json")
+            r = mpirun(2, "allreduce", "-b", "32M", "-e", "32M", "-n", "3", "-w", "2", "--placement",
+                       "out-of-place", "--json", js, *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            report = load_json(js)
+            self.assertEqual(report["config"]["malloc_reuse"], bool(extra))
+            res = report["results"][0]
+            self.assertEqual(res["wrong"], 0)
+            faults[bool(extra)] = max(res["os_per_op"]["minor_faults"])
+            if extra:
+                self.assertIn("# malloc: --malloc-reuse", r.stdout)
+                self.assertNotIn("page faults inside the timed calls", r.stderr)
+            else:
+                self.assertIn("page faults inside the timed calls", r.stderr)
+        self.assertGreater(faults[False], 1000, faults)  # 32 MiB / 4 KiB = 8192 pages per call
+        self.assertLess(faults[True], 10, faults)
+
     def test_list_info_and_help(self):
         r = single("list")
         self.assertEqual(r.returncode, 0, r.stderr)
