@@ -5,7 +5,7 @@
     /usr/bin/python3 bench/compare_bare.py --placement in-place --rounds 7
     /usr/bin/python3 bench/compare_bare.py --collectives allreduce,allgather --mpi4py
 
-For each round and collective it runs, under `mpirun --allow-run-as-root -np 2 --bind-to none`,
+For each round and collective it runs, under `mpirun --allow-run-as-root -np 2 --bind-to core`,
     distbench COLL --placement P -d float32 -o sum -b 8 -e 16M -f 2 -n 20 -w 5 --json X
 and bench/bare_loop.cpp (distbench-bare-loop) over the same cases, with each case's k (ops_per_sample) and n
 (samples) taken from distbench's report: the bare loop does not calibrate, so both time the same calls. The order
@@ -217,6 +217,9 @@ def main():
                    help="also run bench/mpi4py_peer.py (allreduce, reduce-scatter, allgather; out-of-place only)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--bind-to", default="core", choices=("core", "none"),
+                   help="mpirun --bind-to (default core: each rank keeps its core; with none, where the scheduler "
+                        "puts the two ranks changes small-message times by 2x from run to run on a 2-core VM)")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for --mpi4py")
     args = p.parse_args()
 

@@ -61,7 +61,7 @@ def find_distbench(given):
 
 
 def launcher(args):
-    return [args.mpirun, "--allow-run-as-root", "-np", str(args.np), "--bind-to", "none"]
+    return [args.mpirun, "--allow-run-as-root", "-np", str(args.np), "--bind-to", getattr(args, "bind_to", "none")]
 
 
 def run(cmd, what):

@@ -60,14 +60,14 @@ void sync_directory(const std::string& dir) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+void write_file_atomically(const std::string& path, std::string_view content, Durability durability) {
   const std::string temp = temp_name(path);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail_write(path, "creating a temporary file", errno);
 
   int err = write_all(fd, content);
   const char* step = "writing";
-  if (err == 0 && ::fsync(fd) != 0) {
+  if (err == 0 && durability == Durability::disk && ::fsync(fd) != 0) {
     err = errno;
     step = "syncing";
   }
@@ -83,7 +83,7 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     ::unlink(temp.c_str());
     fail_write(path, step, err);
   }
-  sync_directory(directory_of(path));
+  if (durability == Durability::disk) sync_directory(directory_of(path));
 }
 
 void check_writable(const std::string& path) {

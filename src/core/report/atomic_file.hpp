@@ -1,5 +1,6 @@
-// Writing report files so that a reader never sees half a file: write a temporary file next to the target, sync
-// it, then rename it over the target (rename is atomic within one file system).
+// Writing report files so that a reader never sees half a file: write a temporary file next to the target, then
+// rename it over the target (rename is atomic within one file system). That alone survives the death of the process
+// at any point; syncing to disk as well (for a machine that loses power) is asked for once, on the final write.
 #pragma once
 
 #include <string>
@@ -7,9 +8,13 @@
 
 namespace distbench {
 
-// Replaces the file at `path` with `content` atomically. Throws distbench::failure naming the path and the system
-// error; the temporary file is removed on failure.
-void write_file_atomically(const std::string& path, std::string_view content);
+enum class Durability { process, disk };
+
+// Replaces the file at `path` with `content` atomically; with Durability::disk, also syncs the file and its
+// directory before returning. Throws distbench::failure naming the path and the system error; the temporary file
+// is removed on failure.
+void write_file_atomically(const std::string& path, std::string_view content,
+                           Durability durability = Durability::disk);
 
 // Checks, before a run, that a report can later be written at `path`: its directory exists and a file can be
 // created there (a probe file is created and removed; the target itself is neither created nor truncated).

@@ -63,7 +63,7 @@ void CsvReporter::do_begin(const RunInfo&, const SweepPlan&) {
   text_ = kHeader;
   begun_ = true;
   ended_ = false;
-  write_file_atomically(path_, text_);
+  write_file_atomically(path_, text_, Durability::process);
 }
 
 void CsvReporter::do_add(const std::vector<CaseResult>& results) {
@@ -71,7 +71,7 @@ void CsvReporter::do_add(const std::vector<CaseResult>& results) {
   if (ended_) return;
   if (!begun_) throw failure("internal error: CsvReporter::add() before begin()");
   for (const CaseResult& r : results) text_ += row(r);
-  write_file_atomically(path_, text_);
+  write_file_atomically(path_, text_, Durability::process);  // the final write goes to disk as well
 }
 
 void CsvReporter::do_end(const RunInfo&) {

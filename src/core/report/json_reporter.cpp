@@ -41,7 +41,8 @@ void JsonReporter::rewrite() {
   // Invalid UTF-8 (an odd host name or variable) is replaced rather than losing the report.
   const std::string text =
       make_report_json(info_, plan_, results_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  write_file_atomically(path_, text + "\n");
+  // Rows in flight only need to survive the process; the final report goes to disk as well.
+  write_file_atomically(path_, text + "\n", ended_ ? Durability::disk : Durability::process);
 }
 
 }  // namespace distbench
