@@ -3,8 +3,12 @@
 #include "core/element.hpp"
 #include "core/error.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -16,15 +20,33 @@ namespace {
 
 constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte pattern in any dtype
 
+// Host memory placed as glibc's malloc places it by default, whatever mallopt says: small blocks from the heap,
+// large ones (from 128 KiB, glibc's default mmap threshold) in a memory map of their own, starting 16 bytes into
+// its first page (after malloc's chunk header). Where a buffer sits changes MPI's copy speed (page-aligned send and
+// receive buffers made large reductions up to 30% slower here, bench/README.md), so the placement must not move
+// when --malloc-reuse turns malloc's maps off for the library's temporaries: that switch changes only what it is for.
 class HostBuffer final : public Buffer {
  public:
-  // malloc, as applications allocate host buffers: large blocks then start 16 bytes into a page. Page-aligned send
-  // and receive buffers made large MPI reductions up to 30% slower here (bench/README.md), a cost that buffers
-  // allocated the usual way do not pay.
-  explicit HostBuffer(std::size_t bytes) : bytes_(bytes), data_(std::malloc(bytes == 0 ? 1 : bytes)) {
-    if (data_ == nullptr) throw std::bad_alloc();
+  explicit HostBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes >= kOwnMapFrom) {
+      mapped_ = round_up_to_page(bytes + kChunkHeader);
+      void* map = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (map == MAP_FAILED) throw std::bad_alloc();
+      base_ = map;
+      data_ = static_cast<std::byte*>(map) + kChunkHeader;
+    } else {
+      base_ = std::malloc(bytes == 0 ? 1 : bytes);
+      if (base_ == nullptr) throw std::bad_alloc();
+      data_ = base_;
+    }
   }
-  ~HostBuffer() override { std::free(data_); }
+  ~HostBuffer() override {
+    if (mapped_ != 0) {
+      munmap(base_, mapped_);
+    } else {
+      std::free(base_);
+    }
+  }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
 
@@ -32,8 +54,17 @@ class HostBuffer final : public Buffer {
   void* data(int) override { return data_; }
 
  private:
+  static constexpr std::size_t kOwnMapFrom = 128 * 1024;
+  static constexpr std::size_t kChunkHeader = 16;
+  static std::size_t round_up_to_page(std::size_t n) {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return (n + page - 1) / page * page;
+  }
+
   std::size_t bytes_;
-  void* data_;
+  std::size_t mapped_ = 0;  // bytes mapped; 0 when the block came from malloc
+  void* base_ = nullptr;
+  void* data_ = nullptr;
 };
 
 // MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
