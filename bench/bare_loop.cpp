@@ -2,7 +2,8 @@
 //
 // It calls MPI directly, with nothing of distbench (only <mpi.h> and the standard library), and times the nine
 // collectives the way distbench's MPI backend does (src/core/measure.cpp, src/core/sweep.cpp):
-//   - one send and one receive buffer from plain malloc, allocated once for the largest case;
+//   - one send and one receive buffer from malloc, allocated once for the largest case (with glibc's defaults a
+//     large block sits 16 bytes into a map of its own, exactly where distbench's HostBuffer puts its buffers);
 //   - per case: fill the send region, w warm-up calls, a barrier, then n samples, each the steady_clock time
 //     around k back-to-back calls divided by k;
 //   - at the end of the case every rank's samples go to rank 0, which averages each sample over the ranks
@@ -367,7 +368,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Buffers once, for the largest case, with plain malloc (distbench's HostBuffer): send, then receive.
+  // Buffers once, for the largest case, from malloc (placed as distbench's HostBuffer places them): send, then
+  // receive.
   std::size_t send_bytes = 0, recv_bytes = 0;
   for (const Case& c : o.cases) {
     const Shape s = shape(o.coll, static_cast<std::size_t>(c.count), n, 0);

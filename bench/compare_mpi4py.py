@@ -4,12 +4,19 @@
     /usr/bin/python3 bench/compare_mpi4py.py --rounds 3 --memory
 
 For each round and each collective (allreduce, reduce-scatter, allgather) it runs the distbench sweep
-(--placement out-of-place -d float32 -o sum -b 8 -e 64M -f 2) and bench/mpi4py_peer.py over the same sizes,
-both under `mpirun --allow-run-as-root -np 2 --bind-to none`, alternating which of the two goes first from one
-round to the next. Per size it keeps the median over rounds of each tool's time (the mean time per operation,
+(--placement out-of-place -d float32 -o sum -b 8 -e 64M -f 2 -n 20 -w 5) and bench/mpi4py_peer.py over the same
+sizes, both under `mpirun --allow-run-as-root -np 2 --bind-to none`, alternating which of the two goes first from
+one round to the next. -n is passed explicitly to both, so both take exactly that many samples per size (distbench
+plans no sampling budget then); each calibrates its own k (samples of about 0.5 ms, the peer copying distbench's
+calibration). Per size it keeps the median over rounds of each tool's time (the mean time per operation,
 averaged over ranks: distbench's time_shown_us) and prints distbench / mpi4py. A ratio <= 1.0 means distbench
 adds nothing over a thin MPI wrapper. With --memory it also measures the peak resident memory of each rank of
 `distbench allreduce -b 8 -e S` with /usr/bin/time -v, for S in 64M and 256M, against 4*S + 64 MiB.
+
+The environment reaches both tools (mpirun passes it to local ranks): run the script with
+GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296 to stop the per-call page faults of
+Open MPI's reduction temporaries in both (what distbench's --malloc-reuse does); add --peer-page-offset 16 then, or
+the peer's large buffers move into the heap while distbench's stay where malloc puts them by default.
 
 Needs only the Python standard library (the peer needs Debian's python3-mpi4py). Builds nothing.
 This is a benchmark to read, not a test: it exits 0 whatever the ratios are (non-zero only when a run fails).
@@ -260,7 +267,7 @@ def main():
     p.add_argument("-b", "--minbytes", type=parse_size, default=8)
     p.add_argument("-e", "--maxbytes", type=parse_size, default=64 * MiB)
     p.add_argument("-f", "--stepfactor", type=float, default=2.0)
-    p.add_argument("-n", "--iters", type=int, default=20, help="samples per size, both tools (default 20)")
+    p.add_argument("-n", "--iters", type=int, default=20, help="samples per size, both tools: exactly this many (default 20)")
     p.add_argument("-w", "--warmup", type=int, default=5, help="warm-up operations, both tools (default 5)")
     p.add_argument("--stat", choices=("mean", "median"), default="mean",
                    help="per-run time: mean over samples (distbench's shown time, default) or median sample")
@@ -268,8 +275,8 @@ def main():
     p.add_argument("--memory-sizes", default="64M,256M", help="largest sizes S of the --memory sweeps")
     p.add_argument("--memory-peer", action="store_true", help="with --memory, also measure the mpi4py peer")
     p.add_argument("--peer-page-offset", type=int, default=-1, metavar="BYTES",
-                   help="give the peer mmap buffers starting BYTES after a page boundary (0: page-aligned, as "
-                        "distbench's); default -1: array.array from malloc")
+                   help="give the peer mmap buffers starting BYTES after a page boundary (0: page-aligned; 16: "
+                        "where malloc and distbench put large buffers); default -1: array.array from malloc")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, peer JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for the peer")

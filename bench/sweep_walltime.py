@@ -9,6 +9,9 @@ Each round runs, under `mpirun --allow-run-as-root -np 2 --bind-to none`,
 alternating which goes first, and records each job's wall time (mpirun start-up and teardown included). It
 prints every time, the median of each tool and the ratio distbench / IMB, plus what each sweep timed: IMB's
 sizes and repetitions (from its table) and distbench's sizes, operations per sample and samples (from its JSON).
+distbench's defaults, per size: 5 warm-up calls, a calibration choosing k calls per sample so that a sample lasts
+about 0.5 ms, 20 samples (fewer, never below 10, when they would outlast 0.05 s of sampling: no -n is passed)
+and a verification call.
 
 IMB is not part of this repository and nothing here builds it: build IMB-MPI1 by hand from its public source
 (github.com/intel/mpi-benchmarks) outside the repository; see bench/README.md. Needs only the Python standard

@@ -175,7 +175,7 @@ class GoodRuns(Workdir):
                 self.assertNotIn("page faults inside the timed calls", r.stderr)
             else:
                 self.assertIn("page faults inside the timed calls", r.stderr)
-        self.assertGreater(faults[False], 1000, faults)  # 32 MiB / 4 KiB = 8192 pages per call
+        self.assertGreater(faults[False], 1000, faults)  # measured: 4098 per call (a 16 MiB temporary)
         self.assertLess(faults[True], 10, faults)
 
     def test_list_info_and_help(self):
