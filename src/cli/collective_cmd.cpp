@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
-#include <mutex>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace distbench::cli {
@@ -132,7 +132,11 @@ int run_collective(Collective collective, const CollectiveOptions& options, Invo
       failed.status = "failed";
       failed.error = message;
       failed.end_time = iso_time_now();
-      reporters->end(failed);
+      try {
+        reporters->end(failed);
+      } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
+        fmt::print(stderr, "error: the report could not be marked failed: {}\n", e.what());
+      }
     }
     std::cout.flush();
     std::fflush(stderr);

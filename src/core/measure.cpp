@@ -105,20 +105,20 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   }
   const auto& rule = plan.stopping;
   auto guard = watchdog.arm(setup.label + ": timed samples");
+  const auto take_sample = [&] {
+    watchdog.arm_again();
+    out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
+  };
   const OsCounters before = thread_os_counters();
   if (!rule.noise_mode()) {
     // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
     const std::size_t planned = rule.planned_samples(calibration.seconds_per_op * out.ops_per_sample);
     out.samples.reserve(planned);
-    for (std::size_t i = 0; i < planned; ++i) {
-      watchdog.arm_again();
-      out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
-    }
+    for (std::size_t i = 0; i < planned; ++i) take_sample();
   } else {
     const auto began = std::chrono::steady_clock::now();
     while (true) {
-      watchdog.arm_again();
-      out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
+      take_sample();
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       bool stop = rule.done(out.samples, elapsed);
       broadcast_value(connector, stop, connector.root_rank());  // the root decides, so all take as many samples
