@@ -189,26 +189,11 @@ int run_collective(Collective collective, const CollectiveOptions& options, Invo
   return static_cast<int>(outcome.wrong > 0 ? ExitCode::wrong_results : ExitCode::ok);
 }
 
-std::string_view describe(Collective c) {
-  switch (c) {
-    case Collective::allreduce: return "Every rank gets the reduction of all ranks' buffers";
-    case Collective::reduce_scatter: return "Every rank gets its own block of the reduction";
-    case Collective::allgather: return "Every rank gets every rank's block";
-    case Collective::broadcast: return "Every rank gets the root's buffer";
-    case Collective::reduce: return "The root gets the reduction of all ranks' buffers";
-    case Collective::alltoall: return "Every rank sends a distinct block to every rank";
-    case Collective::gather: return "The root gets every rank's block";
-    case Collective::scatter: return "Every rank gets its block of the root's buffer";
-    case Collective::sendrecv: return "Every rank sends to rank+1 and receives from rank-1";
-  }
-  return "";
-}
-
 }  // namespace
 
 void add_collective_commands(CLI::App& root, Commands& commands) {
   for (Collective c : all_collectives()) {
-    auto* app = root.add_subcommand(std::string(name(c)), std::string(describe(c)));
+    auto* app = root.add_subcommand(std::string(name(c)), std::string(traits(c).description));
     auto options = std::make_shared<CollectiveOptions>();
     add_collective_options(*app, *options);
     commands.push_back({app, [c, options](Invocation& inv) { return run_collective(c, *options, inv); }});

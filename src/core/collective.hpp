@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace distbench {
 
@@ -43,5 +45,30 @@ std::size_t call_count(Collective c, std::size_t elements, int nranks);
 
 // nccl-tests' bus bandwidth factor: busbw = algbw * factor.
 double bus_factor(Collective c, int nranks);
+
+// Which part of an output buffer holds what after a call. `source_rank` < 0 means the reduction over all ranks.
+struct ExpectBlock {
+  std::uint64_t offset = 0;  // in elements, from the start of the result
+  std::uint64_t count = 0;
+  int source_rank = -1;
+  std::uint64_t base_index = 0;  // element index of the source's input that lands at `offset`
+};
+
+// Everything distbench knows about one collective, in one table entry per collective (the one thing nccl-tests'
+// layout does well): the functions above read it; a new collective is one more entry.
+struct CollectiveTraits {
+  Collective id;
+  std::string_view name;         // what users type
+  std::string_view description;  // one line, for --help
+  bool reduces;                  // takes a reduction operator
+  bool rooted;                   // takes a root rank
+  bool partitioned;              // S = count * nranks: the message is split evenly over the ranks
+  double (*bus_factor)(double nranks);
+  BufferShape (*shape)(std::size_t count, std::size_t nranks, std::size_t rank);
+  // What rank `rank` holds afterwards, appended to `out` (nothing: undefined there, e.g. non-roots of reduce).
+  void (*expected)(std::uint64_t count, std::uint64_t nranks, std::uint64_t rank, int root,
+                   std::vector<ExpectBlock>& out);
+};
+const CollectiveTraits& traits(Collective c);
 
 }  // namespace distbench

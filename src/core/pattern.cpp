@@ -48,30 +48,8 @@ PatternParams make_pattern(Collective c, ReduceOp op, DType dtype, int nranks) {
 }
 
 std::vector<ExpectBlock> expected_blocks(Collective c, int rank, int nranks, std::size_t count, int root) {
-  const auto n = static_cast<std::uint64_t>(nranks);
-  const auto me = static_cast<std::uint64_t>(rank);
   std::vector<ExpectBlock> blocks;
-  switch (c) {
-    case Collective::allreduce: blocks.push_back({0, count, -1, 0}); break;
-    case Collective::reduce_scatter: blocks.push_back({0, count, -1, me * count}); break;
-    case Collective::reduce:
-      if (rank == root) blocks.push_back({0, count, -1, 0});
-      break;
-    case Collective::broadcast: blocks.push_back({0, count, root, 0}); break;
-    case Collective::scatter: blocks.push_back({0, count, root, me * count}); break;
-    case Collective::sendrecv: blocks.push_back({0, count, static_cast<int>((me + n - 1) % n), 0}); break;
-    case Collective::allgather:
-      for (std::uint64_t r = 0; r < n; ++r) blocks.push_back({r * count, count, static_cast<int>(r), 0});
-      break;
-    case Collective::gather:
-      if (rank == root) {
-        for (std::uint64_t r = 0; r < n; ++r) blocks.push_back({r * count, count, static_cast<int>(r), 0});
-      }
-      break;
-    case Collective::alltoall:
-      for (std::uint64_t s = 0; s < n; ++s) blocks.push_back({s * count, count, static_cast<int>(s), me * count});
-      break;
-  }
+  traits(c).expected(count, static_cast<std::uint64_t>(nranks), static_cast<std::uint64_t>(rank), root, blocks);
   return blocks;
 }
 

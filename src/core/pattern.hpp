@@ -127,14 +127,6 @@ inline std::uint64_t pattern_period(const PatternParams& p) {
   return 1;
 }
 
-// Which part of an output buffer holds what. `source_rank` < 0 means the reduction over all ranks.
-struct ExpectBlock {
-  std::uint64_t offset = 0;  // in elements, from the start of the result
-  std::uint64_t count = 0;
-  int source_rank = -1;
-  std::uint64_t base_index = 0;  // element index of the source's input that lands at `offset`
-};
-
 // What rank `rank` of a group of `nranks` holds after `c` with call count `count` (empty: nothing defined,
 // e.g. non-root ranks after reduce or gather).
 std::vector<ExpectBlock> expected_blocks(Collective c, int rank, int nranks, std::size_t count, int root);

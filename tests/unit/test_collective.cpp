@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -108,6 +109,31 @@ TEST(Collective, MessageElementsAndCallCount) {
     EXPECT_EQ(message_elements(c, call_count(c, 1024, 8), 8), 1024u) << name(c);
     EXPECT_EQ(call_count(c, 7, 1), 7u) << name(c);
   }
+}
+
+}  // namespace
+}  // namespace distbench
+
+namespace distbench {
+namespace {
+
+// One table entry per collective: every collective has one, found by its id, named uniquely, and the flags agree
+// with the shapes (a partitioned collective's message is count * n on one side of the call).
+TEST(CollectiveTraits, OneConsistentEntryPerCollective) {
+  std::vector<std::string_view> names;
+  for (Collective c : all_collectives()) {
+    const CollectiveTraits& t = traits(c);
+    EXPECT_EQ(t.id, c);
+    EXPECT_FALSE(t.description.empty()) << t.name;
+    EXPECT_EQ(parse_collective(t.name), c);
+    EXPECT_EQ(std::count(names.begin(), names.end(), t.name), 0) << t.name;
+    names.push_back(t.name);
+    const BufferShape shape = buffer_shape(c, 5, 4, 1);
+    const std::size_t larger = std::max(shape.send_count, shape.recv_count);
+    EXPECT_EQ(larger, t.partitioned ? 20u : 5u) << t.name;
+    EXPECT_EQ(message_elements(c, 5, 4), larger) << t.name;
+  }
+  EXPECT_EQ(names.size(), 9u);
 }
 
 }  // namespace
