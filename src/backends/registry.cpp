@@ -1,5 +1,5 @@
 // The backend registry: the one place that knows which optional backends this build has.
-#include "core/backend.hpp"
+#include "backends/registry.hpp"
 #include "core/error.hpp"
 
 #include "backends/mpi/mpi_backend.hpp"

@@ -1,4 +1,5 @@
 // `distbench <collective>`: one subcommand per collective, all with the same options.
+#include "backends/registry.hpp"
 #include "cli/collective_options.hpp"
 #include "cli/command.hpp"
 #include "cli/run_info.hpp"

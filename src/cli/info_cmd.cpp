@@ -1,4 +1,5 @@
 // `distbench info`: versions, backends and where the ranks run. Run it under mpirun to see every host.
+#include "backends/registry.hpp"
 #include "cli/command.hpp"
 #include "core/backend.hpp"
 #include "core/world.hpp"

@@ -1,4 +1,5 @@
 // `distbench list`: what this build can run (collectives, types, operators, backends).
+#include "backends/registry.hpp"
 #include "cli/command.hpp"
 #include "core/backend.hpp"
 #include "core/collective.hpp"

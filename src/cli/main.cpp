@@ -1,5 +1,6 @@
 // distbench: collective benchmarks over MPI and NCCL. Errors are caught here, once, printed as one line, and mapped
 // to the exit codes documented in README.md.
+#include "backends/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/launcher.hpp"
 #include "core/backend.hpp"

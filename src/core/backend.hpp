@@ -1,5 +1,5 @@
-// Backends and the registry that knows which ones this build has. The registry's definition
-// (src/backends/registry.cpp) is the only place that knows which optional backends were compiled in.
+// What a backend is, and the entry that describes one (the registry of this build's backends is
+// src/backends/registry.hpp: the core does not know which backends exist).
 #pragma once
 
 #include "core/communicator.hpp"
@@ -50,12 +50,5 @@ struct BackendEntry {
   // Versions known at build time (headers, libraries linked).
   std::function<KeyValues()> build_versions;
 };
-
-// Backends built in, in order of preference for --backend auto.
-std::span<const BackendEntry> backend_registry();
-// The out-of-band connector of this build (MPI). Call once, before anything else touches MPI.
-std::unique_ptr<Connector> make_connector(int& argc, char**& argv);
-// What `auto` resolves to here, or the named one; throws Error(unavailable) / usage_error.
-const BackendEntry& choose_backend(std::string_view requested);
 
 }  // namespace distbench

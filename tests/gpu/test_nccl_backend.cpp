@@ -1,5 +1,6 @@
 // The backend entry: availability with its reason, build versions, the registry's choice, and (with a GPU) what
 // `distbench info` shows.
+#include "backends/registry.hpp"
 #include "backends/nccl/nccl_backend.hpp"
 
 #include "backends/nccl/cuda_check.hpp"

@@ -2,6 +2,7 @@
 // ranks), and the hang path: a call whose peer never joins times out on both sides and aborts the communicators.
 // On a machine with fewer GPUs than local ranks each rank gets its own NCCL_HOSTID, which lets NCCL run several
 // ranks on one GPU (over sockets: correct, not fast). Without a GPU every test skips with the reason.
+#include "backends/registry.hpp"
 #include "backends/nccl/gpu_info.hpp"
 #include "core/world.hpp"
 #include "tests/gpu/nccl_cases.hpp"

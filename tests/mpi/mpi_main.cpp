@@ -2,6 +2,7 @@
 // their failures; the exit code is the worst over all ranks.
 #include "tests/mpi/mpi_environment.hpp"
 
+#include "backends/registry.hpp"
 #include "core/backend.hpp"
 
 #include "tests/mpi/rank_failure_printer.hpp"
