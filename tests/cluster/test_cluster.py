@@ -17,6 +17,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import assert_stopped_rank_ends_job, load_json  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "netns_cluster.sh")
 BINARY = os.environ.get("DISTBENCH", "")
@@ -119,11 +122,6 @@ class Cluster:
 
 
 CLUSTER = None
-
-
-def load_json(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def timed_bytes(results):
@@ -234,36 +232,6 @@ class MultiHost(unittest.TestCase):
         self.assertGreater(slow["time_shown_us"], floor_us, msg)
 
 
-def rank_pids(marker):
-    """{world rank: pid} of the distbench processes whose command line holds `marker` (the namespaces share the
-    machine's process IDs)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-            if not argv or os.path.basename(argv[0]) != b"distbench" or marker.encode() not in argv:
-                continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        for var in env:
-            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
-                found[int(var.split(b"=", 1)[1])] = int(entry)
-    return found
-
-
-def running(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 class Faults(unittest.TestCase):
     TIMEOUT_S = 3
 
@@ -273,39 +241,7 @@ class Faults(unittest.TestCase):
         js = CLUSTER.path(f"stop{rank}.json")
         proc = CLUSTER.start("allreduce", "-b", "1K", "-e", "16M", "-n", "200", "-T", str(self.TIMEOUT_S),
                              "--json", js)
-        pids = {}
-        try:
-            deadline = time.time() + 60
-            while time.time() < deadline and proc.poll() is None:
-                try:
-                    if len(load_json(js)["results"]) >= 4:
-                        break
-                except (OSError, ValueError):
-                    pass
-                time.sleep(0.1)
-            pids = rank_pids(js)
-            self.assertEqual(sorted(pids), list(range(NP)), pids)
-            os.kill(pids[rank], signal.SIGSTOP)
-            began = time.time()
-            _, err = proc.communicate(timeout=60)
-            took = time.time() - began
-            self.assertEqual(proc.returncode, 4, err)
-            self.assertIn(f"did not finish within {self.TIMEOUT_S} s", err)
-            left = [pid for pid in pids.values() if running(pid)]
-            self.assertEqual(left, [], f"still running after mpirun ended: {left}")
-            self.assertLess(took, self.TIMEOUT_S + 5, err)
-        finally:
-            for pid in pids.values():
-                if running(pid):
-                    os.kill(pid, signal.SIGKILL)
-            proc.kill()
-            proc.communicate()
-        report = load_json(js)
-        self.assertEqual(report["status"], "failed")
-        self.assertIn("did not finish", report["error"])
-        self.assertGreaterEqual(len(report["results"]), 4)
-        stray = [name for name in os.listdir(CLUSTER.tmp) if name.startswith(os.path.basename(js) + ".tmp")]
-        self.assertEqual(stray, [])
+        assert_stopped_rank_ends_job(self, proc, js, rank, NP, self.TIMEOUT_S)
 
     def test_a_hung_root_rank_ends_the_job(self):
         self.stop_rank(0)

@@ -4,7 +4,6 @@
 Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree, for hostfiles/).
 """
 import csv
-import json
 import os
 import signal
 import subprocess
@@ -12,6 +11,10 @@ import sys
 import tempfile
 import time
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import (assert_stopped_rank_ends_job, error_lines, load_json, rank_pids,  # noqa: E402
+                               wait_for_results)
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -26,15 +29,6 @@ def mpirun(np, *args, timeout=120, **kwargs):
 
 def single(*args, timeout=60):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def load_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def error_lines(stderr):
-    return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
 class Workdir(unittest.TestCase):
@@ -270,36 +264,17 @@ class Faults(Workdir):
                                           "--json", js, *extra],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def wait_for_results(self, js, count, proc, limit=60):
-        deadline = time.time() + limit
-        while time.time() < deadline:
-            if proc.poll() is not None:
-                self.fail("the sweep ended before it could be interrupted")
-            try:
-                if len(load_json(js)["results"]) >= count:
-                    return
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.1)
-        self.fail(f"no {count} results in {js} within {limit} s")
-
-    def rank_pid(self, launcher, rank):
-        children = subprocess.run(["pgrep", "-P", str(launcher.pid)], capture_output=True, text=True).stdout.split()
-        for pid in children:
-            try:
-                env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
-            except OSError:
-                continue
-            if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
-                return int(pid)
-        self.fail(f"no process of rank {rank} under mpirun {launcher.pid}: {children}")
+    def rank_pid(self, js, rank):
+        pids = rank_pids(js)
+        self.assertIn(rank, pids, f"no process of rank {rank} writing {js}: {pids}")
+        return pids[rank]
 
     def test_killed_rank_leaves_finished_sizes(self):
         js = self.path("k.json")
         proc = self.start_sweep(js, "-T", "30")
         try:
-            self.wait_for_results(js, 4, proc)
-            os.kill(self.rank_pid(proc, 1), signal.SIGKILL)
+            wait_for_results(self, js, 4, proc)
+            os.kill(self.rank_pid(js, 1), signal.SIGKILL)
             began = time.time()
             proc.wait(timeout=40)
             self.assertNotEqual(proc.returncode, 0)
@@ -320,43 +295,9 @@ class Faults(Workdir):
         self.assertEqual(os.listdir(os.path.dirname(js)), [os.path.basename(js)])
 
     def stop_one_rank(self, rank, np=3, timeout_s=3):
-        """SIGSTOP one rank mid-sweep under -T: every process must be gone within the timeout + 5 s, exit code 4,
-        the report failed with the sizes finished before."""
         js = self.path(f"stop{rank}.json")
         proc = self.start_sweep(js, "-T", str(timeout_s), np=np)
-        stopped, pids = None, []
-        try:
-            self.wait_for_results(js, 4, proc)
-            pids = [self.rank_pid(proc, r) for r in range(np)]
-            stopped = pids[rank]
-            os.kill(stopped, signal.SIGSTOP)
-            began = time.time()
-            _, err = proc.communicate(timeout=60)
-            gone_after = time.time() - began
-            self.assertEqual(proc.returncode, 4, err)
-            self.assertIn(f"did not finish within {timeout_s} s", err)
-            self.assertIn("allreduce", err)
-            self.assertTrue(all(not self.running(pid) for pid in pids), f"left running: {pids}")
-            self.assertLess(gone_after, timeout_s + 5, err)
-        finally:
-            for pid in pids:
-                if self.running(pid):
-                    os.kill(pid, signal.SIGKILL)
-            proc.kill()
-            proc.communicate()
-        report = load_json(js)
-        self.assertEqual(report["status"], "failed")
-        self.assertIn("did not finish", report["error"])
-        self.assertGreaterEqual(len(report["results"]), 4)
-        self.assert_only_the_report(js)
-
-    @staticmethod
-    def running(pid):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-        except OSError:
-            return False
+        assert_stopped_rank_ends_job(self, proc, js, rank, np, timeout_s)
 
     def test_hung_root_rank_trips_the_timeout(self):
         self.stop_one_rank(0)
@@ -373,8 +314,8 @@ class Faults(Workdir):
         js = self.path("term.json")
         proc = self.start_sweep(js, "-T", "30")
         try:
-            self.wait_for_results(js, 4, proc)
-            os.kill(self.rank_pid(proc, 0), signal.SIGTERM)
+            wait_for_results(self, js, 4, proc)
+            os.kill(self.rank_pid(js, 0), signal.SIGTERM)
             _, err = proc.communicate(timeout=40)
             self.assertNotEqual(proc.returncode, 0, err)
         finally:

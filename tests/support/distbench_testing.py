@@ -1,0 +1,94 @@
+"""What the end-to-end and cluster tests share: reading reports, finding a job's ranks, watching them end, and the
+one check of a job whose rank hangs under -T. Imported by tests/e2e/test_cli.py and tests/cluster/test_cluster.py
+(they add this folder to sys.path)."""
+import json
+import os
+import signal
+import time
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def error_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def running(pid):
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def rank_pids(marker):
+    """{world rank: pid} of the distbench processes whose command line holds `marker` (e.g. the job's report path;
+    network namespaces share the machine's process IDs, so this finds the ranks of every test host)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if not argv or os.path.basename(argv[0]) != b"distbench" or marker.encode() not in argv:
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        for var in env:
+            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
+                found[int(var.split(b"=", 1)[1])] = int(entry)
+    return found
+
+
+def wait_for_results(test, report, count, proc, limit=60):
+    """Waits until `report` holds at least `count` results; fails the test if the job ends first or never does."""
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            test.fail("the sweep ended before it could be interrupted")
+        try:
+            if len(load_json(report)["results"]) >= count:
+                return
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.1)
+    test.fail(f"no {count} results in {report} within {limit} s")
+
+
+def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s):
+    """SIGSTOP one rank of a running sweep started with -T `timeout_s` and --json `report`: the launcher must exit 4
+    and every rank be gone within the timeout + 5 s; the report says failed and keeps the sizes finished before,
+    and nothing but the report is left beside it."""
+    pids = {}
+    try:
+        wait_for_results(test, report, 4, proc)
+        pids = rank_pids(report)
+        test.assertEqual(sorted(pids), list(range(nranks)), pids)
+        os.kill(pids[rank], signal.SIGSTOP)
+        began = time.time()
+        _, err = proc.communicate(timeout=60)
+        took = time.time() - began
+        test.assertEqual(proc.returncode, 4, err)
+        test.assertIn(f"did not finish within {timeout_s} s", err)
+        left = [pid for pid in pids.values() if running(pid)]
+        test.assertEqual(left, [], f"still running after the launcher ended: {left}")
+        test.assertLess(took, timeout_s + 5, err)
+    finally:
+        for pid in pids.values():
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.communicate()
+    result = load_json(report)
+    test.assertEqual(result["status"], "failed")
+    test.assertIn("did not finish", result["error"])
+    test.assertGreaterEqual(len(result["results"]), 4)
+    stray = [name for name in os.listdir(os.path.dirname(report)) if name.startswith(os.path.basename(report) + ".")]
+    test.assertEqual(stray, [], "temporary files left beside the report")
