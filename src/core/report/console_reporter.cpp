@@ -137,10 +137,7 @@ std::string_view average_text(RankAverage a) {
 ConsoleReporter::ConsoleReporter(std::ostream& out) : out_(out) {}
 
 void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
-  std::lock_guard lock(mutex_);
   plan_ = plan;
-  begun_ = true;
-  ended_ = false;
   measured_ = checked_ = noise_missed_ = 0;
   busbw_sum_ = 0;
   wrong_ = 0;
@@ -180,8 +177,7 @@ void ConsoleReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
 }
 
 void ConsoleReporter::do_add(const std::vector<CaseResult>& results) {
-  std::lock_guard lock(mutex_);
-  if (ended_ || !begun_ || results.empty()) return;
+  if (results.empty()) return;
 
   const CaseResult& first = results.front();
   const std::string redop = is_reduction(plan_.collective) ? first.op : "none";
@@ -219,9 +215,6 @@ void ConsoleReporter::do_add(const std::vector<CaseResult>& results) {
 }
 
 void ConsoleReporter::do_end(const RunInfo& info) {
-  std::lock_guard lock(mutex_);
-  if (ended_ || !begun_) return;
-  ended_ = true;
 
   std::string text;
   auto line = [&text](std::string_view s) { (text += s) += '\n'; };

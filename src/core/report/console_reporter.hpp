@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <iosfwd>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,17 +18,13 @@ class ConsoleReporter final : public Reporter {
   explicit ConsoleReporter(std::ostream& out);
 
  protected:
-  // Each hook locks (end() may come from the watchdog thread); the first end() is final.
   void do_begin(const RunInfo& info, const SweepPlan& plan) override;
   void do_add(const std::vector<CaseResult>& results) override;
   void do_end(const RunInfo& info) override;
 
  private:
-  std::mutex mutex_;
   std::ostream& out_;
   SweepPlan plan_;
-  bool begun_ = false;
-  bool ended_ = false;
   // Footer tallies.
   std::size_t measured_ = 0;
   double busbw_sum_ = 0;

@@ -4,7 +4,6 @@
 
 #include "core/report/reporter.hpp"
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,20 +14,14 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::string path);
 
  protected:
-  // Each hook locks: end() may come from the watchdog thread while the main thread is blocked in a collective.
   void do_begin(const RunInfo& info, const SweepPlan& plan) override;
   void do_add(const std::vector<CaseResult>& results) override;
-  // The first end() is final: later add() and end() calls change nothing (the first verdict names the cause).
-  // An end() before begin() writes nothing.
   void do_end(const RunInfo& info) override;
 
  private:
-  void rewrite();  // with mutex_ held
+  void rewrite(bool final_write);
 
-  std::mutex mutex_;
   std::string path_;
-  bool begun_ = false;
-  bool ended_ = false;
   RunInfo info_;
   SweepPlan plan_;
   std::vector<CaseResult> results_;
