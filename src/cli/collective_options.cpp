@@ -46,13 +46,6 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->each([&o](const std::string&) { o.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between steps instead of multiplying")
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
-  app.add_option("-n,--iters", o.iters,
-                 "Timed samples per case (each times k operations); by default fewer when they would outlast "
-                 "--max-time; given, exactly this many unless --max-time is given too")
-      ->check(CLI::Range(1, 1000000))
-      ->each([&o](const std::string&) { o.iters_given = true; });
-  app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
-      ->check(CLI::Range(0, 1000000));
   app.add_option("-c,--check", o.check, "Verify results against exact expected values (0 or 1)")
       ->check(CLI::IsMember({0, 1}));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")
@@ -66,41 +59,12 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
           std::map<std::string, std::string>{{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"},
                                              {"rank0", "rank0"}, {"avg", "avg"}, {"min", "min"}, {"max", "max"}},
           CLI::ignore_case));
-  app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
-      ->check(CLI::PositiveNumber);
   app.add_option("--group-size", o.group_size,
                  "Run in consecutive groups of this many ranks at once (0: one group of all ranks)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
       ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
-  app.add_option("--json", o.json, "Write a JSON report here (rewritten after every size)");
-  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size)");
-  app.add_option("--max-noise", o.max_noise,
-                 "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--min-samples", o.min_samples,
-                 "Samples taken before the noise is judged or the time budget cuts a case short")
-      ->check(CLI::Range(1, 1000000));
-  app.add_option("--max-time", o.max_time_s,
-                 "Seconds of sampling per case at most (default 0.05; with --max-noise 10; 0: no budget)")
-      ->check(CLI::NonNegativeNumber)
-      ->each([&o](const std::string&) { o.max_time_given = true; });
-  app.add_flag("--show-faults", o.show_faults,
-               "Show page faults and context switches per operation in the table (the reports always have them)");
-  app.add_flag("--malloc-reuse", o.malloc_reuse,
-               "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
-               "library's per-call temporary buffers are not faulted in afresh on every call");
-  app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
-  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(CLI::Range(1, 64));
-  app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
-      ->check(CLI::Range(1, 100000));
-  app.add_option("-G,--cudagraph", o.graph_launches,
-                 "Capture the timed loop in a CUDA graph and replay it this many times (nccl; 0: off)")
-      ->check(CLI::Range(0, 100000));
-  app.add_option("-z,--blocking", o.blocking, "Blocking NCCL initialisation and calls (nccl; 0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
-  app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
+  add_common_options(app, o.common);
 }
 
 SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
@@ -143,39 +107,20 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   if (o.placement == "in-place") plan.placements = {Placement::in_place};
   plan.root = o.root;
   plan.group_size = o.group_size;
-  plan.warmup_iters = o.warmup_iters;
-  plan.stopping.samples = static_cast<std::size_t>(o.iters);
-  plan.stopping.max_noise = o.max_noise;
-  plan.stopping.min_samples = static_cast<std::size_t>(o.min_samples);
-  // The time budget: what was given; else 10 s with a noise target, none with an explicit -n, and 0.05 s per case
-  // by default (-n 20 samples, fewer when they would outlast it).
-  if (o.max_time_given) {
-    plan.stopping.max_time_s = o.max_time_s;
-  } else if (o.max_noise > 0) {
-    plan.stopping.max_time_s = 10.0;
-  } else {
-    plan.stopping.max_time_s = o.iters_given ? 0.0 : o.max_time_s;
-  }
-  if (o.max_noise > 0 && plan.stopping.max_time_s <= 0) {
-    throw usage_error("--max-noise needs a time budget: give --max-time a positive number of seconds");
-  }
-  plan.show_faults = o.show_faults;
-  plan.malloc_reuse = o.malloc_reuse;
+  plan.warmup_iters = o.common.warmup_iters;
+  plan.stopping = stopping_rule(o.common);
+  plan.show_faults = o.common.show_faults;
+  plan.malloc_reuse = o.common.malloc_reuse;
   plan.check = o.check != 0;
   plan.average = o.average == "rank0" ? RankAverage::rank0
                  : o.average == "min" ? RankAverage::min
                  : o.average == "max" ? RankAverage::max
                                       : RankAverage::avg;
-  plan.timeout_s = o.timeout_s;
-  plan.json_path = o.json;
-  plan.csv_path = o.csv;
-  plan.backend = o.backend;
-  plan.backend_options.gpus_per_process = o.gpus;
-  plan.backend_options.agg_iters = o.agg_iters;
-  plan.backend_options.graph_launches = o.graph_launches;
-  plan.backend_options.blocking = o.blocking != 0;
-  plan.backend_options.register_buffers = o.register_buffers != 0;
-  plan.backend_options.timeout_s = o.timeout_s;
+  plan.timeout_s = o.common.timeout_s;
+  plan.json_path = o.common.json;
+  plan.csv_path = o.common.csv;
+  plan.backend = o.common.backend;
+  plan.backend_options = backend_options(o.common);
   return plan;
 }
 

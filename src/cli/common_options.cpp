@@ -1,0 +1,80 @@
+#include "cli/common_options.hpp"
+
+#include "core/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace distbench::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("-n,--iters", o.iters,
+                 "Timed samples per case (each times k operations); by default fewer when they would outlast "
+                 "--max-time; given, exactly this many unless --max-time is given too")
+      ->check(CLI::Range(1, 1000000))
+      ->each([&o](const std::string&) { o.iters_given = true; });
+  app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--json", o.json, "Write a JSON report here (rewritten after every size)");
+  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size)");
+  app.add_option("--max-noise", o.max_noise,
+                 "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--min-samples", o.min_samples,
+                 "Samples taken before the noise is judged or the time budget cuts a case short")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--max-time", o.max_time_s,
+                 "Seconds of sampling per case at most (default 0.05; with --max-noise 10; 0: no budget)")
+      ->check(CLI::NonNegativeNumber)
+      ->each([&o](const std::string&) { o.max_time_given = true; });
+  app.add_flag("--show-faults", o.show_faults,
+               "Show page faults and context switches per operation in the table (the reports always have them)");
+  app.add_flag("--malloc-reuse", o.malloc_reuse,
+               "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
+               "library's per-call temporary buffers are not faulted in afresh on every call");
+  app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
+  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(CLI::Range(1, 64));
+  app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("-G,--cudagraph", o.graph_launches,
+                 "Capture the timed loop in a CUDA graph and replay it this many times (nccl; 0: off)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("-z,--blocking", o.blocking, "Blocking NCCL initialisation and calls (nccl; 0 or 1)")
+      ->check(CLI::IsMember({0, 1}));
+  app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
+      ->check(CLI::IsMember({0, 1}));
+}
+
+StoppingRule stopping_rule(const CommonOptions& o) {
+  StoppingRule rule;
+  rule.samples = static_cast<std::size_t>(o.iters);
+  rule.max_noise = o.max_noise;
+  rule.min_samples = static_cast<std::size_t>(o.min_samples);
+  // The time budget: what was given; else 10 s with a noise target, none with an explicit -n, and 0.05 s per case
+  // by default (-n 20 samples, fewer when they would outlast it).
+  if (o.max_time_given) {
+    rule.max_time_s = o.max_time_s;
+  } else if (o.max_noise > 0) {
+    rule.max_time_s = 10.0;
+  } else {
+    rule.max_time_s = o.iters_given ? 0.0 : o.max_time_s;
+  }
+  if (rule.noise_mode() && rule.max_time_s <= 0) {
+    throw usage_error("--max-noise needs a time budget: give --max-time a positive number of seconds");
+  }
+  return rule;
+}
+
+BackendOptions backend_options(const CommonOptions& o) {
+  BackendOptions b;
+  b.gpus_per_process = o.gpus;
+  b.agg_iters = o.agg_iters;
+  b.graph_launches = o.graph_launches;
+  b.blocking = o.blocking != 0;
+  b.register_buffers = o.register_buffers != 0;
+  b.timeout_s = o.timeout_s;
+  return b;
+}
+
+}  // namespace distbench::cli

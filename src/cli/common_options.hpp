@@ -1,0 +1,47 @@
+// The options every benchmark that starts ranks shares: backend and its flags, the watchdog's -T, report files,
+// samples and warm-up, the stopping rule and the OS-level switches. One group, added to each subcommand; the
+// sweep-only flags (sizes, dtypes, operators, root, placement, groups) stay with the sweep.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/stopping.hpp"
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace distbench::cli {
+
+struct CommonOptions {
+  std::string backend = "auto";
+  int gpus = 1;
+  int agg_iters = 1;
+  int graph_launches = 0;
+  int blocking = 0;
+  int register_buffers = 0;
+  double timeout_s = 300.0;
+  std::string json;
+  std::string csv;
+  int iters = 20;
+  int warmup_iters = 5;
+  double max_noise = 0.0;
+  int min_samples = 10;
+  double max_time_s = 0.05;  // count mode's budget; 10 s in noise mode unless given
+  bool show_faults = false;
+  bool malloc_reuse = false;
+  bool iters_given = false;
+  bool max_time_given = false;
+};
+
+// Adds the common options to a subcommand.
+void add_common_options(CLI::App& app, CommonOptions& options);
+
+// The stopping rule the options ask for: -n samples within a 0.05 s budget by default, exactly -n when -n is given
+// alone, a noise target with 10 s by default; throws usage_error for a noise target without a time budget.
+StoppingRule stopping_rule(const CommonOptions& options);
+// The backend's settings from the options (-g, -m, -G, -z, -R, -T).
+BackendOptions backend_options(const CommonOptions& options);
+
+}  // namespace distbench::cli

@@ -1,0 +1,102 @@
+// From the command line to the plan, before MPI starts: defaults, the stopping rule each combination of -n,
+// --max-time and --max-noise asks for, the common options reaching the plan, and bad input as usage errors.
+#include "cli/collective_options.hpp"
+
+#include "core/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace distbench::cli {
+namespace {
+
+SweepPlan plan_for(Collective c, std::vector<std::string> args) {
+  CLI::App app{"test"};
+  CollectiveOptions options;
+  add_collective_options(app, options);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes the arguments in reverse
+  app.parse(reversed);
+  return make_plan(c, options);
+}
+
+TEST(CollectiveOptions, DefaultsAreTheDocumentedOnes) {
+  const SweepPlan plan = plan_for(Collective::allreduce, {});
+  EXPECT_EQ(plan.sizes.front(), 8u);
+  EXPECT_EQ(plan.sizes.back(), 64u << 20);
+  EXPECT_EQ(plan.sizes.size(), 24u);
+  EXPECT_EQ(plan.placements.size(), 2u);
+  EXPECT_EQ(plan.warmup_iters, 5);
+  EXPECT_EQ(plan.stopping.samples, 20u);
+  EXPECT_EQ(plan.stopping.min_samples, 10u);
+  EXPECT_DOUBLE_EQ(plan.stopping.max_time_s, 0.05);  // the per-case budget
+  EXPECT_FALSE(plan.stopping.noise_mode());
+  EXPECT_DOUBLE_EQ(plan.timeout_s, 300.0);
+  EXPECT_EQ(plan.backend, "auto");
+  EXPECT_FALSE(plan.show_faults);
+  EXPECT_FALSE(plan.malloc_reuse);
+}
+
+TEST(CollectiveOptions, AnExplicitIterationCountTurnsTheBudgetOff) {
+  EXPECT_DOUBLE_EQ(plan_for(Collective::allreduce, {"-n", "7"}).stopping.max_time_s, 0.0);
+  const SweepPlan both = plan_for(Collective::allreduce, {"-n", "7", "--max-time", "2"});
+  EXPECT_EQ(both.stopping.samples, 7u);
+  EXPECT_DOUBLE_EQ(both.stopping.max_time_s, 2.0);
+}
+
+TEST(CollectiveOptions, ANoiseTargetGetsTenSecondsUnlessTold) {
+  SweepPlan plan = plan_for(Collective::allreduce, {"--max-noise", "2"});
+  EXPECT_TRUE(plan.stopping.noise_mode());
+  EXPECT_DOUBLE_EQ(plan.stopping.max_time_s, 10.0);
+  plan = plan_for(Collective::allreduce, {"--max-noise", "2", "--max-time", "3", "--min-samples", "6"});
+  EXPECT_DOUBLE_EQ(plan.stopping.max_time_s, 3.0);
+  EXPECT_EQ(plan.stopping.min_samples, 6u);
+  EXPECT_THROW(plan_for(Collective::allreduce, {"--max-noise", "2", "--max-time", "0"}), Error);
+}
+
+TEST(CollectiveOptions, CommonOptionsReachThePlan) {
+  const SweepPlan plan = plan_for(Collective::broadcast,
+                                  {"-T", "7", "--json", "r.json", "--csv", "r.csv", "--backend", "mpi", "-w", "2",
+                                   "--show-faults", "--malloc-reuse", "-m", "4", "-z", "1"});
+  EXPECT_DOUBLE_EQ(plan.timeout_s, 7.0);
+  EXPECT_DOUBLE_EQ(plan.backend_options.timeout_s, 7.0);
+  EXPECT_EQ(plan.json_path, "r.json");
+  EXPECT_EQ(plan.csv_path, "r.csv");
+  EXPECT_EQ(plan.backend, "mpi");
+  EXPECT_EQ(plan.warmup_iters, 2);
+  EXPECT_TRUE(plan.show_faults);
+  EXPECT_TRUE(plan.malloc_reuse);
+  EXPECT_EQ(plan.backend_options.agg_iters, 4);
+  EXPECT_TRUE(plan.backend_options.blocking);
+}
+
+TEST(CollectiveOptions, SweepOptionsShapeThePlan) {
+  const SweepPlan plan = plan_for(Collective::reduce, {"-b", "1K", "-e", "4K", "-d", "int32,float16", "-o", "max",
+                                                       "-r", "1", "--placement", "in-place", "--group-size", "2"});
+  EXPECT_EQ(plan.sizes, (std::vector<std::uint64_t>{1024, 2048, 4096}));
+  EXPECT_EQ(plan.dtypes, (std::vector<DType>{DType::int32, DType::float16}));
+  EXPECT_EQ(plan.ops, (std::vector<ReduceOp>{ReduceOp::max}));
+  EXPECT_EQ(plan.root, 1);
+  EXPECT_EQ(plan.placements, (std::vector<Placement>{Placement::in_place}));
+  EXPECT_EQ(plan.group_size, 2);
+  // Collectives that do not reduce ignore -o.
+  EXPECT_EQ(plan_for(Collective::allgather, {"-o", "max"}).ops, (std::vector<ReduceOp>{ReduceOp::sum}));
+}
+
+TEST(CollectiveOptions, InconsistentInputIsAUsageError) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-f", "2", "-i", "1K"}, {"-f", "1"}, {"-i", "0"}, {"-d", "float31"}, {"-o", "bxor", "-d", "float32"},
+           {"-b", "2K", "-e", "1K"}}) {
+    try {
+      plan_for(Collective::allreduce, args);
+      ADD_FAILURE() << "accepted: " << ::testing::PrintToString(args);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace distbench::cli
