@@ -10,6 +10,7 @@
 #include "core/report/console_reporter.hpp"
 #include "core/report/csv_reporter.hpp"
 #include "core/report/json_reporter.hpp"
+#include "core/report/markdown_reporter.hpp"
 #include "core/sweep.hpp"
 #include "core/world.hpp"
 #include "version.hpp"
@@ -59,6 +60,7 @@ std::unique_ptr<ReporterSet> make_reporters(const SweepPlan& plan) {
   set->push(std::make_unique<ConsoleReporter>(std::cout));
   if (!plan.json_path.empty()) set->push(std::make_unique<JsonReporter>(plan.json_path));
   if (!plan.csv_path.empty()) set->push(std::make_unique<CsvReporter>(plan.csv_path));
+  if (!plan.md_path.empty()) set->push(std::make_unique<MarkdownReporter>(plan.md_path));
   return set;
 }
 
@@ -69,6 +71,7 @@ void check_before_run(Connector& connector, World& world, const SweepPlan& plan)
     if (connector.is_root()) {
       if (!plan.json_path.empty()) check_writable(plan.json_path);
       if (!plan.csv_path.empty()) check_writable(plan.csv_path);
+      if (!plan.md_path.empty()) check_writable(plan.md_path);
     }
     const int nranks = static_cast<int>(sweep_partition(plan, connector.size()).groups.front().size());
     check_root(plan, nranks);

@@ -18,6 +18,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(CLI::PositiveNumber);
   app.add_option("--json", o.json, "Write a JSON report here (rewritten after every size)");
   app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size)");
+  app.add_option("--md", o.md, "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size)");
   app.add_option("--max-noise", o.max_noise,
                  "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
       ->check(CLI::NonNegativeNumber);

@@ -24,6 +24,7 @@ struct CommonOptions {
   double timeout_s = 300.0;
   std::string json;
   std::string csv;
+  std::string md;
   int iters = 20;
   int warmup_iters = 5;
   double max_noise = 0.0;

@@ -70,6 +70,19 @@ class GoodRuns(Workdir):
         self.assertEqual({row["wrong"] for row in rows}, {"0"})
         self.assertEqual(sorted(os.listdir(self.dir)), ["r.csv", "r.json"])  # no temporary files left
 
+    def test_markdown_report_has_the_table(self):
+        md = self.path("r.md")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "1K", "-f", "4", "-n", "3", "--md", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(md) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "## distbench allreduce")
+        rows = [line for line in lines if line.startswith("| ") and line[2].isdigit()]
+        self.assertEqual([row.split(" | ")[0] for row in rows], ["| 8", "| 32", "| 128", "| 512"])
+        self.assertTrue(lines[-1].startswith("**Avg bus bandwidth:**"), lines[-1])
+        self.assertIn("**Wrong elements:** 0", lines[-1])
+        self.assertIn("**Status:** complete", lines[-1])
+
     def test_every_collective_at_three_ranks(self):
         for coll in ["allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather",
                      "scatter", "sendrecv"]:

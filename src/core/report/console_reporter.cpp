@@ -1,5 +1,7 @@
 #include "core/report/console_reporter.hpp"
 
+#include "core/report/text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,16 +50,6 @@ std::string header_cells(const Column (&columns)[N], bool units) {
   return cells(columns, values);
 }
 
-// Two decimals, fewer once the number is large, so that the column keeps its width.
-std::string time_text(double us) {
-  if (!std::isfinite(us)) return "-";
-  if (us < 1e5) return fmt::format("{:.2f}", us);
-  if (us < 1e6) return fmt::format("{:.1f}", us);
-  return fmt::format("{:.0f}", us);
-}
-
-std::string bandwidth_text(double gbps) { return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : "-"; }
-
 std::string placement_cells(const CaseResult* r) {
   if (r == nullptr) return cells(kPlacementColumns, {"-", "-", "-", "-"});
   if (r->status != "ok") return cells(kPlacementColumns, {r->status, "", "", ""});
@@ -65,71 +57,10 @@ std::string placement_cells(const CaseResult* r) {
                                    r->wrong < 0 ? std::string("N/A") : std::to_string(r->wrong)});
 }
 
-std::string count_text(double per_op) {
-  if (!std::isfinite(per_op)) return "-";
-  return per_op < 100 ? fmt::format("{:.2f}", per_op) : fmt::format("{:.0f}", per_op);
-}
-
 std::string fault_cells(const CaseResult* r) {
   if (r == nullptr || r->status != "ok") return cells(kFaultColumns, {"", ""});
   return cells(kFaultColumns, {count_text(max_over_ranks(r->os_per_op, &OsCounters::faults)),
                                count_text(max_over_ranks(r->os_per_op, &OsCounters::switches))});
-}
-
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-std::string group_text(const SweepPlan& plan, int world_size) {
-  if (plan.group_size <= 0 || plan.group_size >= world_size) return "world (1 group)";
-  const auto groups = static_cast<std::size_t>(world_size / plan.group_size);
-  return fmt::format("group-size {} ({} of {} ranks)", plan.group_size, plural(groups, "group", "groups"),
-                     plan.group_size);
-}
-
-// "2 (2 hosts)" when every host runs as many ranks, "node-a 3, node-b 1" when not.
-std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
-  if (ranks.empty()) return "unknown";
-  std::vector<std::pair<std::string, int>> hosts;  // in order of first appearance
-  for (const RankInfo& r : ranks) {
-    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const auto& h) { return h.first == r.host; });
-    if (it == hosts.end()) {
-      hosts.emplace_back(r.host, 1);
-    } else {
-      ++it->second;
-    }
-  }
-  const bool uniform =
-      std::all_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h.second == hosts.front().second; });
-  if (uniform) return fmt::format("{} ({})", hosts.front().second, plural(hosts.size(), "host", "hosts"));
-  std::string text;
-  for (const auto& [host, n] : hosts) text += fmt::format("{}{} {}", text.empty() ? "" : ", ", host, n);
-  return text;
-}
-
-std::string sweep_text(const std::vector<std::uint64_t>& sizes) {
-  if (sizes.empty()) return "no sizes";
-  return fmt::format("{} .. {} B, {}", sizes.front(), sizes.back(), plural(sizes.size(), "size", "sizes"));
-}
-
-std::string samples_text(const StoppingRule& rule) {
-  if (!rule.noise_mode()) {
-    if (rule.max_time_s <= 0) return fmt::format("{} per case", rule.samples);
-    return fmt::format("{} per case, fewer past {:g} s of sampling (at least {})", rule.samples, rule.max_time_s,
-                       std::min(rule.min_samples, rule.samples));
-  }
-  return fmt::format("until the median is within +/-{:g}% (95% CI; at least {}, at most {:g} s per case)",
-                     rule.max_noise, rule.min_samples, rule.max_time_s);
-}
-
-std::string_view average_text(RankAverage a) {
-  switch (a) {
-    case RankAverage::rank0: return "rank 0";
-    case RankAverage::avg: return "mean over ranks";
-    case RankAverage::min: return "fastest rank";
-    case RankAverage::max: return "slowest rank";
-  }
-  return "?";
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+// The words and numbers the console table and the Markdown report share.
+#include "core/report/text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace distbench {
+namespace {
+
+TEST(Text, NumbersKeepTheirColumnWidth) {
+  EXPECT_EQ(time_text(12.345), "12.35");
+  EXPECT_EQ(time_text(123456.78), "123456.8");
+  EXPECT_EQ(time_text(1234567.8), "1234568");
+  EXPECT_EQ(time_text(std::numeric_limits<double>::quiet_NaN()), "-");
+  EXPECT_EQ(bandwidth_text(6.2852), "6.29");
+  EXPECT_EQ(count_text(0.125), "0.12");
+  EXPECT_EQ(count_text(8194), "8194");
+}
+
+TEST(Text, RanksPerHostAndGroups) {
+  EXPECT_EQ(ranks_per_host_text({{0, "a", 0}, {1, "a", 1}, {2, "b", 0}, {3, "b", 1}}), "2 (2 hosts)");
+  EXPECT_EQ(ranks_per_host_text({{0, "a", 0}, {1, "a", 1}, {2, "b", 0}}), "a 2, b 1");
+  EXPECT_EQ(ranks_per_host_text({}), "unknown");
+  SweepPlan plan;
+  EXPECT_EQ(group_text(plan, 4), "world (1 group)");
+  plan.group_size = 2;
+  EXPECT_EQ(group_text(plan, 6), "group-size 2 (3 groups of 2 ranks)");
+}
+
+TEST(Text, SweepAndSamples) {
+  EXPECT_EQ(sweep_text({8, 16, 32}), "8 .. 32 B, 3 sizes");
+  EXPECT_EQ(sweep_text({}), "no sizes");
+  StoppingRule rule;
+  EXPECT_EQ(samples_text(rule), "20 per case, fewer past 0.05 s of sampling (at least 10)");
+  rule.max_time_s = 0;
+  EXPECT_EQ(samples_text(rule), "20 per case");
+  EXPECT_EQ(average_text(RankAverage::max), "slowest rank");
+}
+
+}  // namespace
+}  // namespace distbench
