@@ -1,9 +1,14 @@
 #include "core/environment.hpp"
 
 #include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string_view>
 
 extern char** environ;  // POSIX
@@ -12,12 +17,15 @@ namespace distbench {
 namespace {
 
 bool recorded(std::string_view key) {
-  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_", "UCX_"};
-  constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_", "OMPI_MCA_orte_", "OMPI_MCA_ess_",
+  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_", "UCX_", "MPICH_", "I_MPI_", "FI_", "SLURM_"};
+  constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_", "OMPI_MCA_orte_", "OMPI_MCA_ess",
                                                "OMPI_MCA_pmix", "OMPI_FILE_LOCATION", "OMPI_UNIVERSE_SIZE",
                                                "OMPI_FIRST_RANKS", "OMPI_APP_CTX_", "OMPI_ARGV",
                                                "OMPI_COMMAND", "OMPI_MCA_initial_wdir", "OMPI_NUM_APP_CTX",
-                                               "OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+                                               "OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+                                               "SLURM_PROCID", "SLURM_LOCALID", "SLURM_TASK_PID", "SLURM_NODEID",
+                                               "SLURM_GTIDS", "SLURM_TOPOLOGY_ADDR", "SLURM_STEP_ID",
+                                               "SLURM_STEPID", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_PORT"};
   if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_")) return true;
   const bool wanted = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                                   [&](std::string_view p) { return key.starts_with(p); });
@@ -39,6 +47,39 @@ KeyValues captured_environment() {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string launcher() {
+  if (std::getenv("SLURM_STEP_ID") != nullptr || std::getenv("SLURM_STEPID") != nullptr) return "srun";
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) return "mpirun (Open MPI)";
+  if (std::getenv("PMI_RANK") != nullptr || std::getenv("PMIX_RANK") != nullptr) return "a PMI launcher";
+  return "none (singleton)";
+}
+
+}  // namespace
+
+KeyValues machine_facts() {
+  KeyValues facts;
+  facts.emplace_back("cpu_model", cpu_model());
+  facts.emplace_back("cpu_cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
+  utsname name{};
+  if (uname(&name) == 0) facts.emplace_back("kernel", fmt::format("{} {} {}", name.sysname, name.release, name.machine));
+  facts.emplace_back("launcher", launcher());
+  return facts;
 }
 
 std::string iso_time_now() {

@@ -7,10 +7,14 @@
 
 namespace distbench {
 
-// NCCL_*, OMPI_*, UCX_* (and CUDA_VISIBLE_DEVICES) variables, sorted by name; OpenMPI's per-process bookkeeping
-// variables (OMPI_COMM_WORLD_*, OMPI_MCA_orte_*, ...) are left out since they differ per rank and say nothing about
-// the configuration.
+// The variables that configure communication, sorted by name: NCCL_*, OMPI_*, UCX_*, MPICH_*, I_MPI_*, FI_*,
+// SLURM_*, GLIBC_TUNABLES, MALLOC_*, CUDA_VISIBLE_DEVICES. Open MPI's and Slurm's per-process
+// bookkeeping (OMPI_COMM_WORLD_*, OMPI_MCA_orte_*, SLURM_PROCID, ...) is left out: it differs per rank and says
+// nothing about the configuration.
 KeyValues captured_environment();
+// The machine and the launcher, for the report: cpu_model, cpu_cores (online), kernel (uname), launcher (mpirun,
+// srun or none, from the variables the launcher sets).
+KeyValues machine_facts();
 // Now, as ISO 8601 UTC with seconds ("2026-11-22T03:04:05Z").
 std::string iso_time_now();
 
