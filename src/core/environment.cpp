@@ -66,7 +66,8 @@ std::string cpu_model() {
 std::string launcher() {
   if (std::getenv("SLURM_STEP_ID") != nullptr || std::getenv("SLURM_STEPID") != nullptr) return "srun";
   if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) return "mpirun (Open MPI)";
-  if (std::getenv("PMI_RANK") != nullptr || std::getenv("PMIX_RANK") != nullptr) return "a PMI launcher";
+  // MPICH's Hydra sets PMI_RANK; not PMIX_RANK, which Open MPI's singleton start sets for itself.
+  if (std::getenv("PMI_RANK") != nullptr) return "mpiexec (PMI)";
   return "none (singleton)";
 }
 

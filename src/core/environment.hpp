@@ -13,7 +13,7 @@ namespace distbench {
 // nothing about the configuration.
 KeyValues captured_environment();
 // The machine and the launcher, for the report: cpu_model, cpu_cores (online), kernel (uname), launcher (mpirun,
-// srun or none, from the variables the launcher sets).
+// srun, a PMI mpiexec, or none: from the variables the launcher sets).
 KeyValues machine_facts();
 // Now, as ISO 8601 UTC with seconds ("2026-11-22T03:04:05Z").
 std::string iso_time_now();

@@ -53,6 +53,8 @@ TEST(Environment, MachineFactsNameTheCpuKernelAndLauncher) {
   EXPECT_GT(std::stoi(value(facts, "cpu_cores")), 0);
   EXPECT_EQ(value(facts, "kernel").rfind("Linux ", 0), 0u) << value(facts, "kernel");
   EXPECT_EQ(value(facts, "launcher"), "none (singleton)");
+  setenv("PMI_RANK", "0", 1);
+  EXPECT_EQ(value(machine_facts(), "launcher"), "mpiexec (PMI)");
   setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
   EXPECT_EQ(value(machine_facts(), "launcher"), "mpirun (Open MPI)");
   setenv("SLURM_STEP_ID", "0", 1);
