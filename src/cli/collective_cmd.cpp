@@ -54,13 +54,14 @@ class Progress {
   std::chrono::steady_clock::time_point began_;
 };
 
-// Reports of the root rank; empty elsewhere.
+// Reports of the root rank; empty elsewhere. The files come first: when a failing run has a second to say why,
+// the reports on disk matter most.
 std::unique_ptr<ReporterSet> make_reporters(const SweepPlan& plan) {
   auto set = std::make_unique<ReporterSet>();
-  set->push(std::make_unique<ConsoleReporter>(std::cout));
   if (!plan.json_path.empty()) set->push(std::make_unique<JsonReporter>(plan.json_path));
   if (!plan.csv_path.empty()) set->push(std::make_unique<CsvReporter>(plan.csv_path));
   if (!plan.md_path.empty()) set->push(std::make_unique<MarkdownReporter>(plan.md_path));
+  set->push(std::make_unique<ConsoleReporter>(std::cout));
   return set;
 }
 

@@ -1,66 +1,9 @@
 #include "core/measure.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
+#include "core/sampler.hpp"
 
 namespace distbench {
 namespace {
-
-// Several operations per sample for small messages, so that the clock's resolution (tens of ns) and the cost of
-// reading it stay far below the time measured (0.5 ms is 20,000 clock ticks), and so that a sample spans the short
-// stalls of a shared machine instead of landing in or out of one: on the 2-core development VM, samples of 0.25 ms
-// made the median's 95% interval 9% wide (38 of 44 cases over 5%), samples of 0.5 ms 3.6% (3 to 5 of 44),
-// samples of 1 ms 2.4%, at twice the cost.
-constexpr double kTargetSampleSeconds = 0.5e-3;
-constexpr int kMaxOpsPerSample = 10000;
-constexpr double kProbeSeconds = 0.05e-3;  // a calibration batch lasts at least this long
-constexpr int kProbeRepeats = 2;           // extra probes; the fastest counts
-
-struct Calibration {
-  int ops_per_sample = 1;
-  double seconds_per_op = 0;  // the slowest rank's, from the fastest probe
-};
-
-double max_over_ranks(Connector& connector, double value) {
-  const auto all = allgather_value(connector, value);
-  return *std::max_element(all.begin(), all.end());
-}
-
-// One timed batch of `times` operations; seconds for the batch.
-double timed_batch(Communicator& comm, const CollectiveCall& call, int times, Seconds timeout) {
-  auto timer = comm.make_timer();
-  timer->start();
-  comm.run_repeated(call, times);
-  timer->stop();
-  comm.synchronize(timeout);
-  return timer->seconds();
-}
-
-Calibration calibrate(World& world, Communicator& comm, const CollectiveCall& call, Watchdog& watchdog,
-                      Seconds timeout) {
-  // Double a probe batch until it lasts long enough to time well, then keep the best of a few repeats, so that one
-  // preempted probe does not shrink every later sample to a single operation. Each decision uses the slowest
-  // rank's time, so that all ranks run the same number of operations.
-  auto guard = watchdog.arm("calibration");
-  int batch = 1;
-  double slowest = 0;
-  while (true) {
-    watchdog.arm_again();
-    slowest = max_over_ranks(world.connector(), timed_batch(comm, call, batch, timeout));
-    if (slowest >= kProbeSeconds || batch >= kMaxOpsPerSample) break;
-    batch *= 2;
-  }
-  for (int repeat = 0; repeat < kProbeRepeats; ++repeat) {
-    watchdog.arm_again();
-    slowest = std::min(slowest, max_over_ranks(world.connector(), timed_batch(comm, call, batch, timeout)));
-  }
-  const double per_op = slowest / batch;
-  if (per_op <= 0) return {kMaxOpsPerSample, 0};
-  return {static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0,
-                                      static_cast<double>(kMaxOpsPerSample))),
-          per_op};
-}
 
 std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Watchdog& watchdog, Seconds timeout) {
   Device& device = world.device();
@@ -85,50 +28,19 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Wa
 
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup) {
-  Connector& connector = world.connector();
   const Seconds timeout(plan.timeout_s);
   const auto& call = setup.call;
-  Measured out;
-
   world.device().fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
-  if (plan.warmup_iters > 0) {
-    auto guard = watchdog.arm(setup.label + ": warm-up");
-    comm.run_repeated(call, plan.warmup_iters);
-    comm.synchronize(timeout);
-  }
-  const Calibration calibration = calibrate(world, comm, call, watchdog, timeout);
-  out.ops_per_sample = calibration.ops_per_sample;
 
-  {
-    auto guard = watchdog.arm(setup.label + ": barrier before sampling");
-    connector.barrier();
-  }
-  const auto& rule = plan.stopping;
-  auto guard = watchdog.arm(setup.label + ": timed samples");
-  const auto take_sample = [&] {
-    watchdog.arm_again();
-    out.samples.push_back(timed_batch(comm, call, out.ops_per_sample, timeout) / out.ops_per_sample);
-  };
-  const OsCounters before = thread_os_counters();
-  if (!rule.noise_mode()) {
-    // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
-    const std::size_t planned = rule.planned_samples(calibration.seconds_per_op * out.ops_per_sample);
-    out.samples.reserve(planned);
-    for (std::size_t i = 0; i < planned; ++i) take_sample();
-  } else {
-    const auto began = std::chrono::steady_clock::now();
-    while (true) {
-      take_sample();
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-      bool stop = rule.done(out.samples, elapsed);
-      broadcast_value(connector, stop, connector.root_rank());  // the root decides, so all take as many samples
-      if (stop) break;
-    }
-  }
-  out.os_per_op = per_operation(before, thread_os_counters(),
-                                static_cast<double>(out.samples.size()) * out.ops_per_sample);
-  watchdog.disarm();
-  out.noise_target_met = rule.target_met(out.samples);
+  const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); },
+                          [&comm](Seconds t) { comm.synchronize(t); }, [&comm] { return comm.make_timer(); }};
+  Sampling sampling = sample_operation(world.connector(), op, {plan.warmup_iters, plan.stopping, timeout}, watchdog);
+
+  Measured out;
+  out.samples = std::move(sampling.samples);
+  out.ops_per_sample = sampling.ops_per_sample;
+  out.noise_target_met = sampling.noise_target_met;
+  out.os_per_op = sampling.os_per_op;
   if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);
   return out;
 }

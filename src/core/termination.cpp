@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <csignal>
+
 
 namespace distbench {
 namespace {
@@ -35,6 +37,9 @@ sigset_t termination_set() {
 int exit_status_for_signal(int signal) { return 128 + signal; }
 
 TerminationSignals::TerminationSignals() {
+  // A closed stdout (the launcher stops reading while it tears the job down) must not kill the process with SIGPIPE
+  // before its reports are written: the write fails instead.
+  std::signal(SIGPIPE, SIG_IGN);
   const sigset_t set = termination_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this] { watch(); });

@@ -7,7 +7,7 @@
 #include "backends/nccl/gpu_info.hpp"
 #include "core/error.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "tests/gpu/local_connector.hpp"
+#include "tests/support/local_connector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ TEST(NcclBackendEntry, UnavailableExactlyWhenCudaSeesNoDevice) {
 
 TEST(NcclBackendEntry, CreatingItWithoutADeviceFailsCleanly) {
   if (!cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is visible: nothing to refuse";
-  gputest::LocalConnector connector;
+  test_support::LocalConnector connector;
   try {
     nccl_backend_entry().create(connector, BackendOptions{});
     FAIL() << "created a backend without a device";
@@ -83,7 +83,7 @@ TEST(NcclBackendRegistry, IsBuiltInAndAutoFallsBackToMpiWithoutADevice) {
 }
 
 TEST(NcclBackend, BadOptionsAreUsageErrors) {
-  gputest::LocalConnector connector;
+  test_support::LocalConnector connector;
   BackendOptions options;
   options.agg_iters = 0;
   try {
@@ -96,7 +96,7 @@ TEST(NcclBackend, BadOptionsAreUsageErrors) {
 
 TEST(NcclBackend, DescribesDevicesVersionsAndCopyBandwidth) {
   DISTBENCH_SKIP_WITHOUT_GPU();
-  gputest::LocalConnector connector;
+  test_support::LocalConnector connector;
   auto backend = nccl_backend_entry().create(connector, BackendOptions{});
   EXPECT_EQ(backend->name(), "nccl");
   const auto facts = backend->describe();

@@ -67,6 +67,7 @@ def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s):
     and every rank be gone within the timeout + 5 s; the report says failed and keeps the sizes finished before,
     and nothing but the report is left beside it."""
     pids = {}
+    err = ""
     try:
         wait_for_results(test, report, 4, proc)
         pids = rank_pids(report)
@@ -87,8 +88,8 @@ def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s):
         proc.kill()
         proc.communicate()
     result = load_json(report)
-    test.assertEqual(result["status"], "failed")
-    test.assertIn("did not finish", result["error"])
+    test.assertEqual(result["status"], "failed", err)
+    test.assertIn("did not finish", result["error"], err)
     test.assertGreaterEqual(len(result["results"]), 4)
     stray = [name for name in os.listdir(os.path.dirname(report)) if name.startswith(os.path.basename(report) + ".")]
     test.assertEqual(stray, [], "temporary files left beside the report")

@@ -10,6 +10,13 @@ namespace distbench {
 
 enum class Durability { process, disk };
 
+// How a reporter's final write of a run that ended with `status` is made: a complete run is synced to disk; a
+// failing one is written fast (the launcher may kill the process a second after asking it to stop), which still
+// survives the process.
+inline Durability final_durability(const std::string& status) {
+  return status == "complete" ? Durability::disk : Durability::process;
+}
+
 // Replaces the file at `path` with `content` atomically; with Durability::disk, also syncs the file and its
 // directory before returning. Throws distbench::failure naming the path and the system error; the temporary file
 // is removed on failure.

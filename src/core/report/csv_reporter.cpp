@@ -68,8 +68,8 @@ void CsvReporter::do_add(const std::vector<CaseResult>& results) {
   write_file_atomically(path_, text_, Durability::process);  // the final write goes to disk as well
 }
 
-void CsvReporter::do_end(const RunInfo&) {
-  write_file_atomically(path_, text_);
+void CsvReporter::do_end(const RunInfo& info) {
+  write_file_atomically(path_, text_, final_durability(info.status));
 }
 
 }  // namespace distbench

@@ -15,25 +15,24 @@ void JsonReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
   info_.error.clear();
   plan_ = plan;
   results_.clear();
-  rewrite(false);
+  rewrite(Durability::process);
 }
 
 void JsonReporter::do_add(const std::vector<CaseResult>& results) {
   results_.insert(results_.end(), results.begin(), results.end());
-  rewrite(false);
+  rewrite(Durability::process);
 }
 
 void JsonReporter::do_end(const RunInfo& info) {
   info_ = info;
-  rewrite(true);
+  rewrite(final_durability(info.status));
 }
 
-void JsonReporter::rewrite(bool final_write) {
+void JsonReporter::rewrite(Durability durability) {
   // Invalid UTF-8 (an odd host name or variable) is replaced rather than losing the report.
   const std::string text =
       make_report_json(info_, plan_, results_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  // Rows in flight only need to survive the process; the final report goes to disk as well.
-  write_file_atomically(path_, text + "\n", final_write ? Durability::disk : Durability::process);
+  write_file_atomically(path_, text + "\n", durability);
 }
 
 }  // namespace distbench

@@ -2,6 +2,7 @@
 // a run that dies keeps everything measured so far, marked "incomplete".
 #pragma once
 
+#include "core/report/atomic_file.hpp"
 #include "core/report/reporter.hpp"
 
 #include <string>
@@ -19,7 +20,8 @@ class JsonReporter final : public Reporter {
   void do_end(const RunInfo& info) override;
 
  private:
-  void rewrite(bool final_write);
+  // Rows in flight only need to survive the process; a complete report goes to disk as well.
+  void rewrite(Durability durability);
 
   std::string path_;
   RunInfo info_;

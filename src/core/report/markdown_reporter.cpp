@@ -103,7 +103,7 @@ void MarkdownReporter::do_end(const RunInfo& info) {
   footer += fmt::format(" · **Status:** {}", info.status);
   if (info.status == "failed" && !info.error.empty()) footer += fmt::format(" ({})", info.error);
   footer += "\n";
-  write_file_atomically(path_, text_ + footer, Durability::disk);
+  write_file_atomically(path_, text_ + footer, final_durability(info.status));
 }
 
 }  // namespace distbench

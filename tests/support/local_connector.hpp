@@ -1,5 +1,6 @@
-// A connector for one process alone (rank 0 of 1), so that GPU tests run without mpirun: with -g the single process
-// drives several GPUs, which exercises the multi-rank paths on a machine with more than one GPU.
+// A connector for one process alone (rank 0 of 1), so that collective code runs without mpirun: the sampler's unit
+// tests, and GPU tests, where with -g the single process drives several GPUs and so exercises the multi-rank paths
+// on a machine with more than one GPU.
 #pragma once
 
 #include "core/connector.hpp"
@@ -7,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-namespace distbench::gputest {
+namespace distbench::test_support {
 
 class LocalConnector final : public Connector {
  public:
@@ -29,4 +30,4 @@ class LocalConnector final : public Connector {
   [[noreturn]] void abort(int exit_code) override { std::_Exit(exit_code); }
 };
 
-}  // namespace distbench::gputest
+}  // namespace distbench::test_support

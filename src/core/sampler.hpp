@@ -1,0 +1,44 @@
+// Timing any operation: warm-up, calibration of k operations per sample (agreed by all ranks), a barrier, then
+// samples of k back-to-back operations under the stopping rule, with the OS counters around them. The collective
+// sweep uses it for one collective call; other benchmarks time whatever they run (a ZeRO step, a training
+// iteration, a compute-only phase with a Device's timer). Nothing but `run` happens between a sample's timer reads.
+#pragma once
+
+#include "core/communicator.hpp"
+#include "core/connector.hpp"
+#include "core/os_counters.hpp"
+#include "core/stopping.hpp"
+#include "core/watchdog.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+struct TimedOperation {
+  std::string label;                                   // for the watchdog: "allreduce 1 MiB float32 sum in-place"
+  std::function<void(int times)> run;                  // `times` operations back to back
+  std::function<void(Seconds timeout)> synchronize;    // waits for what run() enqueued (a no-op on the host)
+  std::function<std::unique_ptr<Timer>()> make_timer;  // a timer where the operation runs
+};
+
+struct SamplingRules {
+  int warmup_iters = 5;
+  StoppingRule stopping;
+  Seconds timeout{300.0};  // bounds each step (a batch, a barrier, a collective decision)
+};
+
+struct Sampling {
+  std::vector<double> samples;  // this rank's seconds per operation, one per sample
+  int ops_per_sample = 1;
+  bool noise_target_met = true;
+  OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
+};
+
+// Collective over the connector's ranks: every rank calls it for its own operation at the same time.
+Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
+                          Watchdog& watchdog);
+
+}  // namespace distbench
