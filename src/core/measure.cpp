@@ -1,7 +1,5 @@
 #include "core/measure.hpp"
 
-#include "core/sampler.hpp"
-
 namespace distbench {
 namespace {
 
@@ -34,13 +32,8 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
 
   const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); },
                           [&comm](Seconds t) { comm.synchronize(t); }, [&comm] { return comm.make_timer(); }};
-  Sampling sampling = sample_operation(world.connector(), op, {plan.warmup_iters, plan.stopping, timeout}, watchdog);
-
   Measured out;
-  out.samples = std::move(sampling.samples);
-  out.ops_per_sample = sampling.ops_per_sample;
-  out.noise_target_met = sampling.noise_target_met;
-  out.os_per_op = sampling.os_per_op;
+  out.sampling = sample_operation(world.connector(), op, {plan.warmup_iters, plan.stopping, timeout}, watchdog);
   if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);
   return out;
 }

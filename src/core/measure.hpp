@@ -2,8 +2,8 @@
 // then verification against exact expected values.
 #pragma once
 
-#include "core/os_counters.hpp"
 #include "core/plan.hpp"
+#include "core/sampler.hpp"
 #include "core/watchdog.hpp"
 #include "core/world.hpp"
 
@@ -23,11 +23,8 @@ struct CaseSetup {
 };
 
 struct Measured {
-  std::vector<double> samples;  // this rank's seconds per operation
-  int ops_per_sample = 1;
-  std::int64_t wrong = -1;      // summed over all ranks; -1 when not checked
-  bool noise_target_met = true;
-  OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
+  Sampling sampling;        // this rank's samples, ops per sample, noise verdict and OS counters
+  std::int64_t wrong = -1;  // summed over all ranks; -1 when not checked
 };
 
 // Collective over the whole world: every rank runs its group's case at the same time.

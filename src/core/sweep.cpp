@@ -180,14 +180,14 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       std::vector<std::vector<OsCounters>> os_by_rank;
       {
         auto guard = watchdog.arm(setup.label + ": gathering samples");
-        by_rank = gather_vector<double>(connector, m.samples, connector.root_rank());
-        os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.os_per_op, 1), connector.root_rank());
+        by_rank = gather_vector<double>(connector, m.sampling.samples, connector.root_rank());
+        os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.sampling.os_per_op, 1), connector.root_rank());
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
       if (!root) continue;
-      result.ops_per_sample = m.ops_per_sample;
+      result.ops_per_sample = m.sampling.ops_per_sample;
       result.wrong = m.wrong;
-      result.noise_target_met = m.noise_target_met;
+      result.noise_target_met = m.sampling.noise_target_met;
       aggregate_samples(by_rank, plan.average, plan.collective, result);
       for (const auto& counters : os_by_rank) result.os_per_op.push_back(counters.at(0));
       done.push_back(std::move(result));
