@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cli/common_options.hpp"
-#include "core/plan.hpp"
+#include "benchmarks/collective/plan.hpp"
 
 #include <string>
 #include <vector>

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   cli::Commands commands;
   cli::add_collective_commands(app, commands);
+  cli::add_latency_command(app, commands);
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);

@@ -1,7 +1,7 @@
 // The description of a run that reports carry: tool, arguments, ranks, versions, environment.
 #pragma once
 
-#include "core/results.hpp"
+#include "core/run_info.hpp"
 #include "core/world.hpp"
 
 #include <string>

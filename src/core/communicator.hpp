@@ -5,6 +5,7 @@
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
 #include "core/reduce_op.hpp"
+#include "core/timer.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -14,8 +15,6 @@
 #include <string_view>
 
 namespace distbench {
-
-using Seconds = std::chrono::duration<double>;
 
 // One collective call. Counts follow NCCL (see BufferShape in collective.hpp); `root` is a group rank.
 // In-place calls pass buffer positions that overlap as buffer_shape()'s in-place offsets describe.
@@ -36,16 +35,6 @@ class Work {
   virtual bool done() = 0;
   // Throws Error(ExitCode::timeout) when the call has not completed within `timeout`.
   virtual void wait(Seconds timeout) = 0;
-};
-
-// Times a stretch of calls where the backend runs them (host clock, or events on a GPU stream).
-class Timer {
- public:
-  virtual ~Timer() = default;
-  virtual void start() = 0;
-  virtual void stop() = 0;
-  // Seconds between start() and stop(); valid once the communicator is synchronized.
-  virtual double seconds() = 0;
 };
 
 class Communicator {

@@ -4,6 +4,7 @@
 #include "core/buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/pattern.hpp"
+#include "core/timer.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,9 @@ class Device {
   virtual void copy(BufferRef dst, BufferRef src, std::size_t bytes) = 0;
   // Wait for all work queued on this device (host: nothing to wait for).
   virtual void synchronize() = 0;
+  // A timer for compute-only phases run on this device (e.g. an optimizer update between two collectives). Every
+  // Device operation completes before it returns, so the host clock times it.
+  virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }
 };
 
 }  // namespace distbench

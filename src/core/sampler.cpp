@@ -27,13 +27,50 @@ double max_over_ranks(Connector& connector, double value) {
   return *std::max_element(all.begin(), all.end());
 }
 
-// One timed batch of `times` operations; seconds for the batch.
-double timed_batch(const TimedOperation& op, int times, Seconds timeout) {
+// `times` operations, untimed (warm-up).
+void run_untimed(const TimedOperation& op, int times) {
+  if (op.phases.empty()) {
+    op.run(times);
+    return;
+  }
+  for (int i = 0; i < times; ++i) {
+    for (const TimedPhase& phase : op.phases) phase.run();
+  }
+}
+
+// One timed batch of `times` operations; seconds for the batch. With phases, adds each phase's seconds for the
+// batch to `phase_seconds` (one entry per phase).
+double timed_batch(const TimedOperation& op, int times, Seconds timeout, std::vector<double>* phase_seconds = nullptr) {
+  if (op.phases.empty()) {
+    auto timer = op.make_timer();
+    timer->start();
+    op.run(times);
+    timer->stop();
+    op.synchronize(timeout);
+    return timer->seconds();
+  }
+  std::vector<std::vector<std::unique_ptr<Timer>>> timers(op.phases.size());
+  for (std::size_t p = 0; p < op.phases.size(); ++p) {
+    for (int i = 0; i < times; ++i) timers[p].push_back(op.phases[p].make_timer());
+  }
   auto timer = op.make_timer();
   timer->start();
-  op.run(times);
+  for (int i = 0; i < times; ++i) {
+    for (std::size_t p = 0; p < op.phases.size(); ++p) {
+      Timer& t = *timers[p][static_cast<std::size_t>(i)];
+      t.start();
+      op.phases[p].run();
+      t.stop();
+    }
+  }
   timer->stop();
   op.synchronize(timeout);
+  if (phase_seconds != nullptr) {
+    phase_seconds->assign(op.phases.size(), 0.0);
+    for (std::size_t p = 0; p < op.phases.size(); ++p) {
+      for (auto& t : timers[p]) (*phase_seconds)[p] += t->seconds();
+    }
+  }
   return timer->seconds();
 }
 
@@ -68,7 +105,7 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   Sampling out;
   if (rules.warmup_iters > 0) {
     auto guard = watchdog.arm(op.label + ": warm-up");
-    op.run(rules.warmup_iters);
+    run_untimed(op, rules.warmup_iters);
     op.synchronize(rules.timeout);
   }
   const Calibration calibration = calibrate(connector, op, watchdog, rules.timeout);
@@ -80,9 +117,14 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   }
   const StoppingRule& rule = rules.stopping;
   auto guard = watchdog.arm(op.label + ": timed samples");
+  out.phase_samples.resize(op.phases.size());
+  std::vector<double> phase_seconds;
   const auto take_sample = [&] {
     watchdog.arm_again();
-    out.samples.push_back(timed_batch(op, out.ops_per_sample, rules.timeout) / out.ops_per_sample);
+    out.samples.push_back(timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds) / out.ops_per_sample);
+    for (std::size_t p = 0; p < phase_seconds.size(); ++p) {
+      out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
+    }
   };
   const OsCounters before = thread_os_counters();
   if (!rule.noise_mode()) {

@@ -17,11 +17,23 @@
 
 namespace distbench {
 
+// A named part of a composite operation (e.g. "reduce", "update", "gather" of an optimizer step), timed on its own
+// inside every operation of a sample by a timer from where it runs: a Communicator's for a collective, a Device's for
+// compute.
+struct TimedPhase {
+  std::string name;
+  std::function<void()> run;                           // the phase, once
+  std::function<std::unique_ptr<Timer>()> make_timer;
+};
+
 struct TimedOperation {
   std::string label;                                   // for the watchdog: "allreduce 1 MiB float32 sum in-place"
-  std::function<void(int times)> run;                  // `times` operations back to back
-  std::function<void(Seconds timeout)> synchronize;    // waits for what run() enqueued (a no-op on the host)
+  std::function<void(int times)> run;                  // `times` operations back to back (unused with phases)
+  std::function<void(Seconds timeout)> synchronize;    // waits for what the operation enqueued (a no-op on the host)
   std::function<std::unique_ptr<Timer>()> make_timer;  // a timer where the operation runs
+  // Empty: `run` is the operation, and nothing else runs inside a sample. Otherwise one operation is every phase in
+  // order, each between its own timer's start and stop (timers made before the sample starts).
+  std::vector<TimedPhase> phases;
 };
 
 struct SamplingRules {
@@ -35,6 +47,8 @@ struct Sampling {
   int ops_per_sample = 1;
   bool noise_target_met = true;
   OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
+  // With phases: per phase (in order), this rank's seconds per operation in that phase, one per sample.
+  std::vector<std::vector<double>> phase_samples;
 };
 
 // Collective over the connector's ranks: every rank calls it for its own operation at the same time.

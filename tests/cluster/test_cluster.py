@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import assert_stopped_rank_ends_job, load_json  # noqa: E402
+from distbench_testing import assert_stopped_rank_ends_job, collective_results, load_json  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "netns_cluster.sh")
@@ -138,8 +138,8 @@ class MultiHost(unittest.TestCase):
         report = load_json(path)
         self.assertEqual(report["status"], "complete")
         self.assertEqual(report["environment"]["world_size"], NP)
-        self.assertTrue(report["results"])
-        for res in report["results"]:
+        self.assertTrue(collective_results(report))
+        for res in collective_results(report):
             self.assertEqual(res["status"], "ok", res)
             self.assertEqual(res["wrong"], 0, res)
         return report
@@ -159,8 +159,8 @@ class MultiHost(unittest.TestCase):
 
     def test_b_allreduce_sees_hosts_and_local_ranks(self):
         report = self.json_run("b.json", "allreduce", "-b", "8", "-e", "1M", "-n", "5")
-        self.assertEqual(len(report["results"]), 18 * 2)  # 8 B .. 1 MiB by 2, out-of-place and in-place
-        self.assertTrue(all(res["nranks"] == NP for res in report["results"]))
+        self.assertEqual(len(collective_results(report)), 18 * 2)  # 8 B .. 1 MiB by 2, out-of-place and in-place
+        self.assertTrue(all(res["nranks"] == NP for res in collective_results(report)))
         ranks = sorted(report["environment"]["ranks"], key=lambda x: x["rank"])
         self.assertEqual([x["rank"] for x in ranks], list(range(NP)))
         by_host = {}
@@ -178,7 +178,7 @@ class MultiHost(unittest.TestCase):
         after = CLUSTER.counters()
         # Every host's ranks need the sum over the other hosts' data and the others need its own: at least S bytes
         # leave and S bytes enter every host per allreduce (more with warm-up and checks).
-        need = timed_bytes(report["results"])
+        need = timed_bytes(collective_results(report))
         self.assertGreater(need, 1 << 20)
         for host in HOSTS:
             tx, rx = after[host][0] - before[host][0], after[host][1] - before[host][1]
@@ -192,9 +192,9 @@ class MultiHost(unittest.TestCase):
         report = self.json_run("d2.json", "allreduce", "-b", "256K", "-e", "1M", "-n", "3",
                                "--placement", "out-of-place", "--group-size", "2")
         after = CLUSTER.counters()
-        for res in report["results"]:
+        for res in collective_results(report):
             self.assertEqual((res["nranks"], res["groups"]), (2, 3), res)
-        need = timed_bytes(report["results"])
+        need = timed_bytes(collective_results(report))
         for host in HOSTS:
             tx = after[host][0] - before[host][0]
             self.assertLess(tx, need / 20, f"{host}: {tx} B on eth0 for groups inside hosts (data: {need} B)")
@@ -203,20 +203,20 @@ class MultiHost(unittest.TestCase):
         report = self.json_run("d3.json", "allreduce", "-b", "256K", "-e", "1M", "-n", "3",
                                "--placement", "out-of-place", "--group-size", "3")
         after = CLUSTER.counters()
-        for res in report["results"]:
+        for res in collective_results(report):
             self.assertEqual((res["nranks"], res["groups"]), (3, 2), res)
-        need = timed_bytes(report["results"])
+        need = timed_bytes(collective_results(report))
         for host in HOSTS:
             tx = after[host][0] - before[host][0]
             self.assertGreaterEqual(tx, need, f"{host}: {tx} B on eth0 for groups across hosts (data: {need} B)")
 
     def test_e_throttled_link_is_seen(self):
         args = ["allreduce", "-b", "4M", "-e", "4M", "-n", "3", "-w", "1", "-a", "max", "--placement", "out-of-place"]
-        fast = self.json_run("e_fast.json", *args)["results"][0]
+        fast = collective_results(self.json_run("e_fast.json", *args))[0]
         CLUSTER.tc("nodeC", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "100mbit", "burst", "64kb",
                    "latency", "100ms")
         try:
-            slow = self.json_run("e_slow.json", *args)["results"][0]
+            slow = collective_results(self.json_run("e_slow.json", *args))[0]
         finally:
             CLUSTER.tc("nodeC", "qdisc", "del", "dev", "eth0", "root")
         # tbf caps nodeC's egress at R = 12.5 MB/s. Whatever the algorithm, at least S bytes must leave nodeC per

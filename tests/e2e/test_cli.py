@@ -13,8 +13,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (assert_stopped_rank_ends_job, error_lines, load_json, rank_pids,  # noqa: E402
-                               wait_for_results)
+from distbench_testing import (assert_stopped_rank_ends_job, collective_results, error_lines,  # noqa: E402
+                               load_json, rank_pids, wait_for_results)
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -51,11 +51,11 @@ class GoodRuns(Workdir):
         self.assertIn("busbw", r.stdout)
         self.assertIn("# Avg bus bandwidth", r.stdout)
         report = load_json(js)
-        self.assertEqual(report["schema_version"], 1)
+        self.assertEqual(report["schema_version"], 2)
         self.assertEqual(report["status"], "complete")
         self.assertEqual(report["environment"]["world_size"], 2)
         self.assertEqual(len(report["environment"]["ranks"]), 2)
-        results = report["results"]
+        results = collective_results(report)
         self.assertEqual(len(results), 14 * 2)  # 8 B .. 64 KiB by 2, out-of-place and in-place
         for res in results:
             self.assertEqual(res["wrong"], 0)
@@ -83,6 +83,57 @@ class GoodRuns(Workdir):
         self.assertIn("**Wrong elements:** 0", lines[-1])
         self.assertIn("**Status:** complete", lines[-1])
 
+    def test_latency_between_pairs_has_its_own_columns_in_every_report(self):
+        js, cs, md = self.path("l.json"), self.path("l.csv"), self.path("l.md")
+        r = mpirun(4, "latency", "-b", "1", "-e", "4K", "-f", "8", "-n", "5", "--json", js, "--csv", cs, "--md", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("# latency: ping-pong in pairs 0-1, 2-3, ... (2 pairs at once); one-way time = half a round trip",
+                      lines)
+        header = next(line for line in lines if line.startswith("#") and "latency" in line and "size" in line)
+        self.assertEqual(header.split(), ["#", "size", "pairs", "latency", "median", "p99", "slowest", "bw", "#wrong"])
+        rows = [line.split() for line in lines if not line.startswith("#")]
+        self.assertEqual([row[0] for row in rows], ["1", "8", "64", "512", "4096"])
+        self.assertEqual({row[1] for row in rows}, {"2"})
+        self.assertEqual({row[-1] for row in rows}, {"0"})
+        self.assertIn("# Wrong bytes: 0", lines)
+
+        report = load_json(js)
+        self.assertEqual((report["schema_version"], report["benchmark"], report["status"]), (2, "latency", "complete"))
+        self.assertEqual(report["layout"]["params"], ["backend", "bytes", "pairs"])
+        self.assertEqual(report["summary"]["records"], 5)
+        self.assertEqual(report["summary"]["wrong"], 0)
+        for rec in report["records"]:
+            self.assertEqual(rec["kind"], "latency")
+            self.assertEqual(rec["metrics"]["wrong"], 0)
+            self.assertEqual(len(rec["phases"][0]["samples_us"]), 5)
+            ranks = rec["ranks"]
+            self.assertEqual([(x["rank"], x["peer"]) for x in ranks], [(0, 1), (1, 0), (2, 3), (3, 2)])
+            mean = sum(x["latency_us"] for x in ranks) / 4
+            self.assertAlmostEqual(rec["metrics"]["latency_us"], mean, delta=1e-9 * mean)
+            self.assertAlmostEqual(rec["metrics"]["slowest_rank_us"], max(x["latency_us"] for x in ranks),
+                                   delta=1e-9 * mean)
+        with open(cs, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([row["bytes"] for row in rows], ["1", "8", "64", "512", "4096"])
+        self.assertEqual({row["wrong"] for row in rows}, {"0"})
+        self.assertIn("latency_us", rows[0])
+        with open(md) as f:
+            md_lines = f.read().splitlines()
+        self.assertEqual(md_lines[0], "## distbench latency")
+        self.assertTrue(any(line.startswith("| size (B) | pairs | latency (us) |") for line in md_lines), md_lines)
+        self.assertIn("**Wrong bytes:** 0", md_lines[-1])
+
+    def test_latency_needs_ranks_that_pair_up(self):
+        r = mpirun(3, "latency", "-e", "8")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(error_lines(r.stderr)[:1],
+                         ["error: latency pairs ranks 0-1, 2-3, ...: 3 ranks do not pair up; run an even number of "
+                          "ranks (mpirun -np 2, 4, ...)"])
+        r = single("latency", "-f", "1")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(error_lines(r.stderr), ["error: -f/--stepfactor 1 must be greater than 1"])
+
     def test_every_collective_at_three_ranks(self):
         for coll in ["allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather",
                      "scatter", "sendrecv"]:
@@ -92,14 +143,14 @@ class GoodRuns(Workdir):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 report = load_json(js)
                 self.assertEqual(report["status"], "complete")
-                self.assertTrue(all(res["wrong"] == 0 for res in report["results"]))
-                self.assertTrue(all(res["nranks"] == 3 for res in report["results"]))
+                self.assertTrue(all(res["wrong"] == 0 for res in collective_results(report)))
+                self.assertTrue(all(res["nranks"] == 3 for res in collective_results(report)))
 
     def test_all_datatypes_and_operators(self):
         js = self.path("all.json")
         r = mpirun(2, "allreduce", "-b", "64", "-e", "1K", "-n", "2", "-d", "all", "-o", "all", "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
-        results = load_json(js)["results"]
+        results = collective_results(load_json(js))
         combos = {(res["dtype"], res["op"]) for res in results}
         self.assertEqual(len(combos), 6 * 8 + 4 * 5)  # bitwise operators on the six integer types only
         self.assertTrue(all(res["wrong"] == 0 for res in results))
@@ -108,7 +159,7 @@ class GoodRuns(Workdir):
         js = self.path("ag.json")
         r = mpirun(4, "allgather", "-b", "1000", "-e", "1000", "-n", "2", "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
-        res = load_json(js)["results"][0]
+        res = collective_results(load_json(js))[0]
         self.assertEqual(res["count"], 62)       # 1000 B = 250 floats, 62 per rank
         self.assertEqual(res["bytes"], 62 * 4 * 4)  # S = count * nranks * size
         self.assertAlmostEqual(res["busbw_gbps"], res["algbw_gbps"] * 3 / 4, places=9)
@@ -117,7 +168,7 @@ class GoodRuns(Workdir):
         js = self.path("g.json")
         r = mpirun(4, "allreduce", "-b", "1K", "-e", "1K", "-n", "2", "--group-size", "2", "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
-        res = load_json(js)["results"][0]
+        res = collective_results(load_json(js))[0]
         self.assertEqual((res["nranks"], res["groups"], res["wrong"]), (2, 2, 0))
 
     def test_noise_target_stops_sampling(self):
@@ -125,7 +176,7 @@ class GoodRuns(Workdir):
         r = mpirun(2, "allreduce", "-b", "1M", "-e", "1M", "--max-noise", "50", "--min-samples", "4",
                    "--max-time", "5", "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
-        for res in load_json(js)["results"]:
+        for res in collective_results(load_json(js)):
             self.assertGreaterEqual(len(res["samples_us"]), 4)
 
     def test_default_budget_plans_samples_and_explicit_n_is_exact(self):
@@ -136,14 +187,14 @@ class GoodRuns(Workdir):
         self.assertEqual(r.returncode, 0, r.stderr)
         report = load_json(js)
         self.assertEqual(report["config"]["stopping"]["max_time_s"], 0.0001)
-        for res in report["results"]:
+        for res in collective_results(report):
             self.assertEqual(len(res["samples_us"]), 3)
         # An explicit -n turns the default budget off.
         r = mpirun(2, "allreduce", "-b", "8", "-e", "8", "-n", "25", "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
         report = load_json(js)
         self.assertEqual(report["config"]["stopping"]["max_time_s"], 0)
-        self.assertEqual({len(res["samples_us"]) for res in report["results"]}, {25})
+        self.assertEqual({len(res["samples_us"]) for res in collective_results(report)}, {25})
         self.assertIn("# samples: 25 per case   warm-up", r.stdout)
 
     def test_os_counters_per_rank_in_every_result(self):
@@ -152,7 +203,7 @@ class GoodRuns(Workdir):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("faults", r.stdout)
         self.assertIn("(/op)", r.stdout)
-        for res in load_json(js)["results"]:
+        for res in collective_results(load_json(js)):
             counters = res["os_per_op"]
             self.assertEqual(sorted(counters), ["involuntary_switches", "major_faults", "minor_faults",
                                                 "voluntary_switches"])
@@ -174,7 +225,7 @@ class GoodRuns(Workdir):
             self.assertEqual(r.returncode, 0, r.stderr)
             report = load_json(js)
             self.assertEqual(report["config"]["malloc_reuse"], bool(extra))
-            res = report["results"][0]
+            res = collective_results(report)[0]
             self.assertEqual(res["wrong"], 0)
             faults[bool(extra)] = max(res["os_per_op"]["minor_faults"])
             if extra:
@@ -299,9 +350,9 @@ class Faults(Workdir):
         # The launcher ends the root with SIGTERM once rank 1 is gone: the root says so in the report.
         self.assertEqual(report["status"], "failed")
         self.assertIn("ended by signal", report["error"])
-        self.assertGreaterEqual(len(report["results"]), 4)
+        self.assertGreaterEqual(len(collective_results(report)), 4)
         self.assert_only_the_report(js)
-        self.assertTrue(all(res["wrong"] == 0 for res in report["results"]))
+        self.assertTrue(all(res["wrong"] == 0 for res in collective_results(report)))
 
     def assert_only_the_report(self, js):
         """The report and nothing else: no temporary file left half-written beside it."""
@@ -338,7 +389,7 @@ class Faults(Workdir):
         self.assertEqual(report["status"], "failed")
         self.assertIn("ended by signal 15", report["error"])
         self.assertIn("allreduce", report["error"])
-        self.assertGreaterEqual(len(report["results"]), 4)
+        self.assertGreaterEqual(len(collective_results(report)), 4)
         self.assert_only_the_report(js)
 
 

@@ -12,6 +12,28 @@ def load_json(path):
         return json.load(f)
 
 
+def collective_results(report):
+    """The collective records of a schema 2 report, each flattened into the fields a test reads: its parameters,
+    its metrics (time_shown_us for the table's time), and from its "time" phase samples_us and time_us (the
+    summary); os_per_op holds each rank's counters per operation, as lists over ranks."""
+    assert report["schema_version"] == 2, report["schema_version"]
+    flat = []
+    for rec in report["records"]:
+        res = dict(rec["params"])
+        res.update(rec["metrics"])
+        res["time_shown_us"] = rec["metrics"].get("time_us")
+        res["status"], res["skip_reason"] = rec["status"], rec["skip_reason"]
+        res["ops_per_sample"] = rec["ops_per_sample"]
+        phase = next((p for p in rec["phases"] if p["name"] == "time"), None)
+        res["samples_us"] = phase["samples_us"] if phase else []
+        res["time_us"] = phase["time_us"] if phase else None
+        res["ranks"] = rec["ranks"]
+        res["os_per_op"] = {key: [r.get(key + "_per_op") for r in rec["ranks"]]
+                            for key in ("minor_faults", "major_faults", "voluntary_switches", "involuntary_switches")}
+        flat.append(res)
+    return flat
+
+
 def error_lines(stderr):
     return [line for line in stderr.splitlines() if line.startswith("error:")]
 
@@ -54,7 +76,7 @@ def wait_for_results(test, report, count, proc, limit=60):
         if proc.poll() is not None:
             test.fail("the sweep ended before it could be interrupted")
         try:
-            if len(load_json(report)["results"]) >= count:
+            if len(load_json(report)["records"]) >= count:
                 return
         except (OSError, ValueError, KeyError):
             pass
@@ -90,6 +112,6 @@ def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s):
     result = load_json(report)
     test.assertEqual(result["status"], "failed", err)
     test.assertIn("did not finish", result["error"], err)
-    test.assertGreaterEqual(len(result["results"]), 4)
+    test.assertGreaterEqual(len(result["records"]), 4)
     stray = [name for name in os.listdir(os.path.dirname(report)) if name.startswith(os.path.basename(report) + ".")]
     test.assertEqual(stray, [], "temporary files left beside the report")

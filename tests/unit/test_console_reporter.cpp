@@ -1,12 +1,17 @@
 // Golden output of the console table (Google Benchmark's output tests style): the whole text, line by line.
 #include "core/report/console_reporter.hpp"
 
+#include "tests/support/collective_records.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 namespace distbench {
 namespace {
+
+using test_support::describe;
+using test_support::records;
 
 RunInfo two_hosts_four_ranks() {
   RunInfo info;
@@ -47,13 +52,13 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
 
   std::ostringstream out;
   ConsoleReporter reporter(out);
-  reporter.begin(info, plan);
+  reporter.begin(info, describe(plan, info));
   reporter.add(
-      {result("out-of-place", 8, 12.5, 0.00064, 0.00096, 0), result("in-place", 8, 12.25, 0.000653, 0.00098, 0)});
-  reporter.add({result("out-of-place", 65536, 40.126, 1.633, 2.4497, 0),
-                result("in-place", 65536, 39.875, 1.6435, 2.4653, 0)});
-  reporter.add({result("out-of-place", 1048576, 250.25, 4.1901, 6.2852, 0),
-                result("in-place", 1048576, 249.996, 4.1944, 6.2916, 2)});
+      records({result("out-of-place", 8, 12.5, 0.00064, 0.00096, 0), result("in-place", 8, 12.25, 0.000653, 0.00098, 0)}));
+  reporter.add(records({result("out-of-place", 65536, 40.126, 1.633, 2.4497, 0),
+                result("in-place", 65536, 39.875, 1.6435, 2.4653, 0)}));
+  reporter.add(records({result("out-of-place", 1048576, 250.25, 4.1901, 6.2852, 0),
+                result("in-place", 1048576, 249.996, 4.1944, 6.2916, 2)}));
   info.status = "complete";
   reporter.end(info);
 
@@ -91,8 +96,8 @@ TEST(ConsoleReporter, FaultColumnsAndMallocReuse) {
   r.os_per_op = {{0.25, 0, 0.5, 0}, {16.5, 0, 0, 0.125}, {1234, 1, 0, 0}, {0, 0, 2, 1}};
   std::ostringstream out;
   ConsoleReporter reporter(out);
-  reporter.begin(info, plan);
-  reporter.add({r});
+  reporter.begin(info, describe(plan, info));
+  reporter.add(records({r}));
   info.status = "complete";
   reporter.end(info);
 
@@ -156,11 +161,11 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
 
   std::ostringstream out;
   ConsoleReporter reporter(out);
-  reporter.begin(info, plan);
-  reporter.add({noisy});
-  reporter.add({skipped});
-  reporter.add({bcast(268435456, 345678.94, 0.7765)});
-  reporter.add({bcast(1073741824, 1234567.891, 0.8697)});
+  reporter.begin(info, describe(plan, info));
+  reporter.add(records({noisy}));
+  reporter.add(records({skipped}));
+  reporter.add(records({bcast(268435456, 345678.94, 0.7765)}));
+  reporter.add(records({bcast(1073741824, 1234567.891, 0.8697)}));
   info.status = "failed";
   info.error = "broadcast of 1073741824 B timed out after 300 s; ranks 3, 5 never arrived";
   reporter.end(info);
@@ -202,7 +207,7 @@ TEST(ConsoleReporter, NothingMeasured) {
 
   std::ostringstream out;
   ConsoleReporter reporter(out);
-  reporter.begin(info, plan);
+  reporter.begin(info, describe(plan, info));
   info.status = "complete";
   reporter.end(info);
 

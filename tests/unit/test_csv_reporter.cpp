@@ -1,6 +1,8 @@
 // Golden output of the CSV report: the whole file, after each add() and at the end.
 #include "core/report/csv_reporter.hpp"
 
+#include "tests/support/collective_records.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -11,6 +13,9 @@
 
 namespace distbench {
 namespace {
+
+using test_support::describe;
+using test_support::records;
 
 namespace fs = std::filesystem;
 
@@ -36,9 +41,9 @@ class CsvReporterTest : public testing::Test {
 };
 
 constexpr std::string_view kHeader =
-    "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,time_us,"
-    "median_us,mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,rank_min_us,rank_avg_us,rank_max_us,algbw_gbps,"
-    "busbw_gbps,wrong,median_ci_pct,faults_per_op,switches_per_op,status\n";
+    "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,median_us,"
+    "mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,median_ci_pct,rank_min_us,rank_avg_us,rank_max_us,time_us,"
+    "algbw_gbps,busbw_gbps,wrong,faults_per_op,switches_per_op,status,skip_reason\n";
 
 CaseResult measured(std::string placement, std::int64_t wrong) {
   CaseResult r;
@@ -75,16 +80,16 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   SweepPlan plan;
   CsvReporter reporter(path.string());
 
-  reporter.begin(info, plan);
+  reporter.begin(info, describe(plan, info));
   EXPECT_EQ(read(path), kHeader);
 
-  reporter.add({measured("out-of-place", 0), measured("in-place", -1)});
+  reporter.add(records({measured("out-of-place", 0), measured("in-place", -1)}));
   const std::string two_rows =
       std::string(kHeader) +
-      "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
-      "259.9,0.996,249,250.25,252,4.1901,6.2852,0,1.25,5,1.5,ok\n"
-      "allreduce,mpi,float32,sum,in-place,-1,1048576,262144,4,world,1,1,20,250.25,250.5,251,248.75,260.125,2.5,"
-      "259.9,0.996,249,250.25,252,4.1901,6.2852,,1.25,5,1.5,ok\n";
+      "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,250.5,251,248.75,260.125,2.5,"
+      "259.9,0.996,1.25,249,250.25,252,250.25,4.1901,6.2852,0,5,1.5,ok,\n"
+      "allreduce,mpi,float32,sum,in-place,-1,1048576,262144,4,world,1,1,20,250.5,251,248.75,260.125,2.5,"
+      "259.9,0.996,1.25,249,250.25,252,250.25,4.1901,6.2852,,5,1.5,ok,\n";
   EXPECT_EQ(read(path), two_rows);
 
   // A skipped case has no measurements; a field with a comma or a quote is quoted (RFC 4180).
@@ -95,15 +100,16 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   skipped.groups = 2;
   skipped.status = "skipped";
   skipped.skip_reason = "needs 2 ranks per group";
-  reporter.add({skipped});
+  reporter.add(records({skipped}));
   const std::string three_rows =
-      two_rows + "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,1,,,,,,,,,,,,,,,,,,,skipped\n";
+      two_rows +
+      "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,,,,,,,,,,,,,,,,,,,,skipped,needs 2 ranks per group\n";
   EXPECT_EQ(read(path), three_rows);
 
   info.status = "complete";
   reporter.end(info);
   EXPECT_EQ(read(path), three_rows);
-  reporter.add({measured("in-place", 0)});  // ignored after end()
+  reporter.add(records({measured("in-place", 0)}));  // ignored after end()
   EXPECT_EQ(read(path), three_rows);
 
   // Only the report itself is left: no temporary files.
@@ -120,11 +126,12 @@ TEST_F(CsvReporterTest, LargeAndSmallNumbersKeepTwelveDigits) {
   r.algbw = 1.0 / 3.0;
   r.busbw = 0;
   CsvReporter reporter(path.string());
-  reporter.begin({}, {});
-  reporter.add({r});
+  reporter.begin({}, describe(SweepPlan{}, {}));
+  reporter.add(records({r}));
   EXPECT_EQ(read(path), std::string(kHeader) +
-                            "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,0.15,12345678.9,"
-                            "251,248.75,260.125,2.5,259.9,0.996,249,250.25,252,0.333333333333,0,123456789,1.25,5,1.5,ok\n");
+                            "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,12345678.9,251,"
+                            "248.75,260.125,2.5,259.9,0.996,1.25,249,250.25,252,0.15,0.333333333333,0,123456789,5,1.5,"
+                            "ok,\n");
 }
 
 }  // namespace

@@ -5,11 +5,14 @@
 #include "core/report/json_model.hpp"
 #include "core/report/json_reporter.hpp"
 
+#include "tests/support/collective_records.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,8 +21,10 @@
 namespace distbench {
 namespace {
 
+using test_support::describe;
+using test_support::records;
+
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 RunInfo sample_info() {
   RunInfo info;
@@ -78,44 +83,55 @@ void expect_close(double a, double b) {
   EXPECT_NEAR(a, b, 1e-9 * std::max(std::abs(a), std::abs(b)));
 }
 
-void expect_same(const CaseResult& a, const CaseResult& b) {
-  EXPECT_EQ(a.collective, b.collective);
-  EXPECT_EQ(a.backend, b.backend);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.op, b.op);
-  EXPECT_EQ(a.placement, b.placement);
-  EXPECT_EQ(a.root, b.root);
-  EXPECT_EQ(a.bytes, b.bytes);
-  EXPECT_EQ(a.count, b.count);
-  EXPECT_EQ(a.nranks, b.nranks);
-  EXPECT_EQ(a.group, b.group);
-  EXPECT_EQ(a.groups, b.groups);
-  EXPECT_EQ(a.ops_per_sample, b.ops_per_sample);
-  EXPECT_EQ(a.time.samples, b.time.samples);
-  EXPECT_EQ(a.time.outliers, b.time.outliers);
-  for (auto [x, y] : {std::pair{a.time.median, b.time.median}, {a.time.mean, b.time.mean}, {a.time.min, b.time.min},
-                      {a.time.max, b.time.max}, {a.time.stddev, b.time.stddev}, {a.time.p99, b.time.p99},
-                      {a.time.mad, b.time.mad}, {a.time.noise, b.time.noise}, {a.time.median_low, b.time.median_low},
-                      {a.time.median_high, b.time.median_high}, {a.time.median_ci, b.time.median_ci},
-                      {a.rank_time.min, b.rank_time.min},
-                      {a.rank_time.avg, b.rank_time.avg}, {a.rank_time.max, b.rank_time.max},
-                      {a.rank_time.rank0, b.rank_time.rank0}, {a.time_shown, b.time_shown}, {a.algbw, b.algbw},
-                      {a.busbw, b.busbw}}) {
+void expect_same(const Summary& a, const Summary& b) {
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.outliers, b.outliers);
+  for (auto [x, y] : {std::pair{a.median, b.median}, {a.mean, b.mean}, {a.min, b.min}, {a.max, b.max},
+                      {a.stddev, b.stddev}, {a.p99, b.p99}, {a.mad, b.mad}, {a.noise, b.noise},
+                      {a.median_low, b.median_low}, {a.median_high, b.median_high}, {a.median_ci, b.median_ci}}) {
     expect_close(x, y);
   }
-  EXPECT_EQ(a.wrong, b.wrong);
+}
+
+void expect_same(const Record& a, const Record& b) {
+  EXPECT_EQ(a.kind, b.kind);
+  ASSERT_EQ(a.params.size(), b.params.size());
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    EXPECT_EQ(a.params[i].key, b.params[i].key);
+    EXPECT_EQ(a.params[i].value, b.params[i].value) << a.params[i].key;
+  }
+  EXPECT_EQ(a.ops_per_sample, b.ops_per_sample);
   EXPECT_EQ(a.noise_target_met, b.noise_target_met);
-  ASSERT_EQ(a.samples.size(), b.samples.size());
-  for (std::size_t i = 0; i < a.samples.size(); ++i) expect_close(a.samples[i], b.samples[i]);
-  ASSERT_EQ(a.os_per_op.size(), b.os_per_op.size());
-  for (std::size_t i = 0; i < a.os_per_op.size(); ++i) {
-    expect_close(a.os_per_op[i].minor_faults, b.os_per_op[i].minor_faults);
-    expect_close(a.os_per_op[i].major_faults, b.os_per_op[i].major_faults);
-    expect_close(a.os_per_op[i].voluntary_switches, b.os_per_op[i].voluntary_switches);
-    expect_close(a.os_per_op[i].involuntary_switches, b.os_per_op[i].involuntary_switches);
+  ASSERT_EQ(a.phases.size(), b.phases.size());
+  for (std::size_t i = 0; i < a.phases.size(); ++i) {
+    EXPECT_EQ(a.phases[i].name, b.phases[i].name);
+    expect_same(a.phases[i].summary, b.phases[i].summary);
+    const RankSpread &x = a.phases[i].rank_spread, &y = b.phases[i].rank_spread;
+    for (auto [u, v] : {std::pair{x.min, y.min}, {x.avg, y.avg}, {x.max, y.max}, {x.rank0, y.rank0}}) expect_close(u, v);
+    ASSERT_EQ(a.phases[i].samples.size(), b.phases[i].samples.size());
+    for (std::size_t s = 0; s < a.phases[i].samples.size(); ++s) expect_close(a.phases[i].samples[s], b.phases[i].samples[s]);
+  }
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (std::size_t i = 0; i < a.metrics.size(); ++i) {
+    EXPECT_EQ(a.metrics[i].key, b.metrics[i].key);
+    expect_close(a.metrics[i].value, b.metrics[i].value);
+  }
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+    EXPECT_EQ(a.ranks[i].rank, b.ranks[i].rank);
+    EXPECT_EQ(a.ranks[i].host, b.ranks[i].host);
+    ASSERT_EQ(a.ranks[i].figures.size(), b.ranks[i].figures.size());
+    for (std::size_t f = 0; f < a.ranks[i].figures.size(); ++f) {
+      EXPECT_EQ(a.ranks[i].figures[f].key, b.ranks[i].figures[f].key);
+      expect_close(a.ranks[i].figures[f].value, b.ranks[i].figures[f].value);
+    }
   }
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.skip_reason, b.skip_reason);
+}
+
+Record sample_record(std::string placement, std::uint64_t bytes) {
+  return records({sample_result(std::move(placement), bytes)}, {"node-a", "node-b"}).front();
 }
 
 void expect_same(const RunInfo& a, const RunInfo& b) {
@@ -135,9 +151,15 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   }
   EXPECT_EQ(a.versions, b.versions);
   EXPECT_EQ(a.environment, b.environment);
+  EXPECT_EQ(a.backend, b.backend);
+  ASSERT_EQ(a.warnings.size(), b.warnings.size());
+  for (std::size_t i = 0; i < a.warnings.size(); ++i) {
+    EXPECT_EQ(a.warnings[i].code, b.warnings[i].code);
+    EXPECT_EQ(a.warnings[i].message, b.warnings[i].message);
+  }
 }
 
-void expect_keys(const json& j, std::initializer_list<const char*> keys) {
+void expect_keys(const ordered_json& j, std::initializer_list<const char*> keys) {
   ASSERT_TRUE(j.is_object()) << j.dump();
   for (const char* k : keys) EXPECT_TRUE(j.contains(k)) << "missing key '" << k << "' in " << j.dump();
   EXPECT_EQ(j.size(), keys.size()) << j.dump();
@@ -145,92 +167,166 @@ void expect_keys(const json& j, std::initializer_list<const char*> keys) {
 
 // ---- the model ----
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+RunDescription sample_description() { return describe(sample_plan(), sample_info()); }
+
+ordered_json sample_report(const std::vector<Record>& recs) {
+  return make_report_json(sample_info(), sample_description(), recs);
+}
+
 TEST(JsonModel, RoundTripKeepsEveryField) {
   RunInfo info = sample_info();
+  info.backend = "mpi";
   info.end_time = "2024-05-01T10:05:00Z";
   info.status = "failed";
   info.error = "rank 1 on node-b: connection reset";
+  info.warnings = {{"noisy_median", "2 of 3 cases are noisy; rerun"}, {"page_faults", "faults; use --malloc-reuse"}};
   CaseResult unchecked = sample_result("in-place", 1048576);
   unchecked.wrong = -1;
   unchecked.time.noise = std::nan("");  // no JSON number: written as null, read back as NaN
   CaseResult skipped = sample_result("out-of-place", 8);
   skipped.status = "skipped";
   skipped.skip_reason = "needs 4 ranks";
-  skipped.samples.clear();
-  const std::vector<CaseResult> results = {sample_result("out-of-place", 1024), unchecked, skipped};
+  std::vector<Record> recs = records({sample_result("out-of-place", 1024), unchecked, skipped}, {"node-a", "node-b"});
+  Record other;  // a record of another kind, with a number parameter and two phases
+  other.kind = "test";
+  other.set("ratio", 0.25).set("name", std::string("x")).set("n", std::int64_t{-3});
+  other.phases = {{"reduce", {1e-6, 2e-6}, summarize(std::vector<double>{1e-6, 2e-6}), {1e-6, 1.5e-6, 2e-6, 1e-6}},
+                  {"update", {3e-6}, summarize(std::vector<double>{3e-6}), {}}};
+  other.set_metric("gbps", 1.5).set_metric("none", kNotMeasured);
+  recs.push_back(other);
 
-  const ParsedReport parsed = parse_report_json(make_report_json(info, sample_plan(), results).dump(2));
+  const RunDescription d = sample_description();
+  const ParsedReport parsed = parse_report(make_report_json(info, d, recs).dump(2));
   EXPECT_EQ(parsed.schema_version, kReportSchemaVersion);
   expect_same(parsed.info, info);
-  ASSERT_EQ(parsed.results.size(), results.size());
-  for (std::size_t i = 0; i < results.size(); ++i) expect_same(parsed.results[i], results[i]);
-  EXPECT_EQ(parsed.config, json(sample_plan()));
+  EXPECT_EQ(parsed.benchmark, "collective");
+  EXPECT_EQ(parsed.title, "allreduce");
+  EXPECT_EQ(parsed.config, d.config);
+  EXPECT_EQ(layout_json(parsed.layout), layout_json(d.records));
+  ASSERT_EQ(parsed.records.size(), recs.size());
+  for (std::size_t i = 0; i < recs.size(); ++i) expect_same(parsed.records[i], recs[i]);
+  EXPECT_EQ(parsed.summary["records"], 4);
+  EXPECT_EQ(parsed.summary["skipped"], 1);
+  EXPECT_EQ(parsed.summary["wrong"], 0);
 }
 
 TEST(JsonModel, SchemaKeysAndUnits) {
-  const json j = make_report_json(sample_info(), sample_plan(), {sample_result("out-of-place", 1024)});
-  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "environment",
-                  "config", "results"});
-  EXPECT_EQ(j["schema_version"], 1);
-  EXPECT_EQ(j["tool"], json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
+  const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
+  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "backend",
+                  "environment", "warnings", "benchmark", "title", "config", "layout", "summary", "records"});
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
   EXPECT_TRUE(j["end_time"].is_null());
   EXPECT_TRUE(j["error"].is_null());
   EXPECT_EQ(j["status"], "incomplete");
+  EXPECT_EQ(j["benchmark"], "collective");
   expect_keys(j["environment"], {"world_size", "ranks", "versions", "variables"});
-  EXPECT_EQ(j["environment"]["ranks"][1], json({{"rank", 1}, {"host", "node-b"}, {"local_rank", 0}}));
+  EXPECT_EQ(j["environment"]["ranks"][1], ordered_json({{"rank", 1}, {"host", "node-b"}, {"local_rank", 0}}));
   EXPECT_EQ(j["environment"]["variables"]["NCCL_DEBUG"], "WARN");
 
-  const json& config = j["config"];
+  const ordered_json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "root", "group_size",
                        "warmup_iters", "stopping", "check", "average", "timeout_s", "malloc_reuse",
                        "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
-  EXPECT_EQ(config["dtypes"], json({"float32", "bfloat16"}));
-  EXPECT_EQ(config["ops"], json({"sum", "max"}));
-  EXPECT_EQ(config["placements"], json({"out-of-place", "in-place"}));
-  EXPECT_EQ(config["sizes"], json({8, 1024, 1048576}));
+  EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
+  EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));
+  EXPECT_EQ(config["sizes"], ordered_json({8, 1024, 1048576}));
   EXPECT_EQ(config["average"], "max");
-  expect_keys(config["stopping"], {"samples", "max_noise", "min_samples", "max_time_s"});
   EXPECT_EQ(config["stopping"]["max_noise"], 1.5);
-  expect_keys(config["backend_options"],
-              {"gpus_per_process", "device_index", "agg_iters", "graph_launches", "blocking", "register_buffers"});
   EXPECT_EQ(config["backend_options"]["agg_iters"], 4);
 
-  ASSERT_EQ(j["results"].size(), 1u);
-  const json& r = j["results"][0];
-  expect_keys(r, {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group",
-                  "groups", "ops_per_sample", "time_us", "rank_time_us", "time_shown_us", "algbw_gbps",
-                  "busbw_gbps", "wrong", "noise_target_met", "samples_us", "os_per_op", "status", "skip_reason"});
-  expect_keys(r["time_us"], {"median", "mean", "min", "max", "stddev", "p99", "mad", "noise_pct", "median_ci_low",
-                             "median_ci_high", "median_ci_pct", "samples", "outliers"});
-  expect_close(r["time_us"]["median_ci_low"].get<double>(), 11);
-  expect_close(r["time_us"]["median_ci_pct"].get<double>(), 8.26);
-  // Page faults and context switches per operation, one entry per rank.
-  expect_keys(r["os_per_op"], {"minor_faults", "major_faults", "voluntary_switches", "involuntary_switches"});
-  EXPECT_EQ(r["os_per_op"]["minor_faults"], json({0.5, 8192.0}));
-  EXPECT_EQ(r["os_per_op"]["involuntary_switches"], json({0.125, 3.0}));
-  expect_keys(r["rank_time_us"], {"min", "avg", "max", "rank0"});
+  expect_keys(j["layout"], {"params", "phases", "metrics", "rank_figures"});
+  EXPECT_EQ(j["layout"]["params"], ordered_json({"collective", "backend", "dtype", "op", "placement", "root", "bytes",
+                                                 "count", "nranks", "group", "groups"}));
+  EXPECT_EQ(j["layout"]["metrics"][2]["key"], "busbw_gbps");
+  EXPECT_EQ(j["layout"]["metrics"][2]["unit"], "GB/s");
+  expect_keys(j["summary"], {"records", "measured", "skipped", "noise_missed", "avg_busbw_gbps", "wrong"});
+
+  ASSERT_EQ(j["records"].size(), 1u);
+  const ordered_json& r = j["records"][0];
+  expect_keys(r, {"kind", "params", "status", "skip_reason", "ops_per_sample", "noise_target_met", "metrics", "phases",
+                  "ranks"});
+  // Parameters keep the layout's order.
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : r["params"].items()) keys.push_back(k);
+  EXPECT_EQ(ordered_json(keys), j["layout"]["params"]);
+  EXPECT_EQ(r["params"]["bytes"], 1024);
+  EXPECT_EQ(r["params"]["placement"], "out-of-place");
+  expect_keys(r["metrics"], {"time_us", "algbw_gbps", "busbw_gbps", "wrong", "faults_per_op", "switches_per_op"});
+  expect_close(r["metrics"]["time_us"].get<double>(), 12.5);
+  expect_close(r["metrics"]["algbw_gbps"].get<double>(), 1024 / 12.5e-6 / 1e9);
+  EXPECT_EQ(r["metrics"]["wrong"], 0);
+  expect_close(r["metrics"]["faults_per_op"].get<double>(), 8193);  // the most over ranks
+  ASSERT_EQ(r["phases"].size(), 1u);
+  const ordered_json& time = r["phases"][0];
+  expect_keys(time, {"name", "time_us", "rank_spread_us", "samples_us"});
+  expect_keys(time["time_us"], {"median", "mean", "min", "max", "stddev", "p99", "mad", "noise_pct", "median_ci_low",
+                                "median_ci_high", "median_ci_pct", "samples", "outliers"});
   // Seconds in the model, microseconds in JSON.
-  expect_close(r["time_us"]["median"].get<double>(), 12.1);
-  expect_close(r["time_shown_us"].get<double>(), 12.5);
-  expect_close(r["samples_us"][3].get<double>(), 12.34567890123);
-  expect_close(r["time_us"]["noise_pct"].get<double>(), 6.78);
-  expect_close(r["algbw_gbps"].get<double>(), 1024 / 12.5e-6 / 1e9);
-  EXPECT_EQ(r["wrong"], 0);
+  expect_close(time["time_us"]["median"].get<double>(), 12.1);
+  expect_close(time["time_us"]["median_ci_low"].get<double>(), 11);
+  expect_close(time["samples_us"][3].get<double>(), 12.34567890123);
+  expect_keys(time["rank_spread_us"], {"min", "avg", "max", "rank0"});
+  // Each rank's own figures, with its host.
+  ASSERT_EQ(r["ranks"].size(), 2u);
+  EXPECT_EQ(r["ranks"][1]["host"], "node-b");
+  EXPECT_EQ(r["ranks"][1]["minor_faults_per_op"], 8192);
+  expect_close(r["ranks"][1]["involuntary_switches_per_op"].get<double>(), 3);
   EXPECT_TRUE(r["skip_reason"].is_null());
 }
 
-TEST(JsonModel, UncheckedResultHasNullWrong) {
+TEST(JsonModel, UncheckedRecordHasNullWrong) {
   CaseResult r = sample_result("in-place", 8);
   r.wrong = -1;
-  EXPECT_TRUE(json(r)["wrong"].is_null());
+  EXPECT_TRUE(record_json(records({r}).front())["metrics"]["wrong"].is_null());
+}
+
+// Version 1 reports (collective sweeps) read as the records version 2 writes.
+TEST(JsonModel, ReadsVersion1Reports) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr) << "run under meson test";
+  const std::string text = read_text(fs::path(root) / "tests" / "data" / "report_v1.json");
+  const ordered_json v1 = ordered_json::parse(text);
+  const ParsedReport parsed = parse_report(text);
+  EXPECT_EQ(parsed.schema_version, 1);
+  EXPECT_EQ(parsed.benchmark, "collective");
+  EXPECT_EQ(parsed.title, v1["config"]["collective"]);
+  EXPECT_EQ(parsed.info.backend, v1["config"]["backend"]);
+  ASSERT_EQ(parsed.layout.metrics.size(), collective_record_layout().metrics.size());
+  for (std::size_t i = 0; i < parsed.layout.metrics.size(); ++i) {
+    EXPECT_EQ(parsed.layout.metrics[i].key, collective_record_layout().metrics[i].key);
+    EXPECT_EQ(parsed.layout.metrics[i].unit, collective_record_layout().metrics[i].unit);
+  }
+  EXPECT_EQ(parsed.layout.params, collective_record_layout().params);
+  ASSERT_EQ(parsed.records.size(), v1["results"].size());
+  for (std::size_t i = 0; i < parsed.records.size(); ++i) {
+    const Record& r = parsed.records[i];
+    const ordered_json& old = v1["results"][i];
+    EXPECT_EQ(r.kind, "collective");
+    EXPECT_EQ(r.param_text("placement"), old["placement"]);
+    EXPECT_EQ(r.param_text("bytes"), std::to_string(old["bytes"].get<std::int64_t>()));
+    expect_close(r.metric("busbw_gbps"), old["busbw_gbps"].get<double>());
+    expect_close(r.metric("time_us"), old["time_shown_us"].get<double>());
+    ASSERT_NE(r.phase("time"), nullptr);
+    EXPECT_EQ(r.phase("time")->samples.size(), old["samples_us"].size());
+    expect_close(r.phase("time")->summary.median * 1e6, old["time_us"]["median"].get<double>());
+    EXPECT_EQ(r.ranks.size(), old["os_per_op"]["minor_faults"].size());
+  }
 }
 
 TEST(JsonModel, ParseRejectsMalformedReports) {
-  const std::string good = make_report_json(sample_info(), sample_plan(), {}).dump();
+  const std::string good = sample_report({}).dump();
   auto usage_message = [](const std::string& text) -> std::string {
     try {
-      parse_report_json(text);
+      parse_report(text);
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::usage);
       return e.what();
@@ -238,23 +334,29 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
     ADD_FAILURE() << "no error for: " << text;
     return "";
   };
-  EXPECT_NE(usage_message("{\"schema_version\": 1,").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(usage_message("{\"schema_version\": 2,").find("not valid JSON"), std::string::npos);
   EXPECT_NE(usage_message("[1, 2]").find("not a JSON object"), std::string::npos);
-  EXPECT_NE(usage_message("{\"results\": []}").find("schema_version"), std::string::npos);
+  EXPECT_NE(usage_message("{\"records\": []}").find("schema_version"), std::string::npos);
 
-  json newer = json::parse(good);
-  newer["schema_version"] = 2;
-  EXPECT_NE(usage_message(newer.dump()).find("unsupported report schema_version 2"), std::string::npos);
+  ordered_json newer = ordered_json::parse(good);
+  newer["schema_version"] = 3;
+  const std::string message = usage_message(newer.dump());
+  EXPECT_EQ(message, "unsupported report schema_version 3: this distbench reads versions 1 and 2; read it with the "
+                     "distbench version that wrote it, or a newer one");
 
-  json missing = json::parse(good);
+  ordered_json missing = ordered_json::parse(good);
   missing.erase("config");
   EXPECT_NE(usage_message(missing.dump()).find("config"), std::string::npos);
 
-  json mistyped = make_report_json(sample_info(), sample_plan(), {sample_result("in-place", 8)});
-  mistyped["results"][0]["bytes"] = "eight";
-  EXPECT_NE(usage_message(mistyped.dump()).find("malformed distbench report: results[0]: "), std::string::npos);
+  ordered_json mistyped = sample_report({sample_record("in-place", 8)});
+  mistyped["records"][0]["params"]["bytes"] = ordered_json::array();
+  EXPECT_NE(usage_message(mistyped.dump()).find("malformed distbench report: records[0]: "), std::string::npos);
 
-  json other_tool = json::parse(good);
+  ordered_json no_layout = ordered_json::parse(good);
+  no_layout.erase("layout");
+  EXPECT_NE(usage_message(no_layout.dump()).find("'layout'"), std::string::npos);
+
+  ordered_json other_tool = ordered_json::parse(good);
   other_tool["tool"]["name"] = "nccl-tests";
   EXPECT_NE(usage_message(other_tool.dump()).find("tool.name"), std::string::npos);
 }
@@ -278,7 +380,7 @@ class JsonReporterTest : public testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-  static ParsedReport read_report(const fs::path& p) { return parse_report_json(read(p)); }
+  static ParsedReport read_report(const fs::path& p) { return parse_report(read(p)); }
 
   std::vector<std::string> files_in_dir() const {
     std::vector<std::string> names;
@@ -294,23 +396,23 @@ TEST_F(JsonReporterTest, RewritesAfterEachAddAndCompletesAtEnd) {
   RunInfo info = sample_info();
   JsonReporter reporter(path.string());
 
-  reporter.begin(info, sample_plan());
+  reporter.begin(info, sample_description());
   ParsedReport report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");
   EXPECT_TRUE(report.info.end_time.empty());
-  EXPECT_TRUE(report.results.empty());
+  EXPECT_TRUE(report.records.empty());
 
-  reporter.add({sample_result("out-of-place", 8), sample_result("in-place", 8)});
+  reporter.add(records({sample_result("out-of-place", 8), sample_result("in-place", 8)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");
-  ASSERT_EQ(report.results.size(), 2u);
-  EXPECT_EQ(report.results[1].placement, "in-place");
+  ASSERT_EQ(report.records.size(), 2u);
+  EXPECT_EQ(report.records[1].param_text("placement"), "in-place");
 
-  reporter.add({sample_result("out-of-place", 1024), sample_result("in-place", 1024)});
+  reporter.add(records({sample_result("out-of-place", 1024), sample_result("in-place", 1024)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");
-  ASSERT_EQ(report.results.size(), 4u);
-  expect_same(report.results[2], sample_result("out-of-place", 1024));
+  ASSERT_EQ(report.records.size(), 4u);
+  expect_same(report.records[2], records({sample_result("out-of-place", 1024)}).front());
 
   info.status = "complete";
   info.end_time = "2024-05-01T10:01:00Z";
@@ -319,7 +421,7 @@ TEST_F(JsonReporterTest, RewritesAfterEachAddAndCompletesAtEnd) {
   EXPECT_EQ(report.info.status, "complete");
   EXPECT_EQ(report.info.end_time, "2024-05-01T10:01:00Z");
   EXPECT_TRUE(report.info.error.empty());
-  EXPECT_EQ(report.results.size(), 4u);
+  EXPECT_EQ(report.records.size(), 4u);
 
   EXPECT_EQ(files_in_dir(), std::vector<std::string>{"run.json"});  // no temporary file left behind
 }
@@ -329,7 +431,7 @@ TEST_F(JsonReporterTest, StaysIncompleteUntilEndEvenIfBeginSaysOtherwise) {
   RunInfo info = sample_info();
   info.status = "complete";
   JsonReporter reporter(path.string());
-  reporter.begin(info, sample_plan());
+  reporter.begin(info, sample_description());
   EXPECT_EQ(read_report(path).info.status, "incomplete");
 }
 
@@ -337,8 +439,8 @@ TEST_F(JsonReporterTest, FailedRunKeepsResultsAndTheFirstVerdict) {
   const fs::path path = dir_ / "run.json";
   RunInfo info = sample_info();
   JsonReporter reporter(path.string());
-  reporter.begin(info, sample_plan());
-  reporter.add({sample_result("out-of-place", 8)});
+  reporter.begin(info, sample_description());
+  reporter.add(records({sample_result("out-of-place", 8)}));
 
   RunInfo failed = info;
   failed.status = "failed";
@@ -347,31 +449,31 @@ TEST_F(JsonReporterTest, FailedRunKeepsResultsAndTheFirstVerdict) {
   RunInfo later = info;
   later.status = "complete";
   reporter.end(later);                                 // ignored: the first end() is final
-  reporter.add({sample_result("out-of-place", 1024)});  // ignored too
+  reporter.add(records({sample_result("out-of-place", 1024)}));  // ignored too
 
   const ParsedReport report = read_report(path);
   EXPECT_EQ(report.info.status, "failed");
   EXPECT_EQ(report.info.error, failed.error);
-  EXPECT_EQ(report.results.size(), 1u);
+  EXPECT_EQ(report.records.size(), 1u);
 }
 
 TEST_F(JsonReporterTest, EndFromAnotherThreadWhileAdding) {
   const fs::path path = dir_ / "run.json";
   RunInfo info = sample_info();
   JsonReporter reporter(path.string());
-  reporter.begin(info, sample_plan());
+  reporter.begin(info, sample_description());
   std::thread watchdog([&] {
     RunInfo failed = info;
     failed.status = "failed";
     failed.error = "watchdog";
     reporter.end(failed);
   });
-  for (int i = 0; i < 50; ++i) reporter.add({sample_result("out-of-place", 8)});
+  for (int i = 0; i < 50; ++i) reporter.add(records({sample_result("out-of-place", 8)}));
   watchdog.join();
 
   const ParsedReport report = read_report(path);
   EXPECT_EQ(report.info.status, "failed");
-  EXPECT_LE(report.results.size(), 50u);
+  EXPECT_LE(report.records.size(), 50u);
   EXPECT_EQ(files_in_dir(), std::vector<std::string>{"run.json"});
 }
 

@@ -1,6 +1,8 @@
 // Golden output of the Markdown report: the whole file after begin, after a row, and at the end.
 #include "core/report/markdown_reporter.hpp"
 
+#include "tests/support/collective_records.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -11,6 +13,9 @@
 
 namespace distbench {
 namespace {
+
+using test_support::describe;
+using test_support::records;
 
 namespace fs = std::filesystem;
 
@@ -54,7 +59,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   plan.show_faults = true;
 
   MarkdownReporter reporter(path.string());
-  reporter.begin(info, plan);
+  reporter.begin(info, describe(plan, info));
   const std::string header =
       "## distbench allreduce\n"
       "\n"
@@ -71,7 +76,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
 
   CaseResult skipped = measured("in-place", 0, -1);
   skipped.status = "skipped";
-  reporter.add({measured("out-of-place", 250.25, 0), skipped});
+  reporter.add(records({measured("out-of-place", 250.25, 0), skipped}));
   const std::string rows = header + "| 1048576 | 262144 | float32 | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
                                     "skipped |  |  |  |  |  |\n";
   EXPECT_EQ(read(path), rows);

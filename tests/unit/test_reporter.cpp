@@ -1,6 +1,7 @@
 // The reporter lifecycle that the base class owns for every reporter: begin, add, end; the first end is final.
 #include "core/report/reporter.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,15 +17,27 @@ class Recorder final : public Reporter {
   explicit Recorder(std::vector<std::string>& log) : log_(log) {}
 
  protected:
-  void do_begin(const RunInfo&, const SweepPlan&) override { log_.push_back("begin"); }
-  void do_add(const std::vector<CaseResult>& results) override {
-    log_.push_back("add " + std::to_string(results.size()));
+  void do_begin(const RunInfo&) override { log_.push_back("begin " + description().benchmark); }
+  void do_add(const std::vector<Record>& row) override {
+    log_.push_back(fmt::format("add {} of {}", row.size(), records().size()));
   }
-  void do_end(const RunInfo& info) override { log_.push_back("end " + info.status); }
+  void do_end(const RunInfo& info) override {
+    log_.push_back(fmt::format("end {} ({})", info.status, summary().empty() ? "" : summary().front().text));
+  }
 
  private:
   std::vector<std::string>& log_;
 };
+
+// A description whose summary counts the records so far.
+RunDescription counting() {
+  RunDescription d;
+  d.benchmark = "test";
+  d.summarize = [](const std::vector<Record>& records) {
+    return std::vector<SummaryItem>{{"n", "Records", static_cast<double>(records.size()), std::to_string(records.size())}};
+  };
+  return d;
+}
 
 RunInfo with_status(std::string status) {
   RunInfo info;
@@ -35,40 +48,40 @@ RunInfo with_status(std::string status) {
 TEST(Reporter, HooksRunInLifecycleOrder) {
   std::vector<std::string> log;
   Recorder r(log);
-  r.begin(RunInfo{}, SweepPlan{});
-  r.add({CaseResult{}, CaseResult{}});
+  r.begin(RunInfo{}, counting());
+  r.add({Record{}, Record{}});
   r.end(with_status("complete"));
-  EXPECT_EQ(log, (std::vector<std::string>{"begin", "add 2", "end complete"}));
+  EXPECT_EQ(log, (std::vector<std::string>{"begin test", "add 2 of 2", "end complete (2)"}));
 }
 
 TEST(Reporter, TheFirstEndIsFinal) {
   std::vector<std::string> log;
   Recorder r(log);
-  r.begin(RunInfo{}, SweepPlan{});
+  r.begin(RunInfo{}, counting());
   r.end(with_status("failed"));
-  r.add({CaseResult{}});
+  r.add({Record{}});
   r.end(with_status("complete"));
-  EXPECT_EQ(log, (std::vector<std::string>{"begin", "end failed"}));
+  EXPECT_EQ(log, (std::vector<std::string>{"begin test", "end failed (0)"}));
 }
 
 TEST(Reporter, EndBeforeBeginWritesNothingAndAddBeforeBeginIsAnError) {
   std::vector<std::string> log;
   Recorder r(log);
   r.end(with_status("failed"));
-  EXPECT_THROW(r.add({CaseResult{}}), Error);
+  EXPECT_THROW(r.add({Record{}}), Error);
   EXPECT_TRUE(log.empty());
 }
 
 TEST(Reporter, EndFromAnotherThreadWhileAdding) {
   std::vector<std::string> log;
   Recorder r(log);
-  r.begin(RunInfo{}, SweepPlan{});
+  r.begin(RunInfo{}, counting());
   std::thread ender([&] { r.end(with_status("failed")); });
-  for (int i = 0; i < 1000; ++i) r.add({CaseResult{}});
+  for (int i = 0; i < 1000; ++i) r.add({Record{}});
   ender.join();
   ASSERT_GE(log.size(), 2u);
-  EXPECT_EQ(log.front(), "begin");
-  EXPECT_EQ(log.back(), "end failed");  // nothing is added after the end, whenever it came
+  EXPECT_EQ(log.front(), "begin test");
+  EXPECT_EQ(log.back().substr(0, 10), "end failed");  // nothing is added after the end, whenever it came
 }
 
 TEST(Reporter, ASetFeedsEveryReporter) {
@@ -76,11 +89,11 @@ TEST(Reporter, ASetFeedsEveryReporter) {
   ReporterSet set;
   set.push(std::make_unique<Recorder>(a));
   set.push(std::make_unique<Recorder>(b));
-  set.begin(RunInfo{}, SweepPlan{});
-  set.add({CaseResult{}});
+  set.begin(RunInfo{}, counting());
+  set.add({Record{}});
   set.end(with_status("complete"));
   EXPECT_EQ(a, b);
-  EXPECT_EQ(a, (std::vector<std::string>{"begin", "add 1", "end complete"}));
+  EXPECT_EQ(a, (std::vector<std::string>{"begin test", "add 1 of 1", "end complete (1)"}));
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 // clock, so calibration, the number of samples and the stopping rules are checked exactly, without timing anything.
 #include "core/sampler.hpp"
 
+#include "core/host_device.hpp"
 #include "tests/support/local_connector.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace distbench {
@@ -39,7 +43,8 @@ TimedOperation operation(VirtualClock& clock) {
             clock.now += clock.per_op * times;
           },
           [&clock](Seconds) { ++clock.synchronized; },
-          [&clock] { return std::make_unique<VirtualTimer>(clock); }};
+          [&clock] { return std::make_unique<VirtualTimer>(clock); },
+          {}};
 }
 
 Watchdog quiet_watchdog() {
@@ -111,6 +116,52 @@ TEST(Sampler, VeryFastOperationsAreCappedAtTenThousandPerSample) {
   const Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
   EXPECT_EQ(s.ops_per_sample, 10000);
   EXPECT_EQ(s.samples.size(), 3u);
+}
+
+// A composite operation: each phase is timed on its own, inside every operation of a sample, and the phases add up
+// to the whole sample; the warm-up runs every phase untimed.
+TEST(Sampler, PhasesAreTimedSeparatelyInsideEverySample) {
+  VirtualClock clock;
+  test_support::LocalConnector connector;
+  auto watchdog = quiet_watchdog();
+  std::vector<std::string> ran;
+  auto phase = [&clock, &ran](std::string name, double seconds) {
+    return TimedPhase{name,
+                      [&clock, &ran, name, seconds] {
+                        ran.push_back(name);
+                        clock.now += seconds;
+                      },
+                      [&clock] { return std::make_unique<VirtualTimer>(clock); }};
+  };
+  TimedOperation op = operation(clock);
+  op.run = [](int) { FAIL() << "run() is not used when the operation has phases"; };
+  op.phases = {phase("reduce", 3.0 / 524288), phase("update", 1.0 / 524288)};  // exact in binary
+  SamplingRules rules;
+  rules.warmup_iters = 2;
+  rules.stopping.max_time_s = 0;
+  rules.stopping.samples = 4;
+  const Sampling s = sample_operation(connector, op, rules, watchdog);
+  EXPECT_EQ(std::vector<std::string>(ran.begin(), ran.begin() + 4),
+            (std::vector<std::string>{"reduce", "update", "reduce", "update"}));
+  EXPECT_EQ(s.ops_per_sample, 66);  // ceil(0.5 ms / 7.63 us)
+  ASSERT_EQ(s.samples.size(), 4u);
+  ASSERT_EQ(s.phase_samples.size(), 2u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.samples[i], 4.0 / 524288, 1e-15);
+    EXPECT_NEAR(s.phase_samples[0][i], 3.0 / 524288, 1e-15);
+    EXPECT_NEAR(s.phase_samples[1][i], 1.0 / 524288, 1e-15);
+  }
+}
+
+// A Device makes timers too, for compute-only phases: the host's is the monotonic clock.
+TEST(Sampler, ADeviceTimesComputeOnlyPhases) {
+  HostDevice device;
+  auto timer = device.make_timer();
+  timer->start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  timer->stop();
+  EXPECT_GE(timer->seconds(), 0.020);
+  EXPECT_LT(timer->seconds(), 5.0);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The rules of the sweep's closing warnings, on constructed samples: noise judged by the median's 95% confidence
 // interval (not stddev/mean), and page faults per operation against the message size.
-#include "core/sweep_warnings.hpp"
+#include "benchmarks/collective/sweep_warnings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,9 +36,9 @@ std::vector<double> bimodal() {
   return xs;
 }
 
-bool mentions(const std::vector<std::string>& warnings, std::string_view text) {
+bool mentions(const std::vector<Warning>& warnings, std::string_view text) {
   return std::any_of(warnings.begin(), warnings.end(),
-                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+                     [&](const Warning& w) { return w.message.find(text) != std::string::npos; });
 }
 
 TEST(SweepWarnings, QuietCasesGiveNoWarning) {
@@ -49,13 +49,15 @@ TEST(SweepWarnings, AFewPreemptedSamplesAreOutliersNotNoise) {
   const CaseResult r = with_samples(steady(3));
   ASSERT_GT(r.time.noise, 50);  // stddev/mean would call this very noisy
   const auto warnings = sweep_warnings({r}, SweepPlan{});
-  EXPECT_FALSE(mentions(warnings, "uncertain")) << warnings.front();
+  EXPECT_FALSE(mentions(warnings, "uncertain")) << warnings.front().message;
+  EXPECT_EQ(warnings.front().code, "outliers");
   EXPECT_TRUE(mentions(warnings, "1 cases had outlier samples"));
 }
 
 TEST(SweepWarnings, AnUncertainMedianIsNoise) {
   const auto warnings = sweep_warnings({with_samples(steady()), with_samples(bimodal())}, SweepPlan{});
   ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings.front().code, "noisy_median");
   EXPECT_TRUE(mentions(warnings, "1 of 2 cases have a median uncertain by more than 5%"));
   EXPECT_TRUE(mentions(warnings, "allreduce 1 KiB float32 out-of-place, +/-16.7% over 20 samples"));
   EXPECT_TRUE(mentions(warnings, "--max-noise"));

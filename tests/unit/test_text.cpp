@@ -1,4 +1,5 @@
 // The words and numbers the console table and the Markdown report share.
+#include "benchmarks/collective/collective_text.hpp"
 #include "core/report/text.hpp"
 
 #include <gtest/gtest.h>

@@ -124,16 +124,6 @@ void divide(const CollectiveCall& call, bool in_place, bool is_root, int size) {
   divide_in_place(result_of(call, in_place, is_root).data(), call.count, call.dtype, size);
 }
 
-class HostTimer final : public Timer {
- public:
-  void start() override { start_ = std::chrono::steady_clock::now(); }
-  void stop() override { stop_ = std::chrono::steady_clock::now(); }
-  double seconds() override { return std::chrono::duration<double>(stop_ - start_).count(); }
-
- private:
-  std::chrono::steady_clock::time_point start_, stop_;
-};
-
 class MPIWork final : public Work {
  public:
   MPIWork(std::vector<MPI_Request> requests, std::function<void()> finish,

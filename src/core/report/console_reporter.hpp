@@ -1,11 +1,10 @@
-// The human table on stdout, in the shape nccl-tests users read: a "# " header describing the run, one row per
-// (size, dtype, op) with time / algbw / busbw / #wrong for each placement, and a footer with the average bus
-// bandwidth and the wrong-element count.
+// The table on stdout, nccl-tests' layout when the benchmark is a collective: a header naming what runs, one line
+// per row (the key columns, then each group's value columns side by side), and a footer from the run's summary.
 #pragma once
 
 #include "core/report/reporter.hpp"
 
-#include <cstdint>
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -18,20 +17,12 @@ class ConsoleReporter final : public Reporter {
   explicit ConsoleReporter(std::ostream& out);
 
  protected:
-  void do_begin(const RunInfo& info, const SweepPlan& plan) override;
-  void do_add(const std::vector<CaseResult>& results) override;
+  void do_begin(const RunInfo& info) override;
+  void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
 
  private:
   std::ostream& out_;
-  SweepPlan plan_;
-  // Footer tallies.
-  std::size_t measured_ = 0;
-  double busbw_sum_ = 0;
-  std::size_t checked_ = 0;
-  std::int64_t wrong_ = 0;
-  std::size_t noise_missed_ = 0;
-  std::vector<std::pair<std::string, std::size_t>> skip_reasons_;  // reason, how many results
 };
 
 }  // namespace distbench

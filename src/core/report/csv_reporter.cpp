@@ -1,6 +1,5 @@
 #include "core/report/csv_reporter.hpp"
 
-#include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 
 #include <fmt/format.h>
@@ -11,13 +10,13 @@
 namespace distbench {
 namespace {
 
-constexpr std::string_view kHeader =
-    "collective,backend,dtype,op,placement,root,bytes,count,nranks,group,groups,ops_per_sample,samples,time_us,"
-    "median_us,mean_us,min_us,max_us,stddev_us,p99_us,noise_pct,rank_min_us,rank_avg_us,rank_max_us,algbw_gbps,"
-    "busbw_gbps,wrong,median_ci_pct,faults_per_op,switches_per_op,status\n";
+// Per phase: the timing summary (microseconds) and the spread of the ranks' means.
+constexpr std::string_view kPhaseColumns[] = {"median_us", "mean_us",       "min_us",      "max_us",
+                                              "stddev_us", "p99_us",        "noise_pct",   "median_ci_pct",
+                                              "rank_min_us", "rank_avg_us", "rank_max_us"};
 
 // RFC 4180: a field with a comma, a double quote or a line break is quoted, and its quotes doubled.
-std::string quoted(std::string_view field) {
+std::string csv_field(std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
   std::string out = "\"";
   for (char c : field) {
@@ -32,44 +31,62 @@ std::string quoted(std::string_view field) {
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.12g}", v) : std::string(); }
 std::string microseconds(double seconds) { return number(seconds * 1e6); }
 
-std::string row(const CaseResult& r) {
-  std::string line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", quoted(r.collective), quoted(r.backend),
-                                 quoted(r.dtype), quoted(r.op), quoted(r.placement), r.root, r.bytes, r.count,
-                                 r.nranks, quoted(r.group), r.groups, r.ops_per_sample);
-  if (r.status == "ok") {
-    const Summary& t = r.time;
-    line += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", t.samples, microseconds(r.time_shown),
-                        microseconds(t.median), microseconds(t.mean), microseconds(t.min), microseconds(t.max),
-                        microseconds(t.stddev), microseconds(t.p99), number(t.noise), microseconds(r.rank_time.min),
-                        microseconds(r.rank_time.avg), microseconds(r.rank_time.max), number(r.algbw),
-                        number(r.busbw), r.wrong < 0 ? std::string() : std::to_string(r.wrong));
-    line += fmt::format(",{},{},{}", number(t.median_ci), number(max_over_ranks(r.os_per_op, &OsCounters::faults)),
-                        number(max_over_ranks(r.os_per_op, &OsCounters::switches)));
-  } else {
-    line += std::string(18, ',');  // nothing was measured
+std::string phase_prefix(const RecordLayout& layout, const std::string& phase) {
+  return layout.phases.size() > 1 ? phase + "_" : std::string();
+}
+
+void phase_fields(const PhaseStats* p, std::string& line) {
+  if (p == nullptr) {
+    line += std::string(std::size(kPhaseColumns), ',');
+    return;
   }
-  line += ',';
-  line += quoted(r.status);
-  line += '\n';
-  return line;
+  const Summary& t = p->summary;
+  line += fmt::format(",{},{},{},{},{},{},{},{},{},{},{}", microseconds(t.median), microseconds(t.mean),
+                      microseconds(t.min), microseconds(t.max), microseconds(t.stddev), microseconds(t.p99),
+                      number(t.noise), number(t.median_ci), microseconds(p->rank_spread.min),
+                      microseconds(p->rank_spread.avg), microseconds(p->rank_spread.max));
 }
 
 }  // namespace
 
+std::string csv_header(const RecordLayout& layout) {
+  std::string line;
+  for (const std::string& key : layout.params) (line += csv_field(key)) += ',';
+  line += "ops_per_sample,samples";
+  for (const std::string& phase : layout.phases) {
+    for (std::string_view c : kPhaseColumns) line += fmt::format(",{}{}", phase_prefix(layout, phase), c);
+  }
+  for (const MetricSpec& m : layout.metrics) (line += ',') += csv_field(m.key);
+  return line + ",status,skip_reason\n";
+}
+
+std::string csv_line(const RecordLayout& layout, const Record& r) {
+  std::string line;
+  for (const std::string& key : layout.params) (line += csv_field(r.param_text(key))) += ',';
+  if (r.ok()) {
+    const PhaseStats* first = r.phases.empty() ? nullptr : &r.phases.front();
+    line += fmt::format("{},{}", r.ops_per_sample, first == nullptr ? 0 : first->summary.samples);
+    for (const std::string& phase : layout.phases) phase_fields(r.phase(phase), line);
+    for (const MetricSpec& m : layout.metrics) (line += ',') += number(r.metric(m.key));
+  } else {  // nothing was measured
+    line += ",";
+    line += std::string(layout.phases.size() * std::size(kPhaseColumns) + layout.metrics.size(), ',');
+  }
+  return line + fmt::format(",{},{}\n", csv_field(r.status), csv_field(r.skip_reason));
+}
+
 CsvReporter::CsvReporter(std::string path) : path_(std::move(path)) {}
 
-void CsvReporter::do_begin(const RunInfo&, const SweepPlan&) {
-  text_ = kHeader;
+void CsvReporter::do_begin(const RunInfo&) {
+  text_ = csv_header(description().records);
   write_file_atomically(path_, text_, Durability::process);
 }
 
-void CsvReporter::do_add(const std::vector<CaseResult>& results) {
-  for (const CaseResult& r : results) text_ += row(r);
+void CsvReporter::do_add(const std::vector<Record>& row) {
+  for (const Record& r : row) text_ += csv_line(description().records, r);
   write_file_atomically(path_, text_, Durability::process);  // the final write goes to disk as well
 }
 
-void CsvReporter::do_end(const RunInfo& info) {
-  write_file_atomically(path_, text_, final_durability(info.status));
-}
+void CsvReporter::do_end(const RunInfo& info) { write_file_atomically(path_, text_, final_durability(info.status)); }
 
 }  // namespace distbench

@@ -1,5 +1,5 @@
-// The CSV report: a flat table, one line per CaseResult after a header line (columns in reports/SCHEMA.md). A view
-// of the JSON report for spreadsheets and plotting; rewritten atomically after every add().
+// The CSV report: one line per record, columns from the benchmark's record layout (its parameters, the timing
+// summary of each phase, its metrics), rewritten atomically after every row.
 #pragma once
 
 #include "core/report/reporter.hpp"
@@ -14,13 +14,17 @@ class CsvReporter final : public Reporter {
   explicit CsvReporter(std::string path);
 
  protected:
-  void do_begin(const RunInfo& info, const SweepPlan& plan) override;
-  void do_add(const std::vector<CaseResult>& results) override;
+  void do_begin(const RunInfo& info) override;
+  void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
 
  private:
   std::string path_;
   std::string text_;  // the whole file so far
 };
+
+// The header line and one record's line (with the newline), as the reporter writes them.
+std::string csv_header(const RecordLayout& layout);
+std::string csv_line(const RecordLayout& layout, const Record& record);
 
 }  // namespace distbench

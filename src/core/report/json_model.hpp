@@ -1,12 +1,14 @@
-// The JSON form of the result model (schema: reports/SCHEMA.md). JSON is the source of truth of a report; the
-// regression gate reads reports back with parse_report_json. Times are seconds in the model and microseconds in
-// JSON; bandwidths are GB/s (1e9 B/s) in both.
+// The JSON form of a report (schema: reports/SCHEMA.md). JSON is the source of truth of a run; `compare` and other
+// tools read reports back with parse_report, which reads this version (2) and the collective-only version 1.
+// Times are seconds in the model and microseconds in JSON; metrics are in their layout's unit in both. Objects keep
+// the order they were written in (nlohmann::ordered_json), so that a report reads top-down like the table.
 //
-// Includes nlohmann/json: include this header only where JSON is built or read, not from widely used headers.
+// Includes nlohmann/json: include this header only where JSON is built or read.
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/results.hpp"
+#include "core/record.hpp"
+#include "core/report/layout.hpp"
+#include "core/run_info.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,31 +17,41 @@
 
 namespace distbench {
 
-inline constexpr int kReportSchemaVersion = 1;
+using ordered_json = nlohmann::ordered_json;
 
-// One result: {collective, backend, dtype, ..., time_us: {...}, rank_time_us: {...}, samples_us: [...], ...}.
-void to_json(nlohmann::json& j, const CaseResult& r);
-void from_json(const nlohmann::json& j, CaseResult& r);
+// The major version written; a reader rejects any other major it does not know.
+inline constexpr int kReportSchemaVersion = 2;
 
-// The run's top-level fields: schema_version, tool, argv, start_time, end_time, status, error, environment.
-void to_json(nlohmann::json& j, const RunInfo& info);
-void from_json(const nlohmann::json& j, RunInfo& info);
+ordered_json record_json(const Record& r);
+Record record_from_json(const ordered_json& j);
 
-// The plan as the report's "config" object (one way: a report is not read back into a plan).
-void to_json(nlohmann::json& j, const SweepPlan& plan);
+ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields, "environment" and "warnings"
+RunInfo run_info_from_json(const ordered_json& j);
 
-// The whole report: the run's fields, "config" and "results".
-nlohmann::json make_report_json(const RunInfo& info, const SweepPlan& plan, const std::vector<CaseResult>& results);
+ordered_json layout_json(const RecordLayout& layout);
+RecordLayout layout_from_json(const ordered_json& j);
+
+// The summary block: counts every report has (records, measured, skipped, noise_missed, wrong when checked)
+// followed by the benchmark's own items.
+ordered_json summary_json(const std::vector<Record>& records, const std::vector<SummaryItem>& items);
+
+// The whole report.
+ordered_json make_report_json(const RunInfo& info, const RunDescription& description,
+                              const std::vector<Record>& records);
 
 struct ParsedReport {
-  RunInfo info;
-  nlohmann::json config;
-  std::vector<CaseResult> results;
   int schema_version = 0;
+  RunInfo info;
+  std::string benchmark;  // the records' kind ("collective" for every version 1 report)
+  std::string title;
+  ordered_json config;
+  RecordLayout layout;
+  std::vector<Record> records;
+  ordered_json summary;  // as written (empty for version 1, which had none)
 };
 
-// Reads a report. Throws distbench::usage_error on malformed text, missing or mistyped fields, or a
-// schema_version this build does not read.
-ParsedReport parse_report_json(std::string_view text);
+// Reads a report of version 1 or 2. Throws distbench::usage_error (one line) on malformed text, missing or mistyped
+// fields, or a schema_version this build does not read.
+ParsedReport parse_report(std::string_view text);
 
 }  // namespace distbench

@@ -1,6 +1,5 @@
 #include "core/report/json_reporter.hpp"
 
-#include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
 
@@ -8,20 +7,15 @@ namespace distbench {
 
 JsonReporter::JsonReporter(std::string path) : path_(std::move(path)) {}
 
-void JsonReporter::do_begin(const RunInfo& info, const SweepPlan& plan) {
+void JsonReporter::do_begin(const RunInfo& info) {
   info_ = info;
   info_.status = "incomplete";
   info_.end_time.clear();
   info_.error.clear();
-  plan_ = plan;
-  results_.clear();
   rewrite(Durability::process);
 }
 
-void JsonReporter::do_add(const std::vector<CaseResult>& results) {
-  results_.insert(results_.end(), results.begin(), results.end());
-  rewrite(Durability::process);
-}
+void JsonReporter::do_add(const std::vector<Record>&) { rewrite(Durability::process); }
 
 void JsonReporter::do_end(const RunInfo& info) {
   info_ = info;
@@ -30,8 +24,8 @@ void JsonReporter::do_end(const RunInfo& info) {
 
 void JsonReporter::rewrite(Durability durability) {
   // Invalid UTF-8 (an odd host name or variable) is replaced rather than losing the report.
-  const std::string text =
-      make_report_json(info_, plan_, results_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string text = make_report_json(info_, description(), records())
+                               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   write_file_atomically(path_, text + "\n", durability);
 }
 

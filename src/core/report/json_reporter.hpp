@@ -15,8 +15,8 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::string path);
 
  protected:
-  void do_begin(const RunInfo& info, const SweepPlan& plan) override;
-  void do_add(const std::vector<CaseResult>& results) override;
+  void do_begin(const RunInfo& info) override;
+  void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
 
  private:
@@ -25,8 +25,6 @@ class JsonReporter final : public Reporter {
 
   std::string path_;
   RunInfo info_;
-  SweepPlan plan_;
-  std::vector<CaseResult> results_;
 };
 
 }  // namespace distbench

@@ -1,10 +1,12 @@
-// Reporters format results; they never measure. The public entry points are non-virtual and call protected
-// hooks, so that what every reporter needs (ordering checks, flushing) lives in one place (nvbench's printer_base).
+// Reporters format records; they never measure. The public entry points are non-virtual and call protected hooks,
+// so that what every reporter needs (the lock, ordering checks, the records so far) lives in one place (nvbench's
+// printer_base). What to show comes from the benchmark's RunDescription: no reporter knows any benchmark.
 #pragma once
 
-#include "core/plan.hpp"
 #include "core/error.hpp"
-#include "core/results.hpp"
+#include "core/record.hpp"
+#include "core/report/layout.hpp"
+#include "core/run_info.hpp"
 
 #include <memory>
 #include <mutex>
@@ -20,18 +22,21 @@ class Reporter {
   // while the main thread is adding): begin once, then add, then end; the first end() is final, later add() and
   // end() calls change nothing (the first verdict names the cause); an end() before begin() writes nothing; an add()
   // before begin() is a programming error.
-  void begin(const RunInfo& info, const SweepPlan& plan) {
+  void begin(const RunInfo& info, const RunDescription& description) {
     std::lock_guard lock(mutex_);
     begun_ = true;
     ended_ = false;
-    do_begin(info, plan);
+    description_ = description;
+    records_.clear();
+    do_begin(info);
   }
-  // After each completed row: the placements measured for one (dtype, op, size), in plan order.
-  void add(const std::vector<CaseResult>& results) {
+  // After each completed row of the table: its records (e.g. one per placement), in the benchmark's order.
+  void add(const std::vector<Record>& records) {
     std::lock_guard lock(mutex_);
     if (ended_) return;
-    if (!begun_) throw failure("internal error: a reporter was given results before begin()");
-    do_add(results);
+    if (!begun_) throw failure("internal error: a reporter was given records before begin()");
+    records_.insert(records_.end(), records.begin(), records.end());
+    do_add(records);
   }
   // Once, at the end, or when the run fails (info.status tells which).
   void end(const RunInfo& info) {
@@ -43,14 +48,22 @@ class Reporter {
 
  protected:
   // Called with the lock held, in lifecycle order only.
-  virtual void do_begin(const RunInfo& info, const SweepPlan& plan) = 0;
-  virtual void do_add(const std::vector<CaseResult>& results) = 0;
+  virtual void do_begin(const RunInfo& info) = 0;
+  virtual void do_add(const std::vector<Record>& row) = 0;
   virtual void do_end(const RunInfo& info) = 0;
+
+  const RunDescription& description() const { return description_; }
+  const std::vector<Record>& records() const { return records_; }  // every record added so far
+  std::vector<SummaryItem> summary() const {
+    return description_.summarize ? description_.summarize(records_) : std::vector<SummaryItem>{};
+  }
 
  private:
   std::mutex mutex_;
   bool begun_ = false;
   bool ended_ = false;
+  RunDescription description_;
+  std::vector<Record> records_;
 };
 
 // Feeds several reporters at once.
@@ -59,11 +72,11 @@ class ReporterSet final : public Reporter {
   void push(std::unique_ptr<Reporter> r) { reporters_.push_back(std::move(r)); }
 
  protected:
-  void do_begin(const RunInfo& info, const SweepPlan& plan) override {
-    for (auto& r : reporters_) r->begin(info, plan);
+  void do_begin(const RunInfo& info) override {
+    for (auto& r : reporters_) r->begin(info, description());
   }
-  void do_add(const std::vector<CaseResult>& results) override {
-    for (auto& r : reporters_) r->add(results);
+  void do_add(const std::vector<Record>& row) override {
+    for (auto& r : reporters_) r->add(row);
   }
   void do_end(const RunInfo& info) override {
     for (auto& r : reporters_) r->end(info);

@@ -25,13 +25,6 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::string group_text(const SweepPlan& plan, int world_size) {
-  if (plan.group_size <= 0 || plan.group_size >= world_size) return "world (1 group)";
-  const auto groups = static_cast<std::size_t>(world_size / plan.group_size);
-  return fmt::format("group-size {} ({} of {} ranks)", plan.group_size, plural(groups, "group", "groups"),
-                     plan.group_size);
-}
-
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
   if (ranks.empty()) return "unknown";
   std::vector<std::pair<std::string, int>> hosts;  // in order of first appearance
@@ -51,11 +44,6 @@ std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
   return text;
 }
 
-std::string sweep_text(const std::vector<std::uint64_t>& sizes) {
-  if (sizes.empty()) return "no sizes";
-  return fmt::format("{} .. {} B, {}", sizes.front(), sizes.back(), plural(sizes.size(), "size", "sizes"));
-}
-
 std::string samples_text(const StoppingRule& rule) {
   if (!rule.noise_mode()) {
     if (rule.max_time_s <= 0) return fmt::format("{} per case", rule.samples);
@@ -64,16 +52,6 @@ std::string samples_text(const StoppingRule& rule) {
   }
   return fmt::format("until the median is within +/-{:g}% (95% CI; at least {}, at most {:g} s per case)",
                      rule.max_noise, rule.min_samples, rule.max_time_s);
-}
-
-std::string_view average_text(RankAverage a) {
-  switch (a) {
-    case RankAverage::rank0: return "rank 0";
-    case RankAverage::avg: return "mean over ranks";
-    case RankAverage::min: return "fastest rank";
-    case RankAverage::max: return "slowest rank";
-  }
-  return "?";
 }
 
 }  // namespace distbench

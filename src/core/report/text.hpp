@@ -2,8 +2,8 @@
 // thing the same way.
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/results.hpp"
+#include "core/run_info.hpp"
+#include "core/stopping.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,15 +21,9 @@ std::string bandwidth_text(double gbps);
 std::string count_text(double per_op);
 // "1 size", "3 sizes".
 std::string plural(std::size_t n, std::string_view one, std::string_view many);
-// "world (1 group)", "group-size 2 (3 groups of 2 ranks)".
-std::string group_text(const SweepPlan& plan, int world_size);
 // "2 (2 hosts)" when every host runs as many ranks, "node-a 3, node-b 1" when not.
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks);
-// "8 .. 67108864 B, 24 sizes".
-std::string sweep_text(const std::vector<std::uint64_t>& sizes);
 // What the stopping rule does, in words.
 std::string samples_text(const StoppingRule& rule);
-// "mean over ranks", ...
-std::string_view average_text(RankAverage a);
 
 }  // namespace distbench

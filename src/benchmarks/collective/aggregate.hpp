@@ -1,8 +1,8 @@
 // Reduction of one case's per-rank samples into a CaseResult (root rank, after gathering).
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/results.hpp"
+#include "benchmarks/collective/plan.hpp"
+#include "benchmarks/collective/case_result.hpp"
 
 #include <vector>
 

@@ -5,8 +5,9 @@
 // - page faults: at least one per operation and one per MiB of message inside the timed calls (faults_shape_time).
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/results.hpp"
+#include "benchmarks/collective/plan.hpp"
+#include "benchmarks/collective/case_result.hpp"
+#include "core/record.hpp"
 
 #include <string>
 #include <vector>
@@ -16,6 +17,6 @@ namespace distbench {
 // A median known no better than +/- this (percent, 95% confidence) is worth a warning.
 constexpr double kNoisyPercent = 5.0;
 
-std::vector<std::string> sweep_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan);
+std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan);
 
 }  // namespace distbench

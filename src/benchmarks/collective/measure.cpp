@@ -1,4 +1,4 @@
-#include "core/measure.hpp"
+#include "benchmarks/collective/measure.hpp"
 
 namespace distbench {
 namespace {
@@ -31,7 +31,7 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   world.device().fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
 
   const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); },
-                          [&comm](Seconds t) { comm.synchronize(t); }, [&comm] { return comm.make_timer(); }};
+                          [&comm](Seconds t) { comm.synchronize(t); }, [&comm] { return comm.make_timer(); }, {}};
   Measured out;
   out.sampling = sample_operation(world.connector(), op, {plan.warmup_iters, plan.stopping, timeout}, watchdog);
   if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);

@@ -1,7 +1,8 @@
-// The result model: plain data produced by benchmarks, reduced across ranks, then handed to reporters.
+// One case of the collective sweep as the sweep measures it, reduced across ranks on the root; it becomes a
+// Record (collective_record.hpp) for the reporters.
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/record.hpp"
 #include "core/os_counters.hpp"
 #include "core/stats.hpp"
 
@@ -13,11 +14,6 @@ namespace distbench {
 
 // The most of a figure over ranks (0 when there are none).
 double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const);
-
-// Per-rank spread of one figure: min / avg / max over ranks, and the root rank's own value.
-struct RankSpread {
-  double min = 0, avg = 0, max = 0, rank0 = 0;
-};
 
 struct CaseResult {
   std::string collective;  // "allreduce", ...
@@ -41,31 +37,11 @@ struct CaseResult {
   std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
   bool noise_target_met = true;
   std::vector<double> samples;  // seconds per operation, one per sample (same aggregation as `time`)
+  std::vector<double> rank_means;      // per world rank: mean seconds per operation
   std::vector<OsCounters> os_per_op;  // per world rank: page faults and context switches per timed operation
 
   std::string status = "ok";  // "ok" | "skipped"
   std::string skip_reason;
-};
-
-struct RankInfo {
-  int rank = 0;
-  std::string host;
-  int local_rank = 0;
-};
-
-// Everything about a run that is not a measurement.
-struct RunInfo {
-  std::string tool_version;
-  std::string git_sha;
-  std::vector<std::string> argv;
-  std::string start_time;  // ISO 8601, UTC
-  std::string end_time;    // empty while running
-  std::string status = "incomplete";  // "complete" | "incomplete" | "failed"
-  std::string error;       // why it failed, if it did
-  int world_size = 0;
-  std::vector<RankInfo> ranks;
-  KeyValues versions;      // library and device facts
-  KeyValues environment;   // NCCL_*, OMPI_*, UCX_* variables as set on the root rank
 };
 
 }  // namespace distbench

@@ -1,10 +1,10 @@
-#include "core/sweep.hpp"
+#include "benchmarks/collective/sweep.hpp"
 
-#include "core/aggregate.hpp"
+#include "benchmarks/collective/aggregate.hpp"
 #include "core/error.hpp"
-#include "core/measure.hpp"
+#include "benchmarks/collective/measure.hpp"
 #include "core/sizes.hpp"
-#include "core/sweep_warnings.hpp"
+#include "benchmarks/collective/sweep_warnings.hpp"
 
 #include <algorithm>
 
@@ -132,7 +132,7 @@ std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
   return e.send + e.recv;
 }
 
-SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
+SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, const RowFn& on_row,
                        const ProgressFn& progress) {
   Connector& connector = world.connector();
   const Partition partition = sweep_partition(plan, connector.size());
@@ -152,8 +152,9 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   SweepOutcome outcome;
   const bool root = connector.is_root();
   if (rows.size() < plan.sizes.size() * plan.dtypes.size() && root) {
-    outcome.warnings.push_back(fmt::format(
-        "sizes too small to give every one of the {} ranks an element were skipped", nranks));
+    outcome.warnings.push_back({"small_sizes_skipped",
+                                fmt::format("sizes too small to give every one of the {} ranks an element were skipped",
+                                            nranks)});
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
@@ -193,7 +194,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       done.push_back(std::move(result));
     }
     if (root) {
-      if (reporter != nullptr) reporter->add(done);
+      if (on_row) on_row(done);
       outcome.results.insert(outcome.results.end(), done.begin(), done.end());
     }
   }

@@ -2,7 +2,7 @@
 // then verification against exact expected values.
 #pragma once
 
-#include "core/plan.hpp"
+#include "benchmarks/collective/plan.hpp"
 #include "core/sampler.hpp"
 #include "core/watchdog.hpp"
 #include "core/world.hpp"

@@ -1,9 +1,10 @@
 // The collective sweep: every (dtype, op, size, placement) case of a plan, measured, verified, reduced across
-// ranks and handed to the reporter row by row. It never prints: progress and warnings go back to the caller.
+// ranks and handed to the caller row by row. It never prints: progress and warnings go back to the caller.
 #pragma once
 
-#include "core/plan.hpp"
-#include "core/report/reporter.hpp"
+#include "benchmarks/collective/plan.hpp"
+#include "benchmarks/collective/case_result.hpp"
+#include "core/benchmark.hpp"
 #include "core/watchdog.hpp"
 #include "core/world.hpp"
 
@@ -17,14 +18,14 @@ namespace distbench {
 struct SweepOutcome {
   std::int64_t wrong = 0;             // summed over every checked case and rank
   std::vector<CaseResult> results;    // root rank only
-  std::vector<std::string> warnings;  // root rank only: what the user should know, and what to do about it
+  std::vector<Warning> warnings;      // root rank only: what the user should know, and what to do about it
 };
 
-// Called on the root rank before each row: rows done so far, rows in all, what runs next.
-using ProgressFn = std::function<void(std::size_t done, std::size_t total, const std::string& next)>;
+// Called on the root rank after each row: the placements measured for one (dtype, op, size), in plan order.
+using RowFn = std::function<void(const std::vector<CaseResult>& row)>;
 
-// Collective over the whole world. `reporter` is used on the root rank only (may be null elsewhere).
-SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, Reporter* reporter,
+// Collective over the whole world; `on_row` and `progress` are called on the root rank only.
+SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, const RowFn& on_row,
                        const ProgressFn& progress);
 
 // The groups the plan runs in: the world, or consecutive groups of --group-size (usage_error if it does not divide).

@@ -4,6 +4,7 @@
 #include "core/backend.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "core/phase_stats.hpp"
 #include "core/reduce_op.hpp"
 #include "core/stopping.hpp"
 
@@ -13,10 +14,6 @@
 #include <vector>
 
 namespace distbench {
-
-// Which per-rank figure the table shows (nccl-tests' -a).
-enum class RankAverage { rank0, avg, min, max };
-std::string_view name(RankAverage a);
 
 struct SweepPlan {
   Collective collective = Collective::allreduce;

@@ -1,0 +1,29 @@
+#include "benchmarks/collective/aggregate.hpp"
+
+#include "core/phase_stats.hpp"
+
+#include <algorithm>
+
+namespace distbench {
+
+double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const) {
+  double most = 0;
+  for (const OsCounters& c : per_rank) most = std::max(most, (c.*figure)());
+  return most;
+}
+
+void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, RankAverage average,
+                       Collective collective, CaseResult& result) {
+  ReducedPhase phase = reduce_phase("time", samples_by_rank, average);
+  result.samples = std::move(phase.stats.samples);
+  result.time = phase.stats.summary;
+  result.rank_time = phase.stats.rank_spread;
+  result.rank_means = std::move(phase.rank_means);
+  result.time_shown = pick(average, result.rank_time);
+  if (result.time_shown > 0) {
+    result.algbw = static_cast<double>(result.bytes) / result.time_shown / 1e9;
+    result.busbw = result.algbw * bus_factor(collective, result.nranks);
+  }
+}
+
+}  // namespace distbench

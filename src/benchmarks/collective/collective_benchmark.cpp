@@ -1,0 +1,147 @@
+#include "benchmarks/collective/collective_benchmark.hpp"
+
+#include "benchmarks/collective/collective_record.hpp"
+#include "benchmarks/collective/collective_text.hpp"
+#include "benchmarks/collective/sweep.hpp"
+#include "core/error.hpp"
+#include "core/report/text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+template <class E>
+nlohmann::ordered_json names(const std::vector<E>& values) {
+  auto a = nlohmann::ordered_json::array();
+  for (E e : values) a.push_back(std::string(name(e)));
+  return a;
+}
+
+}  // namespace
+
+nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::string& backend) {
+  nlohmann::ordered_json j;
+  j["collective"] = std::string(name(plan.collective));
+  j["backend"] = backend;
+  j["sizes"] = plan.sizes;
+  j["dtypes"] = names(plan.dtypes);
+  j["ops"] = names(plan.ops);
+  j["placements"] = names(plan.placements);
+  j["root"] = plan.root;
+  j["group_size"] = plan.group_size;
+  j["warmup_iters"] = plan.warmup_iters;
+  j["stopping"] = {{"samples", plan.stopping.samples},
+                   {"max_noise", plan.stopping.max_noise},
+                   {"min_samples", plan.stopping.min_samples},
+                   {"max_time_s", plan.stopping.max_time_s}};
+  j["check"] = plan.check;
+  j["average"] = std::string(name(plan.average));
+  j["timeout_s"] = plan.timeout_s;
+  j["malloc_reuse"] = plan.malloc_reuse;
+  const BackendOptions& o = plan.backend_options;
+  j["backend_options"] = {{"gpus_per_process", o.gpus_per_process}, {"device_index", o.device_index},
+                          {"agg_iters", o.agg_iters},               {"graph_launches", o.graph_launches},
+                          {"blocking", o.blocking},                 {"register_buffers", o.register_buffers}};
+  return j;
+}
+
+TableLayout collective_table(const SweepPlan& plan) {
+  TableLayout t;
+  t.key_columns = {{"bytes", "size", "(B)", 12, CellFormat::integer, "size (B)"},
+                   {"count", "count", "(elements)", 12, CellFormat::integer, "count"},
+                   {"dtype", "type", "", 8, CellFormat::text, "type"},
+                   {"op", "redop", "", 6, CellFormat::text, "redop"},
+                   {"root", "root", "", 4, CellFormat::integer, "root"}};
+  t.split_key = "placement";
+  for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
+  t.value_columns = {{"time_us", "time", "(us)", 10, CellFormat::time_us, "time (us)"},
+                     {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
+                     {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
+                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  if (plan.show_faults) {  // the most over ranks, per operation
+    t.value_columns.push_back({"faults_per_op", "faults", "(/op)", 9, CellFormat::per_op, "faults/op", true});
+    t.value_columns.push_back({"switches_per_op", "csw", "(/op)", 7, CellFormat::per_op, "csw/op", true});
+  }
+  return t;
+}
+
+std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) {
+  std::size_t measured = 0, checked = 0;
+  double busbw_sum = 0, wrong = 0;
+  for (const Record& r : records) {
+    if (!r.ok()) continue;
+    ++measured;
+    busbw_sum += r.metric("busbw_gbps");
+    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+      ++checked;
+      wrong += w;
+    }
+  }
+  std::vector<SummaryItem> items;
+  if (measured > 0) {
+    const double avg = busbw_sum / static_cast<double>(measured);
+    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg)});
+  } else {
+    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)"});
+  }
+  if (checked > 0) {
+    items.push_back({"wrong", "Wrong elements", wrong, fmt::format("{:.0f}", wrong)});
+  } else {
+    items.push_back({"wrong", "Wrong elements", kNotMeasured, "not checked"});
+  }
+  return items;
+}
+
+void CollectiveBenchmark::check(World& world) const {
+  Connector& connector = world.connector();
+  const int nranks = static_cast<int>(sweep_partition(plan_, connector.size()).groups.front().size());
+  check_root(plan_, nranks);
+  const std::uint64_t need = sweep_buffer_bytes(plan_, nranks);
+  const std::uint64_t have = world.device().memory_available(connector.local_size());
+  if (have != 0 && need > have) {
+    throw usage_error(fmt::format(
+        "the sweep needs {} bytes of buffers per rank but only {} are available to each of the {} ranks on {}; "
+        "lower -e/--maxbytes",
+        need, have, connector.local_size(), connector.hostname()));
+  }
+}
+
+RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
+  const SweepPlan& plan = plan_;
+  RunDescription d;
+  d.benchmark = "collective";
+  d.title = std::string(name(plan.collective));
+  d.config = collective_config(plan, info.backend);
+  d.records = collective_record_layout();
+  d.table = collective_table(plan);
+  d.console_preamble = {
+      fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}", name(plan.collective),
+                  info.backend, info.world_size, ranks_per_host_text(info.ranks)),
+      fmt::format("group: {}", group_text(plan, info.world_size)),
+      fmt::format("sweep: {}", sweep_text(plan.sizes)),
+      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {})", samples_text(plan.stopping),
+                  plan.warmup_iters, plan.check ? "on" : "off", average_text(plan.average), name(plan.average))};
+  if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
+  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {} · time: {} (-a {})",
+                              info.backend, info.world_size, ranks_per_host_text(info.ranks),
+                              group_text(plan, info.world_size), sweep_text(plan.sizes), samples_text(plan.stopping),
+                              average_text(plan.average), name(plan.average));
+  d.summarize = collective_summary;
+  return d;
+}
+
+BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
+                                          const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  auto on_row = [reporter, &hosts](const std::vector<CaseResult>& row) {
+    if (reporter != nullptr) reporter->add(collective_records(row, hosts));
+  };
+  SweepOutcome sweep = run_sweep(world, plan_, watchdog, on_row, progress);
+  return {sweep.wrong, std::move(sweep.warnings)};
+}
+
+}  // namespace distbench

@@ -1,0 +1,80 @@
+#include "benchmarks/collective/collective_record.hpp"
+
+namespace distbench {
+namespace {
+
+constexpr double kMicro = 1e6;
+
+struct OsFigure {
+  const char* key;
+  double OsCounters::*member;
+};
+constexpr OsFigure kOsFigures[] = {{"minor_faults_per_op", &OsCounters::minor_faults},
+                                   {"major_faults_per_op", &OsCounters::major_faults},
+                                   {"voluntary_switches_per_op", &OsCounters::voluntary_switches},
+                                   {"involuntary_switches_per_op", &OsCounters::involuntary_switches}};
+
+}  // namespace
+
+RecordLayout collective_record_layout() {
+  RecordLayout l;
+  l.params = {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group", "groups"};
+  l.phases = {"time"};
+  l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks' means)"},
+               {"algbw_gbps", "GB/s", "algorithm bandwidth: bytes / time"},
+               {"busbw_gbps", "GB/s", "bus bandwidth: algbw times the collective's bus factor (nccl-tests)"},
+               {"wrong", "elements", "wrong elements, summed over ranks; null when not checked"},
+               {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
+               {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
+  l.rank_figures = {{"time_us", "us", "this rank's mean time per operation"}};
+  for (const OsFigure& f : kOsFigures) l.rank_figures.push_back({f.key, "1/op", ""});
+  return l;
+}
+
+Record collective_record(const CaseResult& r, const std::vector<std::string>& hosts) {
+  Record rec;
+  rec.kind = "collective";
+  rec.set("collective", r.collective)
+      .set("backend", r.backend)
+      .set("dtype", r.dtype)
+      .set("op", r.op)
+      .set("placement", r.placement)
+      .set("root", std::int64_t{r.root})
+      .set("bytes", static_cast<std::int64_t>(r.bytes))
+      .set("count", static_cast<std::int64_t>(r.count))
+      .set("nranks", std::int64_t{r.nranks})
+      .set("group", r.group)
+      .set("groups", std::int64_t{r.groups});
+  rec.status = r.status;
+  rec.skip_reason = r.skip_reason;
+  if (!rec.ok()) return rec;
+  rec.ops_per_sample = r.ops_per_sample;
+  rec.noise_target_met = r.noise_target_met;
+  rec.phases.push_back({"time", r.samples, r.time, r.rank_time});
+  rec.set_metric("time_us", r.time_shown * kMicro)
+      .set_metric("algbw_gbps", r.algbw)
+      .set_metric("busbw_gbps", r.busbw)
+      .set_metric("wrong", r.wrong < 0 ? kNotMeasured : static_cast<double>(r.wrong))
+      .set_metric("faults_per_op", max_over_ranks(r.os_per_op, &OsCounters::faults))
+      .set_metric("switches_per_op", max_over_ranks(r.os_per_op, &OsCounters::switches));
+  const std::size_t ranks = std::max(r.rank_means.size(), r.os_per_op.size());
+  for (std::size_t i = 0; i < ranks; ++i) {
+    RankFigures f;
+    f.rank = static_cast<int>(i);
+    if (i < hosts.size()) f.host = hosts[i];
+    f.figures.push_back({"time_us", i < r.rank_means.size() ? r.rank_means[i] * kMicro : kNotMeasured});
+    for (const OsFigure& os : kOsFigures) {
+      f.figures.push_back({os.key, i < r.os_per_op.size() ? r.os_per_op[i].*os.member : kNotMeasured});
+    }
+    rec.ranks.push_back(std::move(f));
+  }
+  return rec;
+}
+
+std::vector<Record> collective_records(const std::vector<CaseResult>& row, const std::vector<std::string>& hosts) {
+  std::vector<Record> out;
+  for (const CaseResult& r : row) out.push_back(collective_record(r, hosts));
+  return out;
+}
+
+}  // namespace distbench

@@ -1,0 +1,21 @@
+// A collective case as a record: parameters collective/backend/dtype/op/placement/root/bytes/count/nranks/group/
+// groups, one phase "time", metrics time/algbw/busbw/wrong/faults/switches, and each rank's mean time and OS counters.
+#pragma once
+
+#include "benchmarks/collective/case_result.hpp"
+#include "core/report/layout.hpp"
+#include "core/run_info.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// The shape of a collective record (JSON and CSV columns).
+RecordLayout collective_record_layout();
+
+// `hosts[r]`: world rank r's host (may be shorter: hosts left blank).
+Record collective_record(const CaseResult& r, const std::vector<std::string>& hosts);
+std::vector<Record> collective_records(const std::vector<CaseResult>& row, const std::vector<std::string>& hosts);
+
+}  // namespace distbench

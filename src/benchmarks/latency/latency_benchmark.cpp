@@ -1,0 +1,257 @@
+#include "benchmarks/latency/latency_benchmark.hpp"
+
+#include "core/error.hpp"
+#include "core/groups.hpp"
+#include "core/phase_stats.hpp"
+#include "core/report/text.hpp"
+#include "core/sampler.hpp"
+#include "core/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+constexpr double kMicro = 1e6;
+
+// The two messages of a round trip: the pair's first rank to the second, and back, in place in one buffer.
+struct RoundTrip {
+  CollectiveCall there, back;
+};
+
+RoundTrip round_trip(Buffer* buffer, std::uint64_t bytes) {
+  CollectiveCall c;
+  c.collective = Collective::broadcast;
+  c.dtype = DType::uint8;
+  c.op = ReduceOp::sum;
+  c.count = bytes;
+  c.send = {buffer, 0};
+  c.recv = {buffer, 0};
+  c.root = 0;
+  RoundTrip t{c, c};
+  t.back.root = 1;
+  return t;
+}
+
+// Wrong bytes over both directions and every rank: each message must arrive as its sender filled it.
+std::int64_t verify(World& world, Communicator& comm, const RoundTrip& trip, Watchdog& watchdog, Seconds timeout,
+                    const std::string& label) {
+  Device& device = world.device();
+  const PatternParams pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::uint8, 2);
+  std::int64_t mine = 0;
+  for (const CollectiveCall* call : {&trip.there, &trip.back}) {
+    device.poison(call->recv, call->count);
+    device.fill(call->send, call->count, call->dtype, FillSpec{pattern, comm.rank()});
+    device.synchronize();
+    {
+      auto guard = watchdog.arm(label + ": verification");
+      comm.run(*call);
+      comm.synchronize(timeout);
+    }
+    const CheckSpec spec{pattern, call->op, call->collective, call->count, call->root, comm.rank()};
+    mine += static_cast<std::int64_t>(device.count_wrong(comm.result_at(*call), call->dtype, spec));
+  }
+  std::int64_t total = 0;
+  for (auto w : allgather_value(world.connector(), mine)) total += w;
+  return total;
+}
+
+}  // namespace
+
+void check_pairs(int world_size) {
+  if (world_size < 2 || world_size % 2 != 0) {
+    throw usage_error(fmt::format("latency pairs ranks 0-1, 2-3, ...: {} ranks do not pair up; run an even number "
+                                  "of ranks (mpirun -np 2, 4, ...)",
+                                  world_size));
+  }
+}
+
+RecordLayout latency_record_layout() {
+  RecordLayout l;
+  l.params = {"backend", "bytes", "pairs"};
+  l.phases = {"one_way"};
+  l.metrics = {{"latency_us", "us", "one-way time, mean over ranks of each rank's mean (OSU's latency)"},
+               {"latency_median_us", "us", "median over samples of the mean over ranks"},
+               {"latency_p99_us", "us", "99th percentile over samples of the mean over ranks"},
+               {"slowest_rank_us", "us", "the slowest rank's mean: its pair's one-way time"},
+               {"bandwidth_mbps", "MB/s", "bytes / latency (1e6 B/s)"},
+               {"wrong", "bytes", "wrong bytes over both directions and all ranks; null when not checked"}};
+  l.rank_figures = {{"latency_us", "us", "this rank's mean one-way time"},
+                    {"peer", "rank", "the other rank of its pair"}};
+  return l;
+}
+
+TableLayout latency_table() {
+  TableLayout t;
+  t.key_columns = {{"bytes", "size", "(B)", 12, CellFormat::integer, "size (B)"},
+                   {"pairs", "pairs", "", 5, CellFormat::integer, "pairs"}};
+  t.value_columns = {{"latency_us", "latency", "(us)", 10, CellFormat::time_us, "latency (us)"},
+                     {"latency_median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)"},
+                     {"latency_p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)"},
+                     {"slowest_rank_us", "slowest", "(us)", 10, CellFormat::time_us, "slowest rank (us)"},
+                     {"bandwidth_mbps", "bw", "(MB/s)", 10, CellFormat::bandwidth, "bw (MB/s)"},
+                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  return t;
+}
+
+std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
+  const Record* smallest = nullptr;
+  double wrong = 0;
+  bool checked = false;
+  for (const Record& r : records) {
+    if (!r.ok()) continue;
+    if (smallest == nullptr) smallest = &r;
+    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+      checked = true;
+      wrong += w;
+    }
+  }
+  std::vector<SummaryItem> items;
+  if (smallest != nullptr) {
+    const double us = smallest->metric("latency_us");
+    items.push_back({"smallest_latency_us", "Latency of the smallest message", us,
+                     fmt::format("{} us ({} B)", time_text(us), smallest->param_text("bytes"))});
+  } else {
+    items.push_back({"smallest_latency_us", "Latency of the smallest message", kNotMeasured, "N/A (nothing measured)"});
+  }
+  items.push_back(checked ? SummaryItem{"wrong", "Wrong bytes", wrong, fmt::format("{:.0f}", wrong)}
+                          : SummaryItem{"wrong", "Wrong bytes", kNotMeasured, "not checked"});
+  return items;
+}
+
+Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
+                      int ops_per_sample, bool noise_target_met, std::int64_t wrong,
+                      const std::vector<std::string>& hosts) {
+  Record r;
+  r.kind = "latency";
+  r.set("backend", backend).set("bytes", static_cast<std::int64_t>(bytes)).set("pairs", static_cast<std::int64_t>(by_rank.size() / 2));
+  r.ops_per_sample = ops_per_sample;
+  r.noise_target_met = noise_target_met;
+  ReducedPhase phase = reduce_phase("one_way", by_rank, RankAverage::avg);
+  const PhaseStats& p = phase.stats;
+  const double latency = p.rank_spread.avg;
+  r.set_metric("latency_us", latency * kMicro)
+      .set_metric("latency_median_us", p.summary.median * kMicro)
+      .set_metric("latency_p99_us", p.summary.p99 * kMicro)
+      .set_metric("slowest_rank_us", p.rank_spread.max * kMicro)
+      .set_metric("bandwidth_mbps", latency > 0 ? static_cast<double>(bytes) / latency / 1e6 : kNotMeasured)
+      .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
+  for (std::size_t i = 0; i < phase.rank_means.size(); ++i) {
+    RankFigures f;
+    f.rank = static_cast<int>(i);
+    if (i < hosts.size()) f.host = hosts[i];
+    f.figures = {{"latency_us", phase.rank_means[i] * kMicro}, {"peer", static_cast<double>(i ^ 1U)}};
+    r.ranks.push_back(std::move(f));
+  }
+  r.phases.push_back(std::move(phase.stats));
+  return r;
+}
+
+void LatencyBenchmark::check(World& world) const {
+  check_pairs(world.connector().size());
+  const std::uint64_t need = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
+  const std::uint64_t have = world.device().memory_available(world.connector().local_size());
+  if (have != 0 && need > have) {
+    throw usage_error(fmt::format("a {} B message does not fit the {} B available to each rank on {}; lower "
+                                  "-e/--maxbytes",
+                                  need, have, world.connector().hostname()));
+  }
+}
+
+RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
+  RunDescription d;
+  d.benchmark = "latency";
+  d.title = "latency";
+  d.config = {{"sizes", plan_.sizes},
+              {"pairs", info.world_size / 2},
+              {"warmup_iters", plan_.warmup_iters},
+              {"stopping", {{"samples", plan_.stopping.samples},
+                            {"max_noise", plan_.stopping.max_noise},
+                            {"min_samples", plan_.stopping.min_samples},
+                            {"max_time_s", plan_.stopping.max_time_s}}},
+              {"check", plan_.check},
+              {"timeout_s", plan_.timeout_s}};
+  d.records = latency_record_layout();
+  d.table = latency_table();
+  const std::string sweep = plan_.sizes.empty() ? "no sizes"
+                                                : fmt::format("{} .. {} B, {}", plan_.sizes.front(), plan_.sizes.back(),
+                                                              plural(plan_.sizes.size(), "size", "sizes"));
+  d.console_preamble = {
+      fmt::format("latency: ping-pong in pairs 0-1, 2-3, ... ({} at once); one-way time = half a round trip",
+                  plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs")),
+      fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
+                  ranks_per_host_text(info.ranks)),
+      fmt::format("sweep: {}", sweep),
+      fmt::format("samples: {}   warm-up: {} round trips   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
+                  plan_.check ? "on" : "off")};
+  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {}", info.backend,
+                              info.world_size, ranks_per_host_text(info.ranks),
+                              plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
+                              samples_text(plan_.stopping));
+  d.summarize = latency_summary;
+  return d;
+}
+
+BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
+                                       const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  const Partition pairs = consecutive_partition(connector.size(), 2);
+  Communicator* comm = nullptr;
+  {
+    auto guard = watchdog.arm("creating the pairs' communicators");
+    comm = &world.communicator(pairs);
+  }
+  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
+  auto buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
+  const Seconds timeout(plan_.timeout_s);
+
+  BenchmarkOutcome outcome;
+  for (std::size_t i = 0; i < plan_.sizes.size(); ++i) {
+    const std::uint64_t bytes = plan_.sizes[i];
+    const std::string label = fmt::format("latency {}", format_bytes(bytes));
+    if (root && progress) progress(i, plan_.sizes.size(), label);
+    if (const auto reason = comm->unsupported(Collective::broadcast, DType::uint8, ReduceOp::sum)) {
+      if (root && reporter != nullptr) {
+        Record skipped;
+        skipped.kind = "latency";
+        skipped.set("backend", std::string(comm->backend())).set("bytes", static_cast<std::int64_t>(bytes));
+        skipped.set("pairs", static_cast<std::int64_t>(connector.size() / 2));
+        skipped.status = "skipped";
+        skipped.skip_reason = *reason;
+        reporter->add({skipped});
+      }
+      continue;
+    }
+    const RoundTrip trip = round_trip(buffer.get(), bytes);
+    const TimedOperation op{label,
+                            [comm, &trip](int times) {
+                              for (int t = 0; t < times; ++t) {
+                                comm->run(trip.there);
+                                comm->run(trip.back);
+                              }
+                            },
+                            [comm](Seconds t) { comm->synchronize(t); }, [comm] { return comm->make_timer(); }, {}};
+    Sampling sampling = sample_operation(connector, op, {plan_.warmup_iters, plan_.stopping, timeout}, watchdog);
+    for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
+    const std::int64_t wrong = plan_.check ? verify(world, *comm, trip, watchdog, timeout, label) : -1;
+    outcome.wrong += std::max<std::int64_t>(wrong, 0);
+    std::vector<std::vector<double>> by_rank;
+    {
+      auto guard = watchdog.arm(label + ": gathering samples");
+      by_rank = gather_vector<double>(connector, sampling.samples, connector.root_rank());
+    }
+    if (root && reporter != nullptr) {
+      reporter->add({latency_record(bytes, std::string(comm->backend()), by_rank, sampling.ops_per_sample,
+                                    sampling.noise_target_met, wrong, hosts)});
+    }
+  }
+  if (root && progress) progress(plan_.sizes.size(), plan_.sizes.size(), "");
+  return outcome;
+}
+
+}  // namespace distbench

@@ -1,0 +1,202 @@
+#include "cli/runner.hpp"
+
+#include "backends/registry.hpp"
+#include "cli/run_info.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/malloc_tuning.hpp"
+#include "core/report/atomic_file.hpp"
+#include "core/report/console_reporter.hpp"
+#include "core/report/csv_reporter.hpp"
+#include "core/report/json_reporter.hpp"
+#include "core/report/markdown_reporter.hpp"
+#include "core/world.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace distbench::cli {
+namespace {
+
+// Live progress on a terminal, for runs that take more than a few seconds.
+class Progress {
+ public:
+  Progress() : live_(isatty(STDERR_FILENO) != 0), began_(std::chrono::steady_clock::now()) {}
+
+  void operator()(std::size_t done, std::size_t total, const std::string& next) {
+    if (!live_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+    if (done == total) {
+      if (shown_) fmt::print(stderr, "\r\033[K");
+      return;
+    }
+    if (elapsed < 2.0) return;
+    shown_ = true;
+    fmt::print(stderr, "\r\033[K[{}/{}] {} ({:.0f} s)", done + 1, total, next, elapsed);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool live_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point began_;
+};
+
+// Reports of the root rank; empty elsewhere. The files come first: when a failing run has a second to say why,
+// the reports on disk matter most.
+std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings) {
+  auto set = std::make_unique<ReporterSet>();
+  if (!settings.json_path.empty()) set->push(std::make_unique<JsonReporter>(settings.json_path));
+  if (!settings.csv_path.empty()) set->push(std::make_unique<CsvReporter>(settings.csv_path));
+  if (!settings.md_path.empty()) set->push(std::make_unique<MarkdownReporter>(settings.md_path));
+  set->push(std::make_unique<ConsoleReporter>(std::cout));
+  return set;
+}
+
+// Checks that only make sense once the ranks exist; every rank leaves the same way when one fails.
+void check_before_run(Connector& connector, World& world, const RunSettings& settings, const Benchmark& benchmark) {
+  std::unique_ptr<Error> problem;
+  try {
+    if (connector.is_root()) {
+      for (const std::string* path : {&settings.json_path, &settings.csv_path, &settings.md_path}) {
+        if (!path->empty()) check_writable(*path);
+      }
+    }
+    benchmark.check(world);
+  } catch (const Error& e) {
+    problem = std::make_unique<Error>(e);
+  }
+  raise_if_any(connector, problem.get());
+}
+
+// The backend, chosen the same way on every rank (hosts may differ in what they can run).
+const BackendEntry& choose_backend_everywhere(Connector& connector, const std::string& requested) {
+  const BackendEntry* entry = nullptr;
+  std::unique_ptr<Error> problem;
+  try {
+    entry = &choose_backend(requested);
+  } catch (const Error& e) {
+    problem = std::make_unique<Error>(e);
+  }
+  raise_if_any(connector, problem.get());
+  const auto names = allgather_string(connector, entry->name);
+  for (const auto& name : names) {
+    if (name != entry->name) {
+      throw Error(ExitCode::unavailable,
+                  fmt::format("--backend {} resolves to '{}' on some ranks and '{}' on others; name one with --backend",
+                              requested, entry->name, name));
+    }
+  }
+  return *entry;
+}
+
+void print_warnings(const std::vector<Warning>& warnings) {
+  for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", w.message);
+}
+
+}  // namespace
+
+RunSettings run_settings(const CommonOptions& options) {
+  RunSettings s;
+  s.backend = options.backend;
+  s.backend_options = backend_options(options);
+  s.timeout_s = options.timeout_s;
+  s.json_path = options.json;
+  s.csv_path = options.csv;
+  s.md_path = options.md;
+  s.malloc_reuse = options.malloc_reuse;
+  return s;
+}
+
+int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
+  if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
+  Connector& connector = inv.connect();
+  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
+  World world(connector, entry.create(connector, settings.backend_options));
+  check_before_run(connector, world, settings, benchmark);
+
+  RunInfo info = make_run_info(connector, world, entry, inv.arguments());
+  info.backend = entry.name;  // argv keeps what was asked
+  std::unique_ptr<ReporterSet> reporters;
+  if (connector.is_root()) {
+    reporters = make_reporters(settings);
+    reporters->begin(info, benchmark.describe(info));
+  }
+
+  // Marks the report failed (on the root) and ends this process without calling MPI: the watchdog and signal
+  // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
+  std::mutex leaving;
+  auto fail_and_exit = [&leaving, &reporters, info](const std::string& message, int exit_code) {
+    std::lock_guard lock(leaving);  // the first of the watchdog and a signal decides
+    if (reporters) {
+      RunInfo failed = info;
+      failed.status = "failed";
+      failed.error = message;
+      failed.end_time = iso_time_now();
+      try {
+        reporters->end(failed);
+      } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
+        fmt::print(stderr, "error: the report could not be marked failed: {}\n", e.what());
+      }
+    }
+    std::cout.flush();
+    std::fflush(stderr);
+    std::_Exit(exit_code);
+  };
+
+  // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
+  Watchdog watchdog(settings.timeout_s, [&connector, &fail_and_exit](const std::string& step, double timeout_s) {
+    const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
+    fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector.rank(), connector.hostname(), message);
+    std::fflush(stderr);
+    // The root writes the report and leaves at once; the others give it (and each other) a moment to say why
+    // before their exit makes the launcher end the job.
+    if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fail_and_exit(message, static_cast<int>(ExitCode::timeout));
+  });
+
+  // Ended from outside (the launcher, after another rank failed or timed out; or Ctrl-C): keep the report's word.
+  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit](int signal) {
+    const std::string step = watchdog.step();
+    fail_and_exit(fmt::format("ended by signal {} ({}){}; when launched by mpirun, another rank failed or timed out "
+                              "first: see its error line",
+                              signal, strsignal(signal), step.empty() ? "" : fmt::format(" during {}", step)),
+                  exit_status_for_signal(signal));
+  });
+
+  Progress progress;
+  BenchmarkOutcome outcome;
+  try {
+    outcome = benchmark.run(world, watchdog, reporters.get(), std::ref(progress));
+  } catch (const Error& e) {
+    if (reporters) {  // keep what was measured, and say why it stopped
+      info.status = "failed";
+      info.error = e.what();
+      info.end_time = iso_time_now();
+      reporters->end(info);
+    }
+    throw;
+  }
+  info.status = "complete";
+  info.end_time = iso_time_now();
+  info.warnings = outcome.warnings;
+  if (reporters) {
+    reporters->end(info);
+    std::cout.flush();
+    print_warnings(outcome.warnings);
+    if (outcome.wrong > 0) {
+      fmt::print(stderr, "error: {} elements were wrong; the results above are not trustworthy\n", outcome.wrong);
+    }
+  }
+  return static_cast<int>(outcome.wrong > 0 ? ExitCode::wrong_results : ExitCode::ok);
+}
+
+}  // namespace distbench::cli

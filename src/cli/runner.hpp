@@ -1,0 +1,28 @@
+// The run lifecycle, once, for every subcommand that starts ranks: connect, choose the backend the same way on
+// every rank, build the World, check (writable outputs, then the benchmark's own checks), describe the run, start
+// the reporters on the root, arm the watchdog and the signal handler (each marks the report failed and ends the
+// job), run the benchmark, print its warnings and return the exit code.
+#pragma once
+
+#include "cli/command.hpp"
+#include "cli/common_options.hpp"
+#include "core/benchmark.hpp"
+
+#include <string>
+
+namespace distbench::cli {
+
+// What the runner takes from the common options.
+struct RunSettings {
+  std::string backend = "auto";
+  BackendOptions backend_options;
+  double timeout_s = 300.0;
+  std::string json_path, csv_path, md_path;  // empty: no such report
+  bool malloc_reuse = false;
+};
+RunSettings run_settings(const CommonOptions& options);
+
+// Runs `benchmark` on every rank; returns the exit code (0, or 3 for wrong results); throws distbench::Error.
+int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark);
+
+}  // namespace distbench::cli

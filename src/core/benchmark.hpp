@@ -1,0 +1,43 @@
+// A benchmark, as the runner (cli/runner.hpp) sees it: the runner owns the lifecycle (connect, backend, World,
+// checks, RunInfo, reporters, watchdog, signals, warnings, exit code); a benchmark owns what it measures and how it
+// is shown. Adding one is a folder of its own under src/benchmarks/ and a src/cli/<name>_cmd.cpp.
+#pragma once
+
+#include "core/record.hpp"
+#include "core/report/layout.hpp"
+#include "core/report/reporter.hpp"
+#include "core/run_info.hpp"
+#include "core/watchdog.hpp"
+#include "core/world.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// Called on the root rank before each row: rows done so far, rows in all, what runs next.
+using ProgressFn = std::function<void(std::size_t done, std::size_t total, const std::string& next)>;
+
+struct BenchmarkOutcome {
+  std::int64_t wrong = 0;         // wrong elements over every checked record and rank (exit code 3 when > 0)
+  std::vector<Warning> warnings;  // root rank only
+};
+
+class Benchmark {
+ public:
+  virtual ~Benchmark() = default;
+
+  // On every rank once the World exists: throws usage_error for what only the ranks can tell (a group that does
+  // not divide the world, a root outside it, buffers larger than the device). The runner makes every rank leave
+  // the same way when one fails.
+  virtual void check(World& world) const = 0;
+  // What the reports say about the run and how they show its records (info.backend is the backend that runs).
+  virtual RunDescription describe(const RunInfo& info) const = 0;
+  // Collective over the world. Emits each row of records to `reporter` on the root rank (null elsewhere); every
+  // step that waits is armed on `watchdog`.
+  virtual BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) = 0;
+};
+
+}  // namespace distbench

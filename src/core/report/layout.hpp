@@ -1,0 +1,79 @@
+// What a benchmark tells the reporters at begin(): its name and config, the shape of its records (parameters,
+// phases, metrics with units, per-rank figures: the JSON and CSV columns) and its table (the console and Markdown
+// columns). Reporters only format what this says; they know nothing of any benchmark.
+//
+// Includes nlohmann/json (the config): include it where reports are made, not from widely used headers.
+#pragma once
+
+#include "core/record.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// How a table cell shows a value (see text.hpp for each).
+enum class CellFormat {
+  text,       // a parameter as it is (left-aligned in Markdown)
+  integer,    // a parameter or metric as a whole number
+  time_us,    // microseconds: time_text
+  bandwidth,  // GB/s: bandwidth_text
+  per_op,     // a count per operation: count_text
+  checked,    // a whole count, "N/A" when not measured (NaN): #wrong
+};
+
+struct ColumnSpec {
+  std::string key;       // a parameter or metric of the records
+  std::string title;     // console: first header line
+  std::string unit;      // console: second header line, e.g. "(us)"
+  int width = 8;         // console: right-aligned in this many characters
+  CellFormat format = CellFormat::text;
+  std::string md_title;  // Markdown header cell (e.g. "time (us)")
+  // A detail column (--show-faults): blank, not "-", when its record is missing or was not measured.
+  bool detail = false;
+};
+
+struct TableLayout {
+  std::vector<ColumnSpec> key_columns;    // taken from the first record of a row
+  std::string split_key;                  // a parameter whose values sit side by side (e.g. "placement"); "": none
+  std::vector<std::string> split_values;  // the groups, in order
+  std::vector<ColumnSpec> value_columns;  // once per group
+};
+
+struct MetricSpec {
+  std::string key;   // JSON key and CSV column, e.g. "busbw_gbps"
+  std::string unit;  // e.g. "GB/s", "us", "1" for counts
+  std::string description;
+};
+
+struct RecordLayout {
+  std::vector<std::string> params;       // every parameter of a record, in order
+  std::vector<std::string> phases;       // the timed phases of a sample, in order
+  std::vector<MetricSpec> metrics;       // in order
+  std::vector<MetricSpec> rank_figures;  // each rank's own figures, in order
+};
+
+// A line of the run's summary: a value for tools (JSON) and its words for people (console, Markdown).
+struct SummaryItem {
+  std::string key;    // JSON key, e.g. "avg_busbw_gbps"
+  std::string label;  // "Avg bus bandwidth"
+  double value = kNotMeasured;
+  std::string text;   // "2.92 GB/s"
+};
+
+struct RunDescription {
+  std::string benchmark;  // the records' kind: "collective", "latency"
+  std::string title;      // what ran, for headings: "allreduce", "latency"
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();  // keys in the order written
+  RecordLayout records;
+  TableLayout table;
+  std::vector<std::string> console_preamble;  // header lines after the tool's line, without the leading "# "
+  std::string md_preamble;                    // the Markdown line after the tool's name and version
+  // The run's summary from its records so far (the console and Markdown footers, the JSON "summary").
+  std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
+};
+
+}  // namespace distbench

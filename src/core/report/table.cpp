@@ -1,0 +1,68 @@
+#include "core/report/table.hpp"
+
+#include "core/report/text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+std::string whole_text(double v) { return std::isfinite(v) ? fmt::format("{:.0f}", v) : std::string("-"); }
+
+}  // namespace
+
+std::string cell_text(const Record& record, const ColumnSpec& column) {
+  if (const ParamValue* p = record.param(column.key)) {
+    if (column.format == CellFormat::integer) {
+      if (const auto* d = std::get_if<double>(p)) return whole_text(*d);
+    }
+    return param_text(*p);
+  }
+  const double v = record.metric(column.key);
+  switch (column.format) {
+    case CellFormat::time_us: return time_text(v);
+    case CellFormat::bandwidth: return bandwidth_text(v);
+    case CellFormat::per_op: return count_text(v);
+    case CellFormat::checked: return std::isfinite(v) ? whole_text(v) : std::string("N/A");
+    case CellFormat::integer: return whole_text(v);
+    case CellFormat::text: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
+  }
+  return "-";
+}
+
+std::vector<std::string> table_groups(const TableLayout& layout) {
+  if (layout.split_key.empty()) return {std::string()};
+  return layout.split_values;
+}
+
+TableRow table_row(const TableLayout& layout, const std::vector<Record>& row) {
+  TableRow out;
+  if (row.empty()) return out;
+  for (const ColumnSpec& c : layout.key_columns) out.keys.push_back(cell_text(row.front(), c));
+  for (const std::string& group : table_groups(layout)) {
+    const Record* r = &row.front();
+    if (!layout.split_key.empty()) {
+      auto it = std::find_if(row.begin(), row.end(), [&](const Record& x) { return x.param_text(layout.split_key) == group; });
+      r = it == row.end() ? nullptr : &*it;
+    }
+    std::vector<std::string> cells;
+    bool status_shown = false;
+    for (const ColumnSpec& c : layout.value_columns) {
+      if (r == nullptr) {
+        cells.emplace_back(c.detail ? "" : "-");
+      } else if (!r->ok()) {
+        cells.emplace_back(!c.detail && !status_shown ? r->status : "");
+        status_shown = status_shown || !c.detail;
+      } else {
+        cells.push_back(cell_text(*r, c));
+      }
+    }
+    out.groups.push_back(std::move(cells));
+  }
+  return out;
+}
+
+}  // namespace distbench

@@ -1,0 +1,34 @@
+// Everything about a run that is not a measurement: tool, arguments, ranks, versions, environment, verdict.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/record.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;
+};
+
+struct RunInfo {
+  std::string tool_version;
+  std::string git_sha;
+  std::vector<std::string> argv;
+  std::string start_time;  // ISO 8601, UTC
+  std::string end_time;    // empty while running
+  std::string status = "incomplete";  // "complete" | "incomplete" | "failed"
+  std::string error;       // why it failed, if it did
+  std::string backend;     // the backend that ran (chosen the same way on every rank)
+  int world_size = 0;
+  std::vector<RankInfo> ranks;
+  KeyValues versions;      // library, device and machine facts
+  KeyValues environment;   // launcher and library variables as set on the root rank
+  std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
+};
+
+}  // namespace distbench

@@ -1,0 +1,24 @@
+// Test builders for reporters fed by the collective sweep: its run description for a plan, and records from
+// CaseResults (the sweep's own results), as the runner and CollectiveBenchmark make them.
+#pragma once
+
+#include "benchmarks/collective/case_result.hpp"
+#include "benchmarks/collective/collective_benchmark.hpp"
+#include "benchmarks/collective/collective_record.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench::test_support {
+
+// The backend recorded in `info` defaults to the plan's, as the runner sets it once chosen.
+inline RunDescription describe(const SweepPlan& plan, RunInfo info) {
+  if (info.backend.empty()) info.backend = plan.backend;
+  return CollectiveBenchmark(plan).describe(info);
+}
+
+inline std::vector<Record> records(const std::vector<CaseResult>& row, const std::vector<std::string>& hosts = {}) {
+  return collective_records(row, hosts);
+}
+
+}  // namespace distbench::test_support
