@@ -117,9 +117,6 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
                  : o.average == "max" ? RankAverage::max
                                       : RankAverage::avg;
   plan.timeout_s = o.common.timeout_s;
-  plan.json_path = o.common.json;
-  plan.csv_path = o.common.csv;
-  plan.md_path = o.common.md;
   plan.backend = o.common.backend;
   plan.backend_options = backend_options(o.common);
   return plan;

@@ -17,11 +17,6 @@
 
 namespace distbench::cli {
 
-Connector& Invocation::connect() {
-  if (!connector) connector = make_connector(argc, argv);
-  return *connector;
-}
-
 namespace {
 
 int report_error(Invocation& inv, ExitCode code, const std::string& message) {

@@ -1,6 +1,7 @@
 // From the command line to the plan, before MPI starts: defaults, the stopping rule each combination of -n,
 // --max-time and --max-noise asks for, the common options reaching the plan, and bad input as usage errors.
 #include "cli/collective_options.hpp"
+#include "cli/runner.hpp"
 
 #include "core/error.hpp"
 
@@ -62,14 +63,34 @@ TEST(CollectiveOptions, CommonOptionsReachThePlan) {
                                    "--show-faults", "--malloc-reuse", "-m", "4", "-z", "1"});
   EXPECT_DOUBLE_EQ(plan.timeout_s, 7.0);
   EXPECT_DOUBLE_EQ(plan.backend_options.timeout_s, 7.0);
-  EXPECT_EQ(plan.json_path, "r.json");
-  EXPECT_EQ(plan.csv_path, "r.csv");
   EXPECT_EQ(plan.backend, "mpi");
   EXPECT_EQ(plan.warmup_iters, 2);
   EXPECT_TRUE(plan.show_faults);
   EXPECT_TRUE(plan.malloc_reuse);
   EXPECT_EQ(plan.backend_options.agg_iters, 4);
   EXPECT_TRUE(plan.backend_options.blocking);
+}
+
+// What the runner takes from the common options: the backend and its flags, the watchdog and the report files.
+TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
+  CLI::App app{"test"};
+  CollectiveOptions options;
+  add_collective_options(app, options);
+  std::vector<std::string> args = {"-T", "9", "--json", "r.json", "--csv", "r.csv", "--md", "r.md", "--backend", "mpi",
+                                   "--malloc-reuse", "-m", "3"};
+  app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+  const RunSettings s = run_settings(options.common);
+  EXPECT_EQ(s.backend, "mpi");
+  EXPECT_DOUBLE_EQ(s.timeout_s, 9.0);
+  EXPECT_EQ(s.json_path, "r.json");
+  EXPECT_EQ(s.csv_path, "r.csv");
+  EXPECT_EQ(s.md_path, "r.md");
+  EXPECT_TRUE(s.malloc_reuse);
+  EXPECT_EQ(s.backend_options.agg_iters, 3);
+  EXPECT_DOUBLE_EQ(s.backend_options.timeout_s, 9.0);
+  const RunSettings defaults = run_settings(CommonOptions{});
+  EXPECT_EQ(defaults.backend, "auto");
+  EXPECT_TRUE(defaults.json_path.empty() && defaults.csv_path.empty() && defaults.md_path.empty());
 }
 
 TEST(CollectiveOptions, SweepOptionsShapeThePlan) {

@@ -322,6 +322,25 @@ TEST(JsonModel, ReadsVersion1Reports) {
   }
 }
 
+// The examples next to SCHEMA.md are reports of this version, written by the tool: the reader takes them.
+TEST(JsonModel, ReadsTheExampleReports) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr) << "run under meson test";
+  for (const auto& [file, benchmark] : {std::pair{"example.json", "collective"}, {"latency-example.json", "latency"}}) {
+    const ParsedReport r = parse_report(read_text(fs::path(root) / "reports" / file));
+    EXPECT_EQ(r.schema_version, kReportSchemaVersion) << file;
+    EXPECT_EQ(r.benchmark, benchmark);
+    EXPECT_EQ(r.info.status, "complete");
+    EXPECT_FALSE(r.records.empty());
+    for (const Record& rec : r.records) {
+      EXPECT_EQ(rec.kind, benchmark);
+      EXPECT_EQ(rec.metric("wrong"), 0);
+      ASSERT_EQ(rec.params.size(), r.layout.params.size());
+      for (std::size_t i = 0; i < rec.params.size(); ++i) EXPECT_EQ(rec.params[i].key, r.layout.params[i]);
+    }
+  }
+}
+
 TEST(JsonModel, ParseRejectsMalformedReports) {
   const std::string good = sample_report({}).dump();
   auto usage_message = [](const std::string& text) -> std::string {

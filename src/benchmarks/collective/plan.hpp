@@ -30,9 +30,6 @@ struct SweepPlan {
   bool check = true;
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
-  std::string json_path;  // empty: no JSON report
-  std::string csv_path;   // empty: no CSV report
-  std::string md_path;    // empty: no Markdown report
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
   bool malloc_reuse = false;  // mallopt before MPI starts: freed memory stays mapped (see malloc_tuning.hpp)
 };

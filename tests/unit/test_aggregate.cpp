@@ -1,0 +1,66 @@
+// Reducing per-rank samples: the -a aggregation per sample, each rank's mean, the spread over ranks, and the
+// collective's time, algbw and busbw from them (benchmarks/collective/aggregate, core/phase_stats).
+#include "benchmarks/collective/aggregate.hpp"
+#include "core/phase_stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace distbench {
+namespace {
+
+// Rank 0 steady at 10 us, rank 1 at 20 us with one slow sample, rank 2 at 30 us.
+const std::vector<std::vector<double>> kByRank = {
+    {10e-6, 10e-6, 10e-6, 10e-6}, {20e-6, 20e-6, 20e-6, 60e-6}, {30e-6, 30e-6, 30e-6, 30e-6}};
+
+TEST(PhaseStats, EachSampleIsAggregatedAcrossRanksAsAsked) {
+  EXPECT_EQ(reduce_phase("t", kByRank, RankAverage::max).stats.samples,
+            (std::vector<double>{30e-6, 30e-6, 30e-6, 60e-6}));
+  EXPECT_EQ(reduce_phase("t", kByRank, RankAverage::min).stats.samples, std::vector<double>(4, 10e-6));
+  EXPECT_EQ(reduce_phase("t", kByRank, RankAverage::rank0).stats.samples, std::vector<double>(4, 10e-6));
+  const auto avg = reduce_phase("t", kByRank, RankAverage::avg).stats.samples;
+  ASSERT_EQ(avg.size(), 4u);
+  EXPECT_NEAR(avg[0], 20e-6, 1e-18);
+  EXPECT_NEAR(avg[3], 100e-6 / 3, 1e-18);
+}
+
+TEST(PhaseStats, RankMeansAndTheirSpread) {
+  const ReducedPhase p = reduce_phase("reduce", kByRank, RankAverage::avg);
+  EXPECT_EQ(p.stats.name, "reduce");
+  ASSERT_EQ(p.rank_means.size(), 3u);
+  EXPECT_NEAR(p.rank_means[1], 30e-6, 1e-18);
+  EXPECT_NEAR(p.stats.rank_spread.rank0, 10e-6, 1e-18);
+  EXPECT_NEAR(p.stats.rank_spread.min, 10e-6, 1e-18);
+  EXPECT_NEAR(p.stats.rank_spread.max, 30e-6, 1e-18);
+  EXPECT_NEAR(p.stats.rank_spread.avg, 70e-6 / 3, 1e-18);
+  EXPECT_EQ(p.stats.summary.samples, 4u);
+  EXPECT_NEAR(pick(RankAverage::max, p.stats.rank_spread), 30e-6, 1e-18);
+}
+
+TEST(PhaseStats, NoRanksNoSamples) {
+  const ReducedPhase p = reduce_phase("t", {}, RankAverage::avg);
+  EXPECT_TRUE(p.stats.samples.empty());
+  EXPECT_TRUE(p.rank_means.empty());
+  EXPECT_EQ(p.stats.summary.samples, 0u);
+}
+
+// nccl-tests' figures: time is -a over the ranks' means; algbw = S / time; busbw = algbw * 2(n-1)/n for allreduce.
+TEST(Aggregate, TimeAndBandwidthsFollowTheAverageAndTheBusFactor) {
+  CaseResult r;
+  r.bytes = 3000000;
+  r.nranks = 3;
+  aggregate_samples(kByRank, RankAverage::max, Collective::allreduce, r);
+  EXPECT_NEAR(r.time_shown, 30e-6, 1e-18);
+  EXPECT_NEAR(r.algbw, 3000000 / 30e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(r.busbw, r.algbw * 4.0 / 3.0, 1e-9);
+  EXPECT_EQ(r.rank_means.size(), 3u);
+  EXPECT_EQ(r.samples.size(), 4u);
+
+  aggregate_samples(kByRank, RankAverage::rank0, Collective::broadcast, r);
+  EXPECT_NEAR(r.time_shown, 10e-6, 1e-18);
+  EXPECT_NEAR(r.busbw, r.algbw, 1e-12);  // broadcast's bus factor is 1
+}
+
+}  // namespace
+}  // namespace distbench

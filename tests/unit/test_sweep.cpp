@@ -1,0 +1,128 @@
+// The collective sweep's plan-level logic: its groups, the root check, the buffers it needs, and how its cases
+// become records, a table and a summary (benchmarks/collective).
+#include "benchmarks/collective/collective_benchmark.hpp"
+#include "benchmarks/collective/collective_record.hpp"
+#include "benchmarks/collective/sweep.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+TEST(Sweep, PartitionIsTheWorldOrConsecutiveGroups) {
+  SweepPlan plan;
+  EXPECT_EQ(sweep_partition(plan, 4).groups, (std::vector<std::vector<int>>{{0, 1, 2, 3}}));
+  plan.group_size = 2;
+  EXPECT_EQ(sweep_partition(plan, 4).groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  plan.group_size = 3;
+  EXPECT_THROW(sweep_partition(plan, 4), Error);
+}
+
+TEST(Sweep, RootMustBeInTheGroup) {
+  SweepPlan plan;
+  plan.collective = Collective::broadcast;
+  plan.root = 2;
+  EXPECT_NO_THROW(check_root(plan, 3));
+  try {
+    check_root(plan, 2);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_STREQ(e.what(), "-r/--root 2 is outside the group of 2 ranks; pick a root in 0..1");
+  }
+  plan.collective = Collective::allreduce;  // no root: nothing to check
+  EXPECT_NO_THROW(check_root(plan, 2));
+}
+
+TEST(Sweep, BufferBytesCoverTheLargestCaseOfEveryPlacement) {
+  SweepPlan plan;
+  plan.sizes = {1024, 1048576};
+  plan.dtypes = {DType::float32};
+  // allreduce: out-of-place needs a send and a receive buffer of S; in-place only the receive buffer.
+  EXPECT_EQ(sweep_buffer_bytes(plan, 4), 2u * 1048576);
+  plan.placements = {Placement::in_place};
+  EXPECT_EQ(sweep_buffer_bytes(plan, 4), 1048576u);
+  // allgather, out-of-place: each rank sends S / n and receives S.
+  plan.collective = Collective::allgather;
+  plan.placements = {Placement::out_of_place};
+  EXPECT_EQ(sweep_buffer_bytes(plan, 4), 1048576u / 4 + 1048576u);
+}
+
+CaseResult measured(std::string placement, double busbw, std::int64_t wrong) {
+  CaseResult r;
+  r.collective = "allreduce";
+  r.backend = "mpi";
+  r.dtype = "float32";
+  r.op = "sum";
+  r.placement = std::move(placement);
+  r.bytes = 64;
+  r.count = 16;
+  r.nranks = 2;
+  r.group = "world";
+  r.busbw = busbw;
+  r.wrong = wrong;
+  r.time_shown = 2e-6;
+  r.rank_means = {1e-6, 3e-6};
+  r.os_per_op = {{1, 0, 2, 0}, {0, 0.5, 0, 0.25}};
+  return r;
+}
+
+TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
+  const Record r = collective_record(measured("in-place", 1.5, -1), {"node-a", "node-b"});
+  EXPECT_EQ(r.kind, "collective");
+  std::vector<std::string> keys;
+  for (const Param& p : r.params) keys.push_back(p.key);
+  EXPECT_EQ(keys, collective_record_layout().params);
+  EXPECT_EQ(r.param_text("placement"), "in-place");
+  EXPECT_EQ(std::get<std::int64_t>(*r.param("bytes")), 64);
+  EXPECT_DOUBLE_EQ(r.metric("time_us"), 2.0);
+  EXPECT_TRUE(std::isnan(r.metric("wrong")));  // not checked
+  EXPECT_DOUBLE_EQ(r.metric("faults_per_op"), 1.0);
+  EXPECT_DOUBLE_EQ(r.metric("switches_per_op"), 2.0);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[1].host, "node-b");
+  EXPECT_EQ(r.ranks[1].figures[0].key, "time_us");
+  EXPECT_DOUBLE_EQ(r.ranks[1].figures[0].value, 3.0);
+  ASSERT_NE(r.phase("time"), nullptr);
+
+  CaseResult skipped = measured("out-of-place", 0, 0);
+  skipped.status = "skipped";
+  skipped.skip_reason = "no";
+  const Record s = collective_record(skipped, {});
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.metrics.empty());
+  EXPECT_TRUE(s.phases.empty());
+}
+
+TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) {
+  const auto recs = collective_records({measured("out-of-place", 1.0, 0), measured("in-place", 2.0, 3)}, {});
+  const auto items = collective_summary(recs);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].key, "avg_busbw_gbps");
+  EXPECT_DOUBLE_EQ(items[0].value, 1.5);
+  EXPECT_EQ(items[0].text, "1.50 GB/s");
+  EXPECT_EQ(items[1].text, "3");
+  const auto none = collective_summary({});
+  EXPECT_EQ(none[0].text, "N/A (nothing measured)");
+  EXPECT_EQ(none[1].text, "not checked");
+}
+
+TEST(CollectiveTable, PlacementsSideBySideAndFaultColumnsOnRequest) {
+  SweepPlan plan;
+  TableLayout t = collective_table(plan);
+  EXPECT_EQ(t.split_key, "placement");
+  EXPECT_EQ(t.split_values, (std::vector<std::string>{"out-of-place", "in-place"}));
+  EXPECT_EQ(t.value_columns.size(), 4u);
+  plan.show_faults = true;
+  plan.placements = {Placement::in_place};
+  t = collective_table(plan);
+  EXPECT_EQ(t.split_values, (std::vector<std::string>{"in-place"}));
+  ASSERT_EQ(t.value_columns.size(), 6u);
+  EXPECT_TRUE(t.value_columns[4].detail);
+}
+
+}  // namespace
+}  // namespace distbench
