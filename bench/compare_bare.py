@@ -64,8 +64,8 @@ def run_distbench(args, collective, tmpdir, rnd):
     if doc.get("status") != "complete":
         sys.exit(f"compare_bare: distbench {collective} report status is {doc.get('status')!r}: {doc.get('error')}")
     cases, wrong = {}, 0
-    for r in doc["results"]:
-        if r.get("status") != "ok" or r.get("placement") != args.placement:
+    for r in common.report_cases(doc):
+        if r.get("placement") != args.placement:
             continue
         cases[int(r["bytes"])] = {
             "count": int(r["count"]), "k": int(r["ops_per_sample"]), "n": int(r["time_us"]["samples"]),

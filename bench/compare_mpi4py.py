@@ -95,6 +95,23 @@ def keep(args, name, text):
             f.write(text)
 
 
+def report_cases(doc):
+    """Every measured case of a distbench JSON report, flat: the record's parameters plus ops_per_sample, the
+    table's time (time_shown_us), the time phase's summary (time_us) and wrong. Reads schema 2 (records) and 1."""
+    if doc.get("schema_version") == 1:
+        return [r for r in doc["results"] if r.get("status") == "ok"]
+    cases = []
+    for rec in doc["records"]:
+        if rec["status"] != "ok":
+            continue
+        case = dict(rec["params"])
+        time = next(p for p in rec["phases"] if p["name"] == "time")
+        case.update(ops_per_sample=rec["ops_per_sample"], time_shown_us=rec["metrics"]["time_us"],
+                    time_us=time["time_us"], wrong=rec["metrics"].get("wrong"))
+        cases.append(case)
+    return cases
+
+
 def run_distbench(args, collective, tmpdir, rnd):
     report = os.path.join(tmpdir, f"{collective}.json")
     cmd = launcher(args) + [args.distbench, collective, "--placement", "out-of-place", "-d", "float32", "-o", "sum",
@@ -105,8 +122,8 @@ def run_distbench(args, collective, tmpdir, rnd):
     keep(args, f"round{rnd + 1}-{collective}-distbench.json", text)
     doc = json.loads(text)
     times, wrong = {}, 0
-    for r in doc["results"]:
-        if r.get("status") != "ok" or r.get("placement") != "out-of-place":
+    for r in report_cases(doc):
+        if r.get("placement") != "out-of-place":
             continue
         times[int(r["bytes"])] = (float(r["time_shown_us"]), float(r["time_us"]["median"]))
         wrong += max(int(r.get("wrong") or 0), 0)  # -1 or null: not checked

@@ -47,7 +47,7 @@ def run_distbench(args, report):
     with open(report) as f:
         doc = json.load(f)
     rows = [(int(r["bytes"]), int(r["ops_per_sample"]), int(r["time_us"]["samples"]), float(r["time_shown_us"]))
-            for r in doc["results"] if r.get("status") == "ok"]
+            for r in common.report_cases(doc)]
     return wall, rows, doc["config"].get("warmup_iters")
 
 

@@ -17,6 +17,22 @@ inline RunDescription describe(const SweepPlan& plan, RunInfo info) {
   return CollectiveBenchmark(plan).describe(info);
 }
 
+// An allreduce float32 sum case of `bytes` on `nranks` ranks of the world, not yet measured: tests set the rest.
+inline CaseResult allreduce_case(std::string placement, std::uint64_t bytes, int nranks) {
+  CaseResult r;
+  r.collective = "allreduce";
+  r.backend = "mpi";
+  r.dtype = "float32";
+  r.op = "sum";
+  r.placement = std::move(placement);
+  r.root = -1;
+  r.bytes = bytes;
+  r.count = bytes / 4;
+  r.nranks = nranks;
+  r.group = "world";
+  return r;
+}
+
 inline std::vector<Record> records(const std::vector<CaseResult>& row, const std::vector<std::string>& hosts = {}) {
   return collective_records(row, hosts);
 }

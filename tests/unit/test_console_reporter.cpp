@@ -25,17 +25,7 @@ RunInfo two_hosts_four_ranks() {
 
 CaseResult result(std::string placement, std::uint64_t bytes, double time_us, double algbw, double busbw,
                   std::int64_t wrong) {
-  CaseResult r;
-  r.collective = "allreduce";
-  r.backend = "mpi";
-  r.dtype = "float32";
-  r.op = "sum";
-  r.placement = std::move(placement);
-  r.root = -1;
-  r.bytes = bytes;
-  r.count = bytes / 4;
-  r.nranks = 4;
-  r.group = "world";
+  CaseResult r = test_support::allreduce_case(std::move(placement), bytes, 4);
   r.time_shown = time_us * 1e-6;
   r.algbw = algbw;
   r.busbw = busbw;

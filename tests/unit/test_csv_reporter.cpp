@@ -46,16 +46,7 @@ constexpr std::string_view kHeader =
     "algbw_gbps,busbw_gbps,wrong,faults_per_op,switches_per_op,status,skip_reason\n";
 
 CaseResult measured(std::string placement, std::int64_t wrong) {
-  CaseResult r;
-  r.collective = "allreduce";
-  r.backend = "mpi";
-  r.dtype = "float32";
-  r.op = "sum";
-  r.placement = std::move(placement);
-  r.bytes = 1048576;
-  r.count = 262144;
-  r.nranks = 4;
-  r.group = "world";
+  CaseResult r = test_support::allreduce_case(std::move(placement), 1048576, 4);
   r.time.samples = 20;
   r.time.median = 250.5e-6;
   r.time.mean = 251e-6;

@@ -52,16 +52,7 @@ SweepPlan sample_plan() {
 }
 
 CaseResult sample_result(std::string placement, std::uint64_t bytes) {
-  CaseResult r;
-  r.collective = "allreduce";
-  r.backend = "mpi";
-  r.dtype = "float32";
-  r.op = "sum";
-  r.placement = std::move(placement);
-  r.bytes = bytes;
-  r.count = bytes / 4;
-  r.nranks = 2;
-  r.group = "world";
+  CaseResult r = test_support::allreduce_case(std::move(placement), bytes, 2);
   r.ops_per_sample = 4;
   r.samples = {1.1e-5, 1.3e-5, 1.2e-5, 1.234567890123e-5};
   r.time = {4, 1.21e-5, 1.2086419725e-5, 1.1e-5, 1.3e-5, 8.2e-7, 1.298e-5, 5.5e-7, 6.78, 0, 1.1e-5, 1.3e-5, 8.26};

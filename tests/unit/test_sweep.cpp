@@ -4,6 +4,7 @@
 #include "benchmarks/collective/collective_record.hpp"
 #include "benchmarks/collective/sweep.hpp"
 #include "core/error.hpp"
+#include "tests/support/collective_records.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,16 +53,7 @@ TEST(Sweep, BufferBytesCoverTheLargestCaseOfEveryPlacement) {
 }
 
 CaseResult measured(std::string placement, double busbw, std::int64_t wrong) {
-  CaseResult r;
-  r.collective = "allreduce";
-  r.backend = "mpi";
-  r.dtype = "float32";
-  r.op = "sum";
-  r.placement = std::move(placement);
-  r.bytes = 64;
-  r.count = 16;
-  r.nranks = 2;
-  r.group = "world";
+  CaseResult r = test_support::allreduce_case(std::move(placement), 64, 2);
   r.busbw = busbw;
   r.wrong = wrong;
   r.time_shown = 2e-6;
