@@ -75,6 +75,11 @@ TEST(NcclMpi, AWaitForAMissingPeerTimesOutAndAborts) {
   auto comm = world.backend().create_communicator(world_partition(connector.size()));  // fresh: it will be aborted
   Case k = make_case(world.backend(), *comm, Collective::allreduce, DType::float32, ReduceOp::sum,
                      Placement::out_of_place, 1024, 0);
+  // NCCL (2.28) connects a communicator's peers at its first collective, and a non-blocking communicator then
+  // reports "in progress" until the peer joins: connect them with one completed call first, so that the wait below is
+  // what times out.
+  comm->run(k.call);
+  comm->synchronize(Seconds(60));
   auto expect_abort = [&](Seconds wait) {
     try {
       comm->start(k.call)->wait(wait);

@@ -1,0 +1,494 @@
+#!/usr/bin/env bash
+# The GPU checklist (GPU.md), run on a GPU machine from the repository root with the bundle that
+# scripts/gpu/bundle.sh made in .gpu/. Unpacks the bundled Open MPI into a prefix (never over /), finds NCCL (the
+# nvidia-nccl-cu13 wheel, or NCCL_LIB), and runs the phases named (default: all). All output goes to $OUT/check.log,
+# the phases' reports and full output to $OUT/work.tar.gz:
+#
+#   env       GPU, driver, NCCL, `distbench list` and `info` (1 and 2 ranks)
+#   tests     every single-process gpu test executable, then phase mpitests
+#   mpitests  test_nccl_mpi under mpirun -np 2 and 4 (the missing-peer test on its own)
+#   one       1 rank: allreduce -b 8 -e 8G -f 2 against the device copy bandwidth (target >= 0.9 from 64 MiB)
+#   peer      nccl-tests all_reduce_perf at the same sizes against distbench (needs .gpu/peers/all_reduce_perf)
+#   flags     1 rank: -G (CUDA graphs), -g 2 (must fail clearly on one GPU), -R (registered buffers), -m, -z
+#   canary    2 ranks on the one GPU (NCCL_HOSTID per rank), one small allreduce with NCCL_DEBUG=INFO
+#   timeout   -T 10 with one rank stopped (SIGSTOP), rank 1 then rank 0: the job must end within the timeout
+#   ranks     2 and 4 ranks on one GPU: every collective x dtype x op x placement, #wrong = 0
+#   flags2    2 ranks: -G and -R
+#   latency   distbench latency over the backend, 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank), #wrong = 0
+#
+# Every mpirun runs under a guard: when it outlives its limit the ranks' stacks are taken (cuda-gdb, when there)
+# into $WORK/TAG.bt before the job is ended.
+#
+#   OUT=/tmp/out bash scripts/gpu/check.sh [PHASE ...]      (as root: Open MPI is told root is fine)
+#
+# Exit code: the number of failed checks (0: all passed). Environment: BUNDLE (.gpu), PFX (/tmp/distbench-pfx),
+# WORK (/tmp/distbench-gpu: JSON reports, full console output), NCCL_LIB (the folder with libnccl.so.2), BACKEND
+# (nccl; `mpi` rehearses the phases ranks and timeout on a machine without a GPU), MAXBYTES (8G), DEADLINE
+# (seconds: phases and runs that would start later are skipped; 0: none), MPITESTS, RANKS_NP, RANKS_COLLS (subsets
+# of phases mpitests and ranks; see their defaults below).
+set -u
+set -o pipefail
+cd "$(dirname "$0")/../.."
+BUNDLE=$(cd "${BUNDLE:-.gpu}" && pwd) || { echo "error: no bundle (run scripts/gpu/bundle.sh first)" >&2; exit 2; }
+OUT=${OUT:-/tmp/distbench-gpu-out}
+PFX=${PFX:-/tmp/distbench-pfx}
+WORK=${WORK:-/tmp/distbench-gpu}
+BACKEND=${BACKEND:-nccl}
+MAXBYTES=${MAXBYTES:-8G}  # the largest size of phases one and peer
+mkdir -p "$OUT" "$WORK"
+exec > >(tee -a "$OUT/check.log") 2>&1  # all output in one file: few files come back from $OUT
+DEADLINE=${DEADLINE:-0}
+MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/*"}  # which test_nccl_mpi runs
+RANKS_NP=${RANKS_NP:-"2 4"}  # phase ranks: rank counts and collectives
+RANKS_COLLS=${RANKS_COLLS:-"allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv"}
+phases=${*:-env canary tests one peer flags timeout ranks flags2}
+# Rows of a report, schema 1 (`results`) or 2 (`records` with `params` and `metrics`), as flat dicts with the keys
+# bytes, placement, dtype, op, status, skip_reason, time_shown_us, algbw_gbps, wrong. Imported by the checks below.
+cat > "$WORK/report_rows.py" <<'EOF'
+def rows(report):
+    if "records" not in report:
+        return report["results"]
+    out = []
+    for r in report["records"]:
+        if r.get("kind", "collective") != "collective":
+            continue
+        m = r.get("metrics") or {}
+        row = dict(r["params"])
+        row.update(status=r["status"], skip_reason=r.get("skip_reason"), time_shown_us=m.get("time_us"),
+                   algbw_gbps=m.get("algbw_gbps"), wrong=m.get("wrong"))
+        out.append(row)
+    return out
+EOF
+export PYTHONPATH="$WORK${PYTHONPATH:+:$PYTHONPATH}"
+fail() { echo "CHECK FAILED: $*"; echo "$*" >> "$WORK/failures"; }  # phases run in a pipeline: count in a file
+: > "$WORK/failures"
+
+# ---- the environment -------------------------------------------------------------------------------------------
+ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+py() { LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" python3 "$@"; }  # the machine's Python, without the bundle's libraries
+
+if [ ! -x "$PFX/usr/bin/mpirun" ]; then
+  rm -rf "$PFX"
+  mkdir -p "$PFX"
+  for deb in "$BUNDLE"/debs/*.deb; do dpkg-deb -x "$deb" "$PFX"; done
+  # Debian names the launchers through update-alternatives, which dpkg-deb -x does not run.
+  ln -sf mpirun.openmpi "$PFX/usr/bin/mpirun"
+  ln -sf mpiexec.openmpi "$PFX/usr/bin/mpiexec"
+  # General-purpose libraries: keep the machine's own where it has one (newer than Debian 12's; programs of the
+  # machine would otherwise load ours through LD_LIBRARY_PATH).
+  for lib in libz.so.1 libudev.so.1 libatomic.so.1 libbsd.so.0 libmd.so.0 libnuma.so.1 libpciaccess.so.0 \
+             libnl-3.so.200 libnl-route-3.so.200; do
+    if ldconfig -p | grep -q "^[[:space:]]*$lib "; then
+      rm -f "$PFX"/lib/x86_64-linux-gnu/"$lib"* "$PFX"/usr/lib/x86_64-linux-gnu/"$lib"*
+    fi
+  done
+fi
+if [ -z "${NCCL_LIB:-}" ]; then
+  NCCL_LIB=$(py -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null) \
+    || NCCL_LIB=""
+fi
+[ -n "$NCCL_LIB" ] && [ -e "$NCCL_LIB/libnccl.so.2" ] || echo "warning: libnccl.so.2 not found (NCCL_LIB='$NCCL_LIB')"
+
+export PATH="$BUNDLE/bin:$PFX/usr/bin:$PATH"
+LD_LIBRARY_PATH="$PFX/usr/lib/x86_64-linux-gnu/openmpi/lib:$PFX/usr/lib/x86_64-linux-gnu:$PFX/lib/x86_64-linux-gnu"
+export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$NCCL_LIB${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
+# Open MPI relocated: its prefix (OPAL_PREFIX), PMIx's own (Debian installs PMIx under .../pmix2, and without
+# PMIX_PKGLIBDIR and PMIX_PKGDATADIR it looks for its components and help files in /usr), and what Debian's
+# /etc/openmpi/openmpi-mca-params.conf would say (not read from the prefix). No ssh there: one host needs no agent.
+export OPAL_PREFIX="$PFX/usr"
+export PMIX_PREFIX="$PFX/usr/lib/x86_64-linux-gnu/pmix2"
+export PMIX_PKGLIBDIR="$PMIX_PREFIX/lib/pmix" PMIX_PKGDATADIR="$PMIX_PREFIX/share/pmix"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mtl='^ofi'
+export OMPI_MCA_osc='^ucx,pt2pt' OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_plm_rsh_agent=false
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+# Several ranks on one GPU: NCCL refuses one device twice unless each rank claims a host of its own.
+HOSTID_WRAP=(sh -c 'NCCL_HOSTID=distbench-rank$OMPI_COMM_WORLD_RANK exec "$@"' sh)
+
+time_left() { if [ "$DEADLINE" -gt 0 ]; then echo $((DEADLINE - SECONDS)); else echo 999999; fi; }
+LINEBUF=(stdbuf -oL -eL)  # output of a rank that is killed is otherwise lost in its stdio buffer
+
+children() {  # children PID: the processes whose parent is PID (no procps needed)
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(awk '/^PPid:/ {print $2}' "$p/status" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+  done
+}
+
+backtraces() {  # backtraces PID: the state and stacks of PID's children (the ranks, for an mpirun)
+  local gdb pid
+  gdb=$(command -v cuda-gdb || ls "${CUDA_HOME:-/usr/local/cuda}/bin/cuda-gdb" 2>/dev/null)
+  nvidia-smi --query-compute-apps=pid,used_memory --format=csv 2>&1
+  for pid in $(children "$1" | head -2); do  # two ranks at most: attaching takes time
+    echo "----- pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" | cut -c1-200)"
+    grep -E '^(State|Threads)' "/proc/$pid/status"
+    for t in /proc/$pid/task/*; do echo "  task ${t##*/} $(cat "$t/comm") $(cat "$t/wchan" 2>/dev/null)"; done
+    [ -n "$gdb" ] && timeout 45 "$gdb" -q -batch -p "$pid" -ex 'info threads' -ex 'thread apply all bt 30' 2>&1 \
+      | grep -v '^\[New LWP' | head -400
+  done
+}
+
+guarded() {  # guarded SECS TAG CMD...: CMD's output in $WORK/TAG.out; past SECS, stacks in $WORK/TAG.bt, then ended
+  local secs=$1 tag=$2 job t=0 rc
+  shift 2
+  "$@" > "$WORK/$tag.out" 2>&1 &
+  job=$!
+  while [ $t -lt "$secs" ] && kill -0 $job 2>/dev/null; do sleep 1; t=$((t + 1)); done
+  if kill -0 $job 2>/dev/null; then
+    echo "$tag: still running after $secs s: stacks in $tag.bt (first hang only), then ending the job"
+    [ -f "$WORK/stacks.taken" ] || { touch "$WORK/stacks.taken"; backtraces $job > "$WORK/$tag.bt" 2>&1; }
+    kill -TERM $job 2>/dev/null; sleep 5
+    for pid in $(children $job); do kill -KILL "$pid" 2>/dev/null; done
+    kill -KILL $job 2>/dev/null
+    wait $job
+    return 124
+  fi
+  wait $job; rc=$?
+  return $rc
+}
+
+run_phase() {  # run_phase NAME: the function phase_NAME, its output in $OUT/NAME.log
+  local name=$1 t0=$SECONDS
+  if [ "$(time_left)" -lt 30 ]; then
+    echo "=== phase $name skipped: deadline"; echo "$name: skipped (deadline)" >> "$WORK/failures"; return
+  fi
+  echo "=== phase $name"
+  "phase_$name" 2>&1 | tee "$WORK/$name.log"
+  echo "=== phase $name done in $((SECONDS - t0)) s"
+}
+
+# ---- phases ------------------------------------------------------------------------------------------------------
+phase_env() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+  nvcc --version 2>/dev/null | tail -2
+  py -c "import nvidia.nccl; print('nccl wheel:', list(nvidia.nccl.__path__)[0])"
+  py -m pip show nvidia-nccl-cu13 2>/dev/null | grep -E '^(Name|Version)'
+  echo "NCCL_LIB=$NCCL_LIB"; ls -la "$NCCL_LIB"
+  echo "bundle: $(cat "$BUNDLE/SOURCE_COMMIT" 2>/dev/null)"
+  ldd "$BUNDLE/bin/distbench"
+  mpirun --version | head -1
+  distbench --version
+  distbench list
+  echo "--- distbench info (singleton)"
+  distbench info; echo "rc=$?"
+  echo "--- mpirun -np 2 distbench info"
+  "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench info; echo "rc=$?"
+}
+
+gtest_summary() {  # gtest_summary NAME OUTPUT_FILE RC: counts, every test not passed with its reason; fails on skips
+  py - "$@" "$(nvidia-smi -L > /dev/null 2>&1 && echo gpu || echo none)" <<'EOF'
+import re, sys
+name, path, rc, gpu = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "gpu"
+# Under mpirun the ranks' output goes through a pseudo-terminal: gtest colours it unless told not to.
+lines = re.sub(r"\x1b\[[0-9;]*m", "", open(path, errors="replace").read()).splitlines()
+status, reason, current, last = {}, {}, None, []
+for line in lines:
+    m = re.match(r"\[ RUN      \] (\S+)", line)
+    if m:
+        current, last = m.group(1), []
+        continue
+    m = re.match(r"\[ +(OK|SKIPPED|FAILED) +\] (\S+) \(\d+ ms\)", line)
+    if m and m.group(2) == current:
+        status[current] = m.group(1)
+        if m.group(1) != "OK":
+            reason[current] = " | ".join(l.strip() for l in last if l.strip())[:300]
+        current = None
+    elif current:
+        last.append(line)
+counts = {k: sum(1 for v in status.values() if v == k) for k in ("OK", "SKIPPED", "FAILED")}
+print(f"{name:<32} rc={rc} passed={counts['OK']} skipped={counts['SKIPPED']} failed={counts['FAILED']}")
+for test, why in reason.items():
+    print(f"    {status[test]}: {test}: {why}")
+if rc != 0 and not status:
+    print("    no test ran; last lines:", *lines[-8:], sep="\n    ")
+# On a GPU machine a test skipped for want of a device means the device code never ran.
+no_device = [t for t, why in reason.items() if status[t] == "SKIPPED" and "no CUDA device" in why]
+sys.exit(1 if rc != 0 or counts["FAILED"] or (gpu and no_device) or not status else 0)
+EOF
+}
+
+phase_tests() {
+  local t name rc
+  for t in "$BUNDLE"/tests/test_*; do
+    name=$(basename "$t")
+    [ "$name" = test_nccl_mpi ] && continue
+    timeout 300 "$t" > "$WORK/$name.out" 2>&1; rc=$?
+    gtest_summary "$name" "$WORK/$name.out" $rc || fail "$name (rc=$rc; or tests skipped on a GPU machine)"
+  done
+  phase_mpitests
+}
+
+phase_mpitests() {
+  local np rc filter tag secs
+  canary_failed mpitests && return
+  # As tests/gpu/meson.build runs it; the test gives each rank its own NCCL_HOSTID when ranks outnumber GPUs.
+  for np in 2 4; do
+    for filter in 'NcclMpi/*' 'NcclMpi.AWaitForAMissingPeer*'; do
+      [ $np -eq 4 ] && [ "$filter" != 'NcclMpi/*' ] && continue
+      case " $MPITESTS " in *" np$np:$filter "*) ;; *) continue;; esac
+      [ $np -eq 4 ] && [ -f "$WORK/mpitests-np2.failed" ] && { echo "np=4 not run: np=2 failed"; continue; }
+      [ "$(time_left)" -lt 70 ] && { echo "deadline: test_nccl_mpi np=$np $filter not run"; continue; }
+      tag="test_nccl_mpi_np$np-$([ "$filter" = 'NcclMpi/*' ] && echo collectives || echo missing_peer)"
+      secs=60; [ "$filter" = 'NcclMpi/*' ] || secs=45
+      guarded $secs "$tag" "${MPIRUN[@]}" --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
+        --mca btl_tcp_if_include lo -np $np "${LINEBUF[@]}" "$BUNDLE/tests/test_nccl_mpi" --gtest_filter="$filter" \
+        --gtest_color=no
+      rc=$?
+      gtest_summary "test_nccl_mpi -np $np $filter" "$WORK/$tag.out" $rc || fail "test_nccl_mpi np=$np $filter rc=$rc"
+      if [ $rc -ne 0 ]; then
+        [ $np -eq 2 ] && [ "$filter" = 'NcclMpi/*' ] && touch "$WORK/mpitests-np2.failed"
+        echo "    last lines:"; tail -25 "$WORK/$tag.out" | sed 's/^/    | /'
+        [ -f "$WORK/$tag.bt" ] && grep -E '^-----|^State|#[0-9]+ ' "$WORK/$tag.bt" \
+          | grep -v -E ' in (poll|epoll_wait|nanosleep|clock_nanosleep|__GI___poll|sched_yield|pthread_cond_wait)' \
+          | head -80 | sed 's/^/    bt /'
+      fi
+    done
+  done
+}
+
+canary_failed() {  # canary_failed PHASE: true (and a failure recorded) when the canary ran and failed
+  [ -f "$WORK/canary.done" ] && [ ! -f "$WORK/canary.ok" ] && fail "$1: not run, the canary failed"
+}
+
+phase_canary() {
+  local rc
+  guarded 60 canary env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" \
+    "${HOSTID_WRAP[@]}" distbench allreduce --backend $BACKEND -b 8 -e 1M -f 1024 -n 3 -T 30
+  rc=$?
+  echo "2-rank allreduce rc=$rc"
+  grep -v -E 'NCCL INFO (cudaDriverVersion|Bootstrap|comm 0x|Channel|Connected|Using network|init.cc.*Init START)' \
+    "$WORK/canary.out" | head -60
+  if [ $rc -ne 0 ]; then
+    fail "canary: 2 ranks on one GPU rc=$rc"
+    [ -f "$WORK/canary.bt" ] && head -150 "$WORK/canary.bt"
+  fi
+  touch "$WORK/canary.done"; [ $rc -eq 0 ] && touch "$WORK/canary.ok"
+}
+
+phase_latency() {
+  local rc np
+  for np in 2 4; do
+    guarded 120 latency$np "${MPIRUN[@]}" -np $np "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" \
+      distbench latency --backend $BACKEND -b 1 -e 1M -f 4 -T 60 --json "$WORK/latency$np.json"
+    rc=$?
+    echo "latency np $np rc=$rc"
+    cat "$WORK/latency$np.out"
+    [ $rc -eq 0 ] || fail "latency np $np rc=$rc"
+    py - "$WORK/latency$np.json" <<'PYEOF' || fail "latency np $np report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema_version"] == 2 and r["benchmark"] == "latency" and r["status"] == "complete", r["status"]
+wrong = [x["metrics"].get("wrong") for x in r["records"]]
+print("records", len(r["records"]), "backend", r["backend"], "wrong", wrong)
+assert all(w == 0 for w in wrong), wrong
+PYEOF
+  done
+}
+
+phase_one() {
+  local rc
+  echo "--- distbench info (copy bandwidth)"
+  distbench info | tee "$WORK/info.txt"
+  echo "--- distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --json "$WORK/one.json"; rc=$?
+  echo "rc=$rc"
+  [ $rc -eq 0 ] || fail "one-rank sweep rc=$rc"
+  py - "$WORK/info.txt" "$WORK/one.json" <<'EOF' || fail "algbw / copy bandwidth below 0.9"
+import json, re, sys
+from report_rows import rows
+info = open(sys.argv[1]).read()
+report = json.load(open(sys.argv[2]))
+versions = report.get("environment", {}).get("versions", {}) or report.get("versions", {})
+m = re.search(r"copy\.gpu0\.d2d:?\s*([\d.]+) GB/s", info)
+d2d_info = float(m.group(1)) if m else None
+d2d_run = None
+for k, v in versions.items():
+    if k.endswith(".d2d"):
+        d2d_run = float(re.match(r"([\d.]+)", v).group(1))
+print(f"device copy (bytes copied): info {d2d_info} GB/s, in the sweep's report {d2d_run} GB/s")
+copy = d2d_run or d2d_info
+if not copy:
+    print("no device copy bandwidth found (distbench info: copy.gpu0.d2d)")
+    sys.exit(1)
+ok = True
+print(f"{'bytes':>12} {'placement':>13} {'time_us':>10} {'algbw GB/s':>11} {'ratio':>6}")
+for r in rows(report):
+    if r["bytes"] < 64 << 20 or r["status"] != "ok":
+        continue
+    ratio = r["algbw_gbps"] / copy
+    print(f"{r['bytes']:>12} {r['placement']:>13} {r['time_shown_us']:>10.1f} {r['algbw_gbps']:>11.1f} {ratio:>6.3f}")
+    if r["placement"] == "out-of-place" and ratio < 0.9:
+        ok = False
+wrong = sum(r["wrong"] or 0 for r in rows(report))
+print("sum #wrong:", wrong)
+sys.exit(0 if ok and wrong == 0 else 1)
+EOF
+}
+
+phase_peer() {
+  local peer="$BUNDLE/peers/all_reduce_perf" rc
+  [ -x "$peer" ] || { fail "no $peer"; return; }
+  [ -f "$WORK/one.json" ] || phase_one > /dev/null
+  echo "--- all_reduce_perf -b 8 -e $MAXBYTES -f 2 -g 1"
+  "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 | tee "$WORK/nccl-tests.txt"; rc=$?
+  echo "rc=$rc"
+  [ $rc -eq 0 ] || fail "all_reduce_perf rc=$rc"
+  echo "--- distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 (right after, same sizes)"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --json "$WORK/peer.json" > "$WORK/peer-distbench.txt"
+  rc=$?
+  echo "rc=$rc"
+  py - "$WORK/nccl-tests.txt" "$WORK/peer.json" <<'EOF'
+import json, sys
+from report_rows import rows
+nt = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    # size count type redop root | out-of-place: time algbw busbw #wrong | in-place: time algbw busbw #wrong
+    if len(f) >= 13 and f[0].isdigit():
+        nt[int(f[0])] = {"out-of-place": (float(f[5]), float(f[6]), float(f[7])),
+                         "in-place": (float(f[9]), float(f[10]), float(f[11]))}
+report = json.load(open(sys.argv[2]))
+db = {(r["bytes"], r["placement"]): r for r in rows(report) if r["status"] == "ok"}
+print("time in us; ratio = distbench / nccl-tests (time: < 1 is faster; algbw: > 1 is faster).")
+print("At 1 rank busbw = algbw x 2(n-1)/n = 0 for both tools, so the algbw ratio stands for the busbw ratio.")
+for placement in ("out-of-place", "in-place"):
+    print(f"\n{placement}")
+    print(f"{'bytes':>12} {'nt time':>10} {'db time':>10} {'time ratio':>10} {'nt algbw':>9} {'db algbw':>9}"
+          f" {'bw ratio':>8}")
+    for size in sorted(nt):
+        r = db.get((size, placement))
+        if r is None:
+            continue
+        t_nt, bw_nt, _ = nt[size][placement]
+        t_db, bw_db = r["time_shown_us"], r["algbw_gbps"]
+        bw_ratio = bw_db / bw_nt if bw_nt > 0 else float("nan")
+        print(f"{size:>12} {t_nt:>10.2f} {t_db:>10.2f} {t_db / t_nt:>10.3f} {bw_nt:>9.2f} {bw_db:>9.2f}"
+              f" {bw_ratio:>8.3f}")
+EOF
+}
+
+phase_ranks() {
+  local np coll root rc ops roots
+  canary_failed ranks && return
+  for np in $RANKS_NP; do
+    for coll in $RANKS_COLLS; do
+      ops=(); roots=(0)
+      case $coll in allreduce|reduce-scatter|reduce) ops=(-o sum,prod,min,max,avg);; esac
+      case $coll in broadcast|reduce|gather|scatter) roots=(0 $((np - 1)));; esac
+      for root in "${roots[@]}"; do
+        local tag="np$np-$coll-r$root" t0=$SECONDS
+        if [ "$(time_left)" -lt 60 ]; then
+          echo "deadline: $tag not run"; echo "$tag: not run (deadline)" >> "$WORK/failures"; continue
+        fi
+        guarded 120 "$tag" "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" distbench "$coll" --backend $BACKEND \
+          -b 8 -e 2M -f 16 -d all "${ops[@]}" -r "$root" --placement both -n 2 -w 1 -T 60 --json "$WORK/$tag.json"
+        rc=$?
+        py - "$WORK/$tag.json" "$tag" "$rc" "$((SECONDS - t0))" <<'EOF' || fail "$tag"
+import json, sys, collections
+from report_rows import rows
+path, tag, rc, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+try:
+    report = json.load(open(path))
+except Exception as e:
+    print(f"{tag:<28} rc={rc} {secs}s no report: {e}")
+    sys.exit(1)
+res = rows(report)
+ok = [r for r in res if r["status"] == "ok"]
+skipped = collections.Counter(r.get("skip_reason") for r in res if r["status"] != "ok")
+wrong = sum(r["wrong"] or 0 for r in ok)
+unchecked = sum(1 for r in ok if r["wrong"] is None)
+bad = sorted({(r["dtype"], r["op"], r["placement"]) for r in ok if r["wrong"]})
+print(f"{tag:<28} rc={rc} {secs:>3}s cases={len(res)} ok={len(ok)} skipped={sum(skipped.values())} "
+      f"unchecked={unchecked} #wrong={wrong} status={report.get('status', '?')}")
+for reason, n in skipped.items():
+    print(f"    skipped {n}: {reason}")
+if bad:
+    print("    wrong in:", bad[:20])
+sys.exit(0 if rc == 0 and wrong == 0 and unchecked == 0 and len(ok) > 0 else 1)
+EOF
+        [ $rc -eq 0 ] || tail -5 "$WORK/$tag.out"
+      done
+    done
+  done
+}
+
+# The job must be gone within -T plus a few seconds of the launcher's clean-up after one rank is stopped.
+stopped_rank() {  # stopped_rank NP RANK_TO_STOP
+  local np=$1 victim=$2 pid t0 rc
+  rm -f "$WORK"/rank*.pid
+  t0=$SECONDS
+  timeout -s KILL 90 "${MPIRUN[@]}" -np "$np" sh -c \
+    'echo $$ > '"$WORK"'/rank$OMPI_COMM_WORLD_RANK.pid; NCCL_HOSTID=distbench-rank$OMPI_COMM_WORLD_RANK exec "$@"' sh \
+    distbench allreduce --backend $BACKEND -b 1M -e 1M -n 100000 -T 10 --json "$WORK/stopped-np$np-r$victim.json" \
+    > "$WORK/stopped-np$np-r$victim.txt" 2>&1 &
+  local job=$!
+  sleep 8
+  pid=$(cat "$WORK/rank$victim.pid" 2>/dev/null)
+  echo "stopping rank $victim (pid $pid) $((SECONDS - t0)) s after the start"
+  local t_stop=$SECONDS
+  kill -STOP "$pid"
+  wait $job; rc=$?
+  local took=$((SECONDS - t_stop))
+  echo "mpirun exit code $rc, $took s after SIGSTOP (-T 10)"
+  if [ -e "/proc/$pid" ]; then  # Z: a zombie nobody reaped (harmless); T: still stopped, left behind
+    echo "rank $victim (pid $pid) still exists, state $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null): killing it"
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  tail -15 "$WORK/stopped-np$np-r$victim.txt"
+  py -c "import json, sys; r = json.load(open(sys.argv[1])); print('report:', r.get('status'), '|', r.get('error'))" \
+    "$WORK/stopped-np$np-r$victim.json" 2>&1
+  [ $rc -ne 0 ] && [ $took -le 25 ] || fail "stopped rank $victim of $np: rc=$rc after $took s"
+}
+
+phase_flags() {
+  local rc
+  echo "--- -G 10 (CUDA graphs), 1 rank"
+  distbench allreduce --backend $BACKEND -b 8 -e 256M -f 4 -G 10 --json "$WORK/graph1.json"; rc=$?
+  echo "rc=$rc"; [ $rc -eq 0 ] || fail "-G 1 rank rc=$rc"
+  echo "--- -g 2 on a machine with one GPU (expect a clear error)"
+  distbench allreduce --backend $BACKEND -g 2; rc=$?
+  echo "rc=$rc"; [ $rc -ne 0 ] || fail "-g 2 did not fail"
+  echo "--- -R 1 (registered buffers), 1 rank"
+  distbench allreduce --backend $BACKEND -b 8 -e 256M -f 4 -R 1; rc=$?
+  echo "rc=$rc"; [ $rc -eq 0 ] || fail "-R 1 rank rc=$rc"
+  echo "--- -m 4 (aggregated) and -z 1 (blocking), 1 rank"
+  distbench allreduce --backend $BACKEND -b 8 -e 64M -f 8 -m 4; rc=$?
+  echo "rc=$rc"; [ $rc -eq 0 ] || fail "-m 4 rc=$rc"
+  distbench allreduce --backend $BACKEND -b 8 -e 64M -f 8 -z 1; rc=$?
+  echo "rc=$rc"; [ $rc -eq 0 ] || fail "-z 1 rc=$rc"
+}
+
+phase_flags2() {
+  local rc coll
+  canary_failed flags2 && return
+  echo "--- -G 5, 2 ranks, all dtypes"
+  guarded 90 graph2 "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench allreduce --backend $BACKEND -b 8 -e 1M -f 8 \
+    -d all -G 5 -n 3 --json "$WORK/graph2.json"; rc=$?
+  tail -4 "$WORK/graph2.out"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "-G 2 ranks rc=$rc"
+  echo "--- -R 1, 2 ranks, reduce-scatter and allgather"
+  for coll in reduce-scatter allgather; do
+    guarded 90 "reg2-$coll" "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench $coll --backend $BACKEND -b 8 -e 1M \
+      -f 8 -R 1 -n 3; rc=$?
+    tail -3 "$WORK/reg2-$coll.out"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "-R 2 ranks $coll rc=$rc"
+  done
+}
+
+phase_timeout() {
+  canary_failed timeout && return
+  echo "--- -T 10, rank 1 of 2 stopped (SIGSTOP)"
+  stopped_rank 2 1
+  echo "--- -T 10, rank 0 of 2 stopped (SIGSTOP)"
+  stopped_rank 2 0
+}
+
+for p in $phases; do
+  run_phase "$p"
+done
+# Everything else (JSON reports, full console and test output) in one archive: few files come back from $OUT.
+tar -C "$WORK" -czf "$OUT/work.tar.gz" . 2>/dev/null
+failures=$(wc -l < "$WORK/failures")
+echo "=== $failures failed check(s)"; cat "$WORK/failures"
+sleep 1  # let tee finish check.log
+exit "$failures"
