@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   cli::Commands commands;
   cli::add_collective_commands(app, commands);
   cli::add_latency_command(app, commands);
+  cli::add_compare_command(app, commands);
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);

@@ -17,6 +17,8 @@ enum class ExitCode : int {
   wrong_results = 3, // the run finished but verification counted wrong elements
   timeout = 4,       // the watchdog saw an operation outlive -T/--timeout and aborted the job
   unavailable = 5,   // a requested backend or device is not available on this machine
+  below_floor = 6,   // the run finished but its bandwidth is below --min-busbw / --min-algbw
+  regression = 1,    // distbench compare: at least one case is SLOWER (the same number as failure, by design)
 };
 
 class Error : public std::runtime_error {

@@ -1,0 +1,190 @@
+#include "compare/compare_views.hpp"
+
+#include "core/report/text.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace distbench {
+namespace {
+
+std::string value_text(const Comparison& c, double v) {
+  if (!std::isfinite(v)) return "-";
+  return c.options.metric == CompareMetric::time ? time_text(v) : bandwidth_text(v);
+}
+
+std::string percent(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : std::string("-"); }
+
+std::string change_text(const CaseComparison& k) {
+  if (!std::isfinite(k.change)) return "-";
+  if (!std::isfinite(k.change_low)) return percent(k.change);
+  return fmt::format("{} [{}, {}]", percent(k.change), percent(k.change_low), percent(k.change_high));
+}
+
+std::string p_text(double p) {
+  if (!std::isfinite(p)) return "-";
+  return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p);
+}
+
+std::string metric_title(const Comparison& c) { return fmt::format("{} ({})", name(c.options.metric), c.metric_unit); }
+
+std::string verdict_text(const CaseComparison& k) {
+  std::string v(name(k.verdict));
+  if (!k.reason.empty() && (k.verdict == Verdict::unknown)) v += " (" + k.reason + ")";
+  return v;
+}
+
+std::string criteria(const Comparison& c) {
+  return fmt::format("a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), the "
+                     "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
+                     "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
+                     name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+                     (1 - c.options.alpha) * 100);
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+std::string compare_text(const Comparison& c) {
+  std::size_t width = 4;
+  for (const auto& k : c.cases) width = std::max(width, k.label.size());
+  const std::string title = metric_title(c);
+  std::string out = fmt::format("# distbench compare: {} ({} cases)\n", c.benchmark, c.cases.size());
+  out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width, "base " + title.substr(0, title.find(' ')),
+                     "candidate", "change [CI]", "p", "verdict");
+  for (const auto& k : c.cases) {
+    out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", k.label, width, value_text(c, k.base),
+                       value_text(c, k.cand), change_text(k), p_text(k.p), verdict_text(k));
+  }
+  out += fmt::format("# {} in {}\n", name(c.options.metric), c.metric_unit);
+  for (const auto& w : c.warnings) out += fmt::format("# warning: {}\n", w);
+  out += fmt::format("# {}\n", c.summary_line());
+  out += c.regressed() ? "# verdict: REGRESSION\n" : "# verdict: OK\n";
+  return out;
+}
+
+std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
+  std::string out = fmt::format("## distbench compare: {}\n\n", c.benchmark);
+  out += fmt::format("**{}** · {}\n\n", c.regressed() ? "Regression" : "No regression", c.summary_line());
+  out += fmt::format("Baseline: {} · candidate: `{}` · {}.\n\n", [&] {
+    std::string b;
+    for (const auto& f : sources.baselines) b += (b.empty() ? "`" : ", `") + f + "`";
+    return b;
+  }(), sources.candidate, criteria(c));
+  const std::string title = metric_title(c);
+  out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
+  out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
+  for (const auto& k : c.cases) {
+    const bool flag = k.verdict == Verdict::slower || k.verdict == Verdict::missing;
+    out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", k.label, value_text(c, k.base), value_text(c, k.cand),
+                       change_text(k), p_text(k.p), flag ? "**" : "", verdict_text(k), flag ? "**" : "");
+  }
+  for (const auto& w : c.warnings) out += fmt::format("\n> warning: {}\n", w);
+  return out;
+}
+
+std::string compare_json(const Comparison& c, const CompareSources& sources) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["tool"] = "distbench compare";
+  j["benchmark"] = c.benchmark;
+  j["baselines"] = sources.baselines;
+  j["candidate"] = sources.candidate;
+  j["metric"] = std::string(name(c.options.metric));
+  j["unit"] = c.metric_unit;
+  j["threshold"] = c.options.threshold;
+  j["floor_us"] = c.options.floor_us;
+  j["alpha"] = c.options.alpha;
+  j["regression"] = c.regressed();
+  j["summary"] = {{"slower", c.slower}, {"faster", c.faster}, {"same", c.same},       {"unknown", c.unknown},
+                  {"missing", c.missing}, {"new", c.added},   {"geomean_ratio", number(c.geomean_ratio)}};
+  j["warnings"] = c.warnings;
+  json cases = json::array();
+  for (const auto& k : c.cases) {
+    json params = json::object();
+    for (const Param& p : k.params) {
+      if (const auto* s = std::get_if<std::string>(&p.value)) {
+        params[p.key] = *s;
+      } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
+        params[p.key] = *i;
+      } else {
+        params[p.key] = number(std::get<double>(p.value));
+      }
+    }
+    cases.push_back({{"label", k.label},
+                     {"params", std::move(params)},
+                     {"verdict", std::string(name(k.verdict))},
+                     {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
+                     {"baseline", number(k.base)},
+                     {"candidate", number(k.cand)},
+                     {"ratio", number(k.ratio)},
+                     {"change", number(k.change)},
+                     {"change_low", number(k.change_low)},
+                     {"change_high", number(k.change_high)},
+                     {"p", number(k.p)},
+                     {"time_delta_us", number(k.time_delta_us)},
+                     {"baseline_samples", k.base_samples},
+                     {"candidate_samples", k.cand_samples}});
+  }
+  j["cases"] = std::move(cases);
+  return j.dump(2) + "\n";
+}
+
+std::string compare_junit(const Comparison& c, const CompareSources& sources) {
+  std::size_t skipped = c.unknown + c.added;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                     c.cases.size(), c.slower + c.missing, skipped);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                     xml_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
+                     c.slower + c.missing, skipped);
+  for (const auto& k : c.cases) {
+    const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
+    out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_escape(c.benchmark),
+                       xml_escape(k.label), seconds);
+    const std::string detail =
+        fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}", name(k.verdict), value_text(c, k.base),
+                    c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p));
+    if (k.verdict == Verdict::slower || k.verdict == Verdict::missing) {
+      out += fmt::format("\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    ",
+                         xml_escape(k.verdict == Verdict::missing ? "MISSING: not in the candidate" : detail),
+                         name(k.verdict), xml_escape(criteria(c)));
+    } else if (k.verdict == Verdict::unknown || k.verdict == Verdict::added) {
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
+    } else {
+      out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_escape(detail));
+    }
+    out += "</testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string compare_html(const Comparison& c, const CompareSources& sources) {
+  // Without the plots (see compare_html in views/ once built): the Markdown's facts in a page.
+  std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>distbench compare</title></head><body>\n";
+  out += "<pre>" + xml_escape(compare_markdown(c, sources)) + "</pre>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace distbench

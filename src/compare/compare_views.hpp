@@ -1,0 +1,23 @@
+// The views of a comparison: a text table for the terminal, Markdown for a pull-request comment, JSON for tools,
+// JUnit XML for CI (one test case per benchmark case, SLOWER as a failure) and a self-contained HTML page.
+#pragma once
+
+#include "compare/comparison.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+struct CompareSources {
+  std::vector<std::string> baselines;  // file names, as given
+  std::string candidate;
+};
+
+std::string compare_text(const Comparison& c);
+std::string compare_markdown(const Comparison& c, const CompareSources& sources);
+std::string compare_json(const Comparison& c, const CompareSources& sources);
+std::string compare_junit(const Comparison& c, const CompareSources& sources);
+std::string compare_html(const Comparison& c, const CompareSources& sources);
+
+}  // namespace distbench

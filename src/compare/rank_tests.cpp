@@ -1,0 +1,145 @@
+#include "compare/rank_tests.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace distbench {
+namespace {
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+// Ranks of the pooled samples (1-based, ties get their mid-rank); returns the rank sum of `a` and the tie term
+// sum(t^3 - t) over tied groups.
+struct RankSums {
+  double rank_sum_a = 0;
+  double tie_term = 0;
+  bool ties = false;
+};
+
+RankSums rank_sums(std::span<const double> a, std::span<const double> b) {
+  std::vector<std::pair<double, bool>> pooled;  // value, from a
+  pooled.reserve(a.size() + b.size());
+  for (double x : a) pooled.emplace_back(x, true);
+  for (double x : b) pooled.emplace_back(x, false);
+  std::sort(pooled.begin(), pooled.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+  RankSums out;
+  for (std::size_t i = 0; i < pooled.size();) {
+    std::size_t j = i;
+    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
+    const double t = static_cast<double>(j - i);
+    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
+    for (std::size_t k = i; k < j; ++k) {
+      if (pooled[k].second) out.rank_sum_a += mid_rank;
+    }
+    if (t > 1) {
+      out.ties = true;
+      out.tie_term += t * t * t - t;
+    }
+    i = j;
+  }
+  return out;
+}
+
+// P(U <= u) for U of sizes m and n with no ties: the number of arrangements with U = k, by the recurrence
+// f(m, n, k) = f(m - 1, n, k - n) + f(m, n - 1, k), divided by C(m + n, m). Computed in doubles (counts up to
+// C(200, 100) stay finite).
+double exact_cdf(std::size_t m, std::size_t n, std::size_t u) {
+  const std::size_t max_u = m * n;
+  // table[j][k]: arrangements of i values of a and j values of b with U = k, for the current i.
+  std::vector<std::vector<double>> table(n + 1, std::vector<double>(max_u + 1, 0.0));
+  for (std::size_t j = 0; j <= n; ++j) table[j][0] = 1.0;  // i = 0: U = 0
+  for (std::size_t i = 1; i <= m; ++i) {
+    std::vector<std::vector<double>> next(n + 1, std::vector<double>(max_u + 1, 0.0));
+    next[0][0] = 1.0;
+    for (std::size_t j = 1; j <= n; ++j) {
+      for (std::size_t k = 0; k <= i * j; ++k) {
+        // The largest of the i + j values is from a (it beats all j of b: k - j) or from b.
+        double v = next[j - 1][k];
+        if (k >= j) v += table[j][k - j];
+        next[j][k] = v;
+      }
+    }
+    table = std::move(next);
+  }
+  double total = 0, below = 0;
+  for (std::size_t k = 0; k <= max_u; ++k) {
+    total += table[n][k];
+    if (k <= u) below += table[n][k];
+  }
+  return below / total;
+}
+
+}  // namespace
+
+double normal_quantile(double p) {
+  // Acklam's rational approximation (relative error < 1.2e-9), then one Newton step on erfc.
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01,  -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
+  p = std::clamp(p, 1e-300, 1 - 1e-16);
+  double x;
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p <= 1 - 0.02425) {
+    const double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  } else {
+    const double q = std::sqrt(-2 * std::log(1 - p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  const double e = normal_cdf(x) - p;
+  const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
+  return x - u / (1 + x * u / 2);
+}
+
+double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
+  const std::size_t m = a.size(), n = b.size();
+  if (m == 0 || n == 0) return 1.0;
+  const RankSums r = rank_sums(a, b);
+  const double md = static_cast<double>(m), nd = static_cast<double>(n);
+  const double u = r.rank_sum_a - md * (md + 1) / 2;  // U of a: pairs (a_i, b_j) with a_i > b_j (ties count 1/2)
+  const double mean = md * nd / 2;
+  if (!r.ties && m * n <= 2500) {
+    const auto u_small = static_cast<std::size_t>(std::llround(std::min(u, md * nd - u)));
+    return std::min(1.0, 2 * exact_cdf(m, n, u_small));
+  }
+  const double total = md + nd;
+  const double var = md * nd / 12 * ((total + 1) - r.tie_term / (total * (total - 1)));
+  if (var <= 0) return 1.0;  // every value equal
+  const double z = (std::fabs(u - mean) - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2 * (1 - normal_cdf(std::max(z, 0.0))));
+}
+
+ShiftEstimate hodges_lehmann_shift(std::span<const double> a, std::span<const double> b, double confidence) {
+  ShiftEstimate s;
+  if (a.empty() || b.empty()) return s;
+  std::vector<double> diffs;
+  diffs.reserve(a.size() * b.size());
+  for (double x : a) {
+    for (double y : b) diffs.push_back(y - x);
+  }
+  std::sort(diffs.begin(), diffs.end());
+  const std::size_t count = diffs.size();
+  s.estimate = count % 2 == 1 ? diffs[count / 2] : (diffs[count / 2 - 1] + diffs[count / 2]) / 2;
+  // Moses: the K-th smallest and K-th largest differences, K from the normal approximation of U's distribution.
+  const double md = static_cast<double>(a.size()), nd = static_cast<double>(b.size());
+  const double z = normal_quantile(1 - (1 - confidence) / 2);
+  const double k = std::floor(md * nd / 2 - z * std::sqrt(md * nd * (md + nd + 1) / 12));
+  const auto index = static_cast<std::size_t>(std::clamp(k, 1.0, static_cast<double>(count)));  // 1-based
+  s.low = diffs[index - 1];
+  s.high = diffs[count - index];
+  return s;
+}
+
+}  // namespace distbench

@@ -1,0 +1,30 @@
+// Distribution-free statistics for comparing two sets of timing samples: the two-sided Mann-Whitney U test and the
+// Hodges-Lehmann estimate of a shift with its Moses confidence interval. Both assume nothing about the shape of the
+// distributions, which matters for timings: skewed, heavy-tailed, with preempted outliers.
+#pragma once
+
+#include <span>
+
+namespace distbench {
+
+// The smallest sample count per side for which the test can reject at alpha = 0.01 (exact two-sided p of two fully
+// separated sets of 5: 2 / C(10, 5) = 0.0079); below it a comparison is UNKNOWN.
+inline constexpr std::size_t kMinSamplesToTest = 5;
+
+// Two-sided p-value that `a` and `b` come from the same distribution. Exact (by counting arrangements) when there
+// are no ties and n_a * n_b <= 2500; otherwise the normal approximation with the tie correction and a continuity
+// correction. 1 when either side is empty.
+double mann_whitney_p(std::span<const double> a, std::span<const double> b);
+
+struct ShiftEstimate {
+  double estimate = 0;  // the median of all pairwise differences b_j - a_i (Hodges-Lehmann)
+  double low = 0, high = 0;  // its distribution-free confidence interval (Moses), at the given confidence level
+};
+
+// The shift from `a` to `b` (b - a) with a `confidence` (e.g. 0.99) interval.
+ShiftEstimate hodges_lehmann_shift(std::span<const double> a, std::span<const double> b, double confidence);
+
+// The standard normal quantile (inverse CDF) at p in (0, 1).
+double normal_quantile(double p);
+
+}  // namespace distbench

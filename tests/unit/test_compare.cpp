@@ -1,0 +1,242 @@
+// distbench compare: the rank statistics on generated samples with known properties (seeded, so every run sees the
+// same draws), and the comparison of reports: matching, pooling, verdicts, MISSING/NEW, filters, refusals.
+#include "compare/case_filter.hpp"
+#include "compare/compare_views.hpp"
+#include "compare/comparison.hpp"
+#include "compare/rank_tests.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace distbench {
+namespace {
+
+// n samples around `median_us` with multiplicative (log-normal) noise of `noise` (e.g. 0.05), and optionally a
+// heavy tail: a fraction of samples preempted, 2-5 times slower.
+std::vector<double> draw(std::mt19937_64& rng, std::size_t n, double median_us, double noise, double tail = 0) {
+  std::normal_distribution<double> z(0, 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    double x = median_us * std::exp(noise * z(rng));
+    if (u(rng) < tail) x *= 2 + 3 * u(rng);
+    out.push_back(x);
+  }
+  return out;
+}
+
+TEST(RankTests, ExactPValuesOfSmallSamples) {
+  const std::vector<double> a = {1, 2, 3}, b = {4, 5, 6};
+  EXPECT_NEAR(mann_whitney_p(a, b), 2.0 / 20, 1e-12);  // the most extreme of C(6,3) = 20 arrangements, both tails
+  const std::vector<double> c = {1, 2, 3, 4, 5}, d = {6, 7, 8, 9, 10};
+  EXPECT_NEAR(mann_whitney_p(c, d), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(mann_whitney_p(d, c), 2.0 / 252, 1e-12);
+  const std::vector<double> e = {1, 3, 5}, f = {2, 4, 6};  // U = 3 of 9: P(U <= 3) = 7/20
+  EXPECT_NEAR(mann_whitney_p(e, f), 2 * 7.0 / 20, 1e-12);
+  EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>{}, d), 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>(8, 1.0), std::vector<double>(8, 1.0)), 1.0);  // all tied
+}
+
+TEST(RankTests, NormalQuantile) {
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963985, 1e-8);
+  EXPECT_NEAR(normal_quantile(0.995), 2.575829304, 1e-8);
+  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.001), -3.090232306, 1e-8);
+}
+
+TEST(RankTests, HodgesLehmannFindsAShiftAndCoversIt) {
+  std::mt19937_64 rng(7);
+  const auto a = draw(rng, 20, 100, 0.02);
+  std::vector<double> b = a;
+  for (double& x : b) x += 10;
+  const ShiftEstimate s = hodges_lehmann_shift(a, b, 0.99);
+  EXPECT_NEAR(s.estimate, 10, 1e-9);
+  EXPECT_LE(s.low, 10);
+  EXPECT_GE(s.high, 10);
+  EXPECT_LT(s.low, s.high);
+}
+
+constexpr int kDraws = 2000;
+constexpr double kAlpha = 0.01;
+
+// The test's false-positive rate on equal distributions, light and heavy-tailed, stays at or below alpha.
+TEST(RankTests, FalsePositiveRateIsAtMostAlpha) {
+  for (double tail : {0.0, 0.1}) {
+    std::mt19937_64 rng(tail == 0 ? 11 : 12);
+    int rejected = 0;
+    for (int i = 0; i < kDraws; ++i) {
+      const auto a = draw(rng, 20, 50, 0.05, tail), b = draw(rng, 20, 50, 0.05, tail);
+      if (mann_whitney_p(a, b) < kAlpha) ++rejected;
+    }
+    std::printf("equal distributions, tail %.1f: p < %.2f in %d of %d draws\n", tail, kAlpha, rejected, kDraws);
+    EXPECT_LE(rejected, kDraws * kAlpha) << "tail " << tail << ": " << rejected << " of " << kDraws;
+  }
+}
+
+// Reports of one collective case per size, with the given samples (us) per size.
+ParsedReport report_of(const std::vector<std::vector<double>>& samples_us, std::uint64_t first_bytes = 1024) {
+  ParsedReport r;
+  r.schema_version = 2;
+  r.benchmark = "collective";
+  r.info.world_size = 2;
+  r.info.backend = "mpi";
+  r.info.status = "complete";
+  r.layout.params = {"collective", "dtype", "placement", "bytes", "count"};
+  r.layout.metrics = {{"time_us", "us", ""}, {"algbw_gbps", "GB/s", ""}, {"busbw_gbps", "GB/s", ""}};
+  std::uint64_t bytes = first_bytes;
+  for (const auto& us : samples_us) {
+    Record rec;
+    rec.kind = "collective";
+    rec.set("collective", std::string("allreduce"))
+        .set("dtype", std::string("float32"))
+        .set("placement", std::string("out-of-place"))
+        .set("bytes", static_cast<std::int64_t>(bytes))
+        .set("count", static_cast<std::int64_t>(bytes / 4));
+    PhaseStats time;
+    time.name = "time";
+    for (double x : us) time.samples.push_back(x * 1e-6);
+    rec.phases.push_back(time);
+    rec.set_metric("algbw_gbps", 1.0).set_metric("busbw_gbps", 1.0);  // bus factor 1
+    r.records.push_back(rec);
+    bytes *= 2;
+  }
+  return r;
+}
+
+Verdict verdict_of(const std::vector<double>& base, const std::vector<double>& cand, CompareOptions o = {}) {
+  return compare_reports({report_of({base})}, report_of({cand}), o).cases.at(0).verdict;
+}
+
+// Shifts of 2 %, 10 % and 50 % at 5 % noise, 20 samples a side: the 2 % one is below the 5 % threshold (SAME), the
+// 10 % one is caught at least 90 % of the time, the 50 % one always; equal runs are almost never SLOWER.
+TEST(Compare, VerdictRatesOnKnownShifts) {
+  struct Case {
+    double shift, min_slower, max_slower;
+  };
+  for (const Case k : {Case{0.0, 0.0, kAlpha}, Case{0.02, 0.0, 0.05}, Case{0.10, 0.90, 1.0}, Case{0.50, 1.0, 1.0}}) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(100 + k.shift * 1000));
+    const int draws = 500;
+    int slower = 0;
+    for (int i = 0; i < draws; ++i) {
+      const auto base = draw(rng, 20, 50, 0.05), cand = draw(rng, 20, 50 * (1 + k.shift), 0.05);
+      if (verdict_of(base, cand) == Verdict::slower) ++slower;
+    }
+    const double rate = static_cast<double>(slower) / draws;
+    std::printf("shift %+.0f%% at 5%% noise, 20 samples a side: SLOWER in %d of %d draws\n", k.shift * 100, slower,
+                draws);
+    EXPECT_GE(rate, k.min_slower) << "shift " << k.shift;
+    EXPECT_LE(rate, k.max_slower) << "shift " << k.shift;
+  }
+}
+
+TEST(Compare, TheAbsoluteFloorAndTheDirection) {
+  std::mt19937_64 rng(5);
+  const auto base = draw(rng, 20, 0.5, 0.01);  // 0.5 us
+  std::vector<double> slow = base;
+  for (double& x : slow) x *= 1.5;  // +50 %, but only 0.25 us: below the default 1 us floor
+  EXPECT_EQ(verdict_of(base, slow), Verdict::same);
+  CompareOptions no_floor;
+  no_floor.floor_us = 0;
+  EXPECT_EQ(verdict_of(base, slow, no_floor), Verdict::slower);
+  EXPECT_EQ(verdict_of(slow, base, no_floor), Verdict::faster);
+  no_floor.metric = CompareMetric::busbw;  // the same times, judged as bandwidth: still slower
+  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), no_floor);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::slower);
+  EXPECT_NEAR(c.cases[0].change, 1 / 1.5 - 1, 1e-9);  // bandwidth fell by a third
+  EXPECT_LT(c.cases[0].change_low, c.cases[0].change_high);
+}
+
+TEST(Compare, TooFewSamplesAreUnknown) {
+  const Comparison c = compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
+  EXPECT_EQ(c.cases[0].verdict, Verdict::unknown);
+  EXPECT_NE(c.cases[0].reason.find("at least 5 a side"), std::string::npos) << c.cases[0].reason;
+  EXPECT_EQ(c.unknown, 1u);
+  ASSERT_FALSE(c.warnings.empty());
+}
+
+TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
+  std::mt19937_64 rng(9);
+  const auto s = [&] { return draw(rng, 10, 40, 0.02); };
+  const ParsedReport b1 = report_of({s(), s()});        // 1 KiB, 2 KiB
+  const ParsedReport b2 = report_of({s(), s(), s()});   // 1, 2, 4 KiB
+  const ParsedReport cand = report_of({s(), s(), s(), s()}, 2048);  // 2, 4, 8, 16 KiB
+  const Comparison c = compare_reports({b1, b2}, cand, {});
+  ASSERT_EQ(c.cases.size(), 5u);
+  EXPECT_EQ(c.cases[0].label.substr(0, 5), "2 KiB");
+  EXPECT_EQ(c.cases[0].base_samples, 20u);  // pooled from both baselines
+  EXPECT_EQ(c.cases[1].base_samples, 10u);
+  EXPECT_EQ(c.cases[2].verdict, Verdict::added);
+  EXPECT_EQ(c.cases[3].verdict, Verdict::added);
+  EXPECT_EQ(c.cases[4].verdict, Verdict::missing);
+  EXPECT_EQ(c.cases[4].label.substr(0, 5), "1 KiB");
+  EXPECT_EQ(c.missing, 1u);
+  EXPECT_EQ(c.added, 2u);
+  EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, ReportsThatCannotBeComparedAreRefused) {
+  const ParsedReport base = report_of({{1, 2, 3, 4, 5}});
+  ParsedReport other = base;
+  other.info.world_size = 4;
+  EXPECT_THROW(compare_reports({base}, other, {}), Error);
+  other = base;
+  other.info.backend = "nccl";
+  try {
+    compare_reports({base}, other, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_STREQ(e.what(), "baseline 1 ran on backend 'mpi' and the candidate on 'nccl'; compare runs of the same backend");
+  }
+  other = base;
+  other.benchmark = "latency";
+  EXPECT_THROW(compare_reports({base}, other, {}), Error);
+  ParsedReport latency = base;
+  latency.layout.metrics = {{"latency_us", "us", ""}};
+  CompareOptions bw;
+  bw.metric = CompareMetric::busbw;
+  EXPECT_THROW(compare_reports({latency}, latency, bw), Error);
+}
+
+TEST(CaseFilter, ConditionsOnParameters) {
+  Record r;
+  r.set("dtype", std::string("float32")).set("bytes", std::int64_t{2048}).set("placement", std::string("in-place"));
+  EXPECT_TRUE(matches(r, parse_filter("dtype=float32")));
+  EXPECT_TRUE(matches(r, parse_filter("dtype=int8|float32, bytes>=1K")));
+  EXPECT_FALSE(matches(r, parse_filter("bytes>2K")));
+  EXPECT_TRUE(matches(r, parse_filter("bytes<=2K,placement!=out-of-place")));
+  EXPECT_TRUE(matches(r, parse_filter("bytes=2048")));
+  EXPECT_FALSE(matches(r, parse_filter("op=sum")));  // a parameter the record does not have
+  EXPECT_TRUE(matches(r, parse_filter("")));
+  EXPECT_THROW(parse_filter("dtype"), Error);
+  EXPECT_THROW(parse_filter("bytes>=lots"), Error);
+}
+
+TEST(CompareViews, EveryFormatSaysTheVerdict) {
+  std::mt19937_64 rng(3);
+  const auto base = draw(rng, 20, 50, 0.02);
+  std::vector<double> slow = base;
+  for (double& x : slow) x *= 1.3;
+  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  ASSERT_TRUE(c.regressed());
+  const CompareSources src{{"base.json"}, "cand.json"};
+  EXPECT_NE(compare_text(c).find("SLOWER"), std::string::npos);
+  EXPECT_NE(compare_text(c).find("# verdict: REGRESSION"), std::string::npos);
+  EXPECT_NE(compare_markdown(c, src).find("**SLOWER**"), std::string::npos);
+  const auto j = nlohmann::json::parse(compare_json(c, src));
+  EXPECT_EQ(j["regression"], true);
+  EXPECT_EQ(j["summary"]["slower"], 1);
+  EXPECT_EQ(j["cases"][0]["verdict"], "SLOWER");
+  const std::string junit = compare_junit(c, src);
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(junit.find("<failure message=\"SLOWER"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace distbench
