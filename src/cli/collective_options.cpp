@@ -64,6 +64,14 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
       ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
+  app.add_option("--min-busbw", o.min_busbw,
+                 "Fail (exit code 6) when the average bus bandwidth is below this many GB/s (nccl-tests' "
+                 "NCCL_TESTS_MIN_BW)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--min-algbw", o.min_algbw, "Fail (exit code 6) when the average algorithm bandwidth is below this")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--min-busbw-at", o.min_busbw_at,
+                 "Judge the floors on the lowest result at sizes >= this size instead of the average");
   add_common_options(app, o.common);
 }
 
@@ -109,6 +117,14 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.group_size = o.group_size;
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
+  plan.floor.min_busbw = o.min_busbw;
+  plan.floor.min_algbw = o.min_algbw;
+  if (!o.min_busbw_at.empty()) {
+    plan.floor.at_bytes = parse_size(o.min_busbw_at);
+    if (!plan.floor.active()) {
+      throw usage_error("--min-busbw-at needs a floor to judge: add --min-busbw GBPS or --min-algbw GBPS");
+    }
+  }
   plan.show_faults = o.common.show_faults;
   plan.malloc_reuse = o.common.malloc_reuse;
   plan.check = o.check != 0;

@@ -25,6 +25,9 @@ struct CollectiveOptions {
   std::string average = "avg";
   int group_size = 0;
   std::string placement = "both";
+  double min_busbw = 0;  // GB/s; 0: no floor
+  double min_algbw = 0;
+  std::string min_busbw_at;  // a size: judge the lowest result at sizes >= it instead of the average
   bool stepfactor_given = false;
   bool stepbytes_given = false;
   CommonOptions common;

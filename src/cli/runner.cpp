@@ -194,9 +194,15 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     print_warnings(outcome.warnings);
     if (outcome.wrong > 0) {
       fmt::print(stderr, "error: {} elements were wrong; the results above are not trustworthy\n", outcome.wrong);
+    } else if (!outcome.below_floor.empty()) {
+      fmt::print(stderr, "error: below the bandwidth floor: {}\n", outcome.below_floor);
     }
   }
-  return static_cast<int>(outcome.wrong > 0 ? ExitCode::wrong_results : ExitCode::ok);
+  if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
+  // Only the root judged the floor: every rank leaves with its verdict.
+  bool below = !outcome.below_floor.empty();
+  broadcast_value(connector, below, connector.root_rank());
+  return static_cast<int>(below ? ExitCode::below_floor : ExitCode::ok);
 }
 
 }  // namespace distbench::cli

@@ -23,6 +23,7 @@ using ProgressFn = std::function<void(std::size_t done, std::size_t total, const
 struct BenchmarkOutcome {
   std::int64_t wrong = 0;         // wrong elements over every checked record and rank (exit code 3 when > 0)
   std::vector<Warning> warnings;  // root rank only
+  std::string below_floor;        // root rank only: why the run is below a floor it was given (exit code 6)
 };
 
 class Benchmark {

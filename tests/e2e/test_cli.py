@@ -4,6 +4,7 @@
 Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree, for hostfiles/).
 """
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import tempfile
 import time
 import unittest
+from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import (assert_stopped_rank_ends_job, collective_results, error_lines,  # noqa: E402
@@ -319,6 +321,132 @@ class BadInput(Workdir):
             f.write("node1 slots=2\nnode2 slots=abc\n")
         self.assert_usage_error(single("hostfile", "check", bad), "bad.hostfile:2")
         self.assert_usage_error(single("hostfile", "check", self.path("missing")), "missing")
+
+
+class CompareGate(Workdir):
+    """distbench compare on real reports: a report against itself, a slowed-down copy, reports that cannot be
+    compared, and every output format; and the sweep's bandwidth floor."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._shared = tempfile.TemporaryDirectory()
+        cls.base = os.path.join(cls._shared.name, "base.json")
+        r = mpirun(2, "allreduce", "-b", "64K", "-e", "1M", "-n", "30", "--json", cls.base)
+        assert r.returncode == 0, r.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._shared.cleanup()
+
+    def scaled(self, name, factor):
+        report = load_json(self.base)
+        for rec in report["records"]:
+            for phase in rec["phases"]:
+                phase["samples_us"] = [x * factor for x in phase["samples_us"]]
+        path = self.path(name)
+        with open(path, "w") as f:
+            json.dump(report, f)
+        return path
+
+    def test_a_report_against_itself_is_no_regression(self):
+        r = single("compare", self.base, self.base)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("# verdict: OK", r.stdout)
+        self.assertIn("0 slower, 0 faster, 10 same, 0 unknown, 0 missing, 0 new", r.stdout)
+
+    def test_every_case_slower_by_a_fifth_fails_the_gate_naming_each(self):
+        slow = self.scaled("slow.json", 1.2)
+        r = single("compare", self.base, slow)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        rows = [line for line in r.stdout.splitlines() if not line.startswith("#")]
+        self.assertEqual(len(rows), 10)
+        self.assertTrue(all(line.endswith("SLOWER") for line in rows), r.stdout)
+        self.assertIn("# verdict: REGRESSION", r.stdout)
+        fast = self.scaled("fast.json", 1 / 1.2)
+        r = single("compare", self.base, fast, "--metric", "busbw")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("0 slower, 10 faster", r.stdout)
+
+    def test_every_format_parses(self):
+        slow = self.scaled("slow.json", 1.2)
+        outputs = {}
+        for fmt in ["markdown", "json", "junit", "html"]:
+            out = self.path("out." + fmt)
+            r = single("compare", self.base, self.base, slow, "--format", fmt, "--output", out)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertTrue(r.stdout.startswith("REGRESSION: 10 slower"), r.stdout)
+            with open(out) as f:
+                outputs[fmt] = f.read()
+        report = json.loads(outputs["json"])
+        self.assertEqual(report["summary"]["slower"], 10)
+        self.assertEqual(report["baselines"], [self.base, self.base])
+        self.assertEqual({case["baseline_samples"] for case in report["cases"]}, {60})  # two baselines pooled
+        suite = ElementTree.fromstring(outputs["junit"])
+        self.assertEqual(suite.get("failures"), "10")
+        self.assertEqual(len(suite.findall(".//testcase")), 10)
+        self.assertEqual(len(suite.findall(".//failure")), 10)
+        self.assertIn("| case | baseline time (us) |", outputs["markdown"])
+        self.assertTrue(outputs["html"].lstrip().lower().startswith("<!doctype html>"))
+        self.assertNotIn("<script", outputs["html"])
+
+    def test_filter_keeps_the_matching_cases(self):
+        slow = self.scaled("slow.json", 1.2)
+        r = single("compare", self.base, slow, "--filter", "placement=in-place,bytes>=512K")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("2 slower, 0 faster, 0 same", r.stdout)
+
+    def test_reports_that_cannot_be_compared(self):
+        corrupt = self.path("corrupt.json")
+        with open(corrupt, "w") as f:
+            f.write("{\"schema_version\": 2, ")
+        r = single("compare", self.base, corrupt)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        self.assertIn(f"report '{corrupt}': malformed distbench report: not valid JSON", r.stderr)
+
+        future = load_json(self.base)
+        future["schema_version"] = 3
+        path = self.path("future.json")
+        with open(path, "w") as f:
+            json.dump(future, f)
+        r = single("compare", self.base, path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unsupported report schema_version 3", r.stderr)
+
+        other = load_json(self.base)
+        other["environment"]["world_size"] = 4
+        path = self.path("four.json")
+        with open(path, "w") as f:
+            json.dump(other, f)
+        r = single("compare", self.base, path)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(error_lines(r.stderr), ["error: baseline 1 ran on 2 ranks and the candidate on 4; compare "
+                                                 "runs of the same world size"])
+        r = single("compare", self.base)
+        self.assertEqual(r.returncode, 2)
+        r = single("compare", self.base, self.path("missing.json"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot read report", r.stderr)
+        r = single("compare", self.base, self.base, "--threshold", "five")
+        self.assertEqual(r.returncode, 2)
+
+    def test_bandwidth_floor_fails_the_run_with_exit_code_6(self):
+        js = self.path("floor.json")
+        r = mpirun(2, "allreduce", "-b", "64K", "-e", "256K", "-n", "3", "--min-busbw", "1000", "--json", js)
+        self.assertEqual(r.returncode, 6, r.stderr)
+        self.assertIn("# Bandwidth floor: FAILED: avg busbw", r.stdout)
+        self.assertEqual(len([line for line in error_lines(r.stderr) if "bandwidth floor" in line]), 1, r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(report["summary"]["bandwidth_floor_ok"], 0)
+        r = mpirun(2, "allreduce", "-b", "64K", "-e", "256K", "-n", "3", "--min-busbw", "0.001", "--min-busbw-at",
+                   "128K")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("# Bandwidth floor: OK: lowest busbw at sizes >= 128 KiB", r.stdout)
+        r = single("allreduce", "--min-busbw-at", "1M")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(error_lines(r.stderr), ["error: --min-busbw-at needs a floor to judge: add --min-busbw GBPS "
+                                                 "or --min-algbw GBPS"])
 
 
 class Faults(Workdir):

@@ -1,5 +1,6 @@
 #include "benchmarks/collective/collective_benchmark.hpp"
 
+#include "benchmarks/collective/bandwidth_floor.hpp"
 #include "benchmarks/collective/collective_record.hpp"
 #include "benchmarks/collective/collective_text.hpp"
 #include "benchmarks/collective/sweep.hpp"
@@ -41,6 +42,9 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
   j["malloc_reuse"] = plan.malloc_reuse;
+  j["bandwidth_floor"] = {{"min_busbw_gbps", plan.floor.min_busbw},
+                          {"min_algbw_gbps", plan.floor.min_algbw},
+                          {"at_bytes", plan.floor.at_bytes}};
   const BackendOptions& o = plan.backend_options;
   j["backend_options"] = {{"gpus_per_process", o.gpus_per_process}, {"device_index", o.device_index},
                           {"agg_iters", o.agg_iters},               {"graph_launches", o.graph_launches},
@@ -129,7 +133,15 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                               info.backend, info.world_size, ranks_per_host_text(info.ranks),
                               group_text(plan, info.world_size), sweep_text(plan.sizes), samples_text(plan.stopping),
                               average_text(plan.average), name(plan.average));
-  d.summarize = collective_summary;
+  d.summarize = [floor = plan.floor](const std::vector<Record>& records) {
+    std::vector<SummaryItem> items = collective_summary(records);
+    if (floor.active()) {
+      const FloorVerdict v = judge_floor(records, floor);
+      items.push_back({"bandwidth_floor_ok", "Bandwidth floor", v.ok ? 1.0 : 0.0,
+                       fmt::format("{}: {}", v.ok ? "OK" : "FAILED", v.text)});
+    }
+    return items;
+  };
   return d;
 }
 
@@ -141,7 +153,12 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
     if (reporter != nullptr) reporter->add(collective_records(row, hosts));
   };
   SweepOutcome sweep = run_sweep(world, plan_, watchdog, on_row, progress);
-  return {sweep.wrong, std::move(sweep.warnings)};
+  BenchmarkOutcome outcome{sweep.wrong, std::move(sweep.warnings), {}};
+  if (connector.is_root() && plan_.floor.active()) {
+    const FloorVerdict v = judge_floor(collective_records(sweep.results, hosts), plan_.floor);
+    if (!v.ok) outcome.below_floor = v.text;
+  }
+  return outcome;
 }
 
 }  // namespace distbench

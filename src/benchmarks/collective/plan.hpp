@@ -1,6 +1,7 @@
 // What a collective sweep runs: validated options, independent of how they were typed.
 #pragma once
 
+#include "benchmarks/collective/bandwidth_floor.hpp"
 #include "core/backend.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -30,6 +31,7 @@ struct SweepPlan {
   bool check = true;
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
+  BandwidthFloor floor;      // --min-busbw / --min-algbw: exit code 6 below it
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
   bool malloc_reuse = false;  // mallopt before MPI starts: freed memory stays mapped (see malloc_tuning.hpp)
 };
