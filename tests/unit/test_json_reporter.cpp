@@ -225,7 +225,7 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "root", "group_size",
                        "warmup_iters", "stopping", "check", "average", "timeout_s", "malloc_reuse",
-                       "backend_options"});
+                       "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));
