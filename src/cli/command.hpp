@@ -37,6 +37,7 @@ using Commands = std::vector<Command>;
 void add_collective_commands(CLI::App& root, Commands& commands);
 void add_latency_command(CLI::App& root, Commands& commands);
 void add_compare_command(CLI::App& root, Commands& commands);
+void add_report_command(CLI::App& root, Commands& commands);
 void add_list_command(CLI::App& root, Commands& commands);
 void add_info_command(CLI::App& root, Commands& commands);
 void add_hostfile_command(CLI::App& root, Commands& commands);

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);
+  cli::add_report_command(app, commands);
 
   try {
     if (argc > 1 && argv[1][0] != '-') {

@@ -95,7 +95,7 @@ std::string compare_markdown(const Comparison& c, const CompareSources& sources)
   out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
   out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
   for (const auto& k : c.cases) {
-    const bool flag = k.verdict == Verdict::slower || k.verdict == Verdict::missing;
+    const bool flag = k.verdict == Verdict::slower;
     out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", k.label, value_text(c, k.base), value_text(c, k.cand),
                        change_text(k), p_text(k.p), flag ? "**" : "", verdict_text(k), flag ? "**" : "");
   }
@@ -151,13 +151,13 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
 }
 
 std::string compare_junit(const Comparison& c, const CompareSources& sources) {
-  std::size_t skipped = c.unknown + c.added;
+  const std::size_t skipped = c.unknown + c.added + c.missing;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     c.cases.size(), c.slower + c.missing, skipped);
+                     c.cases.size(), c.slower, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      xml_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
-                     c.slower + c.missing, skipped);
+                     c.slower, skipped);
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
     out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_escape(c.benchmark),
@@ -165,11 +165,10 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
     const std::string detail =
         fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}", name(k.verdict), value_text(c, k.base),
                     c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p));
-    if (k.verdict == Verdict::slower || k.verdict == Verdict::missing) {
-      out += fmt::format("\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    ",
-                         xml_escape(k.verdict == Verdict::missing ? "MISSING: not in the candidate" : detail),
-                         name(k.verdict), xml_escape(criteria(c)));
-    } else if (k.verdict == Verdict::unknown || k.verdict == Verdict::added) {
+    if (k.verdict == Verdict::slower) {
+      out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", xml_escape(detail),
+                         xml_escape(criteria(c)));
+    } else if (k.verdict != Verdict::same && k.verdict != Verdict::faster) {
       out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
     } else {
       out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_escape(detail));
@@ -177,13 +176,6 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
     out += "</testcase>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";
-  return out;
-}
-
-std::string compare_html(const Comparison& c, const CompareSources& sources) {
-  // Without the plots (see compare_html in views/ once built): the Markdown's facts in a page.
-  std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>distbench compare</title></head><body>\n";
-  out += "<pre>" + xml_escape(compare_markdown(c, sources)) + "</pre>\n</body></html>\n";
   return out;
 }
 

@@ -6,6 +6,8 @@ Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source t
 import csv
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from xml.etree import ElementTree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import (assert_stopped_rank_ends_job, collective_results, error_lines,  # noqa: E402
                                load_json, rank_pids, wait_for_results)
+from png_pixels import read_png  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -331,7 +334,7 @@ class CompareGate(Workdir):
     def setUpClass(cls):
         cls._shared = tempfile.TemporaryDirectory()
         cls.base = os.path.join(cls._shared.name, "base.json")
-        r = mpirun(2, "allreduce", "-b", "64K", "-e", "1M", "-n", "30", "--json", cls.base)
+        r = mpirun(2, "allreduce", "-b", "64K", "-e", "1M", "-n", "60", "--json", cls.base)
         assert r.returncode == 0, r.stderr
 
     @classmethod
@@ -380,7 +383,7 @@ class CompareGate(Workdir):
         report = json.loads(outputs["json"])
         self.assertEqual(report["summary"]["slower"], 10)
         self.assertEqual(report["baselines"], [self.base, self.base])
-        self.assertEqual({case["baseline_samples"] for case in report["cases"]}, {60})  # two baselines pooled
+        self.assertEqual({case["baseline_samples"] for case in report["cases"]}, {120})  # two baselines pooled
         suite = ElementTree.fromstring(outputs["junit"])
         self.assertEqual(suite.get("failures"), "10")
         self.assertEqual(len(suite.findall(".//testcase")), 10)
@@ -388,6 +391,22 @@ class CompareGate(Workdir):
         self.assertIn("| case | baseline time (us) |", outputs["markdown"])
         self.assertTrue(outputs["html"].lstrip().lower().startswith("<!doctype html>"))
         self.assertNotIn("<script", outputs["html"])
+        svgs = re.findall(r"<svg\b.*?</svg>", outputs["html"], re.S)
+        self.assertEqual(len(svgs), 2)  # one plot per placement
+        svg_path, png_path = self.path("compare.svg"), self.path("compare.png")
+        with open(svg_path, "w") as f:
+            f.write(svgs[0])
+        root = ElementTree.parse(svg_path).getroot()
+        self.assertEqual(len(root.findall(".//{http://www.w3.org/2000/svg}polyline")), 2)  # baseline, candidate
+        rsvg = shutil.which("rsvg-convert")
+        if rsvg is None:
+            self.skipTest("rsvg-convert is not installed (apt-get install librsvg2-bin; scripts/setup-debian.sh does)")
+        rendered = subprocess.run([rsvg, "-o", png_path, svg_path], capture_output=True, text=True, timeout=60)
+        self.assertEqual(rendered.returncode, 0, rendered.stderr)
+        _, _, pixels = read_png(png_path)
+        self.assertGreater(len({p[:3] for row in pixels for p in row}), 20, "a blank or nearly blank picture")
+        ringed = sum(1 for row in pixels for p in row if p[0] > 180 and p[1] < 60 and p[2] < 60)
+        self.assertGreater(ringed, 50, "the SLOWER cases are not ringed in red")
 
     def test_filter_keeps_the_matching_cases(self):
         slow = self.scaled("slow.json", 1.2)
@@ -519,6 +538,106 @@ class Faults(Workdir):
         self.assertIn("allreduce", report["error"])
         self.assertGreaterEqual(len(collective_results(report)), 4)
         self.assert_only_the_report(js)
+
+
+class ReportViews(Workdir):
+    """`distbench report`: views of a JSON report, read back without MPI."""
+    EXAMPLE = os.path.join(SOURCE_ROOT, "reports", "example.json")
+
+    def assert_usage_error(self, result, *needles):
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        lines = error_lines(result.stderr)
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertEqual(result.stderr.strip(), lines[0])
+        for needle in needles:
+            self.assertIn(needle, lines[0])
+
+    def test_html_plot_renders_to_a_picture_with_axes_lines_and_legend(self):
+        rsvg = shutil.which("rsvg-convert")
+        if rsvg is None:
+            self.skipTest("rsvg-convert is not installed (apt-get install librsvg2-bin; scripts/setup-debian.sh does)")
+        page = self.path("example.html")
+        r = single("report", self.EXAMPLE, "--format", "html", "--output", page)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(os.listdir(self.dir), ["example.html"])  # no temporary file left
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertNotIn("<script", html)
+        svg = re.search(r"<svg\b.*?</svg>", html, re.S).group(0)
+        svg_path, png_path = self.path("plot.svg"), self.path("plot.png")
+        with open(svg_path, "w", encoding="utf-8") as f:
+            f.write(svg)
+        root = ElementTree.parse(svg_path).getroot()  # well-formed XML
+        ns = "{http://www.w3.org/2000/svg}"
+        self.assertEqual(root.tag, ns + "svg")
+        self.assertEqual(len(root.findall(f".//{ns}polyline")), 2)  # out-of-place and in-place
+        rendered = subprocess.run([rsvg, "-o", png_path, svg_path], capture_output=True, text=True, timeout=60)
+        self.assertEqual(rendered.returncode, 0, rendered.stderr)
+        if os.environ.get("DISTBENCH_KEEP_PNG"):
+            shutil.copy(png_path, os.environ["DISTBENCH_KEEP_PNG"])
+
+        width, height, pixels = read_png(png_path)
+        self.assertEqual((width, height), (760, 420))
+        colours = {p[:3] for row in pixels for p in row}
+        self.assertGreater(len(colours), 20, "a blank or nearly blank picture")
+        white = sum(1 for row in pixels for p in row if p[:3] == (255, 255, 255))
+        self.assertGreater(white, width * height // 2, "the background is not white")
+        self.assertLess(white, width * height * 0.98, "almost nothing drawn")
+
+        def near(colour, pixel, tolerance=12):
+            return all(abs(a - b) <= tolerance for a, b in zip(colour, pixel[:3]))
+        for name, colour in (("first series", (0x1f, 0x77, 0xb4)), ("second series", (0xff, 0x7f, 0x0e)),
+                             ("frame", (0x44, 0x44, 0x44))):
+            hits = sum(1 for row in pixels for p in row if near(colour, p))
+            self.assertGreater(hits, 100, f"the {name}'s colour is hardly in the picture")
+
+    def test_markdown_is_a_table_with_a_row_per_record(self):
+        r = single("report", self.EXAMPLE, "--format", "md")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(self.EXAMPLE)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "## distbench allreduce")
+        table = [line for line in lines if line.startswith("|")]
+
+        def cells(line):
+            self.assertTrue(line.startswith("| ") and line.endswith(" |"), line)
+            return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line[1:-1])]
+        header, rule, rows = cells(table[0]), cells(table[1]), [cells(line) for line in table[2:]]
+        self.assertEqual(len(rule), len(header))
+        for c in rule:
+            self.assertRegex(c, r"^:?-{3,}:?$")
+        self.assertEqual(len(rows), len(report["records"]))
+        for row, record in zip(rows, report["records"]):
+            self.assertEqual(len(row), len(header))
+            self.assertEqual(row[header.index("bytes")], str(record["params"]["bytes"]))
+            self.assertEqual(row[header.index("placement")], record["params"]["placement"])
+            self.assertEqual(row[header.index("status")], "ok")
+        self.assertIn("busbw_gbps (GB/s)", header)
+        # md is the default, and --output writes what stdout shows
+        out = self.path("r.md")
+        self.assertEqual(single("report", self.EXAMPLE, "--output", out).returncode, 0)
+        with open(out) as f:
+            self.assertEqual(f.read(), r.stdout)
+
+    def test_csv_has_a_line_per_record(self):
+        r = single("report", os.path.join(SOURCE_ROOT, "reports", "latency-example.json"), "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(r.stdout.splitlines()))
+        self.assertEqual([row["bytes"] for row in rows], ["1", "8", "64", "512", "4096", "32768"])
+        self.assertIn("latency_us", rows[0])
+
+    def test_bad_input_is_one_error_line(self):
+        self.assert_usage_error(single("report", self.path("missing.json")), "missing.json", "No such file")
+        bad = self.path("bad.json")
+        with open(bad, "w") as f:
+            f.write("{not json")
+        self.assert_usage_error(single("report", bad), "bad.json", "not valid JSON")
+        self.assert_usage_error(single("report", self.EXAMPLE, "--format", "pdf"), "pdf")
+        self.assert_usage_error(single("report", self.EXAMPLE, "--output", "/nonexistent-dir/r.html"),
+                                "/nonexistent-dir/r.html")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["bad.json"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Does `distbench compare` keep quiet on a noisy machine and catch a real slowdown? A/A and A/B on real sweeps.
+
+    /usr/bin/python3 bench/compare_gate.py                      # 10 A/A pairs, then the slowdowns
+    /usr/bin/python3 bench/compare_gate.py --pairs 20 -- -b 8 -e 1M   # other sweep flags after --
+
+A/A: --pairs times, two back-to-back runs of the same sweep (default `distbench allreduce`, 8 B .. 64 MiB, both
+placements, under `mpirun --allow-run-as-root -np 2 --bind-to none`), the second compared with the first by
+`distbench compare` with its default settings (time, 5 %, 1 us, alpha 0.01). Each pair the gate fails is a false
+alarm; the target is none. A/B: a baseline run, then candidates that are really slower: Open MPI's allreduce
+forced to another algorithm through MCA parameters (`coll_tuned_use_dynamic_rules 1`,
+`coll_tuned_allreduce_algorithm N`: 1 basic linear, 2 nonoverlapping, 3 recursive doubling, 4 ring), and the same
+sweep under a competing CPU load (a busy process per core). For each it prints the verdict counts and the exit code.
+
+Needs only the Python standard library. Builds nothing. A benchmark to read: exits 0 whatever it finds (non-zero
+only when a run itself fails).
+"""
+
+import argparse
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_mpi4py as common  # noqa: E402  (same folder: finding distbench, running)
+
+
+def sweep(args, path, mca=()):
+    cmd = common.launcher(args)
+    for key, value in mca:
+        cmd += ["--mca", key, value]
+    cmd += [args.distbench, args.collective, "--json", path] + args.sweep
+    common.run(cmd, f"distbench {args.collective}")
+
+
+def compare(args, base, cand):
+    proc = subprocess.run([args.distbench, "compare", base, cand, "--format", "json"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"compare_gate: distbench compare failed (exit {proc.returncode}): {proc.stderr}")
+    doc = json.loads(proc.stdout)
+    return proc.returncode, doc["summary"], [c["label"] for c in doc["cases"] if c["verdict"] == "SLOWER"]
+
+
+def burn(stop_at):
+    while time.monotonic() < stop_at:
+        pass
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--pairs", type=int, default=10, help="A/A pairs (default 10)")
+    p.add_argument("--np", type=int, default=2)
+    p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--collective", default="allreduce")
+    p.add_argument("--algorithms", default="1,2", help="coll_tuned_allreduce_algorithm values to try (default 1,2)")
+    p.add_argument("sweep", nargs="*", help="flags for the sweep (after --)")
+    args = p.parse_args()
+    args.distbench = common.find_distbench(args.distbench)
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    with tempfile.TemporaryDirectory(prefix="distbench-gate-") as tmp:
+        print(f"distbench {args.collective} {' '.join(args.sweep)} at np {args.np}; distbench compare with its "
+              f"defaults (time, 5%, 1 us, alpha 0.01)")
+        failed = 0
+        for i in range(args.pairs):
+            a, b = os.path.join(tmp, f"a{i}.json"), os.path.join(tmp, f"b{i}.json")
+            sweep(args, a)
+            sweep(args, b)
+            rc, s, slower = compare(args, a, b)
+            failed += rc == 1
+            print(f"A/A pair {i + 1:2}: exit {rc}  slower {s['slower']}, faster {s['faster']}, same {s['same']}, "
+                  f"unknown {s['unknown']}; geomean {s['geomean_ratio']:.4f}"
+                  + (f"  SLOWER: {', '.join(slower)}" if slower else ""), flush=True)
+        print(f"A/A: the gate failed {failed} of {args.pairs} pairs")
+
+        base = os.path.join(tmp, "base.json")
+        sweep(args, base)
+        for algorithm in [a for a in args.algorithms.split(",") if a]:
+            cand = os.path.join(tmp, f"alg{algorithm}.json")
+            sweep(args, cand, [("coll_tuned_use_dynamic_rules", "1"), ("coll_tuned_allreduce_algorithm", algorithm)])
+            rc, s, slower = compare(args, base, cand)
+            print(f"A/B coll_tuned_allreduce_algorithm {algorithm}: exit {rc}  slower {s['slower']}, faster "
+                  f"{s['faster']}, same {s['same']}; geomean {s['geomean_ratio']:.4f}", flush=True)
+        cand = os.path.join(tmp, "loaded.json")
+        stop_at = time.monotonic() + 600
+        burners = [multiprocessing.Process(target=burn, args=(stop_at,)) for _ in range(os.cpu_count() or 1)]
+        for b in burners:
+            b.start()
+        try:
+            sweep(args, cand)
+        finally:
+            for b in burners:
+                b.terminate()
+        rc, s, slower = compare(args, base, cand)
+        print(f"A/B under a competing CPU load ({len(burners)} busy processes): exit {rc}  slower {s['slower']}, "
+              f"faster {s['faster']}, same {s['same']}; geomean {s['geomean_ratio']:.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+// `distbench report FILE [--format md|csv|html] [--output PATH]`: a view of a JSON report, on stdout or written
+// atomically to a file. Needs no other process: MPI is never started.
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "core/report/atomic_file.hpp"
+#include "core/report/json_model.hpp"
+#include "views/report_views.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distbench::cli {
+namespace {
+
+using View = std::string (*)(const ParsedReport&);
+
+// One entry per format: its --format name and the view that renders it.
+struct Format {
+  const char* name;
+  View view;
+};
+constexpr Format kFormats[] = {{"md", report_markdown}, {"csv", report_csv}, {"html", report_html}};
+
+struct ReportOptions {
+  std::string path;
+  std::string format = "md";
+  std::string output;  // "": stdout
+};
+
+void setup_report(CLI::App& app, ReportOptions& opts) {
+  app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required();
+  std::vector<std::string> names;
+  for (const Format& f : kFormats) names.emplace_back(f.name);
+  app.add_option("--format", opts.format,
+                 "md: a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
+      ->check(CLI::IsMember(names));
+  app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout");
+}
+
+// The whole file; a usage error naming the path and the system's reason when it cannot be read.
+std::string read_report_file(const std::string& path) {
+  const auto cannot = [&](int err) {
+    return usage_error(fmt::format("cannot read report '{}': {}; check the path and its permissions", path,
+                                   std::strerror(err)));
+  };
+  errno = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw cannot(errno);
+  std::string text;
+  char buffer[1 << 14];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
+  if (std::ferror(file.get())) throw cannot(errno != 0 ? errno : EIO);
+  return text;
+}
+
+View view_of(const std::string& format) {
+  for (const Format& f : kFormats) {
+    if (format == f.name) return f.view;
+  }
+  throw usage_error(fmt::format("unknown report format '{}': use md, csv or html", format));  // CLI11 checked it
+}
+
+int run_report(const ReportOptions& opts) {
+  if (!opts.output.empty()) check_writable(opts.output);
+  const std::string text = read_report_file(opts.path);
+  ParsedReport report;
+  try {
+    report = parse_report(text);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::usage) throw;
+    throw usage_error(fmt::format("{}: {}", opts.path, e.what()));
+  }
+  const std::string view = view_of(opts.format)(report);
+  if (opts.output.empty()) {
+    fmt::print("{}", view);
+  } else {
+    write_file_atomically(opts.output, view);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& root, Commands& commands) {
+  auto opts = std::make_shared<ReportOptions>();
+  auto* app = root.add_subcommand("report", "Show a JSON report as Markdown, CSV or an HTML page with plots");
+  setup_report(*app, *opts);
+  commands.push_back(Command{app, [opts](Invocation&) { return run_report(*opts); }});
+}
+
+}  // namespace distbench::cli

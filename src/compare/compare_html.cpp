@@ -1,0 +1,135 @@
+// The HTML view of a comparison: a self-contained page (inline CSS and SVG, no script, nothing fetched) with the
+// verdict, the criteria, one plot per group of cases (baseline and candidate medians against size, the candidate's
+// confidence band, SLOWER cases ringed) and the table.
+#include "compare/compare_views.hpp"
+#include "core/sizes.hpp"
+#include "views/svg_plot.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace distbench {
+namespace {
+
+// The cases grouped by every parameter but the size (one plot each), in first-seen order.
+struct Group {
+  std::string name;
+  std::vector<const CaseComparison*> cases;
+};
+
+// Whether a parameter takes more than one value over the cases (only those name a group).
+bool varies(const Comparison& c, const std::string& key) {
+  const std::string* first = nullptr;
+  std::string text;
+  for (const CaseComparison& k : c.cases) {
+    for (const Param& p : k.params) {
+      if (p.key != key) continue;
+      if (first == nullptr) {
+        text = param_text(p.value);
+        first = &text;
+      } else if (param_text(p.value) != text) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<Group> groups_by_size(const Comparison& c) {
+  std::vector<Group> groups;
+  std::map<std::string, std::size_t> index;
+  for (const CaseComparison& k : c.cases) {
+    const auto* bytes = [&]() -> const ParamValue* {
+      for (const Param& p : k.params) {
+        if (p.key == "bytes") return &p.value;
+      }
+      return nullptr;
+    }();
+    if (bytes == nullptr || !std::holds_alternative<std::int64_t>(*bytes)) continue;
+    std::string name;
+    for (const Param& p : k.params) {
+      if (p.key == "bytes" || p.key == "count" || !varies(c, p.key)) continue;
+      if (!name.empty()) name += ' ';
+      name += param_text(p.value);
+    }
+    auto [it, fresh] = index.try_emplace(name, groups.size());
+    if (fresh) groups.push_back({name, {}});
+    groups[it->second].cases.push_back(&k);
+  }
+  return groups;
+}
+
+double bytes_of(const CaseComparison& k) {
+  for (const Param& p : k.params) {
+    if (p.key == "bytes") return static_cast<double>(std::get<std::int64_t>(p.value));
+  }
+  return kNotMeasured;
+}
+
+std::string plot(const Comparison& c, const Group& g) {
+  PlotSeries base{"baseline", {}, {}, {}, {}, {}, true};
+  PlotSeries cand{"candidate", {}, {}, {}, {}, {}, false};
+  for (const CaseComparison* k : g.cases) {
+    const double x = bytes_of(*k);
+    base.x.push_back(x);
+    base.y.push_back(k->base);
+    cand.x.push_back(x);
+    cand.y.push_back(k->cand);
+    const bool band = std::isfinite(k->change_low) && std::isfinite(k->base);
+    cand.y_low.push_back(band ? k->base * (1 + k->change_low) : kNotMeasured);
+    cand.y_high.push_back(band ? k->base * (1 + k->change_high) : kNotMeasured);
+    cand.marked.push_back(k->verdict == Verdict::slower);
+  }
+  PlotSpec spec;
+  spec.title = fmt::format("{}: {}", g.name.empty() ? c.benchmark : g.name, name(c.options.metric));
+  spec.x_label = "size (bytes)";
+  spec.y_label = fmt::format("{} ({})", name(c.options.metric), c.metric_unit);
+  spec.mark_label = "SLOWER";
+  return svg_line_plot(spec, {base, cand});
+}
+
+}  // namespace
+
+std::string compare_html(const Comparison& c, const CompareSources& sources) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>distbench compare: {}</title>\n", html_escape(c.benchmark));
+  out += "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+         ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
+  out += "</head><body>\n";
+  out += fmt::format("<h1>distbench compare: {}</h1>\n", html_escape(c.benchmark));
+  out += fmt::format("<p class=\"{}\"><b>{}</b> · {}</p>\n", c.regressed() ? "bad" : "ok",
+                     c.regressed() ? "Regression" : "No regression", html_escape(c.summary_line()));
+  std::string bases;
+  for (const auto& f : sources.baselines) {
+    if (!bases.empty()) bases += ", ";
+    bases += html_escape(f);
+  }
+  out += fmt::format("<p>Baseline: {} · candidate: {}</p>\n", bases, html_escape(sources.candidate));
+  out += fmt::format("<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
+                     "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
+                     "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
+                     name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+                     (1 - c.options.alpha) * 100);
+  for (const auto& w : c.warnings) out += fmt::format("<p class=\"bad\">warning: {}</p>\n", html_escape(w));
+  for (const Group& g : groups_by_size(c)) out += plot(c, g) + "\n";
+  out += fmt::format("<table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
+                     "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
+                     name(c.options.metric), c.metric_unit);
+  auto num = [](double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
+  for (const CaseComparison& k : c.cases) {
+    std::string verdict(name(k.verdict));
+    if (!k.reason.empty()) verdict += fmt::format(" ({})", k.reason);
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                       "<td class=\"{}\">{}</td></tr>\n",
+                       html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), num(k.change * 100, "{:+.1f}%"),
+                       num(k.change_low * 100, "{:+.1f}%"), num(k.change_high * 100, "{:+.1f}%"), num(k.p, "{:.2g}"),
+                       name(k.verdict), html_escape(verdict));
+  }
+  out += "</table>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace distbench

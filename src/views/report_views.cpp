@@ -1,0 +1,72 @@
+// The text views of a report: Markdown and CSV (the HTML page is in report_html.cpp).
+#include "views/report_views.hpp"
+
+#include "core/report/csv_reporter.hpp"
+#include "views/report_tables.hpp"
+
+#include <fmt/format.h>
+
+namespace distbench {
+namespace {
+
+// Report text made inert in Markdown: no table cell boundaries, no HTML, no line breaks.
+std::string md_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n': case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string md_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& cell : cells) line += fmt::format(" {} |", md_text(cell));
+  return line + "\n";
+}
+
+std::string md_table(const ResultsTable& table) {
+  std::vector<std::string> titles;
+  std::string rule = "|";
+  for (const TableColumn& c : table.columns) {
+    titles.push_back(c.title);
+    rule += c.numeric ? " ---: |" : " :--- |";
+  }
+  std::string text = md_row(titles) + rule + "\n";
+  for (const auto& row : table.rows) text += md_row(row);
+  return text;
+}
+
+}  // namespace
+
+std::string report_markdown(const ParsedReport& r) {
+  std::string text = fmt::format("## distbench {}\n\n{}\n\n", md_text(r.title), md_text(run_facts(r)));
+  text += md_table(results_table(r));
+
+  text += "\n";
+  for (const auto& [key, value] : summary_items(r)) text += fmt::format("**{}:** {} · ", md_text(key), md_text(value));
+  text += fmt::format("**Status:** {}\n", md_text(r.info.status));
+  if (!r.info.error.empty()) text += fmt::format("\n**Error:** {}\n", md_text(r.info.error));
+  if (!r.info.warnings.empty()) {
+    text += "\n";
+    for (const Warning& w : r.info.warnings) {
+      text += fmt::format("- **warning ({}):** {}\n", md_text(w.code), md_text(w.message));
+    }
+  }
+  return text;
+}
+
+std::string report_csv(const ParsedReport& r) {
+  std::string text = csv_header(r.layout);
+  for (const Record& rec : r.records) text += csv_line(r.layout, rec);
+  return text;
+}
+
+}  // namespace distbench

@@ -1,0 +1,219 @@
+// Views of the example reports next to SCHEMA.md: Markdown, CSV and HTML (and the plots the page shows).
+#include "views/report_views.hpp"
+
+#include "core/report/csv_reporter.hpp"
+#include "views/report_plots.hpp"
+#include "views/report_tables.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace distbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+ParsedReport example(const char* name) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  if (root == nullptr) throw std::runtime_error("DISTBENCH_SOURCE_ROOT is not set: run under meson test");
+  std::ifstream in(fs::path(root) / "reports" / name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_report(text.str());
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::size_t count(const std::string& text, std::string_view needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+std::vector<std::string> table_lines(const std::string& md) {
+  std::vector<std::string> out;
+  for (const std::string& line : lines(md)) {
+    if (line.rfind("| ", 0) == 0) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(ReportViews, MarkdownHasARowPerRecord) {
+  const ParsedReport r = example("example.json");
+  const std::string md = report_markdown(r);
+  const auto all = lines(md);
+  ASSERT_GE(all.size(), 3u);
+  EXPECT_EQ(all[0], "## distbench allreduce");
+  const std::string facts = "distbench 0.1.0 (git 0c090c5a064c) · allreduce (collective) · backend mpi · 2 ranks";
+  EXPECT_EQ(all[2].rfind(facts, 0), 0u) << all[2];
+  const auto table = table_lines(md);
+  ASSERT_EQ(table.size(), 2 + r.records.size());
+  // The varying parameters (placement, bytes, count), then every metric with its unit, then the status.
+  EXPECT_EQ(table[0], "| placement | bytes | count | time_us (us) | algbw_gbps (GB/s) | busbw_gbps (GB/s) | "
+                      "wrong (elements) | faults_per_op (1/op) | switches_per_op (1/op) | status |");
+  EXPECT_EQ(table[1], "| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |");
+  EXPECT_EQ(table[2].rfind("| out-of-place | 8 | 2 | 0.", 0), 0u) << table[2];
+  for (std::size_t i = 2; i < table.size(); ++i) EXPECT_EQ(table[i].substr(table[i].size() - 5), " ok |");
+  EXPECT_NE(md.find("**avg_busbw_gbps:** 1.40 · **wrong:** 0 · **Status:** complete"), std::string::npos);
+  EXPECT_NE(md.find("- **warning (noisy_median):** 7 of 12 cases"), std::string::npos);
+}
+
+TEST(ReportViews, MarkdownEscapesReportText) {
+  ParsedReport r = example("example.json");
+  r.title = "a|b";
+  r.records[0].set("placement", std::string("in|<place>"));
+  r.info.warnings.push_back({"odd", "line one\nline two <b>"});
+  const std::string md = report_markdown(r);
+  EXPECT_EQ(lines(md)[0], "## distbench a\\|b");
+  EXPECT_NE(md.find("| in\\|&lt;place&gt; |"), std::string::npos);
+  EXPECT_NE(md.find("- **warning (odd):** line one line two &lt;b&gt;\n"), std::string::npos);
+  // Every table line still has one cell per column.
+  for (const std::string& line : table_lines(md)) {
+    std::size_t bars = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    EXPECT_EQ(bars, 11u) << line;
+  }
+}
+
+TEST(ReportViews, SkippedRecordsSayWhy) {
+  ParsedReport r = example("example.json");
+  Record& skipped = r.records[1];
+  skipped.status = "skipped";
+  skipped.skip_reason = "not supported";
+  skipped.metrics.clear();
+  skipped.phases.clear();
+  const auto table = table_lines(report_markdown(r));
+  EXPECT_NE(table[3].find("|  |  | skipped: not supported |"), std::string::npos) << table[3];
+  for (const ReportPlot& p : report_plots(r)) {
+    std::size_t points = 0;
+    for (const PlotSeries& s : p.series) points += s.x.size();
+    EXPECT_EQ(points, r.records.size() - 1);
+  }
+}
+
+TEST(ReportViews, CsvHasTheHeaderAndALinePerRecord) {
+  const ParsedReport r = example("example.json");
+  const auto all = lines(report_csv(r));
+  ASSERT_EQ(all.size(), 1 + r.records.size());
+  EXPECT_EQ(all[0] + "\n", csv_header(r.layout));
+  EXPECT_EQ(all[0].rfind("collective,backend,dtype,op,placement,root,bytes,count,", 0), 0u);
+  for (std::size_t i = 0; i < r.records.size(); ++i) EXPECT_EQ(all[i + 1] + "\n", csv_line(r.layout, r.records[i]));
+}
+
+TEST(ReportViews, HtmlIsASelfContainedPageWithPlots) {
+  const ParsedReport r = example("example.json");
+  const std::string html = report_html(r);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace, never fetched
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg"), 2u);      // busbw and time against the size
+  EXPECT_EQ(count(html, "<polyline"), 4u);  // a line per placement in each
+  EXPECT_EQ(count(html, "<polygon"), 2u);   // the ranks' spread around each time line
+  EXPECT_EQ(count(html, "<tr><td"), r.records.size());  // the results table, no row skipped
+  for (const char* text : {"0c090c5a064c", "<code>distbench allreduce -b 8 -e 1M -f 8 -n 10 --json example.json",
+                           "vm: ranks 0, 1", "Open MPI v4.1.4", "OMPI_MCA_hwloc_base_binding_policy",
+                           "status-complete", "noisy_median", "avg_busbw_gbps", ">out-of-place</text>",
+                           "busbw_gbps (GB/s)"}) {
+    EXPECT_NE(html.find(text), std::string::npos) << text;
+  }
+}
+
+TEST(ReportViews, HtmlEscapesReportText) {
+  ParsedReport r = example("example.json");
+  r.title = "<script>alert(1)</script>";
+  r.info.argv.push_back("--x=<img src=x onerror=alert(1)>");
+  r.info.environment.push_back({"NCCL_<b>", "\"quoted\" & more"});
+  r.records[0].set("placement", std::string("<i>odd</i>"));
+  const std::string html = report_html(r);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_EQ(html.find("<i>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&#39;--x=&lt;img src=x onerror=alert(1)&gt;&#39;"), std::string::npos);  // shell-quoted too
+  EXPECT_NE(html.find("&quot;quoted&quot; &amp; more"), std::string::npos);
+}
+
+TEST(ReportViews, LatencyPlotsTheOneWayTime) {
+  const ParsedReport r = example("latency-example.json");
+  const auto plots = report_plots(r);
+  ASSERT_EQ(plots.size(), 1u);
+  EXPECT_EQ(plots[0].spec.y_label, "latency_us (us)");
+  ASSERT_EQ(plots[0].series.size(), 1u);
+  EXPECT_EQ(plots[0].series[0].label, "latency");
+  EXPECT_EQ(plots[0].series[0].x.size(), r.records.size());
+  EXPECT_EQ(plots[0].series[0].y_low.size(), r.records.size());
+  EXPECT_TRUE(plots[0].series[0].marked.empty());  // nothing was wrong
+  const std::string html = report_html(r);
+  EXPECT_EQ(count(html, "<svg"), 1u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(table_lines(report_markdown(r)).size(), 2 + r.records.size());
+}
+
+TEST(ReportViews, CollectiveSeriesPerVaryingParameterSortedBySize) {
+  const ParsedReport r = example("example.json");
+  const auto plots = report_plots(r);
+  ASSERT_EQ(plots.size(), 2u);
+  EXPECT_EQ(plots[0].spec.y_label, "busbw_gbps (GB/s)");
+  EXPECT_EQ(plots[1].spec.y_label, "time_us (us)");
+  ASSERT_EQ(plots[0].series.size(), 2u);
+  EXPECT_EQ(plots[0].series[0].label, "out-of-place");
+  EXPECT_EQ(plots[0].series[1].label, "in-place");
+  EXPECT_TRUE(plots[0].series[0].y_low.empty());  // no band on bandwidth
+  for (const PlotSeries& s : plots[1].series) {
+    ASSERT_EQ(s.x.size(), 6u);
+    EXPECT_TRUE(std::is_sorted(s.x.begin(), s.x.end()));
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      EXPECT_LE(s.y_low[i], s.y[i] * (1 + 1e-12));
+      EXPECT_GE(s.y_high[i], s.y[i] * (1 - 1e-12));
+    }
+  }
+}
+
+TEST(ReportViews, WrongResultsAreMarked) {
+  ParsedReport r = example("example.json");
+  r.records[2].set_metric("wrong", 5);
+  const auto plots = report_plots(r);
+  const PlotSeries& s = plots[0].series[0];  // out-of-place: records 0, 2, 4, ...
+  ASSERT_EQ(s.marked.size(), s.x.size());
+  EXPECT_EQ(std::count(s.marked.begin(), s.marked.end(), true), 1);
+  EXPECT_NE(plots[0].caption.find("Red rings: records with wrong results."), std::string::npos);
+}
+
+TEST(ReportViews, OtherBenchmarksPlotTheirFirstMetricOnlyWithASize) {
+  ParsedReport r;
+  r.benchmark = r.title = "custom";
+  r.layout.params = {"bytes", "mode"};
+  r.layout.metrics = {{"rate", "1/s", "operations per second"}, {"other", "1", ""}};
+  for (int i = 0; i < 4; ++i) {
+    Record rec;
+    rec.kind = "custom";
+    rec.set("bytes", std::int64_t{8} << i).set("mode", std::string(i % 2 ? "a" : "b")).set_metric("rate", i);
+    r.records.push_back(rec);
+  }
+  auto plots = report_plots(r);
+  ASSERT_EQ(plots.size(), 1u);
+  EXPECT_EQ(plots[0].spec.y_label, "rate (1/s)");
+  EXPECT_FALSE(plots[0].spec.log_y);  // a zero: linear
+  EXPECT_EQ(plots[0].series.size(), 2u);
+  EXPECT_EQ(count(report_html(r), "<svg"), 1u);
+
+  r.layout.params = {"mode"};
+  for (Record& rec : r.records) rec.params.erase(rec.params.begin());
+  EXPECT_TRUE(report_plots(r).empty());
+  EXPECT_EQ(count(report_html(r), "<svg"), 0u);
+}
+
+}  // namespace
+}  // namespace distbench
