@@ -38,12 +38,16 @@ def sweep(args, path, mca=()):
 
 
 def compare(args, base, cand):
-    proc = subprocess.run([args.distbench, "compare", base, cand, "--format", "json"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    """base, cand: a report or a list of reports (runs pooled on that side)."""
+    base = base if isinstance(base, list) else [base]
+    cand = cand if isinstance(cand, list) else [cand]
+    proc = subprocess.run([args.distbench, "compare", *base, *cand, "--candidates", str(len(cand)), "--format",
+                           "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode not in (0, 1):
         sys.exit(f"compare_gate: distbench compare failed (exit {proc.returncode}): {proc.stderr}")
     doc = json.loads(proc.stdout)
-    return proc.returncode, doc["summary"], [c["label"] for c in doc["cases"] if c["verdict"] == "SLOWER"]
+    slower = [f"{c['label']} {c['change'] * 100:+.0f}%" for c in doc["cases"] if c["verdict"] == "SLOWER"]
+    return proc.returncode, doc["summary"], slower
 
 
 def burn(stop_at):
@@ -59,6 +63,11 @@ def main():
     p.add_argument("--pairs", type=int, default=10, help="A/A pairs (default 10)")
     p.add_argument("--np", type=int, default=2)
     p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--bind-to", default="none", help="mpirun --bind-to (default none)")
+    p.add_argument("--no-slowdowns", action="store_true", help="A/A only")
+    p.add_argument("--window", type=int, default=0, help="also judge windows: K baseline runs against C candidate "
+                   "runs, taken from consecutive runs (with --candidates C; default 0: pairs only)")
+    p.add_argument("--candidates", type=int, default=2)
     p.add_argument("--collective", default="allreduce")
     p.add_argument("--algorithms", default="1,2", help="coll_tuned_allreduce_algorithm values to try (default 1,2)")
     p.add_argument("sweep", nargs="*", help="flags for the sweep (after --)")
@@ -80,7 +89,27 @@ def main():
                   f"unknown {s['unknown']}; geomean {s['geomean_ratio']:.4f}"
                   + (f"  SLOWER: {', '.join(slower)}" if slower else ""), flush=True)
         print(f"A/A: the gate failed {failed} of {args.pairs} pairs")
+        if args.window > 0:
+            # More runs, back to back, after the pairs; then every window of K baselines followed by C candidates.
+            runs = [os.path.join(tmp, f"a{i}.json") for i in range(args.pairs)]
+            need = args.pairs + args.window + args.candidates - 1
+            for i in range(len(runs), need):
+                runs.append(os.path.join(tmp, f"r{i}.json"))
+                sweep(args, runs[-1])
+            failed = 0
+            trials = need - args.window - args.candidates + 1
+            for i in range(trials):
+                base = runs[i:i + args.window]
+                cand = runs[i + args.window:i + args.window + args.candidates]
+                rc, s, slower = compare(args, base, cand)
+                failed += rc == 1
+                print(f"A/A window {i + 1:2} ({args.window} baselines, {args.candidates} candidate runs): exit {rc}  "
+                      f"slower {s['slower']}, faster {s['faster']}, same {s['same']}; geomean "
+                      f"{s['geomean_ratio']:.4f}" + (f"  SLOWER: {', '.join(slower)}" if slower else ""), flush=True)
+            print(f"A/A windows: the gate failed {failed} of {trials}")
 
+        if args.no_slowdowns:
+            return
         base = os.path.join(tmp, "base.json")
         sweep(args, base)
         for algorithm in [a for a in args.algorithms.split(",") if a]:

@@ -26,6 +26,7 @@ struct CompareArgs {
   std::string filter;
   std::string format = "text";
   std::string output;
+  int candidates = 1;
 };
 
 // "5%", "5" (both 5 percent) or "0.5%".
@@ -41,7 +42,13 @@ double parse_threshold(std::string text) {
 }
 
 int run_compare(const CompareArgs& a) {
-  if (a.files.size() < 2) throw usage_error("compare needs a baseline report and a candidate report (BASELINE... CANDIDATE)");
+  if (a.candidates < 1) throw usage_error("--candidates must be 1 or more");
+  if (a.files.size() < static_cast<std::size_t>(a.candidates) + 1) {
+    throw usage_error(fmt::format("compare needs a baseline report and {} (BASELINE... CANDIDATE...; --candidates {} "
+                                  "takes the last {} files as the candidate's runs)",
+                                  a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates,
+                                  a.candidates));
+  }
   CompareOptions options;
   options.metric = parse_compare_metric(a.metric);
   options.threshold = parse_threshold(a.threshold);
@@ -52,12 +59,18 @@ int run_compare(const CompareArgs& a) {
   options.filter = parse_filter(a.filter);
   if (!a.output.empty()) check_writable(a.output);
 
-  std::vector<ParsedReport> baselines;
-  for (std::size_t i = 0; i + 1 < a.files.size(); ++i) baselines.push_back(read_report_file(a.files[i]));
-  const ParsedReport candidate = read_report_file(a.files.back());
-  const Comparison c = compare_reports(baselines, candidate, options);
+  const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
+  std::vector<ParsedReport> baselines, candidates;
+  for (std::size_t i = 0; i < a.files.size(); ++i) {
+    (i < first_candidate ? baselines : candidates).push_back(read_report_file(a.files[i]));
+  }
+  const Comparison c = compare_reports(baselines, candidates, options);
 
-  const CompareSources sources{{a.files.begin(), a.files.end() - 1}, a.files.back()};
+  CompareSources sources{{a.files.begin(), a.files.begin() + static_cast<std::ptrdiff_t>(first_candidate)}, {}};
+  for (std::size_t i = first_candidate; i < a.files.size(); ++i) {
+    if (!sources.candidate.empty()) sources.candidate += ", ";
+    sources.candidate += a.files[i];
+  }
   std::string text;
   if (a.format == "text") text = compare_text(c);
   if (a.format == "markdown") text = compare_markdown(c, sources);
@@ -90,6 +103,9 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->add_option("--format", a->format, "Output: text, markdown, json, junit or html")
       ->check(CLI::IsMember({"text", "markdown", "json", "junit", "html"}));
   app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout");
+  app->add_option("--candidates", a->candidates,
+                  "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "
+                  "side beyond every run of the other)");
   commands.push_back({app, [a](Invocation&) { return run_compare(*a); }});
 }
 

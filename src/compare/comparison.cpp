@@ -87,8 +87,9 @@ std::string label_of(const Record& r, const std::vector<std::string>& keys) {
   return label.empty() ? std::string("all") : label;
 }
 
-void check_comparable(const ParsedReport& base, const ParsedReport& cand, std::size_t index) {
-  const std::string which = fmt::format("baseline {}", index + 1);
+void check_comparable(const ParsedReport& base, const ParsedReport& cand, std::size_t index,
+                      std::string_view side = "baseline") {
+  const std::string which = fmt::format("{} {}", side, index + 1);
   if (base.benchmark != cand.benchmark) {
     throw usage_error(fmt::format("{} is a '{}' report and the candidate a '{}' report; compare reports of the same "
                                   "benchmark",
@@ -114,9 +115,12 @@ void judge(CaseComparison& c, const CompareOptions& o) {
   // "worse" is positive when the time grew (bandwidth fell), whatever the metric.
   const double worse = o.metric == CompareMetric::time ? c.change : -c.change;
   const bool significant = c.p < o.alpha;
-  if (significant && worse > o.threshold && c.time_delta_us > o.floor_us) {
+  // Every run of one side beyond every run of the other by the threshold (trivially so with one run a side).
+  const bool runs_slower = c.worst_case_slowdown > o.threshold;
+  const bool runs_faster = c.worst_case_speedup > o.threshold;
+  if (significant && worse > o.threshold && runs_slower && c.time_delta_us > o.floor_us) {
     c.verdict = Verdict::slower;
-  } else if (significant && worse < -o.threshold && -c.time_delta_us > o.floor_us) {
+  } else if (significant && worse < -o.threshold && runs_faster && -c.time_delta_us > o.floor_us) {
     c.verdict = Verdict::faster;
   } else {
     c.verdict = Verdict::same;
@@ -163,14 +167,75 @@ std::string Comparison::summary_line() const {
   return line;
 }
 
+namespace {
+
+// One side of a comparison (the baselines, or the candidate runs): each case's samples pooled over the runs, and
+// each run's own median time, in first-seen order.
+struct Pooled {
+  const Record* record = nullptr;
+  std::vector<double> samples_us;
+  std::vector<double> run_medians_us;
+  bool used = false;
+};
+
+struct Side {
+  std::map<std::string, Pooled> cases;
+  std::vector<std::string> order;
+};
+
+Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options) {
+  Side side;
+  for (const ParsedReport& run : runs) {
+    for (const Record& r : run.records) {
+      if (!r.ok() || !matches(r, options.filter)) continue;
+      const std::string key = case_key(r);
+      auto [it, fresh] = side.cases.try_emplace(key);
+      if (fresh) {
+        it->second.record = &r;
+        side.order.push_back(key);
+      }
+      const auto us = time_samples_us(r);
+      it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
+      if (!us.empty()) it->second.run_medians_us.push_back(median(us));
+    }
+  }
+  return side;
+}
+
+// How far apart the runs of each side are, as the ratio of the extreme run medians that the verdict must clear:
+// a candidate is SLOWER only when even its fastest run is slower than the slowest baseline run by more than the
+// threshold (and FASTER the other way round). With one run a side this is the ratio of the two medians.
+void run_extremes(const Pooled& base, const Pooled& cand, CaseComparison& c) {
+  const auto [base_lo, base_hi] = std::minmax_element(base.run_medians_us.begin(), base.run_medians_us.end());
+  const auto [cand_lo, cand_hi] = std::minmax_element(cand.run_medians_us.begin(), cand.run_medians_us.end());
+  if (base_lo == base.run_medians_us.end() || cand_lo == cand.run_medians_us.end()) return;
+  c.worst_case_slowdown = *cand_lo / *base_hi - 1;  // > 0: every candidate run slower than every baseline run
+  c.worst_case_speedup = *base_lo / *cand_hi - 1;   // > 0: every candidate run faster than every baseline run
+  c.base_runs = base.run_medians_us.size();
+  c.cand_runs = cand.run_medians_us.size();
+}
+
+}  // namespace
+
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const ParsedReport& candidate,
                            const CompareOptions& options) {
-  if (baselines.empty()) throw usage_error("compare needs at least one baseline report and a candidate");
+  return compare_reports(baselines, std::vector<ParsedReport>{candidate}, options);
+}
+
+Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
+                           const CompareOptions& options) {
+  if (baselines.empty() || candidates.empty()) {
+    throw usage_error("compare needs at least one baseline report and a candidate");
+  }
+  const ParsedReport& candidate = candidates.front();
   for (std::size_t i = 0; i < baselines.size(); ++i) check_comparable(baselines[i], candidate, i);
+  for (std::size_t i = 1; i < candidates.size(); ++i) check_comparable(candidates[i], candidate, i, "candidate run");
   Comparison out;
   out.benchmark = candidate.benchmark;
   out.options = options;
   out.metric_unit = options.metric == CompareMetric::time ? "us" : "GB/s";
+  out.baseline_runs = baselines.size();
+  out.candidate_runs = candidates.size();
   if (options.metric != CompareMetric::time) {
     const auto& metrics = candidate.layout.metrics;
     const bool has = std::any_of(metrics.begin(), metrics.end(), [](const MetricSpec& m) { return m.key == "algbw_gbps"; });
@@ -179,57 +244,36 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const Par
                                     candidate.benchmark));
     }
   }
-  for (const ParsedReport* r : {&candidate}) {
-    if (r->info.status != "complete") {
-      out.warnings.push_back(fmt::format("the candidate report is {} ({}): only the cases it measured are compared",
-                                         r->info.status, r->info.error.empty() ? "no reason given" : r->info.error));
+  for (const ParsedReport& r : candidates) {
+    if (r.info.status != "complete") {
+      out.warnings.push_back(fmt::format("a candidate report is {} ({}): only the cases it measured are compared",
+                                         r.info.status, r.info.error.empty() ? "no reason given" : r.info.error));
     }
   }
 
-  // Pool the baselines' samples per case, in first-seen order.
-  struct Pooled {
-    const Record* record = nullptr;
-    std::vector<double> samples_us;
-    bool used = false;
-  };
-  std::map<std::string, Pooled> pooled;
-  std::vector<std::string> base_order;
-  for (const ParsedReport& b : baselines) {
-    for (const Record& r : b.records) {
-      if (!r.ok() || !matches(r, options.filter)) continue;
-      const std::string key = case_key(r);
-      auto [it, fresh] = pooled.try_emplace(key);
-      if (fresh) {
-        it->second.record = &r;
-        base_order.push_back(key);
-      }
-      const auto us = time_samples_us(r);
-      it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
-    }
-  }
-
+  Side base = pool(baselines, options);
+  Side cand = pool(candidates, options);
   std::vector<const Record*> shown;  // every case, for the labels
-  for (const Record& r : candidate.records) {
-    if (r.ok() && matches(r, options.filter)) shown.push_back(&r);
-  }
-  for (const std::string& key : base_order) shown.push_back(pooled[key].record);
+  for (const std::string& key : cand.order) shown.push_back(cand.cases[key].record);
+  for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
   const auto keys = varying_keys(shown);
 
   double log_sum = 0;
-  std::size_t tested = 0;
+  std::size_t tested = 0, moved_up = 0, moved_down = 0;
   const double confidence = 1 - options.alpha;
-  for (const Record& r : candidate.records) {
-    if (!r.ok() || !matches(r, options.filter)) continue;
+  for (const std::string& key : cand.order) {
+    const Pooled& cp = cand.cases[key];
+    const Record& r = *cp.record;
     CaseComparison c;
     c.label = label_of(r, keys);
     c.params = r.params;
-    c.cand_us = time_samples_us(r);
+    c.cand_us = cp.samples_us;
     c.cand_samples = c.cand_us.size();
     const Bandwidth bw = bandwidth_of(r);
     const double cand_time = median(c.cand_us);
     c.cand = metric_of(options.metric, cand_time, bw);
-    auto it = pooled.find(case_key(r));
-    if (it == pooled.end()) {
+    auto it = base.cases.find(key);
+    if (it == base.cases.end()) {
       c.verdict = Verdict::added;
       c.reason = "not in the baseline";
       out.cases.push_back(std::move(c));
@@ -243,6 +287,7 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const Par
     c.ratio = c.cand / c.base;
     c.change = c.ratio - 1;
     c.time_delta_us = cand_time - base_time;
+    run_extremes(it->second, cp, c);
     if (c.base_samples > 0 && c.cand_samples > 0) {
       c.p = mann_whitney_p(c.base_us, c.cand_us);
       // The shift of log time: a ratio of times with its interval; bandwidth ratios are its inverse.
@@ -262,11 +307,14 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const Par
     if (c.verdict != Verdict::unknown && std::isfinite(c.ratio) && c.ratio > 0) {
       log_sum += std::log(c.ratio);
       ++tested;
+      const double worse = options.metric == CompareMetric::time ? c.change : -c.change;
+      if (worse > options.threshold) ++moved_up;
+      if (worse < -options.threshold) ++moved_down;
     }
     out.cases.push_back(std::move(c));
   }
-  for (const std::string& key : base_order) {
-    const Pooled& p = pooled[key];
+  for (const std::string& key : base.order) {
+    const Pooled& p = base.cases[key];
     if (p.used) continue;
     CaseComparison c;
     c.label = label_of(*p.record, keys);
@@ -293,6 +341,15 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const Par
     out.warnings.push_back(fmt::format("{} cases have fewer than {} samples on a side and could not be tested; run "
                                        "with more samples (-n 20)",
                                        out.unknown, kMinSamplesToTest));
+  }
+  // Most cases moved the same way by more than the threshold: the machine, not one case, may have changed.
+  if (tested >= 4 && std::max(moved_up, moved_down) * 2 > tested && (out.baseline_runs < 2 || out.candidate_runs < 2)) {
+    out.warnings.push_back(fmt::format(
+        "{} of {} cases moved {} by more than {:g}% together (geometric mean {:.3f}): a whole run on a busier or quieter "
+        "machine looks like this too; with one run a side the gate cannot tell run-to-run noise from a change, so "
+        "compare a window of baseline runs with two or more candidate runs (--candidates N)",
+        std::max(moved_up, moved_down), tested, moved_up >= moved_down ? "up" : "down", options.threshold * 100,
+        out.geomean_ratio));
   }
   if (out.cases.empty()) out.warnings.push_back("no case to compare (check --filter)");
   return out;

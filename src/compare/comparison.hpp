@@ -35,6 +35,11 @@ struct CaseComparison {
   double change = kNotMeasured, change_low = kNotMeasured, change_high = kNotMeasured;  // ratio - 1 and its CI
   double p = kNotMeasured;                          // two-sided Mann-Whitney U on the time samples
   double time_delta_us = kNotMeasured;              // candidate's median time per operation minus the baseline's
+  // Run-level: the fastest candidate run's median over the slowest baseline run's, minus 1 (and the other way
+  // round): a verdict needs every run of one side beyond every run of the other. Equal to the change (in time) with
+  // one run a side.
+  double worst_case_slowdown = kNotMeasured, worst_case_speedup = kNotMeasured;
+  std::size_t base_runs = 0, cand_runs = 0;
   Verdict verdict = Verdict::unknown;
   std::string reason;  // why UNKNOWN, MISSING or NEW
   // Per-size samples for plots: the time samples of each side (microseconds per operation).
@@ -45,6 +50,7 @@ struct Comparison {
   std::string benchmark;      // the records' kind
   CompareOptions options;
   std::string metric_unit;    // "us" or "GB/s"
+  std::size_t baseline_runs = 0, candidate_runs = 0;
   std::vector<CaseComparison> cases;  // candidate order, then baseline-only cases
   std::size_t slower = 0, faster = 0, same = 0, unknown = 0, missing = 0, added = 0;
   double geomean_ratio = kNotMeasured;  // over the cases tested (SLOWER, FASTER, SAME)
@@ -55,7 +61,9 @@ struct Comparison {
 };
 
 // Throws usage_error when the reports cannot be compared (another benchmark, world size or backend; a metric the
-// records do not have).
+// records do not have). Several candidate runs are pooled like the baselines.
+Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
+                           const CompareOptions& options);
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const ParsedReport& candidate,
                            const CompareOptions& options);
 

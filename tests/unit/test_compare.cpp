@@ -180,6 +180,29 @@ TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
   EXPECT_FALSE(c.regressed());
 }
 
+// Run-to-run noise: a verdict needs every run of one side beyond every run of the other by the threshold.
+TEST(Compare, SeveralRunsASideGuardAgainstRunToRunNoise) {
+  std::mt19937_64 rng(21);
+  const ParsedReport base_fast = report_of({draw(rng, 20, 100, 0.01)});
+  const ParsedReport base_slow = report_of({draw(rng, 20, 110, 0.01)});  // the same build on a busier machine
+  // +7 % over the pooled baselines, but within 2 % of the slower baseline run: SAME with the window, SLOWER without.
+  const ParsedReport cand = report_of({draw(rng, 20, 112, 0.01)});
+  EXPECT_EQ(compare_reports({base_fast}, cand, {}).cases[0].verdict, Verdict::slower);
+  const Comparison window = compare_reports({base_fast, base_slow}, cand, {});
+  EXPECT_EQ(window.cases[0].verdict, Verdict::same);
+  EXPECT_EQ(window.cases[0].base_runs, 2u);
+  EXPECT_NEAR(window.cases[0].worst_case_slowdown, 112.0 / 110 - 1, 0.01);
+  // 9 % beyond the slower baseline run: SLOWER.
+  EXPECT_EQ(compare_reports({base_fast, base_slow}, report_of({draw(rng, 20, 120, 0.01)}), {}).cases[0].verdict,
+            Verdict::slower);
+  // Two candidate runs, one of them on a busy machine: its other run is as fast as the baseline, so SAME.
+  const std::vector<ParsedReport> cands = {report_of({draw(rng, 20, 100, 0.01)}), report_of({draw(rng, 20, 150, 0.01)})};
+  const Comparison two = compare_reports({base_fast}, cands, {});
+  EXPECT_EQ(two.cases[0].verdict, Verdict::same);
+  EXPECT_EQ(two.cases[0].cand_samples, 40u);
+  EXPECT_EQ(two.candidate_runs, 2u);
+}
+
 TEST(Compare, ReportsThatCannotBeComparedAreRefused) {
   const ParsedReport base = report_of({{1, 2, 3, 4, 5}});
   ParsedReport other = base;
