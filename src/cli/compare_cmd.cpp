@@ -3,7 +3,7 @@
 #include "cli/command.hpp"
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
-#include "compare/report_file.hpp"
+#include "core/report/report_file.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 

@@ -3,15 +3,12 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
-#include "core/report/json_model.hpp"
+#include "core/report/report_file.hpp"
 #include "views/report_views.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,23 +41,6 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
   app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout");
 }
 
-// The whole file; a usage error naming the path and the system's reason when it cannot be read.
-std::string read_report_file(const std::string& path) {
-  const auto cannot = [&](int err) {
-    return usage_error(fmt::format("cannot read report '{}': {}; check the path and its permissions", path,
-                                   std::strerror(err)));
-  };
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw cannot(errno);
-  std::string text;
-  char buffer[1 << 14];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) throw cannot(errno != 0 ? errno : EIO);
-  return text;
-}
-
 View view_of(const std::string& format) {
   for (const Format& f : kFormats) {
     if (format == f.name) return f.view;
@@ -70,14 +50,7 @@ View view_of(const std::string& format) {
 
 int run_report(const ReportOptions& opts) {
   if (!opts.output.empty()) check_writable(opts.output);
-  const std::string text = read_report_file(opts.path);
-  ParsedReport report;
-  try {
-    report = parse_report(text);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::usage) throw;
-    throw usage_error(fmt::format("{}: {}", opts.path, e.what()));
-  }
+  const ParsedReport report = read_report_file(opts.path);
   const std::string view = view_of(opts.format)(report);
   if (opts.output.empty()) {
     fmt::print("{}", view);

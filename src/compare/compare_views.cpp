@@ -1,6 +1,7 @@
 #include "compare/compare_views.hpp"
 
 #include "core/report/text.hpp"
+#include "views/svg_plot.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -42,21 +43,6 @@ std::string criteria(const Comparison& c) {
                      "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
                      name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
                      (1 - c.options.alpha) * 100);
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
 }
 
 nlohmann::ordered_json number(double v) {
@@ -156,22 +142,22 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      c.cases.size(), c.slower, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     xml_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
+                     html_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
                      c.slower, skipped);
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
-    out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_escape(c.benchmark),
-                       xml_escape(k.label), seconds);
+    out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", html_escape(c.benchmark),
+                       html_escape(k.label), seconds);
     const std::string detail =
         fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}", name(k.verdict), value_text(c, k.base),
                     c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p));
     if (k.verdict == Verdict::slower) {
-      out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", xml_escape(detail),
-                         xml_escape(criteria(c)));
+      out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", html_escape(detail),
+                         html_escape(criteria(c)));
     } else if (k.verdict != Verdict::same && k.verdict != Verdict::faster) {
-      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", html_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
     } else {
-      out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_escape(detail));
+      out += fmt::format("\n      <system-out>{}</system-out>\n    ", html_escape(detail));
     }
     out += "</testcase>\n";
   }

@@ -1,4 +1,4 @@
-// Reading a report file for the tools that work on reports (compare, report): one clear error naming the file.
+// Reading a report file for the commands that work on reports (compare, report): one clear error naming the file.
 #pragma once
 
 #include "core/report/json_model.hpp"
