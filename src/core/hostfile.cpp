@@ -1,16 +1,14 @@
 #include "core/hostfile.hpp"
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <unordered_map>
 
 namespace distbench {
@@ -210,22 +208,7 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
   return result;
 }
 
-Hostfile read_hostfile(const std::string& path) {
-  const auto cannot = [&](int err) {
-    return usage_error(fmt::format("cannot read hostfile '{}': {}; check the path and its permissions", path,
-                                   std::strerror(err)));
-  };
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw cannot(errno);
-
-  std::string text;
-  char buffer[1 << 14];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) throw cannot(errno != 0 ? errno : EIO);
-  return parse_hostfile(text, path);
-}
+Hostfile read_hostfile(const std::string& path) { return parse_hostfile(read_text_file(path, "hostfile"), path); }
 
 std::string format_hostfile_summary(const Hostfile& hostfile) {
   std::size_t width = 4;  // "host"

@@ -149,13 +149,16 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
                                           const ProgressFn& progress) {
   Connector& connector = world.connector();
   const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
-  auto on_row = [reporter, &hosts](const std::vector<CaseResult>& row) {
-    if (reporter != nullptr) reporter->add(collective_records(row, hosts));
+  std::vector<Record> records;  // root rank: every row's records, made once for the reporters and the floor
+  auto on_row = [reporter, &hosts, &records](const std::vector<CaseResult>& row) {
+    const std::vector<Record> made = collective_records(row, hosts);
+    if (reporter != nullptr) reporter->add(made);
+    records.insert(records.end(), made.begin(), made.end());
   };
   SweepOutcome sweep = run_sweep(world, plan_, watchdog, on_row, progress);
   BenchmarkOutcome outcome{sweep.wrong, std::move(sweep.warnings), {}};
   if (connector.is_root() && plan_.floor.active()) {
-    const FloorVerdict v = judge_floor(collective_records(sweep.results, hosts), plan_.floor);
+    const FloorVerdict v = judge_floor(records, plan_.floor);
     if (!v.ok) outcome.below_floor = v.text;
   }
   return outcome;

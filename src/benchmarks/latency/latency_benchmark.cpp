@@ -36,6 +36,16 @@ RoundTrip round_trip(Buffer* buffer, std::uint64_t bytes) {
   return t;
 }
 
+// A latency record with its parameters and nothing measured yet.
+Record latency_case(std::uint64_t bytes, const std::string& backend, std::size_t pairs) {
+  Record r;
+  r.kind = "latency";
+  r.set("backend", backend)
+      .set("bytes", static_cast<std::int64_t>(bytes))
+      .set("pairs", static_cast<std::int64_t>(pairs));
+  return r;
+}
+
 // Wrong bytes over both directions and every rank: each message must arrive as its sender filled it.
 std::int64_t verify(World& world, Communicator& comm, const RoundTrip& trip, Watchdog& watchdog, Seconds timeout,
                     const std::string& label) {
@@ -125,9 +135,7 @@ std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
 Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
                       int ops_per_sample, bool noise_target_met, std::int64_t wrong,
                       const std::vector<std::string>& hosts) {
-  Record r;
-  r.kind = "latency";
-  r.set("backend", backend).set("bytes", static_cast<std::int64_t>(bytes)).set("pairs", static_cast<std::int64_t>(by_rank.size() / 2));
+  Record r = latency_case(bytes, backend, by_rank.size() / 2);
   r.ops_per_sample = ops_per_sample;
   r.noise_target_met = noise_target_met;
   ReducedPhase phase = reduce_phase("one_way", by_rank, RankAverage::avg);
@@ -210,19 +218,18 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   auto buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
   const Seconds timeout(plan_.timeout_s);
 
+  const auto unsupported = comm->unsupported(Collective::broadcast, DType::uint8, ReduceOp::sum);
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.sizes.size(); ++i) {
     const std::uint64_t bytes = plan_.sizes[i];
     const std::string label = fmt::format("latency {}", format_bytes(bytes));
     if (root && progress) progress(i, plan_.sizes.size(), label);
-    if (const auto reason = comm->unsupported(Collective::broadcast, DType::uint8, ReduceOp::sum)) {
+    if (unsupported) {
       if (root && reporter != nullptr) {
-        Record skipped;
-        skipped.kind = "latency";
-        skipped.set("backend", std::string(comm->backend())).set("bytes", static_cast<std::int64_t>(bytes));
-        skipped.set("pairs", static_cast<std::int64_t>(connector.size() / 2));
+        const auto pairs = static_cast<std::size_t>(connector.size() / 2);
+        Record skipped = latency_case(bytes, std::string(comm->backend()), pairs);
         skipped.status = "skipped";
-        skipped.skip_reason = *reason;
+        skipped.skip_reason = *unsupported;
         reporter->add({skipped});
       }
       continue;

@@ -1,38 +1,14 @@
 #include "core/report/report_file.hpp"
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
-
 namespace distbench {
-namespace {
-
-// The whole file; a usage error naming the path and the system's reason when it cannot be read.
-std::string read_text(const std::string& path) {
-  const auto cannot = [&](int err) {
-    return usage_error(fmt::format("cannot read report '{}': {}; check the path and its permissions", path,
-                                   std::strerror(err)));
-  };
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw cannot(errno);
-  std::string text;
-  char buffer[1 << 14];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) throw cannot(errno != 0 ? errno : EIO);
-  return text;
-}
-
-}  // namespace
 
 ParsedReport read_report_file(const std::string& path) {
-  const std::string text = read_text(path);
+  const std::string text = read_text_file(path, "report");
   try {
     return parse_report(text);
   } catch (const Error& e) {
