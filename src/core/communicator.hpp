@@ -56,6 +56,10 @@ class Communicator {
     for (int i = 0; i < times; ++i) run(call);
   }
   virtual std::unique_ptr<Work> start(const CollectiveCall& call) = 0;
+  // Point to point with any peer of the group (group ranks), asynchronous: `bytes` bytes from/to `data` (one part:
+  // throws usage_error on a multi-part buffer). Both sides must call; sends to one peer arrive in order.
+  virtual std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) = 0;
+  virtual std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) = 0;
   // Where this rank's result of `call` is once it has run: the receive position unless the backend says otherwise
   // (what verification checks). A backend that moves no data where its library promises none says so here instead
   // of copying inside the timed call.

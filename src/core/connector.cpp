@@ -17,6 +17,29 @@ std::vector<std::string> allgather_string(Connector& c, const std::string& text)
   return out;
 }
 
+std::vector<std::optional<std::string>> gather_strings_until(Connector& c, const std::string& text, int root,
+                                                             std::chrono::steady_clock::time_point deadline) {
+  auto parts = c.gather_until(std::as_bytes(std::span(text.data(), text.size())), root, deadline);
+  std::vector<std::optional<std::string>> out;
+  out.reserve(parts.size());
+  for (const auto& part : parts) {
+    if (part) {
+      out.emplace_back(std::in_place, reinterpret_cast<const char*>(part->data()), part->size());
+    } else {
+      out.emplace_back(std::nullopt);
+    }
+  }
+  return out;
+}
+
+void broadcast_string_until(Connector& c, std::string& text, int root,
+                            std::chrono::steady_clock::time_point deadline) {
+  const auto mine = std::as_bytes(std::span(text.data(), text.size()));
+  std::vector<std::byte> bytes(mine.begin(), mine.end());
+  c.broadcast_until(bytes, root, deadline);
+  text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 }  // namespace distbench
 
 #include "core/error.hpp"

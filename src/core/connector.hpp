@@ -2,8 +2,10 @@
 // Small host data only; bulk data moves through Communicators.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -29,6 +31,31 @@ class Connector {
   // Every rank contributes `data` (sizes may differ); the root gets one entry per rank, others an empty vector.
   virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) = 0;
   virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) = 0;
+
+  // Bounded coordination, for work that must survive ranks that stop answering (a stopped or hung process): no
+  // call waits past its deadline. Every rank makes the same sequence of gather_until/broadcast_until calls, and
+  // the k-th send_until from A to B meets B's k-th receive_until from A; a message that arrives after its call
+  // gave up is never taken for a later call's. A rank that stops answering must therefore make its calls late, not
+  // skip them. Deadlines are absolute: a rank that waits for what the root sends after its own bounded wait needs a
+  // deadline past the root's.
+  //
+  // Every rank sends `data` to `root`. The root waits until `deadline` and gets one entry per rank (its own
+  // included), std::nullopt for a rank whose data had not arrived by then. Other ranks get an empty vector once
+  // their data has left; they throw Error(ExitCode::timeout, ...) when it cannot leave by `deadline`.
+  virtual std::vector<std::optional<std::vector<std::byte>>> gather_until(
+      std::span<const std::byte> data, int root, std::chrono::steady_clock::time_point deadline) = 0;
+  // The root's `data` (any size) reaches every rank that still listens: non-roots replace `data` with it, waiting
+  // until `deadline`, and throw Error(timeout) when nothing came. The root returns by `deadline` whatever the
+  // others do.
+  virtual void broadcast_until(std::vector<std::byte>& data, int root,
+                               std::chrono::steady_clock::time_point deadline) = 0;
+  // Point to point with a deadline (e.g. clock offset ping-pongs). Throw Error(timeout) past the deadline.
+  // send_until returns once the data has left: small messages leave at once, a large one may wait for its receive
+  // (as MPI_Send may), so a ring of large messages needs its sends and receives ordered.
+  virtual void send_until(int peer, std::span<const std::byte> data,
+                          std::chrono::steady_clock::time_point deadline) = 0;
+  virtual std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) = 0;
+
   // Ends every process of the job with `exit_code`. From the main thread only (MPI runs at THREAD_FUNNELED).
   [[noreturn]] virtual void abort(int exit_code) = 0;
 
@@ -65,6 +92,11 @@ void broadcast_value(Connector& c, T& value, int root) {
 
 void broadcast_string(Connector& c, std::string& text, int root);
 std::vector<std::string> allgather_string(Connector& c, const std::string& text);
+// The string forms of gather_until and broadcast_until.
+std::vector<std::optional<std::string>> gather_strings_until(Connector& c, const std::string& text, int root,
+                                                             std::chrono::steady_clock::time_point deadline);
+void broadcast_string_until(Connector& c, std::string& text, int root,
+                            std::chrono::steady_clock::time_point deadline);
 
 }  // namespace distbench
 

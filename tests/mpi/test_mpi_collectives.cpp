@@ -10,6 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
 
 namespace distbench {
 namespace {
@@ -197,6 +200,122 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
     comm.start(call)->wait(kTimeout);
   }
   EXPECT_EQ(data, std::vector<float>(16, static_cast<float>(comm.size())));
+}
+
+// Point to point with any peer: bytes that name their sender, the distance k and the message.
+std::vector<std::uint8_t> p2p_pattern(int sender, int k, int message, std::size_t bytes) {
+  std::vector<std::uint8_t> out(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(sender * 37 + k * 11 + message * 5 + i);
+  return out;
+}
+
+std::size_t p2p_bytes(int sender, int k) { return 1000 + static_cast<std::size_t>(37 * sender + 13 * k); }
+
+TEST(MPIPointToPoint, EveryRankExchangesWithEveryDistance) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const int n = comm.size();
+  const int me = comm.rank();
+  if (n < 2) GTEST_SKIP() << "needs a peer";
+  for (int k = 1; k < n; ++k) {
+    const int to = (me + k) % n;
+    const int from = (me - k + n) % n;
+    auto out = p2p_pattern(me, k, 0, p2p_bytes(me, k));
+    std::vector<std::uint8_t> in(p2p_bytes(from, k), 0);
+    ExternalBuffer out_buffer(out.data(), out.size());
+    ExternalBuffer in_buffer(in.data(), in.size());
+    auto received = comm.start_recv({&in_buffer, 0}, in.size(), from);
+    auto sent = comm.start_send({&out_buffer, 0}, out.size(), to);
+    sent->wait(kTimeout);
+    received->wait(kTimeout);
+    EXPECT_EQ(in, p2p_pattern(from, k, 0, in.size())) << "rank " << me << " from " << from << " at distance " << k;
+  }
+}
+
+// Several messages of different sizes to one peer, all sends posted before any receive: they arrive in the order
+// sent (each receive is posted for its own message's size, and each message's bytes name it).
+TEST(MPIPointToPoint, MessagesToOnePeerArriveInOrder) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const int n = comm.size();
+  const int me = comm.rank();
+  const int next = (me + 1) % n;  // itself when alone
+  const int prev = (me + n - 1) % n;
+  const std::vector<std::size_t> sizes = {1, 1000, 70000, 5, 300000, 0, 64};
+  std::vector<std::vector<std::uint8_t>> out, in;
+  std::vector<ExternalBuffer> buffers;
+  buffers.reserve(2 * sizes.size());
+  std::vector<std::unique_ptr<Work>> works;
+  for (std::size_t m = 0; m < sizes.size(); ++m) {
+    out.push_back(p2p_pattern(me, 1, static_cast<int>(m), sizes[m]));
+    in.emplace_back(sizes[m], 0);
+  }
+  for (std::size_t m = 0; m < sizes.size(); ++m) {
+    buffers.emplace_back(out[m].data(), sizes[m]);
+    works.push_back(comm.start_send({&buffers.back(), 0}, sizes[m], next));
+  }
+  for (std::size_t m = 0; m < sizes.size(); ++m) {
+    buffers.emplace_back(in[m].data(), sizes[m]);
+    works.push_back(comm.start_recv({&buffers.back(), 0}, sizes[m], prev));
+  }
+  for (auto& work : works) work->wait(kTimeout);
+  for (std::size_t m = 0; m < sizes.size(); ++m) {
+    EXPECT_EQ(in[m], p2p_pattern(prev, 1, static_cast<int>(m), sizes[m])) << "message " << m;
+  }
+}
+
+TEST(MPIPointToPoint, WaitNamesTheCallAndPeerWhenThePeerNeverSends) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
+  std::vector<std::uint8_t> data(16, 0);
+  ExternalBuffer buffer(data.data(), data.size());
+  if (comm.rank() == 0) {
+    auto work = comm.start_recv({&buffer, 0}, data.size(), 1);
+    try {
+      work->wait(Seconds(0.2));
+      ADD_FAILURE() << "the wait should have timed out";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::timeout);
+      EXPECT_NE(std::string(e.what()).find("receive of 16 bytes from group rank 1"), std::string::npos) << e.what();
+    }
+    connector().barrier();  // now rank 1 sends, so the call completes
+    work->wait(kTimeout);
+    EXPECT_EQ(data, std::vector<std::uint8_t>(16, 7));
+  } else {
+    connector().barrier();
+    if (comm.rank() == 1) {
+      std::fill(data.begin(), data.end(), std::uint8_t{7});
+      comm.start_send({&buffer, 0}, data.size(), 0)->wait(kTimeout);
+    }
+  }
+}
+
+// A buffer of two parts, as a process driving two GPUs would have.
+class TwoParts final : public Buffer {
+ public:
+  std::size_t bytes() const override { return 8; }
+  int parts() const override { return 2; }
+  void* data(int part) override { return bytes_[part].data(); }
+
+ private:
+  std::array<std::array<std::byte, 8>, 2> bytes_{};
+};
+
+TEST(MPIPointToPoint, RefusesAMultiPartBufferAndAPeerOutsideTheGroup) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  TwoParts two;
+  std::array<std::byte, 8> one{};
+  ExternalBuffer single(one.data(), one.size());
+  const auto code_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return ExitCode::ok;
+  };
+  EXPECT_EQ(code_of([&] { comm.start_send({&two, 0}, 8, 0); }), ExitCode::usage);
+  EXPECT_EQ(code_of([&] { comm.start_recv({&two, 0}, 8, 0); }), ExitCode::usage);
+  EXPECT_EQ(code_of([&] { comm.start_send({&single, 0}, 8, comm.size()); }), ExitCode::usage);
+  EXPECT_EQ(code_of([&] { comm.start_recv({&single, 0}, 8, -1); }), ExitCode::usage);
 }
 
 }  // namespace

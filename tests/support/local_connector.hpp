@@ -4,8 +4,10 @@
 #pragma once
 
 #include "core/connector.hpp"
+#include "core/error.hpp"
 
 #include <cstdlib>
+#include <deque>
 #include <vector>
 
 namespace distbench::test_support {
@@ -27,7 +29,25 @@ class LocalConnector final : public Connector {
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) override {
     return {std::vector<std::byte>(data.begin(), data.end())};
   }
+  std::vector<std::optional<std::vector<std::byte>>> gather_until(std::span<const std::byte> data, int,
+                                                                  std::chrono::steady_clock::time_point) override {
+    return {std::vector<std::byte>(data.begin(), data.end())};
+  }
+  void broadcast_until(std::vector<std::byte>&, int, std::chrono::steady_clock::time_point) override {}
+  // Messages to itself wait in order, as MPI would deliver them to rank 0 of 1.
+  void send_until(int, std::span<const std::byte> data, std::chrono::steady_clock::time_point) override {
+    to_self_.emplace_back(data.begin(), data.end());
+  }
+  std::vector<std::byte> receive_until(int, std::chrono::steady_clock::time_point) override {
+    if (to_self_.empty()) throw Error(ExitCode::timeout, "receive_until: rank 0 of 1 sent itself nothing");
+    auto message = std::move(to_self_.front());
+    to_self_.pop_front();
+    return message;
+  }
   [[noreturn]] void abort(int exit_code) override { std::_Exit(exit_code); }
+
+ private:
+  std::deque<std::vector<std::byte>> to_self_;
 };
 
 }  // namespace distbench::test_support

@@ -12,6 +12,10 @@
 namespace distbench::mpi {
 namespace {
 
+// Tags on the communicator: the sendrecv ring uses 0 (blocking) and 1 (asynchronous); start_send/start_recv use
+// their own, so that a peer's messages arrive in the order sent and are never taken for a ring's.
+constexpr int kPointToPointTag = 2;
+
 // The MPI form of one call, worked out once: buffers as MPI wants them (MPI_IN_PLACE where in place), the int count,
 // the type and operator. A timed loop makes exactly one MPI call per operation from it.
 struct Prepared {
@@ -259,6 +263,34 @@ std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
   return std::make_unique<MPIWork>(std::move(requests), std::move(done), std::move(scratch),
                                    fmt::format("{} of {} elements ({})", name(call.collective), call.count,
                                                name(call.dtype)));
+}
+
+std::unique_ptr<Work> MPICommunicator::start_send(BufferRef data, std::size_t bytes, int peer) {
+  return start_p2p(data, bytes, peer, true);
+}
+
+std::unique_ptr<Work> MPICommunicator::start_recv(BufferRef data, std::size_t bytes, int peer) {
+  return start_p2p(data, bytes, peer, false);
+}
+
+std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
+  std::string what = fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes,
+                                 sends ? "to" : "from", peer);
+  if (peer < 0 || peer >= size_) throw usage_error(fmt::format("{}: not a rank of this group of {}", what, size_));
+  if (data.buffer == nullptr || data.buffer->parts() != 1) {
+    throw usage_error(fmt::format("{}: point to point moves a buffer of one part", what));
+  }
+  if (bytes > static_cast<std::size_t>(INT_MAX)) {
+    throw usage_error(fmt::format("{}: more than MPI's per-call limit of {} bytes", what, INT_MAX));
+  }
+  const int count = static_cast<int>(bytes);
+  std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
+  if (sends) {
+    check(MPI_Isend(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Isend");
+  } else {
+    check(MPI_Irecv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Irecv");
+  }
+  return std::make_unique<MPIWork>(std::move(requests), nullptr, nullptr, std::move(what));
 }
 
 std::unique_ptr<Timer> MPICommunicator::make_timer() { return std::make_unique<HostTimer>(); }

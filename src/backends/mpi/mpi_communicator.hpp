@@ -29,10 +29,15 @@ class MPICommunicator final : public Communicator {
   // reduce-scatter leaves each rank's block at the start of the buffer, where MPI puts it.
   BufferRef result_at(const CollectiveCall& call) const override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
+  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override;
+  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override;
   void synchronize(Seconds) override {}  // blocking calls are complete on return
   std::unique_ptr<Timer> make_timer() override;
 
  private:
+  // A checked point-to-point call: sends when `sends`, receives otherwise.
+  std::unique_ptr<Work> start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends);
+
   MPI_Comm comm_;
   const TypeMap& types_;
   int rank_ = 0;

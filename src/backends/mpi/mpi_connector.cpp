@@ -38,6 +38,7 @@ MPIConnector::MPIConnector(int& argc, char**& argv) {
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  bounded_.emplace(comm_, rank_, size_);
 
   // Ranks of one node: MPI's shared-memory split.
   MPI_Comm node = MPI_COMM_NULL;
@@ -67,6 +68,7 @@ MPIConnector::~MPIConnector() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  if (bounded_) bounded_->release_requests();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   if (owns_mpi_) MPI_Finalize();
 }

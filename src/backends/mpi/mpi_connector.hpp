@@ -2,9 +2,12 @@
 // data for coordination.
 #pragma once
 
+#include "backends/mpi/mpi_bounded.hpp"
 #include "core/connector.hpp"
 
 #include <mpi.h>
+
+#include <optional>
 
 namespace distbench::mpi {
 
@@ -27,6 +30,21 @@ class MPIConnector final : public Connector {
   void broadcast(std::span<std::byte> data, int root) override;
   std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) override;
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) override;
+  std::vector<std::optional<std::vector<std::byte>>> gather_until(
+      std::span<const std::byte> data, int root, std::chrono::steady_clock::time_point deadline) override {
+    return bounded_->gather(data, root, deadline);
+  }
+  void broadcast_until(std::vector<std::byte>& data, int root,
+                       std::chrono::steady_clock::time_point deadline) override {
+    bounded_->broadcast(data, root, deadline);
+  }
+  void send_until(int peer, std::span<const std::byte> data,
+                  std::chrono::steady_clock::time_point deadline) override {
+    bounded_->send(peer, data, deadline);
+  }
+  std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) override {
+    return bounded_->receive(peer, deadline);
+  }
   [[noreturn]] void abort(int exit_code) override;
 
   // The connector's own communicator (a duplicate of MPI_COMM_WORLD), for backends that split groups from it.
@@ -45,6 +63,9 @@ class MPIConnector final : public Connector {
   int local_size_ = 1;
   std::string hostname_;
   std::vector<int> node_of_ranks_;
+  // The *_until calls' messages on comm_. Destroyed after MPI_Finalize, which releases the buffers of messages
+  // that were given up on only once MPI can no longer use them.
+  std::optional<BoundedMessages> bounded_;
 };
 
 }  // namespace distbench::mpi

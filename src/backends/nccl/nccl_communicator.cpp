@@ -205,6 +205,33 @@ std::unique_ptr<Work> NcclCommunicator::start(const CollectiveCall& call) {
   return std::make_unique<EventWork>(group_, last_what_);
 }
 
+std::unique_ptr<Work> NcclCommunicator::start_send(BufferRef data, std::size_t bytes, int peer) {
+  return start_p2p(data, bytes, peer, true);
+}
+
+std::unique_ptr<Work> NcclCommunicator::start_recv(BufferRef data, std::size_t bytes, int peer) {
+  return start_p2p(data, bytes, peer, false);
+}
+
+std::unique_ptr<Work> NcclCommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
+  std::string what = fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes,
+                                 sends ? "to" : "from", peer);
+  group_->require_usable(what);
+  if (peer < 0 || peer >= size() || peer == rank()) {
+    throw usage_error(fmt::format("{}: the peer must be another rank of this group of {}", what, size()));
+  }
+  if (data.buffer == nullptr || data.buffer->parts() != 1 || group_->parts().size() != 1) {
+    throw usage_error(fmt::format("{}: point to point moves a buffer of one part; run with -g 1", what));
+  }
+  NcclPart& part = group_->parts().front();
+  group_->record_pending_start();
+  const ncclResult_t status = sends ? ncclSend(data.data(), bytes, ncclInt8, peer, part.comm, part.stream)
+                                    : ncclRecv(data.data(), bytes, ncclInt8, peer, part.comm, part.stream);
+  group_->settle(status, what);
+  last_what_ = what;
+  return std::make_unique<EventWork>(group_, std::move(what));
+}
+
 bool NcclCommunicator::streams_idle() const {
   for (const auto& part : group_->parts()) {
     const cudaError_t status = cudaStreamQuery(part.stream);

@@ -35,6 +35,10 @@ class NcclCommunicator final : public Communicator {
   // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
   void run_repeated(const CollectiveCall& call, int times) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
+  // ncclSend/ncclRecv of bytes on the stream, with -g 1 only (a process driving several GPUs would need every part
+  // in one NCCL group call); never to this rank itself, which NCCL pairs only inside one group call.
+  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override;
+  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override;
   void synchronize(Seconds timeout) override;
   std::unique_ptr<Timer> make_timer() override;
 
@@ -53,6 +57,9 @@ class NcclCommunicator final : public Communicator {
   // nothing may wait on the streams.
   void enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing);
   bool streams_idle() const;
+  // A checked point-to-point call: sends when `sends`, receives otherwise. Never waits, even with -z: both sides
+  // may post their sends before their receives.
+  std::unique_ptr<Work> start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends);
   std::vector<std::uintptr_t> signature(const CollectiveCall& call, const Prepared& prepared, int ops) const;
   void release_staging() noexcept;
 
