@@ -19,10 +19,13 @@ namespace distbench::cli {
 
 namespace {
 
-int report_error(Invocation& inv, ExitCode code, const std::string& message) {
+int report_error(Invocation& inv, ExitCode error, const std::string& message, const Command* command) {
+  const auto code = command != nullptr && command->exit_code_of_error
+                        ? static_cast<ExitCode>(command->exit_code_of_error(error))
+                        : error;
   Connector* c = inv.connector.get();
   const bool many = c != nullptr && c->size() > 1;
-  if (code == ExitCode::usage || code == ExitCode::unavailable) {
+  if (error == ExitCode::usage || error == ExitCode::unavailable) {
     // Found identically by every rank (or agreed on by all): one line, from the first rank.
     const int rank = c != nullptr ? c->rank() : launcher_rank();
     if (rank == 0) fmt::print(stderr, "error: {}\n", message);
@@ -51,12 +54,17 @@ int main(int argc, char** argv) {
   cli::Commands commands;
   cli::add_collective_commands(app, commands);
   cli::add_latency_command(app, commands);
+  cli::add_health_command(app, commands);
   cli::add_compare_command(app, commands);
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);
   cli::add_report_command(app, commands);
 
+  const cli::Command* command = nullptr;  // the one named on the command line, even when its options do not parse
+  for (const auto& c : commands) {
+    if (argc > 1 && c.app->get_name() == argv[1]) command = &c;
+  }
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
@@ -79,14 +87,13 @@ int main(int argc, char** argv) {
       for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
       throw usage_error(fmt::format("{}; see '{} --help'", e.what(), where));
     }
-    for (auto& command : commands) {
-      if (command.app->parsed()) return command.run(inv);
-    }
+    if (command != nullptr && command->app->parsed()) return command->run(inv);
     throw usage_error("no command given; see 'distbench --help'");
   } catch (const Error& e) {
     const bool internal = e.code() == ExitCode::failure;
-    return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what());
+    return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what(),
+                             command);
   } catch (const std::exception& e) {
-    return cli::report_error(inv, ExitCode::failure, fmt::format("unexpected failure: {}", e.what()));
+    return cli::report_error(inv, ExitCode::failure, fmt::format("unexpected failure: {}", e.what()), command);
   }
 }

@@ -102,6 +102,28 @@ void print_warnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", w.message);
 }
 
+// A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
+// first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
+// time, and leave with the same code.
+[[noreturn]] void leave_abandoned_job(Connector& connector, ReporterSet* reporters, RunInfo info,
+                                      const BenchmarkOutcome& outcome) {
+  const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
+  if (reporters) {
+    info.status = "failed";
+    info.error = outcome.abandon;
+    info.end_time = iso_time_now();
+    info.warnings = outcome.warnings;
+    reporters->end(info);
+    std::cout.flush();
+    print_warnings(outcome.warnings);
+    fmt::print(stderr, "error: {}\n", outcome.abandon);
+  }
+  std::cout.flush();
+  std::fflush(stderr);
+  if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::seconds(10));
+  std::_Exit(code);
+}
+
 }  // namespace
 
 RunSettings run_settings(const CommonOptions& options) {
@@ -153,14 +175,16 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   };
 
   // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
-  Watchdog watchdog(settings.timeout_s, [&connector, &fail_and_exit](const std::string& step, double timeout_s) {
+  const int timeout_exit_code = settings.timeout_exit_code;
+  Watchdog watchdog(settings.timeout_s, [&connector, &fail_and_exit, timeout_exit_code](const std::string& step,
+                                                                                          double timeout_s) {
     const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
     fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector.rank(), connector.hostname(), message);
     std::fflush(stderr);
     // The root writes the report and leaves at once; the others give it (and each other) a moment to say why
     // before their exit makes the launcher end the job.
     if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    fail_and_exit(message, static_cast<int>(ExitCode::timeout));
+    fail_and_exit(message, timeout_exit_code);
   });
 
   // Ended from outside (the launcher, after another rank failed or timed out; or Ctrl-C): keep the report's word.
@@ -185,6 +209,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     }
     throw;
   }
+  if (!outcome.abandon.empty()) leave_abandoned_job(connector, reporters.get(), info, outcome);
   info.status = "complete";
   info.end_time = iso_time_now();
   info.warnings = outcome.warnings;
@@ -198,6 +223,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       fmt::print(stderr, "error: below the bandwidth floor: {}\n", outcome.below_floor);
     }
   }
+  if (outcome.exit_code) return *outcome.exit_code;
   if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
   // Only the root judged the floor: every rank leaves with its verdict.
   bool below = !outcome.below_floor.empty();

@@ -19,10 +19,12 @@ struct RunSettings {
   double timeout_s = 300.0;
   std::string json_path, csv_path, md_path;  // empty: no such report
   bool malloc_reuse = false;
+  int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
 };
 RunSettings run_settings(const CommonOptions& options);
 
-// Runs `benchmark` on every rank; returns the exit code (0, or 3 for wrong results); throws distbench::Error.
+// Runs `benchmark` on every rank; returns the exit code (0, 3 for wrong results, 6 below a floor, or the benchmark's
+// own); throws distbench::Error.
 int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark);
 
 }  // namespace distbench::cli

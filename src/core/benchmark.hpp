@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct BenchmarkOutcome {
   std::int64_t wrong = 0;         // wrong elements over every checked record and rank (exit code 3 when > 0)
   std::vector<Warning> warnings;  // root rank only
   std::string below_floor;        // root rank only: why the run is below a floor it was given (exit code 6)
+  // A benchmark that judges its own result (health: 0 healthy, 1 degraded, 2 failed) gives the exit code here, the
+  // same on every rank; unset: the runner's (0, 3 wrong, 6 below floor).
+  std::optional<int> exit_code;
+  // Set when the job cannot end normally (ranks stopped answering and may be stuck inside a call): the root marks
+  // the report failed with this reason and every process leaves with `exit_code` without finalising MPI; the
+  // launcher ends the ranks that do not answer.
+  std::string abandon;
 };
 
 class Benchmark {

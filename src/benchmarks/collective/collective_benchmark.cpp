@@ -156,7 +156,9 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
     records.insert(records.end(), made.begin(), made.end());
   };
   SweepOutcome sweep = run_sweep(world, plan_, watchdog, on_row, progress);
-  BenchmarkOutcome outcome{sweep.wrong, std::move(sweep.warnings), {}};
+  BenchmarkOutcome outcome;
+  outcome.wrong = sweep.wrong;
+  outcome.warnings = std::move(sweep.warnings);
   if (connector.is_root() && plan_.floor.active()) {
     const FloorVerdict v = judge_floor(records, plan_.floor);
     if (!v.ok) outcome.below_floor = v.text;

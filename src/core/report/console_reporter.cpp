@@ -110,6 +110,11 @@ void ConsoleReporter::do_end(const RunInfo& info) {
     line(fmt::format("# Skipped: {}: {}", plural(n, "result", "results"), reason.empty() ? "no reason given" : reason));
   }
   if (info.status == "failed") line(fmt::format("# Run failed: {}", info.error.empty() ? "unknown error" : info.error));
+  for (const TextSection& section : sections()) {
+    line("#");
+    line("# " + section.title);
+    for (const std::string& l : section.lines) line(l.empty() ? l : "  " + l);
+  }
   out_ << text << std::flush;
 }
 

@@ -23,6 +23,7 @@ enum class CellFormat {
   bandwidth,  // GB/s: bandwidth_text
   per_op,     // a count per operation: count_text
   checked,    // a whole count, "N/A" when not measured (NaN): #wrong
+  number,     // a figure in any unit, 4 significant digits
 };
 
 struct ColumnSpec {
@@ -64,6 +65,13 @@ struct SummaryItem {
   std::string text;   // "2.92 GB/s"
 };
 
+// A block of text a benchmark adds after its table (health: the verdict per node, the link matrix): preformatted
+// lines, shown as they are on the console and in a code block in Markdown. Tools read the records instead.
+struct TextSection {
+  std::string title;
+  std::vector<std::string> lines;
+};
+
 struct RunDescription {
   std::string benchmark;  // the records' kind: "collective", "latency"
   std::string title;      // what ran, for headings: "allreduce", "latency"
@@ -74,6 +82,8 @@ struct RunDescription {
   std::string md_preamble;                    // the Markdown line after the tool's name and version
   // The run's summary from its records so far (the console and Markdown footers, the JSON "summary").
   std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
+  // Sections after the table, from the records so far (none when unset).
+  std::function<std::vector<TextSection>(const std::vector<Record>&)> sections;
 };
 
 }  // namespace distbench

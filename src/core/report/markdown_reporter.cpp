@@ -60,6 +60,11 @@ void MarkdownReporter::do_end(const RunInfo& info) {
   footer += fmt::format("**Status:** {}", info.status);
   if (info.status == "failed" && !info.error.empty()) footer += fmt::format(" ({})", info.error);
   footer += "\n";
+  for (const TextSection& section : sections()) {
+    footer += fmt::format("\n### {}\n\n```\n", section.title);
+    for (const std::string& l : section.lines) (footer += l) += '\n';
+    footer += "```\n";
+  }
   write_file_atomically(path_, text_ + footer, final_durability(info.status));
 }
 

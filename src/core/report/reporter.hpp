@@ -57,6 +57,9 @@ class Reporter {
   std::vector<SummaryItem> summary() const {
     return description_.summarize ? description_.summarize(records_) : std::vector<SummaryItem>{};
   }
+  std::vector<TextSection> sections() const {
+    return description_.sections ? description_.sections(records_) : std::vector<TextSection>{};
+  }
 
  private:
   std::mutex mutex_;

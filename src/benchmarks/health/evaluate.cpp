@@ -1,0 +1,296 @@
+#include "benchmarks/health/evaluate.hpp"
+
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace distbench::health {
+namespace {
+
+double number(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNotMeasured;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return kNotMeasured;
+  return summarize(v).median;
+}
+
+}  // namespace
+
+std::string Topology::link_name(int from, int to) const {
+  return fmt::format("{}->{}", hosts[static_cast<std::size_t>(from)], hosts[static_cast<std::size_t>(to)]);
+}
+
+Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<std::string>& host_of_rank) {
+  Topology t;
+  t.node_of_rank = node_of_rank;
+  for (std::size_t r = 0; r < node_of_rank.size(); ++r) {
+    const auto n = static_cast<std::size_t>(node_of_rank[r]);
+    if (n >= t.ranks_of_node.size()) {
+      t.ranks_of_node.resize(n + 1);
+      t.hosts.resize(n + 1);
+      t.leaders.resize(n + 1, -1);
+    }
+    if (t.ranks_of_node[n].empty()) {
+      t.hosts[n] = host_of_rank[r];
+      t.leaders[n] = static_cast<int>(r);
+    }
+    t.ranks_of_node[n].push_back(static_cast<int>(r));
+  }
+  return t;
+}
+
+void judge_group(std::vector<Check>& checks, const std::string& metric, Better better, const RelativeRule& rule,
+                 const HealthPlan& plan) {
+  if (!plan.rules.relative) return;
+  std::vector<Check*> group;
+  for (Check& c : checks) {
+    if (c.metric == metric) group.push_back(&c);
+  }
+  judge_relative(group, better, rule);
+}
+
+void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
+  std::vector<Rule> rules = plan.rules.rules;
+  if (plan.expect_busbw_gbps) rules.push_back({"job.allreduce.busbw_gbps", ">=", *plan.expect_busbw_gbps, Status::degraded});
+  for (Check& c : checks) apply_rules(c, rules);
+}
+
+std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s) {
+  std::vector<Check> out;
+  const auto missing = phase.missing();
+  for (int r : missing) {
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", 0, "1");
+    c.status = Status::failed;
+    c.limit = fmt::format("within {:g} s", timeout_s);
+    c.why = fmt::format("TIMEOUT: did not arrive at the end of phase {} within {:g} s", phase.name, timeout_s);
+    out.push_back(std::move(c));
+  }
+  for (const auto& [r, error] : phase.failures()) {
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", 0, "1");
+    c.status = missing.empty() ? Status::failed : Status::unknown;
+    c.why = missing.empty() ? error : fmt::format("waiting for a rank that did not arrive: {}", error);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan) {
+  std::vector<Check> out;
+  for (std::size_t r = 0; r < phase.ranks.size(); ++r) {
+    const auto& j = phase.ranks[r];
+    if (!j || j->contains("error")) continue;
+    const std::string subject = fmt::format("rank {}", r);
+    const std::string& host = topo.host_of(static_cast<int>(r));
+    Check wrong = make_check("rank", subject, host, "memory.wrong", number(*j, "wrong"), "1");
+    wrong.limit = "== 0";
+    if (wrong.value != 0) {
+      wrong.status = Status::failed;
+      wrong.why = fmt::format("{:.0f} of the elements written to {:.0f} bytes read back wrong", wrong.value,
+                              number(*j, "memory_bytes"));
+    }
+    out.push_back(std::move(wrong));
+    out.push_back(make_check("rank", subject, host, "memory.copy_gbps", number(*j, "copy_gbps"), "GB/s"));
+  }
+  judge_group(out, "memory.copy_gbps", Better::higher, plan.bandwidth, plan);
+  apply_plan_rules(out, plan);
+  return out;
+}
+
+std::vector<Check> clock_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
+                                std::vector<double>& steady_offset_ns) {
+  std::vector<Check> out;
+  steady_offset_ns.assign(topo.hosts.size(), 0.0);
+  const auto& root = phase.ranks.empty() ? std::nullopt : phase.ranks.front();
+  if (!root || !root->contains("nodes")) return out;
+  for (const auto& node : (*root)["nodes"]) {
+    const int rank = node["rank"].get<int>();
+    const auto n = static_cast<std::size_t>(topo.node_of_rank[static_cast<std::size_t>(rank)]);
+    steady_offset_ns[n] = node["steady_offset_ns"].get<double>();
+    Check c = make_check("clock", topo.hosts[n], topo.hosts[n], "clock.skew_ms", std::abs(node["wall_offset_ms"].get<double>()), "ms");
+    c.limit = fmt::format("<= {:g} ms", plan.clock_skew_ms);
+    if (c.value > plan.clock_skew_ms) {
+      c.status = Status::degraded;
+      c.why = fmt::format("its wall clock is {:+.1f} ms from the root's (round trip {:.0f} us): check NTP/chrony",
+                          node["wall_offset_ms"].get<double>(), node["rtt_us"].get<double>());
+    }
+    out.push_back(std::move(c));
+  }
+  apply_plan_rules(out, plan);
+  return out;
+}
+
+std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string& scope,
+                                    const std::vector<std::vector<int>>& groups,
+                                    const std::vector<std::string>& subjects, const std::vector<std::string>& hosts,
+                                    const HealthPlan& plan) {
+  std::vector<Check> out;
+  const std::string busbw_metric = scope + ".allreduce.busbw_gbps";
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    double slowest = 0, wrong = 0, bytes = 0;
+    bool complete = true;
+    for (int r : groups[g]) {
+      const auto& j = phase.ranks[static_cast<std::size_t>(r)];
+      if (!j || j->contains("error") || !j->contains("best_s")) {
+        complete = false;
+        continue;
+      }
+      slowest = std::max(slowest, number(*j, "best_s"));
+      wrong += number(*j, "wrong");
+      bytes = number(*j, "bytes");
+    }
+    if (!complete) continue;  // arrival_checks says why
+    const auto n = static_cast<double>(groups[g].size());
+    Check w = make_check(scope, subjects[g], hosts[g], scope + ".allreduce.wrong", wrong, "1");
+    w.limit = "== 0";
+    if (wrong != 0) {
+      w.status = Status::failed;
+      w.why = fmt::format("{:.0f} wrong elements over {} ranks: this group's results cannot be trusted", wrong,
+                          groups[g].size());
+    }
+    out.push_back(std::move(w));
+    if (groups[g].size() > 1) {
+      const double busbw = bytes / slowest / 1e9 * 2 * (n - 1) / n;
+      out.push_back(make_check(scope, subjects[g], hosts[g], busbw_metric, busbw, "GB/s"));
+    }
+  }
+  judge_group(out, busbw_metric, Better::higher, plan.bandwidth, plan);
+  apply_plan_rules(out, plan);
+  return out;
+}
+
+LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan) {
+  LinkJudgement out;
+  const auto nodes = static_cast<int>(topo.hosts.size());
+  std::vector<std::vector<double>> node_gbps(static_cast<std::size_t>(nodes));
+  for (int leader : topo.leaders) {
+    const auto& j = phase.ranks[static_cast<std::size_t>(leader)];
+    if (!j || !j->contains("links")) continue;
+    for (const auto& link : (*j)["links"]) {
+      const int from = link["from"].get<int>(), to = link["to"].get<int>();
+      if (link.contains("gbps")) {
+        const double g = link["gbps"].get<double>();
+        out.checks.push_back(make_check("links", topo.link_name(from, to), "", "link.bandwidth_gbps", g, "GB/s"));
+        node_gbps[static_cast<std::size_t>(from)].push_back(g);
+        node_gbps[static_cast<std::size_t>(to)].push_back(g);
+      } else {
+        out.checks.push_back(make_check("links", fmt::format("{}<->{}", topo.hosts[static_cast<std::size_t>(from)],
+                                                       topo.hosts[static_cast<std::size_t>(to)]),
+                                  "", "link.latency_us", link["latency_us"].get<double>(), "us"));
+      }
+    }
+  }
+  if (plan.rules.relative) {
+    std::vector<Check*> bw, lat;
+    for (Check& c : out.checks) (c.metric == "link.bandwidth_gbps" ? bw : lat).push_back(&c);
+    out.bandwidth_bound = judge_relative(bw, Better::higher, plan.bandwidth);
+    judge_relative(lat, Better::lower, plan.latency);
+  }
+  apply_plan_rules(out.checks, plan);
+  // A pair is bad when any of its figures is.
+  std::map<NodePair, bool> pair_bad;
+  auto node_index = [&topo](const std::string& host) {
+    return static_cast<int>(std::find(topo.hosts.begin(), topo.hosts.end(), host) - topo.hosts.begin());
+  };
+  for (const Check& c : out.checks) {
+    const auto sep = c.subject.find(c.metric == "link.latency_us" ? "<->" : "->");
+    const int a = node_index(c.subject.substr(0, sep));
+    const int b = node_index(c.subject.substr(sep + (c.metric == "link.latency_us" ? 3 : 2)));
+    const NodePair p{std::min(a, b), std::max(a, b)};
+    pair_bad[p] = pair_bad[p] || c.status != Status::healthy;
+  }
+  for (const auto& [p, bad] : pair_bad) (bad ? out.bad : out.good).push_back(p);
+  for (const auto& v : node_gbps) out.score.push_back(median_of(v));
+  return out;
+}
+
+std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& topo, const IsolationPlan& iso,
+                                    const LinkJudgement& links, const HealthPlan& plan) {
+  std::vector<Check> out;
+  for (int n : iso.cannot_isolate) {
+    Check c = make_check("isolation", topo.hosts[static_cast<std::size_t>(n)], topo.hosts[static_cast<std::size_t>(n)],
+                   "isolation.isolated", 0, "1");
+    c.status = Status::degraded;
+    c.why = "in a slow pair, and no node is known good to re-test it against";
+    out.push_back(std::move(c));
+  }
+  for (const auto& [suspect, reference] : iso.retests) {
+    const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(std::min(suspect, reference))])];
+    if (!j || !j->contains("links")) continue;
+    for (const auto& link : (*j)["links"]) {
+      const int from = link["from"].get<int>(), to = link["to"].get<int>();
+      const bool this_pair = (from == suspect && to == reference) || (from == reference && to == suspect);
+      if (!this_pair || !link.contains("gbps")) continue;
+      Check c = make_check("isolation", topo.link_name(from, to), topo.hosts[static_cast<std::size_t>(suspect)],
+                     "isolation.bandwidth_gbps", link["gbps"].get<double>(), "GB/s");
+      if (links.bandwidth_bound) {
+        c.limit = links.bandwidth_bound->limit_text("GB/s", plan.bandwidth);
+        if (links.bandwidth_bound->breaks(c.value)) {
+          c.status = Status::degraded;
+          c.why = fmt::format("re-tested alone against {} (known good): still {:.2f} x the links' median",
+                              topo.hosts[static_cast<std::size_t>(reference)],
+                              c.value / links.bandwidth_bound->median);
+        }
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  // Absolute link rules hold for the re-tests too.
+  std::vector<Rule> link_rules;
+  for (const Rule& r : plan.rules.rules) {
+    if (glob_match(r.metric, "link.bandwidth_gbps")) link_rules.push_back({"isolation.bandwidth_gbps", r.compare, r.threshold, r.severity});
+  }
+  for (Check& c : out) apply_rules(c, link_rules);
+  return out;
+}
+
+std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
+                                    const std::vector<double>& steady_offset_ns) {
+  std::vector<Check> out;
+  const std::size_t ranks = phase.ranks.size();
+  std::vector<std::vector<double>> arrival(ranks);
+  std::size_t iterations = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const auto& j = phase.ranks[r];
+    if (!j || !j->contains("arrival_ns")) return out;  // arrival_checks says why
+    const double offset = steady_offset_ns[static_cast<std::size_t>(topo.node_of_rank[r])];
+    for (const auto& t : (*j)["arrival_ns"]) arrival[r].push_back(t.get<double>() - offset);
+    iterations = r == 0 ? arrival[r].size() : std::min(iterations, arrival[r].size());
+  }
+  if (ranks < 2 || iterations == 0) return out;
+  std::vector<int> last(ranks, 0);
+  std::vector<std::vector<double>> lateness(ranks);
+  for (std::size_t i = 0; i < iterations; ++i) {
+    double first = arrival[0][i];
+    std::size_t latest = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      first = std::min(first, arrival[r][i]);
+      if (arrival[r][i] > arrival[latest][i]) latest = r;
+    }
+    ++last[latest];
+    for (std::size_t r = 0; r < ranks; ++r) lateness[r].push_back((arrival[r][i] - first) / 1e3);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const double late_us = median_of(lateness[r]);
+    const double fraction = static_cast<double>(last[r]) / static_cast<double>(iterations);
+    Check c = make_check("stragglers", fmt::format("rank {}", r), topo.host_of(static_cast<int>(r)),
+                   "straggler.lateness_us", late_us, "us");
+    c.limit = fmt::format("last in < {:g}% of iterations or by < {:g} us", plan.straggler_last_fraction * 100,
+                          plan.straggler_min_lateness_us);
+    if (fraction >= plan.straggler_last_fraction && late_us >= plan.straggler_min_lateness_us) {
+      c.status = Status::degraded;
+      c.why = fmt::format("last to arrive in {} of {} allreduces, {:.0f} us after the first (median)", last[r],
+                          iterations, late_us);
+    }
+    out.push_back(std::move(c));
+  }
+  apply_plan_rules(out, plan);
+  return out;
+}
+
+}  // namespace distbench::health

@@ -1,0 +1,261 @@
+#include "benchmarks/health/health_benchmark.hpp"
+
+#include "benchmarks/health/evaluate.hpp"
+#include "benchmarks/health/health_text.hpp"
+#include "benchmarks/health/phase_runner.hpp"
+#include "benchmarks/health/probes.hpp"
+#include "benchmarks/health/prometheus.hpp"
+#include "core/groups.hpp"
+#include "core/report/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace distbench::health {
+namespace {
+
+constexpr int kPhases = 7;
+
+std::vector<Record> records_of(const std::vector<Check>& checks) {
+  std::vector<Record> out;
+  for (const Check& c : checks) out.push_back(check_record(c));
+  return out;
+}
+
+nlohmann::json pairs_json(const std::vector<NodePair>& pairs) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [a, b] : pairs) j.push_back({a, b});
+  return j;
+}
+
+std::vector<NodePair> pairs_of(const nlohmann::json& j) {
+  std::vector<NodePair> out;
+  for (const auto& p : j) out.emplace_back(p[0].get<int>(), p[1].get<int>());
+  return out;
+}
+
+// What the root keeps through the phases, and what it shows as they end.
+class Findings {
+ public:
+  Findings(Reporter* reporter, const HealthPlan& plan) : reporter_(reporter), plan_(plan) {}
+
+  void add(std::vector<Check> checks) {
+    if (reporter_ != nullptr) {
+      for (const Check& c : checks) reporter_->add({check_record(c)});  // one table row each
+    }
+    all_.insert(all_.end(), checks.begin(), checks.end());
+  }
+  // The verdict per node and of the whole check, as records; the exit code.
+  int conclude(const Topology& topo, const std::string& abandoned) {
+    std::vector<Check> verdicts;
+    for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
+      Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "1");
+      c.status = v.status;
+      c.why = v.reason;
+      verdicts.push_back(std::move(c));
+    }
+    std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
+    Status overall = overall_status(nodes, all_);
+    Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "1");
+    cluster.status = overall;
+    cluster.why = abandoned;
+    verdicts.push_back(cluster);
+    add(std::move(verdicts));
+    if (!plan_.prom_path.empty()) {
+      std::vector<Record> records = records_of(all_);
+      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      write_file_atomically(plan_.prom_path, prometheus_text(records, now));
+    }
+    return static_cast<int>(overall);
+  }
+
+ private:
+  Reporter* reporter_;
+  const HealthPlan& plan_;
+  std::vector<Check> all_;
+};
+
+}  // namespace
+
+void HealthBenchmark::check(World& world) const {
+  if (world.connector().is_root() && !plan_.prom_path.empty()) check_writable(plan_.prom_path);
+}
+
+RunDescription HealthBenchmark::describe(const RunInfo& info) const {
+  RunDescription d;
+  d.benchmark = "health";
+  d.title = "health";
+  auto& c = d.config;
+  c["timeout_s"] = plan_.timeout_s;
+  c["memory_bytes"] = plan_.memory_bytes;
+  c["allreduce_bytes"] = plan_.allreduce_bytes;
+  c["link_message_bytes"] = plan_.link_message_bytes;
+  c["link_window"] = plan_.link_window;
+  c["straggler_iterations"] = plan_.straggler_iterations;
+  c["expect_busbw_gbps"] = plan_.expect_busbw_gbps ? nlohmann::ordered_json(*plan_.expect_busbw_gbps) : nullptr;
+  c["rules"] = plan_.rules.rules.size();
+  c["relative"] = plan_.rules.relative;
+  c["bandwidth_tolerance"] = plan_.bandwidth.tolerance;
+  c["latency_tolerance"] = plan_.latency.tolerance;
+  c["mads"] = plan_.bandwidth.mads;
+  d.records.params = {"phase", "subject", "host", "metric", "unit", "limit", "status", "why"};
+  d.records.metrics = {{"value", "", "the measured figure, in the record's unit"}};
+  d.table.key_columns = {{"phase", "phase", "", 10, CellFormat::text, "phase"},
+                         {"subject", "subject", "", 16, CellFormat::text, "subject"},
+                         {"metric", "metric", "", 26, CellFormat::text, "metric"}};
+  d.table.value_columns = {{"value", "value", "", 10, CellFormat::number, "value"},
+                           {"unit", "unit", "", 5, CellFormat::text, "unit"},
+                           {"status", "status", "", 8, CellFormat::text, "status"},
+                           {"limit", "limit", "", 1, CellFormat::text, "limit"}};
+  d.console_preamble = {fmt::format("health: {} ranks, backend {}, every phase within {:g} s", info.world_size,
+                                    info.backend, plan_.timeout_s)};
+  d.md_preamble = fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend);
+  d.summarize = health_summary;
+  d.sections = health_sections;
+  return d;
+}
+
+BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
+                                      const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  Communicator* world_comm = nullptr;
+  Communicator* node_comm = nullptr;
+  std::vector<std::string> host_of_rank;
+  {
+    // Before any phase, while every rank is known to answer: blocking, so under the watchdog.
+    auto guard = watchdog.arm("health: setting up the communicators");
+    host_of_rank = allgather_string(connector, connector.hostname());
+    world_comm = &world.communicator(world_partition(connector.size()));
+    node_comm = &world.communicator(node_partition(connector.node_of_ranks()));
+  }
+  const Topology topo = make_topology(connector.node_of_ranks(), host_of_rank);
+  PhaseRunner phases(connector, plan_.timeout_s);
+  Findings findings(reporter, plan_);
+  int done = 0;
+
+  // One phase: run, judge on the root, tell everyone whether to go on. Returns the root's decision.
+  auto phase = [&](const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body,
+                   const std::function<std::vector<Check>(const PhaseResult&, nlohmann::json&)>& judge) {
+    if (root) progress(static_cast<std::size_t>(done), kPhases, fmt::format("phase {}", name));
+    ++done;
+    auto guard = watchdog.arm(fmt::format("health phase {}", name));
+    PhaseResult result = phases.run(name, body);
+    nlohmann::json decision = {{"go", true}};
+    if (root) {
+      std::vector<Check> checks = arrival_checks(result, topo, plan_.timeout_s);
+      const bool arrived = result.missing().empty();
+      // A rank whose calls failed may be stuck inside one: nothing more can run safely (the rank phase's calls are
+      // its own).
+      const bool stuck = !arrived || (name != "rank" && !result.failures().empty());
+      if (arrived) {
+        auto more = judge(result, decision);
+        checks.insert(checks.end(), more.begin(), more.end());
+      }
+      Check t = make_check("phase", name, "", "phase.seconds", result.seconds, "s");
+      if (!arrived) {
+        std::string who;
+        for (int r : result.missing()) who += fmt::format("{}{} ({})", who.empty() ? "" : ", ", r, topo.host_of(r));
+        t.why = fmt::format("TIMEOUT: rank(s) {} did not arrive within {:g} s", who, plan_.timeout_s);
+      } else if (stuck) {
+        t.why = fmt::format("calls did not complete on {} rank(s): {}", result.failures().size(),
+                            result.failures().front().second);
+      }
+      // The phase's own time is information (status healthy): the ranks' checks carry the verdict.
+      checks.push_back(t);
+      findings.add(std::move(checks));
+      if (stuck) decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, t.why)}};
+    }
+    return phases.decide(decision);
+  };
+
+  std::vector<double> steady_offset_ns(topo.hosts.size(), 0.0);
+  LinkJudgement links;
+  IsolationPlan isolation;
+  const std::vector<std::function<nlohmann::json()>> steps = {
+      [&] {
+        return phase("rank", [&](PhaseContext& ctx) { return probe_rank(world, plan_, ctx); },
+                     [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo, plan_); });
+      },
+      [&] {
+        return phase("clock", [&](PhaseContext& ctx) { return probe_clock(connector, topo.leaders, ctx); },
+                     [&](const PhaseResult& r, nlohmann::json&) {
+                       return clock_checks(r, topo, plan_, steady_offset_ns);
+                     });
+      },
+      [&] {
+        return phase("node", [&](PhaseContext& ctx) { return probe_allreduce(world, *node_comm, plan_, ctx); },
+                     [&](const PhaseResult& r, nlohmann::json&) {
+                       return allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_);
+                     });
+      },
+      [&] {
+        std::vector<int> all(static_cast<std::size_t>(connector.size()));
+        for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+        return phase("job", [&](PhaseContext& ctx) { return probe_allreduce(world, *world_comm, plan_, ctx); },
+                     [&, all](const PhaseResult& r, nlohmann::json&) {
+                       return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_);
+                     });
+      },
+      [&] {
+        std::vector<NodePair> pairs;
+        for (const auto& round : round_robin(static_cast<int>(topo.hosts.size()))) {
+          pairs.insert(pairs.end(), round.begin(), round.end());
+        }
+        auto d = phase("links",
+                       [&](PhaseContext& ctx) {
+                         return probe_links(world, *world_comm, topo.leaders, pairs, plan_, ctx);
+                       },
+                       [&](const PhaseResult& r, nlohmann::json& decision) {
+                         links = link_checks(r, topo, plan_);
+                         isolation = plan_isolation(static_cast<int>(topo.hosts.size()), links.bad, links.good,
+                                                    links.score);
+                         decision["retests"] = pairs_json(isolation.retests);
+                         return links.checks;
+                       });
+        return d;
+      },
+  };
+  nlohmann::json decision;
+  for (const auto& step : steps) {
+    decision = step();
+    if (!decision["go"].get<bool>()) break;
+  }
+  if (decision["go"].get<bool>()) {
+    // Isolation: the retests the root planned, one pair at a time per node (every node takes them in plan order).
+    const auto retests = pairs_of(decision.value("retests", nlohmann::json::array()));
+    decision = phase("isolation",
+                     [&](PhaseContext& ctx) {
+                       return probe_links(world, *world_comm, topo.leaders, retests, plan_, ctx);
+                     },
+                     [&](const PhaseResult& r, nlohmann::json&) {
+                       return isolation_checks(r, topo, isolation, links, plan_);
+                     });
+  }
+  if (decision["go"].get<bool>()) {
+    decision = phase("stragglers", [&](PhaseContext& ctx) { return probe_stragglers(world, *world_comm, plan_, ctx); },
+                     [&](const PhaseResult& r, nlohmann::json&) {
+                       return straggler_checks(r, topo, plan_, steady_offset_ns);
+                     });
+  }
+  if (root) progress(kPhases, kPhases, "");
+
+  // The verdict, on the root; every rank leaves with its exit code.
+  const std::string abandoned = decision.value("abandon", std::string());
+  nlohmann::json ending = {{"exit", 0}, {"abandon", abandoned}};
+  if (root) ending["exit"] = findings.conclude(topo, abandoned);
+  if (abandoned.empty()) {
+    std::string text = ending.dump();
+    auto guard = watchdog.arm("health: sharing the verdict");
+    broadcast_string(connector, text, connector.root_rank());
+    ending = nlohmann::json::parse(text);
+  }
+  BenchmarkOutcome outcome;
+  outcome.exit_code = ending["exit"].get<int>();
+  outcome.abandon = abandoned;
+  if (!abandoned.empty() && !root) outcome.exit_code = static_cast<int>(Status::failed);
+  return outcome;
+}
+
+}  // namespace distbench::health

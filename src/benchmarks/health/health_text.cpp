@@ -1,0 +1,132 @@
+#include "benchmarks/health/health_text.hpp"
+
+#include "benchmarks/health/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace distbench::health {
+namespace {
+
+std::vector<Check> checks_of(const std::vector<Record>& records) {
+  std::vector<Check> out;
+  for (const Record& r : records) {
+    if (r.kind == "health") out.push_back(check_of(r));
+  }
+  return out;
+}
+
+// Slurm's reason is one argument: no double quotes inside.
+std::string slurm_reason(std::string text) {
+  std::replace(text.begin(), text.end(), '"', '\'');
+  if (text.size() > 200) text = text.substr(0, 197) + "...";
+  return text;
+}
+
+std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts) {
+  std::size_t host_w = 4;
+  for (const Check& v : verdicts) host_w = std::max(host_w, v.subject.size());
+  std::vector<std::string> lines{fmt::format("{:<{}}  {:<8}  {}", "node", host_w, "verdict", "reason")};
+  for (const Check& v : verdicts) {
+    lines.push_back(fmt::format("{:<{}}  {:<8}  {}", v.subject, host_w, name(v.status), v.why.empty() ? "-" : v.why));
+  }
+  return lines;
+}
+
+// Rows send to columns; '*' marks a figure that broke its bound.
+std::vector<std::string> matrix_lines(const std::vector<Check>& checks, const std::string& metric,
+                                      const std::string& separator, bool symmetric) {
+  std::vector<std::string> hosts;
+  std::map<std::pair<std::string, std::string>, const Check*> cell;
+  for (const Check& c : checks) {
+    if (c.metric != metric) continue;
+    const auto at = c.subject.find(separator);
+    if (at == std::string::npos) continue;
+    const std::string a = c.subject.substr(0, at), b = c.subject.substr(at + separator.size());
+    for (const auto& h : {a, b}) {
+      if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+    }
+    cell[{a, b}] = &c;
+    if (symmetric) cell[{b, a}] = &c;
+  }
+  if (hosts.empty()) return {};
+  std::sort(hosts.begin(), hosts.end());
+  std::size_t w = 9;
+  for (const auto& h : hosts) w = std::max(w, h.size() + 1);
+  std::string head = fmt::format("{:<{}}", symmetric ? "" : "from\\to", w);
+  for (const auto& h : hosts) head += fmt::format(" {:>{}}", h, w);
+  std::vector<std::string> lines{head};
+  for (const auto& a : hosts) {
+    std::string line = fmt::format("{:<{}}", a, w);
+    for (const auto& b : hosts) {
+      auto it = cell.find({a, b});
+      std::string v = a == b ? "-" : "?";
+      if (it != cell.end()) {
+        v = fmt::format("{:.4g}{}", it->second->value, it->second->status == Status::healthy ? "" : "*");
+      }
+      line += fmt::format(" {:>{}}", v, w);
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::vector<TextSection> health_sections(const std::vector<Record>& records) {
+  const auto checks = checks_of(records);
+  std::vector<Check> verdicts, phases;
+  for (const Check& c : checks) {
+    if (c.metric == "node.status") verdicts.push_back(c);
+    if (c.metric == "phase.seconds") phases.push_back(c);
+  }
+  std::vector<TextSection> out;
+  if (!verdicts.empty()) out.push_back({"Verdict per node", verdict_lines(verdicts)});
+  auto bw = matrix_lines(checks, "link.bandwidth_gbps", "->", false);
+  if (!bw.empty()) out.push_back({"Link bandwidth (GB/s; row sends to column; * beyond its bound)", bw});
+  auto lat = matrix_lines(checks, "link.latency_us", "<->", true);
+  if (!lat.empty()) out.push_back({"Link latency (us, one way; * beyond its bound)", lat});
+  if (!phases.empty()) {
+    std::vector<std::string> lines;
+    for (const Check& p : phases) {
+      lines.push_back(fmt::format("{:<11} {:>8.2f} s  {}", p.subject, p.value, p.why.empty() ? "" : p.why));
+    }
+    out.push_back({"Phase times", lines});
+  }
+  std::vector<std::string> drain;
+  for (const Check& v : verdicts) {
+    if (v.status == Status::degraded || v.status == Status::failed) {
+      drain.push_back(fmt::format("scontrol update nodename={} state=drain reason=\"distbench health: {}: {}\"",
+                                  v.subject, name(v.status), slurm_reason(v.why)));
+    }
+  }
+  if (!drain.empty()) out.push_back({"Slurm: to drain the bad nodes (printed, not run)", drain});
+  return out;
+}
+
+std::vector<SummaryItem> health_summary(const std::vector<Record>& records) {
+  const auto checks = checks_of(records);
+  std::map<Status, int> count;
+  int nodes = 0;
+  const Check* cluster = nullptr;
+  for (const Check& c : checks) {
+    if (c.metric == "node.status") {
+      ++nodes;
+      ++count[c.status];
+    }
+    if (c.metric == "cluster.status") cluster = &c;
+  }
+  if (cluster == nullptr) return {};
+  std::string text = std::string(name(cluster->status));
+  std::string parts;
+  for (Status s : {Status::failed, Status::degraded, Status::unknown, Status::healthy}) {
+    if (count[s] > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count[s], name(s));
+  }
+  text += fmt::format(" ({}; {} node{})", parts, nodes, nodes == 1 ? "" : "s");
+  return {{"status", "Health", static_cast<double>(static_cast<int>(cluster->status)), text}};
+}
+
+}  // namespace distbench::health

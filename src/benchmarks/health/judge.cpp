@@ -1,0 +1,160 @@
+#include "benchmarks/health/judge.hpp"
+
+#include "core/error.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace distbench::health {
+namespace {
+
+constexpr double kMadToSigma = 1.4826;  // MAD of a normal distribution x this = its standard deviation
+
+bool satisfies(double value, const std::string& compare, double threshold) {
+  if (compare == ">=") return value >= threshold;
+  if (compare == ">") return value > threshold;
+  if (compare == "<=") return value <= threshold;
+  return value < threshold;
+}
+
+}  // namespace
+
+std::string RelativeBound::limit_text(std::string_view unit, const RelativeRule& rule) const {
+  const std::string u = unit == "1" ? "" : fmt::format(" {}", unit);
+  return better == Better::higher
+             ? fmt::format(">= {:.4g}{} (median {:.4g} - max({:g}%, {:g} MAD))", bound, u, median,
+                           rule.tolerance * 100, rule.mads)
+             : fmt::format("<= {:.4g}{} (median {:.4g} + max({:g}%, {:g} MAD))", bound, u, median,
+                           rule.tolerance * 100, rule.mads);
+}
+
+std::optional<RelativeBound> relative_bound(const std::vector<double>& values, Better better,
+                                            const RelativeRule& rule) {
+  std::vector<double> v;
+  for (double x : values) {
+    if (!std::isnan(x)) v.push_back(x);
+  }
+  if (v.size() < 3) return std::nullopt;
+  const Summary s = summarize(v);
+  const double spread = rule.mads * kMadToSigma * s.mad;
+  RelativeBound b{s.median, 0, better};
+  b.bound = better == Better::higher ? std::min(s.median * (1 - rule.tolerance), s.median - spread)
+                                     : std::max(s.median * (1 + rule.tolerance), s.median + spread);
+  return b;
+}
+
+std::optional<RelativeBound> judge_relative(const std::vector<Check*>& group, Better better, const RelativeRule& rule,
+                                            Status severity) {
+  std::vector<double> values;
+  for (const Check* c : group) values.push_back(c->value);
+  const auto bound = relative_bound(values, better, rule);
+  if (!bound) return bound;
+  for (Check* c : group) {
+    if (std::isnan(c->value)) continue;
+    c->limit = bound->limit_text(c->unit, rule);
+    if (bound->breaks(c->value) && worse(c->status, severity) != c->status) {
+      c->status = severity;
+      c->why = fmt::format("{:.2f} x the median of {} figures", c->value / bound->median, values.size());
+    }
+  }
+  return bound;
+}
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative wildcard match with backtracking to the last '*'.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] != '*' && pattern[p] == text[t]) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+Rules parse_rules(std::string_view text, const std::string& origin) {
+  auto bad = [&origin](const std::string& what) {
+    return usage_error(fmt::format("rules file {}: {}; see README.md, 'Health rules'", origin, what));
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw bad(fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object()) throw bad("expected an object with a \"rules\" list");
+  Rules out;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "relative") {
+      if (!value.is_boolean()) throw bad("\"relative\" must be true or false");
+      out.relative = value.get<bool>();
+    } else if (key != "rules") {
+      throw bad(fmt::format("unknown key \"{}\" (known: \"rules\", \"relative\")", key));
+    }
+  }
+  if (!j.contains("rules") || !j["rules"].is_array()) throw bad("expected \"rules\": a list of rules");
+  std::size_t i = 0;
+  for (const auto& r : j["rules"]) {
+    ++i;
+    const std::string where = fmt::format("rule {}", i);
+    if (!r.is_object()) throw bad(where + " is not an object");
+    Rule rule;
+    for (const auto& [key, value] : r.items()) {
+      if (key == "metric" && value.is_string()) {
+        rule.metric = value.get<std::string>();
+      } else if (key == "compare" && value.is_string()) {
+        rule.compare = value.get<std::string>();
+      } else if (key == "threshold" && value.is_number()) {
+        rule.threshold = value.get<double>();
+      } else if (key == "severity" && value.is_string()) {
+        const auto s = parse_status(value.get<std::string>());
+        if (!s || (*s != Status::degraded && *s != Status::failed)) {
+          throw bad(fmt::format("{}: severity \"{}\" must be \"degraded\" or \"failed\"", where,
+                                value.get<std::string>()));
+        }
+        rule.severity = *s;
+      } else if (key == "metric" || key == "compare" || key == "threshold" || key == "severity") {
+        throw bad(fmt::format("{}: \"{}\" has the wrong type (metric, compare, severity: strings; threshold: a "
+                              "number)", where, key));
+      } else {
+        throw bad(fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)", where, key));
+      }
+    }
+    if (rule.metric.empty()) throw bad(where + ": \"metric\" (a pattern such as \"link.bandwidth_gbps\") is missing");
+    if (rule.compare != ">=" && rule.compare != ">" && rule.compare != "<=" && rule.compare != "<") {
+      throw bad(fmt::format("{}: \"compare\" must be one of >=, >, <=, < (got \"{}\")", where, rule.compare));
+    }
+    if (!r.contains("threshold")) throw bad(where + ": \"threshold\" (a number) is missing");
+    if (!std::isfinite(rule.threshold)) throw bad(where + ": \"threshold\" must be finite");
+    out.rules.push_back(std::move(rule));
+  }
+  return out;
+}
+
+void apply_rules(Check& c, const std::vector<Rule>& rules) {
+  if (std::isnan(c.value)) return;
+  for (const Rule& r : rules) {
+    if (!glob_match(r.metric, c.metric)) continue;
+    const std::string limit = fmt::format("{} {:g}{}", r.compare, r.threshold, c.unit == "1" ? "" : " " + c.unit);
+    c.limit = c.limit.empty() ? limit : c.limit + "; " + limit;
+    if (!satisfies(c.value, r.compare, r.threshold) && worse(c.status, r.severity) != c.status) {
+      c.status = r.severity;
+      c.why = fmt::format("breaks the rule {} {} {:g}", r.metric, r.compare, r.threshold);
+    }
+  }
+}
+
+}  // namespace distbench::health

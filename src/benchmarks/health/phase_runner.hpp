@@ -1,0 +1,66 @@
+// The phases of a health check, each bounded: every rank runs the phase's body with a deadline and sends what it
+// found to the root, which waits until the deadline (plus a grace period) and so learns which ranks did not arrive;
+// then the root tells every rank whether to go on. No call here waits without a deadline.
+#pragma once
+
+#include "core/connector.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distbench {
+class Work;
+}
+
+namespace distbench::health {
+
+using Clock = std::chrono::steady_clock;
+
+// What a phase's body may read and say: its deadline, and the step it is in (named in its result when a wait times
+// out there).
+struct PhaseContext {
+  Clock::time_point deadline;
+  std::string step;
+  double seconds_left() const;
+};
+
+// Waits for `work` until the context's deadline; throws Error(timeout) (naming the context's step) past it.
+void wait_within(Work& work, const PhaseContext& ctx);
+
+// What the root learns of one phase.
+struct PhaseResult {
+  std::string name;
+  std::vector<std::optional<nlohmann::json>> ranks;  // root only: each rank's result; nullopt: did not arrive
+  double seconds = 0;                                 // root only: from the phase's start to the last arrival
+  std::vector<int> missing() const;                   // ranks that did not arrive
+  // Ranks whose body failed (a wait that timed out, an error), with what they said.
+  std::vector<std::pair<int, std::string>> failures() const;
+};
+
+class PhaseRunner {
+ public:
+  PhaseRunner(Connector& connector, double timeout_s);
+
+  // Runs `body` on every rank with the phase's deadline. A body that throws distbench::Error reports the error (and
+  // its step) as its result instead. The root gets every rank's result; the others get an empty PhaseResult.
+  PhaseResult run(const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body);
+  // The root's decision after a phase, on every rank (the root passes it, the others receive it). Throws
+  // Error(timeout) on a rank that hears nothing from the root in time.
+  nlohmann::json decide(const nlohmann::json& decision);
+
+  double timeout_s() const { return timeout_s_; }
+  // Waits past a phase's deadline: for results to reach the root, and again for the decision to come back.
+  double grace_s() const;
+
+ private:
+  Connector& connector_;
+  double timeout_s_;
+  Clock::time_point phase_deadline_{};
+};
+
+}  // namespace distbench::health

@@ -1,0 +1,34 @@
+// What `distbench health` runs: sizes, repetitions, bounds and thresholds, from its options.
+#pragma once
+
+#include "benchmarks/health/judge.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace distbench::health {
+
+struct HealthPlan {
+  double timeout_s = 30;                            // each phase (--timeout)
+  std::size_t memory_bytes = std::size_t{256} << 20;  // allocated and touched per rank (at most a quarter of what is free)
+  std::size_t copy_bytes = std::size_t{32} << 20;     // each copy of the memory bandwidth probe
+  int copy_repetitions = 8;                           // the best of these
+  std::size_t allreduce_bytes = std::size_t{8} << 20;  // node and job allreduce
+  int allreduce_repetitions = 10;                     // timed, after one warm-up and one verified call
+  std::size_t link_message_bytes = std::size_t{1} << 20;  // pairwise bandwidth: messages of this size ...
+  int link_window = 4;                                 // ... this many in flight ...
+  int link_repetitions = 3;                            // ... the best of this many windows, after one warm-up
+  int latency_round_trips = 20;                        // pairwise latency: the median of these, after 5 warm-up
+  int straggler_iterations = 20;
+  double straggler_min_lateness_us = 1000;  // a rank is a straggler when it is last in most iterations by this much
+  double straggler_last_fraction = 0.75;
+  double clock_skew_ms = 100;               // hosts whose wall clocks differ more from the root's are degraded
+  std::optional<double> expect_busbw_gbps;  // the job's allreduce busbw must reach this (--expect-busbw)
+  Rules rules;                              // --rules
+  RelativeRule bandwidth{0.25, 4.0};        // bandwidths against the cluster's median
+  RelativeRule latency{1.0, 4.0};           // latencies: twice the median, and 4 MAD
+  std::string prom_path;                    // --prom: Prometheus text for node-exporter's textfile collector
+};
+
+}  // namespace distbench::health

@@ -1,0 +1,116 @@
+#include "benchmarks/health/prometheus.hpp"
+
+#include "benchmarks/health/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace distbench::health {
+namespace {
+
+// A label value as the exposition format wants it: backslash, double quote and newline escaped.
+std::string label_value(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string sample_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", v);
+}
+
+// One metric family: its HELP and TYPE once, then its samples.
+class Family {
+ public:
+  Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
+  void add(const std::vector<std::pair<std::string, std::string>>& labels, double value) {
+    std::string l;
+    for (const auto& [k, v] : labels) l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, label_value(v));
+    samples_ += fmt::format("{}{}{} {}\n", name_, l.empty() ? "" : "{", l.empty() ? l : l + "}", sample_value(value));
+  }
+  std::string text() const {
+    if (samples_.empty()) return {};
+    return fmt::format("# HELP {} {}\n# TYPE {} gauge\n{}", name_, help_, name_, samples_);
+  }
+
+ private:
+  std::string name_, help_, samples_;
+};
+
+std::pair<std::string, std::string> split_link(const std::string& subject, const std::string& sep) {
+  const auto at = subject.find(sep);
+  if (at == std::string::npos) return {subject, ""};
+  return {subject.substr(0, at), subject.substr(at + sep.size())};
+}
+
+}  // namespace
+
+std::string prometheus_text(const std::vector<Record>& records, double timestamp_s) {
+  Family node_status("distbench_health_node_status", "Verdict per node: 0 healthy, 1 degraded, 2 failed, 3 unknown.");
+  Family cluster_status("distbench_health_status", "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
+  Family link_bw("distbench_health_link_bandwidth_bytes_per_second", "Node-to-node bandwidth, first ranks of each node, one direction.");
+  Family link_lat("distbench_health_link_latency_seconds", "Node-to-node one-way latency (half the median round trip).");
+  Family link_ok("distbench_health_link_healthy", "1 when the link's figures are within their bounds, else 0.");
+  Family node_bw("distbench_health_node_allreduce_busbw_bytes_per_second", "Allreduce bus bandwidth among the ranks of one node.");
+  Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second", "Allreduce bus bandwidth over every rank of the job.");
+  Family wrong("distbench_health_wrong_elements", "Elements that read back wrong (memory, node and job allreduce).");
+  Family mem_bw("distbench_health_memory_copy_bandwidth_bytes_per_second", "Device (host memory on MPI) copy bandwidth per rank.");
+  Family skew("distbench_health_clock_skew_seconds", "Absolute offset of the host's wall clock from the root rank's host.");
+  Family late("distbench_health_straggler_lateness_seconds", "Median time a rank arrives at a collective after the first rank.");
+  Family phase_s("distbench_health_phase_duration_seconds", "Time each phase of the check took.");
+  Family stamp("distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time).");
+  for (const Record& r : records) {
+    if (r.kind != "health") continue;
+    const Check c = check_of(r);
+    if (c.metric == "node.status") {
+      node_status.add({{"host", c.subject}}, c.value);
+    } else if (c.metric == "cluster.status") {
+      cluster_status.add({}, c.value);
+    } else if (c.metric == "link.bandwidth_gbps") {
+      const auto [a, b] = split_link(c.subject, "->");
+      link_bw.add({{"src", a}, {"dst", b}}, c.value * 1e9);
+      link_ok.add({{"src", a}, {"dst", b}, {"figure", "bandwidth"}}, c.status == Status::healthy ? 1 : 0);
+    } else if (c.metric == "link.latency_us") {
+      const auto [a, b] = split_link(c.subject, "<->");
+      link_lat.add({{"src", a}, {"dst", b}}, c.value / 1e6);
+      link_ok.add({{"src", a}, {"dst", b}, {"figure", "latency"}}, c.status == Status::healthy ? 1 : 0);
+    } else if (c.metric == "node.allreduce.busbw_gbps") {
+      node_bw.add({{"host", c.host}}, c.value * 1e9);
+    } else if (c.metric == "job.allreduce.busbw_gbps") {
+      job_bw.add({}, c.value * 1e9);
+    } else if (c.metric == "memory.wrong" || c.metric == "node.allreduce.wrong" || c.metric == "job.allreduce.wrong") {
+      wrong.add({{"check", c.metric}, {"host", c.host}, {"subject", c.subject}}, c.value);
+    } else if (c.metric == "memory.copy_gbps") {
+      mem_bw.add({{"host", c.host}, {"subject", c.subject}}, c.value * 1e9);
+    } else if (c.metric == "clock.skew_ms") {
+      skew.add({{"host", c.host}}, c.value / 1e3);
+    } else if (c.metric == "straggler.lateness_us") {
+      late.add({{"host", c.host}, {"subject", c.subject}}, c.value / 1e6);
+    } else if (c.metric == "phase.seconds") {
+      phase_s.add({{"phase", c.subject}}, c.value);
+    }
+  }
+  stamp.add({}, timestamp_s);
+  std::string out;
+  for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_bw, &job_bw, &wrong,
+                          &mem_bw, &skew, &late, &phase_s, &stamp}) {
+    out += f->text();
+  }
+  return out;
+}
+
+}  // namespace distbench::health

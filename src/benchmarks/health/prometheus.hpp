@@ -1,0 +1,16 @@
+// The health check in Prometheus' text exposition format, for node-exporter's textfile collector: gauges labelled
+// by host (and link, rank, phase), in base units (bytes per second, seconds), written atomically as that collector
+// requires (it may read the directory at any moment).
+#pragma once
+
+#include "core/record.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench::health {
+
+// `timestamp_s`: when the check ended (Unix seconds), exported as distbench_health_last_run_timestamp_seconds.
+std::string prometheus_text(const std::vector<Record>& records, double timestamp_s);
+
+}  // namespace distbench::health

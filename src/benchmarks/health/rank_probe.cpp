@@ -1,0 +1,59 @@
+// Phase 1 on every rank: memory, compute and copy bandwidth of this rank's device.
+#include "benchmarks/health/probes.hpp"
+
+#include "core/error.hpp"
+#include "core/pattern.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace distbench::health {
+
+nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ctx) {
+  Device& device = world.device();
+  Connector& connector = world.connector();
+  nlohmann::json out = nlohmann::json::object();
+  out["device"] = device.describe();
+
+  // Allocate and touch: every page written by the fill, read back by the check.
+  ctx.step = "allocating memory";
+  const std::uint64_t available = device.memory_available(connector.local_size());
+  std::size_t bytes = std::min<std::uint64_t>(plan.memory_bytes, available / 4);
+  bytes -= bytes % 4096;
+  bytes = std::max<std::size_t>(bytes, 2 * plan.copy_bytes);
+  out["memory_bytes"] = bytes;
+  std::unique_ptr<Buffer> buffer;
+  try {
+    buffer = device.allocate(bytes);
+  } catch (const std::bad_alloc&) {
+    throw Error(ExitCode::failure, fmt::format("cannot allocate {} bytes", bytes));
+  }
+  ctx.step = "touching memory";
+  const std::size_t count = bytes / size_of(DType::float32);
+  // The identity of a broadcast from this rank: every element must read back as written.
+  const PatternParams pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::float32, 1);
+  const BufferRef all{buffer.get(), 0};
+  device.fill(all, count, DType::float32, FillSpec{pattern, 0});
+  device.synchronize();
+  ctx.step = "verifying memory";
+  out["wrong"] = device.count_wrong(all, DType::float32,
+                                    CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
+
+  // Copy bandwidth: the best of a few copies between the two halves (bytes copied per second).
+  ctx.step = "copy bandwidth";
+  const std::size_t copy = std::min(plan.copy_bytes, bytes / 2);
+  auto timer = device.make_timer();
+  double best = 0;
+  for (int i = 0; i < plan.copy_repetitions + 1; ++i) {
+    timer->start();
+    device.copy(all.at(copy), all, copy);
+    device.synchronize();
+    timer->stop();
+    if (i > 0) best = best == 0 ? timer->seconds() : std::min(best, timer->seconds());
+    if (ctx.seconds_left() < 0) throw Error(ExitCode::timeout, "copies outlived the phase");
+  }
+  out["copy_gbps"] = best > 0 ? static_cast<double>(copy) / best / 1e9 : 0.0;
+  return out;
+}
+
+}  // namespace distbench::health

@@ -1,0 +1,301 @@
+// distbench health's pure parts: the round-robin schedule, the relative and absolute judgement, isolation, node
+// verdicts, the rules file and the Prometheus text.
+#include "benchmarks/health/evaluate.hpp"
+#include "benchmarks/health/health_text.hpp"
+#include "benchmarks/health/judge.hpp"
+#include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/schedule.hpp"
+#include "benchmarks/health/verdict.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace distbench::health {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(RoundRobin, EveryPairOnceInDisjointRounds) {
+  for (int n = 1; n <= 9; ++n) {
+    const auto rounds = round_robin(n);
+    std::set<NodePair> seen;
+    for (const auto& round : rounds) {
+      std::set<int> busy;
+      for (const auto& [a, b] : round) {
+        EXPECT_LT(a, b);
+        EXPECT_TRUE(busy.insert(a).second) << "node " << a << " twice in one round, n=" << n;
+        EXPECT_TRUE(busy.insert(b).second) << "node " << b << " twice in one round, n=" << n;
+        EXPECT_TRUE(seen.insert({a, b}).second) << "pair measured twice, n=" << n;
+      }
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n;
+    if (n >= 2) {
+      EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 == 0 ? n - 1 : n)) << n;
+    }
+  }
+}
+
+std::vector<Check> figures(const std::vector<double>& values, const std::string& metric = "link.bandwidth_gbps") {
+  std::vector<Check> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    Check c;
+    c.subject = fmt::format("s{}", i);
+    c.metric = metric;
+    c.value = values[i];
+    c.unit = "GB/s";
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<Check*> pointers(std::vector<Check>& checks) {
+  std::vector<Check*> out;
+  for (auto& c : checks) out.push_back(&c);
+  return out;
+}
+
+TEST(Judge, FlagsTheSlowOutlierOnly) {
+  auto checks = figures({1.02, 0.98, 1.00, 0.012, 1.01, 0.013});
+  const auto bound = judge_relative(pointers(checks), Better::higher, RelativeRule{});
+  ASSERT_TRUE(bound);
+  EXPECT_NEAR(bound->median, 0.99, 0.02);
+  for (const Check& c : checks) {
+    EXPECT_EQ(c.status, c.value < 0.5 ? Status::degraded : Status::healthy) << c.value;
+    EXPECT_THAT(c.limit, HasSubstr("median"));
+  }
+}
+
+TEST(Judge, ATightGroupDoesNotFlagAFewPercent) {
+  // MAD is tiny, so 4 MADs alone would flag 0.93; the 25% tolerance keeps it healthy.
+  auto checks = figures({1.000, 1.001, 0.999, 1.000, 0.93});
+  judge_relative(pointers(checks), Better::higher, RelativeRule{});
+  for (const Check& c : checks) EXPECT_EQ(c.status, Status::healthy) << c.value;
+}
+
+TEST(Judge, AWideGroupDoesNotFlagItsOwnTail) {
+  auto checks = figures({1.0, 0.5, 0.7, 1.3, 0.6, 0.9, 1.1});
+  judge_relative(pointers(checks), Better::higher, RelativeRule{});
+  for (const Check& c : checks) EXPECT_EQ(c.status, Status::healthy) << c.value;
+}
+
+TEST(Judge, LowerIsBetterFlagsHighLatency) {
+  auto checks = figures({20, 21, 19, 400}, "link.latency_us");
+  judge_relative(pointers(checks), Better::lower, RelativeRule{1.0, 4.0});
+  EXPECT_EQ(checks[3].status, Status::degraded);
+  EXPECT_EQ(checks[0].status, Status::healthy);
+}
+
+TEST(Judge, TooFewFiguresAreNotCompared) {
+  auto checks = figures({1.0, 0.01});
+  EXPECT_FALSE(judge_relative(pointers(checks), Better::higher, RelativeRule{}));
+  for (const Check& c : checks) EXPECT_EQ(c.status, Status::healthy);
+}
+
+TEST(Rules, GlobsMatch) {
+  EXPECT_TRUE(glob_match("link.*", "link.bandwidth_gbps"));
+  EXPECT_TRUE(glob_match("*.busbw_gbps", "node.allreduce.busbw_gbps"));
+  EXPECT_TRUE(glob_match("*", "anything"));
+  EXPECT_TRUE(glob_match("a*b*c", "aXbYc"));
+  EXPECT_FALSE(glob_match("link.*", "memory.copy_gbps"));
+  EXPECT_FALSE(glob_match("a*b", "aXbY"));
+}
+
+TEST(Rules, ParseAndApply) {
+  const Rules rules = parse_rules(R"({"relative": false, "rules": [
+      {"metric": "link.bandwidth_gbps", "compare": ">=", "threshold": 10, "severity": "degraded"},
+      {"metric": "*.wrong", "compare": "<=", "threshold": 0, "severity": "failed"}]})", "r.json");
+  EXPECT_FALSE(rules.relative);
+  ASSERT_EQ(rules.rules.size(), 2U);
+  auto checks = figures({12, 8});
+  for (Check& c : checks) apply_rules(c, rules.rules);
+  EXPECT_EQ(checks[0].status, Status::healthy);
+  EXPECT_EQ(checks[1].status, Status::degraded);
+  EXPECT_THAT(checks[1].limit, HasSubstr(">= 10"));
+  auto wrong = figures({3}, "job.allreduce.wrong");
+  apply_rules(wrong[0], rules.rules);
+  EXPECT_EQ(wrong[0].status, Status::failed);
+}
+
+TEST(Rules, BadFilesSayWhatIsWrong) {
+  auto message = [](const char* text) {
+    try {
+      parse_rules(text, "bad.json");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message("{"), HasSubstr("not valid JSON"));
+  EXPECT_THAT(message("[]"), HasSubstr("expected an object"));
+  EXPECT_THAT(message(R"({"rulez": []})"), HasSubstr("unknown key \"rulez\""));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": "=~", "threshold": 1}]})"), HasSubstr("\"compare\""));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": "1"}]})"),
+              HasSubstr("wrong type"));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">="}]})"), HasSubstr("\"threshold\""));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": 1, "severity": "bad"}]})"),
+              HasSubstr("severity"));
+  EXPECT_THAT(message(R"({"rules": [{"compare": ">=", "threshold": 1}]})"), HasSubstr("\"metric\""));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": 1, "sev": "failed"}]})"),
+              HasSubstr("unknown key \"sev\""));
+  EXPECT_THAT(message("{"), HasSubstr("bad.json"));
+}
+
+TEST(Isolation, TheNodeInEverySlowPairIsRetestedAgainstAGoodOne) {
+  // nodeC (2) is slow with A and B; A-B is fine: A and B are the references, C is re-tested against the better.
+  const auto plan = plan_isolation(3, {{0, 2}, {1, 2}}, {{0, 1}}, {1.0, 1.2, 0.3});
+  EXPECT_EQ(plan.references, (std::vector<int>{0, 1}));
+  ASSERT_EQ(plan.retests.size(), 1U);
+  EXPECT_EQ(plan.retests[0], (NodePair{2, 1}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+}
+
+TEST(Isolation, NodesOutsideBadPairsAreReferences) {
+  const auto plan = plan_isolation(5, {{1, 3}}, {{0, 1}, {0, 2}}, {1, 1, 1, 1, 1});
+  EXPECT_EQ(plan.references, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(plan.retests.size(), 2U);  // both ends of the one bad pair, each against a reference
+}
+
+TEST(Isolation, TwoNodesCannotBeIsolated) {
+  const auto plan = plan_isolation(2, {{0, 1}}, {}, {0.1, 0.1});
+  EXPECT_TRUE(plan.retests.empty());
+  EXPECT_EQ(plan.cannot_isolate, (std::vector<int>{0, 1}));
+}
+
+TEST(Isolation, NothingToDoWhenAllIsWell) {
+  const auto plan = plan_isolation(4, {}, {{0, 1}, {2, 3}}, {1, 1, 1, 1});
+  EXPECT_TRUE(plan.retests.empty());
+  EXPECT_TRUE(plan.references.empty());
+}
+
+TEST(Verdict, WorstCheckDecidesAndNamesItself) {
+  std::vector<Check> checks = figures({1, 2, 3});
+  checks[0].host = "nodeA";
+  checks[1].host = "nodeB";
+  checks[1].status = Status::degraded;
+  checks[1].why = "slow";
+  checks[2].host = "nodeB";
+  checks[2].status = Status::failed;
+  checks[2].why = "wrong";
+  const auto v = node_verdicts({"nodeA", "nodeB", "nodeC"}, {{0}, {1}, {2}}, checks);
+  ASSERT_EQ(v.size(), 3U);
+  EXPECT_EQ(v[0].status, Status::healthy);
+  EXPECT_EQ(v[1].status, Status::failed);
+  EXPECT_THAT(v[1].reason, HasSubstr("wrong"));
+  EXPECT_EQ(v[2].status, Status::healthy);
+  EXPECT_EQ(overall_status(v, checks), Status::failed);
+  EXPECT_EQ(worse(Status::unknown, Status::degraded), Status::degraded);
+  EXPECT_EQ(worse(Status::healthy, Status::unknown), Status::unknown);
+}
+
+TEST(Verdict, ASlowLinkCountsOnlyThroughIsolation) {
+  std::vector<Check> checks = figures({0.01});
+  checks[0].phase = "links";
+  checks[0].status = Status::degraded;
+  const auto v = node_verdicts({"nodeA"}, {{0}}, checks);
+  EXPECT_EQ(overall_status(v, checks), Status::healthy);
+  checks[0].phase = "job";
+  EXPECT_EQ(overall_status(v, checks), Status::degraded);
+}
+
+TEST(Verdict, RecordsRoundTrip) {
+  Check c = figures({0.5})[0];
+  c.phase = "links";
+  c.host = "nodeC";
+  c.status = Status::degraded;
+  c.limit = ">= 0.7";
+  c.why = "slow";
+  const Check back = check_of(check_record(c));
+  EXPECT_EQ(back.phase, c.phase);
+  EXPECT_EQ(back.subject, c.subject);
+  EXPECT_EQ(back.host, c.host);
+  EXPECT_EQ(back.metric, c.metric);
+  EXPECT_EQ(back.value, c.value);
+  EXPECT_EQ(back.status, c.status);
+  EXPECT_EQ(back.limit, c.limit);
+  EXPECT_EQ(back.why, c.why);
+}
+
+std::vector<Record> sample_run() {
+  std::vector<Record> out;
+  auto add = [&out](std::string phase, std::string subject, std::string host, std::string metric, double value,
+                    Status status, std::string why = "") {
+    Check c;
+    c.phase = std::move(phase);
+    c.subject = std::move(subject);
+    c.host = std::move(host);
+    c.metric = std::move(metric);
+    c.value = value;
+    c.status = status;
+    c.why = std::move(why);
+    out.push_back(check_record(c));
+  };
+  add("links", "nodeA->nodeB", "", "link.bandwidth_gbps", 1.1, Status::healthy);
+  add("links", "nodeB->nodeA", "", "link.bandwidth_gbps", 1.2, Status::healthy);
+  add("links", "nodeC->nodeA", "", "link.bandwidth_gbps", 0.012, Status::degraded);
+  add("links", "nodeA<->nodeC", "", "link.latency_us", 40, Status::healthy);
+  add("phase", "links", "", "phase.seconds", 2.5, Status::healthy);
+  add("verdict", "nodeA", "nodeA", "node.status", 0, Status::healthy);
+  add("verdict", "nodeC", "nodeC", "node.status", 1, Status::degraded, "nodeC->nodeA \"slow\"");
+  add("verdict", "cluster", "", "cluster.status", 1, Status::degraded);
+  return out;
+}
+
+TEST(HealthText, VerdictsMatrixAndSlurmLines) {
+  const auto sections = health_sections(sample_run());
+  std::string all;
+  for (const auto& s : sections) {
+    all += "## " + s.title + "\n";
+    for (const auto& l : s.lines) all += l + "\n";
+  }
+  EXPECT_THAT(all, HasSubstr("Verdict per node"));
+  EXPECT_THAT(all, HasSubstr("nodeC  degraded"));
+  EXPECT_THAT(all, HasSubstr("0.012*"));  // the slow cell is marked
+  EXPECT_THAT(all, HasSubstr("scontrol update nodename=nodeC state=drain reason=\"distbench health: degraded: "
+                             "nodeC->nodeA 'slow'\""));
+  EXPECT_THAT(all, ::testing::Not(HasSubstr("nodename=nodeA")));
+  const auto summary = health_summary(sample_run());
+  ASSERT_EQ(summary.size(), 1U);
+  EXPECT_EQ(summary[0].value, 1);
+  EXPECT_THAT(summary[0].text, HasSubstr("degraded (1 degraded, 1 healthy; 2 nodes)"));
+}
+
+TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
+  auto records = sample_run();
+  Check odd;
+  odd.phase = "verdict";
+  odd.subject = "we\"ird\\host";
+  odd.metric = "node.status";
+  odd.value = 2;
+  records.push_back(check_record(odd));
+  const std::string text = prometheus_text(records, 1.7e9);
+  EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_node_status gauge\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"nodeC\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"we\\\"ird\\\\host\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_status 1\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_link_bandwidth_bytes_per_second{src=\"nodeC\",dst=\"nodeA\"} 12000000\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_link_healthy{src=\"nodeC\",dst=\"nodeA\",figure=\"bandwidth\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_last_run_timestamp_seconds 1700000000\n"));
+  // Each family's HELP and TYPE once.
+  std::size_t at = 0, types = 0;
+  while ((at = text.find("# TYPE distbench_health_node_status ", at)) != std::string::npos) {
+    ++types;
+    ++at;
+  }
+  EXPECT_EQ(types, 1U);
+}
+
+TEST(Topology, NodesInOrderOfTheirFirstRank) {
+  const Topology t = make_topology({0, 0, 1, 1, 2, 2}, {"a", "a", "b", "b", "c", "c"});
+  EXPECT_EQ(t.hosts, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(t.leaders, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(t.host_of(3), "b");
+  EXPECT_EQ(t.link_name(2, 0), "c->a");
+}
+
+}  // namespace
+}  // namespace distbench::health
