@@ -192,14 +192,37 @@ TEST(Verdict, WorstCheckDecidesAndNamesItself) {
   EXPECT_EQ(worse(Status::healthy, Status::unknown), Status::unknown);
 }
 
-TEST(Verdict, ASlowLinkCountsOnlyThroughIsolation) {
-  std::vector<Check> checks = figures({0.01});
-  checks[0].phase = "links";
+TEST(Verdict, ScreeningChecksCountOnlyThroughTheirRetests) {
+  std::vector<Check> checks = figures({0.01, 0.02});
+  checks[0].screening = true;  // a slow link, before isolation
   checks[0].status = Status::degraded;
-  const auto v = node_verdicts({"nodeA"}, {{0}}, checks);
+  checks[1].screening = true;  // a node's allreduce measured alongside the others
+  checks[1].host = "nodeA";
+  checks[1].status = Status::degraded;
+  auto v = node_verdicts({"nodeA"}, {{0}}, checks);
+  EXPECT_EQ(v[0].status, Status::healthy);
   EXPECT_EQ(overall_status(v, checks), Status::healthy);
-  checks[0].phase = "job";
+  checks[0].screening = false;
+  checks[1].screening = false;
+  v = node_verdicts({"nodeA"}, {{0}}, checks);
+  EXPECT_EQ(v[0].status, Status::degraded);
   EXPECT_EQ(overall_status(v, checks), Status::degraded);
+}
+
+TEST(Judge, NoisyGroupsStillFlagSuspectsBelowHalfTheMedian) {
+  // Healthy figures spread over 4x (a shared VM): the verdict bound widens with the spread, the suspect bound stops
+  // at half the median.
+  auto checks = figures({0.6, 3.4, 1.4, 2.5, 0.9, 1.1});
+  for (Check& c : checks) c.screening = true;
+  const auto bound = judge_relative(pointers(checks), Better::higher, RelativeRule{});
+  ASSERT_TRUE(bound);
+  EXPECT_LT(bound->factor, 0.5);
+  EXPECT_DOUBLE_EQ(bound->suspect_bound, 0.5 * bound->median);
+  EXPECT_EQ(checks[0].status, Status::degraded);  // 0.6 < half of 1.25: a suspect, re-tested alone
+  EXPECT_EQ(checks[2].status, Status::healthy);
+  EXPECT_EQ(check_record(checks[0]).param_text("status"), "suspect");
+  EXPECT_FALSE(bound->breaks(0.6));  // but not a verdict
+  EXPECT_TRUE(bound->breaks(0.01));
 }
 
 TEST(Verdict, RecordsRoundTrip) {
@@ -218,6 +241,9 @@ TEST(Verdict, RecordsRoundTrip) {
   EXPECT_EQ(back.status, c.status);
   EXPECT_EQ(back.limit, c.limit);
   EXPECT_EQ(back.why, c.why);
+  EXPECT_FALSE(back.screening);
+  c.screening = true;
+  EXPECT_TRUE(check_of(check_record(c)).screening);
 }
 
 std::vector<Record> sample_run() {

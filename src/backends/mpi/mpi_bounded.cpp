@@ -24,13 +24,24 @@ int checked_int(std::size_t n) {
 }
 
 // Calls `finished` until it answers true or `deadline` passes; at least once, so that what has already arrived
-// counts even when the deadline is behind us. Yields between polls: the ranks may share cores.
+// counts even when the deadline is behind us. Yields between polls for the first 200 us (a reply that is on its
+// way), then sleeps, 50 us growing to 1 ms: a rank that waits long for a slow or stopped one must leave the cores
+// to the ranks still measuring (they may share them).
 template <typename Finished>
 bool poll_until(BoundedMessages::Deadline deadline, Finished finished) {
+  using namespace std::chrono_literals;
+  const auto began = std::chrono::steady_clock::now();
+  auto nap = std::chrono::microseconds(50);
   for (;;) {
     if (finished()) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::yield();
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    if (now - began < 200us) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(nap, deadline - now));
+      nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    }
   }
 }
 

@@ -45,16 +45,6 @@ Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<s
   return t;
 }
 
-void judge_group(std::vector<Check>& checks, const std::string& metric, Better better, const RelativeRule& rule,
-                 const HealthPlan& plan) {
-  if (!plan.rules.relative) return;
-  std::vector<Check*> group;
-  for (Check& c : checks) {
-    if (c.metric == metric) group.push_back(&c);
-  }
-  judge_relative(group, better, rule);
-}
-
 void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
   std::vector<Rule> rules = plan.rules.rules;
   if (plan.expect_busbw_gbps) rules.push_back({"job.allreduce.busbw_gbps", ">=", *plan.expect_busbw_gbps, Status::degraded});
@@ -80,8 +70,10 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
   return out;
 }
 
-std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan) {
+std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
+                               Screening& copy) {
   std::vector<Check> out;
+  std::vector<Check> copies;
   for (std::size_t r = 0; r < phase.ranks.size(); ++r) {
     const auto& j = phase.ranks[r];
     if (!j || j->contains("error")) continue;
@@ -95,10 +87,21 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
                               number(*j, "memory_bytes"));
     }
     out.push_back(std::move(wrong));
-    out.push_back(make_check("rank", subject, host, "memory.copy_gbps", number(*j, "copy_gbps"), "GB/s"));
+    Check c = make_check("rank", subject, host, "memory.copy_gbps", number(*j, "copy_gbps"), "GB/s");
+    c.screening = true;
+    copies.push_back(std::move(c));
   }
-  judge_group(out, "memory.copy_gbps", Better::higher, plan.bandwidth, plan);
+  if (plan.rules.relative) {
+    std::vector<Check*> group;
+    for (Check& c : copies) group.push_back(&c);
+    copy.bound = judge_relative(group, Better::higher, plan.bandwidth);
+  }
+  apply_plan_rules(copies, plan);
+  for (const Check& c : copies) {
+    if (c.status != Status::healthy) copy.suspects.push_back(std::stoi(c.subject.substr(5)));
+  }
   apply_plan_rules(out, plan);
+  out.insert(out.end(), copies.begin(), copies.end());
   return out;
 }
 
@@ -128,7 +131,7 @@ std::vector<Check> clock_checks(const PhaseResult& phase, const Topology& topo, 
 std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string& scope,
                                     const std::vector<std::vector<int>>& groups,
                                     const std::vector<std::string>& subjects, const std::vector<std::string>& hosts,
-                                    const HealthPlan& plan) {
+                                    const HealthPlan& plan, Screening* screening) {
   std::vector<Check> out;
   const std::string busbw_metric = scope + ".allreduce.busbw_gbps";
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -156,11 +159,24 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
     out.push_back(std::move(w));
     if (groups[g].size() > 1) {
       const double busbw = bytes / slowest / 1e9 * 2 * (n - 1) / n;
-      out.push_back(make_check(scope, subjects[g], hosts[g], busbw_metric, busbw, "GB/s"));
+      Check c = make_check(scope, subjects[g], hosts[g], busbw_metric, busbw, "GB/s");
+      c.screening = screening != nullptr;
+      out.push_back(std::move(c));
     }
   }
-  judge_group(out, busbw_metric, Better::higher, plan.bandwidth, plan);
+  std::vector<Check*> group;
+  for (Check& c : out) {
+    if (c.metric == busbw_metric) group.push_back(&c);
+  }
+  if (screening != nullptr && plan.rules.relative) screening->bound = judge_relative(group, Better::higher, plan.bandwidth);
   apply_plan_rules(out, plan);
+  if (screening != nullptr) {
+    for (std::size_t g = 0; g < subjects.size(); ++g) {
+      for (const Check* c : group) {
+        if (c->subject == subjects[g] && c->status != Status::healthy) screening->suspects.push_back(static_cast<int>(g));
+      }
+    }
+  }
   return out;
 }
 
@@ -176,12 +192,14 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
       if (link.contains("gbps")) {
         const double g = link["gbps"].get<double>();
         out.checks.push_back(make_check("links", topo.link_name(from, to), "", "link.bandwidth_gbps", g, "GB/s"));
+        out.checks.back().screening = true;
         node_gbps[static_cast<std::size_t>(from)].push_back(g);
         node_gbps[static_cast<std::size_t>(to)].push_back(g);
       } else {
         out.checks.push_back(make_check("links", fmt::format("{}<->{}", topo.hosts[static_cast<std::size_t>(from)],
                                                        topo.hosts[static_cast<std::size_t>(to)]),
                                   "", "link.latency_us", link["latency_us"].get<double>(), "us"));
+        out.checks.back().screening = true;
       }
     }
   }
@@ -220,24 +238,27 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
     out.push_back(std::move(c));
   }
   for (const auto& [suspect, reference] : iso.retests) {
-    const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(std::min(suspect, reference))])];
-    if (!j || !j->contains("links")) continue;
-    for (const auto& link : (*j)["links"]) {
-      const int from = link["from"].get<int>(), to = link["to"].get<int>();
-      const bool this_pair = (from == suspect && to == reference) || (from == reference && to == suspect);
-      if (!this_pair || !link.contains("gbps")) continue;
-      Check c = make_check("isolation", topo.link_name(from, to), topo.hosts[static_cast<std::size_t>(suspect)],
-                     "isolation.bandwidth_gbps", link["gbps"].get<double>(), "GB/s");
-      if (links.bandwidth_bound) {
-        c.limit = links.bandwidth_bound->limit_text("GB/s", plan.bandwidth);
-        if (links.bandwidth_bound->breaks(c.value)) {
-          c.status = Status::degraded;
-          c.why = fmt::format("re-tested alone against {} (known good): still {:.2f} x the links' median",
-                              topo.hosts[static_cast<std::size_t>(reference)],
-                              c.value / links.bandwidth_bound->median);
+    // Each leader reports the directions it sent.
+    for (int sender : {suspect, reference}) {
+      const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(sender)])];
+      if (!j || !j->contains("links")) continue;
+      for (const auto& link : (*j)["links"]) {
+        const int from = link["from"].get<int>(), to = link["to"].get<int>();
+        const bool this_pair = (from == suspect && to == reference) || (from == reference && to == suspect);
+        if (!this_pair || !link.contains("gbps")) continue;
+        Check c = make_check("isolation", topo.link_name(from, to), topo.hosts[static_cast<std::size_t>(suspect)],
+                             "isolation.bandwidth_gbps", link["gbps"].get<double>(), "GB/s");
+        if (links.bandwidth_bound) {
+          c.limit = links.bandwidth_bound->limit_text("GB/s");
+          if (links.bandwidth_bound->breaks(c.value)) {
+            c.status = Status::degraded;
+            c.why = fmt::format("re-tested alone against {} (known good): still {:.3f} x the links' median",
+                                topo.hosts[static_cast<std::size_t>(reference)],
+                                c.value / links.bandwidth_bound->median);
+          }
         }
+        out.push_back(std::move(c));
       }
-      out.push_back(std::move(c));
     }
   }
   // Absolute link rules hold for the re-tests too.
@@ -246,6 +267,50 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
     if (glob_match(r.metric, "link.bandwidth_gbps")) link_rules.push_back({"isolation.bandwidth_gbps", r.compare, r.threshold, r.severity});
   }
   for (Check& c : out) apply_rules(c, link_rules);
+  return out;
+}
+
+std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo, const Screening& copy,
+                                  const Screening& node, const HealthPlan& plan) {
+  std::vector<Check> out;
+  auto judge = [](Check& c, const std::optional<RelativeBound>& bound, const std::string& was) {
+    if (!bound) return;
+    c.limit = bound->limit_text(c.unit);
+    if (bound->breaks(c.value)) {
+      c.status = Status::degraded;
+      c.why = fmt::format("{:.2f} x the median, measured alone (with the others: {})", c.value / bound->median, was);
+    }
+  };
+  for (int r : copy.suspects) {
+    const auto& j = phase.ranks[static_cast<std::size_t>(r)];
+    if (!j || !j->contains("copy_gbps")) continue;
+    Check c = make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), "memory.copy_gbps",
+                         number(*j, "copy_gbps"), "GB/s");
+    judge(c, copy.bound, "below the bound");
+    out.push_back(std::move(c));
+  }
+  for (int n : node.suspects) {
+    const auto& ranks = topo.ranks_of_node[static_cast<std::size_t>(n)];
+    double slowest = 0, bytes = 0;
+    bool complete = true;
+    for (int r : ranks) {
+      const auto& j = phase.ranks[static_cast<std::size_t>(r)];
+      if (!j || !j->contains("best_s")) {
+        complete = false;
+        break;
+      }
+      slowest = std::max(slowest, number(*j, "best_s"));
+      bytes = number(*j, "bytes");
+    }
+    if (!complete) continue;
+    const auto k = static_cast<double>(ranks.size());
+    const std::string& host = topo.hosts[static_cast<std::size_t>(n)];
+    Check c = make_check("confirm", host, host, "node.allreduce.busbw_gbps", bytes / slowest / 1e9 * 2 * (k - 1) / k,
+                         "GB/s");
+    judge(c, node.bound, "below the bound");
+    out.push_back(std::move(c));
+  }
+  apply_plan_rules(out, plan);
   return out;
 }
 

@@ -27,15 +27,28 @@ Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<s
 // trouble, unknown when they were waiting for a rank that did not arrive.
 std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s);
 
-std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan);
+// What a screening phase (every rank or node measuring at once) leaves for its confirmation: the bound its group
+// gave, and the subjects (ranks, or nodes) that broke it, to be re-tested alone.
+struct Screening {
+  std::optional<RelativeBound> bound;
+  std::vector<int> suspects;
+};
+
+// Memory read-back per rank (a verdict) and copy bandwidth (screening: suspects re-tested alone).
+std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
+                               Screening& copy);
 // Clock skew per node; also the steady-clock offset of each node from the root's (for stragglers), in ns.
 std::vector<Check> clock_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
                                 std::vector<double>& steady_offset_ns);
 // One check of bandwidth and one of correctness per group; `groups` the ranks of each group, `subject` its name.
+// With `screening`, bandwidths are judged against each other and the groups that break the bound are its suspects.
 std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string& scope,
                                     const std::vector<std::vector<int>>& groups,
                                     const std::vector<std::string>& subjects, const std::vector<std::string>& hosts,
-                                    const HealthPlan& plan);
+                                    const HealthPlan& plan, Screening* screening);
+// Confirmation: the suspects of the rank and node screenings, re-tested alone, held to the screenings' bounds.
+std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo, const Screening& copy,
+                                  const Screening& node, const HealthPlan& plan);
 
 // The link matrix: directed bandwidths and pair latencies, judged against the cluster's median.
 struct LinkJudgement {
@@ -53,9 +66,7 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
 std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
                                     const std::vector<double>& steady_offset_ns);
 
-// Judges checks of one metric against each other (unless the rules say not to), then applies the rules.
-void judge_group(std::vector<Check>& checks, const std::string& metric, Better better, const RelativeRule& rule,
-                 const HealthPlan& plan);
+// Applies the rules file's rules and --expect-busbw.
 void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan);
 
 }  // namespace distbench::health

@@ -10,12 +10,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace distbench::health {
 namespace {
 
-constexpr int kPhases = 7;
+constexpr int kPhases = 8;
 
 std::vector<Record> records_of(const std::vector<Check>& checks) {
   std::vector<Record> out;
@@ -170,13 +171,15 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
     return phases.decide(decision);
   };
 
+  nlohmann::json last_decision = {{"go", true}};  // what the root decided after the phase before
   std::vector<double> steady_offset_ns(topo.hosts.size(), 0.0);
+  Screening copy_screen, node_screen;
   LinkJudgement links;
   IsolationPlan isolation;
   const std::vector<std::function<nlohmann::json()>> steps = {
       [&] {
         return phase("rank", [&](PhaseContext& ctx) { return probe_rank(world, plan_, ctx); },
-                     [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo, plan_); });
+                     [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo, plan_, copy_screen); });
       },
       [&] {
         return phase("clock", [&](PhaseContext& ctx) { return probe_clock(connector, topo.leaders, ctx); },
@@ -186,8 +189,34 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
       },
       [&] {
         return phase("node", [&](PhaseContext& ctx) { return probe_allreduce(world, *node_comm, plan_, ctx); },
+                     [&](const PhaseResult& r, nlohmann::json& decision) {
+                       auto checks = allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_,
+                                                      &node_screen);
+                       decision["confirm_ranks"] = copy_screen.suspects;
+                       decision["confirm_nodes"] = node_screen.suspects;
+                       return checks;
+                     });
+      },
+      [&] {
+        // Confirmation: what the screenings flagged while every rank and node measured at once, measured again
+        // with the others idle (a busy shared host is not a bad one).
+        const auto& d = last_decision;
+        const auto ranks = d.value("confirm_ranks", std::vector<int>{});
+        const auto nodes = d.value("confirm_nodes", std::vector<int>{});
+        const int my_node = connector.node_of_ranks()[static_cast<std::size_t>(connector.rank())];
+        return phase("confirm",
+                     [&](PhaseContext& ctx) {
+                       nlohmann::json out = nlohmann::json::object();
+                       if (std::find(ranks.begin(), ranks.end(), connector.rank()) != ranks.end()) {
+                         out.update(probe_copy(world, plan_, ctx));
+                       }
+                       if (std::find(nodes.begin(), nodes.end(), my_node) != nodes.end()) {
+                         out.update(probe_allreduce(world, *node_comm, plan_, ctx));
+                       }
+                       return out;
+                     },
                      [&](const PhaseResult& r, nlohmann::json&) {
-                       return allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_);
+                       return confirm_checks(r, topo, copy_screen, node_screen, plan_);
                      });
       },
       [&] {
@@ -195,7 +224,7 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
         return phase("job", [&](PhaseContext& ctx) { return probe_allreduce(world, *world_comm, plan_, ctx); },
                      [&, all](const PhaseResult& r, nlohmann::json&) {
-                       return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_);
+                       return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_, nullptr);
                      });
       },
       [&] {
@@ -217,11 +246,11 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
         return d;
       },
   };
-  nlohmann::json decision;
   for (const auto& step : steps) {
-    decision = step();
-    if (!decision["go"].get<bool>()) break;
+    last_decision = step();
+    if (!last_decision["go"].get<bool>()) break;
   }
+  nlohmann::json decision = last_decision;
   if (decision["go"].get<bool>()) {
     // Isolation: the retests the root planned, one pair at a time per node (every node takes them in plan order).
     const auto retests = pairs_of(decision.value("retests", nlohmann::json::array()));

@@ -23,27 +23,29 @@ bool satisfies(double value, const std::string& compare, double threshold) {
 
 }  // namespace
 
-std::string RelativeBound::limit_text(std::string_view unit, const RelativeRule& rule) const {
+std::string RelativeBound::limit_text(std::string_view unit, bool screening) const {
   const std::string u = unit == "1" ? "" : fmt::format(" {}", unit);
-  return better == Better::higher
-             ? fmt::format(">= {:.4g}{} (median {:.4g} - max({:g}%, {:g} MAD))", bound, u, median,
-                           rule.tolerance * 100, rule.mads)
-             : fmt::format("<= {:.4g}{} (median {:.4g} + max({:g}%, {:g} MAD))", bound, u, median,
-                           rule.tolerance * 100, rule.mads);
+  const double b = screening ? suspect_bound : bound;
+  return fmt::format("{} {:.4g}{} ({:.2f} x median {:.4g})", better == Better::higher ? ">=" : "<=", b, u, b / median,
+                     median);
 }
 
 std::optional<RelativeBound> relative_bound(const std::vector<double>& values, Better better,
                                             const RelativeRule& rule) {
-  std::vector<double> v;
+  std::vector<double> logs;
   for (double x : values) {
-    if (!std::isnan(x)) v.push_back(x);
+    if (std::isfinite(x) && x > 0) logs.push_back(std::log(x));
   }
-  if (v.size() < 3) return std::nullopt;
-  const Summary s = summarize(v);
-  const double spread = rule.mads * kMadToSigma * s.mad;
-  RelativeBound b{s.median, 0, better};
-  b.bound = better == Better::higher ? std::min(s.median * (1 - rule.tolerance), s.median - spread)
-                                     : std::max(s.median * (1 + rule.tolerance), s.median + spread);
+  if (logs.size() < 3) return std::nullopt;
+  const Summary s = summarize(logs);
+  const double spread = rule.mads * kMadToSigma * s.mad;  // in natural-log units: a factor of exp(spread)
+  RelativeBound b;
+  b.better = better;
+  b.median = std::exp(s.median);
+  b.factor = better == Better::higher ? std::min(1 - rule.tolerance, std::exp(-spread))
+                                      : std::max(1 + rule.tolerance, std::exp(spread));
+  b.bound = b.median * b.factor;
+  b.suspect_bound = b.median * (better == Better::higher ? std::max(b.factor, 0.5) : std::min(b.factor, 2.0));
   return b;
 }
 
@@ -54,9 +56,10 @@ std::optional<RelativeBound> judge_relative(const std::vector<Check*>& group, Be
   const auto bound = relative_bound(values, better, rule);
   if (!bound) return bound;
   for (Check* c : group) {
-    if (std::isnan(c->value)) continue;
-    c->limit = bound->limit_text(c->unit, rule);
-    if (bound->breaks(c->value) && worse(c->status, severity) != c->status) {
+    if (std::isnan(c->value)) continue;  // a zero bandwidth breaks any bound
+    c->limit = bound->limit_text(c->unit, c->screening);
+    const bool beyond = c->screening ? bound->suspect(c->value) : bound->breaks(c->value);
+    if (beyond && worse(c->status, severity) != c->status) {
       c->status = severity;
       c->why = fmt::format("{:.2f} x the median of {} figures", c->value / bound->median, values.size());
     }

@@ -14,8 +14,9 @@ namespace distbench::health {
 enum class Better { higher, lower };
 
 // A figure is an outlier when it is beyond BOTH bounds: `tolerance` of the median (so that a tight group does not
-// flag a few per cent) and `mads` robust deviations (1.4826 x MAD, so that a widely spread group does not flag its
-// own tail).
+// flag a few per cent) and `mads` robust deviations. Bandwidths and latencies are ratios by nature (a link half as
+// fast, a node twice as slow): the spread is taken on their logarithms, so that the bound is a factor of the
+// median, and a noisy group widens the factor instead of driving the bound below zero.
 struct RelativeRule {
   double tolerance = 0.25;  // higher is better: bad below (1 - tolerance) x median; lower: above (1 + tolerance) x
   double mads = 4.0;
@@ -25,15 +26,21 @@ struct RelativeRule {
 struct RelativeBound {
   double median = 0;
   double bound = 0;
+  double factor = 1;  // bound / median
   Better better = Better::higher;
-  std::string limit_text(std::string_view unit, const RelativeRule& rule) const;
+  // A figure measured among others is a suspect (to be re-tested alone) beyond this, which is never looser than
+  // half (twice) the median: re-tests are cheap, and a noisy group must not hide a link at a hundredth of its peers.
+  double suspect_bound = 0;
+  std::string limit_text(std::string_view unit, bool screening = false) const;
   bool breaks(double value) const { return better == Better::higher ? value < bound : value > bound; }
+  bool suspect(double value) const { return better == Better::higher ? value < suspect_bound : value > suspect_bound; }
 };
 // nullopt for fewer than 3 figures with a value (2 figures have no majority to call one of them the odd one out).
 std::optional<RelativeBound> relative_bound(const std::vector<double>& values, Better better, const RelativeRule& rule);
 
-// Judges each check of `group` (one metric over comparable subjects) against the group's bound: one beyond it
-// gets `severity` unless it is already worse; every check gets the limit. Returns the bound (nullopt: too few).
+// Judges each check of `group` (one metric over comparable subjects) against the group's bound (the suspect bound
+// for screening checks): one beyond it gets `severity` unless it is already worse; every check gets the limit.
+// Returns the bound (nullopt: too few).
 std::optional<RelativeBound> judge_relative(const std::vector<Check*>& group, Better better, const RelativeRule& rule,
                                             Status severity = Status::degraded);
 

@@ -17,6 +17,9 @@ namespace distbench::health {
 // device's copy bandwidth (host memory bandwidth on the MPI backend).
 nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ctx);
 
+// The copy bandwidth part of probe_rank alone ("copy_gbps"), for a suspect's re-test.
+nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx);
+
 // Phase 1, clock: the root ping-pongs with the first rank of every other node and keeps, per node, the offsets of its
 // wall clock and its steady clock from the root's at the round trip with the least delay (Cristian's method).
 // `leaders`: the first rank of each node, in node order.

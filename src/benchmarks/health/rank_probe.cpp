@@ -8,6 +8,30 @@
 #include <new>
 
 namespace distbench::health {
+namespace {
+
+// The best of a few copies between the two halves of `at` (bytes copied per second, in GB/s).
+double copy_gbps(Device& device, BufferRef at, std::size_t copy, const HealthPlan& plan, PhaseContext& ctx) {
+  ctx.step = "copy bandwidth";
+  auto timer = device.make_timer();
+  double best = 0;
+  for (int i = 0; i < plan.copy_repetitions + 1; ++i) {
+    timer->start();
+    device.copy(at.at(copy), at, copy);
+    device.synchronize();
+    timer->stop();
+    if (i > 0) best = best == 0 ? timer->seconds() : std::min(best, timer->seconds());
+    if (ctx.seconds_left() < 0) throw Error(ExitCode::timeout, "copies outlived the phase");
+  }
+  return best > 0 ? static_cast<double>(copy) / best / 1e9 : 0.0;
+}
+
+}  // namespace
+
+nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx) {
+  auto buffer = world.device().allocate(2 * plan.copy_bytes);
+  return {{"copy_gbps", copy_gbps(world.device(), {buffer.get(), 0}, plan.copy_bytes, plan, ctx)}};
+}
 
 nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ctx) {
   Device& device = world.device();
@@ -39,20 +63,7 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
   out["wrong"] = device.count_wrong(all, DType::float32,
                                     CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
 
-  // Copy bandwidth: the best of a few copies between the two halves (bytes copied per second).
-  ctx.step = "copy bandwidth";
-  const std::size_t copy = std::min(plan.copy_bytes, bytes / 2);
-  auto timer = device.make_timer();
-  double best = 0;
-  for (int i = 0; i < plan.copy_repetitions + 1; ++i) {
-    timer->start();
-    device.copy(all.at(copy), all, copy);
-    device.synchronize();
-    timer->stop();
-    if (i > 0) best = best == 0 ? timer->seconds() : std::min(best, timer->seconds());
-    if (ctx.seconds_left() < 0) throw Error(ExitCode::timeout, "copies outlived the phase");
-  }
-  out["copy_gbps"] = best > 0 ? static_cast<double>(copy) / best / 1e9 : 0.0;
+  out["copy_gbps"] = copy_gbps(device, all, std::min(plan.copy_bytes, bytes / 2), plan, ctx);
   return out;
 }
 

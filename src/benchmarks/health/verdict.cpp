@@ -60,7 +60,7 @@ std::vector<NodeVerdict> node_verdicts(const std::vector<std::string>& hosts,
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     NodeVerdict v{hosts[i], i < ranks_of_host.size() ? ranks_of_host[i] : std::vector<int>{}, Status::healthy, ""};
     for (const Check& c : checks) {
-      if (c.host != hosts[i] || c.status == Status::healthy) continue;
+      if (c.host != hosts[i] || c.status == Status::healthy || c.screening) continue;
       if (worse(v.status, c.status) != v.status) {
         v.status = c.status;
         v.reason = reason_of(c);
@@ -75,7 +75,7 @@ Status overall_status(const std::vector<NodeVerdict>& nodes, const std::vector<C
   Status s = Status::healthy;
   for (const NodeVerdict& v : nodes) s = worse(s, v.status);
   for (const Check& c : checks) {
-    if (c.host.empty() && c.phase != "links") s = worse(s, c.status);
+    if (c.host.empty() && !c.screening) s = worse(s, c.status);
   }
   return s;
 }
@@ -89,8 +89,9 @@ Record check_record(const Check& c) {
       .set("metric", c.metric)
       .set("unit", c.unit)
       .set("limit", c.limit)
-      .set("status", std::string(name(c.status)))
-      .set("why", c.why);
+      .set("status", c.screening && c.status != Status::healthy ? std::string("suspect") : std::string(name(c.status)))
+      .set("why", c.why)
+      .set("role", c.screening ? "screening" : "verdict");
   r.set_metric("value", c.value);
   return r;
 }
@@ -103,9 +104,11 @@ Check check_of(const Record& r) {
   c.metric = r.param_text("metric");
   c.unit = r.param_text("unit");
   c.limit = r.param_text("limit");
-  c.status = parse_status(r.param_text("status")).value_or(Status::unknown);
+  const std::string status = r.param_text("status");
+  c.status = status == "suspect" ? Status::degraded : parse_status(status).value_or(Status::unknown);
   c.why = r.param_text("why");
   c.value = r.metric("value");
+  c.screening = r.param_text("role") == "screening";
   return c;
 }
 

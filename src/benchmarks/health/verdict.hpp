@@ -29,6 +29,10 @@ struct Check {
   Status status = Status::healthy;
   std::string limit;    // the bound it was held to, e.g. ">= 0.71 (0.75 x median)"; "" when none
   std::string why;      // for a status other than healthy: what is wrong, in words
+  // A figure measured while others measured too (every node's allreduce at once, a link in a busy round): its
+  // status nominates a suspect, and the suspect's re-test alone (confirmation, isolation) decides. A screening
+  // check counts in no verdict.
+  bool screening = false;
 };
 
 Check make_check(std::string phase, std::string subject, std::string host, std::string metric, double value,
@@ -41,13 +45,13 @@ struct NodeVerdict {
   std::string reason;  // the check that decided, in words ("" when healthy)
 };
 
-// The verdict of each host (in the order given) from every check that counts against it: the worst status, and as
-// reason the first check (in check order) with that status.
+// The verdict of each host (in the order given) from every check that counts against it (screening checks do not):
+// the worst status, and as reason the first check (in check order) with that status.
 std::vector<NodeVerdict> node_verdicts(const std::vector<std::string>& hosts,
                                        const std::vector<std::vector<int>>& ranks_of_host,
                                        const std::vector<Check>& checks);
-// The run's status: the worst of every node verdict and of every check that names no host (the job's allreduce),
-// links excepted: a slow link counts against the nodes that isolation names.
+// The run's status: the worst of every node verdict and of every check that names no host (the job's allreduce);
+// screening checks count only through their re-tests.
 Status overall_status(const std::vector<NodeVerdict>& nodes, const std::vector<Check>& checks);
 
 // Checks as report records (kind "health") and back.
