@@ -55,14 +55,13 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
   std::vector<Check> out;
   const auto missing = phase.missing();
   for (int r : missing) {
-    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", 0, "1");
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", kNotMeasured, "1");
     c.status = Status::failed;
-    c.limit = fmt::format("within {:g} s", timeout_s);
     c.why = fmt::format("TIMEOUT: did not arrive at the end of phase {} within {:g} s", phase.name, timeout_s);
     out.push_back(std::move(c));
   }
   for (const auto& [r, error] : phase.failures()) {
-    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", 0, "1");
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", kNotMeasured, "1");
     c.status = missing.empty() ? Status::failed : Status::unknown;
     c.why = missing.empty() ? error : fmt::format("waiting for a rank that did not arrive: {}", error);
     out.push_back(std::move(c));
@@ -252,7 +251,7 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
           c.limit = links.bandwidth_bound->limit_text("GB/s");
           if (links.bandwidth_bound->breaks(c.value)) {
             c.status = Status::degraded;
-            c.why = fmt::format("re-tested alone against {} (known good): still {:.3f} x the links' median",
+            c.why = fmt::format("re-tested alone against {}: {:.3f} x the links' median",
                                 topo.hosts[static_cast<std::size_t>(reference)],
                                 c.value / links.bandwidth_bound->median);
           }

@@ -48,7 +48,19 @@ class Findings {
     all_.insert(all_.end(), checks.begin(), checks.end());
   }
   // The verdict per node and of the whole check, as records; the exit code.
-  int conclude(const Topology& topo, const std::string& abandoned) {
+  int conclude(const Topology& topo, const std::string& abandoned, const std::string& last_phase) {
+    if (!abandoned.empty()) {
+      // A node nothing was found against was not checked to the end: not healthy, unknown.
+      std::vector<Check> unchecked;
+      for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
+        if (v.status != Status::healthy) continue;
+        Check c = make_check("verdict", v.host, v.host, "node.checked", kNotMeasured, "1");
+        c.status = Status::unknown;
+        c.why = fmt::format("not checked to the end: the check stopped in phase {}", last_phase);
+        unchecked.push_back(std::move(c));
+      }
+      add(std::move(unchecked));
+    }
     std::vector<Check> verdicts;
     for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
       Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "1");
@@ -135,6 +147,7 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
   PhaseRunner phases(connector, plan_.timeout_s);
   Findings findings(reporter, plan_);
   int done = 0;
+  std::string last_phase;
 
   // One phase: run, judge on the root, tell everyone whether to go on. Returns the root's decision.
   auto phase = [&](const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body,
@@ -142,6 +155,7 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
     if (root) progress(static_cast<std::size_t>(done), kPhases, fmt::format("phase {}", name));
     ++done;
     auto guard = watchdog.arm(fmt::format("health phase {}", name));
+    last_phase = name;
     PhaseResult result = phases.run(name, body);
     nlohmann::json decision = {{"go", true}};
     if (root) {
@@ -150,10 +164,9 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
       // A rank whose calls failed may be stuck inside one: nothing more can run safely (the rank phase's calls are
       // its own).
       const bool stuck = !arrived || (name != "rank" && !result.failures().empty());
-      if (arrived) {
-        auto more = judge(result, decision);
-        checks.insert(checks.end(), more.begin(), more.end());
-      }
+      // What the ranks that arrived measured is kept, whatever the others did.
+      auto more = judge(result, decision);
+      checks.insert(checks.end(), more.begin(), more.end());
       Check t = make_check("phase", name, "", "phase.seconds", result.seconds, "s");
       if (!arrived) {
         std::string who;
@@ -273,7 +286,7 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
   // The verdict, on the root; every rank leaves with its exit code.
   const std::string abandoned = decision.value("abandon", std::string());
   nlohmann::json ending = {{"exit", 0}, {"abandon", abandoned}};
-  if (root) ending["exit"] = findings.conclude(topo, abandoned);
+  if (root) ending["exit"] = findings.conclude(topo, abandoned, last_phase);
   if (abandoned.empty()) {
     std::string text = ending.dump();
     auto guard = watchdog.arm("health: sharing the verdict");

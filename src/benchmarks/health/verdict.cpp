@@ -22,7 +22,10 @@ int severity(Status s) {
 
 std::string reason_of(const Check& c) {
   std::string text = fmt::format("{} {}", c.subject, c.metric);
-  if (!std::isnan(c.value)) text += fmt::format(" = {:.4g}{}{}", c.value, c.unit == "1" ? "" : " ", c.unit == "1" ? "" : c.unit);
+  if (!std::isnan(c.value)) {
+    text += fmt::format(" = {:.4g}", c.value);
+    if (c.unit != "1") text += fmt::format(" {}", c.unit);
+  }
   if (!c.limit.empty()) text += fmt::format(", needs {}", c.limit);
   if (!c.why.empty()) text += fmt::format(": {}", c.why);
   return text;
