@@ -232,6 +232,167 @@ class MultiHost(unittest.TestCase):
         self.assertGreater(slow["time_shown_us"], floor_us, msg)
 
 
+def health_checks(report):
+    """The health report's checks: {(metric, subject): record}."""
+    return {(r["params"]["metric"], r["params"]["subject"]): r for r in report["records"]}
+
+
+def health_param(record, key):
+    return record["params"][key]
+
+
+def check_prometheus_text(test, path):
+    """promtool's verdict on a textfile-collector file where Debian's prometheus package provides promtool; a strict
+    line-by-line parse of the exposition format otherwise."""
+    promtool = shutil.which("promtool")
+    if promtool:
+        with open(path, "rb") as f:
+            r = subprocess.run([promtool, "check", "metrics"], stdin=f, capture_output=True, text=True, timeout=30)
+        test.assertEqual(r.returncode, 0, f"promtool check metrics: {r.stdout}{r.stderr}")
+        return
+    sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
+                        r'([-+]?[0-9.eE+-]+|NaN|[+-]Inf)$')
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# HELP ") or line.startswith("# TYPE "):
+                continue
+            test.assertRegex(line, sample)
+
+
+class Health(unittest.TestCase):
+    """distbench health on the 3-host cluster: healthy, one host's link throttled, one host's ranks stopped."""
+
+    def run_health(self, name, *args):
+        js, prom = CLUSTER.path(f"{name}.json"), CLUSTER.path(f"{name}.prom")
+        began = time.monotonic()
+        r = CLUSTER.mpirun("health", "--json", js, "--prom", prom, "--md", CLUSTER.path(f"{name}.md"), *args)
+        took = time.monotonic() - began
+        report = load_json(js)
+        phases = {k[1]: v["metrics"]["value"] for k, v in health_checks(report).items() if k[0] == "phase.seconds"}
+        print(f"\n  health {name}: exit {r.returncode} in {took:.1f} s; phases (s): " +
+              ", ".join(f"{p} {s:.2f}" for p, s in phases.items()), file=sys.stderr)
+        return r, report, prom, took
+
+    def verdicts(self, report):
+        return {k[1]: health_param(v, "status") for k, v in health_checks(report).items() if k[0] == "node.status"}
+
+    def test_a_all_healthy(self):
+        r, report, prom, took = self.run_health("healthy")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(self.verdicts(report), {h: "healthy" for h in HOSTS}, r.stdout)
+        checks = health_checks(report)
+        links = [k for k in checks if k[0] == "link.bandwidth_gbps"]
+        self.assertEqual(sorted(links), sorted(("link.bandwidth_gbps", f"{a}->{b}") for a in HOSTS for b in HOSTS
+                                               if a != b))  # every pair, both directions
+        self.assertEqual(len([k for k in checks if k[0] == "link.latency_us"]), 3)
+        phases = [k[1] for k in checks if k[0] == "phase.seconds"]
+        self.assertEqual(phases, ["rank", "clock", "node", "confirm", "job", "links", "isolation", "stragglers"])
+        for key, rec in checks.items():
+            if key[0] in ("memory.wrong", "node.allreduce.wrong", "job.allreduce.wrong"):
+                self.assertEqual(rec["metrics"]["value"], 0, key)
+        self.assertIn("Verdict per node", r.stdout)
+        self.assertNotIn("scontrol", r.stdout)
+        self.assertLess(took, 60)
+        check_prometheus_text(self, prom)
+        with open(prom) as f:
+            text = f.read()
+        for h in HOSTS:
+            self.assertIn(f'distbench_health_node_status{{host="{h}"}} 0\n', text)
+        self.assertIn("distbench_health_status 0\n", text)
+
+    def test_b_throttled_link_names_its_node(self):
+        CLUSTER.tc("nodeC", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "100mbit", "burst", "64kb",
+                   "latency", "100ms")
+        try:
+            r, report, prom, _ = self.run_health("throttled")
+        finally:
+            CLUSTER.tc("nodeC", "qdisc", "del", "dev", "eth0", "root")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(self.verdicts(report), {"nodeA": "healthy", "nodeB": "healthy", "nodeC": "degraded"},
+                         r.stdout)
+        checks = health_checks(report)
+        # nodeC's egress is capped at 12.5 MB/s: both of its outgoing links are suspects, the others are not ...
+        for a in HOSTS:
+            for b in HOSTS:
+                if a == b:
+                    continue
+                rec = checks[("link.bandwidth_gbps", f"{a}->{b}")]
+                self.assertEqual(health_param(rec, "status"), "suspect" if a == "nodeC" else "healthy", (a, b))
+                if a == "nodeC":
+                    self.assertLess(rec["metrics"]["value"], THROTTLE_RATE_GBPS * 1.15)
+        # ... and the re-test alone against a good node names nodeC, with the figure that decided
+        iso = [v for k, v in checks.items() if k[0] == "isolation.bandwidth_gbps"]
+        self.assertTrue(any(health_param(v, "host") == "nodeC" and health_param(v, "status") == "degraded"
+                            for v in iso), iso)
+        verdict = checks[("node.status", "nodeC")]
+        self.assertIn("nodeC->", health_param(verdict, "why"))
+        self.assertIn("GB/s", health_param(verdict, "why"))
+        self.assertIn('scontrol update nodename=nodeC state=drain reason="distbench health: degraded', r.stdout)
+        self.assertNotIn("nodename=nodeA", r.stdout)
+        self.assertNotIn("nodename=nodeB", r.stdout)
+        check_prometheus_text(self, prom)
+        with open(prom) as f:
+            self.assertIn('distbench_health_node_status{host="nodeC"} 1\n', f.read())
+
+    def test_c_stopped_node_is_named(self):
+        timeout = 5
+        js = CLUSTER.path("stopped.json")
+        proc = CLUSTER.start("health", "-T", str(timeout), "--json", js)
+        stopped = []
+        try:
+            # once the first phase is judged, stop every rank of nodeC
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if any(rec["params"]["phase"] == "rank" for rec in load_json(js)["records"]):
+                        break
+                except (OSError, ValueError, KeyError):
+                    pass
+                time.sleep(0.05)
+            for pid in subprocess.run(["ip", "netns", "pids", CLUSTER.ns("nodeC")], capture_output=True,
+                                      text=True, timeout=20).stdout.split():
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if argv and os.path.basename(argv[0]) == b"distbench":
+                    os.kill(int(pid), signal.SIGSTOP)
+                    stopped.append(int(pid))
+            self.assertEqual(len(stopped), SLOTS, "nodeC's ranks")
+            began = time.monotonic()
+            out, err = proc.communicate(timeout=60)
+            took = time.monotonic() - began
+        finally:
+            proc.kill()
+            proc.communicate()
+        print(f"\n  health with nodeC stopped: exit {proc.returncode} {took:.1f} s after the stop", file=sys.stderr)
+        self.assertEqual(proc.returncode, 2, out + err)
+        self.assertLess(took, 2 * timeout + 5, err)
+        # the ranks named are nodeC's that had not yet sent their result when stopped (a rank with nothing to do in
+        # a phase may have arrived before the stop), and only those
+        named = re.search(r"TIMEOUT: rank\(s\) (.*) did not arrive within 5 s", out)
+        self.assertIsNotNone(named, out)
+        ranks = re.findall(r"(\d+) \((\w+)\)", named.group(1))
+        self.assertTrue(ranks, out)
+        self.assertEqual({host for _, host in ranks}, {"nodeC"}, out)
+        self.assertLessEqual({int(rank) for rank, _ in ranks}, {4, 5}, out)
+        report = load_json(js)
+        self.assertEqual(report["status"], "failed")
+        self.assertIn("TIMEOUT", report["error"])
+        verdicts = self.verdicts(report)
+        self.assertEqual(verdicts["nodeC"], "failed", out)
+        self.assertNotIn("failed", [verdicts["nodeA"], verdicts["nodeB"]], out)
+        # nothing left behind on any host, the stopped ranks included
+        time.sleep(2)
+        for host in HOSTS:
+            left = subprocess.run(["ip", "netns", "pids", CLUSTER.ns(host)], capture_output=True, text=True,
+                                  timeout=20).stdout.split()
+            self.assertEqual(left, [], f"processes left on {host}")
+
+
 class Faults(unittest.TestCase):
     TIMEOUT_S = 3
 

@@ -160,6 +160,13 @@ TEST(Isolation, NodesOutsideBadPairsAreReferences) {
   EXPECT_EQ(plan.retests.size(), 2U);  // both ends of the one bad pair, each against a reference
 }
 
+TEST(Isolation, WhenEveryPairLooksSlowTheFastestNodeIsTheReference) {
+  const auto plan = plan_isolation(3, {{0, 1}, {0, 2}, {1, 2}}, {}, {1.0, 1.5, 0.02});
+  EXPECT_EQ(plan.references, (std::vector<int>{1}));
+  EXPECT_EQ(plan.retests, (std::vector<NodePair>{{0, 1}, {2, 1}}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+}
+
 TEST(Isolation, TwoNodesCannotBeIsolated) {
   const auto plan = plan_isolation(2, {{0, 1}}, {}, {0.1, 0.1});
   EXPECT_TRUE(plan.retests.empty());

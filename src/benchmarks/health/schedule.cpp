@@ -40,17 +40,25 @@ IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const 
   if (plan.references.empty() && !good.empty()) {
     // Every node touches a bad pair: trust the ends of the best good pair (a node with one good link is more likely
     // sound than its partners in bad ones).
-    auto s = [&score](int n) { return n < static_cast<int>(score.size()) ? score[n] : 0.0; };
+    auto sc = [&score](int n) { return n < static_cast<int>(score.size()) ? score[n] : 0.0; };
     const auto best = *std::max_element(good.begin(), good.end(), [&](const NodePair& x, const NodePair& y) {
-      return s(x.first) + s(x.second) < s(y.first) + s(y.second);
+      return sc(x.first) + sc(x.second) < sc(y.first) + sc(y.second);
     });
     plan.references = {best.first, best.second};
+  }
+  auto s = [&score](int n) { return n < static_cast<int>(score.size()) && score[n] == score[n] ? score[n] : 0.0; };
+  if (plan.references.empty() && nodes >= 3) {
+    // Every pair looks slow (a noisy screening): trust the node whose links are fastest; the re-tests alone decide.
+    int best = 0;
+    for (int n = 1; n < nodes; ++n) {
+      if (s(n) > s(best)) best = n;
+    }
+    plan.references = {best};
   }
   if (plan.references.empty()) {
     plan.cannot_isolate.assign(suspects.begin(), suspects.end());
     return plan;
   }
-  auto s = [&score](int n) { return n < static_cast<int>(score.size()) ? score[n] : 0.0; };
   const int reference = *std::max_element(plan.references.begin(), plan.references.end(),
                                           [&](int x, int y) { return s(x) < s(y); });
   for (int n : suspects) {

@@ -16,9 +16,11 @@ std::vector<std::vector<NodePair>> round_robin(int nodes);
 // Isolation: which node of each under-performing pair is to blame. `bad` lists the pairs whose links broke a bound;
 // `score` is each node's median link figure (higher is better) to choose the best reference.
 struct IsolationPlan {
-  std::vector<int> references;           // nodes trusted as good: in no bad pair, else the ends of the best good pair
+  // Nodes trusted as good: in no bad pair, else the ends of the best good pair, else (3 nodes or more) the node
+  // with the fastest links.
+  std::vector<int> references;
   std::vector<NodePair> retests;         // (suspect, reference), in order; each suspect once
-  std::vector<int> cannot_isolate;       // suspects with no reference to test against (every pair bad)
+  std::vector<int> cannot_isolate;       // suspects with no reference to test against (2 nodes, their pair bad)
 };
 IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const std::vector<NodePair>& good,
                              const std::vector<double>& score);
