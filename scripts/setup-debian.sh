@@ -1,8 +1,11 @@
 #!/bin/sh
 # Installs what distbench needs to build, test and benchmark on Debian 12 (run as root, or with sudo).
+# prometheus brings promtool, which the tests use to check `distbench health --prom` files (its daemon is not
+# started by this script).
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin"
+  libgtest-dev libgmock-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
+  prometheus"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

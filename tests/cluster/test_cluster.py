@@ -18,7 +18,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import assert_stopped_rank_ends_job, collective_results, load_json  # noqa: E402
+from distbench_testing import (assert_stopped_rank_ends_job, check_prometheus_text, collective_results,  # noqa: E402
+                               health_checks, load_json)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "netns_cluster.sh")
@@ -232,32 +233,8 @@ class MultiHost(unittest.TestCase):
         self.assertGreater(slow["time_shown_us"], floor_us, msg)
 
 
-def health_checks(report):
-    """The health report's checks: {(metric, subject): record}."""
-    return {(r["params"]["metric"], r["params"]["subject"]): r for r in report["records"]}
-
-
 def health_param(record, key):
     return record["params"][key]
-
-
-def check_prometheus_text(test, path):
-    """promtool's verdict on a textfile-collector file where Debian's prometheus package provides promtool; a strict
-    line-by-line parse of the exposition format otherwise."""
-    promtool = shutil.which("promtool")
-    if promtool:
-        with open(path, "rb") as f:
-            r = subprocess.run([promtool, "check", "metrics"], stdin=f, capture_output=True, text=True, timeout=30)
-        test.assertEqual(r.returncode, 0, f"promtool check metrics: {r.stdout}{r.stderr}")
-        return
-    sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
-                        r'([-+]?[0-9.eE+-]+|NaN|[+-]Inf)$')
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("# HELP ") or line.startswith("# TYPE "):
-                continue
-            test.assertRegex(line, sample)
 
 
 class Health(unittest.TestCase):

@@ -17,8 +17,8 @@ import unittest
 from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (assert_stopped_rank_ends_job, collective_results, error_lines,  # noqa: E402
-                               load_json, rank_pids, wait_for_results)
+from distbench_testing import (assert_stopped_rank_ends_job, check_prometheus_text, collective_results,  # noqa: E402
+                               error_lines, health_checks, load_json, rank_pids, wait_for_results)
 from png_pixels import read_png  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
@@ -324,6 +324,85 @@ class BadInput(Workdir):
             f.write("node1 slots=2\nnode2 slots=abc\n")
         self.assert_usage_error(single("hostfile", "check", bad), "bad.hostfile:2")
         self.assert_usage_error(single("hostfile", "check", self.path("missing")), "missing")
+
+
+class Health(Workdir):
+    """distbench health on one host (the multi-host cases are in tests/cluster): Nagios exit codes, reports, rules."""
+
+    def test_one_host_is_healthy_with_every_report(self):
+        js, md, prom = self.path("h.json"), self.path("h.md"), self.path("h.prom")
+        r = mpirun(3, "health", "--json", js, "--md", md, "--prom", prom)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["schema_version"], 2)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(report["benchmark"], "health")
+        checks = health_checks(report)
+        node = [v for k, v in checks.items() if k[0] == "node.status"]
+        self.assertEqual(len(node), 1)
+        self.assertEqual(node[0]["params"]["status"], "healthy")
+        self.assertEqual(checks[("cluster.status", "cluster")]["metrics"]["value"], 0)
+        self.assertEqual(len([k for k in checks if k[0] == "memory.wrong"]), 3)
+        self.assertEqual(len([k for k in checks if k[0] == "straggler.lateness_us"]), 3)
+        self.assertFalse([k for k in checks if k[0] == "link.bandwidth_gbps"])  # one node: no links
+        self.assertIn("# Verdict per node", r.stdout)
+        self.assertIn("# Health: healthy", r.stdout)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("### Verdict per node", text)
+        self.assertIn("**Status:** complete", text)
+        check_prometheus_text(self, prom)
+        with open(prom) as f:
+            self.assertIn("distbench_health_status 0\n", f.read())
+        self.assertEqual([n for n in os.listdir(self.dir) if n not in ("h.json", "h.md", "h.prom")], [])
+
+    def test_a_rule_can_fail_a_node_and_says_which(self):
+        rules = self.path("rules.json")
+        with open(rules, "w") as f:
+            json.dump({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e6,
+                                  "severity": "failed"}]}, f)
+        js = self.path("h.json")
+        r = mpirun(2, "health", "--rules", rules, "--json", js)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        checks = health_checks(load_json(js))
+        node = [v for k, v in checks.items() if k[0] == "node.status"][0]
+        self.assertEqual(node["params"]["status"], "failed")
+        self.assertIn("memory.copy_gbps", node["params"]["why"])
+        self.assertIn(">= 1e+06", node["params"]["why"])
+        # the screening figure made it a suspect; the re-test alone decided
+        self.assertTrue([k for k in checks if k[0] == "memory.copy_gbps" and
+                         checks[k]["params"]["phase"] == "confirm"])
+
+    def test_expected_busbw_degrades_the_job(self):
+        r = mpirun(2, "health", "--expect-busbw", "100000")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"cluster +degraded +job job.allreduce.busbw_gbps = [0-9.]+ GB/s, needs >= 1e\+05")
+
+    def test_bad_input_is_unknown_and_runs_nothing(self):
+        bad_json, bad_rule = self.path("bad.json"), self.path("rule.json")
+        with open(bad_json, "w") as f:
+            f.write("{\"rules\": [")
+        with open(bad_rule, "w") as f:
+            json.dump({"rules": [{"metric": "link.*", "compare": "=~", "threshold": 1}]}, f)
+        cases = [
+            (["--rules", self.path("missing.json")], "missing.json"),
+            (["--rules", bad_json], "not valid JSON"),
+            (["--rules", bad_rule], "\"compare\" must be one of"),
+            (["--timeout", "0"], "--timeout"),
+            (["--expect-busbw", "-1"], "--expect-busbw"),
+            (["--bogus"], "--bogus"),
+            (["--prom", "/nonexistent-dir/h.prom"], "/nonexistent-dir/h.prom"),
+        ]
+        for args, needle in cases:
+            with self.subTest(args=args):
+                js = self.path("h.json")
+                r = mpirun(2, "health", *args, "--json", js)
+                self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(needle, lines[0])
+                self.assertNotIn("memory", r.stdout)  # nothing ran
+                self.assertFalse(os.path.exists(js))
 
 
 class CompareGate(Workdir):

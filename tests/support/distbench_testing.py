@@ -1,9 +1,12 @@
 """What the end-to-end and cluster tests share: reading reports, finding a job's ranks, watching them end, and the
-one check of a job whose rank hangs under -T. Imported by tests/e2e/test_cli.py and tests/cluster/test_cluster.py
+one check of a job whose rank hangs under -T, health reports and their Prometheus text. Imported by tests/e2e/test_cli.py and tests/cluster/test_cluster.py
 (they add this folder to sys.path)."""
 import json
 import os
+import re
+import shutil
 import signal
+import subprocess
 import time
 
 
@@ -115,3 +118,27 @@ def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s):
     test.assertGreaterEqual(len(result["records"]), 4)
     stray = [name for name in os.listdir(os.path.dirname(report)) if name.startswith(os.path.basename(report) + ".")]
     test.assertEqual(stray, [], "temporary files left beside the report")
+
+
+def health_checks(report):
+    """The health report's checks: {(metric, subject): record}."""
+    return {(r["params"]["metric"], r["params"]["subject"]): r for r in report["records"]}
+
+
+def check_prometheus_text(test, path):
+    """promtool's verdict on a textfile-collector file where Debian's prometheus package provides promtool; a strict
+    line-by-line parse of the exposition format otherwise."""
+    promtool = shutil.which("promtool")
+    if promtool:
+        with open(path, "rb") as f:
+            r = subprocess.run([promtool, "check", "metrics"], stdin=f, capture_output=True, text=True, timeout=30)
+        test.assertEqual(r.returncode, 0, f"promtool check metrics: {r.stdout}{r.stderr}")
+        return
+    sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? '
+                        r'([-+]?[0-9.eE+-]+|NaN|[+-]Inf)$')
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# HELP ") or line.startswith("# TYPE "):
+                continue
+            test.assertRegex(line, sample)

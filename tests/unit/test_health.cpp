@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 namespace distbench::health {
@@ -167,6 +168,16 @@ TEST(Isolation, WhenEveryPairLooksSlowTheFastestNodeIsTheReference) {
   EXPECT_TRUE(plan.cannot_isolate.empty());
 }
 
+TEST(Isolation, WhenEveryPairLooksSlowTheNodeInFewestSlowPairsIsTheReference) {
+  auto plan = plan_isolation(3, {{0, 1}, {0, 2}, {1, 2}}, {}, {1.0, 1.5, 0.02});
+  EXPECT_EQ(plan.references, (std::vector<int>{1}));  // a tie in slow pairs: the best score
+  EXPECT_EQ(plan.retests, (std::vector<NodePair>{{0, 1}, {2, 1}}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+  // nodeC (2) in two slow pairs, A and B in one each (with C): a noisy A-B link is not the whole story
+  plan = plan_isolation(4, {{0, 2}, {1, 2}, {2, 3}, {0, 1}, {0, 3}, {1, 3}}, {}, {1.0, 1.0, 2.0, 1.0});
+  EXPECT_EQ(plan.references, (std::vector<int>{2}));
+}
+
 TEST(Isolation, TwoNodesCannotBeIsolated) {
   const auto plan = plan_isolation(2, {{0, 1}}, {}, {0.1, 0.1});
   EXPECT_TRUE(plan.retests.empty());
@@ -224,12 +235,28 @@ TEST(Judge, NoisyGroupsStillFlagSuspectsBelowHalfTheMedian) {
   const auto bound = judge_relative(pointers(checks), Better::higher, RelativeRule{});
   ASSERT_TRUE(bound);
   EXPECT_LT(bound->factor, 0.5);
-  EXPECT_DOUBLE_EQ(bound->suspect_bound, 0.5 * bound->median);
-  EXPECT_EQ(checks[0].status, Status::degraded);  // 0.6 < half of 1.25: a suspect, re-tested alone
+  EXPECT_NEAR(bound->suspect_bound, 0.5 * std::sqrt(1.1 * 1.4), 1e-9);  // half the (geometric) median of all six
+  EXPECT_EQ(checks[0].status, Status::degraded);       // 0.6: a suspect, re-tested alone
   EXPECT_EQ(checks[2].status, Status::healthy);
   EXPECT_EQ(check_record(checks[0]).param_text("status"), "suspect");
   EXPECT_FALSE(bound->breaks(0.6));  // but not a verdict
   EXPECT_TRUE(bound->breaks(0.01));
+}
+
+TEST(Judge, OutliersDoNotWidenTheirOwnVerdictBound) {
+  // What the throttled cluster measured: four noisy healthy links (0.7 .. 5.7 GB/s) and nodeC's two at 12 MB/s. On
+  // all six, 4 MADs of the logarithms reach down to 0.0007 x the median and would let the slow links pass; the
+  // verdict bound comes from the four that are not suspects.
+  auto checks = figures({0.7, 5.687, 2.218, 3.144, 0.01196, 0.01196});
+  for (Check& c : checks) c.screening = true;
+  const auto bound = judge_relative(pointers(checks), Better::higher, RelativeRule{});
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(checks[4].status, Status::degraded);
+  EXPECT_EQ(checks[5].status, Status::degraded);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(checks[static_cast<std::size_t>(i)].status, Status::healthy) << i;
+  EXPECT_TRUE(bound->breaks(0.012));  // the re-test alone still fails ...
+  EXPECT_FALSE(bound->breaks(0.7));   // ... the slowest healthy link does not
+  EXPECT_GT(bound->bound, 0.1);
 }
 
 TEST(Verdict, RecordsRoundTrip) {
@@ -286,7 +313,8 @@ TEST(HealthText, VerdictsMatrixAndSlurmLines) {
     for (const auto& l : s.lines) all += l + "\n";
   }
   EXPECT_THAT(all, HasSubstr("Verdict per node"));
-  EXPECT_THAT(all, HasSubstr("nodeC  degraded"));
+  EXPECT_THAT(all, ::testing::ContainsRegex("nodeC +degraded"));
+  EXPECT_THAT(all, ::testing::ContainsRegex("cluster +degraded"));
   EXPECT_THAT(all, HasSubstr("0.012*"));  // the slow cell is marked
   EXPECT_THAT(all, HasSubstr("scontrol update nodename=nodeC state=drain reason=\"distbench health: degraded: "
                              "nodeC->nodeA 'slow'\""));

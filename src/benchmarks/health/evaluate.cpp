@@ -192,8 +192,6 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
         const double g = link["gbps"].get<double>();
         out.checks.push_back(make_check("links", topo.link_name(from, to), "", "link.bandwidth_gbps", g, "GB/s"));
         out.checks.back().screening = true;
-        node_gbps[static_cast<std::size_t>(from)].push_back(g);
-        node_gbps[static_cast<std::size_t>(to)].push_back(g);
       } else {
         out.checks.push_back(make_check("links", fmt::format("{}<->{}", topo.hosts[static_cast<std::size_t>(from)],
                                                        topo.hosts[static_cast<std::size_t>(to)]),
@@ -222,6 +220,19 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
     pair_bad[p] = pair_bad[p] || c.status != Status::healthy;
   }
   for (const auto& [p, bad] : pair_bad) (bad ? out.bad : out.good).push_back(p);
+  // Each node's score: the median over its pairs of the pair's slower direction.
+  std::map<NodePair, double> slower;
+  for (const Check& c : out.checks) {
+    if (c.metric != "link.bandwidth_gbps") continue;
+    const auto sep = c.subject.find("->");
+    const int a = node_index(c.subject.substr(0, sep)), b = node_index(c.subject.substr(sep + 2));
+    const NodePair p{std::min(a, b), std::max(a, b)};
+    slower[p] = slower.contains(p) ? std::min(slower[p], c.value) : c.value;
+  }
+  for (const auto& [p, g] : slower) {
+    node_gbps[static_cast<std::size_t>(p.first)].push_back(g);
+    node_gbps[static_cast<std::size_t>(p.second)].push_back(g);
+  }
   for (const auto& v : node_gbps) out.score.push_back(median_of(v));
   return out;
 }

@@ -54,7 +54,7 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
 struct LinkJudgement {
   std::vector<Check> checks;
   std::vector<NodePair> bad, good;  // pairs (first < second) with a link beyond a bound, and the rest
-  std::vector<double> score;         // each node's median bandwidth over its links
+  std::vector<double> score;         // each node's median over its pairs of the pair's slower direction
   std::optional<RelativeBound> bandwidth_bound;
 };
 LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan);

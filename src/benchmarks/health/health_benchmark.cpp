@@ -73,6 +73,11 @@ class Findings {
     Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "1");
     cluster.status = overall;
     cluster.why = abandoned;
+    for (const Check& c : all_) {  // else the job's own check that decided, if one did
+      if (cluster.why.empty() && c.host.empty() && !c.screening && c.status == overall && overall != Status::healthy) {
+        cluster.why = describe(c);
+      }
+    }
     verdicts.push_back(cluster);
     add(std::move(verdicts));
     if (!plan_.prom_path.empty()) {

@@ -80,7 +80,7 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records) {
   const auto checks = checks_of(records);
   std::vector<Check> verdicts, phases;
   for (const Check& c : checks) {
-    if (c.metric == "node.status") verdicts.push_back(c);
+    if (c.metric == "node.status" || c.metric == "cluster.status") verdicts.push_back(c);
     if (c.metric == "phase.seconds") phases.push_back(c);
   }
   std::vector<TextSection> out;
@@ -98,7 +98,7 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records) {
   }
   std::vector<std::string> drain;
   for (const Check& v : verdicts) {
-    if (v.status == Status::degraded || v.status == Status::failed) {
+    if (v.metric == "node.status" && (v.status == Status::degraded || v.status == Status::failed)) {
       drain.push_back(fmt::format("scontrol update nodename={} state=drain reason=\"distbench health: {}: {}\"",
                                   v.subject, name(v.status), slurm_reason(v.why)));
     }
@@ -125,7 +125,13 @@ std::vector<SummaryItem> health_summary(const std::vector<Record>& records) {
   for (Status s : {Status::failed, Status::degraded, Status::unknown, Status::healthy}) {
     if (count[s] > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count[s], name(s));
   }
-  text += fmt::format(" ({}; {} node{})", parts, nodes, nodes == 1 ? "" : "s");
+  text += fmt::format(" ({}; {} node{}", parts, nodes, nodes == 1 ? "" : "s");
+  Status worst_node = Status::healthy;
+  for (const auto& [s, n] : count) {
+    if (n > 0) worst_node = worse(worst_node, s);
+  }
+  if (worse(worst_node, cluster->status) != worst_node) text += fmt::format("; the job {}", name(cluster->status));
+  text += ")";
   return {{"status", "Health", static_cast<double>(static_cast<int>(cluster->status)), text}};
 }
 

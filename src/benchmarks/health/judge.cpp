@@ -30,6 +30,16 @@ std::string RelativeBound::limit_text(std::string_view unit, bool screening) con
                      median);
 }
 
+namespace {
+
+// Median and scaled spread of the logarithms of `logs`: a bound factor exp(-spread) (or exp(+spread)).
+std::pair<double, double> log_median_spread(const std::vector<double>& logs, const RelativeRule& rule) {
+  const Summary s = summarize(logs);
+  return {s.median, rule.mads * kMadToSigma * s.mad};
+}
+
+}  // namespace
+
 std::optional<RelativeBound> relative_bound(const std::vector<double>& values, Better better,
                                             const RelativeRule& rule) {
   std::vector<double> logs;
@@ -37,15 +47,27 @@ std::optional<RelativeBound> relative_bound(const std::vector<double>& values, B
     if (std::isfinite(x) && x > 0) logs.push_back(std::log(x));
   }
   if (logs.size() < 3) return std::nullopt;
-  const Summary s = summarize(logs);
-  const double spread = rule.mads * kMadToSigma * s.mad;  // in natural-log units: a factor of exp(spread)
+  const bool higher = better == Better::higher;
+  auto factor_of = [&](double spread) {
+    return higher ? std::min(1 - rule.tolerance, std::exp(-spread)) : std::max(1 + rule.tolerance, std::exp(spread));
+  };
+  // Suspects: from every figure, never looser than half (twice) the median.
+  const auto [all_median, all_spread] = log_median_spread(logs, rule);
+  const double suspect_factor = higher ? std::max(factor_of(all_spread), 0.5) : std::min(factor_of(all_spread), 2.0);
+  const double suspect_bound = std::exp(all_median) * suspect_factor;
+  // Verdicts: held to the figures that are not suspects (the outliers must not widen their own bound), when at
+  // least 3 remain.
+  std::vector<double> trusted;
+  for (double l : logs) {
+    if (higher ? std::exp(l) >= suspect_bound : std::exp(l) <= suspect_bound) trusted.push_back(l);
+  }
+  const auto [median, spread] = log_median_spread(trusted.size() >= 3 ? trusted : logs, rule);
   RelativeBound b;
   b.better = better;
-  b.median = std::exp(s.median);
-  b.factor = better == Better::higher ? std::min(1 - rule.tolerance, std::exp(-spread))
-                                      : std::max(1 + rule.tolerance, std::exp(spread));
+  b.median = std::exp(median);
+  b.factor = factor_of(spread);
   b.bound = b.median * b.factor;
-  b.suspect_bound = b.median * (better == Better::higher ? std::max(b.factor, 0.5) : std::min(b.factor, 2.0));
+  b.suspect_bound = suspect_bound;
   return b;
 }
 

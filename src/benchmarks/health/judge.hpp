@@ -22,14 +22,17 @@ struct RelativeRule {
   double mads = 4.0;
 };
 
-// The bound a group's median and spread give: a value beyond it (below for higher-is-better) is an outlier.
+// The bounds a group gives. Suspects are judged against every figure; verdicts against the figures that are not
+// suspects (so that outliers do not widen their own bound): a value beyond `bound` (below, for higher-is-better)
+// is an outlier.
 struct RelativeBound {
-  double median = 0;
+  double median = 0;  // of the figures that are not suspects (of all, when fewer than 3 are left)
   double bound = 0;
   double factor = 1;  // bound / median
   Better better = Better::higher;
   // A figure measured among others is a suspect (to be re-tested alone) beyond this, which is never looser than
-  // half (twice) the median: re-tests are cheap, and a noisy group must not hide a link at a hundredth of its peers.
+  // half (twice) the median of all: re-tests are cheap, and a noisy group must not hide a link at a hundredth of
+  // its peers.
   double suspect_bound = 0;
   std::string limit_text(std::string_view unit, bool screening = false) const;
   bool breaks(double value) const { return better == Better::higher ? value < bound : value > bound; }

@@ -1,10 +1,16 @@
 // Phases 4 and 5: node-to-node bandwidth (both directions) and latency between the first ranks of two nodes.
 #include "benchmarks/health/probes.hpp"
 
+#include "core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <span>
 #include <memory>
 #include <vector>
 
@@ -19,24 +25,42 @@ struct LinkBuffers {
   std::unique_ptr<Buffer> ack;
 };
 
-// One direction: `from` sends windows of messages, `to` acknowledges each window. Seconds of the best window on the
-// sender (0 on the receiver).
-double one_way(Communicator& comm, LinkBuffers& b, bool sending, int peer, const HealthPlan& plan,
-               PhaseContext& ctx) {
+// One window: `bytes`-sized messages in flight, then a 1-byte acknowledgement back. Seconds on this side.
+double window(Communicator& comm, LinkBuffers& b, bool sending, int peer, const HealthPlan& plan, PhaseContext& ctx) {
   const std::size_t m = plan.link_message_bytes;
+  const auto t0 = Clock::now();
+  std::vector<std::unique_ptr<Work>> in_flight;
+  for (int i = 0; i < plan.link_window; ++i) {
+    const BufferRef at{b.data.get(), static_cast<std::size_t>(i) * m};
+    in_flight.push_back(sending ? comm.start_send(at, m, peer) : comm.start_recv(at, m, peer));
+  }
+  for (auto& w : in_flight) wait_within(*w, ctx);
+  const BufferRef ack{b.ack.get(), 0};
+  wait_within(*(sending ? comm.start_recv(ack, 1, peer) : comm.start_send(ack, 1, peer)), ctx);
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// One direction: the sender times a warm-up window, decides how many windows fill plan.min_probe_seconds (at least
+// plan.link_repetitions, at most 50) and tells the receiver; the best window's seconds on the sender (0 on the
+// receiver).
+double one_way(Connector& connector, Communicator& comm, LinkBuffers& b, bool sending, int peer,
+               const HealthPlan& plan, PhaseContext& ctx) {
+  const double warm = window(comm, b, sending, peer, plan, ctx);
+  // The count goes over the connector (host memory): the data buffers may be on a GPU.
+  std::int32_t windows = 0;
+  if (sending) {
+    windows = static_cast<std::int32_t>(std::clamp(std::ceil(plan.min_probe_seconds / std::max(warm, 1e-6)),
+                                                   static_cast<double>(plan.link_repetitions), 50.0));
+    connector.send_until(peer, std::as_bytes(std::span(&windows, 1)), ctx.deadline);
+  } else {
+    const auto got = connector.receive_until(peer, ctx.deadline);
+    if (got.size() != sizeof(windows)) throw failure("link probe: a window count of the wrong size");
+    std::memcpy(&windows, got.data(), sizeof(windows));
+  }
   double best = 0;
-  for (int rep = 0; rep < plan.link_repetitions + 1; ++rep) {
-    const auto t0 = Clock::now();
-    std::vector<std::unique_ptr<Work>> window;
-    for (int i = 0; i < plan.link_window; ++i) {
-      const BufferRef at{b.data.get(), static_cast<std::size_t>(i) * m};
-      window.push_back(sending ? comm.start_send(at, m, peer) : comm.start_recv(at, m, peer));
-    }
-    for (auto& w : window) wait_within(*w, ctx);
-    const BufferRef ack{b.ack.get(), 0};
-    wait_within(*(sending ? comm.start_recv(ack, 1, peer) : comm.start_send(ack, 1, peer)), ctx);
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (rep > 0) best = best == 0 ? s : std::min(best, s);
+  for (int i = 0; i < windows; ++i) {
+    const double s = window(comm, b, sending, peer, plan, ctx);
+    best = i == 0 ? s : std::min(best, s);
   }
   return sending ? best : 0.0;
 }
@@ -82,7 +106,7 @@ nlohmann::json probe_links(World& world, Communicator& world_comm, const std::ve
     for (const auto& [from, to] : {std::pair{a, c}, std::pair{c, a}}) {
       ctx.step = fmt::format("link bandwidth node {} -> node {} (ranks {} -> {})", from, to,
                              leaders[static_cast<std::size_t>(from)], leaders[static_cast<std::size_t>(to)]);
-      const double s = one_way(world_comm, b, from == my_node, peer, plan, ctx);
+      const double s = one_way(world.connector(), world_comm, b, from == my_node, peer, plan, ctx);
       if (from == my_node) out["links"].push_back({{"from", from}, {"to", to}, {"gbps", window_bytes / s / 1e9}});
     }
     ctx.step = fmt::format("link latency node {} <-> node {}", a, c);

@@ -5,17 +5,25 @@
 #include "core/pattern.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <new>
 
 namespace distbench::health {
 namespace {
 
-// The best of a few copies between the two halves of `at` (bytes copied per second, in GB/s).
+// The best of copies between the two halves of `at` (bytes copied per second, in GB/s): at least
+// plan.copy_repetitions after one warm-up, and for at least plan.min_probe_seconds, so that the best is taken over
+// longer than a hiccup of a shared machine.
 double copy_gbps(Device& device, BufferRef at, std::size_t copy, const HealthPlan& plan, PhaseContext& ctx) {
   ctx.step = "copy bandwidth";
   auto timer = device.make_timer();
   double best = 0;
-  for (int i = 0; i < plan.copy_repetitions + 1; ++i) {
+  const auto began = Clock::now();
+  auto enough = [&](int i) {
+    return i > plan.copy_repetitions &&
+           std::chrono::duration<double>(Clock::now() - began).count() >= plan.min_probe_seconds;
+  };
+  for (int i = 0; !enough(i); ++i) {
     timer->start();
     device.copy(at.at(copy), at, copy);
     device.synchronize();

@@ -28,30 +28,38 @@ std::vector<std::vector<NodePair>> round_robin(int nodes) {
 IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const std::vector<NodePair>& good,
                              const std::vector<double>& score) {
   IsolationPlan plan;
+  std::vector<int> bad_pairs(static_cast<std::size_t>(std::max(nodes, 0)), 0);
   std::set<int> suspects;
   for (const auto& [a, b] : bad) {
     suspects.insert(a);
     suspects.insert(b);
+    ++bad_pairs[static_cast<std::size_t>(a)];
+    ++bad_pairs[static_cast<std::size_t>(b)];
   }
   if (suspects.empty()) return plan;
+  auto s = [&score](int n) {
+    return n < static_cast<int>(score.size()) && score[static_cast<std::size_t>(n)] == score[static_cast<std::size_t>(n)]
+               ? score[static_cast<std::size_t>(n)]
+               : 0.0;
+  };
   for (int n = 0; n < nodes; ++n) {
     if (!suspects.contains(n)) plan.references.push_back(n);
   }
   if (plan.references.empty() && !good.empty()) {
     // Every node touches a bad pair: trust the ends of the best good pair (a node with one good link is more likely
     // sound than its partners in bad ones).
-    auto sc = [&score](int n) { return n < static_cast<int>(score.size()) ? score[n] : 0.0; };
     const auto best = *std::max_element(good.begin(), good.end(), [&](const NodePair& x, const NodePair& y) {
-      return sc(x.first) + sc(x.second) < sc(y.first) + sc(y.second);
+      return s(x.first) + s(x.second) < s(y.first) + s(y.second);
     });
     plan.references = {best.first, best.second};
   }
-  auto s = [&score](int n) { return n < static_cast<int>(score.size()) && score[n] == score[n] ? score[n] : 0.0; };
   if (plan.references.empty() && nodes >= 3) {
-    // Every pair looks slow (a noisy screening): trust the node whose links are fastest; the re-tests alone decide.
+    // Every pair looks slow (a noisy screening): trust the node in the fewest bad pairs, the fastest among those;
+    // the re-tests alone decide.
     int best = 0;
     for (int n = 1; n < nodes; ++n) {
-      if (s(n) > s(best)) best = n;
+      const auto k = static_cast<std::size_t>(n), b = static_cast<std::size_t>(best);
+      if (bad_pairs[k] < bad_pairs[b] || (bad_pairs[k] == bad_pairs[b] && s(n) > s(best))) best = n;
     }
     plan.references = {best};
   }

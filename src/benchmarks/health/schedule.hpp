@@ -14,10 +14,11 @@ using NodePair = std::pair<int, int>;  // two node indices
 std::vector<std::vector<NodePair>> round_robin(int nodes);
 
 // Isolation: which node of each under-performing pair is to blame. `bad` lists the pairs whose links broke a bound;
-// `score` is each node's median link figure (higher is better) to choose the best reference.
+// `score` is each node's link figure (higher is better: the median over its pairs of the pair's slower direction)
+// to choose the best reference.
 struct IsolationPlan {
-  // Nodes trusted as good: in no bad pair, else the ends of the best good pair, else (3 nodes or more) the node
-  // with the fastest links.
+  // Nodes trusted as good: in no bad pair, else the ends of the best good pair, else (3 nodes or more) the node in
+  // the fewest bad pairs with the fastest links.
   std::vector<int> references;
   std::vector<NodePair> retests;         // (suspect, reference), in order; each suspect once
   std::vector<int> cannot_isolate;       // suspects with no reference to test against (2 nodes, their pair bad)

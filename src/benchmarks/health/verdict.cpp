@@ -20,7 +20,9 @@ int severity(Status s) {
   return 3;
 }
 
-std::string reason_of(const Check& c) {
+}  // namespace
+
+std::string describe(const Check& c) {
   std::string text = fmt::format("{} {}", c.subject, c.metric);
   if (!std::isnan(c.value)) {
     text += fmt::format(" = {:.4g}", c.value);
@@ -31,7 +33,6 @@ std::string reason_of(const Check& c) {
   return text;
 }
 
-}  // namespace
 
 std::string_view name(Status s) { return kNames[static_cast<std::size_t>(s)]; }
 
@@ -66,7 +67,7 @@ std::vector<NodeVerdict> node_verdicts(const std::vector<std::string>& hosts,
       if (c.host != hosts[i] || c.status == Status::healthy || c.screening) continue;
       if (worse(v.status, c.status) != v.status) {
         v.status = c.status;
-        v.reason = reason_of(c);
+        v.reason = describe(c);
       }
     }
     out.push_back(std::move(v));

@@ -45,6 +45,9 @@ struct NodeVerdict {
   std::string reason;  // the check that decided, in words ("" when healthy)
 };
 
+// A check in words: "nodeC->nodeA isolation.bandwidth_gbps = 0.012 GB/s, needs >= 0.25 GB/s (...): why".
+std::string describe(const Check& c);
+
 // The verdict of each host (in the order given) from every check that counts against it (screening checks do not):
 // the worst status, and as reason the first check (in check order) with that status.
 std::vector<NodeVerdict> node_verdicts(const std::vector<std::string>& hosts,
