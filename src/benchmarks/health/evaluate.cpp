@@ -262,8 +262,8 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
           c.limit = links.bandwidth_bound->limit_text("GB/s");
           if (links.bandwidth_bound->breaks(c.value)) {
             c.status = Status::degraded;
-            c.why = fmt::format("re-tested alone against {}: {:.3f} x the links' median",
-                                topo.hosts[static_cast<std::size_t>(reference)],
+            c.why = fmt::format("best of {} re-test(s) alone against {}: {:.3f} x the links' median",
+                                link.value("attempts", 1), topo.hosts[static_cast<std::size_t>(reference)],
                                 c.value / links.bandwidth_bound->median);
           }
         }
@@ -329,12 +329,18 @@ std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& to
   std::vector<Check> out;
   const std::size_t ranks = phase.ranks.size();
   std::vector<std::vector<double>> arrival(ranks);
+  std::vector<double> work_us(ranks, kNotMeasured);
   std::size_t iterations = 0;
   for (std::size_t r = 0; r < ranks; ++r) {
     const auto& j = phase.ranks[r];
     if (!j || !j->contains("arrival_ns")) return out;  // arrival_checks says why
     const double offset = steady_offset_ns[static_cast<std::size_t>(topo.node_of_rank[r])];
     for (const auto& t : (*j)["arrival_ns"]) arrival[r].push_back(t.get<double>() - offset);
+    if (j->contains("work_ns")) {
+      std::vector<double> w;
+      for (const auto& t : (*j)["work_ns"]) w.push_back(t.get<double>() / 1e3);
+      work_us[r] = median_of(w);
+    }
     iterations = r == 0 ? arrival[r].size() : std::min(iterations, arrival[r].size());
   }
   if (ranks < 2 || iterations == 0) return out;
@@ -350,17 +356,23 @@ std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& to
     ++last[latest];
     for (std::size_t r = 0; r < ranks; ++r) lateness[r].push_back((arrival[r][i] - first) / 1e3);
   }
+  const double typical_work = median_of(std::vector<double>(work_us.begin(), work_us.end()));
   for (std::size_t r = 0; r < ranks; ++r) {
     const double late_us = median_of(lateness[r]);
     const double fraction = static_cast<double>(last[r]) / static_cast<double>(iterations);
     Check c = make_check("stragglers", fmt::format("rank {}", r), topo.host_of(static_cast<int>(r)),
-                   "straggler.lateness_us", late_us, "us");
-    c.limit = fmt::format("last in < {:g}% of iterations or by < {:g} us", plan.straggler_last_fraction * 100,
-                          plan.straggler_min_lateness_us);
-    if (fraction >= plan.straggler_last_fraction && late_us >= plan.straggler_min_lateness_us) {
+                         "straggler.lateness_us", late_us, "us");
+    c.limit = fmt::format("last in < {:g}% of iterations, or by < {:g} us, or its work not slower",
+                          plan.straggler_last_fraction * 100, plan.straggler_min_lateness_us);
+    // Late because its own work is slower (a slow or busy host), not because the collective before let it go last
+    // (a slow link delays the ranks it feeds).
+    const bool slower_work = std::isnan(work_us[r]) || std::isnan(typical_work) ||
+                             work_us[r] >= plan.straggler_work_factor * typical_work;
+    if (fraction >= plan.straggler_last_fraction && late_us >= plan.straggler_min_lateness_us && slower_work) {
       c.status = Status::degraded;
-      c.why = fmt::format("last to arrive in {} of {} allreduces, {:.0f} us after the first (median)", last[r],
-                          iterations, late_us);
+      c.why = fmt::format("last to arrive in {} of {} allreduces, {:.0f} us after the first (median); its work takes "
+                          "{:.0f} us, the ranks' median {:.0f} us", last[r], iterations, late_us, work_us[r],
+                          typical_work);
     }
     out.push_back(std::move(c));
   }

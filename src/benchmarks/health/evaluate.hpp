@@ -62,7 +62,8 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
 std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& topo, const IsolationPlan& iso,
                                     const LinkJudgement& links, const HealthPlan& plan);
 
-// Stragglers: ranks last to arrive in most iterations, by a clear margin (arrivals aligned with clock offsets).
+// Stragglers: ranks last to arrive in most iterations, by a clear margin (arrivals aligned with clock offsets),
+// because their own work is slower.
 std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
                                     const std::vector<double>& steady_offset_ns);
 

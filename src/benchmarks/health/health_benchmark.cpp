@@ -211,6 +211,7 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
                        auto checks = allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_,
                                                       &node_screen);
                        decision["confirm_ranks"] = copy_screen.suspects;
+                       decision["confirm_copy_pass"] = copy_screen.bound ? copy_screen.bound->bound : 0.0;
                        decision["confirm_nodes"] = node_screen.suspects;
                        return checks;
                      });
@@ -226,7 +227,13 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
                      [&](PhaseContext& ctx) {
                        nlohmann::json out = nlohmann::json::object();
                        if (std::find(ranks.begin(), ranks.end(), connector.rank()) != ranks.end()) {
-                         out.update(probe_copy(world, plan_, ctx));
+                         // Local: measured again (up to retest_attempts) while below the bound.
+                         const double pass = d.value("confirm_copy_pass", 0.0);
+                         double best = 0;
+                         for (int a = 0; a < plan_.retest_attempts && (a == 0 || best < pass); ++a) {
+                           best = std::max(best, probe_copy(world, plan_, ctx)["copy_gbps"].get<double>());
+                         }
+                         out["copy_gbps"] = best;
                        }
                        if (std::find(nodes.begin(), nodes.end(), my_node) != nodes.end()) {
                          out.update(probe_allreduce(world, *node_comm, plan_, ctx));
@@ -259,6 +266,8 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
                          isolation = plan_isolation(static_cast<int>(topo.hosts.size()), links.bad, links.good,
                                                     links.score);
                          decision["retests"] = pairs_json(isolation.retests);
+                         // A re-test that passes the links' bound needs no second attempt.
+                         decision["retest_pass_gbps"] = links.bandwidth_bound ? links.bandwidth_bound->bound : 0.0;
                          return links.checks;
                        });
         return d;
@@ -272,9 +281,11 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
   if (decision["go"].get<bool>()) {
     // Isolation: the retests the root planned, one pair at a time per node (every node takes them in plan order).
     const auto retests = pairs_of(decision.value("retests", nlohmann::json::array()));
+    const double pass = decision.value("retest_pass_gbps", 0.0);
     decision = phase("isolation",
                      [&](PhaseContext& ctx) {
-                       return probe_links(world, *world_comm, topo.leaders, retests, plan_, ctx);
+                       return probe_links(world, *world_comm, topo.leaders, retests, plan_, ctx, pass,
+                                          plan_.retest_attempts);
                      },
                      [&](const PhaseResult& r, nlohmann::json&) {
                        return isolation_checks(r, topo, isolation, links, plan_);

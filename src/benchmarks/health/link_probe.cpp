@@ -89,7 +89,8 @@ double ping_pong(Communicator& comm, LinkBuffers& b, bool initiator, int peer, c
 }  // namespace
 
 nlohmann::json probe_links(World& world, Communicator& world_comm, const std::vector<int>& leaders,
-                           const std::vector<NodePair>& pairs, const HealthPlan& plan, PhaseContext& ctx) {
+                           const std::vector<NodePair>& pairs, const HealthPlan& plan, PhaseContext& ctx,
+                           double pass_gbps, int attempts) {
   nlohmann::json out = {{"links", nlohmann::json::array()}};
   const int me = world_comm.rank();
   const auto mine = std::find(leaders.begin(), leaders.end(), me);
@@ -106,8 +107,28 @@ nlohmann::json probe_links(World& world, Communicator& world_comm, const std::ve
     for (const auto& [from, to] : {std::pair{a, c}, std::pair{c, a}}) {
       ctx.step = fmt::format("link bandwidth node {} -> node {} (ranks {} -> {})", from, to,
                              leaders[static_cast<std::size_t>(from)], leaders[static_cast<std::size_t>(to)]);
-      const double s = one_way(world.connector(), world_comm, b, from == my_node, peer, plan, ctx);
-      if (from == my_node) out["links"].push_back({{"from", from}, {"to", to}, {"gbps", window_bytes / s / 1e9}});
+      // With a bound to pass (isolation), a direction that misses it is measured again, up to `attempts` times:
+      // the sender decides and says so over the connector; the best attempt counts.
+      const bool sending = from == my_node;
+      double best_gbps = 0;
+      int attempt = 0;
+      for (bool again = true; again;) {
+        ++attempt;
+        const double s = one_way(world.connector(), world_comm, b, sending, peer, plan, ctx);
+        std::uint8_t more = 0;
+        if (sending) {
+          best_gbps = std::max(best_gbps, window_bytes / s / 1e9);
+          more = pass_gbps > 0 && best_gbps < pass_gbps && attempt < attempts ? 1 : 0;
+          if (pass_gbps > 0) world.connector().send_until(peer, std::as_bytes(std::span(&more, 1)), ctx.deadline);
+        } else if (pass_gbps > 0) {
+          const auto got = world.connector().receive_until(peer, ctx.deadline);
+          more = got.empty() ? 0 : static_cast<std::uint8_t>(got[0]);
+        }
+        again = more != 0;
+      }
+      if (sending) {
+        out["links"].push_back({{"from", from}, {"to", to}, {"gbps", best_gbps}, {"attempts", attempt}});
+      }
     }
     ctx.step = fmt::format("link latency node {} <-> node {}", a, c);
     const double us = ping_pong(world_comm, b, a == my_node, peer, plan, ctx);

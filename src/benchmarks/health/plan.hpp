@@ -21,10 +21,12 @@ struct HealthPlan {
   int link_window = 4;                                 // ... this many in flight ...
   int link_repetitions = 3;                            // ... the best of at least this many windows (and of
                                                        // min_probe_seconds, at most 50), after one warm-up
+  int retest_attempts = 3;  // a suspect is condemned only when it misses its bound this many times alone
   int latency_round_trips = 20;                        // pairwise latency: the median of these, after 5 warm-up
   int straggler_iterations = 20;
   double straggler_min_lateness_us = 1000;  // a rank is a straggler when it is last in most iterations by this much
   double straggler_last_fraction = 0.75;
+  double straggler_work_factor = 1.5;       // ... and its own local work takes this much longer than the median
   double clock_skew_ms = 100;               // hosts whose wall clocks differ more from the root's are degraded
   std::optional<double> expect_busbw_gbps;  // the job's allreduce busbw must reach this (--expect-busbw)
   Rules rules;                              // --rules

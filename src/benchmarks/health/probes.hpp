@@ -31,8 +31,10 @@ nlohmann::json probe_allreduce(World& world, Communicator& comm, const HealthPla
 
 // Phases 4 and 5, the first rank of each node: for each pair it belongs to (in order), bandwidth in both directions
 // (windows of messages, acknowledged) and latency (ping-pong). `world_comm` holds every rank; `leaders` as above.
+// With `pass_gbps` > 0 (isolation), a direction below it is measured again, up to `attempts` times in all.
 nlohmann::json probe_links(World& world, Communicator& world_comm, const std::vector<int>& leaders,
-                           const std::vector<NodePair>& pairs, const HealthPlan& plan, PhaseContext& ctx);
+                           const std::vector<NodePair>& pairs, const HealthPlan& plan, PhaseContext& ctx,
+                           double pass_gbps = 0, int attempts = 1);
 
 // Phase 6, every rank: iterations of equal local work followed by a small allreduce; the steady-clock time at which
 // this rank arrived at each allreduce.

@@ -26,16 +26,22 @@ nlohmann::json probe_stragglers(World& world, Communicator& world_comm, const He
   call.count = 1;
   call.dtype = DType::float32;
   device.fill(call.send, 1, call.dtype, FillSpec{pattern, 0});
-  nlohmann::json arrivals = nlohmann::json::array();
+  nlohmann::json arrivals = nlohmann::json::array(), work_ns = nlohmann::json::array();
+  auto ns = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
   for (int i = 0; i < plan.straggler_iterations; ++i) {
     ctx.step = fmt::format("straggler iteration {} of {}", i + 1, plan.straggler_iterations);
     const BufferRef at{work.get(), 0};
+    const auto began = Clock::now();
     device.fill(at, kWorkElements, DType::float32, FillSpec{pattern, 0});
     device.count_wrong(at, DType::float32, CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, kWorkElements, 0, 0});
-    arrivals.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+    const auto arrived = Clock::now();
+    arrivals.push_back(ns(arrived));
+    work_ns.push_back(ns(arrived) - ns(began));
     wait_within(*world_comm.start(call), ctx);
   }
-  return {{"arrival_ns", arrivals}};
+  return {{"arrival_ns", arrivals}, {"work_ns", work_ns}};
 }
 
 }  // namespace distbench::health
