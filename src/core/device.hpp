@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace distbench {
@@ -47,6 +48,9 @@ class Device {
   virtual void copy(BufferRef dst, BufferRef src, std::size_t bytes) = 0;
   // Wait for all work queued on this device (host: nothing to wait for).
   virtual void synchronize() = 0;
+  // Bandwidths between host memory and this device, in GB/s (bytes copied per second / 1e9), keyed "h2d" and
+  // "d2h"; none for a device that is host memory.
+  virtual std::vector<std::pair<std::string, double>> host_transfer_gbps() { return {}; }
   // A timer for compute-only phases run on this device (e.g. an optimizer update between two collectives). Every
   // Device operation completes before it returns, so the host clock times it.
   virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }

@@ -1,5 +1,7 @@
 #include "backends/nccl/cuda_device.hpp"
 
+#include "backends/nccl/copy_bandwidth.hpp"
+
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/pattern_kernels.hpp"
 #include "backends/nccl/verify_tolerance.hpp"
@@ -219,5 +221,10 @@ void CudaDevice::copy(BufferRef dst, BufferRef src, std::size_t bytes) {
 }
 
 void CudaDevice::synchronize() { synchronize_parts("cudaStreamSynchronize"); }
+
+std::vector<std::pair<std::string, double>> CudaDevice::host_transfer_gbps() {
+  const CopyBandwidth b = measure_copy_bandwidth(devices_.front());
+  return {{"h2d", b.h2d / 1e9}, {"d2h", b.d2h / 1e9}};
+}
 
 }  // namespace distbench::nccl

@@ -56,6 +56,8 @@ class CudaDevice final : public Device {
   std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;
   void copy(BufferRef dst, BufferRef src, std::size_t bytes) override;
   void synchronize() override;
+  // Pinned host memory to and from the first GPU this process drives (copy_bandwidth.hpp).
+  std::vector<std::pair<std::string, double>> host_transfer_gbps() override;
 
   const std::vector<int>& devices() const { return devices_; }
 

@@ -69,10 +69,26 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
   return out;
 }
 
+double Screening::bound_of(const std::string& metric) const {
+  const auto it = bounds.find(metric);
+  return it == bounds.end() ? 0.0 : it->second.bound;
+}
+
+namespace {
+
+// The per-rank bandwidths a rank probe reports, and their metrics.
+const std::vector<std::pair<std::string, std::string>>& rank_bandwidths() {
+  static const std::vector<std::pair<std::string, std::string>> keys = {
+      {"copy_gbps", "memory.copy_gbps"}, {"h2d_gbps", "device.h2d_gbps"}, {"d2h_gbps", "device.d2h_gbps"}};
+  return keys;
+}
+
+}  // namespace
+
 std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
-                               Screening& copy) {
+                               Screening& screen) {
   std::vector<Check> out;
-  std::vector<Check> copies;
+  std::vector<Check> figures;
   for (std::size_t r = 0; r < phase.ranks.size(); ++r) {
     const auto& j = phase.ranks[r];
     if (!j || j->contains("error")) continue;
@@ -86,21 +102,31 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
                               number(*j, "memory_bytes"));
     }
     out.push_back(std::move(wrong));
-    Check c = make_check("rank", subject, host, "memory.copy_gbps", number(*j, "copy_gbps"), "GB/s");
-    c.screening = true;
-    copies.push_back(std::move(c));
+    for (const auto& [key, metric] : rank_bandwidths()) {
+      if (!j->contains(key)) continue;
+      Check c = make_check("rank", subject, host, metric, number(*j, key.c_str()), "GB/s");
+      c.screening = true;
+      figures.push_back(std::move(c));
+    }
   }
-  if (plan.rules.relative) {
+  for (const auto& [key, metric] : rank_bandwidths()) {
     std::vector<Check*> group;
-    for (Check& c : copies) group.push_back(&c);
-    copy.bound = judge_relative(group, Better::higher, plan.bandwidth);
+    for (Check& c : figures) {
+      if (c.metric == metric) group.push_back(&c);
+    }
+    if (!plan.rules.relative || group.empty()) continue;
+    if (auto bound = judge_relative(group, Better::higher, plan.bandwidth)) screen.bounds[metric] = *bound;
   }
-  apply_plan_rules(copies, plan);
-  for (const Check& c : copies) {
-    if (c.status != Status::healthy) copy.suspects.push_back(std::stoi(c.subject.substr(5)));
+  apply_plan_rules(figures, plan);
+  for (const Check& c : figures) {
+    const int r = std::stoi(c.subject.substr(5));
+    if (c.status != Status::healthy && std::find(screen.suspects.begin(), screen.suspects.end(), r) == screen.suspects.end()) {
+      screen.suspects.push_back(r);
+    }
   }
+  std::sort(screen.suspects.begin(), screen.suspects.end());
   apply_plan_rules(out, plan);
-  out.insert(out.end(), copies.begin(), copies.end());
+  out.insert(out.end(), figures.begin(), figures.end());
   return out;
 }
 
@@ -167,7 +193,9 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
   for (Check& c : out) {
     if (c.metric == busbw_metric) group.push_back(&c);
   }
-  if (screening != nullptr && plan.rules.relative) screening->bound = judge_relative(group, Better::higher, plan.bandwidth);
+  if (screening != nullptr && plan.rules.relative) {
+    if (auto bound = judge_relative(group, Better::higher, plan.bandwidth)) screening->bounds[busbw_metric] = *bound;
+  }
   apply_plan_rules(out, plan);
   if (screening != nullptr) {
     for (std::size_t g = 0; g < subjects.size(); ++g) {
@@ -280,24 +308,28 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
   return out;
 }
 
-std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo, const Screening& copy,
+std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo, const Screening& rank,
                                   const Screening& node, const HealthPlan& plan) {
   std::vector<Check> out;
-  auto judge = [](Check& c, const std::optional<RelativeBound>& bound, const std::string& was) {
-    if (!bound) return;
-    c.limit = bound->limit_text(c.unit);
-    if (bound->breaks(c.value)) {
+  auto judge = [](Check& c, const Screening& screen) {
+    const auto it = screen.bounds.find(c.metric);
+    if (it == screen.bounds.end()) return;
+    c.limit = it->second.limit_text(c.unit);
+    if (it->second.breaks(c.value)) {
       c.status = Status::degraded;
-      c.why = fmt::format("{:.2f} x the median, measured alone (with the others: {})", c.value / bound->median, was);
+      c.why = fmt::format("{:.2f} x the median, measured alone", c.value / it->second.median);
     }
   };
-  for (int r : copy.suspects) {
+  for (int r : rank.suspects) {
     const auto& j = phase.ranks[static_cast<std::size_t>(r)];
-    if (!j || !j->contains("copy_gbps")) continue;
-    Check c = make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), "memory.copy_gbps",
-                         number(*j, "copy_gbps"), "GB/s");
-    judge(c, copy.bound, "below the bound");
-    out.push_back(std::move(c));
+    if (!j) continue;
+    for (const auto& [key, metric] : rank_bandwidths()) {
+      if (!j->contains(key)) continue;
+      Check c = make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, number(*j, key.c_str()),
+                           "GB/s");
+      judge(c, rank);
+      out.push_back(std::move(c));
+    }
   }
   for (int n : node.suspects) {
     const auto& ranks = topo.ranks_of_node[static_cast<std::size_t>(n)];
@@ -317,7 +349,7 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     const std::string& host = topo.hosts[static_cast<std::size_t>(n)];
     Check c = make_check("confirm", host, host, "node.allreduce.busbw_gbps", bytes / slowest / 1e9 * 2 * (k - 1) / k,
                          "GB/s");
-    judge(c, node.bound, "below the bound");
+    judge(c, node);
     out.push_back(std::move(c));
   }
   apply_plan_rules(out, plan);

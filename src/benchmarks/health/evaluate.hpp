@@ -6,6 +6,7 @@
 #include "benchmarks/health/plan.hpp"
 #include "benchmarks/health/schedule.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,11 +31,13 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
 // What a screening phase (every rank or node measuring at once) leaves for its confirmation: the bound its group
 // gave, and the subjects (ranks, or nodes) that broke it, to be re-tested alone.
 struct Screening {
-  std::optional<RelativeBound> bound;
-  std::vector<int> suspects;
+  std::map<std::string, RelativeBound> bounds;  // per metric
+  std::vector<int> suspects;                     // ascending
+  double bound_of(const std::string& metric) const;  // 0 when none
 };
 
-// Memory read-back per rank (a verdict) and copy bandwidth (screening: suspects re-tested alone).
+// Memory read-back per rank (a verdict), copy bandwidth and host<->device bandwidths (screening: suspects re-tested
+// alone).
 std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
                                Screening& copy);
 // Clock skew per node; also the steady-clock offset of each node from the root's (for stragglers), in ns.

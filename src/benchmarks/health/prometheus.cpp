@@ -69,6 +69,7 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
   Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second", "Allreduce bus bandwidth over every rank of the job.");
   Family wrong("distbench_health_wrong_elements", "Elements that read back wrong (memory, node and job allreduce).");
   Family mem_bw("distbench_health_memory_copy_bandwidth_bytes_per_second", "Device (host memory on MPI) copy bandwidth per rank.");
+  Family transfer("distbench_health_device_transfer_bytes_per_second", "Host <-> device copy bandwidth per rank (GPUs).");
   Family skew("distbench_health_clock_skew_seconds", "Absolute offset of the host's wall clock from the root rank's host.");
   Family late("distbench_health_straggler_lateness_seconds", "Median time a rank arrives at a collective after the first rank.");
   Family phase_s("distbench_health_phase_duration_seconds", "Time each phase of the check took.");
@@ -96,6 +97,8 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
       wrong.add({{"check", c.metric}, {"host", c.host}, {"subject", c.subject}}, c.value);
     } else if (c.metric == "memory.copy_gbps") {
       mem_bw.add({{"host", c.host}, {"subject", c.subject}}, c.value * 1e9);
+    } else if (c.metric == "device.h2d_gbps" || c.metric == "device.d2h_gbps") {
+      transfer.add({{"host", c.host}, {"subject", c.subject}, {"direction", c.metric.substr(7, 3)}}, c.value * 1e9);
     } else if (c.metric == "clock.skew_ms") {
       skew.add({{"host", c.host}}, c.value / 1e3);
     } else if (c.metric == "straggler.lateness_us") {
@@ -107,7 +110,7 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
   stamp.add({}, timestamp_s);
   std::string out;
   for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_bw, &job_bw, &wrong,
-                          &mem_bw, &skew, &late, &phase_s, &stamp}) {
+                          &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
     out += f->text();
   }
   return out;

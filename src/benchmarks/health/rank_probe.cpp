@@ -34,11 +34,19 @@ double copy_gbps(Device& device, BufferRef at, std::size_t copy, const HealthPla
   return best > 0 ? static_cast<double>(copy) / best / 1e9 : 0.0;
 }
 
+// Host <-> device bandwidths where the device is not host memory ("h2d_gbps", "d2h_gbps").
+void transfers(Device& device, nlohmann::json& out, PhaseContext& ctx) {
+  ctx.step = "host-device transfer bandwidth";
+  for (const auto& [key, gbps] : device.host_transfer_gbps()) out[key + "_gbps"] = gbps;
+}
+
 }  // namespace
 
 nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx) {
   auto buffer = world.device().allocate(2 * plan.copy_bytes);
-  return {{"copy_gbps", copy_gbps(world.device(), {buffer.get(), 0}, plan.copy_bytes, plan, ctx)}};
+  nlohmann::json out = {{"copy_gbps", copy_gbps(world.device(), {buffer.get(), 0}, plan.copy_bytes, plan, ctx)}};
+  transfers(world.device(), out, ctx);
+  return out;
 }
 
 nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ctx) {
@@ -72,6 +80,8 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
                                     CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
 
   out["copy_gbps"] = copy_gbps(device, all, std::min(plan.copy_bytes, bytes / 2), plan, ctx);
+  buffer.reset();  // the transfer probe allocates its own
+  transfers(device, out, ctx);
   return out;
 }
 
