@@ -61,9 +61,13 @@ int main(int argc, char** argv) {
   cli::add_hostfile_command(app, commands);
   cli::add_report_command(app, commands);
 
-  const cli::Command* command = nullptr;  // the one named on the command line, even when its options do not parse
+  // The command named on the command line (for its exit-code convention), even when its options do not parse.
+  const cli::Command* command = nullptr;
   for (const auto& c : commands) {
-    if (argc > 1 && c.app->get_name() == argv[1]) command = &c;
+    const CLI::App* top = c.app->get_parent() != nullptr && c.app->get_parent()->get_parent() != nullptr
+                              ? c.app->get_parent()
+                              : c.app;
+    if (argc > 1 && top->get_name() == argv[1]) command = &c;
   }
   try {
     if (argc > 1 && argv[1][0] != '-') {
@@ -87,7 +91,9 @@ int main(int argc, char** argv) {
       for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
       throw usage_error(fmt::format("{}; see '{} --help'", e.what(), where));
     }
-    if (command != nullptr && command->app->parsed()) return command->run(inv);
+    for (const auto& c : commands) {
+      if (c.app->parsed()) return c.run(inv);
+    }
     throw usage_error("no command given; see 'distbench --help'");
   } catch (const Error& e) {
     const bool internal = e.code() == ExitCode::failure;

@@ -284,12 +284,7 @@ std::vector<Record> sample_run() {
   std::vector<Record> out;
   auto add = [&out](std::string phase, std::string subject, std::string host, std::string metric, double value,
                     Status status, std::string why = "") {
-    Check c;
-    c.phase = std::move(phase);
-    c.subject = std::move(subject);
-    c.host = std::move(host);
-    c.metric = std::move(metric);
-    c.value = value;
+    Check c = make_check(std::move(phase), std::move(subject), std::move(host), std::move(metric), value, "1");
     c.status = status;
     c.why = std::move(why);
     out.push_back(check_record(c));
