@@ -78,6 +78,11 @@ class Findings {
         cluster.why = describe(c);
       }
     }
+    if (cluster.why.empty() && overall != Status::healthy) {  // else the nodes that made it so
+      for (const NodeVerdict& v : nodes) {
+        if (v.status != Status::healthy) cluster.why += fmt::format("{}{} {}", cluster.why.empty() ? "" : ", ", v.host, name(v.status));
+      }
+    }
     verdicts.push_back(cluster);
     add(std::move(verdicts));
     if (!plan_.prom_path.empty()) {
