@@ -1,0 +1,31 @@
+// The optimizer step of a ZeRO shard: Adam over fp32 master weights, momentum and variance, in one fused pass that
+// reads each element's gradient, master weight, m and v once and writes master, m, v and the parameter the model
+// computes with (rounded to its 16-bit type, or fp32). Elementwise: an element's result depends on its own inputs
+// only, so every partition of the same elements (stages 0-3, any rank count) gives bit-identical results.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace distbench::zero {
+
+enum class ParamType { bf16, fp16, fp32 };
+std::size_t bytes_of(ParamType t);
+
+struct AdamConfig {
+  float lr = 1e-3f;
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  float eps = 1e-8f;
+  float grad_scale = 1.0f;  // the reduced gradients are sums over N ranks: 1/N makes them the mean
+};
+
+// Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements. `grad` and `param` hold `type`
+// elements; master, m and v are fp32. The buffers must not overlap.
+void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
+                 float* v, void* param, std::size_t n);
+
+// The bytes one update moves: read grad, master, m, v; write master, m, v, param.
+std::uint64_t adam_bytes_moved(ParamType type, std::size_t n);
+
+}  // namespace distbench::zero
