@@ -148,6 +148,20 @@ TEST(Adam, AnyPartitionGivesBitIdenticalResults) {
   }
 }
 
+TEST(Adam, ThreadsDoNotChangeABit) {
+  const std::size_t n = (std::size_t{1} << 19) + 77;  // two threads' worth and an odd tail
+  const auto grads = bf16_grads(n);
+  AdamState one(n), three(n);
+  AdamConfig c;
+  adam_update(c, 1, ParamType::bf16, grads.data(), one.master.data(), one.m.data(), one.v.data(), one.param.data(), n);
+  c.threads = 3;
+  adam_update(c, 1, ParamType::bf16, grads.data(), three.master.data(), three.m.data(), three.v.data(),
+              three.param.data(), n);
+  EXPECT_EQ(std::memcmp(one.master.data(), three.master.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(one.v.data(), three.v.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(one.param, three.param);
+}
+
 TEST(Adam, FirstStepMovesEachWeightByTheLearningRateAgainstItsGradient) {
   // After one step from m = v = 0 the bias-corrected moments are g and g^2: the update is lr * g / (|g| + eps).
   const std::size_t n = 9;

@@ -2,7 +2,11 @@
 
 #include "core/half.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <thread>
+#include <vector>
 
 namespace distbench::zero {
 namespace {
@@ -26,12 +30,12 @@ void update(const AdamConfig& c, float bc1, float bc2, Load load_grad, float* __
   }
 }
 
-}  // namespace
+constexpr std::size_t kElementsPerThread = std::size_t{1} << 18;  // below this a thread costs more than it saves
+constexpr std::size_t kAlign = 64;                                 // runs start on whole vectors and cache lines
 
-std::size_t bytes_of(ParamType t) { return t == ParamType::fp32 ? 4 : 2; }
-
-void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
-                 float* v, void* param, std::size_t n) {
+// One contiguous run on the calling thread.
+void update_run(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
+                float* v, void* param, std::size_t n) {
   const float bc1 = 1.0f - std::pow(config.beta1, static_cast<float>(step));
   const float bc2 = 1.0f - std::pow(config.beta2, static_cast<float>(step));
   switch (type) {
@@ -57,6 +61,31 @@ void adam_update(const AdamConfig& config, int step, ParamType type, const void*
       return;
     }
   }
+}
+
+}  // namespace
+
+std::size_t bytes_of(ParamType t) { return t == ParamType::fp32 ? 4 : 2; }
+
+void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
+                 float* v, void* param, std::size_t n) {
+  const std::size_t threads =
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(config.threads, 1)), n / kElementsPerThread + 1);
+  if (threads <= 1) {
+    update_run(config, step, type, grad, master, m, v, param, n);
+    return;
+  }
+  const std::size_t run = (n / threads + kAlign - 1) / kAlign * kAlign;
+  const std::size_t g = bytes_of(type);
+  std::vector<std::jthread> workers;
+  for (std::size_t t = 1; t < threads && t * run < n; ++t) {
+    const std::size_t at = t * run, k = std::min(run, n - at);
+    workers.emplace_back([=] {
+      update_run(config, step, type, static_cast<const std::byte*>(grad) + at * g, master + at, m + at, v + at,
+                 static_cast<std::byte*>(param) + at * g, k);
+    });
+  }
+  update_run(config, step, type, grad, master, m, v, param, std::min(run, n));
 }
 
 std::uint64_t adam_bytes_moved(ParamType type, std::size_t n) {

@@ -18,9 +18,11 @@ struct AdamConfig {
   float beta2 = 0.999f;
   float eps = 1e-8f;
   float grad_scale = 1.0f;  // the reduced gradients are sums over N ranks: 1/N makes them the mean
+  int threads = 1;          // split a large shard over this many threads (the cores a rank may use)
 };
 
-// Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements. `grad` and `param` hold `type`
+// Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements, on `config.threads` threads when
+// the shard is large enough to repay starting them (each thread a contiguous run: the results do not change). `grad` and `param` hold `type`
 // elements; master, m and v are fp32. The buffers must not overlap.
 void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
                  float* v, void* param, std::size_t n);
