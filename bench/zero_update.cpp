@@ -79,12 +79,12 @@ int main(int argc, char** argv) {
   const double threaded_gbps = update_bytes / threaded_s / 1e9;
   const double copy_threaded_gbps = copy_bytes_moved / copy_threaded_s / 1e9;
   fmt::print("elements            {}\n", n);
-  fmt::print("adam update (bf16)  {:8.2f} GB/s moved  ({:.2f} ms, {:.0f} MB), 1 thread\n", update_gbps,
-             update_s * 1e3, update_bytes / 1e6);
+  fmt::print("adam update (bf16)  {:8.2f} GB/s moved  ({:.2f} ms, {:.0f} MB), 1 thread\n", update_gbps, update_s * 1e3,
+             update_bytes / 1e6);
   fmt::print("adam update (bf16)  {:8.2f} GB/s moved  ({:.2f} ms), {} threads\n", threaded_gbps, threaded_s * 1e3,
              config.threads);
-  fmt::print("memcpy              {:8.2f} GB/s moved  ({:.2f} ms, {:.0f} MB), 1 thread\n", copy_gbps,
-             copy_s * 1e3, copy_bytes_moved / 1e6);
+  fmt::print("memcpy              {:8.2f} GB/s moved  ({:.2f} ms, {:.0f} MB), 1 thread\n", copy_gbps, copy_s * 1e3,
+             copy_bytes_moved / 1e6);
   fmt::print("memcpy              {:8.2f} GB/s moved  ({:.2f} ms), {} threads\n", copy_threaded_gbps,
              copy_threaded_s * 1e3, config.threads);
   fmt::print("ratio update/memcpy {:8.2f} (1 thread each), {:.2f} ({} threads each)   (target >= 0.70)\n",

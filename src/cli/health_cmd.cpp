@@ -34,17 +34,17 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.memory_bytes = parse_size(o.memory_bytes);
   plan.allreduce_bytes = parse_size(o.allreduce_bytes);
   plan.link_message_bytes = parse_size(o.link_bytes);
-  for (const auto& [what, bytes] : {std::pair{"--memory-bytes", plan.memory_bytes},
-                                    std::pair{"--allreduce-bytes", plan.allreduce_bytes},
-                                    std::pair{"--link-bytes", plan.link_message_bytes}}) {
+  for (const auto& [what, bytes] :
+       {std::pair{"--memory-bytes", plan.memory_bytes}, std::pair{"--allreduce-bytes", plan.allreduce_bytes},
+        std::pair{"--link-bytes", plan.link_message_bytes}}) {
     if (bytes < 8) throw usage_error(fmt::format("{} must be at least 8 bytes", what));
   }
   plan.copy_bytes = std::min(plan.copy_bytes, plan.memory_bytes / 2);
   if (o.expect_busbw < 0) throw usage_error("--expect-busbw must be a bandwidth in GB/s, more than 0");
   if (o.expect_busbw > 0) plan.expect_busbw_gbps = o.expect_busbw;
   if (!(o.tolerance > 0 && o.tolerance < 1)) {
-    throw usage_error(fmt::format("--tolerance {:g} must be a fraction between 0 and 1 (0.25: 25% below the median)",
-                                  o.tolerance));
+    throw usage_error(
+        fmt::format("--tolerance {:g} must be a fraction between 0 and 1 (0.25: 25% below the median)", o.tolerance));
   }
   plan.bandwidth.tolerance = o.tolerance;
   if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file"), o.rules);
@@ -55,9 +55,10 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
 }  // namespace
 
 void add_health_command(CLI::App& root, Commands& commands) {
-  auto* app = root.add_subcommand(
-      "health", "Cluster check: per-rank, per-node, whole-job and pairwise link tests; a verdict per node "
-                "(exit 0 healthy, 1 degraded, 2 failed, 3 unknown)");
+  auto* app =
+      root.add_subcommand("health",
+                          "Cluster check: per-rank, per-node, whole-job and pairwise link tests; a verdict per node "
+                          "(exit 0 healthy, 1 degraded, 2 failed, 3 unknown)");
   auto o = std::make_shared<HealthOptions>();
   app->add_option("--backend", o->backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
   app->add_option("-T,--timeout", o->timeout_s,
@@ -67,8 +68,9 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth (GB/s)");
   app->add_option("--tolerance", o->tolerance,
                   "A bandwidth this fraction below the cluster's median (and 4 MADs) is degraded");
-  app->add_option("--memory-bytes", o->memory_bytes, "Memory each rank allocates and touches (at most a quarter of "
-                                                     "what is free)");
+  app->add_option("--memory-bytes", o->memory_bytes,
+                  "Memory each rank allocates and touches (at most a quarter of "
+                  "what is free)");
   app->add_option("--allreduce-bytes", o->allreduce_bytes, "Size of the per-node and whole-job allreduce");
   app->add_option("--link-bytes", o->link_bytes, "Message size of the pairwise bandwidth test (4 in flight)");
   app->add_option("--json", o->json, "Write a JSON report here (rewritten after every phase)");

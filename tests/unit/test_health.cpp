@@ -108,7 +108,8 @@ TEST(Rules, GlobsMatch) {
 TEST(Rules, ParseAndApply) {
   const Rules rules = parse_rules(R"({"relative": false, "rules": [
       {"metric": "link.bandwidth_gbps", "compare": ">=", "threshold": 10, "severity": "degraded"},
-      {"metric": "*.wrong", "compare": "<=", "threshold": 0, "severity": "failed"}]})", "r.json");
+      {"metric": "*.wrong", "compare": "<=", "threshold": 0, "severity": "failed"}]})",
+                                  "r.json");
   EXPECT_FALSE(rules.relative);
   ASSERT_EQ(rules.rules.size(), 2U);
   auto checks = figures({12, 8});
@@ -135,8 +136,7 @@ TEST(Rules, BadFilesSayWhatIsWrong) {
   EXPECT_THAT(message("[]"), HasSubstr("expected an object"));
   EXPECT_THAT(message(R"({"rulez": []})"), HasSubstr("unknown key \"rulez\""));
   EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": "=~", "threshold": 1}]})"), HasSubstr("\"compare\""));
-  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": "1"}]})"),
-              HasSubstr("wrong type"));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": "1"}]})"), HasSubstr("wrong type"));
   EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">="}]})"), HasSubstr("\"threshold\""));
   EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": 1, "severity": "bad"}]})"),
               HasSubstr("severity"));
@@ -236,7 +236,7 @@ TEST(Judge, NoisyGroupsStillFlagSuspectsBelowHalfTheMedian) {
   ASSERT_TRUE(bound);
   EXPECT_LT(bound->factor, 0.5);
   EXPECT_NEAR(bound->suspect_bound, 0.5 * std::sqrt(1.1 * 1.4), 1e-9);  // half the (geometric) median of all six
-  EXPECT_EQ(checks[0].status, Status::degraded);       // 0.6: a suspect, re-tested alone
+  EXPECT_EQ(checks[0].status, Status::degraded);                        // 0.6: a suspect, re-tested alone
   EXPECT_EQ(checks[2].status, Status::healthy);
   EXPECT_EQ(check_record(checks[0]).param_text("status"), "suspect");
   EXPECT_FALSE(bound->breaks(0.6));  // but not a verdict
@@ -333,7 +333,8 @@ TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
   EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"nodeC\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"we\\\"ird\\\\host\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_status 1\n"));
-  EXPECT_THAT(text, HasSubstr("distbench_health_link_bandwidth_bytes_per_second{src=\"nodeC\",dst=\"nodeA\"} 12000000\n"));
+  EXPECT_THAT(text,
+              HasSubstr("distbench_health_link_bandwidth_bytes_per_second{src=\"nodeC\",dst=\"nodeA\"} 12000000\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_link_healthy{src=\"nodeC\",dst=\"nodeA\",figure=\"bandwidth\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_last_run_timestamp_seconds 1700000000\n"));
   // Each family's HELP and TYPE once.
@@ -362,13 +363,14 @@ TEST(Stragglers, ARankLastInMostIterationsByAMillisecondIsNamed) {
   for (int r = 0; r < 4; ++r) {
     nlohmann::json arrivals = nlohmann::json::array();
     for (int i = 0; i < 20; ++i) {
-      double t = 1e9 * i + 10e3 * r;  // ns: ranks 10 us apart
+      double t = 1e9 * i + 10e3 * r;          // ns: ranks 10 us apart
       if (r == 3) t += i >= 2 ? 3e6 : -50e3;  // first in the first two iterations
       if (r >= 2) t += 1e9;
       arrivals.push_back(t);
     }
     // rank 3's work takes 4 ms, the others' 1 ms
-    ranks.emplace_back(nlohmann::json{{"arrival_ns", arrivals}, {"work_ns", std::vector<double>(20, r == 3 ? 4e6 : 1e6)}});
+    ranks.emplace_back(
+        nlohmann::json{{"arrival_ns", arrivals}, {"work_ns", std::vector<double>(20, r == 3 ? 4e6 : 1e6)}});
   }
   const auto checks = straggler_checks(phase_of("stragglers", ranks), topo, plan, {0.0, 1e9});
   ASSERT_EQ(checks.size(), 4U);

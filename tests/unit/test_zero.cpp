@@ -94,11 +94,11 @@ TEST(Formulas, BytesSentPerStep) {
   // Ψ = 12 in one layer, N = 4, 2-byte grads and params: a = 3/4, aΨ = 9 elements.
   const std::vector<std::size_t> layers{12};
   const Precision p = precision_of("bf16");
-  EXPECT_EQ(bytes_sent_per_step(Stage::s0, layers, 4, p), 2U * 9 * 2);              // 2Ψ
-  EXPECT_EQ(bytes_sent_per_step(Stage::s1, layers, 4, p), (2U * 9 + 9) * 2);        // 3Ψ with allreduce
+  EXPECT_EQ(bytes_sent_per_step(Stage::s0, layers, 4, p), 2U * 9 * 2);        // 2Ψ
+  EXPECT_EQ(bytes_sent_per_step(Stage::s1, layers, 4, p), (2U * 9 + 9) * 2);  // 3Ψ with allreduce
   EXPECT_EQ(bytes_sent_per_step(Stage::s1, layers, 4, p, Zero1Reduce::reduce_scatter), 2U * 9 * 2);  // 2Ψ
-  EXPECT_EQ(bytes_sent_per_step(Stage::s2, layers, 4, p), 2U * 9 * 2);              // 2Ψ
-  EXPECT_EQ(bytes_sent_per_step(Stage::s3, layers, 4, p), 3U * 9 * 2);              // 3Ψ
+  EXPECT_EQ(bytes_sent_per_step(Stage::s2, layers, 4, p), 2U * 9 * 2);                               // 2Ψ
+  EXPECT_EQ(bytes_sent_per_step(Stage::s3, layers, 4, p), 3U * 9 * 2);                               // 3Ψ
   // one rank sends nothing
   EXPECT_EQ(bytes_sent_per_step(Stage::s3, layers, 1, p), 0U);
   // Ψ = 13 over 4 is padded to 16: a Ψ = 12 elements

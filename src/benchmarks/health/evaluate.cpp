@@ -47,7 +47,8 @@ Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<s
 
 void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
   std::vector<Rule> rules = plan.rules.rules;
-  if (plan.expect_busbw_gbps) rules.push_back({"job.allreduce.busbw_gbps", ">=", *plan.expect_busbw_gbps, Status::degraded});
+  if (plan.expect_busbw_gbps)
+    rules.push_back({"job.allreduce.busbw_gbps", ">=", *plan.expect_busbw_gbps, Status::degraded});
   for (Check& c : checks) apply_rules(c, rules);
 }
 
@@ -120,7 +121,8 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
   apply_plan_rules(figures, plan);
   for (const Check& c : figures) {
     const int r = std::stoi(c.subject.substr(5));
-    if (c.status != Status::healthy && std::find(screen.suspects.begin(), screen.suspects.end(), r) == screen.suspects.end()) {
+    if (c.status != Status::healthy &&
+        std::find(screen.suspects.begin(), screen.suspects.end(), r) == screen.suspects.end()) {
       screen.suspects.push_back(r);
     }
   }
@@ -140,7 +142,8 @@ std::vector<Check> clock_checks(const PhaseResult& phase, const Topology& topo, 
     const int rank = node["rank"].get<int>();
     const auto n = static_cast<std::size_t>(topo.node_of_rank[static_cast<std::size_t>(rank)]);
     steady_offset_ns[n] = node["steady_offset_ns"].get<double>();
-    Check c = make_check("clock", topo.hosts[n], topo.hosts[n], "clock.skew_ms", std::abs(node["wall_offset_ms"].get<double>()), "ms");
+    Check c = make_check("clock", topo.hosts[n], topo.hosts[n], "clock.skew_ms",
+                         std::abs(node["wall_offset_ms"].get<double>()), "ms");
     c.limit = fmt::format("<= {:g} ms", plan.clock_skew_ms);
     if (c.value > plan.clock_skew_ms) {
       c.status = Status::degraded;
@@ -200,7 +203,8 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
   if (screening != nullptr) {
     for (std::size_t g = 0; g < subjects.size(); ++g) {
       for (const Check* c : group) {
-        if (c->subject == subjects[g] && c->status != Status::healthy) screening->suspects.push_back(static_cast<int>(g));
+        if (c->subject == subjects[g] && c->status != Status::healthy)
+          screening->suspects.push_back(static_cast<int>(g));
       }
     }
   }
@@ -221,9 +225,10 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
         out.checks.push_back(make_check("links", topo.link_name(from, to), "", "link.bandwidth_gbps", g, "GB/s"));
         out.checks.back().screening = true;
       } else {
-        out.checks.push_back(make_check("links", fmt::format("{}<->{}", topo.hosts[static_cast<std::size_t>(from)],
-                                                       topo.hosts[static_cast<std::size_t>(to)]),
-                                  "", "link.latency_us", link["latency_us"].get<double>(), "us"));
+        out.checks.push_back(make_check("links",
+                                        fmt::format("{}<->{}", topo.hosts[static_cast<std::size_t>(from)],
+                                                    topo.hosts[static_cast<std::size_t>(to)]),
+                                        "", "link.latency_us", link["latency_us"].get<double>(), "us"));
         out.checks.back().screening = true;
       }
     }
@@ -270,7 +275,7 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
   std::vector<Check> out;
   for (int n : iso.cannot_isolate) {
     Check c = make_check("isolation", topo.hosts[static_cast<std::size_t>(n)], topo.hosts[static_cast<std::size_t>(n)],
-                   "isolation.isolated", 0, "1");
+                         "isolation.isolated", 0, "1");
     c.status = Status::degraded;
     c.why = "in a slow pair, and no node is known good to re-test it against";
     out.push_back(std::move(c));
@@ -302,7 +307,8 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
   // Absolute link rules hold for the re-tests too.
   std::vector<Rule> link_rules;
   for (const Rule& r : plan.rules.rules) {
-    if (glob_match(r.metric, "link.bandwidth_gbps")) link_rules.push_back({"isolation.bandwidth_gbps", r.compare, r.threshold, r.severity});
+    if (glob_match(r.metric, "link.bandwidth_gbps"))
+      link_rules.push_back({"isolation.bandwidth_gbps", r.compare, r.threshold, r.severity});
   }
   for (Check& c : out) apply_rules(c, link_rules);
   return out;
@@ -325,8 +331,8 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     if (!j) continue;
     for (const auto& [key, metric] : rank_bandwidths()) {
       if (!j->contains(key)) continue;
-      Check c = make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, number(*j, key.c_str()),
-                           "GB/s");
+      Check c =
+          make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, number(*j, key.c_str()), "GB/s");
       judge(c, rank);
       out.push_back(std::move(c));
     }
@@ -347,8 +353,8 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     if (!complete) continue;
     const auto k = static_cast<double>(ranks.size());
     const std::string& host = topo.hosts[static_cast<std::size_t>(n)];
-    Check c = make_check("confirm", host, host, "node.allreduce.busbw_gbps", bytes / slowest / 1e9 * 2 * (k - 1) / k,
-                         "GB/s");
+    Check c =
+        make_check("confirm", host, host, "node.allreduce.busbw_gbps", bytes / slowest / 1e9 * 2 * (k - 1) / k, "GB/s");
     judge(c, node);
     out.push_back(std::move(c));
   }
@@ -398,13 +404,14 @@ std::vector<Check> straggler_checks(const PhaseResult& phase, const Topology& to
                           plan.straggler_last_fraction * 100, plan.straggler_min_lateness_us);
     // Late because its own work is slower (a slow or busy host), not because the collective before let it go last
     // (a slow link delays the ranks it feeds).
-    const bool slower_work = std::isnan(work_us[r]) || std::isnan(typical_work) ||
-                             work_us[r] >= plan.straggler_work_factor * typical_work;
+    const bool slower_work =
+        std::isnan(work_us[r]) || std::isnan(typical_work) || work_us[r] >= plan.straggler_work_factor * typical_work;
     if (fraction >= plan.straggler_last_fraction && late_us >= plan.straggler_min_lateness_us && slower_work) {
       c.status = Status::degraded;
-      c.why = fmt::format("last to arrive in {} of {} allreduces, {:.0f} us after the first (median); its work takes "
-                          "{:.0f} us, the ranks' median {:.0f} us", last[r], iterations, late_us, work_us[r],
-                          typical_work);
+      c.why = fmt::format(
+          "last to arrive in {} of {} allreduces, {:.0f} us after the first (median); its work takes "
+          "{:.0f} us, the ranks' median {:.0f} us",
+          last[r], iterations, late_us, work_us[r], typical_work);
     }
     out.push_back(std::move(c));
   }

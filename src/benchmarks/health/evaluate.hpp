@@ -15,11 +15,13 @@ namespace distbench::health {
 
 // Where the ranks are: nodes in order of their first rank.
 struct Topology {
-  std::vector<std::string> hosts;             // per node
+  std::vector<std::string> hosts;  // per node
   std::vector<int> node_of_rank;
   std::vector<std::vector<int>> ranks_of_node;
-  std::vector<int> leaders;                   // first rank of each node
-  const std::string& host_of(int rank) const { return hosts[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(rank)])]; }
+  std::vector<int> leaders;  // first rank of each node
+  const std::string& host_of(int rank) const {
+    return hosts[static_cast<std::size_t>(node_of_rank[static_cast<std::size_t>(rank)])];
+  }
   std::string link_name(int from, int to) const;  // "nodeA->nodeB"
 };
 Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<std::string>& host_of_rank);
@@ -31,15 +33,14 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
 // What a screening phase (every rank or node measuring at once) leaves for its confirmation: the bound its group
 // gave, and the subjects (ranks, or nodes) that broke it, to be re-tested alone.
 struct Screening {
-  std::map<std::string, RelativeBound> bounds;  // per metric
-  std::vector<int> suspects;                     // ascending
+  std::map<std::string, RelativeBound> bounds;       // per metric
+  std::vector<int> suspects;                         // ascending
   double bound_of(const std::string& metric) const;  // 0 when none
 };
 
 // Memory read-back per rank (a verdict), copy bandwidth and host<->device bandwidths (screening: suspects re-tested
 // alone).
-std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
-                               Screening& copy);
+std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan, Screening& copy);
 // Clock skew per node; also the steady-clock offset of each node from the root's (for stragglers), in ns.
 std::vector<Check> clock_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan,
                                 std::vector<double>& steady_offset_ns);
@@ -57,7 +58,7 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
 struct LinkJudgement {
   std::vector<Check> checks;
   std::vector<NodePair> bad, good;  // pairs (first < second) with a link beyond a bound, and the rest
-  std::vector<double> score;         // each node's median over its pairs of the pair's slower direction
+  std::vector<double> score;        // each node's median over its pairs of the pair's slower direction
   std::optional<RelativeBound> bandwidth_bound;
 };
 LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan);

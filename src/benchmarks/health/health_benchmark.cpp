@@ -80,7 +80,8 @@ class Findings {
     }
     if (cluster.why.empty() && overall != Status::healthy) {  // else the nodes that made it so
       for (const NodeVerdict& v : nodes) {
-        if (v.status != Status::healthy) cluster.why += fmt::format("{}{} {}", cluster.why.empty() ? "" : ", ", v.host, name(v.status));
+        if (v.status != Status::healthy)
+          cluster.why += fmt::format("{}{} {}", cluster.why.empty() ? "" : ", ", v.host, name(v.status));
       }
     }
     verdicts.push_back(cluster);
@@ -201,25 +202,26 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
   IsolationPlan isolation;
   const std::vector<std::function<nlohmann::json()>> steps = {
       [&] {
-        return phase("rank", [&](PhaseContext& ctx) { return probe_rank(world, plan_, ctx); },
-                     [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo, plan_, copy_screen); });
+        return phase(
+            "rank", [&](PhaseContext& ctx) { return probe_rank(world, plan_, ctx); },
+            [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo, plan_, copy_screen); });
       },
       [&] {
-        return phase("clock", [&](PhaseContext& ctx) { return probe_clock(connector, topo.leaders, ctx); },
-                     [&](const PhaseResult& r, nlohmann::json&) {
-                       return clock_checks(r, topo, plan_, steady_offset_ns);
-                     });
+        return phase(
+            "clock", [&](PhaseContext& ctx) { return probe_clock(connector, topo.leaders, ctx); },
+            [&](const PhaseResult& r, nlohmann::json&) { return clock_checks(r, topo, plan_, steady_offset_ns); });
       },
       [&] {
-        return phase("node", [&](PhaseContext& ctx) { return probe_allreduce(world, *node_comm, plan_, ctx); },
-                     [&](const PhaseResult& r, nlohmann::json& decision) {
-                       auto checks = allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_,
-                                                      &node_screen);
-                       decision["confirm_ranks"] = copy_screen.suspects;
-                       decision["confirm_copy_pass"] = copy_screen.bound_of("memory.copy_gbps");
-                       decision["confirm_nodes"] = node_screen.suspects;
-                       return checks;
-                     });
+        return phase(
+            "node", [&](PhaseContext& ctx) { return probe_allreduce(world, *node_comm, plan_, ctx); },
+            [&](const PhaseResult& r, nlohmann::json& decision) {
+              auto checks =
+                  allreduce_checks(r, "node", topo.ranks_of_node, topo.hosts, topo.hosts, plan_, &node_screen);
+              decision["confirm_ranks"] = copy_screen.suspects;
+              decision["confirm_copy_pass"] = copy_screen.bound_of("memory.copy_gbps");
+              decision["confirm_nodes"] = node_screen.suspects;
+              return checks;
+            });
       },
       [&] {
         // Confirmation: what the screenings flagged while every rank and node measured at once, measured again
@@ -228,62 +230,60 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
         const auto ranks = d.value("confirm_ranks", std::vector<int>{});
         const auto nodes = d.value("confirm_nodes", std::vector<int>{});
         const int my_node = connector.node_of_ranks()[static_cast<std::size_t>(connector.rank())];
-        return phase("confirm",
-                     [&](PhaseContext& ctx) {
-                       nlohmann::json out = nlohmann::json::object();
-                       if (std::find(ranks.begin(), ranks.end(), connector.rank()) != ranks.end()) {
-                         // Local: measured again (up to retest_attempts) while below the bound.
-                         const double pass = d.value("confirm_copy_pass", 0.0);
-                         nlohmann::json best;
-                         for (int a = 0; a < plan_.retest_attempts &&
-                                         (a == 0 || best["copy_gbps"].get<double>() < pass);
-                              ++a) {
-                           auto again = probe_copy(world, plan_, ctx);
-                           if (a == 0 || again["copy_gbps"].get<double>() > best["copy_gbps"].get<double>()) {
-                             best = again;
-                           }
-                         }
-                         out.update(best);
-                       }
-                       if (std::find(nodes.begin(), nodes.end(), my_node) != nodes.end()) {
-                         // The node's ranks agree on nothing more than a count: retest_attempts times the timed
-                         // calls, the best of them counts.
-                         HealthPlan longer = plan_;
-                         longer.allreduce_repetitions *= plan_.retest_attempts;
-                         out.update(probe_allreduce(world, *node_comm, longer, ctx));
-                       }
-                       return out;
-                     },
-                     [&](const PhaseResult& r, nlohmann::json&) {
-                       return confirm_checks(r, topo, copy_screen, node_screen, plan_);
-                     });
+        return phase(
+            "confirm",
+            [&](PhaseContext& ctx) {
+              nlohmann::json out = nlohmann::json::object();
+              if (std::find(ranks.begin(), ranks.end(), connector.rank()) != ranks.end()) {
+                // Local: measured again (up to retest_attempts) while below the bound.
+                const double pass = d.value("confirm_copy_pass", 0.0);
+                nlohmann::json best;
+                for (int a = 0; a < plan_.retest_attempts && (a == 0 || best["copy_gbps"].get<double>() < pass); ++a) {
+                  auto again = probe_copy(world, plan_, ctx);
+                  if (a == 0 || again["copy_gbps"].get<double>() > best["copy_gbps"].get<double>()) {
+                    best = again;
+                  }
+                }
+                out.update(best);
+              }
+              if (std::find(nodes.begin(), nodes.end(), my_node) != nodes.end()) {
+                // The node's ranks agree on nothing more than a count: retest_attempts times the timed
+                // calls, the best of them counts.
+                HealthPlan longer = plan_;
+                longer.allreduce_repetitions *= plan_.retest_attempts;
+                out.update(probe_allreduce(world, *node_comm, longer, ctx));
+              }
+              return out;
+            },
+            [&](const PhaseResult& r, nlohmann::json&) {
+              return confirm_checks(r, topo, copy_screen, node_screen, plan_);
+            });
       },
       [&] {
         std::vector<int> all(static_cast<std::size_t>(connector.size()));
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-        return phase("job", [&](PhaseContext& ctx) { return probe_allreduce(world, *world_comm, plan_, ctx); },
-                     [&, all](const PhaseResult& r, nlohmann::json&) {
-                       return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_, nullptr);
-                     });
+        return phase(
+            "job", [&](PhaseContext& ctx) { return probe_allreduce(world, *world_comm, plan_, ctx); },
+            [&, all](const PhaseResult& r, nlohmann::json&) {
+              return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_, nullptr);
+            });
       },
       [&] {
         std::vector<NodePair> pairs;
         for (const auto& round : round_robin(static_cast<int>(topo.hosts.size()))) {
           pairs.insert(pairs.end(), round.begin(), round.end());
         }
-        auto d = phase("links",
-                       [&](PhaseContext& ctx) {
-                         return probe_links(world, *world_comm, topo.leaders, pairs, plan_, ctx);
-                       },
-                       [&](const PhaseResult& r, nlohmann::json& decision) {
-                         links = link_checks(r, topo, plan_);
-                         isolation = plan_isolation(static_cast<int>(topo.hosts.size()), links.bad, links.good,
-                                                    links.score);
-                         decision["retests"] = pairs_json(isolation.retests);
-                         // A re-test that passes the links' bound needs no second attempt.
-                         decision["retest_pass_gbps"] = links.bandwidth_bound ? links.bandwidth_bound->bound : 0.0;
-                         return links.checks;
-                       });
+        auto d = phase(
+            "links",
+            [&](PhaseContext& ctx) { return probe_links(world, *world_comm, topo.leaders, pairs, plan_, ctx); },
+            [&](const PhaseResult& r, nlohmann::json& decision) {
+              links = link_checks(r, topo, plan_);
+              isolation = plan_isolation(static_cast<int>(topo.hosts.size()), links.bad, links.good, links.score);
+              decision["retests"] = pairs_json(isolation.retests);
+              // A re-test that passes the links' bound needs no second attempt.
+              decision["retest_pass_gbps"] = links.bandwidth_bound ? links.bandwidth_bound->bound : 0.0;
+              return links.checks;
+            });
         return d;
       },
   };
@@ -296,20 +296,17 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
     // Isolation: the retests the root planned, one pair at a time per node (every node takes them in plan order).
     const auto retests = pairs_of(decision.value("retests", nlohmann::json::array()));
     const double pass = decision.value("retest_pass_gbps", 0.0);
-    decision = phase("isolation",
-                     [&](PhaseContext& ctx) {
-                       return probe_links(world, *world_comm, topo.leaders, retests, plan_, ctx, pass,
-                                          plan_.retest_attempts);
-                     },
-                     [&](const PhaseResult& r, nlohmann::json&) {
-                       return isolation_checks(r, topo, isolation, links, plan_);
-                     });
+    decision = phase(
+        "isolation",
+        [&](PhaseContext& ctx) {
+          return probe_links(world, *world_comm, topo.leaders, retests, plan_, ctx, pass, plan_.retest_attempts);
+        },
+        [&](const PhaseResult& r, nlohmann::json&) { return isolation_checks(r, topo, isolation, links, plan_); });
   }
   if (decision["go"].get<bool>()) {
-    decision = phase("stragglers", [&](PhaseContext& ctx) { return probe_stragglers(world, *world_comm, plan_, ctx); },
-                     [&](const PhaseResult& r, nlohmann::json&) {
-                       return straggler_checks(r, topo, plan_, steady_offset_ns);
-                     });
+    decision = phase(
+        "stragglers", [&](PhaseContext& ctx) { return probe_stragglers(world, *world_comm, plan_, ctx); },
+        [&](const PhaseResult& r, nlohmann::json&) { return straggler_checks(r, topo, plan_, steady_offset_ns); });
   }
   if (root) progress(kPhases, kPhases, "");
 

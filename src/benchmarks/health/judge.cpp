@@ -147,13 +147,15 @@ Rules parse_rules(std::string_view text, const std::string& origin) {
       } else if (key == "severity" && value.is_string()) {
         const auto s = parse_status(value.get<std::string>());
         if (!s || (*s != Status::degraded && *s != Status::failed)) {
-          throw bad(fmt::format("{}: severity \"{}\" must be \"degraded\" or \"failed\"", where,
-                                value.get<std::string>()));
+          throw bad(
+              fmt::format("{}: severity \"{}\" must be \"degraded\" or \"failed\"", where, value.get<std::string>()));
         }
         rule.severity = *s;
       } else if (key == "metric" || key == "compare" || key == "threshold" || key == "severity") {
-        throw bad(fmt::format("{}: \"{}\" has the wrong type (metric, compare, severity: strings; threshold: a "
-                              "number)", where, key));
+        throw bad(
+            fmt::format("{}: \"{}\" has the wrong type (metric, compare, severity: strings; threshold: a "
+                        "number)",
+                        where, key));
       } else {
         throw bad(fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)", where, key));
       }

@@ -43,8 +43,8 @@ double window(Communicator& comm, LinkBuffers& b, bool sending, int peer, const 
 // One direction: the sender times a warm-up window, decides how many windows fill plan.min_probe_seconds (at least
 // plan.link_repetitions, at most 50) and tells the receiver; the best window's seconds on the sender (0 on the
 // receiver).
-double one_way(Connector& connector, Communicator& comm, LinkBuffers& b, bool sending, int peer,
-               const HealthPlan& plan, PhaseContext& ctx) {
+double one_way(Connector& connector, Communicator& comm, LinkBuffers& b, bool sending, int peer, const HealthPlan& plan,
+               PhaseContext& ctx) {
   const double warm = window(comm, b, sending, peer, plan, ctx);
   // The count goes over the connector (host memory): the data buffers may be on a GPU.
   std::int32_t windows = 0;

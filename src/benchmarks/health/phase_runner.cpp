@@ -16,13 +16,9 @@ Clock::time_point after(Clock::time_point t, double seconds) {
 
 }  // namespace
 
-double PhaseContext::seconds_left() const {
-  return std::chrono::duration<double>(deadline - Clock::now()).count();
-}
+double PhaseContext::seconds_left() const { return std::chrono::duration<double>(deadline - Clock::now()).count(); }
 
-void wait_within(Work& work, const PhaseContext& ctx) {
-  work.wait(Seconds(std::max(0.0, ctx.seconds_left())));
-}
+void wait_within(Work& work, const PhaseContext& ctx) { work.wait(Seconds(std::max(0.0, ctx.seconds_left()))); }
 
 std::vector<int> PhaseResult::missing() const {
   std::vector<int> out;

@@ -36,8 +36,8 @@ void wait_within(Work& work, const PhaseContext& ctx);
 struct PhaseResult {
   std::string name;
   std::vector<std::optional<nlohmann::json>> ranks;  // root only: each rank's result; nullopt: did not arrive
-  double seconds = 0;                                 // root only: from the phase's start to the last arrival
-  std::vector<int> missing() const;                   // ranks that did not arrive
+  double seconds = 0;                                // root only: from the phase's start to the last arrival
+  std::vector<int> missing() const;                  // ranks that did not arrive
   // Ranks whose body failed (a wait that timed out, an error), with what they said.
   std::vector<std::pair<int, std::string>> failures() const;
 };

@@ -10,19 +10,20 @@
 namespace distbench::health {
 
 struct HealthPlan {
-  double timeout_s = 30;                            // each phase (--timeout)
-  std::size_t memory_bytes = std::size_t{256} << 20;  // allocated and touched per rank (at most a quarter of what is free)
-  std::size_t copy_bytes = std::size_t{32} << 20;     // each copy of the memory bandwidth probe
-  int copy_repetitions = 8;                           // the best of at least these ...
-  double min_probe_seconds = 0.1;                     // ... and of this long (copies, link windows)
-  std::size_t allreduce_bytes = std::size_t{8} << 20;  // node and job allreduce
-  int allreduce_repetitions = 10;                     // timed, after one warm-up and one verified call
+  double timeout_s = 30;  // each phase (--timeout)
+  std::size_t memory_bytes = std::size_t{256}
+                             << 20;                // allocated and touched per rank (at most a quarter of what is free)
+  std::size_t copy_bytes = std::size_t{32} << 20;  // each copy of the memory bandwidth probe
+  int copy_repetitions = 8;                        // the best of at least these ...
+  double min_probe_seconds = 0.1;                  // ... and of this long (copies, link windows)
+  std::size_t allreduce_bytes = std::size_t{8} << 20;     // node and job allreduce
+  int allreduce_repetitions = 10;                         // timed, after one warm-up and one verified call
   std::size_t link_message_bytes = std::size_t{1} << 20;  // pairwise bandwidth: messages of this size ...
-  int link_window = 4;                                 // ... this many in flight ...
-  int link_repetitions = 3;                            // ... the best of at least this many windows (and of
-                                                       // min_probe_seconds, at most 50), after one warm-up
-  int retest_attempts = 3;  // a suspect is condemned only when it misses its bound this many times alone
-  int latency_round_trips = 20;                        // pairwise latency: the median of these, after 5 warm-up
+  int link_window = 4;                                    // ... this many in flight ...
+  int link_repetitions = 3;                               // ... the best of at least this many windows (and of
+                                                          // min_probe_seconds, at most 50), after one warm-up
+  int retest_attempts = 3;       // a suspect is condemned only when it misses its bound this many times alone
+  int latency_round_trips = 20;  // pairwise latency: the median of these, after 5 warm-up
   int straggler_iterations = 20;
   double straggler_min_lateness_us = 1000;  // a rank is a straggler when it is last in most iterations by this much
   double straggler_last_fraction = 0.75;

@@ -61,17 +61,26 @@ std::pair<std::string, std::string> split_link(const std::string& subject, const
 
 std::string prometheus_text(const std::vector<Record>& records, double timestamp_s) {
   Family node_status("distbench_health_node_status", "Verdict per node: 0 healthy, 1 degraded, 2 failed, 3 unknown.");
-  Family cluster_status("distbench_health_status", "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
-  Family link_bw("distbench_health_link_bandwidth_bytes_per_second", "Node-to-node bandwidth, first ranks of each node, one direction.");
-  Family link_lat("distbench_health_link_latency_seconds", "Node-to-node one-way latency (half the median round trip).");
+  Family cluster_status("distbench_health_status",
+                        "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
+  Family link_bw("distbench_health_link_bandwidth_bytes_per_second",
+                 "Node-to-node bandwidth, first ranks of each node, one direction.");
+  Family link_lat("distbench_health_link_latency_seconds",
+                  "Node-to-node one-way latency (half the median round trip).");
   Family link_ok("distbench_health_link_healthy", "1 when the link's figures are within their bounds, else 0.");
-  Family node_bw("distbench_health_node_allreduce_busbw_bytes_per_second", "Allreduce bus bandwidth among the ranks of one node.");
-  Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second", "Allreduce bus bandwidth over every rank of the job.");
+  Family node_bw("distbench_health_node_allreduce_busbw_bytes_per_second",
+                 "Allreduce bus bandwidth among the ranks of one node.");
+  Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second",
+                "Allreduce bus bandwidth over every rank of the job.");
   Family wrong("distbench_health_wrong_elements", "Elements that read back wrong (memory, node and job allreduce).");
-  Family mem_bw("distbench_health_memory_copy_bandwidth_bytes_per_second", "Device (host memory on MPI) copy bandwidth per rank.");
-  Family transfer("distbench_health_device_transfer_bytes_per_second", "Host <-> device copy bandwidth per rank (GPUs).");
-  Family skew("distbench_health_clock_skew_seconds", "Absolute offset of the host's wall clock from the root rank's host.");
-  Family late("distbench_health_straggler_lateness_seconds", "Median time a rank arrives at a collective after the first rank.");
+  Family mem_bw("distbench_health_memory_copy_bandwidth_bytes_per_second",
+                "Device (host memory on MPI) copy bandwidth per rank.");
+  Family transfer("distbench_health_device_transfer_bytes_per_second",
+                  "Host <-> device copy bandwidth per rank (GPUs).");
+  Family skew("distbench_health_clock_skew_seconds",
+              "Absolute offset of the host's wall clock from the root rank's host.");
+  Family late("distbench_health_straggler_lateness_seconds",
+              "Median time a rank arrives at a collective after the first rank.");
   Family phase_s("distbench_health_phase_duration_seconds", "Time each phase of the check took.");
   Family stamp("distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time).");
   for (const Record& r : records) {

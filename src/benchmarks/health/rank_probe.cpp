@@ -76,8 +76,8 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
   device.fill(all, count, DType::float32, FillSpec{pattern, 0});
   device.synchronize();
   ctx.step = "verifying memory";
-  out["wrong"] = device.count_wrong(all, DType::float32,
-                                    CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
+  out["wrong"] =
+      device.count_wrong(all, DType::float32, CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
 
   out["copy_gbps"] = copy_gbps(device, all, std::min(plan.copy_bytes, bytes / 2), plan, ctx);
   buffer.reset();  // the transfer probe allocates its own

@@ -38,7 +38,8 @@ IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const 
   }
   if (suspects.empty()) return plan;
   auto s = [&score](int n) {
-    return n < static_cast<int>(score.size()) && score[static_cast<std::size_t>(n)] == score[static_cast<std::size_t>(n)]
+    return n < static_cast<int>(score.size()) &&
+                   score[static_cast<std::size_t>(n)] == score[static_cast<std::size_t>(n)]
                ? score[static_cast<std::size_t>(n)]
                : 0.0;
   };
@@ -67,8 +68,8 @@ IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const 
     plan.cannot_isolate.assign(suspects.begin(), suspects.end());
     return plan;
   }
-  const int reference = *std::max_element(plan.references.begin(), plan.references.end(),
-                                          [&](int x, int y) { return s(x) < s(y); });
+  const int reference =
+      *std::max_element(plan.references.begin(), plan.references.end(), [&](int x, int y) { return s(x) < s(y); });
   for (int n : suspects) {
     if (std::find(plan.references.begin(), plan.references.end(), n) == plan.references.end()) {
       plan.retests.emplace_back(n, reference);

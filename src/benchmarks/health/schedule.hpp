@@ -20,8 +20,8 @@ struct IsolationPlan {
   // Nodes trusted as good: in no bad pair, else the ends of the best good pair, else (3 nodes or more) the node in
   // the fewest bad pairs with the fastest links.
   std::vector<int> references;
-  std::vector<NodePair> retests;         // (suspect, reference), in order; each suspect once
-  std::vector<int> cannot_isolate;       // suspects with no reference to test against (2 nodes, their pair bad)
+  std::vector<NodePair> retests;    // (suspect, reference), in order; each suspect once
+  std::vector<int> cannot_isolate;  // suspects with no reference to test against (2 nodes, their pair bad)
 };
 IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const std::vector<NodePair>& good,
                              const std::vector<double>& score);

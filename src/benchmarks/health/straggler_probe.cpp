@@ -35,7 +35,8 @@ nlohmann::json probe_stragglers(World& world, Communicator& world_comm, const He
     const BufferRef at{work.get(), 0};
     const auto began = Clock::now();
     device.fill(at, kWorkElements, DType::float32, FillSpec{pattern, 0});
-    device.count_wrong(at, DType::float32, CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, kWorkElements, 0, 0});
+    device.count_wrong(at, DType::float32,
+                       CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, kWorkElements, 0, 0});
     const auto arrived = Clock::now();
     arrivals.push_back(ns(arrived));
     work_ns.push_back(ns(arrived) - ns(began));

@@ -12,10 +12,14 @@ constexpr std::array<std::string_view, 4> kNames{"healthy", "degraded", "failed"
 
 int severity(Status s) {
   switch (s) {
-    case Status::healthy: return 0;
-    case Status::unknown: return 1;
-    case Status::degraded: return 2;
-    case Status::failed: return 3;
+    case Status::healthy:
+      return 0;
+    case Status::unknown:
+      return 1;
+    case Status::degraded:
+      return 2;
+    case Status::failed:
+      return 3;
   }
   return 3;
 }
@@ -32,7 +36,6 @@ std::string describe(const Check& c) {
   if (!c.why.empty()) text += fmt::format(": {}", c.why);
   return text;
 }
-
 
 std::string_view name(Status s) { return kNames[static_cast<std::size_t>(s)]; }
 

@@ -25,10 +25,10 @@ struct Check {
   std::string host;     // the node a bad status counts against; "" when none can be named (a link before isolation)
   std::string metric;   // the key rules match: "link.bandwidth_gbps"
   double value = kNotMeasured;
-  std::string unit;     // "GB/s", "us", "ms", "1"
+  std::string unit;  // "GB/s", "us", "ms", "1"
   Status status = Status::healthy;
-  std::string limit;    // the bound it was held to, e.g. ">= 0.71 (0.75 x median)"; "" when none
-  std::string why;      // for a status other than healthy: what is wrong, in words
+  std::string limit;  // the bound it was held to, e.g. ">= 0.71 (0.75 x median)"; "" when none
+  std::string why;    // for a status other than healthy: what is wrong, in words
   // A figure measured while others measured too (every node's allreduce at once, a link in a busy round): its
   // status nominates a suspect, and the suspect's re-test alone (confirmation, isolation) decides. A screening
   // check counts in no verdict.

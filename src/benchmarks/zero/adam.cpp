@@ -31,33 +31,36 @@ void update(const AdamConfig& c, float bc1, float bc2, Load load_grad, float* __
 }
 
 constexpr std::size_t kElementsPerThread = std::size_t{1} << 18;  // below this a thread costs more than it saves
-constexpr std::size_t kAlign = 64;                                 // runs start on whole vectors and cache lines
+constexpr std::size_t kAlign = 64;                                // runs start on whole vectors and cache lines
 
 // One contiguous run on the calling thread.
-void update_run(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
-                float* v, void* param, std::size_t n) {
+void update_run(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m, float* v,
+                void* param, std::size_t n) {
   const float bc1 = 1.0f - std::pow(config.beta1, static_cast<float>(step));
   const float bc2 = 1.0f - std::pow(config.beta2, static_cast<float>(step));
   switch (type) {
     case ParamType::bf16: {
       const auto* __restrict g = static_cast<const std::uint16_t*>(grad);
       auto* __restrict p = static_cast<std::uint16_t*>(param);
-      update(config, bc1, bc2, [g](std::size_t i) { return bfloat16_to_float(g[i]); }, master, m, v,
-             [p](std::size_t i, float w) { p[i] = float_to_bfloat16(w); }, n);
+      update(
+          config, bc1, bc2, [g](std::size_t i) { return bfloat16_to_float(g[i]); }, master, m, v,
+          [p](std::size_t i, float w) { p[i] = float_to_bfloat16(w); }, n);
       return;
     }
     case ParamType::fp16: {
       const auto* __restrict g = static_cast<const std::uint16_t*>(grad);
       auto* __restrict p = static_cast<std::uint16_t*>(param);
-      update(config, bc1, bc2, [g](std::size_t i) { return half_to_float(g[i]); }, master, m, v,
-             [p](std::size_t i, float w) { p[i] = float_to_half(w); }, n);
+      update(
+          config, bc1, bc2, [g](std::size_t i) { return half_to_float(g[i]); }, master, m, v,
+          [p](std::size_t i, float w) { p[i] = float_to_half(w); }, n);
       return;
     }
     case ParamType::fp32: {
       const auto* __restrict g = static_cast<const float*>(grad);
       auto* __restrict p = static_cast<float*>(param);
-      update(config, bc1, bc2, [g](std::size_t i) { return g[i]; }, master, m, v,
-             [p](std::size_t i, float w) { p[i] = w; }, n);
+      update(
+          config, bc1, bc2, [g](std::size_t i) { return g[i]; }, master, m, v,
+          [p](std::size_t i, float w) { p[i] = w; }, n);
       return;
     }
   }

@@ -22,8 +22,8 @@ struct AdamConfig {
 };
 
 // Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements, on `config.threads` threads when
-// the shard is large enough to repay starting them (each thread a contiguous run: the results do not change). `grad` and `param` hold `type`
-// elements; master, m and v are fp32. The buffers must not overlap.
+// the shard is large enough to repay starting them (each thread a contiguous run: the results do not change). `grad`
+// and `param` hold `type` elements; master, m and v are fp32. The buffers must not overlap.
 void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
                  float* v, void* param, std::size_t n);
 

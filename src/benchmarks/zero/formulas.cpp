@@ -55,10 +55,12 @@ std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<std::size_t>& l
   const std::uint64_t padded = partition(sum(layers), ranks).padded();
   const std::uint64_t share = ring_share(padded, ranks);  // a Ψ, in elements
   switch (stage) {
-    case Stage::s0: return 2 * share * p.grad;
+    case Stage::s0:
+      return 2 * share * p.grad;
     case Stage::s1:
       return (zero1 == Zero1Reduce::allreduce ? 2 * share : share) * p.grad + share * p.param;
-    case Stage::s2: return share * p.grad + share * p.param;
+    case Stage::s2:
+      return share * p.grad + share * p.param;
     case Stage::s3: {
       std::uint64_t gathered = 0;
       for (const Partition& part : layer_partitions(layers, ranks)) gathered += ring_share(part.padded(), ranks);

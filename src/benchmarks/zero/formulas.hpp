@@ -52,8 +52,8 @@ struct Memory {
   std::uint64_t total() const { return params + grads + optimizer; }
 };
 // `layers`: the parameters' layers (stage 3 keeps one shard per layer, and `live_layers` gathered at a time).
-Memory model_state_bytes(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks,
-                         const Precision& p, std::size_t live_layers = 1);
+Memory model_state_bytes(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks, const Precision& p,
+                         std::size_t live_layers = 1);
 
 // Bytes each rank sends per step (ring algorithms), as above.
 std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks,

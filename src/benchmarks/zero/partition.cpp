@@ -10,8 +10,8 @@ std::vector<std::size_t> layer_sizes(std::size_t psi, std::size_t layers) {
   if (psi == 0) throw usage_error("--params 0: a model needs at least one parameter");
   if (layers == 0) throw usage_error("--layers 0: the parameters need at least one layer");
   if (layers > psi) {
-    throw usage_error(fmt::format("--layers {} exceeds --params {}: every layer needs at least one parameter", layers,
-                                  psi));
+    throw usage_error(
+        fmt::format("--layers {} exceeds --params {}: every layer needs at least one parameter", layers, psi));
   }
   std::vector<std::size_t> out(layers, psi / layers);
   for (std::size_t i = 0; i < psi % layers; ++i) ++out[i];

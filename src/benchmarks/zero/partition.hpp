@@ -27,7 +27,7 @@ struct Partition {
   std::size_t shard = 0;  // ceil(elements / ranks): every rank's buffer holds this many
 
   Range owned(std::size_t rank) const;
-  std::size_t padded() const { return shard * ranks; }     // elements the collectives move
+  std::size_t padded() const { return shard * ranks; }  // elements the collectives move
   std::size_t padding() const { return padded() - elements; }
 };
 // Throws usage_error for no ranks.
