@@ -1,0 +1,105 @@
+// ZeRO stages 0-3 on real MPI ranks: after three steps every stage's fp32 master weights are bit-identical to a
+// single-rank reference of the same global step (the reduced gradients are exact), and the parameters every rank
+// holds agree, for every parameter type and a Ψ and layer sizes that N does not divide.
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "benchmarks/zero/step.hpp"
+#include "core/groups.hpp"
+#include "core/half.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace distbench::zero {
+namespace {
+
+using mpitest::connector;
+using mpitest::world;
+
+constexpr int kSteps = 3;
+constexpr Seconds kTimeout{60.0};
+
+// The same steps on one rank: the gradient of each element is the sum over the ranks (exact), then the same update.
+struct Reference {
+  std::vector<float> master, params;
+  Reference(std::size_t psi, int ranks, ParamType type) : master(psi), params(psi) {
+    std::vector<float> m(psi, 0.0f), v(psi, 0.0f);
+    for (std::size_t i = 0; i < psi; ++i) master[i] = initial_weight(i);
+    const std::size_t g = bytes_of(type);
+    std::vector<std::byte> grad(psi * g), param(psi * g);
+    AdamConfig c;
+    c.grad_scale = 1.0f / static_cast<float>(ranks);
+    for (int step = 1; step <= kSteps; ++step) {
+      for (std::size_t i = 0; i < psi; ++i) {
+        float sum = 0;
+        for (int r = 0; r < ranks; ++r) sum += gradient_value(i, r, step);
+        if (type == ParamType::fp32) {
+          std::memcpy(grad.data() + i * 4, &sum, 4);
+        } else {
+          const std::uint16_t h = type == ParamType::bf16 ? float_to_bfloat16(sum) : float_to_half(sum);
+          std::memcpy(grad.data() + i * 2, &h, 2);
+        }
+      }
+      adam_update(c, step, type, grad.data(), master.data(), m.data(), v.data(), param.data(), psi);
+    }
+    for (std::size_t i = 0; i < psi; ++i) {
+      std::uint16_t h = 0;
+      if (type == ParamType::fp32) {
+        std::memcpy(&params[i], param.data() + i * 4, 4);
+      } else {
+        std::memcpy(&h, param.data() + i * 2, 2);
+        params[i] = type == ParamType::bf16 ? bfloat16_to_float(h) : half_to_float(h);
+      }
+    }
+  }
+};
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+void check_stage(Stage stage, ParamType type, Zero1Reduce zero1 = Zero1Reduce::allreduce) {
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  ZeroStep step(comm, stage, type, layers, AdamConfig{}, zero1);
+  for (int s = 1; s <= kSteps; ++s) step.run(s, kTimeout);
+  const Reference ref(1001, comm.size(), type);
+  const auto owned = step.owned();
+  const auto master = step.owned_master();
+  const auto params = step.owned_params();
+  ASSERT_EQ(master.size(), owned.size());
+  for (std::size_t k = 0; k < owned.size(); ++k) {
+    ASSERT_TRUE(same_bits(master[k], ref.master[owned[k]]))
+        << fmt::format("stage {}: master weight {} is {} on rank {}, {} on one rank", static_cast<int>(stage), owned[k],
+                       master[k], comm.rank(), ref.master[owned[k]]);
+    ASSERT_TRUE(same_bits(params[k], ref.params[owned[k]])) << "parameter " << owned[k];
+  }
+  // Every element is owned exactly once over the ranks (stages 1-3), or by every rank (stage 0).
+  std::uint64_t count = owned.size(), total = 0;
+  for (auto c : allgather_value(connector(), count)) total += c;
+  EXPECT_EQ(total, stage == Stage::s0 ? 1001U * static_cast<unsigned>(comm.size()) : 1001U);
+  // Stages 0-2: the full parameters every rank holds are the reference's.
+  if (stage != Stage::s3) {
+    const auto full = step.full_params();
+    ASSERT_EQ(full.size(), 1001U);
+    for (std::size_t i = 0; i < full.size(); ++i) ASSERT_TRUE(same_bits(full[i], ref.params[i])) << "parameter " << i;
+  }
+}
+
+class ZeroStages : public ::testing::TestWithParam<ParamType> {};
+
+TEST_P(ZeroStages, Stage0MatchesOneRank) { check_stage(Stage::s0, GetParam()); }
+TEST_P(ZeroStages, Stage1MatchesOneRank) { check_stage(Stage::s1, GetParam()); }
+TEST_P(ZeroStages, Stage1WithReduceScatterMatchesOneRank) {
+  check_stage(Stage::s1, GetParam(), Zero1Reduce::reduce_scatter);
+}
+TEST_P(ZeroStages, Stage2MatchesOneRank) { check_stage(Stage::s2, GetParam()); }
+TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Types, ZeroStages, ::testing::Values(ParamType::bf16, ParamType::fp16, ParamType::fp32), [](const auto& info) {
+      return std::string(info.param == ParamType::bf16 ? "bf16" : info.param == ParamType::fp16 ? "fp16" : "fp32");
+    });
+
+}  // namespace
+}  // namespace distbench::zero
