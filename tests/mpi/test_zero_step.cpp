@@ -24,10 +24,10 @@ constexpr Seconds kTimeout{60.0};
 // The same steps on one rank: the gradient of each element is the sum over the ranks (exact), then the same update.
 struct Reference {
   std::vector<float> master, params;
-  Reference(std::size_t psi, int ranks, ParamType type) : master(psi), params(psi) {
+  Reference(std::size_t psi, int ranks, DType type) : master(psi), params(psi) {
     std::vector<float> m(psi, 0.0f), v(psi, 0.0f);
     for (std::size_t i = 0; i < psi; ++i) master[i] = initial_weight(i);
-    const std::size_t g = bytes_of(type);
+    const std::size_t g = size_of(type);
     std::vector<std::byte> grad(psi * g), param(psi * g);
     AdamConfig c;
     c.grad_scale = 1.0f / static_cast<float>(ranks);
@@ -35,10 +35,10 @@ struct Reference {
       for (std::size_t i = 0; i < psi; ++i) {
         float sum = 0;
         for (int r = 0; r < ranks; ++r) sum += gradient_value(i, r, step);
-        if (type == ParamType::fp32) {
+        if (type == DType::float32) {
           std::memcpy(grad.data() + i * 4, &sum, 4);
         } else {
-          const std::uint16_t h = type == ParamType::bf16 ? float_to_bfloat16(sum) : float_to_half(sum);
+          const std::uint16_t h = type == DType::bfloat16 ? float_to_bfloat16(sum) : float_to_half(sum);
           std::memcpy(grad.data() + i * 2, &h, 2);
         }
       }
@@ -46,11 +46,11 @@ struct Reference {
     }
     for (std::size_t i = 0; i < psi; ++i) {
       std::uint16_t h = 0;
-      if (type == ParamType::fp32) {
+      if (type == DType::float32) {
         std::memcpy(&params[i], param.data() + i * 4, 4);
       } else {
         std::memcpy(&h, param.data() + i * 2, 2);
-        params[i] = type == ParamType::bf16 ? bfloat16_to_float(h) : half_to_float(h);
+        params[i] = type == DType::bfloat16 ? bfloat16_to_float(h) : half_to_float(h);
       }
     }
   }
@@ -58,7 +58,7 @@ struct Reference {
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
-void check_stage(Stage stage, ParamType type, Zero1Reduce zero1 = Zero1Reduce::allreduce) {
+void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
   Communicator& comm = world().communicator(world_partition(connector().size()));
   ZeroStep step(comm, stage, type, layers, AdamConfig{}, zero1);
@@ -86,7 +86,7 @@ void check_stage(Stage stage, ParamType type, Zero1Reduce zero1 = Zero1Reduce::a
   }
 }
 
-class ZeroStages : public ::testing::TestWithParam<ParamType> {};
+class ZeroStages : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ZeroStages, Stage0MatchesOneRank) { check_stage(Stage::s0, GetParam()); }
 TEST_P(ZeroStages, Stage1MatchesOneRank) { check_stage(Stage::s1, GetParam()); }
@@ -97,8 +97,8 @@ TEST_P(ZeroStages, Stage2MatchesOneRank) { check_stage(Stage::s2, GetParam()); }
 TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
-    Types, ZeroStages, ::testing::Values(ParamType::bf16, ParamType::fp16, ParamType::fp32), [](const auto& info) {
-      return std::string(info.param == ParamType::bf16 ? "bf16" : info.param == ParamType::fp16 ? "fp16" : "fp32");
+    Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32), [](const auto& info) {
+      return std::string(name(info.param));
     });
 
 }  // namespace

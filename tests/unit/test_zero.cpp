@@ -129,7 +129,7 @@ TEST(Adam, AnyPartitionGivesBitIdenticalResults) {
   c.grad_scale = 0.25f;
   AdamState whole(n);
   for (int step = 1; step <= 3; ++step) {
-    adam_update(c, step, ParamType::bf16, grads.data(), whole.master.data(), whole.m.data(), whole.v.data(),
+    adam_update(c, step, DType::bfloat16, grads.data(), whole.master.data(), whole.m.data(), whole.v.data(),
                 whole.param.data(), n);
   }
   for (std::size_t shard : {1U, 3U, 7U, 64U, 333U}) {
@@ -137,7 +137,7 @@ TEST(Adam, AnyPartitionGivesBitIdenticalResults) {
     for (int step = 1; step <= 3; ++step) {
       for (std::size_t at = 0; at < n; at += shard) {
         const std::size_t k = std::min(shard, n - at);
-        adam_update(c, step, ParamType::bf16, grads.data() + at, parts.master.data() + at, parts.m.data() + at,
+        adam_update(c, step, DType::bfloat16, grads.data() + at, parts.master.data() + at, parts.m.data() + at,
                     parts.v.data() + at, parts.param.data() + at, k);
       }
     }
@@ -153,9 +153,9 @@ TEST(Adam, ThreadsDoNotChangeABit) {
   const auto grads = bf16_grads(n);
   AdamState one(n), three(n);
   AdamConfig c;
-  adam_update(c, 1, ParamType::bf16, grads.data(), one.master.data(), one.m.data(), one.v.data(), one.param.data(), n);
+  adam_update(c, 1, DType::bfloat16, grads.data(), one.master.data(), one.m.data(), one.v.data(), one.param.data(), n);
   c.threads = 3;
-  adam_update(c, 1, ParamType::bf16, grads.data(), three.master.data(), three.m.data(), three.v.data(),
+  adam_update(c, 1, DType::bfloat16, grads.data(), three.master.data(), three.m.data(), three.v.data(),
               three.param.data(), n);
   EXPECT_EQ(std::memcmp(one.master.data(), three.master.data(), n * sizeof(float)), 0);
   EXPECT_EQ(std::memcmp(one.v.data(), three.v.data(), n * sizeof(float)), 0);
@@ -170,7 +170,7 @@ TEST(Adam, FirstStepMovesEachWeightByTheLearningRateAgainstItsGradient) {
   const auto before = s.master;
   AdamConfig c;
   c.lr = 0.01f;
-  adam_update(c, 1, ParamType::bf16, grads.data(), s.master.data(), s.m.data(), s.v.data(), s.param.data(), n);
+  adam_update(c, 1, DType::bfloat16, grads.data(), s.master.data(), s.m.data(), s.v.data(), s.param.data(), n);
   for (std::size_t i = 0; i < n; ++i) {
     const float g = bfloat16_to_float(grads[i]);
     const double expected = before[i] - (g == 0.0f ? 0.0 : 0.01 * (g > 0 ? 1 : -1));
@@ -182,16 +182,16 @@ TEST(Adam, FirstStepMovesEachWeightByTheLearningRateAgainstItsGradient) {
 TEST(Adam, Fp32AndFp16ParametersAndTheBytesMoved) {
   const std::size_t n = 4;
   std::vector<float> g32{1, -2, 0, 3}, master(n, 1.0f), m(n, 0.0f), v(n, 0.0f), p32(n);
-  adam_update({}, 1, ParamType::fp32, g32.data(), master.data(), m.data(), v.data(), p32.data(), n);
+  adam_update({}, 1, DType::float32, g32.data(), master.data(), m.data(), v.data(), p32.data(), n);
   EXPECT_EQ(p32, master);
   std::vector<std::uint16_t> g16(n), p16(n);
   for (std::size_t i = 0; i < n; ++i) g16[i] = float_to_half(g32[i]);
   std::vector<float> master2(n, 1.0f), m2(n, 0.0f), v2(n, 0.0f);
-  adam_update({}, 1, ParamType::fp16, g16.data(), master2.data(), m2.data(), v2.data(), p16.data(), n);
+  adam_update({}, 1, DType::float16, g16.data(), master2.data(), m2.data(), v2.data(), p16.data(), n);
   EXPECT_EQ(master2, master);  // the same gradients give the same fp32 state
   for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(p16[i], float_to_half(master2[i]));
-  EXPECT_EQ(adam_bytes_moved(ParamType::bf16, 10), 10U * (2 * 2 + 6 * 4));
-  EXPECT_EQ(adam_bytes_moved(ParamType::fp32, 10), 10U * (2 * 4 + 6 * 4));
+  EXPECT_EQ(adam_bytes_moved(DType::bfloat16, 10), 10U * (2 * 2 + 6 * 4));
+  EXPECT_EQ(adam_bytes_moved(DType::float32, 10), 10U * (2 * 4 + 6 * 4));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "benchmarks/zero/adam.hpp"
 
+#include "core/error.hpp"
 #include "core/half.hpp"
 
 #include <algorithm>
@@ -34,12 +35,12 @@ constexpr std::size_t kElementsPerThread = std::size_t{1} << 18;  // below this 
 constexpr std::size_t kAlign = 64;                                // runs start on whole vectors and cache lines
 
 // One contiguous run on the calling thread.
-void update_run(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m, float* v,
+void update_run(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m, float* v,
                 void* param, std::size_t n) {
   const float bc1 = 1.0f - std::pow(config.beta1, static_cast<float>(step));
   const float bc2 = 1.0f - std::pow(config.beta2, static_cast<float>(step));
   switch (type) {
-    case ParamType::bf16: {
+    case DType::bfloat16: {
       const auto* __restrict g = static_cast<const std::uint16_t*>(grad);
       auto* __restrict p = static_cast<std::uint16_t*>(param);
       update(
@@ -47,7 +48,7 @@ void update_run(const AdamConfig& config, int step, ParamType type, const void* 
           [p](std::size_t i, float w) { p[i] = float_to_bfloat16(w); }, n);
       return;
     }
-    case ParamType::fp16: {
+    case DType::float16: {
       const auto* __restrict g = static_cast<const std::uint16_t*>(grad);
       auto* __restrict p = static_cast<std::uint16_t*>(param);
       update(
@@ -55,7 +56,7 @@ void update_run(const AdamConfig& config, int step, ParamType type, const void* 
           [p](std::size_t i, float w) { p[i] = float_to_half(w); }, n);
       return;
     }
-    case ParamType::fp32: {
+    default: {  // float32: adam_update admits nothing else
       const auto* __restrict g = static_cast<const float*>(grad);
       auto* __restrict p = static_cast<float*>(param);
       update(
@@ -68,10 +69,11 @@ void update_run(const AdamConfig& config, int step, ParamType type, const void* 
 
 }  // namespace
 
-std::size_t bytes_of(ParamType t) { return t == ParamType::fp32 ? 4 : 2; }
-
-void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
+void adam_update(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m,
                  float* v, void* param, std::size_t n) {
+  if (type != DType::bfloat16 && type != DType::float16 && type != DType::float32) {
+    throw usage_error(fmt::format("the ZeRO update takes bfloat16, float16 or float32 parameters, not {}", name(type)));
+  }
   const std::size_t threads =
       std::min<std::size_t>(static_cast<std::size_t>(std::max(config.threads, 1)), n / kElementsPerThread + 1);
   if (threads <= 1) {
@@ -79,7 +81,7 @@ void adam_update(const AdamConfig& config, int step, ParamType type, const void*
     return;
   }
   const std::size_t run = (n / threads + kAlign - 1) / kAlign * kAlign;
-  const std::size_t g = bytes_of(type);
+  const std::size_t g = size_of(type);
   std::vector<std::jthread> workers;
   for (std::size_t t = 1; t < threads && t * run < n; ++t) {
     const std::size_t at = t * run, k = std::min(run, n - at);
@@ -91,9 +93,9 @@ void adam_update(const AdamConfig& config, int step, ParamType type, const void*
   update_run(config, step, type, grad, master, m, v, param, std::min(run, n));
 }
 
-std::uint64_t adam_bytes_moved(ParamType type, std::size_t n) {
+std::uint64_t adam_bytes_moved(DType type, std::size_t n) {
   // read: grad, master, m, v; write: master, m, v, param
-  return static_cast<std::uint64_t>(n) * (2 * bytes_of(type) + 6 * sizeof(float));
+  return static_cast<std::uint64_t>(n) * (2 * size_of(type) + 6 * sizeof(float));
 }
 
 }  // namespace distbench::zero

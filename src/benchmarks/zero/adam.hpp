@@ -4,13 +4,12 @@
 // only, so every partition of the same elements (stages 0-3, any rank count) gives bit-identical results.
 #pragma once
 
+#include "core/dtype.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace distbench::zero {
-
-enum class ParamType { bf16, fp16, fp32 };
-std::size_t bytes_of(ParamType t);
 
 struct AdamConfig {
   float lr = 1e-3f;
@@ -22,12 +21,13 @@ struct AdamConfig {
 };
 
 // Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements, on `config.threads` threads when
-// the shard is large enough to repay starting them (each thread a contiguous run: the results do not change). `grad`
-// and `param` hold `type` elements; master, m and v are fp32. The buffers must not overlap.
-void adam_update(const AdamConfig& config, int step, ParamType type, const void* grad, float* master, float* m,
+// the shard is large enough to repay starting them (each thread a contiguous run: the results do not change).
+// `grad` and `param` hold `type` elements (bfloat16, float16 or float32; another type is a usage_error); master, m
+// and v are fp32. The buffers must not overlap.
+void adam_update(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m,
                  float* v, void* param, std::size_t n);
 
 // The bytes one update moves: read grad, master, m, v; write master, m, v, param.
-std::uint64_t adam_bytes_moved(ParamType type, std::size_t n);
+std::uint64_t adam_bytes_moved(DType type, std::size_t n);
 
 }  // namespace distbench::zero

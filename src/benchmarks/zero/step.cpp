@@ -11,51 +11,38 @@
 namespace distbench::zero {
 namespace {
 
-DType dtype_of(ParamType t) {
+void store(DType t, std::byte* at, std::size_t i, float value) {
   switch (t) {
-    case ParamType::bf16:
-      return DType::bfloat16;
-    case ParamType::fp16:
-      return DType::float16;
-    case ParamType::fp32:
-      return DType::float32;
-  }
-  return DType::float32;
-}
-
-void store(ParamType t, std::byte* at, std::size_t i, float value) {
-  switch (t) {
-    case ParamType::bf16: {
+    case DType::bfloat16: {
       const std::uint16_t b = float_to_bfloat16(value);
       std::memcpy(at + i * 2, &b, 2);
       return;
     }
-    case ParamType::fp16: {
+    case DType::float16: {
       const std::uint16_t h = float_to_half(value);
       std::memcpy(at + i * 2, &h, 2);
       return;
     }
-    case ParamType::fp32:
+    default:  // float32: the constructor admits nothing else
       std::memcpy(at + i * 4, &value, 4);
       return;
   }
 }
 
-float load(ParamType t, const std::byte* at, std::size_t i) {
+float load(DType t, const std::byte* at, std::size_t i) {
   std::uint16_t h = 0;
   float f = 0;
   switch (t) {
-    case ParamType::bf16:
+    case DType::bfloat16:
       std::memcpy(&h, at + i * 2, 2);
       return bfloat16_to_float(h);
-    case ParamType::fp16:
+    case DType::float16:
       std::memcpy(&h, at + i * 2, 2);
       return half_to_float(h);
-    case ParamType::fp32:
+    default:  // float32
       std::memcpy(&f, at + i * 4, 4);
       return f;
   }
-  return 0;
 }
 
 }  // namespace
@@ -67,7 +54,7 @@ float gradient_value(std::uint64_t i, int rank, int step) {
 
 float initial_weight(std::uint64_t i) { return 0.5f + static_cast<float>(i % 7) * 0.125f; }
 
-ZeroStep::ZeroStep(Communicator& comm, Stage stage, ParamType type, std::vector<std::size_t> layers, AdamConfig adam,
+ZeroStep::ZeroStep(Communicator& comm, Stage stage, DType type, std::vector<std::size_t> layers, AdamConfig adam,
                    Zero1Reduce zero1)
     : comm_(comm), stage_(stage), type_(type), layers_(std::move(layers)), adam_(adam), zero1_(zero1) {
   const auto n = static_cast<std::size_t>(comm.size());
@@ -76,7 +63,10 @@ ZeroStep::ZeroStep(Communicator& comm, Stage stage, ParamType type, std::vector<
   flat_ = partition(psi_, n);
   per_layer_ = layer_partitions(layers_, n);
   adam_.grad_scale = 1.0f / static_cast<float>(n);
-  const std::size_t g = bytes_of(type_);
+  if (type_ != DType::bfloat16 && type_ != DType::float16 && type_ != DType::float32) {
+    throw usage_error(fmt::format("ZeRO parameters are bfloat16, float16 or float32, not {}", name(type_)));
+  }
+  const std::size_t g = size_of(type_);
   switch (stage_) {
     case Stage::s0:
       shards_.push_back({0, psi_, 0});
@@ -125,8 +115,8 @@ void ZeroStep::run_collective(Collective c, void* send, void* recv, std::size_t 
 }
 
 void ZeroStep::reduce_gradients(int step, Seconds timeout) {
-  const std::size_t g = bytes_of(type_);
-  const DType t = dtype_of(type_);
+  const std::size_t g = size_of(type_);
+  const DType t = type_;
   const int me = comm_.rank();
   if (stage_ == Stage::s3) {
     // Backward, last layer first: gather the layer's parameters, make its gradients, reduce-scatter them.
@@ -158,7 +148,7 @@ void ZeroStep::reduce_gradients(int step, Seconds timeout) {
 }
 
 void ZeroStep::update(int step) {
-  const std::size_t g = bytes_of(type_);
+  const std::size_t g = size_of(type_);
   for (const Shard& s : shards_) {
     std::byte* param = params_.data() + (stage_ == Stage::s3 ? s.local : s.global) * g;
     adam_update(adam_, step, type_, grads_.data() + s.local * g, master_.data() + s.local, m_.data() + s.local,
@@ -169,8 +159,8 @@ void ZeroStep::update(int step) {
 void ZeroStep::gather_params(Seconds timeout) {
   if (stage_ != Stage::s1 && stage_ != Stage::s2) return;
   // In place: this rank's shard sits at its block of the full parameters.
-  const std::size_t g = bytes_of(type_);
-  const DType t = dtype_of(type_);
+  const std::size_t g = size_of(type_);
+  const DType t = type_;
   ExternalBuffer all(params_.data(), params_.size());
   CollectiveCall call{Collective::allgather,
                       {&all, static_cast<std::size_t>(comm_.rank()) * flat_.shard * g},
@@ -185,11 +175,11 @@ void ZeroStep::gather_params(Seconds timeout) {
 void ZeroStep::run(int step, Seconds timeout) {
   if (stage_ == Stage::s3) {
     // Forward: each layer's parameters gathered before use and dropped after.
-    const std::size_t g = bytes_of(type_);
+    const std::size_t g = size_of(type_);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       std::vector<std::byte> gathered(per_layer_[l].padded() * g);
       run_collective(Collective::allgather, params_.data() + shards_[l].local * g, gathered.data(), per_layer_[l].shard,
-                     dtype_of(type_), timeout);
+                     type_, timeout);
     }
   }
   reduce_gradients(step, timeout);

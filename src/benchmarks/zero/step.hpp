@@ -22,7 +22,7 @@ float initial_weight(std::uint64_t i);
 
 class ZeroStep {
  public:
-  ZeroStep(Communicator& comm, Stage stage, ParamType type, std::vector<std::size_t> layers, AdamConfig adam,
+  ZeroStep(Communicator& comm, Stage stage, DType type, std::vector<std::size_t> layers, AdamConfig adam,
            Zero1Reduce zero1 = Zero1Reduce::allreduce);
 
   // One step (1-based), every wait bounded by `timeout`.
@@ -47,7 +47,7 @@ class ZeroStep {
 
   Communicator& comm_;
   Stage stage_;
-  ParamType type_;
+  DType type_;
   std::vector<std::size_t> layers_;
   AdamConfig adam_;
   Zero1Reduce zero1_;
