@@ -47,11 +47,13 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < n; ++i) grad[i] = distbench::float_to_bfloat16(static_cast<float>(i % 9) - 4.0f);
   AdamConfig config;
   const double update_s = best_seconds(reps, [&](int i) {
-    adam_update(config, i + 1, distbench::DType::bfloat16, grad.data(), master.data(), m.data(), v.data(), param.data(), n);
+    adam_update(config, i + 1, distbench::DType::bfloat16, grad.data(), master.data(), m.data(), v.data(), param.data(),
+                n);
   });
   config.threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   const double threaded_s = best_seconds(reps, [&](int i) {
-    adam_update(config, i + 1, distbench::DType::bfloat16, grad.data(), master.data(), m.data(), v.data(), param.data(), n);
+    adam_update(config, i + 1, distbench::DType::bfloat16, grad.data(), master.data(), m.data(), v.data(), param.data(),
+                n);
   });
   const double update_bytes = static_cast<double>(adam_bytes_moved(distbench::DType::bfloat16, n));
 

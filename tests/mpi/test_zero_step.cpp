@@ -96,10 +96,8 @@ TEST_P(ZeroStages, Stage1WithReduceScatterMatchesOneRank) {
 TEST_P(ZeroStages, Stage2MatchesOneRank) { check_stage(Stage::s2, GetParam()); }
 TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(
-    Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32), [](const auto& info) {
-      return std::string(name(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32),
+                         [](const auto& info) { return std::string(name(info.param)); });
 
 }  // namespace
 }  // namespace distbench::zero

@@ -15,6 +15,27 @@ double number(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNotMeasured;
 }
 
+// One group's allreduce from its ranks' results: bus bandwidth from the slowest rank's best time, and the wrong
+// elements over all ranks; nullopt when a rank's result is missing.
+struct GroupAllreduce {
+  double busbw_gbps = 0;
+  double wrong = 0;
+};
+std::optional<GroupAllreduce> group_allreduce(const PhaseResult& phase, const std::vector<int>& ranks) {
+  double slowest = 0, bytes = 0;
+  GroupAllreduce out;
+  for (int r : ranks) {
+    const auto& j = phase.ranks[static_cast<std::size_t>(r)];
+    if (!j || !j->contains("best_s")) return std::nullopt;
+    slowest = std::max(slowest, number(*j, "best_s"));
+    out.wrong += number(*j, "wrong");
+    bytes = number(*j, "bytes");
+  }
+  const auto n = static_cast<double>(ranks.size());
+  out.busbw_gbps = bytes / slowest / 1e9 * 2 * (n - 1) / n;
+  return out;
+}
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return kNotMeasured;
   return summarize(v).median;
@@ -90,6 +111,7 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
                                Screening& screen) {
   std::vector<Check> out;
   std::vector<Check> figures;
+  std::vector<int> rank_of_figure;  // beside `figures`
   for (std::size_t r = 0; r < phase.ranks.size(); ++r) {
     const auto& j = phase.ranks[r];
     if (!j || j->contains("error")) continue;
@@ -108,6 +130,7 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
       Check c = make_check("rank", subject, host, metric, number(*j, key.c_str()), "GB/s");
       c.screening = true;
       figures.push_back(std::move(c));
+      rank_of_figure.push_back(static_cast<int>(r));
     }
   }
   for (const auto& [key, metric] : rank_bandwidths()) {
@@ -119,9 +142,9 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
     if (auto bound = judge_relative(group, Better::higher, plan.bandwidth)) screen.bounds[metric] = *bound;
   }
   apply_plan_rules(figures, plan);
-  for (const Check& c : figures) {
-    const int r = std::stoi(c.subject.substr(5));
-    if (c.status != Status::healthy &&
+  for (std::size_t k = 0; k < figures.size(); ++k) {
+    const int r = rank_of_figure[k];
+    if (figures[k].status != Status::healthy &&
         std::find(screen.suspects.begin(), screen.suspects.end(), r) == screen.suspects.end()) {
       screen.suspects.push_back(r);
     }
@@ -163,20 +186,9 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
   std::vector<Check> out;
   const std::string busbw_metric = scope + ".allreduce.busbw_gbps";
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    double slowest = 0, wrong = 0, bytes = 0;
-    bool complete = true;
-    for (int r : groups[g]) {
-      const auto& j = phase.ranks[static_cast<std::size_t>(r)];
-      if (!j || j->contains("error") || !j->contains("best_s")) {
-        complete = false;
-        continue;
-      }
-      slowest = std::max(slowest, number(*j, "best_s"));
-      wrong += number(*j, "wrong");
-      bytes = number(*j, "bytes");
-    }
-    if (!complete) continue;  // arrival_checks says why
-    const auto n = static_cast<double>(groups[g].size());
+    const auto figures = group_allreduce(phase, groups[g]);
+    if (!figures) continue;  // arrival_checks says why
+    const double wrong = figures->wrong;
     Check w = make_check(scope, subjects[g], hosts[g], scope + ".allreduce.wrong", wrong, "1");
     w.limit = "== 0";
     if (wrong != 0) {
@@ -186,8 +198,7 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
     }
     out.push_back(std::move(w));
     if (groups[g].size() > 1) {
-      const double busbw = bytes / slowest / 1e9 * 2 * (n - 1) / n;
-      Check c = make_check(scope, subjects[g], hosts[g], busbw_metric, busbw, "GB/s");
+      Check c = make_check(scope, subjects[g], hosts[g], busbw_metric, figures->busbw_gbps, "GB/s");
       c.screening = screening != nullptr;
       out.push_back(std::move(c));
     }
@@ -215,11 +226,13 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
   LinkJudgement out;
   const auto nodes = static_cast<int>(topo.hosts.size());
   std::vector<std::vector<double>> node_gbps(static_cast<std::size_t>(nodes));
+  std::vector<NodePair> pair_of_check;  // beside out.checks
   for (int leader : topo.leaders) {
     const auto& j = phase.ranks[static_cast<std::size_t>(leader)];
     if (!j || !j->contains("links")) continue;
     for (const auto& link : (*j)["links"]) {
       const int from = link["from"].get<int>(), to = link["to"].get<int>();
+      pair_of_check.push_back({std::min(from, to), std::max(from, to)});
       if (link.contains("gbps")) {
         const double g = link["gbps"].get<double>();
         out.checks.push_back(make_check("links", topo.link_name(from, to), "", "link.bandwidth_gbps", g, "GB/s"));
@@ -240,28 +253,17 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
     judge_relative(lat, Better::lower, plan.latency);
   }
   apply_plan_rules(out.checks, plan);
-  // A pair is bad when any of its figures is.
+  // A pair is bad when any of its figures is; each node's score is the median over its pairs of the pair's slower
+  // direction.
   std::map<NodePair, bool> pair_bad;
-  auto node_index = [&topo](const std::string& host) {
-    return static_cast<int>(std::find(topo.hosts.begin(), topo.hosts.end(), host) - topo.hosts.begin());
-  };
-  for (const Check& c : out.checks) {
-    const auto sep = c.subject.find(c.metric == "link.latency_us" ? "<->" : "->");
-    const int a = node_index(c.subject.substr(0, sep));
-    const int b = node_index(c.subject.substr(sep + (c.metric == "link.latency_us" ? 3 : 2)));
-    const NodePair p{std::min(a, b), std::max(a, b)};
+  std::map<NodePair, double> slower;
+  for (std::size_t k = 0; k < out.checks.size(); ++k) {
+    const Check& c = out.checks[k];
+    const NodePair& p = pair_of_check[k];
     pair_bad[p] = pair_bad[p] || c.status != Status::healthy;
+    if (c.metric == "link.bandwidth_gbps") slower[p] = slower.contains(p) ? std::min(slower[p], c.value) : c.value;
   }
   for (const auto& [p, bad] : pair_bad) (bad ? out.bad : out.good).push_back(p);
-  // Each node's score: the median over its pairs of the pair's slower direction.
-  std::map<NodePair, double> slower;
-  for (const Check& c : out.checks) {
-    if (c.metric != "link.bandwidth_gbps") continue;
-    const auto sep = c.subject.find("->");
-    const int a = node_index(c.subject.substr(0, sep)), b = node_index(c.subject.substr(sep + 2));
-    const NodePair p{std::min(a, b), std::max(a, b)};
-    slower[p] = slower.contains(p) ? std::min(slower[p], c.value) : c.value;
-  }
   for (const auto& [p, g] : slower) {
     node_gbps[static_cast<std::size_t>(p.first)].push_back(g);
     node_gbps[static_cast<std::size_t>(p.second)].push_back(g);
@@ -338,23 +340,10 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     }
   }
   for (int n : node.suspects) {
-    const auto& ranks = topo.ranks_of_node[static_cast<std::size_t>(n)];
-    double slowest = 0, bytes = 0;
-    bool complete = true;
-    for (int r : ranks) {
-      const auto& j = phase.ranks[static_cast<std::size_t>(r)];
-      if (!j || !j->contains("best_s")) {
-        complete = false;
-        break;
-      }
-      slowest = std::max(slowest, number(*j, "best_s"));
-      bytes = number(*j, "bytes");
-    }
-    if (!complete) continue;
-    const auto k = static_cast<double>(ranks.size());
+    const auto figures = group_allreduce(phase, topo.ranks_of_node[static_cast<std::size_t>(n)]);
+    if (!figures) continue;
     const std::string& host = topo.hosts[static_cast<std::size_t>(n)];
-    Check c =
-        make_check("confirm", host, host, "node.allreduce.busbw_gbps", bytes / slowest / 1e9 * 2 * (k - 1) / k, "GB/s");
+    Check c = make_check("confirm", host, host, "node.allreduce.busbw_gbps", figures->busbw_gbps, "GB/s");
     judge(c, node);
     out.push_back(std::move(c));
   }

@@ -61,15 +61,15 @@ class Findings {
       }
       add(std::move(unchecked));
     }
+    const std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
     std::vector<Check> verdicts;
-    for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
+    for (const NodeVerdict& v : nodes) {
       Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "1");
       c.status = v.status;
       c.why = v.reason;
       verdicts.push_back(std::move(c));
     }
-    std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
-    Status overall = overall_status(nodes, all_);
+    const Status overall = overall_status(nodes, all_);
     Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "1");
     cluster.status = overall;
     cluster.why = abandoned;

@@ -69,8 +69,8 @@ void update_run(const AdamConfig& config, int step, DType type, const void* grad
 
 }  // namespace
 
-void adam_update(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m,
-                 float* v, void* param, std::size_t n) {
+void adam_update(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m, float* v,
+                 void* param, std::size_t n) {
   if (type != DType::bfloat16 && type != DType::float16 && type != DType::float32) {
     throw usage_error(fmt::format("the ZeRO update takes bfloat16, float16 or float32 parameters, not {}", name(type)));
   }
