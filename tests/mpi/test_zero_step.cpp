@@ -58,11 +58,17 @@ struct Reference {
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
-void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce) {
+void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce, std::size_t bucket = 0) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
   Communicator& comm = world().communicator(world_partition(connector().size()));
-  ZeroStep step(comm, stage, type, layers, AdamConfig{}, zero1);
-  for (int s = 1; s <= kSteps; ++s) step.run(s, kTimeout);
+  StepConfig config;
+  config.stage = stage;
+  config.type = type;
+  config.layers = layers;
+  config.bucket = bucket;
+  config.zero1 = zero1;
+  ZeroStep step(comm, config);
+  for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
   const Reference ref(1001, comm.size(), type);
   const auto owned = step.owned();
   const auto master = step.owned_master();
@@ -94,6 +100,11 @@ TEST_P(ZeroStages, Stage1WithReduceScatterMatchesOneRank) {
   check_stage(Stage::s1, GetParam(), Zero1Reduce::reduce_scatter);
 }
 TEST_P(ZeroStages, Stage2MatchesOneRank) { check_stage(Stage::s2, GetParam()); }
+// Buckets of 100 (the last of 1); stage 3 ignores them (its segments are the layers).
+TEST_P(ZeroStages, BucketedStagesMatchOneRank) {
+  for (Stage s : {Stage::s0, Stage::s1, Stage::s2}) check_stage(s, GetParam(), Zero1Reduce::allreduce, 100);
+  check_stage(Stage::s1, GetParam(), Zero1Reduce::reduce_scatter, 100);
+}
 TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32),

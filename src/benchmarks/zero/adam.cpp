@@ -58,6 +58,11 @@ void update_run(const AdamConfig& config, int step, DType type, const void* grad
     }
     default: {  // float32: adam_update admits nothing else
       const auto* __restrict g = static_cast<const float*>(grad);
+      if (param == nullptr) {  // the master weights are the parameters
+        update(
+            config, bc1, bc2, [g](std::size_t i) { return g[i]; }, master, m, v, [](std::size_t, float) {}, n);
+        return;
+      }
       auto* __restrict p = static_cast<float*>(param);
       update(
           config, bc1, bc2, [g](std::size_t i) { return g[i]; }, master, m, v,
@@ -74,6 +79,9 @@ void adam_update(const AdamConfig& config, int step, DType type, const void* gra
   if (type != DType::bfloat16 && type != DType::float16 && type != DType::float32) {
     throw usage_error(fmt::format("the ZeRO update takes bfloat16, float16 or float32 parameters, not {}", name(type)));
   }
+  if (param == nullptr && type != DType::float32) {
+    throw usage_error("the ZeRO update writes 16-bit parameters to their own buffer: param must not be null");
+  }
   const std::size_t threads =
       std::min<std::size_t>(static_cast<std::size_t>(std::max(config.threads, 1)), n / kElementsPerThread + 1);
   if (threads <= 1) {
@@ -87,15 +95,15 @@ void adam_update(const AdamConfig& config, int step, DType type, const void* gra
     const std::size_t at = t * run, k = std::min(run, n - at);
     workers.emplace_back([=] {
       update_run(config, step, type, static_cast<const std::byte*>(grad) + at * g, master + at, m + at, v + at,
-                 static_cast<std::byte*>(param) + at * g, k);
+                 param == nullptr ? nullptr : static_cast<std::byte*>(param) + at * g, k);
     });
   }
   update_run(config, step, type, grad, master, m, v, param, std::min(run, n));
 }
 
-std::uint64_t adam_bytes_moved(DType type, std::size_t n) {
-  // read: grad, master, m, v; write: master, m, v, param
-  return static_cast<std::uint64_t>(n) * (2 * size_of(type) + 6 * sizeof(float));
+std::uint64_t adam_bytes_moved(DType type, std::size_t n, bool separate_params) {
+  // read: grad, master, m, v; write: master, m, v, and the parameters when they are not the master weights
+  return static_cast<std::uint64_t>(n) * ((separate_params ? 2 : 1) * size_of(type) + 6 * sizeof(float));
 }
 
 }  // namespace distbench::zero

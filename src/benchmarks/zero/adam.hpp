@@ -23,11 +23,12 @@ struct AdamConfig {
 // Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements, on `config.threads` threads when
 // the shard is large enough to repay starting them (each thread a contiguous run: the results do not change).
 // `grad` and `param` hold `type` elements (bfloat16, float16 or float32; another type is a usage_error); master, m
-// and v are fp32. The buffers must not overlap.
+// and v are fp32. The buffers must not overlap. fp32 training keeps no separate master copy: with param null (float32
+// only) the master weights are the parameters.
 void adam_update(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m, float* v,
                  void* param, std::size_t n);
 
-// The bytes one update moves: read grad, master, m, v; write master, m, v, param.
-std::uint64_t adam_bytes_moved(DType type, std::size_t n);
+// The bytes one update moves: read grad, master, m, v; write master, m, v and (`separate_params`) the parameters.
+std::uint64_t adam_bytes_moved(DType type, std::size_t n, bool separate_params = true);
 
 }  // namespace distbench::zero

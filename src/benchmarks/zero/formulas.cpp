@@ -21,39 +21,41 @@ Precision precision_of(std::string_view dtype) {
   throw usage_error(fmt::format("--dtype {}: choose bf16, fp16 or fp32", dtype));
 }
 
-Memory model_state_bytes(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks, const Precision& p,
-                         std::size_t live_layers) {
-  const std::uint64_t psi = sum(layers);
-  const std::uint64_t shard = partition(psi, ranks).shard;
-  Memory m;
-  switch (stage) {
-    case Stage::s0:
-      m = {psi * p.param, psi * p.grad, psi * p.optimizer};
-      break;
-    case Stage::s1:
-      m = {psi * p.param, psi * p.grad, shard * p.optimizer};
-      break;
-    case Stage::s2:
-      m = {psi * p.param, shard * p.grad, shard * p.optimizer};
-      break;
-    case Stage::s3: {
-      // Each layer's own shard of parameters, gradients and optimizer state, plus the largest layers gathered whole.
-      std::uint64_t shards = 0;
-      for (const Partition& part : layer_partitions(layers, ranks)) shards += part.shard;
-      std::vector<std::size_t> largest(layers);
-      std::sort(largest.begin(), largest.end(), std::greater<>());
-      largest.resize(std::min(live_layers, largest.size()));
-      m = {(shards + sum(largest)) * p.param, shards * p.grad, shards * p.optimizer};
-      break;
-    }
-  }
-  return m;
+std::vector<Segment> stage_segments(Stage stage, const std::vector<std::size_t>& layers, std::size_t bucket,
+                                    std::size_t ranks) {
+  if (stage == Stage::s3) return layer_segments(layers, ranks);
+  return bucket_segments(sum(layers), bucket, ranks);
 }
 
-std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks,
-                                  const Precision& p, Zero1Reduce zero1) {
-  const std::uint64_t padded = partition(sum(layers), ranks).padded();
-  const std::uint64_t share = ring_share(padded, ranks);  // a Ψ, in elements
+Memory model_state_bytes(Stage stage, const std::vector<Segment>& segments, const Precision& p) {
+  std::uint64_t psi = 0;
+  for (const Segment& s : segments) psi += s.part.elements;
+  const std::uint64_t padded = padded_elements(segments);
+  const std::uint64_t shard = shard_elements(segments);
+  switch (stage) {
+    case Stage::s0:
+      return {psi * p.param, psi * p.grad, psi * p.optimizer};
+    case Stage::s1:
+      return {padded * p.param, padded * p.grad, shard * p.optimizer};
+    case Stage::s2:
+      return {padded * p.param, shard * p.grad, shard * p.optimizer};
+    case Stage::s3:
+      return {shard * p.param, shard * p.grad, shard * p.optimizer};
+  }
+  return {};
+}
+
+std::uint64_t step_buffer_bytes(Stage stage, const std::vector<Segment>& segments, const Precision& p) {
+  const std::uint64_t largest = largest_padded(segments);
+  if (stage == Stage::s2) return largest * p.grad;
+  if (stage == Stage::s3) return largest * (p.param + p.grad);
+  return 0;
+}
+
+std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<Segment>& segments, const Precision& p,
+                                  Zero1Reduce zero1) {
+  std::uint64_t share = 0;  // a Ψ, in elements, segment by segment
+  for (const Segment& s : segments) share += ring_share(s.part.padded(), s.part.ranks);
   switch (stage) {
     case Stage::s0:
       return 2 * share * p.grad;
@@ -61,11 +63,8 @@ std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<std::size_t>& l
       return (zero1 == Zero1Reduce::allreduce ? 2 * share : share) * p.grad + share * p.param;
     case Stage::s2:
       return share * p.grad + share * p.param;
-    case Stage::s3: {
-      std::uint64_t gathered = 0;
-      for (const Partition& part : layer_partitions(layers, ranks)) gathered += ring_share(part.padded(), ranks);
-      return 2 * gathered * p.param + gathered * p.grad;  // gradients reduce-scattered layer by layer
-    }
+    case Stage::s3:
+      return 2 * share * p.param + share * p.grad;  // each layer gathered twice, its gradients reduce-scattered
   }
   return 0;
 }

@@ -46,17 +46,25 @@ Precision precision_of(std::string_view dtype);
 
 enum class Zero1Reduce { allreduce, reduce_scatter };
 
-// Bytes of model states each rank holds (padded shards; no buffers, no activations).
+// The segments a stage reduces and gathers: buckets of `bucket` elements for stages 0-2 (0: one bucket), layers for
+// stage 3.
+std::vector<Segment> stage_segments(Stage stage, const std::vector<std::size_t>& layers, std::size_t bucket,
+                                    std::size_t ranks);
+
+// Bytes of model states each rank holds (the paper's terms; shards padded as `segments` say; stage 0 unpadded).
 struct Memory {
   std::uint64_t params = 0, grads = 0, optimizer = 0;
   std::uint64_t total() const { return params + grads + optimizer; }
 };
-// `layers`: the parameters' layers (stage 3 keeps one shard per layer, and `live_layers` gathered at a time).
-Memory model_state_bytes(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks, const Precision& p,
-                         std::size_t live_layers = 1);
+Memory model_state_bytes(Stage stage, const std::vector<Segment>& segments, const Precision& p);
 
-// Bytes each rank sends per step (ring algorithms), as above.
-std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<std::size_t>& layers, std::size_t ranks,
-                                  const Precision& p, Zero1Reduce zero1 = Zero1Reduce::allreduce);
+// Bytes a step holds beyond the model states, as distbench runs it: stage 2, one bucket of gradients as the backward
+// makes them (reduce-scattered, then reused for the next bucket); stage 3, one layer's parameters gathered whole and
+// its gradients (the paper's "live layers"); stages 0 and 1 reduce in place and hold none.
+std::uint64_t step_buffer_bytes(Stage stage, const std::vector<Segment>& segments, const Precision& p);
+
+// Bytes each rank sends per step (ring algorithms) as the header says; a ring receives as many as it sends.
+std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<Segment>& segments, const Precision& p,
+                                  Zero1Reduce zero1 = Zero1Reduce::allreduce);
 
 }  // namespace distbench::zero

@@ -35,4 +35,41 @@ std::vector<Partition> layer_partitions(const std::vector<std::size_t>& layers, 
   return out;
 }
 
+std::vector<Segment> bucket_segments(std::size_t psi, std::size_t bucket, std::size_t ranks) {
+  if (bucket == 0 || bucket > psi) bucket = psi;
+  std::vector<Segment> out;
+  for (std::size_t begin = 0; begin < psi; begin += bucket) {
+    out.push_back({begin, partition(std::min(bucket, psi - begin), ranks)});
+  }
+  return out;
+}
+
+std::vector<Segment> layer_segments(const std::vector<std::size_t>& layers, std::size_t ranks) {
+  std::vector<Segment> out;
+  std::size_t begin = 0;
+  for (std::size_t n : layers) {
+    out.push_back({begin, partition(n, ranks)});
+    begin += n;
+  }
+  return out;
+}
+
+std::size_t padded_elements(const std::vector<Segment>& segments) {
+  std::size_t n = 0;
+  for (const Segment& s : segments) n += s.part.padded();
+  return n;
+}
+
+std::size_t shard_elements(const std::vector<Segment>& segments) {
+  std::size_t n = 0;
+  for (const Segment& s : segments) n += s.part.shard;
+  return n;
+}
+
+std::size_t largest_padded(const std::vector<Segment>& segments) {
+  std::size_t n = 0;
+  for (const Segment& s : segments) n = std::max(n, s.part.padded());
+  return n;
+}
+
 }  // namespace distbench::zero

@@ -36,4 +36,23 @@ Partition partition(std::size_t elements, std::size_t ranks);
 // Stage 3: one partition per layer.
 std::vector<Partition> layer_partitions(const std::vector<std::size_t>& layers, std::size_t ranks);
 
+// A run of parameters reduced and gathered as one: a gradient bucket (stages 0-2) or a layer (stage 3), sharded
+// over the ranks on its own (rank r owns the r-th block of every segment).
+struct Segment {
+  std::size_t begin = 0;  // its first parameter (global index)
+  Partition part;
+};
+
+// Ψ parameters in buckets of `bucket` elements (the last one shorter; 0: one bucket of all), each sharded over
+// `ranks`. Buckets cut across layers, as a flat gradient buffer does.
+std::vector<Segment> bucket_segments(std::size_t psi, std::size_t bucket, std::size_t ranks);
+// One segment per layer.
+std::vector<Segment> layer_segments(const std::vector<std::size_t>& layers, std::size_t ranks);
+
+// Sums over segments: padded elements (what the collectives move), shard elements (what one rank owns, padded), and
+// the largest segment's padded size.
+std::size_t padded_elements(const std::vector<Segment>& segments);
+std::size_t shard_elements(const std::vector<Segment>& segments);
+std::size_t largest_padded(const std::vector<Segment>& segments);
+
 }  // namespace distbench::zero

@@ -54,169 +54,265 @@ float gradient_value(std::uint64_t i, int rank, int step) {
 
 float initial_weight(std::uint64_t i) { return 0.5f + static_cast<float>(i % 7) * 0.125f; }
 
-ZeroStep::ZeroStep(Communicator& comm, Stage stage, DType type, std::vector<std::size_t> layers, AdamConfig adam,
-                   Zero1Reduce zero1)
-    : comm_(comm), stage_(stage), type_(type), layers_(std::move(layers)), adam_(adam), zero1_(zero1) {
-  const auto n = static_cast<std::size_t>(comm.size());
-  const auto me = static_cast<std::size_t>(comm.rank());
-  psi_ = std::accumulate(layers_.begin(), layers_.end(), std::size_t{0});
-  flat_ = partition(psi_, n);
-  per_layer_ = layer_partitions(layers_, n);
-  adam_.grad_scale = 1.0f / static_cast<float>(n);
-  if (type_ != DType::bfloat16 && type_ != DType::float16 && type_ != DType::float32) {
-    throw usage_error(fmt::format("ZeRO parameters are bfloat16, float16 or float32, not {}", name(type_)));
+ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_(std::move(config)) {
+  const DType t = config_.type;
+  if (t != DType::bfloat16 && t != DType::float16 && t != DType::float32) {
+    throw usage_error(fmt::format("ZeRO parameters are bfloat16, float16 or float32, not {}", name(t)));
   }
-  const std::size_t g = size_of(type_);
-  switch (stage_) {
+  const auto n = static_cast<std::size_t>(comm.size());
+  me_ = static_cast<std::size_t>(comm.rank());
+  config_.adam.grad_scale = 1.0f / static_cast<float>(n);
+  const Stage stage = config_.stage;
+  segments_ = stage_segments(stage, config_.layers, config_.bucket, n);
+  const std::size_t g = size_of(t);
+  // Where each segment sits in the full buffers (stages 0-2; stage 0 unpadded) and in the sharded ones.
+  std::size_t full = 0, sharded = 0;
+  for (const Segment& s : segments_) {
+    slot_.push_back(full);
+    shard_at_.push_back(sharded);
+    full += stage == Stage::s0 ? s.part.elements : s.part.padded();
+    sharded += s.part.shard;
+  }
+  const bool fp32 = t == DType::float32;  // the master weights are the parameters: no copy of them
+  switch (stage) {
     case Stage::s0:
-      shards_.push_back({0, psi_, 0});
-      shard_elements_ = psi_;
+      params_.assign(full * g, std::byte{0});
+      grads_.assign(full * g, std::byte{0});
+      state_elements_ = full;
       break;
     case Stage::s1:
-    case Stage::s2: {
-      const Range own = flat_.owned(me);
-      shards_.push_back({own.begin, own.size(), 0});
-      shard_elements_ = flat_.shard;
+      params_.assign(full * g, std::byte{0});
+      grads_.assign(full * g, std::byte{0});
+      state_elements_ = sharded;
       break;
+    case Stage::s2:
+      params_.assign(full * g, std::byte{0});
+      grads_.assign(sharded * g, std::byte{0});
+      staging_.assign(largest_padded(segments_) * g, std::byte{0});
+      state_elements_ = sharded;
+      break;
+    case Stage::s3:
+      params_.assign(sharded * g, std::byte{0});
+      grads_.assign(sharded * g, std::byte{0});
+      staging_.assign(largest_padded(segments_) * g, std::byte{0});
+      gathered_.assign(largest_padded(segments_) * g, std::byte{0});
+      state_elements_ = sharded;
+      break;
+  }
+  params_view_ = ExternalBuffer(params_.data(), params_.size());
+  grads_view_ = ExternalBuffer(grads_.data(), grads_.size());
+  staging_view_ = ExternalBuffer(staging_.data(), staging_.size());
+  gathered_view_ = ExternalBuffer(gathered_.data(), gathered_.size());
+  if (!fp32) master_.assign(state_elements_, 0.0f);
+  m_.assign(state_elements_, 0.0f);
+  v_.assign(state_elements_, 0.0f);
+
+  for (std::size_t b = 0; b < segments_.size(); ++b) {
+    const Segment& s = segments_[b];
+    if (stage == Stage::s0) {
+      runs_.push_back({s.begin, s.part.elements, slot_[b], slot_[b], slot_[b]});
+      continue;
     }
-    case Stage::s3: {
-      std::uint64_t layer_begin = 0;
-      for (std::size_t l = 0; l < layers_.size(); ++l) {
-        const Range own = per_layer_[l].owned(me);
-        shards_.push_back({layer_begin + own.begin, own.size(), shard_elements_});
-        shard_elements_ += per_layer_[l].shard;
-        layer_begin += layers_[l];
+    const Range own = s.part.owned(me_);
+    if (own.size() == 0) continue;
+    Run r{s.begin + own.begin, own.size(), shard_at_[b], 0, shard_at_[b]};
+    r.param = stage == Stage::s3 ? shard_at_[b] : slot_[b] + own.begin;
+    if (stage == Stage::s1) {
+      // The reduced gradients of the owned block: where the backend leaves them (an in-place reduce-scatter may
+      // leave them at the start of the bucket).
+      r.grad = slot_[b] + own.begin;
+      if (config_.zero1 == Zero1Reduce::reduce_scatter) {
+        const CollectiveCall call{Collective::reduce_scatter, grads_at(slot_[b]), grads_at(slot_[b] + me_ * s.part.shard),
+                                  s.part.shard, t, ReduceOp::sum, 0};
+        r.grad = comm_.result_at(call).byte_offset / g;
       }
-      break;
+    }
+    runs_.push_back(r);
+  }
+  // Initial weights: the parameters every rank holds, and the owned master weights.
+  if (stage != Stage::s3) {
+    for (std::size_t b = 0; b < segments_.size(); ++b) {
+      for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
+        store(t, params_.data(), slot_[b] + k, initial_weight(segments_[b].begin + k));
+      }
     }
   }
-  params_.assign((stage_ == Stage::s3 ? shard_elements_ : flat_.padded()) * g, std::byte{0});
-  master_.assign(shard_elements_, 0.0f);
-  m_.assign(shard_elements_, 0.0f);
-  v_.assign(shard_elements_, 0.0f);
-  grads_.assign(shard_elements_ * g, std::byte{0});
-  if (stage_ != Stage::s3) {
-    for (std::size_t i = 0; i < psi_; ++i) store(type_, params_.data(), i, initial_weight(i));
-  }
-  for (const Shard& s : shards_) {
-    for (std::size_t k = 0; k < s.count; ++k) {
-      master_[s.local + k] = initial_weight(s.global + k);
-      if (stage_ == Stage::s3) store(type_, params_.data(), s.local + k, initial_weight(s.global + k));
+  for (const Run& r : runs_) {
+    for (std::size_t k = 0; k < r.count; ++k) {
+      if (stage == Stage::s3) store(t, params_.data(), r.param + k, initial_weight(r.global + k));
+      if (!fp32) master_[r.state + k] = initial_weight(r.global + k);
     }
   }
 }
 
-void ZeroStep::run_collective(Collective c, void* send, void* recv, std::size_t count, DType t, Seconds timeout) {
-  const std::size_t elem = size_of(t);
-  const auto shape = buffer_shape(c, count, comm_.size(), comm_.rank());
-  ExternalBuffer sb(send, shape.send_count * elem), rb(recv, shape.recv_count * elem);
-  CollectiveCall call{c, {&sb, 0}, {&rb, 0}, count, t, ReduceOp::sum, 0};
+void ZeroStep::collective(Collective c, BufferRef send, BufferRef recv, std::size_t count, Seconds timeout) {
+  const CollectiveCall call{c, send, recv, count, config_.type, ReduceOp::sum, 0};
   comm_.start(call)->wait(timeout);
 }
 
-void ZeroStep::reduce_gradients(int step, Seconds timeout) {
-  const std::size_t g = size_of(type_);
-  const DType t = type_;
-  const int me = comm_.rank();
-  if (stage_ == Stage::s3) {
-    // Backward, last layer first: gather the layer's parameters, make its gradients, reduce-scatter them.
-    std::vector<std::uint64_t> begin(layers_.size(), 0);
-    for (std::size_t l = 1; l < layers_.size(); ++l) begin[l] = begin[l - 1] + layers_[l - 1];
-    for (std::size_t l = layers_.size(); l-- > 0;) {
-      const Partition& part = per_layer_[l];
-      std::vector<std::byte> gathered(part.padded() * g);
-      run_collective(Collective::allgather, params_.data() + shards_[l].local * g, gathered.data(), part.shard, t,
-                     timeout);
-      std::vector<std::byte> full(part.padded() * g, std::byte{0});
-      for (std::size_t k = 0; k < layers_[l]; ++k) store(type_, full.data(), k, gradient_value(begin[l] + k, me, step));
-      run_collective(Collective::reduce_scatter, full.data(), grads_.data() + shards_[l].local * g, part.shard, t,
-                     timeout);
+void ZeroStep::make_gradients(std::byte* at, const Segment& s) {
+  const int rank = comm_.rank();
+  const std::size_t slot = config_.stage == Stage::s0 ? s.part.elements : s.part.padded();
+  for (std::size_t k = 0; k < s.part.elements; ++k) {
+    store(config_.type, at, k, gradient_value(s.begin + k, rank, next_step_));
+  }
+  for (std::size_t k = s.part.elements; k < slot; ++k) store(config_.type, at, k, 0.0f);
+}
+
+void ZeroStep::forward_gathers(Seconds timeout) {
+  if (config_.stage != Stage::s3) return;
+  for (std::size_t l = 0; l < segments_.size(); ++l) {
+    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+  }
+}
+
+void ZeroStep::backward_gathers(Seconds timeout) {
+  if (config_.stage != Stage::s3) return;
+  for (std::size_t l = segments_.size(); l-- > 0;) {
+    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+  }
+}
+
+void ZeroStep::reduce(Seconds timeout) {
+  const bool exact = config_.gradients == Gradients::exact;
+  const std::size_t g = size_of(config_.type);
+  const Stage stage = config_.stage;
+  // Last segment first, as the backward makes them.
+  if (stage == Stage::s2 || stage == Stage::s3) {
+    for (std::size_t b = segments_.size(); b-- > 0;) {
+      const Segment& s = segments_[b];
+      if (exact) make_gradients(staging_.data(), s);
+      collective(Collective::reduce_scatter, {&staging_view_, 0}, grads_at(shard_at_[b]), s.part.shard, timeout);
     }
     return;
   }
-  std::vector<std::byte> full(flat_.padded() * g, std::byte{0});
-  for (std::size_t i = 0; i < psi_; ++i) store(type_, full.data(), i, gradient_value(i, me, step));
-  if (stage_ == Stage::s0 || (stage_ == Stage::s1 && zero1_ == Zero1Reduce::allreduce)) {
-    std::vector<std::byte> reduced(full.size());
-    run_collective(Collective::allreduce, full.data(), reduced.data(), flat_.padded(), t, timeout);
-    // This rank keeps the reduced gradients of what it updates.
-    const std::size_t from = stage_ == Stage::s0 ? 0 : shards_.front().global;
-    std::memcpy(grads_.data(), reduced.data() + from * g, shards_.front().count * g);
-    return;
+  if (exact) {
+    for (std::size_t b = 0; b < segments_.size(); ++b) make_gradients(grads_.data() + slot_[b] * g, segments_[b]);
   }
-  run_collective(Collective::reduce_scatter, full.data(), grads_.data(), flat_.shard, t, timeout);
-}
-
-void ZeroStep::update(int step) {
-  const std::size_t g = size_of(type_);
-  for (const Shard& s : shards_) {
-    std::byte* param = params_.data() + (stage_ == Stage::s3 ? s.local : s.global) * g;
-    adam_update(adam_, step, type_, grads_.data() + s.local * g, master_.data() + s.local, m_.data() + s.local,
-                v_.data() + s.local, param, s.count);
-  }
-}
-
-void ZeroStep::gather_params(Seconds timeout) {
-  if (stage_ != Stage::s1 && stage_ != Stage::s2) return;
-  // In place: this rank's shard sits at its block of the full parameters.
-  const std::size_t g = size_of(type_);
-  const DType t = type_;
-  ExternalBuffer all(params_.data(), params_.size());
-  CollectiveCall call{Collective::allgather,
-                      {&all, static_cast<std::size_t>(comm_.rank()) * flat_.shard * g},
-                      {&all, 0},
-                      flat_.shard,
-                      t,
-                      ReduceOp::sum,
-                      0};
-  comm_.start(call)->wait(timeout);
-}
-
-void ZeroStep::run(int step, Seconds timeout) {
-  if (stage_ == Stage::s3) {
-    // Forward: each layer's parameters gathered before use and dropped after.
-    const std::size_t g = size_of(type_);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      std::vector<std::byte> gathered(per_layer_[l].padded() * g);
-      run_collective(Collective::allgather, params_.data() + shards_[l].local * g, gathered.data(), per_layer_[l].shard,
-                     type_, timeout);
+  for (std::size_t b = segments_.size(); b-- > 0;) {
+    const Segment& s = segments_[b];
+    if (stage == Stage::s1 && config_.zero1 == Zero1Reduce::reduce_scatter) {
+      collective(Collective::reduce_scatter, grads_at(slot_[b]), grads_at(slot_[b] + me_ * s.part.shard), s.part.shard,
+                 timeout);
+    } else {
+      const std::size_t count = stage == Stage::s0 ? s.part.elements : s.part.padded();
+      collective(Collective::allreduce, grads_at(slot_[b]), grads_at(slot_[b]), count, timeout);
     }
   }
-  reduce_gradients(step, timeout);
-  update(step);
-  gather_params(timeout);
+}
+
+void ZeroStep::update() {
+  const DType t = config_.type;
+  const std::size_t g = size_of(t);
+  for (const Run& r : runs_) {
+    std::byte* param = params_.data() + r.param * g;
+    float* master = t == DType::float32 ? reinterpret_cast<float*>(param) : master_.data() + r.state;
+    adam_update(config_.adam, next_step_, t, grads_.data() + r.grad * g, master, m_.data() + r.state,
+                v_.data() + r.state, t == DType::float32 ? nullptr : param, r.count);
+  }
+  ++next_step_;
+}
+
+void ZeroStep::gather(Seconds timeout) {
+  if (config_.stage != Stage::s1 && config_.stage != Stage::s2) return;
+  // In place: this rank's shard sits at its block of each bucket.
+  for (std::size_t b = 0; b < segments_.size(); ++b) {
+    const std::size_t shard = segments_[b].part.shard;
+    collective(Collective::allgather, params_at(slot_[b] + me_ * shard), params_at(slot_[b]), shard, timeout);
+  }
+}
+
+void ZeroStep::run(Seconds timeout) {
+  forward_gathers(timeout);
+  backward_gathers(timeout);
+  reduce(timeout);
+  update();
+  gather(timeout);
+}
+
+std::vector<StepCall> ZeroStep::calls() const {
+  std::vector<StepCall> out;
+  const auto add = [&out](Collective c, std::size_t count, int times) {
+    for (StepCall& call : out) {
+      if (call.collective == c && call.count == count) {
+        call.times += times;
+        return;
+      }
+    }
+    out.push_back({c, count, times});
+  };
+  for (const Segment& s : segments_) {
+    switch (config_.stage) {
+      case Stage::s0:
+        add(Collective::allreduce, s.part.elements, 1);
+        break;
+      case Stage::s1:
+        if (config_.zero1 == Zero1Reduce::reduce_scatter) {
+          add(Collective::reduce_scatter, s.part.shard, 1);
+        } else {
+          add(Collective::allreduce, s.part.padded(), 1);
+        }
+        add(Collective::allgather, s.part.shard, 1);
+        break;
+      case Stage::s2:
+        add(Collective::reduce_scatter, s.part.shard, 1);
+        add(Collective::allgather, s.part.shard, 1);
+        break;
+      case Stage::s3:
+        add(Collective::allgather, s.part.shard, 2);
+        add(Collective::reduce_scatter, s.part.shard, 1);
+        break;
+    }
+  }
+  return out;
+}
+
+std::uint64_t ZeroStep::state_bytes() const {
+  return params_.size() + grads_.size() + (master_.size() + m_.size() + v_.size()) * sizeof(float);
+}
+
+std::uint64_t ZeroStep::buffer_bytes() const { return staging_.size() + gathered_.size(); }
+
+std::size_t ZeroStep::updated_elements() const {
+  std::size_t n = 0;
+  for (const Run& r : runs_) n += r.count;
+  return n;
 }
 
 std::vector<std::uint64_t> ZeroStep::owned() const {
   std::vector<std::uint64_t> out;
-  for (const Shard& s : shards_) {
-    for (std::size_t k = 0; k < s.count; ++k) out.push_back(s.global + k);
+  for (const Run& r : runs_) {
+    for (std::size_t k = 0; k < r.count; ++k) out.push_back(r.global + k);
   }
   return out;
 }
 
 std::vector<float> ZeroStep::owned_master() const {
+  if (config_.type == DType::float32) return owned_params();
   std::vector<float> out;
-  for (const Shard& s : shards_)
-    out.insert(out.end(), master_.begin() + static_cast<std::ptrdiff_t>(s.local),
-               master_.begin() + static_cast<std::ptrdiff_t>(s.local + s.count));
+  for (const Run& r : runs_) {
+    out.insert(out.end(), master_.begin() + static_cast<std::ptrdiff_t>(r.state),
+               master_.begin() + static_cast<std::ptrdiff_t>(r.state + r.count));
+  }
   return out;
 }
 
 std::vector<float> ZeroStep::owned_params() const {
   std::vector<float> out;
-  for (const Shard& s : shards_) {
-    for (std::size_t k = 0; k < s.count; ++k) {
-      out.push_back(load(type_, params_.data(), (stage_ == Stage::s3 ? s.local : s.global) + k));
-    }
+  for (const Run& r : runs_) {
+    for (std::size_t k = 0; k < r.count; ++k) out.push_back(load(config_.type, params_.data(), r.param + k));
   }
   return out;
 }
 
 std::vector<float> ZeroStep::full_params() const {
   std::vector<float> out;
-  if (stage_ == Stage::s3) return out;
-  for (std::size_t i = 0; i < psi_; ++i) out.push_back(load(type_, params_.data(), i));
+  if (config_.stage == Stage::s3) return out;
+  for (std::size_t b = 0; b < segments_.size(); ++b) {
+    for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
+      out.push_back(load(config_.type, params_.data(), slot_[b] + k));
+    }
+  }
   return out;
 }
 

@@ -1,7 +1,12 @@
-// One ZeRO training step over a communicator, stages 0-3, on host memory (the MPI backend): gradients made
-// deterministically (small integers, so that their sums over ranks are exact in 16 bits), reduced as the stage says,
-// the owned shard updated by the fused Adam pass, the parameters gathered as the stage says. What each rank holds is
-// what the stage keeps: full or sharded parameters, gradients and optimizer state.
+// One ZeRO training step over a communicator, stages 0-3, on host memory (the MPI backend), in the phases the
+// benchmark times: the gradients reduced segment by segment (buckets; layers in stage 3), the owned shard updated by
+// the fused Adam pass, the parameters gathered (stages 1-2: every bucket once after the update; stage 3: every layer
+// before the forward and again before the backward, each into one reused buffer). What each rank holds is what the
+// stage keeps: full or sharded parameters, gradients and optimizer state, plus the buffers formulas.hpp states.
+//
+// Gradients are either exact (the check: small integers made for each step, whose sums over ranks are exact in 16
+// bits) or zero (timing: made once; the reductions keep them zero, so neither the collectives' nor the update's
+// speed depends on a value, and no state drifts into denormals over thousands of steps).
 #pragma once
 
 #include "benchmarks/zero/adam.hpp"
@@ -20,45 +25,82 @@ float gradient_value(std::uint64_t i, int rank, int step);
 // The initial master weight of global element `i`.
 float initial_weight(std::uint64_t i);
 
+enum class Gradients { exact, zero };
+
+struct StepConfig {
+  Stage stage = Stage::s0;
+  DType type = DType::bfloat16;
+  std::vector<std::size_t> layers;
+  std::size_t bucket = 0;  // gradient elements per bucket (stages 0-2); 0: one bucket
+  AdamConfig adam;         // grad_scale is set to 1/N
+  Zero1Reduce zero1 = Zero1Reduce::allreduce;
+  Gradients gradients = Gradients::exact;
+};
+
+// One collective of a step and how often a step runs it with that count.
+struct StepCall {
+  Collective collective = Collective::allreduce;
+  std::size_t count = 0;  // as CollectiveCall::count
+  int times = 0;
+};
+
 class ZeroStep {
  public:
-  ZeroStep(Communicator& comm, Stage stage, DType type, std::vector<std::size_t> layers, AdamConfig adam,
-           Zero1Reduce zero1 = Zero1Reduce::allreduce);
+  ZeroStep(Communicator& comm, StepConfig config);
 
-  // One step (1-based), every wait bounded by `timeout`.
-  void run(int step, Seconds timeout);
+  // The phases of one step, in this order (stage 3: forward_gathers, backward_gathers, reduce, update; stages 1-2:
+  // reduce, update, gather; stage 0: reduce, update). Each wait is bounded by `timeout`.
+  void forward_gathers(Seconds timeout);
+  void backward_gathers(Seconds timeout);
+  void reduce(Seconds timeout);
+  void update();  // ends the step
+  void gather(Seconds timeout);
+  // A whole step.
+  void run(Seconds timeout);
+  int steps_done() const { return next_step_ - 1; }
+
+  const std::vector<Segment>& segments() const { return segments_; }
+  // The collectives a step runs (what the prediction times alone).
+  std::vector<StepCall> calls() const;
+  // Bytes this step allocated: model states and buffers.
+  std::uint64_t state_bytes() const;
+  std::uint64_t buffer_bytes() const;
+  // Elements the update moves over (this rank's shard).
+  std::size_t updated_elements() const;
 
   // The global elements this rank updates, and their master weights and parameters (as floats), in global order.
   std::vector<std::uint64_t> owned() const;
   std::vector<float> owned_master() const;
   std::vector<float> owned_params() const;
-  // Stages 0-2: every parameter this rank holds (all of them), as floats.
+  // Stages 0-2: every parameter this rank holds (all of them), as floats, in global order; stage 3: none.
   std::vector<float> full_params() const;
 
  private:
-  struct Shard {  // one run of owned elements: [global, global + count), at `local` in the shard buffers
+  struct Run {  // owned elements [global, global + count): at `state` in master/m/v, `param` in params_, `grad` in grads_
     std::uint64_t global = 0;
-    std::size_t count = 0, local = 0;
+    std::size_t count = 0, state = 0, param = 0, grad = 0;
   };
-  void reduce_gradients(int step, Seconds timeout);
-  void update(int step);
-  void gather_params(Seconds timeout);
-  void run_collective(Collective c, void* send, void* recv, std::size_t count, DType t, Seconds timeout);
+  void collective(Collective c, BufferRef send, BufferRef recv, std::size_t count, Seconds timeout);
+  BufferRef params_at(std::size_t element) { return {&params_view_, element * size_of(config_.type)}; }
+  BufferRef grads_at(std::size_t element) { return {&grads_view_, element * size_of(config_.type)}; }
+  void make_gradients(std::byte* at, const Segment& s);  // exact: this step's gradients of the segment's elements
 
   Communicator& comm_;
-  Stage stage_;
-  DType type_;
-  std::vector<std::size_t> layers_;
-  AdamConfig adam_;
-  Zero1Reduce zero1_;
-  std::size_t psi_ = 0;
-  Partition flat_;
-  std::vector<Partition> per_layer_;
-  std::vector<Shard> shards_;          // what this rank owns
-  std::size_t shard_elements_ = 0;     // sum of the shards' counts
-  std::vector<std::byte> params_;      // full (stages 0-2, padded) or this rank's layer shards (stage 3, padded)
-  std::vector<std::byte> grads_;       // reduced gradients of the owned elements (after reduce_gradients)
-  std::vector<float> master_, m_, v_;  // owned elements
+  StepConfig config_;
+  std::size_t me_ = 0;
+  int next_step_ = 1;
+  std::vector<Segment> segments_;
+  std::vector<std::size_t> slot_;       // per segment: its first element in the full buffers (stages 0-2)
+  std::vector<std::size_t> shard_at_;   // per segment: its shard's first element in the sharded buffers
+  std::vector<Run> runs_;               // what this rank owns, in global order
+  std::size_t state_elements_ = 0;      // master/m/v elements
+  std::vector<std::byte> params_;       // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
+  std::vector<std::byte> grads_;        // full (stages 0-1) or shards (stages 2-3)
+  std::vector<std::byte> staging_;      // stage 2: one bucket's gradients; stage 3: one layer's gradients
+  std::vector<std::byte> gathered_;     // stage 3: one layer's parameters
+  std::vector<float> master_, m_, v_;
+  ExternalBuffer params_view_{nullptr, 0}, grads_view_{nullptr, 0}, staging_view_{nullptr, 0},
+      gathered_view_{nullptr, 0};
 };
 
 }  // namespace distbench::zero
