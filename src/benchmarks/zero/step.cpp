@@ -122,8 +122,13 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_
       // leave them at the start of the bucket).
       r.grad = slot_[b] + own.begin;
       if (config_.zero1 == Zero1Reduce::reduce_scatter) {
-        const CollectiveCall call{Collective::reduce_scatter, grads_at(slot_[b]), grads_at(slot_[b] + me_ * s.part.shard),
-                                  s.part.shard, t, ReduceOp::sum, 0};
+        const CollectiveCall call{Collective::reduce_scatter,
+                                  grads_at(slot_[b]),
+                                  grads_at(slot_[b] + me_ * s.part.shard),
+                                  s.part.shard,
+                                  t,
+                                  ReduceOp::sum,
+                                  0};
         r.grad = comm_.result_at(call).byte_offset / g;
       }
     }
@@ -232,35 +237,36 @@ void ZeroStep::run(Seconds timeout) {
 
 std::vector<StepCall> ZeroStep::calls() const {
   std::vector<StepCall> out;
-  const auto add = [&out](Collective c, std::size_t count, int times) {
+  const bool in_place = config_.stage == Stage::s0 || config_.stage == Stage::s1;  // s2: rs from the bucket buffer
+  const auto add = [&out](Collective c, std::size_t count, int times, bool in_place) {
     for (StepCall& call : out) {
-      if (call.collective == c && call.count == count) {
+      if (call.collective == c && call.count == count && call.in_place == in_place) {
         call.times += times;
         return;
       }
     }
-    out.push_back({c, count, times});
+    out.push_back({c, count, times, in_place});
   };
   for (const Segment& s : segments_) {
     switch (config_.stage) {
       case Stage::s0:
-        add(Collective::allreduce, s.part.elements, 1);
+        add(Collective::allreduce, s.part.elements, 1, true);
         break;
       case Stage::s1:
         if (config_.zero1 == Zero1Reduce::reduce_scatter) {
-          add(Collective::reduce_scatter, s.part.shard, 1);
+          add(Collective::reduce_scatter, s.part.shard, 1, in_place);
         } else {
-          add(Collective::allreduce, s.part.padded(), 1);
+          add(Collective::allreduce, s.part.padded(), 1, in_place);
         }
-        add(Collective::allgather, s.part.shard, 1);
+        add(Collective::allgather, s.part.shard, 1, true);
         break;
       case Stage::s2:
-        add(Collective::reduce_scatter, s.part.shard, 1);
-        add(Collective::allgather, s.part.shard, 1);
+        add(Collective::reduce_scatter, s.part.shard, 1, false);
+        add(Collective::allgather, s.part.shard, 1, true);
         break;
       case Stage::s3:
-        add(Collective::allgather, s.part.shard, 2);
-        add(Collective::reduce_scatter, s.part.shard, 1);
+        add(Collective::allgather, s.part.shard, 2, false);
+        add(Collective::reduce_scatter, s.part.shard, 1, false);
         break;
     }
   }
@@ -276,6 +282,28 @@ std::uint64_t ZeroStep::buffer_bytes() const { return staging_.size() + gathered
 std::size_t ZeroStep::updated_elements() const {
   std::size_t n = 0;
   for (const Run& r : runs_) n += r.count;
+  return n;
+}
+
+float ZeroStep::master_at(std::size_t run, std::size_t k) const {
+  const Run& r = runs_[run];
+  if (config_.type == DType::float32) return param_at(run, k);
+  return master_[r.state + k];
+}
+
+float ZeroStep::param_at(std::size_t run, std::size_t k) const {
+  return load(config_.type, params_.data(), runs_[run].param + k);
+}
+
+float ZeroStep::held_param(std::uint64_t i) const {
+  // Buckets are of equal size but the last.
+  const std::size_t b = static_cast<std::size_t>(i / segments_.front().part.elements);
+  return load(config_.type, params_.data(), slot_[b] + (i - segments_[b].begin));
+}
+
+std::uint64_t ZeroStep::parameters() const {
+  std::uint64_t n = 0;
+  for (const Segment& s : segments_) n += s.part.elements;
   return n;
 }
 

@@ -42,6 +42,7 @@ struct StepCall {
   Collective collective = Collective::allreduce;
   std::size_t count = 0;  // as CollectiveCall::count
   int times = 0;
+  bool in_place = true;
 };
 
 class ZeroStep {
@@ -68,7 +69,18 @@ class ZeroStep {
   // Elements the update moves over (this rank's shard).
   std::size_t updated_elements() const;
 
-  // The global elements this rank updates, and their master weights and parameters (as floats), in global order.
+  // The runs of consecutive global elements this rank updates (in global order), and an element's master weight and
+  // parameter as floats (`k` within run `run`).
+  std::size_t owned_runs() const { return runs_.size(); }
+  Range owned_run(std::size_t run) const { return {runs_[run].global, runs_[run].global + runs_[run].count}; }
+  float master_at(std::size_t run, std::size_t k) const;
+  float param_at(std::size_t run, std::size_t k) const;
+  // Stages 0-2 hold every parameter; `i` (global) as this rank holds it.
+  bool holds_full_params() const { return config_.stage != Stage::s3; }
+  float held_param(std::uint64_t i) const;
+  std::uint64_t parameters() const;  // Ψ
+
+  // The same, whole (small models: tests).
   std::vector<std::uint64_t> owned() const;
   std::vector<float> owned_master() const;
   std::vector<float> owned_params() const;
@@ -76,7 +88,8 @@ class ZeroStep {
   std::vector<float> full_params() const;
 
  private:
-  struct Run {  // owned elements [global, global + count): at `state` in master/m/v, `param` in params_, `grad` in grads_
+  struct Run {  // owned elements [global, global + count): at `state` in master/m/v, `param` in params_, `grad` in
+                // grads_
     std::uint64_t global = 0;
     std::size_t count = 0, state = 0, param = 0, grad = 0;
   };
@@ -90,14 +103,14 @@ class ZeroStep {
   std::size_t me_ = 0;
   int next_step_ = 1;
   std::vector<Segment> segments_;
-  std::vector<std::size_t> slot_;       // per segment: its first element in the full buffers (stages 0-2)
-  std::vector<std::size_t> shard_at_;   // per segment: its shard's first element in the sharded buffers
-  std::vector<Run> runs_;               // what this rank owns, in global order
-  std::size_t state_elements_ = 0;      // master/m/v elements
-  std::vector<std::byte> params_;       // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
-  std::vector<std::byte> grads_;        // full (stages 0-1) or shards (stages 2-3)
-  std::vector<std::byte> staging_;      // stage 2: one bucket's gradients; stage 3: one layer's gradients
-  std::vector<std::byte> gathered_;     // stage 3: one layer's parameters
+  std::vector<std::size_t> slot_;      // per segment: its first element in the full buffers (stages 0-2)
+  std::vector<std::size_t> shard_at_;  // per segment: its shard's first element in the sharded buffers
+  std::vector<Run> runs_;              // what this rank owns, in global order
+  std::size_t state_elements_ = 0;     // master/m/v elements
+  std::vector<std::byte> params_;      // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
+  std::vector<std::byte> grads_;       // full (stages 0-1) or shards (stages 2-3)
+  std::vector<std::byte> staging_;     // stage 2: one bucket's gradients; stage 3: one layer's gradients
+  std::vector<std::byte> gathered_;    // stage 3: one layer's parameters
   std::vector<float> master_, m_, v_;
   ExternalBuffer params_view_{nullptr, 0}, grads_view_{nullptr, 0}, staging_view_{nullptr, 0},
       gathered_view_{nullptr, 0};

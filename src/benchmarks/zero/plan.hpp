@@ -1,0 +1,36 @@
+// What `distbench zero` runs, settled from the command line and --config before any rank starts.
+#pragma once
+
+#include "benchmarks/zero/adam.hpp"
+#include "benchmarks/zero/formulas.hpp"
+#include "core/dtype.hpp"
+#include "core/stopping.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace distbench::zero {
+
+struct ZeroPlan {
+  std::vector<Stage> stages;        // in order
+  std::size_t params = 0;           // Ψ
+  std::vector<std::size_t> layers;  // their sizes (layer_sizes)
+  std::string dtype = "bf16";       // as given: bf16, fp16, fp32
+  DType type = DType::bfloat16;
+  double bucket_mb = 25;   // MiB of gradients per bucket (PyTorch DDP's default); 0: one bucket
+  std::size_t bucket = 0;  // the same in elements
+  Zero1Reduce zero1 = Zero1Reduce::allreduce;
+  bool check = false;
+  int check_steps = 3;
+  AdamConfig adam;
+  int warmup_iters = 2;
+  StoppingRule stopping;
+  double timeout_s = 300.0;
+  std::string config_file;  // --config, if given
+};
+
+std::string_view name(Stage s);        // "0" .. "3"
+std::string_view name(Zero1Reduce z);  // "allreduce", "reduce-scatter"
+
+}  // namespace distbench::zero

@@ -1,0 +1,132 @@
+#include "benchmarks/zero/verify.hpp"
+
+#include "core/half.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace distbench::zero {
+namespace {
+
+constexpr std::size_t kBlock = std::size_t{1} << 16;  // elements per pass: small enough to stay in cache
+
+float rounded(DType type, float value) {
+  if (type == DType::bfloat16) return bfloat16_to_float(float_to_bfloat16(value));
+  if (type == DType::float16) return half_to_float(float_to_half(value));
+  return value;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+}  // namespace
+
+Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
+                        const AdamConfig& adam) {
+  Reference out{std::vector<float>(count), std::vector<float>(count)};
+  AdamConfig config = adam;
+  config.grad_scale = 1.0f / static_cast<float>(ranks);
+  config.threads = 1;
+  const std::size_t g = size_of(type);
+  std::vector<float> m(kBlock), v(kBlock);
+  std::vector<std::byte> grad(kBlock * g), param(kBlock * g);
+  for (std::size_t at = 0; at < count; at += kBlock) {
+    const std::size_t n = std::min(kBlock, count - at);
+    float* master = out.master.data() + at;
+    for (std::size_t k = 0; k < n; ++k) master[k] = initial_weight(begin + at + k);
+    std::fill(m.begin(), m.end(), 0.0f);
+    std::fill(v.begin(), v.end(), 0.0f);
+    for (int step = 1; step <= steps; ++step) {
+      for (std::size_t k = 0; k < n; ++k) {
+        float sum = 0;
+        for (int r = 0; r < ranks; ++r) sum += gradient_value(begin + at + k, r, step);
+        if (type == DType::float32) {
+          std::memcpy(grad.data() + k * 4, &sum, 4);
+        } else {
+          const std::uint16_t h = type == DType::bfloat16 ? float_to_bfloat16(sum) : float_to_half(sum);
+          std::memcpy(grad.data() + k * 2, &h, 2);
+        }
+      }
+      adam_update(config, step, type, grad.data(), master, m.data(), v.data(),
+                  type == DType::float32 ? nullptr : param.data(), n);
+    }
+    for (std::size_t k = 0; k < n; ++k) out.params[at + k] = rounded(type, master[k]);
+  }
+  return out;
+}
+
+std::optional<Mismatch> first_mismatch(const std::string& what, const std::vector<std::uint64_t>& indices,
+                                       const std::vector<float>& values, const std::vector<float>& expected) {
+  std::optional<Mismatch> first;
+  std::uint64_t count = 0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (same_bits(values[k], expected[k])) continue;
+    ++count;
+    if (!first || indices[k] < first->index) first = Mismatch{what, indices[k], values[k], expected[k], 0};
+  }
+  if (first) first->count = count;
+  return first;
+}
+
+std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam) {
+  // Block by block, so that the check holds no more than a block beside the step.
+  std::optional<Mismatch> master_first, param_first;
+  const auto note = [](std::optional<Mismatch>& first, const std::optional<Mismatch>& block) {
+    if (!block) return;
+    if (!first) {
+      first = block;
+      return;
+    }
+    first->count += block->count;  // blocks come in global order: the first one found stays first
+  };
+  std::vector<std::uint64_t> indices;
+  std::vector<float> master, params;
+  for (std::size_t run = 0; run < step.owned_runs(); ++run) {
+    const Range r = step.owned_run(run);
+    for (std::size_t at = 0; at < r.size(); at += kBlock) {
+      const std::size_t n = std::min(kBlock, r.size() - at);
+      const Reference ref = reference_run(r.begin + at, n, ranks, step.steps_done(), type, adam);
+      indices.resize(n);
+      master.resize(n);
+      params.resize(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        indices[k] = r.begin + at + k;
+        master[k] = step.master_at(run, at + k);
+        params[k] = step.param_at(run, at + k);
+      }
+      note(master_first, first_mismatch("master weight", indices, master, ref.master));
+      note(param_first, first_mismatch("parameter", indices, params, ref.params));
+    }
+  }
+  if (master_first) return master_first;
+  if (param_first) return param_first;
+  if (!step.holds_full_params()) return std::nullopt;
+  // Stages 0-2: every parameter the rank holds, so that all ranks hold the same.
+  const std::uint64_t psi = step.parameters();
+  for (std::uint64_t at = 0; at < psi; at += kBlock) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, psi - at));
+    const Reference ref = reference_run(at, n, ranks, step.steps_done(), type, adam);
+    indices.resize(n);
+    params.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      indices[k] = at + k;
+      params[k] = step.held_param(at + k);
+    }
+    note(param_first, first_mismatch("parameter", indices, params, ref.params));
+  }
+  return param_first;
+}
+
+std::string tensor_position(std::uint64_t index, const std::vector<std::size_t>& layers) {
+  std::uint64_t begin = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    if (index < begin + layers[l]) {
+      return fmt::format("tensor {} (of {}), index {}", l, layers.size(), index - begin);
+    }
+    begin += layers[l];
+  }
+  return fmt::format("index {} (past the {} parameters)", index, begin);
+}
+
+}  // namespace distbench::zero

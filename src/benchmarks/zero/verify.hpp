@@ -1,0 +1,41 @@
+// zero --check: after k steps with exact gradients, every element a rank updates must hold the master weight and
+// parameter of a single-rank run of the same global steps (the gradient of each element summed over the ranks, which
+// is exact, then the same update), bit for bit; stages 0-2 also compare every parameter the rank holds, so that the
+// parameters agree across ranks. A stage that matches this reference matches stage 0, which matches it too.
+#pragma once
+
+#include "benchmarks/zero/step.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distbench::zero {
+
+// The reference master weights and parameters (as floats) of elements [begin, begin + count) after `steps` steps of
+// `ranks` ranks.
+struct Reference {
+  std::vector<float> master, params;
+};
+Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
+                        const AdamConfig& adam);
+
+// The first element (lowest global index) whose value differs from the reference, and how many differ.
+struct Mismatch {
+  std::string what;  // "master weight" or "parameter"
+  std::uint64_t index = 0;
+  float got = 0, expected = 0;
+  std::uint64_t count = 0;
+};
+// `values[k]` belongs to global element `indices[k]`; `expected[k]` is its reference value. Bitwise comparison.
+std::optional<Mismatch> first_mismatch(const std::string& what, const std::vector<std::uint64_t>& indices,
+                                       const std::vector<float>& values, const std::vector<float>& expected);
+
+// This rank's check of `step` (which has run `step.steps_done()` steps with exact gradients).
+std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam);
+
+// "tensor 7 (of 48), index 123": where a global index falls among the layers.
+std::string tensor_position(std::uint64_t index, const std::vector<std::size_t>& layers);
+
+}  // namespace distbench::zero

@@ -1,0 +1,393 @@
+#include "benchmarks/zero/zero_benchmark.hpp"
+
+#include "benchmarks/zero/step.hpp"
+#include "benchmarks/zero/verify.hpp"
+#include "benchmarks/zero/zero_record.hpp"
+#include "core/error.hpp"
+#include "core/groups.hpp"
+#include "core/host_counters.hpp"
+#include "core/report/text.hpp"
+#include "core/sampler.hpp"
+#include "core/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <thread>
+
+namespace distbench::zero {
+namespace {
+
+constexpr int kNetworkSteps = 3;                           // untimed steps between the interface counter reads
+constexpr std::size_t kCopyBytes = std::size_t{64} << 20;  // per buffer: well past the caches
+constexpr int kCopyRepeats = 5;
+
+// One rank's first mismatch, as the root gathers it.
+struct MismatchWire {
+  std::uint64_t count = 0, index = 0;
+  float got = 0, expected = 0;
+  int parameter = 0;  // 0: master weight, 1: parameter
+};
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+// The device's copy bandwidth, every rank copying at once as they update at once: the best of a few copies of
+// kCopyBytes, (read + written) / time, the slowest rank's.
+double copy_gbps(World& world, Watchdog& watchdog) {
+  Device& device = world.device();
+  auto src = device.allocate(kCopyBytes);
+  auto dst = device.allocate(kCopyBytes);
+  device.copy({dst.get(), 0}, {src.get(), 0}, kCopyBytes);  // first touch
+  device.synchronize();
+  auto guard = watchdog.arm("zero: measuring the copy bandwidth");
+  world.connector().barrier();
+  double best = 0;
+  for (int i = 0; i < kCopyRepeats; ++i) {
+    auto timer = device.make_timer();
+    timer->start();
+    device.copy({dst.get(), 0}, {src.get(), 0}, kCopyBytes);
+    timer->stop();
+    device.synchronize();
+    const double t = timer->seconds();
+    if (t > 0 && (best == 0 || t < best)) best = t;
+  }
+  const double gbps = best > 0 ? 2.0 * static_cast<double>(kCopyBytes) / best / 1e9 : kNotMeasured;
+  const auto all = allgather_value(world.connector(), gbps);
+  return *std::min_element(all.begin(), all.end());
+}
+
+// The phases of a stage's step, each with the timer of where it runs.
+std::vector<TimedPhase> step_phases(ZeroStep& step, Communicator& comm, Device& device, Stage stage, Seconds timeout) {
+  const auto comm_timer = [&comm] { return comm.make_timer(); };
+  std::vector<TimedPhase> phases;
+  if (stage == Stage::s3) {
+    phases.push_back({"fwd_gather", [&step, timeout] { step.forward_gathers(timeout); }, comm_timer});
+    phases.push_back({"bwd_gather", [&step, timeout] { step.backward_gathers(timeout); }, comm_timer});
+  }
+  phases.push_back({"reduce", [&step, timeout] { step.reduce(timeout); }, comm_timer});
+  phases.push_back({"update", [&step] { step.update(); }, [&device] { return device.make_timer(); }});
+  if (stage == Stage::s1 || stage == Stage::s2) {
+    phases.push_back({"gather", [&step, timeout] { step.gather(timeout); }, comm_timer});
+  }
+  return phases;
+}
+
+// Seconds of one call of `call` alone, in place or not as the step runs it, on zeros in host memory as the step's
+// are (written, so that no page is the kernel's shared zero page): mean over samples, mean over ranks.
+double collective_alone(World& world, Communicator& comm, const StepCall& call, DType type, const SamplingRules& rules,
+                        Watchdog& watchdog) {
+  const std::size_t elem = size_of(type);
+  const BufferShape shape = buffer_shape(call.collective, call.count, comm.size(), comm.rank());
+  const std::size_t send_elems = call.in_place ? std::max(shape.send_count, shape.recv_count) : shape.send_count;
+  std::vector<std::byte> memory((send_elems + (call.in_place ? 0 : shape.recv_count)) * elem + 1, std::byte{0});
+  ExternalBuffer buffer(memory.data(), memory.size());
+  CollectiveCall c{call.collective, {&buffer, 0}, {&buffer, 0}, call.count, type, ReduceOp::sum, 0};
+  if (call.in_place) {
+    c.send = {&buffer, shape.in_place_send_offset * elem};
+    c.recv = {&buffer, shape.in_place_recv_offset * elem};
+  } else {
+    c.recv = {&buffer, send_elems * elem};
+  }
+  const TimedOperation op{fmt::format("zero: {} of {} alone", name(call.collective), call.count),
+                          [&comm, &c](int times) { comm.run_repeated(c, times); },
+                          [&comm](Seconds t) { comm.synchronize(t); },
+                          [&comm] { return comm.make_timer(); },
+                          {}};
+  const Sampling s = sample_operation(world.connector(), op, rules, watchdog);
+  const auto all = allgather_value(world.connector(), mean(s.samples));
+  return mean(all);
+}
+
+std::string mismatch_text(Stage stage, const MismatchWire& m, int rank, int steps,
+                          const std::vector<std::size_t>& layers) {
+  return fmt::format(
+      "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} in a "
+      "single-rank run of the same steps ({} elements differ over all ranks)",
+      name(stage), steps, m.parameter == 0 ? "master weight" : "parameter", tensor_position(m.index, layers), m.index,
+      m.got, rank, m.expected, m.count);
+}
+
+}  // namespace
+
+std::uint64_t reduction_temporary_bytes(const std::vector<Segment>& segments, const Precision& p) {
+  return largest_padded(segments) * p.grad;
+}
+
+std::string_view name(Stage s) {
+  switch (s) {
+    case Stage::s0:
+      return "0";
+    case Stage::s1:
+      return "1";
+    case Stage::s2:
+      return "2";
+    case Stage::s3:
+      return "3";
+  }
+  return "?";
+}
+
+std::string_view name(Zero1Reduce z) { return z == Zero1Reduce::allreduce ? "allreduce" : "reduce-scatter"; }
+
+std::uint64_t bytes_needed(const ZeroPlan& plan, Stage stage, std::size_t ranks) {
+  const auto segments = stage_segments(stage, plan.layers, plan.bucket, ranks);
+  const Precision p = precision_of(plan.dtype);
+  return model_state_bytes(stage, segments, p).total() + step_buffer_bytes(stage, segments, p) +
+         reduction_temporary_bytes(segments, p);
+}
+
+void ZeroBenchmark::check(World& world) const {
+  Connector& connector = world.connector();
+  if (world.backend().name() != "mpi") {
+    throw usage_error(
+        fmt::format("zero runs its step on host memory over MPI; the {} backend's GPU step is not built "
+                    "yet: run with --backend mpi",
+                    world.backend().name()));
+  }
+  const auto ranks = static_cast<std::size_t>(connector.size());
+  const std::size_t smallest = *std::min_element(plan_.layers.begin(), plan_.layers.end());
+  if (smallest < ranks) {
+    throw usage_error(
+        fmt::format("{} ranks share layers of {} parameters: every rank needs at least one parameter of "
+                    "each layer; raise --params, lower --layers or run fewer ranks",
+                    ranks, smallest));
+  }
+  const std::uint64_t have = world.device().memory_available(connector.local_size());
+  for (Stage s : plan_.stages) {
+    const std::uint64_t need = bytes_needed(plan_, s, ranks);
+    if (have != 0 && need > have) {
+      throw usage_error(
+          fmt::format("stage {} needs {} per rank (model states and buffers, from the ZeRO formulas), "
+                      "and {} has {} for each of its {} ranks; lower --params, run more ranks or a "
+                      "higher stage",
+                      name(s), format_bytes(need), connector.hostname(), format_bytes(have), connector.local_size()));
+    }
+  }
+}
+
+RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
+  RunDescription d;
+  d.benchmark = "zero";
+  d.title = "zero";
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (Stage s : plan_.stages) stages.push_back(std::stoi(std::string(name(s))));
+  d.config = {
+      {"stages", stages},
+      {"params", plan_.params},
+      {"layers", plan_.layers.size()},
+      {"dtype", plan_.dtype},
+      {"bucket_mb", plan_.bucket_mb},
+      {"bucket_elements", plan_.bucket},
+      {"zero1_reduce", std::string(name(plan_.zero1))},
+      {"check", plan_.check},
+      {"check_steps", plan_.check_steps},
+      {"adam",
+       {{"lr", plan_.adam.lr}, {"beta1", plan_.adam.beta1}, {"beta2", plan_.adam.beta2}, {"eps", plan_.adam.eps}}},
+      {"warmup_iters", plan_.warmup_iters},
+      {"stopping",
+       {{"samples", plan_.stopping.samples},
+        {"max_noise", plan_.stopping.max_noise},
+        {"min_samples", plan_.stopping.min_samples},
+        {"max_time_s", plan_.stopping.max_time_s}}},
+      {"timeout_s", plan_.timeout_s},
+      {"config_file", plan_.config_file}};
+  d.records = zero_record_layout();
+  d.table = zero_table();
+  std::string stage_list;
+  for (Stage s : plan_.stages) stage_list += fmt::format("{}{}", stage_list.empty() ? "" : ", ", name(s));
+  const Precision p = precision_of(plan_.dtype);
+  const std::string model = fmt::format(
+      "{} parameters in {} ({}), {}", plan_.params, plural(plan_.layers.size(), "layer", "layers"), plan_.dtype,
+      plan_.bucket_mb > 0 ? fmt::format("buckets of {:g} MiB", plan_.bucket_mb) : std::string("one bucket"));
+  d.console_preamble = {
+      fmt::format("zero: ZeRO stages {}: {}", stage_list, model),
+      fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
+                  ranks_per_host_text(info.ranks)),
+      fmt::format("bytes per parameter: {} param + {} grad + {} optimizer (fp32 master, m, v); stage 1 reduces by {}",
+                  p.param, p.grad, p.optimizer, name(plan_.zero1)),
+      fmt::format(
+          "samples: {}   warm-up: {} steps   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
+          plan_.check ? fmt::format("{} steps against a single-rank run", plan_.check_steps) : std::string("off"))};
+  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · stages {} · {}", info.backend, info.world_size,
+                              ranks_per_host_text(info.ranks), stage_list, model);
+  d.summarize = zero_summary;
+  return d;
+}
+
+BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  Communicator* comm = nullptr;
+  {
+    auto guard = watchdog.arm("zero: creating the communicator");
+    comm = &world.communicator(world_partition(connector.size()));
+  }
+  const auto ranks = static_cast<std::size_t>(connector.size());
+  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  const bool multi_host = std::set<std::string>(hosts.begin(), hosts.end()).size() > 1;
+  const Seconds timeout(plan_.timeout_s);
+  const SamplingRules rules{plan_.warmup_iters, plan_.stopping, timeout};
+  const double copy = copy_gbps(world, watchdog);
+  AdamConfig adam = plan_.adam;
+  adam.threads = static_cast<int>(
+      std::max(1U, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, connector.local_size()))));
+  const Precision precision = precision_of(plan_.dtype);
+
+  BenchmarkOutcome outcome;
+  for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
+    const Stage stage = plan_.stages[i];
+    const std::string label = fmt::format("zero stage {}", name(stage));
+    if (root && progress) progress(i, plan_.stages.size(), label);
+    StepConfig config;
+    config.stage = stage;
+    config.type = plan_.type;
+    config.layers = plan_.layers;
+    config.bucket = plan_.bucket;
+    config.adam = adam;
+    config.zero1 = plan_.zero1;
+
+    StageResult result;
+    result.stage = stage;
+    result.backend = std::string(comm->backend());
+    result.dtype = plan_.dtype;
+    result.zero1 = std::string(name(plan_.zero1));
+    result.params = plan_.params;
+    result.layers = plan_.layers.size();
+    result.bucket_mb = plan_.bucket_mb;
+    result.ranks = ranks;
+    result.hosts = hosts;
+    result.copy_gbps = copy;
+    const auto segments = stage_segments(stage, plan_.layers, plan_.bucket, ranks);
+    result.state = model_state_bytes(stage, segments, precision);
+    result.buffers = step_buffer_bytes(stage, segments, precision);
+    result.sent = bytes_sent_per_step(stage, segments, precision, plan_.zero1);
+    result.library = reduction_temporary_bytes(segments, precision);
+    for (const Segment& s : segments) result.padding += s.part.padding();
+
+    if (plan_.check) {
+      // Exact gradients for a few steps, then every owned element against a single-rank run.
+      config.gradients = Gradients::exact;
+      ZeroStep step(*comm, config);
+      {
+        auto guard = watchdog.arm(label + ": --check steps");
+        for (int k = 0; k < plan_.check_steps; ++k) step.run(timeout);
+      }
+      MismatchWire mine;
+      if (const auto m = check_step(step, connector.size(), plan_.type, adam)) {
+        mine = {m->count, m->index, m->got, m->expected, m->what == "parameter" ? 1 : 0};
+      }
+      std::vector<MismatchWire> all;
+      {
+        auto guard = watchdog.arm(label + ": gathering the check");
+        all = allgather_value(connector, mine);
+      }
+      std::int64_t wrong = 0;
+      int first = -1;
+      for (std::size_t r = 0; r < all.size(); ++r) {
+        wrong += static_cast<std::int64_t>(all[r].count);
+        if (all[r].count > 0 && (first < 0 || all[r].index < all[static_cast<std::size_t>(first)].index)) {
+          first = static_cast<int>(r);
+        }
+      }
+      result.wrong = wrong;
+      outcome.wrong += wrong;
+      if (first >= 0 && root) {
+        MismatchWire shown = all[static_cast<std::size_t>(first)];
+        shown.count = static_cast<std::uint64_t>(wrong);
+        outcome.warnings.push_back(
+            {"zero_mismatch", mismatch_text(stage, shown, first, plan_.check_steps, plan_.layers)});
+      }
+    }
+
+    // The timed step: zero gradients, fresh state, memory measured from here.
+    config.gradients = Gradients::zero;
+    const bool peak_reset = reset_peak_resident();
+    const auto base = resident_bytes();
+    double update_alone = 0;
+    double held = 0, net_sent = kNotMeasured, net_received = kNotMeasured;
+    Sampling sampling;
+    std::vector<StepCall> calls;
+    {
+      ZeroStep step(*comm, config);
+      held = static_cast<double>(step.state_bytes() + step.buffer_bytes());
+      calls = step.calls();
+      TimedOperation op{label,
+                        {},
+                        [comm](Seconds t) { comm->synchronize(t); },
+                        [comm] { return comm->make_timer(); },
+                        step_phases(step, *comm, world.device(), stage, timeout)};
+      sampling = sample_operation(connector, op, rules, watchdog);
+      result.update_bytes =
+          static_cast<double>(adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
+      {
+        // A few more steps between two reads of the network interfaces.
+        auto guard = watchdog.arm(label + ": steps between the interface counters");
+        connector.barrier();
+        const auto before = network_bytes();
+        for (int k = 0; k < kNetworkSteps; ++k) step.run(timeout);
+        connector.barrier();
+        const auto after = network_bytes();
+        if (before && after) {
+          const double share = kNetworkSteps * static_cast<double>(std::max(1, connector.local_size()));
+          net_sent = static_cast<double>(after->sent - before->sent) / share;
+          net_received = static_cast<double>(after->received - before->received) / share;
+        }
+      }
+      // The update alone, on every rank at once.
+      const TimedOperation alone{label + ": update alone",
+                                 [&step](int times) {
+                                   for (int t = 0; t < times; ++t) step.update();
+                                 },
+                                 [](Seconds) {},
+                                 [&world] { return world.device().make_timer(); },
+                                 {}};
+      update_alone =
+          mean(allgather_value(connector, mean(sample_operation(connector, alone, rules, watchdog).samples)));
+    }
+    const auto peak = peak_resident_bytes();
+    const double peak_growth =
+        peak_reset && base && peak && *peak >= *base ? static_cast<double>(*peak - *base) : kNotMeasured;
+    double predicted = update_alone;
+    for (const StepCall& call : calls) {
+      predicted += call.times * collective_alone(world, *comm, call, plan_.type, rules, watchdog);
+    }
+    result.predicted_s = predicted;
+    result.network_measured = multi_host;
+    // The largest update of any rank bounds the step.
+    const auto update_bytes = allgather_value(connector, result.update_bytes);
+    result.update_bytes = *std::max_element(update_bytes.begin(), update_bytes.end());
+
+    {
+      auto guard = watchdog.arm(label + ": gathering the results");
+      result.step_by_rank = gather_vector<double>(connector, sampling.samples, connector.root_rank());
+      for (std::size_t p = 0; p < sampling.phase_samples.size(); ++p) {
+        result.phase_by_rank.push_back(
+            gather_vector<double>(connector, sampling.phase_samples[p], connector.root_rank()));
+      }
+      result.held_bytes = allgather_value(connector, held);
+      result.peak_rss_bytes = allgather_value(connector, peak_growth);
+      result.net_sent_bytes = allgather_value(connector, net_sent);
+      result.net_received_bytes = allgather_value(connector, net_received);
+    }
+    if (stage == Stage::s3)
+      result.phase_names = {"fwd_gather", "bwd_gather", "reduce", "update"};
+    else if (stage == Stage::s0)
+      result.phase_names = {"reduce", "update"};
+    else
+      result.phase_names = {"reduce", "update", "gather"};
+    result.ops_per_sample = sampling.ops_per_sample;
+    result.noise_target_met = sampling.noise_target_met;
+    if (root && reporter != nullptr) reporter->add({zero_record(result)});
+  }
+  if (root && progress) progress(plan_.stages.size(), plan_.stages.size(), "");
+  return outcome;
+}
+
+}  // namespace distbench::zero
