@@ -405,6 +405,138 @@ class Health(Workdir):
                 self.assertFalse(os.path.exists(js))
 
 
+def zero_records(report):
+    """{stage: record} of a zero report."""
+    return {int(r["params"]["stage"]): r for r in report["records"]}
+
+
+def ring_share(padded, n):
+    return padded // n * (n - 1)
+
+
+def zero_sent_bytes(stage, psi, layers, n, bucket, size):
+    """The bytes each rank sends per step, worked out here from the ZeRO paper's volumes (ring algorithms, shards
+    padded segment by segment), independently of the C++ formulas."""
+    if stage == 3:
+        sizes = [psi // layers + (1 if i < psi % layers else 0) for i in range(layers)]
+    else:
+        bucket = bucket or psi
+        sizes = [min(bucket, psi - b) for b in range(0, psi, bucket)]
+    share = sum(ring_share(-(-s // n) * n, n) for s in sizes)
+    return {0: 2 * share, 1: 3 * share, 2: 2 * share, 3: 3 * share}[stage] * size
+
+
+class Zero(Workdir):
+    """distbench zero: --check of every stage and type at np 1-4 with a Ψ no N divides, the accounting against the
+    formulas and the measured memory, --config, and bad input."""
+
+    PSI = 100003  # prime: no rank count divides it, nor the layers
+
+    def run_zero(self, np, *args, timeout=180):
+        js = self.path(f"z{np}.json")
+        r = mpirun(np, "zero", "--json", js, *args, timeout=timeout)
+        return r, js
+
+    def test_check_every_stage_and_type_at_np_1_to_4(self):
+        for np in (1, 2, 3, 4):
+            for dtype in ("bf16", "fp16", "fp32"):
+                with self.subTest(np=np, dtype=dtype):
+                    r, js = self.run_zero(np, "--check", "--params", str(self.PSI), "--layers", "7", "--dtype", dtype,
+                                          "--bucket-mb", "0.05", "-n", "3", "-w", "1")
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    report = load_json(js)
+                    self.assertEqual(report["status"], "complete")
+                    records = zero_records(report)
+                    self.assertEqual(sorted(records), [0, 1, 2, 3])
+                    size = 4 if dtype == "fp32" else 2
+                    bucket = int(0.05 * 1024 * 1024) // size
+                    for stage, rec in records.items():
+                        m = rec["metrics"]
+                        self.assertEqual(m["wrong"], 0, (stage, m))
+                        self.assertAlmostEqual(m["sent_mb"] * 1e6, zero_sent_bytes(stage, self.PSI, 7, np, bucket, size),
+                                               delta=0.5, msg=(stage, np))
+                        self.assertGreater(m["step_ms"], 0)
+                        if np == 1:
+                            self.assertEqual(m["sent_mb"], 0)
+                        self.assertEqual([p["name"] for p in rec["phases"]],
+                                         {0: ["step", "reduce", "update"], 1: ["step", "reduce", "update", "gather"],
+                                          2: ["step", "reduce", "update", "gather"],
+                                          3: ["step", "fwd_gather", "bwd_gather", "reduce", "update"]}[stage])
+                    self.assertIn("Elements differing from one rank: 0", r.stdout)
+
+    def test_memory_and_time_accounting(self):
+        r, js = self.run_zero(2, "--params", "4M", "--layers", "16", "-n", "5")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        records = zero_records(load_json(js))
+        psi, n = 4 << 20, 2
+        shard = psi // n
+        state = {0: 16 * psi, 1: 4 * psi + 12 * shard, 2: 2 * psi + 14 * shard, 3: 16 * shard}  # the paper's terms
+        for stage, rec in records.items():
+            m = rec["metrics"]
+            with self.subTest(stage=stage):
+                self.assertAlmostEqual(m["state_mb"] * 1e6, state[stage], delta=1)
+                # what the step allocated is the formula's states and buffers, exactly
+                self.assertAlmostEqual(m["held_mb"], m["state_mb"] + m["buffer_mb"], delta=1e-6)
+                # the resident memory measured grows by that and the library's temporary, within 10%
+                self.assertLess(abs(m["peak_vs_predicted"] - 1), 0.10, m)
+                parts = sum(m[k] for k in ("reduce_ms", "update_ms", "gather_ms") if m[k] is not None)
+                self.assertLess(abs(parts - m["step_ms"]) / m["step_ms"], 0.05, m)  # the phases make the step
+                self.assertGreater(m["predicted_ms"], 0)
+                self.assertGreater(m["update_gbps"], 0)
+                self.assertIsNone(m["net_sent_mb"])  # one host: no network traffic to measure
+        self.assertIsNotNone(records[3]["metrics"]["layer_gather_ms"])
+        self.assertIsNone(records[0]["metrics"]["layer_gather_ms"])
+
+    def test_config_file_with_the_seeds_names(self):
+        cfg = self.path("zero.json")
+        with open(cfg, "w") as f:
+            json.dump({"zero_opt_level": 2, "enable_data_parallel": True, "params": "64K", "check": True}, f)
+        r, js = self.run_zero(2, "--config", cfg, "--layers", "4", "-n", "3")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        report = load_json(js)
+        records = zero_records(report)
+        self.assertEqual(list(records), [2])
+        self.assertEqual(records[2]["params"]["params"], 65536)
+        self.assertEqual(records[2]["params"]["layers"], 4)
+        self.assertEqual(records[2]["metrics"]["wrong"], 0)
+        # the command line wins over the file
+        r, js = self.run_zero(2, "--config", cfg, "--stage", "1", "-n", "3")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(list(zero_records(load_json(js))), [1])
+
+    def test_bad_input_runs_nothing(self):
+        not_json, unknown, no_dp = self.path("a.json"), self.path("b.json"), self.path("c.json")
+        with open(not_json, "w") as f:
+            f.write("{zero_opt_level: 2")
+        with open(unknown, "w") as f:
+            json.dump({"zero_opt_level": 1, "zero_stage": 2}, f)
+        with open(no_dp, "w") as f:
+            json.dump({"enable_data_parallel": False}, f)
+        cases = [
+            (2, ["--params", "0"], "--params"),
+            (2, ["--stage", "4"], "--stage 4"),
+            (2, ["--layers", "0"], "--layers 0"),
+            (2, ["--params", "10", "--layers", "11"], "--layers 11"),
+            (2, ["--dtype", "int8"], "int8"),
+            (2, ["--zero1-reduce", "ring"], "ring"),
+            (2, ["--config", self.path("missing.json")], "missing.json"),
+            (2, ["--config", not_json], "not JSON"),
+            (2, ["--config", unknown], "unknown key \"zero_stage\""),
+            (2, ["--config", no_dp], "enable_data_parallel"),
+            (4, ["--params", "6", "--layers", "2"], "4 ranks share layers of 3 parameters"),
+            (2, ["--params", "64T"], "needs"),
+        ]
+        for np, args, needle in cases:
+            with self.subTest(args=args):
+                r, js = self.run_zero(np, *args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(needle, lines[0])
+                self.assertNotIn("stage", r.stdout.replace("# zero: ZeRO stages", ""))
+                self.assertFalse(os.path.exists(js))
+
+
 class CompareGate(Workdir):
     """distbench compare on real reports: a report against itself, a slowed-down copy, reports that cannot be
     compared, and every output format; and the sweep's bandwidth floor."""
