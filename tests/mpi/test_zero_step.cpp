@@ -4,6 +4,7 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/zero/step.hpp"
+#include "benchmarks/zero/verify.hpp"
 #include "core/groups.hpp"
 #include "core/half.hpp"
 
@@ -106,6 +107,50 @@ TEST_P(ZeroStages, BucketedStagesMatchOneRank) {
   check_stage(Stage::s1, GetParam(), Zero1Reduce::reduce_scatter, 100);
 }
 TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
+
+// distbench zero --check's own verification: silent on a correct step, and it names the first element of a step
+// that is not what a single-rank run gives (here: a step run with another learning rate).
+TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+    StepConfig config;
+    config.stage = stage;
+    config.type = GetParam();
+    config.layers = layers;
+    config.bucket = 100;
+    ZeroStep good(comm, config);
+    for (int s = 1; s <= kSteps; ++s) good.run(kTimeout);
+    EXPECT_FALSE(check_step(good, comm.size(), GetParam(), AdamConfig{}).has_value()) << static_cast<int>(stage);
+    config.adam.lr = 2e-3f;
+    ZeroStep bad(comm, config);
+    for (int s = 1; s <= kSteps; ++s) bad.run(kTimeout);
+    const auto m = check_step(bad, comm.size(), GetParam(), AdamConfig{});
+    if (bad.owned_runs() == 0) continue;
+    ASSERT_TRUE(m.has_value()) << static_cast<int>(stage);
+    EXPECT_EQ(m->what, "master weight");
+    EXPECT_EQ(m->index, bad.owned_run(0).begin);  // every element moved: the first owned one is first
+    EXPECT_GT(m->count, 0U);
+  }
+}
+
+// What each rank holds is what the formulas say: model states and buffers, byte for byte.
+TEST_P(ZeroStages, HeldBytesAreTheFormulas) {
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const Precision p = precision_of(GetParam() == DType::float32 ? "fp32" : "bf16");
+  for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+    StepConfig config;
+    config.stage = stage;
+    config.type = GetParam();
+    config.layers = layers;
+    config.bucket = 100;
+    const ZeroStep step(comm, config);
+    const auto segments = stage_segments(stage, layers, 100, static_cast<std::size_t>(comm.size()));
+    EXPECT_EQ(step.state_bytes(), model_state_bytes(stage, segments, p).total()) << static_cast<int>(stage);
+    EXPECT_EQ(step.buffer_bytes(), step_buffer_bytes(stage, segments, p)) << static_cast<int>(stage);
+  }
+}
 
 INSTANTIATE_TEST_SUITE_P(Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32),
                          [](const auto& info) { return std::string(name(info.param)); });

@@ -2,6 +2,7 @@
 #include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
 #include "benchmarks/zero/partition.hpp"
+#include "benchmarks/zero/verify.hpp"
 #include "core/error.hpp"
 #include "core/half.hpp"
 
@@ -207,6 +208,72 @@ TEST(Adam, Fp32AndFp16ParametersAndTheBytesMoved) {
   for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(p16[i], float_to_half(master2[i]));
   EXPECT_EQ(adam_bytes_moved(DType::bfloat16, 10), 10U * (2 * 2 + 6 * 4));
   EXPECT_EQ(adam_bytes_moved(DType::float32, 10), 10U * (2 * 4 + 6 * 4));
+}
+
+
+TEST(Buckets, CutTheFlatParametersAndShardEachOnItsOwn) {
+  const auto b = bucket_segments(13, 5, 4);
+  ASSERT_EQ(b.size(), 3U);
+  EXPECT_EQ(b[2].begin, 10U);
+  EXPECT_EQ(b[2].part.elements, 3U);
+  EXPECT_EQ(padded_elements(b), 8U + 8U + 4U);
+  EXPECT_EQ(shard_elements(b), 2U + 2U + 1U);
+  EXPECT_EQ(largest_padded(b), 8U);
+  EXPECT_EQ(bucket_segments(13, 0, 4).size(), 1U);   // 0: one bucket
+  EXPECT_EQ(bucket_segments(13, 99, 4).size(), 1U);  // larger than Ψ: one bucket
+  const auto l = layer_segments({4, 3, 3}, 2);
+  EXPECT_EQ(l[1].begin, 4U);
+  EXPECT_EQ(l[2].part.shard, 2U);
+}
+
+TEST(Check, FirstMismatchIsTheLowestIndexAndCountsAll) {
+  const std::vector<std::uint64_t> idx{7, 3, 9, 4};
+  const std::vector<float> want{1.0f, 2.0f, 3.0f, 4.0f};
+  EXPECT_FALSE(first_mismatch("parameter", idx, want, want).has_value());
+  std::vector<float> got = want;
+  got[2] = 3.5f;
+  got[3] = std::nextafter(4.0f, 5.0f);  // one ulp is a mismatch: the check is bitwise
+  const auto m = first_mismatch("parameter", idx, got, want);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->index, 4U);
+  EXPECT_EQ(m->count, 2U);
+  EXPECT_EQ(m->expected, 4.0f);
+  // -0 and +0 differ in bits
+  EXPECT_TRUE(first_mismatch("parameter", {0}, {-0.0f}, {0.0f}).has_value());
+}
+
+TEST(Check, TensorPositionNamesTheLayer) {
+  EXPECT_EQ(tensor_position(0, {4, 3, 3}), "tensor 0 (of 3), index 0");
+  EXPECT_EQ(tensor_position(5, {4, 3, 3}), "tensor 1 (of 3), index 1");
+  EXPECT_EQ(tensor_position(9, {4, 3, 3}), "tensor 2 (of 3), index 2");
+}
+
+TEST(Check, ReferenceRunMovesEveryWeightAgainstItsSummedGradient) {
+  // One step of Adam moves each weight by about lr against the sign of its gradient (zero gradient: no move).
+  const Reference r = reference_run(0, 50, 2, 1, DType::float32, AdamConfig{});
+  for (std::size_t i = 0; i < 50; ++i) {
+    const float g = gradient_value(i, 0, 1) + gradient_value(i, 1, 1);
+    const float w0 = initial_weight(i);
+    if (g == 0) {
+      EXPECT_EQ(r.master[i], w0);
+    } else {
+      EXPECT_NEAR(r.master[i], w0 - (g > 0 ? 1e-3f : -1e-3f), 1e-5f) << i;
+    }
+    EXPECT_EQ(r.params[i], r.master[i]);  // fp32: the parameters are the master weights
+  }
+}
+
+TEST(Adam, Fp32WithoutASeparateParameterCopyGivesTheSameMasterWeights) {
+  const std::size_t n = 1000;
+  std::vector<float> g(n), a(n, 0.75f), b(n, 0.75f), ma(n, 0), va(n, 0), mb(n, 0), vb(n, 0), p(n);
+  for (std::size_t i = 0; i < n; ++i) g[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+  for (int step = 1; step <= 3; ++step) {
+    adam_update({}, step, DType::float32, g.data(), a.data(), ma.data(), va.data(), p.data(), n);
+    adam_update({}, step, DType::float32, g.data(), b.data(), mb.data(), vb.data(), nullptr, n);
+  }
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(adam_bytes_moved(DType::float32, 10, false), 10U * (4 + 6 * 4));
+  EXPECT_THROW(adam_update({}, 1, DType::bfloat16, g.data(), a.data(), ma.data(), va.data(), nullptr, n), Error);
 }
 
 }  // namespace
