@@ -388,6 +388,32 @@ class Faults(unittest.TestCase):
         self.stop_rank(NP - 2)  # nodeC's first rank
 
 
+class Zero(unittest.TestCase):
+    """distbench zero with one rank per host: the bytes the interfaces carried per step, next to the ZeRO formulas."""
+
+    def test_a_network_bytes_per_step_follow_the_formulas(self):
+        js = CLUSTER.path("zero.json")
+        r = subprocess.run(["sh", SCRIPT, "run", "--timeout", str(MPI_TIMEOUT), "--map-by", "ppr:1:node", "-np",
+                            str(len(HOSTS)), BINARY, "zero", "--params", "2M", "--layers", "8", "--check", "-n", "3",
+                            "--json", js], env=CLUSTER.env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["status"], "complete")
+        for rec in report["records"]:
+            m = rec["metrics"]
+            stage = rec["params"]["stage"]
+            ratio = m["net_sent_mb"] / m["sent_mb"]
+            print(f"\n  zero stage {stage}: formula {m['sent_mb']:.3f} MB sent per rank and step, interfaces "
+                  f"{m['net_sent_mb']:.3f} MB sent, {m['net_received_mb']:.3f} MB received (x{ratio:.2f})",
+                  file=sys.stderr)
+            with self.subTest(stage=stage):
+                self.assertEqual(m["wrong"], 0)
+                # At least what a ring must send (the library may send more: its algorithm, TCP/IP headers).
+                self.assertGreater(ratio, 0.98, m)
+                self.assertLess(ratio, 2.0, m)
+                self.assertGreater(m["net_received_mb"] / m["sent_mb"], 0.98, m)
+
+
 def main():
     global CLUSTER
     reason = skip_reason()
