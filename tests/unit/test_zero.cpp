@@ -78,7 +78,9 @@ TEST(Formulas, ThePapersWorkedExample) {
 TEST(Formulas, MemoryTermsPerStage) {
   const std::vector<std::size_t> layers{6, 6};  // Ψ = 12
   const Precision p = precision_of("fp16");
-  auto state = [&](Stage s, std::size_t bucket = 0) { return model_state_bytes(s, stage_segments(s, layers, bucket, 4), p); };
+  auto state = [&](Stage s, std::size_t bucket = 0) {
+    return model_state_bytes(s, stage_segments(s, layers, bucket, 4), p);
+  };
   // N = 4, one bucket: shards of 3
   EXPECT_EQ(state(Stage::s0).total(), 12U * 16);
   EXPECT_EQ(state(Stage::s1).optimizer, 3U * 12);
@@ -106,13 +108,14 @@ TEST(Formulas, BytesSentPerStep) {
   // Ψ = 12 in one layer, N = 4, 2-byte grads and params: a = 3/4, aΨ = 9 elements.
   const std::vector<std::size_t> layers{12};
   const Precision p = precision_of("bf16");
-  auto sent = [&](Stage s, const std::vector<std::size_t>& l, std::size_t n,
-                  Zero1Reduce z = Zero1Reduce::allreduce) { return bytes_sent_per_step(s, stage_segments(s, l, 0, n), p, z); };
-  EXPECT_EQ(sent(Stage::s0, layers, 4), 2U * 9 * 2);                                // 2Ψ
-  EXPECT_EQ(sent(Stage::s1, layers, 4), (2U * 9 + 9) * 2);                          // 3Ψ with allreduce
+  auto sent = [&](Stage s, const std::vector<std::size_t>& l, std::size_t n, Zero1Reduce z = Zero1Reduce::allreduce) {
+    return bytes_sent_per_step(s, stage_segments(s, l, 0, n), p, z);
+  };
+  EXPECT_EQ(sent(Stage::s0, layers, 4), 2U * 9 * 2);                               // 2Ψ
+  EXPECT_EQ(sent(Stage::s1, layers, 4), (2U * 9 + 9) * 2);                         // 3Ψ with allreduce
   EXPECT_EQ(sent(Stage::s1, layers, 4, Zero1Reduce::reduce_scatter), 2U * 9 * 2);  // 2Ψ
-  EXPECT_EQ(sent(Stage::s2, layers, 4), 2U * 9 * 2);                                // 2Ψ
-  EXPECT_EQ(sent(Stage::s3, layers, 4), 3U * 9 * 2);                                // 3Ψ
+  EXPECT_EQ(sent(Stage::s2, layers, 4), 2U * 9 * 2);                               // 2Ψ
+  EXPECT_EQ(sent(Stage::s3, layers, 4), 3U * 9 * 2);                               // 3Ψ
   // one rank sends nothing
   EXPECT_EQ(sent(Stage::s3, layers, 1), 0U);
   // Ψ = 13 over 4 is padded to 16: a Ψ = 12 elements
@@ -209,7 +212,6 @@ TEST(Adam, Fp32AndFp16ParametersAndTheBytesMoved) {
   EXPECT_EQ(adam_bytes_moved(DType::bfloat16, 10), 10U * (2 * 2 + 6 * 4));
   EXPECT_EQ(adam_bytes_moved(DType::float32, 10), 10U * (2 * 4 + 6 * 4));
 }
-
 
 TEST(Buckets, CutTheFlatParametersAndShardEachOnItsOwn) {
   const auto b = bucket_segments(13, 5, 4);
