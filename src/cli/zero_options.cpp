@@ -120,6 +120,7 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
   plan.timeout_s = o.common.timeout_s;
+  plan.malloc_reuse = o.common.malloc_reuse;
   return plan;
 }
 

@@ -16,8 +16,9 @@ namespace {
 // arithmetic is written once, so that every stage and rank count runs exactly these operations.
 // Always inlined, so that each clone of update_run compiles it for its own instruction set.
 template <typename Load, typename Store>
-[[gnu::always_inline]] inline void update(const AdamConfig& c, float bc1, float bc2, Load load_grad, float* __restrict master, float* __restrict m,
-            float* __restrict v, Store store_param, std::size_t n) {
+[[gnu::always_inline]] inline void update(const AdamConfig& c, float bc1, float bc2, Load load_grad,
+                                          float* __restrict master, float* __restrict m, float* __restrict v,
+                                          Store store_param, std::size_t n) {
   const float b1 = c.beta1, b2 = c.beta2, one_b1 = 1.0f - c.beta1, one_b2 = 1.0f - c.beta2;
   const float step_size = c.lr / bc1, inv_bc2 = 1.0f / bc2, eps = c.eps, scale = c.grad_scale;
   for (std::size_t i = 0; i < n; ++i) {
@@ -36,8 +37,8 @@ constexpr std::size_t kElementsPerThread = std::size_t{1} << 18;  // below this 
 constexpr std::size_t kAlign = 64;                                // runs start on whole vectors and cache lines
 
 // One contiguous run on the calling thread; on x86-64 in an SSE2 and an AVX2 build, chosen at load time (meson.build).
-DISTBENCH_UPDATE_CLONES void update_run(const AdamConfig& config, int step, DType type, const void* grad, float* master, float* m, float* v,
-                void* param, std::size_t n) {
+DISTBENCH_UPDATE_CLONES void update_run(const AdamConfig& config, int step, DType type, const void* grad, float* master,
+                                        float* m, float* v, void* param, std::size_t n) {
   const float bc1 = 1.0f - std::pow(config.beta1, static_cast<float>(step));
   const float bc2 = 1.0f - std::pow(config.beta2, static_cast<float>(step));
   switch (type) {

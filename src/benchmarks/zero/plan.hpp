@@ -27,7 +27,8 @@ struct ZeroPlan {
   int warmup_iters = 2;
   StoppingRule stopping;
   double timeout_s = 300.0;
-  std::string config_file;  // --config, if given
+  bool malloc_reuse = false;  // --malloc-reuse (the runner applies it; the warnings say what it would change)
+  std::string config_file;    // --config, if given
 };
 
 std::string_view name(Stage s);        // "0" .. "3"

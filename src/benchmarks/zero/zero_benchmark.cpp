@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/groups.hpp"
 #include "core/host_counters.hpp"
+#include "core/os_counters.hpp"
 #include "core/report/text.hpp"
 #include "core/sampler.hpp"
 #include "core/sizes.hpp"
@@ -103,6 +104,17 @@ double collective_alone(World& world, Communicator& comm, const StepCall& call, 
   const Sampling s = sample_operation(world.connector(), op, rules, watchdog);
   const auto all = allgather_value(world.connector(), mean(s.samples));
   return mean(all);
+}
+
+std::string fault_advice(std::size_t stages, const ZeroPlan& plan) {
+  return fmt::format(
+      "{} took page faults inside their timed steps (faults_per_step in the JSON): MPI's per-call reduction "
+      "temporaries come from malloc as fresh memory maps and are faulted in on every call, so the reduce phase "
+      "includes the kernel's fault handling; {}",
+      plural(stages, "stage", "stages"),
+      plan.malloc_reuse ? "--malloc-reuse is on, so the library maps this memory itself"
+                        : "rerun with --malloc-reuse to keep freed memory mapped (what a long-running training job's "
+                          "allocator converges to)");
 }
 
 std::string mismatch_text(Stage stage, const MismatchWire& m, int rank, int steps,
@@ -241,6 +253,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
   const Precision precision = precision_of(plan_.dtype);
 
   BenchmarkOutcome outcome;
+  std::size_t faulting = 0;  // stages whose timed steps took page faults enough to shape their time
   for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
     const Stage stage = plan_.stages[i];
     const std::string label = fmt::format("zero stage {}", name(stage));
@@ -382,11 +395,15 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
       result.phase_names = {"reduce", "update"};
     else
       result.phase_names = {"reduce", "update", "gather"};
+    const auto faults = allgather_value(connector, sampling.os_per_op.faults());
+    result.faults_per_step = *std::max_element(faults.begin(), faults.end());
+    if (faults_shape_time(result.faults_per_step, static_cast<double>(result.sent))) ++faulting;
     result.ops_per_sample = sampling.ops_per_sample;
     result.noise_target_met = sampling.noise_target_met;
     if (root && reporter != nullptr) reporter->add({zero_record(result)});
   }
   if (root && progress) progress(plan_.stages.size(), plan_.stages.size(), "");
+  if (root && faulting > 0) outcome.warnings.push_back({"page_faults", fault_advice(faulting, plan_)});
   return outcome;
 }
 

@@ -68,6 +68,7 @@ RecordLayout zero_record_layout() {
       {"peak_rss_mb", "MB", "measured: growth of peak resident memory over the stage, largest over ranks"},
       {"peak_vs_predicted", "1", "peak_rss_mb / (state_mb + buffer_mb + library_mb)"},
       {"padding", "elements", "padding added so that every rank's shard of every segment is equal"},
+      {"faults_per_step", "1", "page faults per timed step, the most of any rank (the library's temporaries)"},
       {"wrong", "elements", "elements differing from a single-rank run after --check's steps; null when not checked"}};
   l.rank_figures = {{"step_ms", "ms", "this rank's mean step time"},
                     {"peak_rss_mb", "MB", "growth of this rank's peak resident memory over the stage"},
@@ -179,6 +180,7 @@ Record zero_record(const StageResult& s) {
       .set_metric("peak_rss_mb", peak / kMega)
       .set_metric("peak_vs_predicted", ratio(peak, state + buffers))
       .set_metric("padding", static_cast<double>(s.padding))
+      .set_metric("faults_per_step", s.faults_per_step)
       .set_metric("wrong", s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));
   for (std::size_t i = 0; i < s.ranks; ++i) {
     RankFigures f;
