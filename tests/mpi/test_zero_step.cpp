@@ -59,14 +59,19 @@ struct Reference {
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
-void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce, std::size_t bucket = 0) {
-  const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+StepConfig step_config(Stage stage, DType type, std::vector<std::size_t> layers, std::size_t bucket) {
   StepConfig config;
   config.stage = stage;
   config.type = type;
-  config.layers = layers;
+  config.layers = std::move(layers);
   config.bucket = bucket;
+  return config;
+}
+
+void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce, std::size_t bucket = 0) {
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  StepConfig config = step_config(stage, type, layers, bucket);
   config.zero1 = zero1;
   ZeroStep step(comm, config);
   for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
@@ -114,11 +119,7 @@ TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
   Communicator& comm = world().communicator(world_partition(connector().size()));
   for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
-    StepConfig config;
-    config.stage = stage;
-    config.type = GetParam();
-    config.layers = layers;
-    config.bucket = 100;
+    StepConfig config = step_config(stage, GetParam(), layers, 100);
     ZeroStep good(comm, config);
     for (int s = 1; s <= kSteps; ++s) good.run(kTimeout);
     EXPECT_FALSE(check_step(good, comm.size(), GetParam(), AdamConfig{}).has_value()) << static_cast<int>(stage);
@@ -140,12 +141,7 @@ TEST_P(ZeroStages, HeldBytesAreTheFormulas) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   const Precision p = precision_of(GetParam() == DType::float32 ? "fp32" : "bf16");
   for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
-    StepConfig config;
-    config.stage = stage;
-    config.type = GetParam();
-    config.layers = layers;
-    config.bucket = 100;
-    const ZeroStep step(comm, config);
+    const ZeroStep step(comm, step_config(stage, GetParam(), layers, 100));
     const auto segments = stage_segments(stage, layers, 100, static_cast<std::size_t>(comm.size()));
     EXPECT_EQ(step.state_bytes(), model_state_bytes(stage, segments, p).total()) << static_cast<int>(stage);
     EXPECT_EQ(step.buffer_bytes(), step_buffer_bytes(stage, segments, p)) << static_cast<int>(stage);

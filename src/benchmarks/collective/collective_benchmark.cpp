@@ -5,6 +5,7 @@
 #include "benchmarks/collective/collective_text.hpp"
 #include "benchmarks/collective/sweep.hpp"
 #include "core/error.hpp"
+#include "core/report/json_model.hpp"
 #include "core/report/text.hpp"
 
 #include <fmt/format.h>
@@ -34,10 +35,7 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["root"] = plan.root;
   j["group_size"] = plan.group_size;
   j["warmup_iters"] = plan.warmup_iters;
-  j["stopping"] = {{"samples", plan.stopping.samples},
-                   {"max_noise", plan.stopping.max_noise},
-                   {"min_samples", plan.stopping.min_samples},
-                   {"max_time_s", plan.stopping.max_time_s}};
+  j["stopping"] = stopping_json(plan.stopping);
   j["check"] = plan.check;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;

@@ -1,6 +1,7 @@
 #include "benchmarks/latency/latency_benchmark.hpp"
 
 #include "core/error.hpp"
+#include "core/report/json_model.hpp"
 #include "core/groups.hpp"
 #include "core/phase_stats.hpp"
 #include "core/report/text.hpp"
@@ -176,10 +177,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   d.config = {{"sizes", plan_.sizes},
               {"pairs", info.world_size / 2},
               {"warmup_iters", plan_.warmup_iters},
-              {"stopping", {{"samples", plan_.stopping.samples},
-                            {"max_noise", plan_.stopping.max_noise},
-                            {"min_samples", plan_.stopping.min_samples},
-                            {"max_time_s", plan_.stopping.max_time_s}}},
+              {"stopping", stopping_json(plan_.stopping)},
               {"check", plan_.check},
               {"timeout_s", plan_.timeout_s}};
   d.records = latency_record_layout();

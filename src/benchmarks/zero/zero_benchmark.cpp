@@ -4,6 +4,7 @@
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_record.hpp"
 #include "core/error.hpp"
+#include "core/report/json_model.hpp"
 #include "core/groups.hpp"
 #include "core/host_counters.hpp"
 #include "core/os_counters.hpp"
@@ -206,11 +207,7 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"adam",
        {{"lr", plan_.adam.lr}, {"beta1", plan_.adam.beta1}, {"beta2", plan_.adam.beta2}, {"eps", plan_.adam.eps}}},
       {"warmup_iters", plan_.warmup_iters},
-      {"stopping",
-       {{"samples", plan_.stopping.samples},
-        {"max_noise", plan_.stopping.max_noise},
-        {"min_samples", plan_.stopping.min_samples},
-        {"max_time_s", plan_.stopping.max_time_s}}},
+      {"stopping", stopping_json(plan_.stopping)},
       {"timeout_s", plan_.timeout_s},
       {"config_file", plan_.config_file}};
   d.records = zero_record_layout();

@@ -22,7 +22,8 @@ double number_from(const json& j) { return j.is_null() ? std::numeric_limits<dou
 
 // A metric: whole values (counts) as JSON integers, the rest as numbers.
 json metric_number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0) return json(static_cast<std::int64_t>(v));
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+    return json(static_cast<std::int64_t>(v));
   return number(v);
 }
 
@@ -94,7 +95,9 @@ Summary time_summary_from(const json& j) {
 }
 
 json spread_json(const RankSpread& s) {
-  return {{"min", microseconds(s.min)}, {"avg", microseconds(s.avg)}, {"max", microseconds(s.max)},
+  return {{"min", microseconds(s.min)},
+          {"avg", microseconds(s.avg)},
+          {"max", microseconds(s.max)},
           {"rank0", microseconds(s.rank0)}};
 }
 
@@ -117,13 +120,15 @@ std::vector<MetricSpec> metric_specs_from(const json& a) {
 }
 
 [[noreturn]] void malformed(const std::string& what) {
-  throw usage_error(fmt::format("malformed distbench report: {}; pass a JSON report written by distbench --json", what));
+  throw usage_error(
+      fmt::format("malformed distbench report: {}; pass a JSON report written by distbench --json", what));
 }
 
 // Version 1 (collective sweeps only): each result becomes a collective record, as version 2 writes them.
 RecordLayout v1_layout() {
   RecordLayout l;
-  l.params = {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group", "groups"};
+  l.params = {"collective", "backend", "dtype",  "op",    "placement", "root",
+              "bytes",      "count",   "nranks", "group", "groups"};
   l.phases = {"time"};
   l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks)"},
                {"algbw_gbps", "GB/s", "algorithm bandwidth"},
@@ -195,8 +200,10 @@ json record_json(const Record& r) {
   for (const PhaseStats& p : r.phases) {
     json samples = json::array();
     for (double s : p.samples) samples.push_back(microseconds(s));
-    phases.push_back({{"name", p.name}, {"time_us", time_summary_json(p.summary)},
-                      {"rank_spread_us", spread_json(p.rank_spread)}, {"samples_us", std::move(samples)}});
+    phases.push_back({{"name", p.name},
+                      {"time_us", time_summary_json(p.summary)},
+                      {"rank_spread_us", spread_json(p.rank_spread)},
+                      {"samples_us", std::move(samples)}});
   }
   j["phases"] = std::move(phases);
   json ranks = json::array();
@@ -219,8 +226,8 @@ Record record_from_json(const json& j) {
   j.at("noise_target_met").get_to(r.noise_target_met);
   for (const auto& [key, value] : j.at("metrics").items()) r.set_metric(key, number_from(value));
   for (const json& p : j.at("phases")) {
-    PhaseStats phase{p.at("name").get<std::string>(), {}, time_summary_from(p.at("time_us")),
-                     spread_from(p.at("rank_spread_us"))};
+    PhaseStats phase{
+        p.at("name").get<std::string>(), {}, time_summary_from(p.at("time_us")), spread_from(p.at("rank_spread_us"))};
     for (const json& s : p.at("samples_us")) phase.samples.push_back(seconds_from(s));
     r.phases.push_back(std::move(phase));
   }
@@ -247,7 +254,8 @@ json run_info_json(const RunInfo& info) {
   j["error"] = text_or_null(info.error);
   j["backend"] = text_or_null(info.backend);
   json ranks = json::array();
-  for (const RankInfo& r : info.ranks) ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}});
+  for (const RankInfo& r : info.ranks)
+    ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}});
   json env;
   env["world_size"] = info.world_size;
   env["ranks"] = std::move(ranks);
@@ -279,9 +287,17 @@ RunInfo run_info_from_json(const json& j) {
   info.versions = key_values_from(env.at("versions"));
   info.environment = key_values_from(env.at("variables"));
   if (const auto w = j.find("warnings"); w != j.end()) {
-    for (const json& one : *w) info.warnings.push_back({one.at("code").get<std::string>(), one.at("message").get<std::string>()});
+    for (const json& one : *w)
+      info.warnings.push_back({one.at("code").get<std::string>(), one.at("message").get<std::string>()});
   }
   return info;
+}
+
+json stopping_json(const StoppingRule& rule) {
+  return {{"samples", rule.samples},
+          {"max_noise", rule.max_noise},
+          {"min_samples", rule.min_samples},
+          {"max_time_s", rule.max_time_s}};
 }
 
 json layout_json(const RecordLayout& layout) {
@@ -325,7 +341,8 @@ json make_report_json(const RunInfo& info, const RunDescription& description, co
   j["title"] = description.title;
   j["config"] = description.config;
   j["layout"] = layout_json(description.records);
-  j["summary"] = summary_json(records, description.summarize ? description.summarize(records) : std::vector<SummaryItem>{});
+  j["summary"] =
+      summary_json(records, description.summarize ? description.summarize(records) : std::vector<SummaryItem>{});
   json all = json::array();
   for (const Record& r : records) all.push_back(record_json(r));
   j["records"] = std::move(all);
@@ -346,9 +363,10 @@ ParsedReport parse_report(std::string_view text) {
   ParsedReport report;
   report.schema_version = version->get<int>();
   if (report.schema_version != 1 && report.schema_version != kReportSchemaVersion) {
-    throw usage_error(fmt::format("unsupported report schema_version {}: this distbench reads versions 1 and {}; "
-                                  "read it with the distbench version that wrote it, or a newer one",
-                                  report.schema_version, kReportSchemaVersion));
+    throw usage_error(
+        fmt::format("unsupported report schema_version {}: this distbench reads versions 1 and {}; "
+                    "read it with the distbench version that wrote it, or a newer one",
+                    report.schema_version, kReportSchemaVersion));
   }
   std::string part = "the run's fields";  // where a json::exception came from
   try {

@@ -9,6 +9,7 @@
 #include "core/record.hpp"
 #include "core/report/layout.hpp"
 #include "core/run_info.hpp"
+#include "core/stopping.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,9 @@ ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields,
 RunInfo run_info_from_json(const ordered_json& j);
 
 ordered_json layout_json(const RecordLayout& layout);
+
+// A benchmark's stopping rule as its config writes it: samples, max_noise, min_samples, max_time_s.
+ordered_json stopping_json(const StoppingRule& rule);
 RecordLayout layout_from_json(const ordered_json& j);
 
 // The summary block: counts every report has (records, measured, skipped, noise_missed, wrong when checked)
