@@ -188,8 +188,16 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   });
 
   // Ended from outside (the launcher, after another rank failed or timed out; or Ctrl-C): keep the report's word.
-  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit](int signal) {
+  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit, timeout_exit_code](int signal) {
     const std::string step = watchdog.step();
+    if (!step.empty() && watchdog.overdue()) {
+      // This rank's own step had already timed out (the process was stopped, and the launcher continues it only
+      // to end it): that is the cause, not the signal.
+      fail_and_exit(fmt::format("{} did not finish within {:g} s (-T/--timeout); ended by signal {} ({}) before its "
+                                "watchdog could say so",
+                                step, watchdog.timeout_s(), signal, strsignal(signal)),
+                    timeout_exit_code);
+    }
     fail_and_exit(fmt::format("ended by signal {} ({}){}; when launched by mpirun, another rank failed or timed out "
                               "first: see its error line",
                               signal, strsignal(signal), step.empty() ? "" : fmt::format(" during {}", step)),

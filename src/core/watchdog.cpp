@@ -42,6 +42,11 @@ std::string Watchdog::step() {
   return deadline_ns_.load(std::memory_order_relaxed) != 0 ? step_ : std::string();
 }
 
+bool Watchdog::overdue() const {
+  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+  return deadline != 0 && now_ns() > deadline;
+}
+
 void Watchdog::disarm() { deadline_ns_.store(0, std::memory_order_relaxed); }
 
 void Watchdog::watch() {

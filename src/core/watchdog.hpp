@@ -40,6 +40,9 @@ class Watchdog {
   double timeout_s() const { return timeout_s_; }
   // The step armed now; empty when disarmed.
   std::string step();
+  // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
+  // and has just been continued).
+  bool overdue() const;
 
  private:
   void watch();

@@ -24,6 +24,19 @@ TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
   EXPECT_DOUBLE_EQ(timeout, 0.1);
 }
 
+// A signal handler asks whether the step had already timed out (a stopped process continued only to be ended).
+TEST(Watchdog, OverdueOnceTheArmedStepOutlivesTheTimeout) {
+  Watchdog dog(0.05, [](const std::string&, double) {});
+  EXPECT_FALSE(dog.overdue());  // disarmed
+  {
+    auto guard = dog.arm("step");
+    EXPECT_FALSE(dog.overdue());
+    std::this_thread::sleep_for(150ms);
+    EXPECT_TRUE(dog.overdue());
+  }
+  EXPECT_FALSE(dog.overdue());  // the guard disarmed it
+}
+
 TEST(Watchdog, QuietWhenStepsFinishInTime) {
   std::atomic<int> fired{0};
   {
