@@ -64,6 +64,14 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
       ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
+  app.add_option("--tensors", o.tensors,
+                 "allreduce: reduce a list of this many tensors of S/N bytes per operation, in place (the seeds' "
+                 "gradient list)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--fuse", o.fuse,
+                 "With --tensors: on (pack into one buffer, one allreduce, unpack), off (one allreduce per tensor) "
+                 "or both, side by side")
+      ->check(CLI::IsMember({"on", "off", "both"}));
   app.add_option("--min-busbw", o.min_busbw,
                  "Fail (exit code 6) when the average bus bandwidth is below this many GB/s (nccl-tests' "
                  "NCCL_TESTS_MIN_BW)")
@@ -113,6 +121,19 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
 
   if (o.placement == "out-of-place") plan.placements = {Placement::out_of_place};
   if (o.placement == "in-place") plan.placements = {Placement::in_place};
+  if (o.tensors > 1) {
+    if (collective != Collective::allreduce) {
+      throw usage_error(fmt::format("--tensors {} reduces a list of tensors: it is an allreduce option, not {}'s",
+                                    o.tensors, name(collective)));
+    }
+    if (o.placement == "out-of-place") {
+      throw usage_error("--tensors reduces each tensor in place (as gradients are); drop --placement out-of-place");
+    }
+    plan.tensors = o.tensors;
+    plan.placements = {Placement::in_place};
+    if (o.fuse == "on") plan.fusions = {Fusion::fused};
+    if (o.fuse == "off") plan.fusions = {Fusion::per_tensor};
+  }
   plan.root = o.root;
   plan.group_size = o.group_size;
   plan.warmup_iters = o.common.warmup_iters;

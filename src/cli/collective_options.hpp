@@ -25,6 +25,8 @@ struct CollectiveOptions {
   std::string average = "avg";
   int group_size = 0;
   std::string placement = "both";
+  int tensors = 1;            // --tensors: all-reduce a list of this many tensors per operation
+  std::string fuse = "both";  // --fuse: on (fused), off (per tensor) or both
   double min_busbw = 0;  // GB/s; 0: no floor
   double min_algbw = 0;
   std::string min_busbw_at;  // a size: judge the lowest result at sizes >= it instead of the average

@@ -5,7 +5,7 @@
 namespace distbench {
 namespace {
 
-void unpack(Device& device, Buffer& fusion, const std::vector<TensorRef>& tensors, DType dtype) {
+void unpack_into(Device& device, Buffer& fusion, const std::vector<TensorRef>& tensors, DType dtype) {
   std::size_t offset = 0;
   for (const auto& t : tensors) {
     device.copy(t.data, BufferRef{&fusion, offset}, t.count * size_of(dtype));
@@ -30,7 +30,7 @@ class FusedWork final : public Work {
 
  private:
   void finish() {
-    unpack(device_, fusion_, tensors_, dtype_);
+    unpack_into(device_, fusion_, tensors_, dtype_);
     unpacked_ = true;
   }
 
@@ -64,10 +64,14 @@ CollectiveCall FusedAllreduce::pack(std::span<const TensorRef> tensors, DType dt
   return call;
 }
 
+void FusedAllreduce::unpack(std::span<const TensorRef> tensors, DType dtype) {
+  unpack_into(device_, *fusion_, {tensors.begin(), tensors.end()}, dtype);
+}
+
 void FusedAllreduce::run(std::span<const TensorRef> tensors, DType dtype, ReduceOp op, Seconds timeout) {
   comm_.run(pack(tensors, dtype, op));
   comm_.synchronize(timeout);
-  unpack(device_, *fusion_, {tensors.begin(), tensors.end()}, dtype);
+  unpack(tensors, dtype);
 }
 
 std::unique_ptr<Work> FusedAllreduce::start(std::span<const TensorRef> tensors, DType dtype, ReduceOp op) {

@@ -24,9 +24,12 @@ class FusedAllreduce {
   // Starts the fused all-reduce; the tensors hold the result once the returned work is waited for.
   std::unique_ptr<Work> start(std::span<const TensorRef> tensors, DType dtype, ReduceOp op);
 
- private:
+  // The three parts of run(), for timing them one by one: copy the tensors into the fusion buffer (returns the
+  // all-reduce of it, in place), and copy the result back into the tensors.
   CollectiveCall pack(std::span<const TensorRef> tensors, DType dtype, ReduceOp op);
+  void unpack(std::span<const TensorRef> tensors, DType dtype);
 
+ private:
   Communicator& comm_;
   Device& device_;
   std::unique_ptr<Buffer> fusion_;  // grown to the largest bucket seen

@@ -21,6 +21,8 @@ struct CaseResult {
   std::string dtype;       // "float32", ...
   std::string op;          // "sum", ...; "none" for collectives that do not reduce
   std::string placement;   // "out-of-place" | "in-place"
+  int tensors = 1;          // --tensors: the list's length (1: one buffer)
+  std::string fusion;       // with tensors > 1: "per-tensor" | "fused"
   int root = -1;           // -1 for collectives without a root
   std::uint64_t bytes = 0;  // S, nccl-tests' size convention
   std::uint64_t count = 0;  // elements of the call (nccl-tests' count column)
@@ -39,6 +41,7 @@ struct CaseResult {
   std::vector<double> samples;  // seconds per operation, one per sample (same aggregation as `time`)
   std::vector<double> rank_means;      // per world rank: mean seconds per operation
   std::vector<OsCounters> os_per_op;  // per world rank: page faults and context switches per timed operation
+  std::vector<PhaseStats> phases;     // fused lists: "pack", "allreduce", "unpack" (each timed on its own)
 
   std::string status = "ok";  // "ok" | "skipped"
   std::string skip_reason;

@@ -32,6 +32,8 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["dtypes"] = names(plan.dtypes);
   j["ops"] = names(plan.ops);
   j["placements"] = names(plan.placements);
+  j["tensors"] = plan.tensors;
+  j["fusions"] = plan.tensors > 1 ? names(plan.fusions) : nlohmann::ordered_json::array();
   j["root"] = plan.root;
   j["group_size"] = plan.group_size;
   j["warmup_iters"] = plan.warmup_iters;
@@ -57,8 +59,13 @@ TableLayout collective_table(const SweepPlan& plan) {
                    {"dtype", "type", "", 8, CellFormat::text, "type"},
                    {"op", "redop", "", 6, CellFormat::text, "redop"},
                    {"root", "root", "", 4, CellFormat::integer, "root"}};
-  t.split_key = "placement";
-  for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
+  if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
+    t.split_key = "fusion";
+    for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
+  } else {
+    t.split_key = "placement";
+    for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
+  }
   t.value_columns = {{"time_us", "time", "(us)", 10, CellFormat::time_us, "time (us)"},
                      {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
                      {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
@@ -117,7 +124,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   d.benchmark = "collective";
   d.title = std::string(name(plan.collective));
   d.config = collective_config(plan, info.backend);
-  d.records = collective_record_layout();
+  d.records = collective_record_layout(plan.tensors > 1);
   d.table = collective_table(plan);
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}", name(plan.collective),
@@ -126,6 +133,12 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
       fmt::format("sweep: {}", sweep_text(plan.sizes)),
       fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {})", samples_text(plan.stopping),
                   plan.warmup_iters, plan.check ? "on" : "off", average_text(plan.average), name(plan.average))};
+  if (plan.tensors > 1) {
+    d.console_preamble.push_back(fmt::format(
+        "tensors: a list of {} tensors of S/{} per operation, in place: per-tensor = one allreduce each; fused = "
+        "packed into one buffer, one allreduce, unpacked (pack and unpack timed as phases in the reports)",
+        plan.tensors, plan.tensors));
+  }
   if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
   d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {} · time: {} (-a {})",
                               info.backend, info.world_size, ranks_per_host_text(info.ranks),

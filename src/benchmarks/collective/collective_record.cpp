@@ -16,10 +16,14 @@ constexpr OsFigure kOsFigures[] = {{"minor_faults_per_op", &OsCounters::minor_fa
 
 }  // namespace
 
-RecordLayout collective_record_layout() {
+RecordLayout collective_record_layout(bool tensor_list) {
   RecordLayout l;
   l.params = {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group", "groups"};
   l.phases = {"time"};
+  if (tensor_list) {  // --tensors N: the list's length and how it was reduced; fused lists time their parts too
+    l.params.insert(l.params.begin() + 5, {"tensors", "fusion"});
+    l.phases.insert(l.phases.end(), {"pack", "allreduce", "unpack"});
+  }
   l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks' means)"},
                {"algbw_gbps", "GB/s", "algorithm bandwidth: bytes / time"},
                {"busbw_gbps", "GB/s", "bus bandwidth: algbw times the collective's bus factor (nccl-tests)"},
@@ -38,8 +42,9 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
       .set("backend", r.backend)
       .set("dtype", r.dtype)
       .set("op", r.op)
-      .set("placement", r.placement)
-      .set("root", std::int64_t{r.root})
+      .set("placement", r.placement);
+  if (r.tensors > 1) rec.set("tensors", std::int64_t{r.tensors}).set("fusion", r.fusion);
+  rec.set("root", std::int64_t{r.root})
       .set("bytes", static_cast<std::int64_t>(r.bytes))
       .set("count", static_cast<std::int64_t>(r.count))
       .set("nranks", std::int64_t{r.nranks})
@@ -51,6 +56,7 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
   rec.ops_per_sample = r.ops_per_sample;
   rec.noise_target_met = r.noise_target_met;
   rec.phases.push_back({"time", r.samples, r.time, r.rank_time});
+  rec.phases.insert(rec.phases.end(), r.phases.begin(), r.phases.end());
   rec.set_metric("time_us", r.time_shown * kMicro)
       .set_metric("algbw_gbps", r.algbw)
       .set_metric("busbw_gbps", r.busbw)

@@ -12,7 +12,8 @@
 namespace distbench {
 
 // The shape of a collective record (JSON and CSV columns).
-RecordLayout collective_record_layout();
+// `tensor_list`: a --tensors sweep (its records say how many tensors and how they were reduced).
+RecordLayout collective_record_layout(bool tensor_list = false);
 
 // `hosts[r]`: world rank r's host (may be shorter: hosts left blank).
 Record collective_record(const CaseResult& r, const std::vector<std::string>& hosts);

@@ -1,9 +1,15 @@
 #include "benchmarks/collective/measure.hpp"
 
+#include "core/fused_allreduce.hpp"
+
+#include <functional>
+
 namespace distbench {
 namespace {
 
-std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Watchdog& watchdog, Seconds timeout) {
+// Fills the send region, runs the case once, and counts wrong elements of the result over all ranks.
+std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, const std::function<void()>& once,
+                    Watchdog& watchdog) {
   Device& device = world.device();
   const auto& call = setup.call;
   device.poison(setup.poison_at, setup.recv_bytes);
@@ -11,8 +17,7 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Wa
   device.synchronize();
   {
     auto guard = watchdog.arm(setup.label + ": verification");
-    comm.run(call);
-    comm.synchronize(timeout);
+    once();
   }
   const CheckSpec spec{setup.pattern, call.op, call.collective, call.count, call.root, comm.rank()};
   const auto mine = static_cast<std::int64_t>(device.count_wrong(comm.result_at(call), call.dtype, spec));
@@ -22,6 +27,19 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, Wa
   return total;
 }
 
+// The list of tensors a --tensors case reduces: consecutive slices of the in-place buffer, so that every element
+// keeps its index and the whole buffer checks as one allreduce.
+std::vector<TensorRef> tensor_list(const CaseSetup& setup) {
+  const auto& call = setup.call;
+  const auto n = static_cast<std::size_t>(setup.tensors);
+  const std::size_t each = call.count / n, elem = size_of(call.dtype);
+  std::vector<TensorRef> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    out.push_back({call.recv.at(k * each * elem), k + 1 == n ? call.count - k * each : each});
+  }
+  return out;
+}
+
 }  // namespace
 
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
@@ -29,12 +47,70 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   const Seconds timeout(plan.timeout_s);
   const auto& call = setup.call;
   world.device().fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
-
-  const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); },
-                          [&comm](Seconds t) { comm.synchronize(t); }, [&comm] { return comm.make_timer(); }, {}};
+  const SamplingRules rules{plan.warmup_iters, plan.stopping, timeout};
+  const auto comm_timer = [&comm] { return comm.make_timer(); };
+  const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
   Measured out;
-  out.sampling = sample_operation(world.connector(), op, {plan.warmup_iters, plan.stopping, timeout}, watchdog);
-  if (plan.check) out.wrong = verify(world, comm, setup, watchdog, timeout);
+
+  if (setup.tensors <= 1) {
+    const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync,
+                            comm_timer, {}};
+    out.sampling = sample_operation(world.connector(), op, rules, watchdog);
+    if (plan.check) {
+      out.wrong = verify(world, comm, setup, [&] {
+        comm.run(call);
+        comm.synchronize(timeout);
+      }, watchdog);
+    }
+    return out;
+  }
+
+  const std::vector<TensorRef> tensors = tensor_list(setup);
+  std::function<void()> once;
+  if (setup.fused) {
+    Device& device = world.device();
+    FusedAllreduce fused(comm, device);
+    CollectiveCall packed;
+    const auto device_timer = [&device] { return device.make_timer(); };
+    const TimedOperation op{setup.label,
+                            {},
+                            sync,
+                            comm_timer,
+                            {{"pack", [&] { packed = fused.pack(tensors, call.dtype, call.op); }, device_timer},
+                             {"allreduce",
+                              [&] {
+                                comm.run(packed);
+                                comm.synchronize(timeout);
+                              },
+                              comm_timer},
+                             {"unpack", [&] { fused.unpack(tensors, call.dtype); }, device_timer}}};
+    out.sampling = sample_operation(world.connector(), op, rules, watchdog);
+    once = [&] { fused.run(tensors, call.dtype, call.op, timeout); };
+    if (plan.check) out.wrong = verify(world, comm, setup, once, watchdog);
+    return out;
+  }
+  // One allreduce per tensor, back to back.
+  std::vector<CollectiveCall> calls;
+  for (const TensorRef& t : tensors) {
+    CollectiveCall c = call;
+    c.send = c.recv = t.data;
+    c.count = t.count;
+    calls.push_back(c);
+  }
+  const TimedOperation op{setup.label,
+                          [&comm, &calls](int times) {
+                            for (int i = 0; i < times; ++i) {
+                              for (const CollectiveCall& c : calls) comm.run(c);
+                            }
+                          },
+                          sync, comm_timer, {}};
+  out.sampling = sample_operation(world.connector(), op, rules, watchdog);
+  if (plan.check) {
+    out.wrong = verify(world, comm, setup, [&] {
+      for (const CollectiveCall& c : calls) comm.run(c);
+      comm.synchronize(timeout);
+    }, watchdog);
+  }
   return out;
 }
 

@@ -20,6 +20,10 @@ struct CaseSetup {
   BufferRef poison_at;         // where that region starts
   PatternParams pattern;
   std::string label;  // "allreduce 1 MiB float32 sum out-of-place", for the watchdog and warnings
+  // --tensors: the call's buffer (in place) is a list of this many tensors of count / tensors elements (the last one
+  // takes the remainder), reduced one call each or fused into one.
+  int tensors = 1;
+  bool fused = false;
 };
 
 struct Measured {

@@ -16,6 +16,11 @@
 
 namespace distbench {
 
+// How a list of tensors is all-reduced (--tensors N): one call per tensor (the seeds' pass), or packed into one
+// buffer, one call, unpacked (their "fuse small tensors").
+enum class Fusion { per_tensor, fused };
+std::string_view name(Fusion f);
+
 struct SweepPlan {
   Collective collective = Collective::allreduce;
   std::string backend = "auto";  // as asked; the report records the one chosen
@@ -34,6 +39,10 @@ struct SweepPlan {
   BandwidthFloor floor;      // --min-busbw / --min-algbw: exit code 6 below it
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
   bool malloc_reuse = false;  // mallopt before MPI starts: freed memory stays mapped (see malloc_tuning.hpp)
+  // --tensors N (allreduce): each operation reduces a list of N tensors of S/N bytes, in place, as `fusions` say;
+  // 1: one buffer, as every other sweep.
+  int tensors = 1;
+  std::vector<Fusion> fusions = {Fusion::per_tensor, Fusion::fused};
 };
 
 }  // namespace distbench

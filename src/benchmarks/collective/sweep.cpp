@@ -7,6 +7,8 @@
 #include "benchmarks/collective/sweep_warnings.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 namespace distbench {
 namespace {
@@ -19,6 +21,22 @@ struct Row {
   std::size_t count;   // call count
 };
 
+// One column group of a row: a placement, or for a --tensors list (in place) a way of reducing it.
+struct Variant {
+  Placement placement = Placement::in_place;
+  std::optional<Fusion> fusion;
+};
+
+std::vector<Variant> plan_variants(const SweepPlan& plan) {
+  std::vector<Variant> out;
+  if (plan.tensors > 1) {
+    for (Fusion f : plan.fusions) out.push_back({Placement::in_place, f});
+  } else {
+    for (Placement p : plan.placements) out.push_back({p, std::nullopt});
+  }
+  return out;
+}
+
 std::vector<Row> plan_rows(const SweepPlan& plan, int nranks) {
   std::vector<Row> rows;
   const bool reduces = is_reduction(plan.collective);
@@ -28,7 +46,7 @@ std::vector<Row> plan_rows(const SweepPlan& plan, int nranks) {
       if (reduces && !defined_for(op, dtype)) continue;
       for (std::uint64_t size : plan.sizes) {
         const std::size_t count = call_count(plan.collective, size / size_of(dtype), nranks);
-        if (count > 0) rows.push_back({dtype, op, size, count});
+        if (count > 0 && count >= static_cast<std::size_t>(plan.tensors)) rows.push_back({dtype, op, size, count});
       }
     }
   }
@@ -64,14 +82,16 @@ bool in_place_moves_with_rank(Collective c) {
          first.in_place_recv_offset != second.in_place_recv_offset;
 }
 
-std::string case_label(const SweepPlan& plan, const Row& row, Placement placement) {
+std::string case_label(const SweepPlan& plan, const Row& row, const Variant& variant) {
   std::string label = fmt::format("{} {} {}", name(plan.collective), format_bytes(row.size), name(row.dtype));
   if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
-  return fmt::format("{} {}", label, name(placement));
+  if (variant.fusion) return fmt::format("{} as {} tensors, {}", label, plan.tensors, name(*variant.fusion));
+  return fmt::format("{} {}", label, name(variant.placement));
 }
 
-CaseResult describe(const SweepPlan& plan, const Row& row, Placement placement, std::string_view backend,
+CaseResult describe(const SweepPlan& plan, const Row& row, const Variant& variant, std::string_view backend,
                     const Partition& partition, int nranks) {
+  const Placement placement = variant.placement;
   CaseResult r;
   r.collective = std::string(name(plan.collective));
   r.backend = std::string(backend);
@@ -84,11 +104,16 @@ CaseResult describe(const SweepPlan& plan, const Row& row, Placement placement, 
   r.nranks = nranks;
   r.group = partition.label;
   r.groups = static_cast<int>(partition.groups.size());
+  if (variant.fusion) {
+    r.tensors = plan.tensors;
+    r.fusion = std::string(name(*variant.fusion));
+  }
   return r;
 }
 
-CaseSetup make_setup(const SweepPlan& plan, const Row& row, Placement placement, Buffer* send_buffer,
+CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& variant, Buffer* send_buffer,
                      Buffer* recv_buffer, int rank, int nranks) {
+  const Placement placement = variant.placement;
   const std::size_t elem = size_of(row.dtype);
   const auto shape = buffer_shape(plan.collective, row.count, nranks, rank);
   CaseSetup s;
@@ -99,7 +124,11 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, Placement placement,
   s.call.root = plan.root;
   s.send_count = shape.send_count;
   s.pattern = make_pattern(plan.collective, row.op, row.dtype, nranks);
-  s.label = case_label(plan, row, placement);
+  s.label = case_label(plan, row, variant);
+  if (variant.fusion) {
+    s.tensors = plan.tensors;
+    s.fused = *variant.fusion == Fusion::fused;
+  }
   if (placement == Placement::in_place) {
     s.call.send = {recv_buffer, shape.in_place_send_offset * elem};
     s.call.recv = {recv_buffer, shape.in_place_recv_offset * elem};
@@ -115,6 +144,8 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, Placement placement,
 }
 
 }  // namespace
+
+std::string_view name(Fusion f) { return f == Fusion::fused ? "fused" : "per-tensor"; }
 
 Partition sweep_partition(const SweepPlan& plan, int world_size) {
   return plan.group_size > 0 ? consecutive_partition(world_size, plan.group_size) : world_partition(world_size);
@@ -145,6 +176,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   check_root(plan, nranks);
 
   const auto rows = plan_rows(plan, nranks);
+  const auto variants = plan_variants(plan);
   const auto extents = buffer_extents(plan, rows, nranks);
   auto send_buffer = world.device().allocate(extents.send);
   auto recv_buffer = world.device().allocate(extents.recv);
@@ -158,10 +190,11 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    if (root && progress) progress(i, rows.size(), case_label(plan, row, plan.placements.front()));
+    if (root && progress) progress(i, rows.size(), case_label(plan, row, variants.front()));
     std::vector<CaseResult> done;
-    for (Placement placement : plan.placements) {
-      CaseResult result = describe(plan, row, placement, comm->backend(), partition, nranks);
+    for (const Variant& variant : variants) {
+      const Placement placement = variant.placement;
+      CaseResult result = describe(plan, row, variant, comm->backend(), partition, nranks);
       if (placement == Placement::in_place && comm->local_parts() > 1 && in_place_moves_with_rank(plan.collective)) {
         result.status = "skipped";
         result.skip_reason = "in-place with several GPUs per process (-g) is not supported for this collective";
@@ -175,14 +208,18 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
         continue;
       }
       const CaseSetup setup =
-          make_setup(plan, row, placement, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
+          make_setup(plan, row, variant, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
       const Measured m = measure_case(world, *comm, plan, watchdog, setup);
       std::vector<std::vector<double>> by_rank;
       std::vector<std::vector<OsCounters>> os_by_rank;
+      std::vector<std::vector<std::vector<double>>> phases_by_rank;  // fused lists: [phase][rank][sample]
       {
         auto guard = watchdog.arm(setup.label + ": gathering samples");
         by_rank = gather_vector<double>(connector, m.sampling.samples, connector.root_rank());
         os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.sampling.os_per_op, 1), connector.root_rank());
+        for (const auto& phase : m.sampling.phase_samples) {
+          phases_by_rank.push_back(gather_vector<double>(connector, phase, connector.root_rank()));
+        }
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
       if (!root) continue;
@@ -191,6 +228,10 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.noise_target_met = m.sampling.noise_target_met;
       aggregate_samples(by_rank, plan.average, plan.collective, result);
       for (const auto& counters : os_by_rank) result.os_per_op.push_back(counters.at(0));
+      static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
+      for (std::size_t p = 0; p < phases_by_rank.size() && p < std::size(kListPhases); ++p) {
+        result.phases.push_back(reduce_phase(kListPhases[p], phases_by_rank[p], plan.average).stats);
+      }
       done.push_back(std::move(result));
     }
     if (root) {

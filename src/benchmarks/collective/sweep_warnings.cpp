@@ -8,6 +8,9 @@ namespace distbench {
 namespace {
 
 std::string case_text(const CaseResult& r) {
+  if (r.tensors > 1) {
+    return fmt::format("{} {} {} as {} tensors, {}", r.collective, format_bytes(r.bytes), r.dtype, r.tensors, r.fusion);
+  }
   return fmt::format("{} {} {} {}", r.collective, format_bytes(r.bytes), r.dtype, r.placement);
 }
 
