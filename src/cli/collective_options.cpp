@@ -25,8 +25,8 @@ std::vector<T> parse_list(const std::vector<std::string>& texts, Parse parse, Al
     if (!value) {
       std::vector<std::string> names;
       for (T t : all()) names.emplace_back(name(t));
-      throw usage_error(fmt::format("unknown {} '{}'; {} takes one of {}, a comma-separated list, or 'all'", what,
-                                    text, flag, fmt::join(names, ", ")));
+      throw usage_error(fmt::format("unknown {} '{}'; {} takes one of {}, a comma-separated list, or 'all'", what, text,
+                                    flag, fmt::join(names, ", ")));
     }
     if (std::find(out.begin(), out.end(), *value) == out.end()) out.push_back(*value);
   }
@@ -48,17 +48,21 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
   app.add_option("-c,--check", o.check, "Verify results against exact expected values (0 or 1)")
       ->check(CLI::IsMember({0, 1}));
-  app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")
-      ->delimiter(',');
+  app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
       ->delimiter(',');
   app.add_option("-r,--root", o.root, "Root rank (within the group) of broadcast, reduce, gather and scatter")
       ->check(CLI::NonNegativeNumber);
   app.add_option("-a,--average", o.average, "Time shown per case across ranks: rank0, avg, min or max (or 0..3)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, std::string>{{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"},
-                                             {"rank0", "rank0"}, {"avg", "avg"}, {"min", "min"}, {"max", "max"}},
-          CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(std::map<std::string, std::string>{{"0", "rank0"},
+                                                                             {"1", "avg"},
+                                                                             {"2", "min"},
+                                                                             {"3", "max"},
+                                                                             {"rank0", "rank0"},
+                                                                             {"avg", "avg"},
+                                                                             {"min", "min"},
+                                                                             {"max", "max"}},
+                                          CLI::ignore_case));
   app.add_option("--group-size", o.group_size,
                  "Run in consecutive groups of this many ranks at once (0: one group of all ranks)")
       ->check(CLI::NonNegativeNumber);
@@ -97,8 +101,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes",
                                   o.stepfactor));
   }
-  plan.sizes = size_sweep(parse_size(o.minbytes), parse_size(o.maxbytes), o.stepbytes_given ? 1.0 : o.stepfactor,
-                          step);
+  plan.sizes = size_sweep(parse_size(o.minbytes), parse_size(o.maxbytes), o.stepbytes_given ? 1.0 : o.stepfactor, step);
 
   plan.dtypes = parse_list<DType>(o.datatypes, parse_dtype, all_dtypes, "datatype", "-d/--datatype");
   if (is_reduction(collective)) {
@@ -108,9 +111,10 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
       for (ReduceOp op : plan.ops) {
         for (DType t : plan.dtypes) {
           if (!defined_for(op, t)) {
-            throw usage_error(fmt::format("operator '{}' is not defined for datatype '{}' (bitwise operators need an "
-                                          "integer type); pick an integer -d/--datatype or another -o/--op",
-                                          name(op), name(t)));
+            throw usage_error(
+                fmt::format("operator '{}' is not defined for datatype '{}' (bitwise operators need an "
+                            "integer type); pick an integer -d/--datatype or another -o/--op",
+                            name(op), name(t)));
           }
         }
       }

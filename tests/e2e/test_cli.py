@@ -49,6 +49,34 @@ class Workdir(unittest.TestCase):
 
 
 class GoodRuns(Workdir):
+    def test_a_list_of_tensors_fused_and_per_tensor(self):
+        js = self.path("t.json")
+        r = mpirun(3, "allreduce", "--tensors", "7", "-b", "4K", "-e", "64K", "-f", "4", "-n", "5", "-d",
+                   "float32,bfloat16", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("per-tensor", r.stdout)
+        report = load_json(js)
+        self.assertEqual(report["config"]["tensors"], 7)
+        self.assertEqual(report["config"]["placements"], ["in-place"])
+        records = report["records"]
+        self.assertEqual(len(records), 3 * 2 * 2)  # sizes x types x (per-tensor, fused)
+        for rec in records:
+            self.assertEqual(rec["params"]["tensors"], 7)
+            self.assertEqual(rec["params"]["placement"], "in-place")
+            self.assertEqual(rec["metrics"]["wrong"], 0, rec["params"])
+            phases = [p["name"] for p in rec["phases"]]
+            if rec["params"]["fusion"] == "fused":
+                self.assertEqual(phases, ["time", "pack", "allreduce", "unpack"])
+                parts = sum(p["time_us"]["mean"] for p in rec["phases"][1:])
+                self.assertLess(abs(parts - rec["phases"][0]["time_us"]["mean"]) / parts, 0.2)
+            else:
+                self.assertEqual(rec["params"]["fusion"], "per-tensor")
+                self.assertEqual(phases, ["time"])
+        # --fuse on: the fused column alone
+        r = mpirun(2, "allreduce", "--tensors", "4", "--fuse", "on", "-b", "1K", "-e", "1K", "-n", "3", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([rec["params"]["fusion"] for rec in load_json(js)["records"]], ["fused"])
+
     def test_allreduce_writes_parseable_json_and_csv(self):
         js, cs = self.path("r.json"), self.path("r.csv")
         r = mpirun(2, "allreduce", "-b", "8", "-e", "64K", "-n", "5", "--json", js, "--csv", cs)
@@ -285,6 +313,10 @@ class BadInput(Workdir):
             (["allreduce", "-f", "1"], "-f/--stepfactor"),
             (["allreduce", "-b", "12Q"], "12Q"),
             (["allreduce", "-n", "0"], "--iters"),
+            (["allreduce", "--tensors", "0"], "--tensors"),
+            (["broadcast", "--tensors", "4"], "--tensors 4"),
+            (["allreduce", "--tensors", "4", "--placement", "out-of-place"], "--placement out-of-place"),
+            (["allreduce", "--tensors", "4", "--fuse", "maybe"], "--fuse"),
         ]
         for args, needle in cases:
             with self.subTest(args=args):

@@ -223,7 +223,7 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   EXPECT_EQ(j["environment"]["variables"]["NCCL_DEBUG"], "WARN");
 
   const ordered_json& config = j["config"];
-  expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "root", "group_size",
+  expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "tensors", "fusions", "root", "group_size",
                        "warmup_iters", "stopping", "check", "average", "timeout_s", "malloc_reuse",
                        "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");

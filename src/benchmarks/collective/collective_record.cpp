@@ -18,7 +18,8 @@ constexpr OsFigure kOsFigures[] = {{"minor_faults_per_op", &OsCounters::minor_fa
 
 RecordLayout collective_record_layout(bool tensor_list) {
   RecordLayout l;
-  l.params = {"collective", "backend", "dtype", "op", "placement", "root", "bytes", "count", "nranks", "group", "groups"};
+  l.params = {"collective", "backend", "dtype",  "op",    "placement", "root",
+              "bytes",      "count",   "nranks", "group", "groups"};
   l.phases = {"time"};
   if (tensor_list) {  // --tensors N: the list's length and how it was reduced; fused lists time their parts too
     l.params.insert(l.params.begin() + 5, {"tensors", "fusion"});

@@ -53,14 +53,17 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   Measured out;
 
   if (setup.tensors <= 1) {
-    const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync,
-                            comm_timer, {}};
+    const TimedOperation op{
+        setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync, comm_timer, {}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
     if (plan.check) {
-      out.wrong = verify(world, comm, setup, [&] {
-        comm.run(call);
-        comm.synchronize(timeout);
-      }, watchdog);
+      out.wrong = verify(
+          world, comm, setup,
+          [&] {
+            comm.run(call);
+            comm.synchronize(timeout);
+          },
+          watchdog);
     }
     return out;
   }
@@ -103,13 +106,18 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                               for (const CollectiveCall& c : calls) comm.run(c);
                             }
                           },
-                          sync, comm_timer, {}};
+                          sync,
+                          comm_timer,
+                          {}};
   out.sampling = sample_operation(world.connector(), op, rules, watchdog);
   if (plan.check) {
-    out.wrong = verify(world, comm, setup, [&] {
-      for (const CollectiveCall& c : calls) comm.run(c);
-      comm.synchronize(timeout);
-    }, watchdog);
+    out.wrong = verify(
+        world, comm, setup,
+        [&] {
+          for (const CollectiveCall& c : calls) comm.run(c);
+          comm.synchronize(timeout);
+        },
+        watchdog);
   }
   return out;
 }

@@ -13,7 +13,6 @@
 namespace distbench {
 namespace {
 
-
 struct Row {
   DType dtype;
   ReduceOp op;
@@ -61,10 +60,10 @@ struct Extents {
 
 Extents buffer_extents(const SweepPlan& plan, const std::vector<Row>& rows, int nranks) {
   Extents e;
-  const bool in_place = std::find(plan.placements.begin(), plan.placements.end(), Placement::in_place) !=
-                        plan.placements.end();
-  const bool out_of_place = std::find(plan.placements.begin(), plan.placements.end(), Placement::out_of_place) !=
-                            plan.placements.end();
+  const bool in_place =
+      std::find(plan.placements.begin(), plan.placements.end(), Placement::in_place) != plan.placements.end();
+  const bool out_of_place =
+      std::find(plan.placements.begin(), plan.placements.end(), Placement::out_of_place) != plan.placements.end();
   for (const auto& row : rows) {
     const auto shape = buffer_shape(plan.collective, row.count, nranks, 0);
     const std::size_t elem = size_of(row.dtype);
@@ -184,9 +183,9 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   SweepOutcome outcome;
   const bool root = connector.is_root();
   if (rows.size() < plan.sizes.size() * plan.dtypes.size() && root) {
-    outcome.warnings.push_back({"small_sizes_skipped",
-                                fmt::format("sizes too small to give every one of the {} ranks an element were skipped",
-                                            nranks)});
+    outcome.warnings.push_back(
+        {"small_sizes_skipped",
+         fmt::format("sizes too small to give every one of the {} ranks an element were skipped", nranks)});
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
