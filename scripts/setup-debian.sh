@@ -4,7 +4,7 @@
 # started by this script).
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
+  libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
   prometheus"
 missing=""
 for p in $packages; do

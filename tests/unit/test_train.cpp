@@ -1,0 +1,119 @@
+// Data-parallel training's parts: gradient buckets (DDP's rule) and the MLP (its gradients against finite
+// differences, and that it learns the teacher's data).
+#include "benchmarks/train/buckets.hpp"
+#include "benchmarks/train/mlp.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace distbench::train {
+namespace {
+
+std::vector<TensorSpec> specs(std::initializer_list<std::size_t> sizes) {
+  std::vector<TensorSpec> out;
+  for (std::size_t n : sizes) out.push_back({fmt::format("t{}", out.size()), n});
+  return out;
+}
+
+TEST(Buckets, ReverseOrderClosedAtTheCapWithASmallerFirstBucket) {
+  // 4-byte elements; tensors of 100, 10, 300, 20, 50 elements (forward order), caps: first 160 B, then 400 B.
+  const auto b = assign_buckets(specs({100, 10, 300, 20, 50}), 4, 400, 160);
+  ASSERT_EQ(b.size(), 3U);
+  EXPECT_EQ(b[0].tensors, (std::vector<std::size_t>{4}));     // 200 B >= 160: closed at once
+  EXPECT_EQ(b[1].tensors, (std::vector<std::size_t>{3, 2}));  // 80 B, then 1280 B: past 400, closed
+  EXPECT_EQ(b[2].tensors, (std::vector<std::size_t>{1, 0}));  // what is left
+  EXPECT_EQ(b[1].elements, 320U);
+}
+
+TEST(Buckets, EveryTensorOnceAndZeroCapIsOneBucketPerTensor) {
+  const auto t = specs({7, 1, 9, 3, 3, 12, 5});
+  for (std::size_t cap : {0U, 4U, 16U, 40U, 1000U}) {
+    const auto b = assign_buckets(t, 4, cap, 8);
+    std::vector<std::size_t> seen;
+    std::size_t elements = 0;
+    for (const Bucket& bucket : b) {
+      seen.insert(seen.end(), bucket.tensors.begin(), bucket.tensors.end());
+      std::size_t sum = 0;
+      for (std::size_t k : bucket.tensors) sum += t[k].elements;
+      EXPECT_EQ(sum, bucket.elements);
+      elements += bucket.elements;
+    }
+    EXPECT_EQ(seen, (std::vector<std::size_t>{6, 5, 4, 3, 2, 1, 0})) << cap;  // last layer first, each once
+    EXPECT_EQ(elements, 40U);
+    if (cap == 0) {
+      EXPECT_EQ(b.size(), t.size());
+    }
+    if (cap == 1000) {
+      EXPECT_EQ(b.size(), 2U);  // the first bucket (8 B) closes on the first tensor, the rest fits one
+    }
+  }
+}
+
+TEST(Mlp, TensorsAreWeightThenBiasPerLayer) {
+  const Mlp m({6, 5, 3, 4}, 1);
+  ASSERT_EQ(m.tensors().size(), 6U);
+  EXPECT_EQ(m.tensors()[0].name, "fc0.weight");
+  EXPECT_EQ(m.tensors()[0].elements, 5U * 6);
+  EXPECT_EQ(m.tensors()[1].elements, 5U);
+  EXPECT_EQ(m.tensors()[4].elements, 4U * 5);  // the classifier
+  EXPECT_EQ(m.tensor_offset(5), 30U + 5 + 25 + 5 + 20);
+  EXPECT_EQ(m.params().size(), 30U + 5 + 25 + 5 + 20 + 4);
+  EXPECT_THROW(Mlp({6, 5, 0, 4}, 1), Error);
+}
+
+TEST(Mlp, GradientsMatchFiniteDifferences) {
+  const MlpShape shape{6, 5, 3, 4};
+  Mlp m(shape, 3);
+  const TeacherData data(shape, 7);
+  const std::size_t batch = 8;
+  std::vector<float> x(batch * shape.inputs);
+  std::vector<int> labels(batch);
+  data.batch(0, batch, x.data(), labels.data());
+  std::vector<std::size_t> order;
+  m.forward(x.data(), labels.data(), batch);
+  m.backward(1.0f, [&](std::size_t k) { order.push_back(k); });
+  EXPECT_EQ(order, (std::vector<std::size_t>{5, 4, 3, 2, 1, 0}));  // last layer first, bias before weight
+  const std::vector<float> analytic = m.grads();
+  // Central differences in double-checked steps; every parameter of the small model.
+  const float h = 1e-2f;
+  double worst = 0;
+  for (std::size_t i = 0; i < m.params().size(); ++i) {
+    const float keep = m.params()[i];
+    m.params()[i] = keep + h;
+    const double up = m.forward(x.data(), labels.data(), batch);
+    m.params()[i] = keep - h;
+    const double down = m.forward(x.data(), labels.data(), batch);
+    m.params()[i] = keep;
+    const double numeric = (up - down) / (2.0 * h);
+    worst = std::max(worst, std::abs(numeric - analytic[i]));
+  }
+  EXPECT_LT(worst, 2e-3) << "largest difference between backward and finite differences";
+}
+
+TEST(Mlp, LearnsTheTeachersData) {
+  const MlpShape shape{32, 64, 3, 4};
+  Mlp m(shape, 1);
+  const TeacherData data(shape, 2);
+  const std::size_t batch = 64;
+  std::vector<float> x(batch * shape.inputs);
+  std::vector<int> labels(batch);
+  float first = 0, last = 0;
+  for (int step = 0; step < 200; ++step) {
+    data.batch(static_cast<std::uint64_t>(step) * batch, batch, x.data(), labels.data());
+    const float loss = m.forward(x.data(), labels.data(), batch);
+    if (step == 0) first = loss;
+    last = loss;
+    m.backward(1.0f);
+    for (std::size_t i = 0; i < m.params().size(); ++i) m.params()[i] -= 0.1f * m.grads()[i];
+  }
+  EXPECT_NEAR(first, std::log(4.0f), 0.3f);  // about chance at the start
+  EXPECT_LT(last, 0.6f * first) << first << " -> " << last;
+}
+
+}  // namespace
+}  // namespace distbench::train
