@@ -1,0 +1,96 @@
+#include "benchmarks/train/data_parallel.hpp"
+
+#include <algorithm>
+
+namespace distbench::train {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch,
+                           zero::AdamConfig adam)
+    : comm_(comm), model_(model), global_batch_(global_batch), adam_(adam) {
+  buckets_ = assign_buckets(model.tensors(), sizeof(float), bucket_bytes);
+  bucket_of_.resize(model.tensors().size());
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    std::size_t first = model.params().size();
+    for (std::size_t k : buckets_[b].tensors) {
+      bucket_of_[k] = b;
+      first = std::min(first, model.tensor_offset(k));
+    }
+    first_of_.push_back(first);
+  }
+  m_.assign(model.params().size(), 0.0f);
+  v_.assign(model.params().size(), 0.0f);
+  grads_view_ = ExternalBuffer(model.grads().data(), model.grads().size() * sizeof(float));
+  adam_.grad_scale = 1.0f;  // the backward already scaled each rank's gradients by its share of the global batch
+}
+
+void DataParallel::start_bucket(std::size_t b) {
+  const BufferRef at{&grads_view_, first_of_[b] * sizeof(float)};
+  const CollectiveCall call{Collective::allreduce, at, at, buckets_[b].elements, DType::float32, ReduceOp::sum, 0};
+  spans_[b].start = since(began_);
+  work_[b] = comm_.start(call);
+}
+
+void DataParallel::progress() {
+  for (std::size_t b = 0; b < work_.size(); ++b) {
+    if (work_[b] && spans_[b].end == 0 && work_[b]->done()) spans_[b].end = since(began_);
+  }
+}
+
+void DataParallel::update() {
+  ++steps_;
+  zero::adam_update(adam_, steps_, DType::float32, model_.grads().data(), model_.params().data(), m_.data(), v_.data(),
+                    nullptr, model_.params().size());
+}
+
+float DataParallel::step(const float* x, const int* labels, std::size_t local_batch, bool overlap, Seconds timeout) {
+  began_ = std::chrono::steady_clock::now();
+  work_.clear();
+  work_.resize(buckets_.size());
+  spans_.assign(buckets_.size(), {});
+  pending_.clear();
+  for (const Bucket& b : buckets_) pending_.push_back(b.tensors.size());
+
+  const float loss = model_.forward(x, labels, local_batch);
+  times_.forward = since(began_);
+  const float share = static_cast<float>(local_batch) / static_cast<float>(global_batch_);
+  model_.backward(share, [&](std::size_t k) {
+    progress();  // between layers: the collectives in flight move on
+    const std::size_t b = bucket_of_[k];
+    if (--pending_[b] == 0 && overlap) start_bucket(b);
+  });
+  times_.backward = since(began_) - times_.forward;
+  const double waited_from = since(began_);
+  if (!overlap) {
+    for (std::size_t b = 0; b < buckets_.size(); ++b) start_bucket(b);
+  }
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    work_[b]->wait(timeout);
+    if (spans_[b].end == 0) spans_[b].end = since(began_);
+  }
+  times_.wait = since(began_) - waited_from;
+  const double updated_from = since(began_);
+  update();
+  times_.update = since(began_) - updated_from;
+  times_.total = since(began_);
+  return loss;
+}
+
+float DataParallel::compute_only(const float* x, const int* labels, std::size_t local_batch) {
+  const auto began = std::chrono::steady_clock::now();
+  const float loss = model_.forward(x, labels, local_batch);
+  times_ = {};
+  times_.forward = since(began);
+  model_.backward(static_cast<float>(local_batch) / static_cast<float>(global_batch_));
+  times_.total = since(began);
+  times_.backward = times_.total - times_.forward;
+  return loss;
+}
+
+}  // namespace distbench::train

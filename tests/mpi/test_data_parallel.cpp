@@ -1,0 +1,114 @@
+// Data parallelism on real MPI ranks: after a few steps, N ranks that each trained on their shard of every global
+// batch (gradients all-reduced bucket by bucket) hold the parameters one rank holds after training on the whole
+// global batches, within float rounding (the reduction order differs), for every bucket size and both overlap modes.
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "benchmarks/train/data_parallel.hpp"
+#include "core/groups.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace distbench::train {
+namespace {
+
+using mpitest::connector;
+using mpitest::world;
+
+constexpr Seconds kTimeout{60.0};
+constexpr int kSteps = 4;
+constexpr std::size_t kGlobalBatch = 24;  // divisible by 1, 2, 3
+const MlpShape kShape{16, 32, 4, 5};
+
+// The largest relative difference between two parameter vectors (relative to the larger magnitude, at least 1e-2).
+double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double scale = std::max({std::abs(static_cast<double>(a[i])), std::abs(static_cast<double>(b[i])), 1e-2});
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / scale);
+  }
+  return worst;
+}
+
+std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool overlap, std::vector<float>* losses,
+                         int steps = kSteps, float lr = 1e-3f) {
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  const std::size_t local = kGlobalBatch / ranks;
+  Mlp model(kShape, 11);
+  const TeacherData data(kShape, 5);
+  zero::AdamConfig adam;
+  adam.lr = lr;
+  DataParallel dp(comm, model, bucket_bytes, kGlobalBatch, adam);
+  std::vector<float> x(local * kShape.inputs);
+  std::vector<int> labels(local);
+  for (int s = 0; s < steps; ++s) {
+    data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + static_cast<std::uint64_t>(comm.rank()) * local, local,
+               x.data(), labels.data());
+    const float loss = dp.step(x.data(), labels.data(), local, overlap, kTimeout);
+    if (losses != nullptr) losses->push_back(loss);
+  }
+  return model.params();
+}
+
+// Not inlined: GCC 12 sees a false -Wfree-nonheap-object when it inlines these vectors into the test body.
+[[gnu::noinline]] std::vector<float> one_rank_reference() {
+  Mlp model(kShape, 11);
+  const TeacherData data(kShape, 5);
+  std::vector<float> x(kGlobalBatch * kShape.inputs), m(model.params().size(), 0.0f), v(model.params().size(), 0.0f);
+  std::vector<int> labels(kGlobalBatch);
+  zero::AdamConfig adam;
+  for (int s = 0; s < kSteps; ++s) {
+    data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
+    model.forward(x.data(), labels.data(), kGlobalBatch);
+    model.backward(1.0f);
+    zero::adam_update(adam, s + 1, DType::float32, model.grads().data(), model.params().data(), m.data(), v.data(),
+                      nullptr, model.params().size());
+  }
+  return model.params();
+}
+
+TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const std::vector<float> reference = one_rank_reference();
+  for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
+    for (bool overlap : {true, false}) {
+      const std::vector<float> params = train(comm, bucket, overlap, nullptr);
+      const double diff = largest_difference(params, reference);
+      EXPECT_LT(diff, 1e-3) << fmt::format("bucket {} B, overlap {}: largest relative difference {:.3g}", bucket,
+                                           overlap, diff);
+      // and every rank holds the same parameters, bit for bit (they took the same update of the same sums)
+      const auto first = allgather_value(connector(), params.front());
+      for (float f : first) EXPECT_EQ(f, first.front());
+    }
+  }
+}
+
+TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Mlp model(kShape, 1);
+  DataParallel dp(comm, model, 0, kGlobalBatch, zero::AdamConfig{});
+  EXPECT_EQ(dp.buckets().size(), model.tensors().size());  // 0: one per tensor
+  DataParallel one(comm, model, std::size_t{1} << 30, kGlobalBatch, zero::AdamConfig{});
+  EXPECT_EQ(one.buckets().size(), 1U);  // 11 KiB of gradients: all in DDP's 1 MiB first bucket
+  // 1 KiB: {fc3.bias, fc3.weight, fc2.bias, fc2.weight}, {fc1.bias, fc1.weight}, {fc0.bias, fc0.weight}
+  DataParallel small(comm, model, 1024, kGlobalBatch, zero::AdamConfig{});
+  ASSERT_EQ(small.buckets().size(), 3U);
+  EXPECT_EQ(small.buckets()[0].tensors, (std::vector<std::size_t>{7, 6, 5, 4}));
+}
+
+TEST(DataParallel, TheLossFalls) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  std::vector<float> losses;
+  train(comm, 4096, true, &losses, 60, 1e-2f);
+  const auto mean = [&](std::size_t from) {
+    float sum = 0;
+    for (std::size_t i = from; i < from + 10; ++i) sum += losses[i];
+    return sum / 10;
+  };
+  EXPECT_LT(mean(50), 0.95f * mean(0)) << "first 10 steps " << mean(0) << ", last 10 " << mean(50);
+}
+
+}  // namespace
+}  // namespace distbench::train
