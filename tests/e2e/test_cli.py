@@ -571,6 +571,57 @@ class Zero(Workdir):
                 self.assertFalse(os.path.exists(js))
 
 
+class Train(Workdir):
+    """distbench train: data parallelism equal to one rank on the global batch, for bucket sizes and overlap modes at
+    np 1-3; the figures add up; bad input."""
+
+    def test_check_across_buckets_overlap_and_ranks(self):
+        for np in (1, 2, 3):
+            for bucket in ("0", "0.01", "25"):
+                with self.subTest(np=np, bucket=bucket):
+                    js = self.path(f"t{np}.json")
+                    r = mpirun(np, "train", "--layers", "3", "--hidden", "64", "--batch", "48", "--steps", "8",
+                               "--bucket-mb", bucket, "--check", "--json", js)
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    report = load_json(js)
+                    self.assertEqual(report["status"], "complete")
+                    records = report["records"]
+                    self.assertEqual([rec["params"]["overlap"] for rec in records], ["on", "off"])
+                    for rec in records:
+                        m = rec["metrics"]
+                        self.assertEqual(m["wrong"], 0, m)
+                        self.assertLess(m["max_rel_diff"], 1e-3)
+                        self.assertLess(m["loss_last"], m["loss_first"])
+                        self.assertAlmostEqual(m["exposed_ms"], m["step_ms"] - m["compute_ms"], places=6)
+                        self.assertAlmostEqual(m["samples_per_s"], 48 / (m["step_ms"] / 1e3),
+                                               delta=1e-6 * m["samples_per_s"])
+                        if np == 1:
+                            self.assertLess(m["comm_ms"], 1.0)  # one rank: nothing to send
+                    buckets = records[0]["params"]["buckets"]
+                    self.assertEqual(buckets, {"0": 6, "0.01": 2, "25": 1}[bucket])  # 10 KiB: {fc2, fc1}, {fc0}
+
+    def test_bad_input_runs_nothing(self):
+        cases = [
+            (2, ["--batch", "7"], "--batch 7"),
+            (2, ["--layers", "0"], "--layers 0"),
+            (2, ["--hidden", "0"], "--hidden 0"),
+            (2, ["--bucket-mb", "-1"], "--bucket-mb"),
+            (2, ["--model", "resnet"], "resnet"),
+            (2, ["--check", "--optimizer", "adam"], "--optimizer sgd"),
+            (2, ["--overlap", "maybe"], "--overlap"),
+            (2, ["--hidden", "1000000", "--layers", "4"], "lower --hidden"),
+        ]
+        for np, args, needle in cases:
+            with self.subTest(args=args):
+                js = self.path("t.json")
+                r = mpirun(np, "train", *args, "--json", js)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(needle, lines[0])
+                self.assertFalse(os.path.exists(js))
+
+
 class CompareGate(Workdir):
     """distbench compare on real reports: a report against itself, a slowed-down copy, reports that cannot be
     compared, and every output format; and the sweep's bandwidth floor."""

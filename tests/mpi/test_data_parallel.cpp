@@ -38,7 +38,8 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
   const std::size_t local = kGlobalBatch / ranks;
   Mlp model(kShape, 11);
   const TeacherData data(kShape, 5);
-  zero::AdamConfig adam;
+  Optimizer adam;
+  adam.kind = Optimizer::Kind::adam;
   adam.lr = lr;
   DataParallel dp(comm, model, bucket_bytes, kGlobalBatch, adam);
   std::vector<float> x(local * kShape.inputs);
@@ -88,12 +89,12 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   Mlp model(kShape, 1);
-  DataParallel dp(comm, model, 0, kGlobalBatch, zero::AdamConfig{});
+  DataParallel dp(comm, model, 0, kGlobalBatch, Optimizer{});
   EXPECT_EQ(dp.buckets().size(), model.tensors().size());  // 0: one per tensor
-  DataParallel one(comm, model, std::size_t{1} << 30, kGlobalBatch, zero::AdamConfig{});
+  DataParallel one(comm, model, std::size_t{1} << 30, kGlobalBatch, Optimizer{});
   EXPECT_EQ(one.buckets().size(), 1U);  // 11 KiB of gradients: all in DDP's 1 MiB first bucket
   // 1 KiB: {fc3.bias, fc3.weight, fc2.bias, fc2.weight}, {fc1.bias, fc1.weight}, {fc0.bias, fc0.weight}
-  DataParallel small(comm, model, 1024, kGlobalBatch, zero::AdamConfig{});
+  DataParallel small(comm, model, 1024, kGlobalBatch, Optimizer{});
   ASSERT_EQ(small.buckets().size(), 3U);
   EXPECT_EQ(small.buckets()[0].tensors, (std::vector<std::size_t>{7, 6, 5, 4}));
 }

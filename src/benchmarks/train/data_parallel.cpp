@@ -11,9 +11,25 @@ double since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
+void optimizer_step(const Optimizer& o, int step, float* params, const float* grads, std::vector<float>& state_a,
+                    std::vector<float>& state_b) {
+  const std::size_t n = state_a.size();
+  if (o.kind == Optimizer::Kind::adam) {
+    zero::AdamConfig adam = o.adam;
+    adam.lr = o.lr;
+    adam.grad_scale = 1.0f;  // the backward scaled each rank's gradients by its share of the global batch
+    zero::adam_update(adam, step, DType::float32, grads, params, state_a.data(), state_b.data(), nullptr, n);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    state_a[i] = o.momentum * state_a[i] + grads[i];
+    params[i] -= o.lr * state_a[i];
+  }
+}
+
 DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch,
-                           zero::AdamConfig adam)
-    : comm_(comm), model_(model), global_batch_(global_batch), adam_(adam) {
+                           Optimizer optimizer)
+    : comm_(comm), model_(model), global_batch_(global_batch), optimizer_(optimizer) {
   buckets_ = assign_buckets(model.tensors(), sizeof(float), bucket_bytes);
   bucket_of_.resize(model.tensors().size());
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
@@ -27,7 +43,6 @@ DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_by
   m_.assign(model.params().size(), 0.0f);
   v_.assign(model.params().size(), 0.0f);
   grads_view_ = ExternalBuffer(model.grads().data(), model.grads().size() * sizeof(float));
-  adam_.grad_scale = 1.0f;  // the backward already scaled each rank's gradients by its share of the global batch
 }
 
 void DataParallel::start_bucket(std::size_t b) {
@@ -45,8 +60,7 @@ void DataParallel::progress() {
 
 void DataParallel::update() {
   ++steps_;
-  zero::adam_update(adam_, steps_, DType::float32, model_.grads().data(), model_.params().data(), m_.data(), v_.data(),
-                    nullptr, model_.params().size());
+  optimizer_step(optimizer_, steps_, model_.params().data(), model_.grads().data(), m_, v_);
 }
 
 float DataParallel::step(const float* x, const int* labels, std::size_t local_batch, bool overlap, Seconds timeout) {
@@ -80,6 +94,16 @@ float DataParallel::step(const float* x, const int* labels, std::size_t local_ba
   times_.update = since(began_) - updated_from;
   times_.total = since(began_);
   return loss;
+}
+
+double DataParallel::communicate_only(Seconds timeout) {
+  began_ = std::chrono::steady_clock::now();
+  work_.clear();
+  work_.resize(buckets_.size());
+  spans_.assign(buckets_.size(), {});
+  for (std::size_t b = 0; b < buckets_.size(); ++b) start_bucket(b);
+  for (auto& w : work_) w->wait(timeout);
+  return since(began_);
 }
 
 float DataParallel::compute_only(const float* x, const int* labels, std::size_t local_batch) {

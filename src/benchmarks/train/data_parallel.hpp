@@ -17,6 +17,18 @@
 
 namespace distbench::train {
 
+// The optimizer every replica steps with: SGD with momentum (PyTorch's form: v = mu v + g, p -= lr v), or the fused
+// Adam update of the ZeRO step.
+struct Optimizer {
+  enum class Kind { sgd, adam } kind = Kind::sgd;
+  float lr = 0.01f;
+  float momentum = 0.9f;  // SGD
+  zero::AdamConfig adam;  // Adam (its lr is `lr`)
+};
+// One step of `o` over n parameters; `state` holds 1 (SGD) or 2 (Adam) n-element buffers; `step` is 1-based.
+void optimizer_step(const Optimizer& o, int step, float* params, const float* grads, std::vector<float>& state_a,
+                    std::vector<float>& state_b);
+
 struct StepTimes {  // one step on this rank, seconds
   double forward = 0, backward = 0, wait = 0, update = 0, total = 0;
 };
@@ -29,14 +41,17 @@ struct BucketSpan {
 class DataParallel {
  public:
   // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks.
-  DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch,
-               zero::AdamConfig adam);
+  DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch, Optimizer optimizer);
 
   // One step on this rank's `local_batch` samples; every wait bounded by `timeout`. Returns the local loss.
   float step(const float* x, const int* labels, std::size_t local_batch, bool overlap, Seconds timeout);
   // The step's forward and backward with no communication (what compute alone takes on this rank's share); the
   // parameters are left as they were (no update: the replicas must stay equal).
   float compute_only(const float* x, const int* labels, std::size_t local_batch);
+
+  // Every bucket's allreduce with no compute around it, started at once and waited for: the communication a step
+  // needs, alone. Seconds. (It reduces the gradients in place again; the next backward overwrites them.)
+  double communicate_only(Seconds timeout);
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
   const StepTimes& last_times() const { return times_; }
@@ -50,7 +65,7 @@ class DataParallel {
   Communicator& comm_;
   Mlp& model_;
   std::size_t global_batch_;
-  zero::AdamConfig adam_;
+  Optimizer optimizer_;
   int steps_ = 0;
   std::vector<Bucket> buckets_;
   std::vector<std::size_t> bucket_of_;  // tensor -> bucket

@@ -25,6 +25,8 @@ std::size_t layer_out(const MlpShape& s, std::size_t l) { return l + 1 == s.laye
 
 }  // namespace
 
+void set_blas_threads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
+
 Mlp::Mlp(const MlpShape& shape, std::uint64_t seed) : shape_(shape) {
   if (shape.layers == 0 || shape.inputs == 0 || shape.hidden == 0 || shape.classes == 0) {
     throw usage_error("an MLP needs at least one layer, and inputs, hidden width and classes above 0");
@@ -42,10 +44,13 @@ Mlp::Mlp(const MlpShape& shape, std::uint64_t seed) : shape_(shape) {
   params_.resize(total);
   grads_.assign(total, 0.0f);
   for (std::size_t l = 0; l < shape.layers; ++l) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(layer_in(shape, l)));
+    // PyTorch's Linear: weights and biases uniform within 1/sqrt(fan-in).
+    const float fan_in = static_cast<float>(layer_in(shape, l));
+    const float bound = 1.0f / std::sqrt(fan_in);
     for (std::size_t k : {2 * l, 2 * l + 1}) {
+      const float b = bound;
       for (std::size_t i = 0; i < tensors_[k].elements; ++i) {
-        params_[offsets_[k] + i] = bound * uniform(seed, offsets_[k] + i);
+        params_[offsets_[k] + i] = b * uniform(seed, offsets_[k] + i);
       }
     }
   }

@@ -14,6 +14,9 @@
 
 namespace distbench::train {
 
+// The threads OpenBLAS may use in this process (the cores a rank may use: the host's cores over its ranks).
+void set_blas_threads(int threads);
+
 struct MlpShape {
   std::size_t inputs = 256;  // features of a sample
   std::size_t hidden = 256;  // width of every hidden layer
@@ -23,7 +26,7 @@ struct MlpShape {
 
 class Mlp {
  public:
-  // Parameters initialised deterministically from `seed` (uniform in +-1/sqrt(fan-in), as PyTorch's Linear does).
+  // Parameters initialised deterministically from `seed`, uniform within 1/sqrt(fan-in) as PyTorch's Linear does.
   Mlp(const MlpShape& shape, std::uint64_t seed);
 
   const MlpShape& shape() const { return shape_; }

@@ -1,0 +1,26 @@
+// What `distbench train` runs, settled from the command line before any rank starts.
+#pragma once
+
+#include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/mlp.hpp"
+#include "core/timer.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace distbench::train {
+
+struct TrainPlan {
+  MlpShape shape;
+  std::size_t batch = 256;  // the global batch: every rank trains on batch / N samples of it
+  int steps = 50;           // timed steps (after the warm-up ones)
+  int warmup_steps = 3;
+  double bucket_mb = 25;  // MiB of gradients per bucket (DDP's default); 0: one allreduce per tensor
+  std::vector<bool> overlaps = {true, false};
+  bool check = false;
+  Optimizer optimizer;
+  double timeout_s = 300.0;
+  std::uint64_t seed = 1;
+};
+
+}  // namespace distbench::train

@@ -1,0 +1,365 @@
+#include "benchmarks/train/train_benchmark.hpp"
+
+#include "benchmarks/train/data_parallel.hpp"
+#include "core/error.hpp"
+#include "core/groups.hpp"
+#include "core/report/json_model.hpp"
+#include "core/report/text.hpp"
+#include "core/sizes.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace distbench::train {
+namespace {
+
+constexpr double kMilli = 1e3;
+
+// Per step, the slowest rank's seconds (a data-parallel step ends when the last replica has its gradients).
+std::vector<double> slowest_per_step(Connector& connector, const std::vector<double>& mine) {
+  const auto all = gather_vector<double>(connector, mine, connector.root_rank());
+  std::vector<double> out(mine.size(), 0.0);
+  for (const auto& rank : all) {
+    for (std::size_t i = 0; i < rank.size() && i < out.size(); ++i) out[i] = std::max(out[i], rank[i]);
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return kNotMeasured;
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+// Weights and biases of every layer, without building the model.
+std::size_t parameters(const MlpShape& s) {
+  std::size_t n = 0;
+  for (std::size_t l = 0; l < s.layers; ++l) {
+    const std::size_t in = l == 0 ? s.inputs : s.hidden, out = l + 1 == s.layers ? s.classes : s.hidden;
+    n += in * out + out;
+  }
+  return n;
+}
+
+RecordLayout train_layout() {
+  RecordLayout l;
+  l.params = {"backend",    "model", "layers", "hidden",    "inputs",  "classes",
+              "parameters", "batch", "ranks",  "bucket_mb", "buckets", "overlap"};
+  l.phases = {"step", "compute", "comm"};
+  l.metrics = {
+      {"step_ms", "ms", "median step (forward, backward, gradient allreduces, update), slowest rank per step"},
+      {"step_p90_ms", "ms", "90th percentile of the step"},
+      {"compute_ms", "ms", "median of forward + backward alone (no communication) + the step's update"},
+      {"comm_ms", "ms", "median of every bucket's allreduce alone (no compute)"},
+      {"exposed_ms", "ms", "step - compute: the communication the step did not hide"},
+      {"overlap_efficiency", "1", "1 - exposed / comm (1: all communication hidden; 0: none)"},
+      {"samples_per_s", "1/s", "global batch / median step"},
+      {"loss_first", "1", "mean loss over ranks at the first timed step"},
+      {"loss_last", "1", "mean loss over ranks at the last step"},
+      {"max_rel_diff", "1", "--check: largest relative difference from one rank trained on the global batches"},
+      {"wrong", "parameters", "--check: parameters beyond the tolerance; null when not checked"}};
+  l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
+  return l;
+}
+
+TableLayout train_table() {
+  TableLayout t;
+  t.key_columns = {{"overlap", "overlap", "", 7, CellFormat::text, "overlap"},
+                   {"buckets", "buckets", "", 7, CellFormat::integer, "buckets"}};
+  t.value_columns = {{"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
+                     {"step_p90_ms", "p90", "(ms)", 9, CellFormat::number, "p90 (ms)"},
+                     {"compute_ms", "compute", "(ms)", 9, CellFormat::number, "compute (ms)"},
+                     {"comm_ms", "comm", "(ms)", 9, CellFormat::number, "comm (ms)"},
+                     {"exposed_ms", "exposed", "(ms)", 9, CellFormat::number, "exposed (ms)"},
+                     {"overlap_efficiency", "hidden", "", 7, CellFormat::number, "overlap efficiency"},
+                     {"samples_per_s", "samples", "(/s)", 9, CellFormat::number, "samples/s"},
+                     {"loss_last", "loss", "", 7, CellFormat::number, "loss"},
+                     {"max_rel_diff", "vs 1 rk", "", 9, CellFormat::number, "max rel diff"},
+                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  return t;
+}
+
+std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
+  std::vector<SummaryItem> items;
+  double wrong = 0;
+  bool checked = false;
+  for (const Record& r : records) {
+    const std::string overlap = r.param_text("overlap");
+    items.push_back({fmt::format("samples_per_s_overlap_{}", overlap), fmt::format("Throughput, overlap {}", overlap),
+                     r.metric("samples_per_s"), fmt::format("{:.4g} samples/s", r.metric("samples_per_s"))});
+    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+      checked = true;
+      wrong += w;
+    }
+  }
+  items.push_back(
+      checked ? SummaryItem{"wrong", "Parameters beyond the check's tolerance", wrong, fmt::format("{:.0f}", wrong)}
+              : SummaryItem{"wrong", "Parameters beyond the check's tolerance", kNotMeasured, "not checked"});
+  return items;
+}
+
+// One rank trained on the whole global batches for `steps` steps, as every replica should end.
+std::vector<float> one_rank_reference(const TrainPlan& plan, int steps) {
+  Mlp model(plan.shape, plan.seed);
+  const TeacherData data(plan.shape, plan.seed + 1);
+  std::vector<float> x(plan.batch * plan.shape.inputs);
+  std::vector<float> m(model.params().size(), 0.0f);
+  std::vector<float> v(model.params().size(), 0.0f);
+  std::vector<int> labels(plan.batch);
+  for (int s = 0; s < steps; ++s) {
+    data.batch(static_cast<std::uint64_t>(s) * plan.batch, plan.batch, x.data(), labels.data());
+    model.forward(x.data(), labels.data(), plan.batch);
+    model.backward(1.0f);
+    optimizer_step(plan.optimizer, s + 1, model.params().data(), model.grads().data(), m, v);
+  }
+  return model.params();
+}
+
+}  // namespace
+
+double largest_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const double scale = std::max({std::abs(static_cast<double>(a[i])), std::abs(static_cast<double>(b[i])), 1e-2});
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / scale);
+  }
+  return worst;
+}
+
+void TrainBenchmark::check(World& world) const {
+  Connector& connector = world.connector();
+  if (world.backend().name() != "mpi") {
+    throw usage_error(
+        fmt::format("train runs its model on the CPU over MPI; the {} backend's GPU loop (cuBLAS, "
+                    "NCCL) is not built yet: run with --backend mpi",
+                    world.backend().name()));
+  }
+  const auto ranks = static_cast<std::size_t>(connector.size());
+  if (plan_.batch % ranks != 0) {
+    throw usage_error(
+        fmt::format("--batch {} does not split over {} ranks: every rank trains on an equal share of "
+                    "the global batch; use a multiple of {}",
+                    plan_.batch, ranks, ranks));
+  }
+  // Parameters, gradients, Adam's m and v, and each layer's activations and their gradients for the local batch.
+  const std::uint64_t params = parameters(plan_.shape);
+  const std::uint64_t local = plan_.batch / ranks;
+  const std::uint64_t widest = std::max({plan_.shape.inputs, plan_.shape.hidden, plan_.shape.classes});
+  const std::uint64_t need = 4 * (4 * params + (plan_.shape.layers + 3) * local * widest);
+  const std::uint64_t have = world.device().memory_available(connector.local_size());
+  if (have != 0 && need > have) {
+    throw usage_error(
+        fmt::format("the model needs {} per rank ({} parameters with gradients and Adam's state, and "
+                    "the activations of {} samples) and {} has {} for each of its ranks; lower --hidden, "
+                    "--layers or --batch",
+                    format_bytes(need), params, local, connector.hostname(), format_bytes(have)));
+  }
+}
+
+RunDescription TrainBenchmark::describe(const RunInfo& info) const {
+  RunDescription d;
+  d.benchmark = "train";
+  d.title = "train";
+  nlohmann::ordered_json overlaps = nlohmann::ordered_json::array();
+  for (bool o : plan_.overlaps) overlaps.push_back(o ? "on" : "off");
+  d.config = {{"model", "mlp"},
+              {"inputs", plan_.shape.inputs},
+              {"hidden", plan_.shape.hidden},
+              {"layers", plan_.shape.layers},
+              {"classes", plan_.shape.classes},
+              {"batch", plan_.batch},
+              {"steps", plan_.steps},
+              {"warmup_steps", plan_.warmup_steps},
+              {"bucket_mb", plan_.bucket_mb},
+              {"overlaps", overlaps},
+              {"optimizer",
+               {{"name", plan_.optimizer.kind == Optimizer::Kind::adam ? "adam" : "sgd"},
+                {"lr", plan_.optimizer.lr},
+                {"momentum", plan_.optimizer.momentum}}},
+              {"check", plan_.check},
+              {"timeout_s", plan_.timeout_s}};
+  d.records = train_layout();
+  d.table = train_table();
+  const std::string model =
+      fmt::format("MLP of {} layers, {} wide ({} inputs, {} classes), {} parameters", plan_.shape.layers,
+                  plan_.shape.hidden, plan_.shape.inputs, plan_.shape.classes, parameters(plan_.shape));
+  d.console_preamble = {
+      fmt::format("train: data parallel, {}; global batch {} ({} per rank)", model, plan_.batch,
+                  plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size))),
+      fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
+                  ranks_per_host_text(info.ranks)),
+      fmt::format("buckets: {}; steps: {} timed after {} warm-up; {} lr {:g}; check: {}",
+                  plan_.bucket_mb > 0
+                      ? fmt::format("{:g} MiB (DDP's rule: last layer first, a 1 MiB first bucket)", plan_.bucket_mb)
+                      : std::string("one allreduce per tensor"),
+                  plan_.steps, plan_.warmup_steps,
+                  plan_.optimizer.kind == Optimizer::Kind::adam ? "Adam" : "SGD with momentum 0.9", plan_.optimizer.lr,
+                  plan_.check ? fmt::format("against one rank, relative tolerance {:g}", kCheckTolerance)
+                              : std::string("off"))};
+  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · global batch {}", info.backend,
+                              info.world_size, ranks_per_host_text(info.ranks), model, plan_.batch);
+  d.summarize = train_summary;
+  return d;
+}
+
+BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  Communicator* comm = nullptr;
+  {
+    auto guard = watchdog.arm("train: creating the communicator");
+    comm = &world.communicator(world_partition(connector.size()));
+  }
+  const auto ranks = static_cast<std::size_t>(connector.size());
+  const std::size_t local = plan_.batch / ranks;
+  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  const Seconds timeout(plan_.timeout_s);
+  const TeacherData data(plan_.shape, plan_.seed + 1);
+  set_blas_threads(static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, connector.local_size()));
+  const int total_steps = plan_.warmup_steps + plan_.steps;
+  std::vector<float> x(local * plan_.shape.inputs);
+  std::vector<int> labels(local);
+  const auto load = [&](int step) {
+    data.batch(static_cast<std::uint64_t>(step) * plan_.batch + static_cast<std::uint64_t>(connector.rank()) * local,
+               local, x.data(), labels.data());
+  };
+  const std::size_t bucket_bytes = static_cast<std::size_t>(plan_.bucket_mb * 1024 * 1024);
+  const std::vector<float> reference = plan_.check ? one_rank_reference(plan_, total_steps) : std::vector<float>{};
+
+  BenchmarkOutcome outcome;
+  for (std::size_t i = 0; i < plan_.overlaps.size(); ++i) {
+    const bool overlap = plan_.overlaps[i];
+    const std::string label = fmt::format("train, overlap {}", overlap ? "on" : "off");
+    if (root && progress) progress(i, plan_.overlaps.size(), label);
+    Mlp model(plan_.shape, plan_.seed);
+    DataParallel dp(*comm, model, bucket_bytes, plan_.batch, plan_.optimizer);
+    std::vector<double> step_s, update_s, compute_s, comm_s;
+    double loss_first = 0, loss_last = 0;
+    {
+      auto guard = watchdog.arm(label + ": steps");
+      for (int s = 0; s < total_steps; ++s) {
+        watchdog.arm_again();
+        load(s);
+        const float loss = dp.step(x.data(), labels.data(), local, overlap, timeout);
+        if (s == plan_.warmup_steps) loss_first = loss;
+        loss_last = loss;
+        if (s < plan_.warmup_steps) continue;
+        step_s.push_back(dp.last_times().total);
+        update_s.push_back(dp.last_times().update);
+      }
+    }
+    // The parameters every replica ends with, against one rank on the global batches.
+    double max_diff = kNotMeasured;
+    std::int64_t wrong = -1;
+    if (plan_.check) {
+      const double mine = largest_relative_difference(model.params(), reference);
+      std::int64_t beyond = 0;
+      for (std::size_t p = 0; p < reference.size(); ++p) {
+        if (largest_relative_difference({model.params()[p]}, {reference[p]}) > kCheckTolerance) ++beyond;
+      }
+      const auto diffs = allgather_value(connector, mine);
+      max_diff = *std::max_element(diffs.begin(), diffs.end());
+      wrong = 0;
+      for (auto b : allgather_value(connector, beyond)) wrong += b;
+      outcome.wrong += wrong;
+      if (wrong > 0 && root) {
+        outcome.warnings.push_back(
+            {"train_mismatch",
+             fmt::format("train --check, overlap {}: {} parameters differ from one rank trained on the global batches "
+                         "by more than {:g} (largest relative difference {:.3g})",
+                         overlap ? "on" : "off", wrong, kCheckTolerance, max_diff)});
+      }
+    }
+    {
+      // Compute alone (the same batches, no communication, parameters untouched) and communication alone.
+      auto guard = watchdog.arm(label + ": compute and communication alone");
+      for (int s = 0; s < plan_.steps; ++s) {
+        watchdog.arm_again();
+        load(plan_.warmup_steps + s);
+        dp.compute_only(x.data(), labels.data(), local);
+        compute_s.push_back(dp.last_times().total + update_s[static_cast<std::size_t>(s)]);
+      }
+      for (int s = 0; s < plan_.steps; ++s) {
+        watchdog.arm_again();
+        connector.barrier();
+        comm_s.push_back(dp.communicate_only(timeout));
+      }
+    }
+    std::vector<double> step_max, compute_max, comm_max;
+    {
+      auto guard = watchdog.arm(label + ": gathering");
+      step_max = slowest_per_step(connector, step_s);
+      compute_max = slowest_per_step(connector, compute_s);
+      comm_max = slowest_per_step(connector, comm_s);
+      const auto first = allgather_value(connector, loss_first);
+      const auto last = allgather_value(connector, loss_last);
+      loss_first = 0;
+      loss_last = 0;
+      for (std::size_t r = 0; r < ranks; ++r) {
+        loss_first += first[r] / static_cast<double>(ranks);
+        loss_last += last[r] / static_cast<double>(ranks);
+      }
+    }
+    const auto step_means = gather_vector<double>(connector, std::span<const double>(step_s), connector.root_rank());
+    const auto compute_means =
+        gather_vector<double>(connector, std::span<const double>(compute_s), connector.root_rank());
+    if (!root || reporter == nullptr) continue;
+    Record r;
+    r.kind = "train";
+    r.set("backend", std::string(comm->backend()))
+        .set("model", std::string("mlp"))
+        .set("layers", static_cast<std::int64_t>(plan_.shape.layers))
+        .set("hidden", static_cast<std::int64_t>(plan_.shape.hidden))
+        .set("inputs", static_cast<std::int64_t>(plan_.shape.inputs))
+        .set("classes", static_cast<std::int64_t>(plan_.shape.classes))
+        .set("parameters", static_cast<std::int64_t>(model.params().size()))
+        .set("batch", static_cast<std::int64_t>(plan_.batch))
+        .set("ranks", static_cast<std::int64_t>(ranks))
+        .set("bucket_mb", plan_.bucket_mb)
+        .set("buckets", static_cast<std::int64_t>(dp.buckets().size()))
+        .set("overlap", std::string(overlap ? "on" : "off"));
+    const double step = quantile(step_max, 0.5), compute = quantile(compute_max, 0.5), comm_t = quantile(comm_max, 0.5);
+    const double exposed = step - compute;
+    r.set_metric("step_ms", step * kMilli)
+        .set_metric("step_p90_ms", quantile(step_max, 0.9) * kMilli)
+        .set_metric("compute_ms", compute * kMilli)
+        .set_metric("comm_ms", comm_t * kMilli)
+        .set_metric("exposed_ms", exposed * kMilli)
+        .set_metric("overlap_efficiency", comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
+        .set_metric("samples_per_s", step > 0 ? static_cast<double>(plan_.batch) / step : kNotMeasured)
+        .set_metric("loss_first", loss_first)
+        .set_metric("loss_last", loss_last)
+        .set_metric("max_rel_diff", max_diff)
+        .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
+    for (const auto& [name, samples] : {std::pair<const char*, const std::vector<double>*>{"step", &step_max},
+                                        {"compute", &compute_max},
+                                        {"comm", &comm_max}}) {
+      PhaseStats p;
+      p.name = name;
+      p.samples = *samples;
+      p.summary = summarize(*samples);
+      p.rank_spread = {p.summary.mean, p.summary.mean, p.summary.mean, p.summary.mean};
+      r.phases.push_back(std::move(p));
+    }
+    for (std::size_t k = 0; k < ranks; ++k) {
+      RankFigures f;
+      f.rank = static_cast<int>(k);
+      f.host = hosts[k];
+      f.figures = {{"step_ms", quantile(step_means[k], 0.5) * kMilli},
+                   {"compute_ms", quantile(compute_means[k], 0.5) * kMilli}};
+      r.ranks.push_back(std::move(f));
+    }
+    reporter->add({r});
+  }
+  if (root && progress) progress(plan_.overlaps.size(), plan_.overlaps.size(), "");
+  return outcome;
+}
+
+}  // namespace distbench::train

@@ -1,0 +1,30 @@
+// `distbench train`: data-parallel training of a real MLP (benchmarks/train), timed step by step with overlap on and
+// off: step time, compute alone, communication alone, the communication the step exposes and how much of it the
+// overlap hid, throughput and loss; --check compares the trained parameters with one rank trained on the global
+// batches.
+#pragma once
+
+#include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/plan.hpp"
+#include "core/benchmark.hpp"
+
+namespace distbench::train {
+
+class TrainBenchmark final : public Benchmark {
+ public:
+  explicit TrainBenchmark(TrainPlan plan) : plan_(std::move(plan)) {}
+
+  void check(World& world) const override;
+  RunDescription describe(const RunInfo& info) const override;
+  BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
+
+ private:
+  TrainPlan plan_;
+};
+
+// The largest relative difference |a - b| / max(|a|, |b|, 1e-2) over two parameter vectors, and the tolerance the
+// check holds it to (float sums in another order, through a few Adam steps).
+double largest_relative_difference(const std::vector<float>& a, const std::vector<float>& b);
+inline constexpr double kCheckTolerance = 1e-3;
+
+}  // namespace distbench::train

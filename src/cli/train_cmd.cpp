@@ -1,0 +1,97 @@
+// `distbench train`: data-parallel training of an MLP (benchmarks/train), run by the runner.
+#include "benchmarks/train/train_benchmark.hpp"
+#include "cli/command.hpp"
+#include "cli/runner.hpp"
+#include "core/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+
+namespace distbench::cli {
+namespace {
+
+struct TrainOptions {
+  std::string model = "mlp";
+  std::size_t layers = 8;
+  std::size_t hidden = 512;
+  std::size_t inputs = 0;  // 0: as wide as the hidden layers
+  std::size_t classes = 10;
+  std::size_t batch = 256;
+  int steps = 20;
+  int warmup = 3;
+  double bucket_mb = 25;
+  std::string overlap = "both";
+  bool check = false;
+  std::string optimizer = "sgd";
+  float lr = 0;  // 0: the optimizer's default (SGD 0.01, Adam 0.001)
+  CommonOptions common;
+};
+
+train::TrainPlan make_train_plan(const TrainOptions& o) {
+  if (o.model != "mlp") throw usage_error(fmt::format("--model {}: the one model so far is mlp", o.model));
+  if (o.layers == 0) throw usage_error("--layers 0: the MLP needs at least one layer");
+  if (o.hidden == 0) throw usage_error("--hidden 0: the hidden layers need a width above 0");
+  if (o.classes < 2) throw usage_error(fmt::format("--classes {}: a classifier needs at least 2 classes", o.classes));
+  if (o.batch == 0) throw usage_error("--batch 0: the global batch needs at least one sample per rank");
+  if (o.steps < 1) throw usage_error(fmt::format("--steps {} must be at least 1", o.steps));
+  if (o.warmup < 0) throw usage_error(fmt::format("--warmup {} must be 0 or more", o.warmup));
+  if (!(o.bucket_mb >= 0) || !std::isfinite(o.bucket_mb)) {
+    throw usage_error(fmt::format("--bucket-mb {:g} must be 0 (one allreduce per tensor) or more MiB", o.bucket_mb));
+  }
+  if (!(o.lr >= 0)) throw usage_error(fmt::format("--lr {:g} must be above 0", o.lr));
+  if (o.check && o.optimizer == "adam") {
+    throw usage_error(
+        "--check compares float sums taken in another order; Adam turns the rounding noise of "
+        "near-zero gradients into whole steps, so check with --optimizer sgd");
+  }
+  train::TrainPlan plan;
+  plan.shape = {o.inputs == 0 ? o.hidden : o.inputs, o.hidden, o.layers, o.classes};
+  plan.batch = o.batch;
+  plan.steps = o.steps;
+  plan.warmup_steps = o.warmup;
+  plan.bucket_mb = o.bucket_mb;
+  if (o.overlap == "on") plan.overlaps = {true};
+  if (o.overlap == "off") plan.overlaps = {false};
+  plan.check = o.check;
+  plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
+  plan.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 1e-3f : 0.01f);
+  plan.timeout_s = o.common.timeout_s;
+  return plan;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& root, Commands& commands) {
+  auto* app = root.add_subcommand(
+      "train", "Data-parallel training of an MLP: step, compute and communication times, overlap, throughput, loss");
+  auto o = std::make_shared<TrainOptions>();
+  app->add_option("--model", o->model, "The model: mlp (Linear + ReLU layers, softmax cross-entropy)");
+  app->add_option("--layers", o->layers, "Linear layers (the last one classifies)");
+  app->add_option("--hidden", o->hidden, "Width of the hidden layers");
+  app->add_option("--inputs", o->inputs, "Features per sample (0: --hidden)");
+  app->add_option("--classes", o->classes, "Classes of the synthetic teacher's labels");
+  app->add_option("--batch", o->batch, "The global batch; every rank trains on batch / N samples of it");
+  app->add_option("--steps", o->steps, "Timed steps");
+  app->add_option("--warmup", o->warmup, "Untimed steps first");
+  app->add_option("--bucket-mb", o->bucket_mb,
+                  "MiB of gradients per allreduce (DDP's rule and default; 0: one allreduce per tensor)");
+  app->add_option("--overlap", o->overlap,
+                  "on: a bucket's allreduce starts once its gradients are made; off: after the backward; both")
+      ->check(CLI::IsMember({"on", "off", "both"}));
+  app->add_flag("--check", o->check,
+                "Compare the parameters every rank ends with to one rank trained on the global batches (exit 3 "
+                "beyond a relative 1e-3)");
+  app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
+      ->check(CLI::IsMember({"sgd", "adam"}));
+  app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");
+  add_common_options(*app, o->common);
+  commands.push_back({app, [o](Invocation& inv) {
+                        train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI
+                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                      }});
+}
+
+}  // namespace distbench::cli
