@@ -26,6 +26,7 @@ struct TrainOptions {
   std::string overlap = "both";
   bool check = false;
   std::string optimizer = "sgd";
+  std::string trace;
   float lr = 0;  // 0: the optimizer's default (SGD 0.01, Adam 0.001)
   CommonOptions common;
 };
@@ -56,6 +57,7 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.overlap == "on") plan.overlaps = {true};
   if (o.overlap == "off") plan.overlaps = {false};
   plan.check = o.check;
+  plan.trace_path = o.trace;
   plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
   plan.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 1e-3f : 0.01f);
   plan.timeout_s = o.common.timeout_s;
@@ -87,6 +89,9 @@ void add_train_command(CLI::App& root, Commands& commands) {
   app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
       ->check(CLI::IsMember({"sgd", "adam"}));
   app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");
+  app->add_option("--trace", o->trace,
+                  "Write a Chrome trace-event JSON of every timed step here (per rank: each layer's forward and "
+                  "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)");
   add_common_options(*app, o->common);
   commands.push_back({app, [o](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI

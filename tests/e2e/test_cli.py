@@ -600,6 +600,34 @@ class Train(Workdir):
                     buckets = records[0]["params"]["buckets"]
                     self.assertEqual(buckets, {"0": 6, "0.01": 2, "25": 1}[bucket])  # 10 KiB: {fc2, fc1}, {fc0}
 
+    def test_trace_holds_every_rank_layer_and_bucket(self):
+        trace = self.path("trace.json")
+        r = mpirun(3, "train", "--layers", "3", "--hidden", "32", "--batch", "12", "--steps", "4", "--warmup", "1",
+                   "--bucket-mb", "0", "--trace", trace)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        spans = [e for e in events if e["ph"] == "X"]
+        for rank in range(3):
+            mine = [e for e in spans if e["pid"] == rank]
+            # 2 modes x 4 steps x (3 forward + 3 backward + 6 per-tensor allreduces + 1 update)
+            self.assertEqual(len(mine), 2 * 4 * 13, rank)
+            for mode in (0, 1):
+                names = [e["name"] for e in mine if e["tid"] == 2 * mode]
+                self.assertEqual(names.count("fc2 backward"), 4)
+                comm = [e for e in mine if e["tid"] == 2 * mode + 1]
+                self.assertEqual(len(comm), 4 * 6)
+                self.assertTrue(all(e["dur"] >= 0 for e in comm))
+        names = [e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
+        self.assertIn("overlap on: communication", names)
+        # overlap on: the first bucket's allreduce starts before the backward ends (the last layer's gradients go
+        # first); overlap off: after it
+        for mode, before in ((0, True), (1, False)):
+            step_spans = [e for e in spans if e["pid"] == 0 and e["tid"] in (2 * mode, 2 * mode + 1)]
+            first_comm = min(e["ts"] for e in step_spans if e["tid"] == 2 * mode + 1)
+            last_backward_end = [e["ts"] + e["dur"] for e in step_spans if e["name"] == "fc0 backward"][0]
+            self.assertEqual(first_comm < last_backward_end, before, mode)
+
     def test_bad_input_runs_nothing(self):
         cases = [
             (2, ["--batch", "7"], "--batch 7"),
@@ -610,6 +638,7 @@ class Train(Workdir):
             (2, ["--check", "--optimizer", "adam"], "--optimizer sgd"),
             (2, ["--overlap", "maybe"], "--overlap"),
             (2, ["--hidden", "1000000", "--layers", "4"], "lower --hidden"),
+            (2, ["--trace", "/nonexistent-dir/t.json"], "/nonexistent-dir"),
         ]
         for np, args, needle in cases:
             with self.subTest(args=args):

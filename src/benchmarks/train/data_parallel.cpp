@@ -1,5 +1,7 @@
 #include "benchmarks/train/data_parallel.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace distbench::train {
@@ -71,11 +73,15 @@ float DataParallel::step(const float* x, const int* labels, std::size_t local_ba
   pending_.clear();
   for (const Bucket& b : buckets_) pending_.push_back(b.tensors.size());
 
-  const float loss = model_.forward(x, labels, local_batch);
+  const std::size_t layers = model_.shape().layers;
+  forward_marks_.assign(layers, 0.0);
+  backward_marks_.assign(layers, 0.0);
+  const float loss = model_.forward(x, labels, local_batch, [&](std::size_t l) { forward_marks_[l] = since(began_); });
   times_.forward = since(began_);
   const float share = static_cast<float>(local_batch) / static_cast<float>(global_batch_);
   model_.backward(share, [&](std::size_t k) {
-    progress();  // between layers: the collectives in flight move on
+    if (k % 2 == 0) backward_marks_[k / 2] = since(began_);  // a layer's weight gradient is its last
+    progress();                                              // between layers: the collectives in flight move on
     const std::size_t b = bucket_of_[k];
     if (--pending_[b] == 0 && overlap) start_bucket(b);
   });
@@ -94,6 +100,27 @@ float DataParallel::step(const float* x, const int* labels, std::size_t local_ba
   times_.update = since(began_) - updated_from;
   times_.total = since(began_);
   return loss;
+}
+
+std::vector<TimelineSpan> DataParallel::last_timeline() const {
+  std::vector<TimelineSpan> out;
+  const std::size_t layers = forward_marks_.size();
+  for (std::size_t l = 0; l < layers; ++l) {
+    out.push_back({fmt::format("fc{} forward", l), 0, forward_marks_[l],
+                   l + 1 < layers ? forward_marks_[l + 1] : times_.forward});
+  }
+  for (std::size_t l = layers; l-- > 0;) {
+    const double from = l + 1 < layers ? backward_marks_[l + 1] : times_.forward;
+    out.push_back({fmt::format("fc{} backward", l), 0, from, backward_marks_[l]});
+  }
+  for (std::size_t b = 0; b < spans_.size(); ++b) {
+    out.push_back({fmt::format("bucket {} allreduce ({} tensors, {} elements)", b, buckets_[b].tensors.size(),
+                               buckets_[b].elements),
+                   1, spans_[b].start, spans_[b].end});
+  }
+  const double update_from = times_.total - times_.update;
+  out.push_back({"update", 0, update_from, times_.total});
+  return out;
 }
 
 double DataParallel::communicate_only(Seconds timeout) {

@@ -12,6 +12,7 @@
 #include "core/communicator.hpp"
 
 #include <chrono>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,13 @@ struct BucketSpan {
   double start = 0, end = 0;
 };
 
+// One span of a step's timeline (seconds from the step's start): lane 0 is compute, lane 1 communication.
+struct TimelineSpan {
+  std::string name;  // "fc3 forward", "fc3 backward", "bucket 2 allreduce (4 tensors, 1.0 MiB)", "update"
+  int lane = 0;
+  double start = 0, end = 0;
+};
+
 class DataParallel {
  public:
   // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks.
@@ -56,6 +64,9 @@ class DataParallel {
   const std::vector<Bucket>& buckets() const { return buckets_; }
   const StepTimes& last_times() const { return times_; }
   const std::vector<BucketSpan>& last_spans() const { return spans_; }
+  // The last step's timeline (layers, buckets, update), and when it began.
+  std::vector<TimelineSpan> last_timeline() const;
+  std::chrono::steady_clock::time_point last_began() const { return began_; }
 
  private:
   void start_bucket(std::size_t b);
@@ -77,6 +88,7 @@ class DataParallel {
   std::chrono::steady_clock::time_point began_;
   StepTimes times_;
   std::vector<BucketSpan> spans_;
+  std::vector<double> forward_marks_, backward_marks_;  // per layer: when its forward began / its backward ended
 };
 
 }  // namespace distbench::train

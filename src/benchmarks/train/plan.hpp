@@ -6,6 +6,7 @@
 #include "core/timer.hpp"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace distbench::train {
@@ -20,6 +21,7 @@ struct TrainPlan {
   bool check = false;
   Optimizer optimizer;
   double timeout_s = 300.0;
+  std::string trace_path;  // --trace: a Chrome trace-event JSON of every timed step (empty: none)
   std::uint64_t seed = 1;
 };
 

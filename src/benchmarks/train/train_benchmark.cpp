@@ -3,6 +3,7 @@
 #include "benchmarks/train/data_parallel.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
+#include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/text.hpp"
 #include "core/sizes.hpp"
@@ -11,7 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 namespace distbench::train {
@@ -122,6 +125,47 @@ std::vector<float> one_rank_reference(const TrainPlan& plan, int steps) {
   return model.params();
 }
 
+// Chrome trace events (the JSON array's elements, comma-separated) of one step of this rank: complete events ("X")
+// in microseconds from the run's origin, process = rank, thread = overlap mode x {compute, communication}.
+std::string trace_events(const std::vector<TimelineSpan>& spans, double offset_s, int rank, int mode) {
+  std::string out;
+  for (const TimelineSpan& s : spans) {
+    if (s.end < s.start) continue;
+    nlohmann::json e = {{"name", s.name},
+                        {"ph", "X"},
+                        {"ts", (offset_s + s.start) * 1e6},
+                        {"dur", (s.end - s.start) * 1e6},
+                        {"pid", rank},
+                        {"tid", 2 * mode + s.lane}};
+    if (!out.empty()) out += ",\n";
+    out += e.dump();
+  }
+  return out;
+}
+
+// The names Perfetto and chrome://tracing show for each rank and lane.
+std::string trace_names(int rank, const std::string& host, const std::vector<bool>& overlaps) {
+  std::string out = nlohmann::json{{"name", "process_name"},
+                                   {"ph", "M"},
+                                   {"pid", rank},
+                                   {"args", {{"name", fmt::format("rank {} ({})", rank, host)}}}}
+                        .dump();
+  for (std::size_t m = 0; m < overlaps.size(); ++m) {
+    for (int lane = 0; lane < 2; ++lane) {
+      out += ",\n";
+      out += nlohmann::json{{"name", "thread_name"},
+                            {"ph", "M"},
+                            {"pid", rank},
+                            {"tid", 2 * static_cast<int>(m) + lane},
+                            {"args",
+                             {{"name", fmt::format("overlap {}: {}", overlaps[m] ? "on" : "off",
+                                                   lane == 0 ? "compute" : "communication")}}}}
+                 .dump();
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 double largest_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
@@ -142,6 +186,12 @@ void TrainBenchmark::check(World& world) const {
                     world.backend().name()));
   }
   const auto ranks = static_cast<std::size_t>(connector.size());
+  if (!plan_.trace_path.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(plan_.trace_path).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+      throw usage_error(fmt::format("--trace {}: the folder {} does not exist", plan_.trace_path, dir.string()));
+    }
+  }
   if (plan_.batch % ranks != 0) {
     throw usage_error(
         fmt::format("--batch {} does not split over {} ranks: every rank trains on an equal share of "
@@ -232,6 +282,12 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
   };
   const std::size_t bucket_bytes = static_cast<std::size_t>(plan_.bucket_mb * 1024 * 1024);
   const std::vector<float> reference = plan_.check ? one_rank_reference(plan_, total_steps) : std::vector<float>{};
+  std::string trace = trace_names(connector.rank(), connector.hostname(), plan_.overlaps);
+  {
+    auto guard = watchdog.arm("train: barrier before the first step");
+    connector.barrier();  // the trace's origin: ranks leave the barrier together
+  }
+  const auto origin = std::chrono::steady_clock::now();
 
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.overlaps.size(); ++i) {
@@ -253,6 +309,14 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         if (s < plan_.warmup_steps) continue;
         step_s.push_back(dp.last_times().total);
         update_s.push_back(dp.last_times().update);
+        if (!plan_.trace_path.empty()) {
+          const double offset = std::chrono::duration<double>(dp.last_began() - origin).count();
+          const std::string events = trace_events(dp.last_timeline(), offset, connector.rank(), static_cast<int>(i));
+          if (!events.empty()) {
+            trace += ",\n";
+            trace += events;
+          }
+        }
       }
     }
     // The parameters every replica ends with, against one rank on the global batches.
@@ -359,6 +423,22 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     reporter->add({r});
   }
   if (root && progress) progress(plan_.overlaps.size(), plan_.overlaps.size(), "");
+  if (!plan_.trace_path.empty()) {
+    std::vector<std::string> all;
+    {
+      auto guard = watchdog.arm("train: gathering the trace");
+      all = allgather_string(connector, trace);
+    }
+    if (root) {
+      std::string file = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+      for (std::size_t r = 0; r < all.size(); ++r) {
+        if (r > 0) file += ",\n";
+        file += all[r];
+      }
+      file += "\n]}\n";
+      write_file_atomically(plan_.trace_path, file, Durability::disk);
+    }
+  }
   return outcome;
 }
 
