@@ -27,6 +27,7 @@ struct TrainOptions {
   bool check = false;
   std::string optimizer = "sgd";
   std::string trace;
+  bool scaling = false;
   float lr = 0;  // 0: the optimizer's default (SGD 0.01, Adam 0.001)
   CommonOptions common;
 };
@@ -58,6 +59,7 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.overlap == "off") plan.overlaps = {false};
   plan.check = o.check;
   plan.trace_path = o.trace;
+  plan.scaling = o.scaling;
   plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
   plan.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 1e-3f : 0.01f);
   plan.timeout_s = o.common.timeout_s;
@@ -89,6 +91,9 @@ void add_train_command(CLI::App& root, Commands& commands) {
   app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
       ->check(CLI::IsMember({"sgd", "adam"}));
   app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");
+  app->add_flag("--scaling", o->scaling,
+                "Also train one rank alone on a rank's share of each batch first: scaling efficiency = throughput / "
+                "(ranks x its throughput)");
   app->add_option("--trace", o->trace,
                   "Write a Chrome trace-event JSON of every timed step here (per rank: each layer's forward and "
                   "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)");

@@ -600,6 +600,18 @@ class Train(Workdir):
                     buckets = records[0]["params"]["buckets"]
                     self.assertEqual(buckets, {"0": 6, "0.01": 2, "25": 1}[bucket])  # 10 KiB: {fc2, fc1}, {fc0}
 
+    def test_scaling_against_one_rank_alone(self):
+        js = self.path("s.json")
+        r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "32", "--steps", "5", "--scaling",
+                   "--overlap", "on", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        m = load_json(js)["records"][0]["metrics"]
+        self.assertGreater(m["samples_per_s_1rank"], 0)
+        self.assertAlmostEqual(m["scaling_efficiency"], m["samples_per_s"] / (2 * m["samples_per_s_1rank"]), places=9)
+        r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "32", "--steps", "5", "--overlap", "on",
+                   "--json", js)
+        self.assertIsNone(load_json(js)["records"][0]["metrics"]["scaling_efficiency"])
+
     def test_trace_holds_every_rank_layer_and_bucket(self):
         trace = self.path("trace.json")
         r = mpirun(3, "train", "--layers", "3", "--hidden", "32", "--batch", "12", "--steps", "4", "--warmup", "1",

@@ -66,6 +66,8 @@ RecordLayout train_layout() {
       {"samples_per_s", "1/s", "global batch / median step"},
       {"loss_first", "1", "mean loss over ranks at the first timed step"},
       {"loss_last", "1", "mean loss over ranks at the last step"},
+      {"samples_per_s_1rank", "1/s", "--scaling: one rank alone training a rank's share of each batch"},
+      {"scaling_efficiency", "1", "--scaling: samples_per_s / (ranks x samples_per_s_1rank)"},
       {"max_rel_diff", "1", "--check: largest relative difference from one rank trained on the global batches"},
       {"wrong", "parameters", "--check: parameters beyond the tolerance; null when not checked"}};
   l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
@@ -84,6 +86,7 @@ TableLayout train_table() {
                      {"overlap_efficiency", "hidden", "", 7, CellFormat::number, "overlap efficiency"},
                      {"samples_per_s", "samples", "(/s)", 9, CellFormat::number, "samples/s"},
                      {"loss_last", "loss", "", 7, CellFormat::number, "loss"},
+                     {"scaling_efficiency", "scaling", "", 7, CellFormat::number, "scaling efficiency"},
                      {"max_rel_diff", "vs 1 rk", "", 9, CellFormat::number, "max rel diff"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
   return t;
@@ -234,6 +237,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
                 {"lr", plan_.optimizer.lr},
                 {"momentum", plan_.optimizer.momentum}}},
               {"check", plan_.check},
+              {"scaling", plan_.scaling},
               {"timeout_s", plan_.timeout_s}};
   d.records = train_layout();
   d.table = train_table();
@@ -288,6 +292,31 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     connector.barrier();  // the trace's origin: ranks leave the barrier together
   }
   const auto origin = std::chrono::steady_clock::now();
+
+  // --scaling: the first rank alone on a rank's share of each batch (the others wait), as the baseline.
+  double one_rank_throughput = kNotMeasured;
+  if (plan_.scaling) {
+    Communicator* alone = nullptr;
+    {
+      auto guard = watchdog.arm("train: creating the one-rank communicators");
+      alone = &world.communicator(consecutive_partition(connector.size(), 1));
+    }
+    if (root) {
+      Mlp model(plan_.shape, plan_.seed);
+      DataParallel dp(*alone, model, bucket_bytes, local, plan_.optimizer);
+      std::vector<double> steps;
+      auto guard = watchdog.arm("train --scaling: one rank alone");
+      for (int s = 0; s < total_steps; ++s) {
+        watchdog.arm_again();
+        load(s);
+        dp.step(x.data(), labels.data(), local, true, timeout);
+        if (s >= plan_.warmup_steps) steps.push_back(dp.last_times().total);
+      }
+      one_rank_throughput = static_cast<double>(local) / quantile(steps, 0.5);
+    }
+    auto guard = watchdog.arm("train --scaling: waiting for the one-rank run");
+    connector.barrier();
+  }
 
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.overlaps.size(); ++i) {
@@ -398,6 +427,11 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set_metric("exposed_ms", exposed * kMilli)
         .set_metric("overlap_efficiency", comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
         .set_metric("samples_per_s", step > 0 ? static_cast<double>(plan_.batch) / step : kNotMeasured)
+        .set_metric("samples_per_s_1rank", one_rank_throughput)
+        .set_metric("scaling_efficiency",
+                    std::isfinite(one_rank_throughput) && step > 0
+                        ? static_cast<double>(plan_.batch) / step / (static_cast<double>(ranks) * one_rank_throughput)
+                        : kNotMeasured)
         .set_metric("loss_first", loss_first)
         .set_metric("loss_last", loss_last)
         .set_metric("max_rel_diff", max_diff)
