@@ -79,12 +79,15 @@ float DataParallel::step(const float* x, const int* labels, std::size_t local_ba
   const float loss = model_.forward(x, labels, local_batch, [&](std::size_t l) { forward_marks_[l] = since(began_); });
   times_.forward = since(began_);
   const float share = static_cast<float>(local_batch) / static_cast<float>(global_batch_);
-  model_.backward(share, [&](std::size_t k) {
-    if (k % 2 == 0) backward_marks_[k / 2] = since(began_);  // a layer's weight gradient is its last
-    progress();                                              // between layers: the collectives in flight move on
-    const std::size_t b = bucket_of_[k];
-    if (--pending_[b] == 0 && overlap) start_bucket(b);
-  });
+  model_.backward(
+      share,
+      [&](std::size_t k) {
+        if (k % 2 == 0) backward_marks_[k / 2] = since(began_);  // a layer's weight gradient is its last
+        progress();                                              // between layers: the collectives in flight move on
+        const std::size_t b = bucket_of_[k];
+        if (--pending_[b] == 0 && overlap) start_bucket(b);
+      },
+      [&] { progress(); });
   times_.backward = since(began_) - times_.forward;
   const double waited_from = since(began_);
   if (!overlap) {

@@ -20,6 +20,12 @@ float uniform(std::uint64_t seed, std::uint64_t index) {
   return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
 }
 
+// Rows per block so that a block costs about kProgressFlops (`flops_per_row` each), at least 16 rows.
+std::size_t blocks(std::size_t rows, double flops_per_row) {
+  const auto per = static_cast<std::size_t>(Mlp::kProgressFlops / std::max(flops_per_row, 1.0));
+  return std::min(rows, std::max<std::size_t>(per, 16));
+}
+
 std::size_t layer_in(const MlpShape& s, std::size_t l) { return l == 0 ? s.inputs : s.hidden; }
 std::size_t layer_out(const MlpShape& s, std::size_t l) { return l + 1 == s.layers ? s.classes : s.hidden; }
 
@@ -96,7 +102,8 @@ float Mlp::forward(const float* x, const int* labels, std::size_t batch,
   return static_cast<float>(loss / static_cast<double>(batch));
 }
 
-void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradient) {
+void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradient,
+                   const std::function<void()>& on_progress) {
   const std::size_t layers = shape_.layers, batch = batch_;
   // d loss / d logits = (p - onehot) / batch, times the caller's scale.
   std::vector<float> dz(probs_);
@@ -115,16 +122,29 @@ void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradi
       for (std::size_t c = 0; c < out; ++c) gb[c] += dz[r * out + c];
     }
     if (on_gradient) on_gradient(2 * l + 1);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(out), static_cast<int>(in),
-                static_cast<int>(batch), 1.0f, dz.data(), static_cast<int>(out), acts_[l].data(), static_cast<int>(in),
-                0.0f, gw, static_cast<int>(in));
+    // dW = dZ^T A, a block of output rows at a time.
+    const std::size_t rows = blocks(out, 2.0 * static_cast<double>(in * batch));
+    for (std::size_t r0 = 0; r0 < out; r0 += rows) {
+      const std::size_t n = std::min(rows, out - r0);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(in),
+                  static_cast<int>(batch), 1.0f, dz.data() + r0, static_cast<int>(out), acts_[l].data(),
+                  static_cast<int>(in), 0.0f, gw + r0 * in, static_cast<int>(in));
+      if (on_progress) on_progress();
+    }
     if (on_gradient) on_gradient(2 * l);
     if (l == 0) break;
     // d loss / d input of layer l, through the ReLU that made it.
     da.resize(batch * in);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(batch), static_cast<int>(in),
-                static_cast<int>(out), 1.0f, dz.data(), static_cast<int>(out), params_.data() + offsets_[2 * l],
-                static_cast<int>(in), 0.0f, da.data(), static_cast<int>(in));
+    // dA = dZ W, a block of samples at a time.
+    const std::size_t samples = blocks(batch, 2.0 * static_cast<double>(in * out));
+    for (std::size_t r0 = 0; r0 < batch; r0 += samples) {
+      const std::size_t n = std::min(samples, batch - r0);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(in),
+                  static_cast<int>(out), 1.0f, dz.data() + r0 * out, static_cast<int>(out),
+                  params_.data() + offsets_[2 * l], static_cast<int>(in), 0.0f, da.data() + r0 * in,
+                  static_cast<int>(in));
+      if (on_progress) on_progress();
+    }
     const std::vector<float>& a = acts_[l];
     for (std::size_t i = 0; i < da.size(); ++i) {
       if (a[i] <= 0.0f) da[i] = 0.0f;

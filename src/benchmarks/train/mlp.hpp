@@ -42,8 +42,12 @@ class Mlp {
   float forward(const float* x, const int* labels, std::size_t batch,
                 const std::function<void(std::size_t)>& on_layer = {});
   // The gradients of that loss (overwritten, scaled by `scale`: e.g. the local batch over the global one), last
-  // layer first; `on_gradient(k)` once tensor k's gradient is complete.
-  void backward(float scale, const std::function<void(std::size_t)>& on_gradient = {});
+  // layer first; `on_gradient(k)` once tensor k's gradient is complete. Each matrix product is cut into blocks of
+  // about kProgressFlops, with `on_progress()` between them: where data parallelism drives the collectives in
+  // flight (MPI moves a nonblocking allreduce only inside its calls).
+  void backward(float scale, const std::function<void(std::size_t)>& on_gradient = {},
+                const std::function<void()>& on_progress = {});
+  static constexpr double kProgressFlops = 4e6;  // about 0.1-1 ms of one core's sgemm
 
  private:
   MlpShape shape_;

@@ -21,7 +21,7 @@ struct TrainPlan {
   bool check = false;
   Optimizer optimizer;
   double timeout_s = 300.0;
-  bool scaling = false;           // --scaling: also one rank alone on a rank's share, and the scaling efficiency
+  bool scaling = false;    // --scaling: also one rank alone on a rank's share, and the scaling efficiency
   std::string trace_path;  // --trace: a Chrome trace-event JSON of every timed step (empty: none)
   std::uint64_t seed = 1;
 };
