@@ -31,6 +31,22 @@ sigset_t termination_set() {
   _exit(exit_status_for_signal(signal));
 }
 
+// A thread that a library started before main (OpenBLAS starts its workers as it loads) has the termination signals
+// unblocked, so the kernel may deliver one there. This handler, which runs only in such a thread, sends the signal on
+// to the watching thread, where sigwait takes it. A signal handler has no context argument: the watching thread is
+// kept here, written once before the handler is installed.
+pthread_t watcher_thread;
+
+extern "C" void forward_to_watcher(int signal) { pthread_kill(watcher_thread, signal); }
+
+void set_disposition(void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  action.sa_flags = SA_RESTART;
+  sigfillset(&action.sa_mask);
+  for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
 }  // namespace
 
 int exit_status_for_signal(int signal) { return 128 + signal; }
@@ -42,9 +58,12 @@ TerminationSignals::TerminationSignals() {
   const sigset_t set = termination_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this] { watch(); });
+  watcher_thread = thread_.native_handle();
+  set_disposition(forward_to_watcher);
 }
 
 TerminationSignals::~TerminationSignals() {
+  set_disposition(SIG_DFL);
   stopping_ = true;
   pthread_kill(thread_.native_handle(), SIGHUP);  // wakes the waiting thread, which sees stopping_ and returns
   thread_.join();

@@ -1,8 +1,9 @@
 // Termination signals (SIGTERM, SIGINT, SIGHUP) handled on a thread of their own, so that a process the launcher
 // ends — because another rank failed or timed out, or the user pressed Ctrl-C — can still mark its report failed
 // before it goes. Construct it first thing in main, before any other thread exists (MPI's included): the signals are
-// blocked in the constructing thread and every thread created after it inherits that. SIGPIPE is ignored, so that a
-// closed stdout cannot end the process before its report files are written.
+// blocked in the constructing thread and every thread created after it inherits that; a thread a library started
+// before main (OpenBLAS' workers) may still receive one, and a handler there forwards it to the signal thread.
+// SIGPIPE is ignored, so that a closed stdout cannot end the process before its report files are written.
 #pragma once
 
 #include <atomic>
