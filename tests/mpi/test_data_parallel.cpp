@@ -4,6 +4,7 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/train_benchmark.hpp"
 #include "core/groups.hpp"
 
 #include <fmt/core.h>
@@ -21,16 +22,6 @@ constexpr Seconds kTimeout{60.0};
 constexpr int kSteps = 4;
 constexpr std::size_t kGlobalBatch = 24;  // divisible by 1, 2, 3
 const MlpShape kShape{16, 32, 4, 5};
-
-// The largest relative difference between two parameter vectors (relative to the larger magnitude, at least 1e-2).
-double largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double scale = std::max({std::abs(static_cast<double>(a[i])), std::abs(static_cast<double>(b[i])), 1e-2});
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / scale);
-  }
-  return worst;
-}
 
 std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool overlap, std::vector<float>* losses,
                          int steps = kSteps, float lr = 1e-3f) {
@@ -76,7 +67,7 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
   for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
     for (bool overlap : {true, false}) {
       const std::vector<float> params = train(comm, bucket, overlap, nullptr);
-      const double diff = largest_difference(params, reference);
+      const double diff = largest_relative_difference(params, reference);
       EXPECT_LT(diff, 1e-3) << fmt::format("bucket {} B, overlap {}: largest relative difference {:.3g}", bucket,
                                            overlap, diff);
       // and every rank holds the same parameters, bit for bit (they took the same update of the same sums)

@@ -63,7 +63,6 @@ class DataParallel {
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
   const StepTimes& last_times() const { return times_; }
-  const std::vector<BucketSpan>& last_spans() const { return spans_; }
   // The last step's timeline (layers, buckets, update), and when it began.
   std::vector<TimelineSpan> last_timeline() const;
   std::chrono::steady_clock::time_point last_began() const { return began_; }

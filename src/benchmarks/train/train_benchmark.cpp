@@ -22,23 +22,22 @@ namespace {
 
 constexpr double kMilli = 1e3;
 
-// Per step, the slowest rank's seconds (a data-parallel step ends when the last replica has its gradients).
-std::vector<double> slowest_per_step(Connector& connector, const std::vector<double>& mine) {
-  const auto all = gather_vector<double>(connector, mine, connector.root_rank());
-  std::vector<double> out(mine.size(), 0.0);
-  for (const auto& rank : all) {
-    for (std::size_t i = 0; i < rank.size() && i < out.size(); ++i) out[i] = std::max(out[i], rank[i]);
+// Per step, the slowest rank's seconds (a data-parallel step ends when the last replica has its gradients), from
+// every rank's seconds per step as the root gathered them.
+std::vector<double> slowest_per_step(const std::vector<std::vector<double>>& by_rank) {
+  std::vector<double> out;
+  for (const auto& rank : by_rank) {
+    if (out.size() < rank.size()) out.resize(rank.size(), 0.0);
+    for (std::size_t i = 0; i < rank.size(); ++i) out[i] = std::max(out[i], rank[i]);
   }
   return out;
 }
 
+// The q-quantile (q in [0, 1]) of `v`; NaN when empty.
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return kNotMeasured;
   std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+  return percentile_sorted(v, 100.0 * q);
 }
 
 // Weights and biases of every layer, without building the model.
@@ -171,12 +170,14 @@ std::string trace_names(int rank, const std::string& host, const std::vector<boo
 
 }  // namespace
 
+double relative_difference(float a, float b) {
+  const double scale = std::max({std::abs(static_cast<double>(a)), std::abs(static_cast<double>(b)), 1e-2});
+  return std::abs(static_cast<double>(a) - b) / scale;
+}
+
 double largest_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
   double worst = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    const double scale = std::max({std::abs(static_cast<double>(a[i])), std::abs(static_cast<double>(b[i])), 1e-2});
-    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / scale);
-  }
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) worst = std::max(worst, relative_difference(a[i], b[i]));
   return worst;
 }
 
@@ -355,7 +356,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       const double mine = largest_relative_difference(model.params(), reference);
       std::int64_t beyond = 0;
       for (std::size_t p = 0; p < reference.size(); ++p) {
-        if (largest_relative_difference({model.params()[p]}, {reference[p]}) > kCheckTolerance) ++beyond;
+        if (relative_difference(model.params()[p], reference[p]) > kCheckTolerance) ++beyond;
       }
       const auto diffs = allgather_value(connector, mine);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
@@ -385,12 +386,13 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         comm_s.push_back(dp.communicate_only(timeout));
       }
     }
-    std::vector<double> step_max, compute_max, comm_max;
+    std::vector<std::vector<double>> step_by_rank, compute_by_rank, comm_by_rank;  // on the root
     {
       auto guard = watchdog.arm(label + ": gathering");
-      step_max = slowest_per_step(connector, step_s);
-      compute_max = slowest_per_step(connector, compute_s);
-      comm_max = slowest_per_step(connector, comm_s);
+      const int to = connector.root_rank();
+      step_by_rank = gather_vector<double>(connector, std::span<const double>(step_s), to);
+      compute_by_rank = gather_vector<double>(connector, std::span<const double>(compute_s), to);
+      comm_by_rank = gather_vector<double>(connector, std::span<const double>(comm_s), to);
       const auto first = allgather_value(connector, loss_first);
       const auto last = allgather_value(connector, loss_last);
       loss_first = 0;
@@ -400,10 +402,10 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         loss_last += last[r] / static_cast<double>(ranks);
       }
     }
-    const auto step_means = gather_vector<double>(connector, std::span<const double>(step_s), connector.root_rank());
-    const auto compute_means =
-        gather_vector<double>(connector, std::span<const double>(compute_s), connector.root_rank());
     if (!root || reporter == nullptr) continue;
+    const std::vector<double> step_max = slowest_per_step(step_by_rank);
+    const std::vector<double> compute_max = slowest_per_step(compute_by_rank);
+    const std::vector<double> comm_max = slowest_per_step(comm_by_rank);
     Record r;
     r.kind = "train";
     r.set("backend", std::string(comm->backend()))
@@ -450,8 +452,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       RankFigures f;
       f.rank = static_cast<int>(k);
       f.host = hosts[k];
-      f.figures = {{"step_ms", quantile(step_means[k], 0.5) * kMilli},
-                   {"compute_ms", quantile(compute_means[k], 0.5) * kMilli}};
+      f.figures = {{"step_ms", quantile(step_by_rank[k], 0.5) * kMilli},
+                   {"compute_ms", quantile(compute_by_rank[k], 0.5) * kMilli}};
       r.ranks.push_back(std::move(f));
     }
     reporter->add({r});

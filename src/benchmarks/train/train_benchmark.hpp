@@ -22,8 +22,9 @@ class TrainBenchmark final : public Benchmark {
   TrainPlan plan_;
 };
 
-// The largest relative difference |a - b| / max(|a|, |b|, 1e-2) over two parameter vectors, and the tolerance the
-// check holds it to (float sums in another order, through a few Adam steps).
+// The relative difference |a - b| / max(|a|, |b|, 1e-2) of two parameters, its largest over two parameter vectors,
+// and the tolerance the check holds it to (float sums in another order, through a few Adam steps).
+double relative_difference(float a, float b);
 double largest_relative_difference(const std::vector<float>& a, const std::vector<float>& b);
 inline constexpr double kCheckTolerance = 1e-3;
 

@@ -9,9 +9,7 @@
 #include <numeric>
 
 namespace distbench::zero {
-namespace {
-
-void store(DType t, std::byte* at, std::size_t i, float value) {
+void store_value(DType t, std::byte* at, std::size_t i, float value) {
   switch (t) {
     case DType::bfloat16: {
       const std::uint16_t b = float_to_bfloat16(value);
@@ -23,13 +21,13 @@ void store(DType t, std::byte* at, std::size_t i, float value) {
       std::memcpy(at + i * 2, &h, 2);
       return;
     }
-    default:  // float32: the constructor admits nothing else
+    default:  // float32: ZeRO admits nothing else
       std::memcpy(at + i * 4, &value, 4);
       return;
   }
 }
 
-float load(DType t, const std::byte* at, std::size_t i) {
+float load_value(DType t, const std::byte* at, std::size_t i) {
   std::uint16_t h = 0;
   float f = 0;
   switch (t) {
@@ -44,8 +42,6 @@ float load(DType t, const std::byte* at, std::size_t i) {
       return f;
   }
 }
-
-}  // namespace
 
 float gradient_value(std::uint64_t i, int rank, int step) {
   return static_cast<float>(
@@ -138,13 +134,13 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_
   if (stage != Stage::s3) {
     for (std::size_t b = 0; b < segments_.size(); ++b) {
       for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
-        store(t, params_.data(), slot_[b] + k, initial_weight(segments_[b].begin + k));
+        store_value(t, params_.data(), slot_[b] + k, initial_weight(segments_[b].begin + k));
       }
     }
   }
   for (const Run& r : runs_) {
     for (std::size_t k = 0; k < r.count; ++k) {
-      if (stage == Stage::s3) store(t, params_.data(), r.param + k, initial_weight(r.global + k));
+      if (stage == Stage::s3) store_value(t, params_.data(), r.param + k, initial_weight(r.global + k));
       if (!fp32) master_[r.state + k] = initial_weight(r.global + k);
     }
   }
@@ -159,9 +155,9 @@ void ZeroStep::make_gradients(std::byte* at, const Segment& s) {
   const int rank = comm_.rank();
   const std::size_t slot = config_.stage == Stage::s0 ? s.part.elements : s.part.padded();
   for (std::size_t k = 0; k < s.part.elements; ++k) {
-    store(config_.type, at, k, gradient_value(s.begin + k, rank, next_step_));
+    store_value(config_.type, at, k, gradient_value(s.begin + k, rank, next_step_));
   }
-  for (std::size_t k = s.part.elements; k < slot; ++k) store(config_.type, at, k, 0.0f);
+  for (std::size_t k = s.part.elements; k < slot; ++k) store_value(config_.type, at, k, 0.0f);
 }
 
 void ZeroStep::forward_gathers(Seconds timeout) {
@@ -292,13 +288,13 @@ float ZeroStep::master_at(std::size_t run, std::size_t k) const {
 }
 
 float ZeroStep::param_at(std::size_t run, std::size_t k) const {
-  return load(config_.type, params_.data(), runs_[run].param + k);
+  return load_value(config_.type, params_.data(), runs_[run].param + k);
 }
 
 float ZeroStep::held_param(std::uint64_t i) const {
   // Buckets are of equal size but the last.
   const std::size_t b = static_cast<std::size_t>(i / segments_.front().part.elements);
-  return load(config_.type, params_.data(), slot_[b] + (i - segments_[b].begin));
+  return load_value(config_.type, params_.data(), slot_[b] + (i - segments_[b].begin));
 }
 
 std::uint64_t ZeroStep::parameters() const {
@@ -328,7 +324,7 @@ std::vector<float> ZeroStep::owned_master() const {
 std::vector<float> ZeroStep::owned_params() const {
   std::vector<float> out;
   for (const Run& r : runs_) {
-    for (std::size_t k = 0; k < r.count; ++k) out.push_back(load(config_.type, params_.data(), r.param + k));
+    for (std::size_t k = 0; k < r.count; ++k) out.push_back(load_value(config_.type, params_.data(), r.param + k));
   }
   return out;
 }
@@ -338,7 +334,7 @@ std::vector<float> ZeroStep::full_params() const {
   if (config_.stage == Stage::s3) return out;
   for (std::size_t b = 0; b < segments_.size(); ++b) {
     for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
-      out.push_back(load(config_.type, params_.data(), slot_[b] + k));
+      out.push_back(load_value(config_.type, params_.data(), slot_[b] + k));
     }
   }
   return out;

@@ -20,6 +20,10 @@
 
 namespace distbench::zero {
 
+// Element `i` of a buffer of `t` (bfloat16, float16 or float32), written from and read as a float.
+void store_value(DType t, std::byte* at, std::size_t i, float value);
+float load_value(DType t, const std::byte* at, std::size_t i);
+
 // The gradient of global element `i` on `rank` at step `step`: an integer in [-4, 4].
 float gradient_value(std::uint64_t i, int rank, int step);
 // The initial master weight of global element `i`.

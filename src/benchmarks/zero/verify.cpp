@@ -1,7 +1,5 @@
 #include "benchmarks/zero/verify.hpp"
 
-#include "core/half.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,12 +9,6 @@ namespace distbench::zero {
 namespace {
 
 constexpr std::size_t kBlock = std::size_t{1} << 16;  // elements per pass: small enough to stay in cache
-
-float rounded(DType type, float value) {
-  if (type == DType::bfloat16) return bfloat16_to_float(float_to_bfloat16(value));
-  if (type == DType::float16) return half_to_float(float_to_half(value));
-  return value;
-}
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
@@ -41,17 +33,15 @@ Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int s
       for (std::size_t k = 0; k < n; ++k) {
         float sum = 0;
         for (int r = 0; r < ranks; ++r) sum += gradient_value(begin + at + k, r, step);
-        if (type == DType::float32) {
-          std::memcpy(grad.data() + k * 4, &sum, 4);
-        } else {
-          const std::uint16_t h = type == DType::bfloat16 ? float_to_bfloat16(sum) : float_to_half(sum);
-          std::memcpy(grad.data() + k * 2, &h, 2);
-        }
+        store_value(type, grad.data(), k, sum);
       }
       adam_update(config, step, type, grad.data(), master, m.data(), v.data(),
                   type == DType::float32 ? nullptr : param.data(), n);
     }
-    for (std::size_t k = 0; k < n; ++k) out.params[at + k] = rounded(type, master[k]);
+    // fp32: the master weights are the parameters; else what the update wrote
+    for (std::size_t k = 0; k < n; ++k) {
+      out.params[at + k] = type == DType::float32 ? master[k] : load_value(type, param.data(), k);
+    }
   }
   return out;
 }
