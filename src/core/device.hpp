@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/buffer.hpp"
+#include "core/dense_math.hpp"
 #include "core/dtype.hpp"
 #include "core/pattern.hpp"
 #include "core/timer.hpp"
@@ -54,6 +55,9 @@ class Device {
   // A timer for compute-only phases run on this device (e.g. an optimizer update between two collectives). Every
   // Device operation completes before it returns, so the host clock times it.
   virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }
+  // The dense math of a device with a queue of its own (a GPU: cuBLAS and kernels, ordered before the backend's
+  // collectives); null for host memory, where a benchmark computes on the CPU itself (train/host_math.hpp).
+  virtual DenseMath* math() { return nullptr; }
 };
 
 }  // namespace distbench

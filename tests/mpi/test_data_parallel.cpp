@@ -4,6 +4,8 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/host_math.hpp"
+#include "core/host_device.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
 #include "core/groups.hpp"
 
@@ -27,7 +29,8 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
                          int steps = kSteps, float lr = 1e-3f) {
   const auto ranks = static_cast<std::size_t>(comm.size());
   const std::size_t local = kGlobalBatch / ranks;
-  Mlp model(kShape, 11);
+  HostMath math(1);
+  Mlp model(kShape, 11, world().device(), math);
   const TeacherData data(kShape, 5);
   Optimizer adam;
   adam.kind = Optimizer::Kind::adam;
@@ -38,27 +41,31 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
   for (int s = 0; s < steps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + static_cast<std::uint64_t>(comm.rank()) * local, local,
                x.data(), labels.data());
-    const float loss = dp.step(x.data(), labels.data(), local, overlap, kTimeout);
-    if (losses != nullptr) losses->push_back(loss);
+    model.load_batch(x.data(), labels.data(), local);
+    dp.step(overlap, kTimeout);
+    if (losses != nullptr) losses->push_back(model.loss());
   }
-  return model.params();
+  return model.download_params();
 }
 
 // Not inlined: GCC 12 sees a false -Wfree-nonheap-object when it inlines these vectors into the test body.
 [[gnu::noinline]] std::vector<float> one_rank_reference() {
-  Mlp model(kShape, 11);
+  HostDevice device;
+  HostMath math(1);
+  Mlp model(kShape, 11, device, math);
   const TeacherData data(kShape, 5);
-  std::vector<float> x(kGlobalBatch * kShape.inputs), m(model.params().size(), 0.0f), v(model.params().size(), 0.0f);
+  std::vector<float> x(kGlobalBatch * kShape.inputs), m(model.parameters(), 0.0f), v(model.parameters(), 0.0f);
   std::vector<int> labels(kGlobalBatch);
   zero::AdamConfig adam;
   for (int s = 0; s < kSteps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
-    model.forward(x.data(), labels.data(), kGlobalBatch);
+    model.load_batch(x.data(), labels.data(), kGlobalBatch);
+    model.forward();
     model.backward(1.0f);
-    zero::adam_update(adam, s + 1, DType::float32, model.grads().data(), model.params().data(), m.data(), v.data(),
-                      nullptr, model.params().size());
+    zero::adam_update(adam, s + 1, DType::float32, model.grads(), model.params(), m.data(), v.data(), nullptr,
+                      model.parameters());
   }
-  return model.params();
+  return model.download_params();
 }
 
 TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
@@ -79,7 +86,8 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
 
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
-  Mlp model(kShape, 1);
+  HostMath math(1);
+  Mlp model(kShape, 1, world().device(), math);
   DataParallel dp(comm, model, 0, kGlobalBatch, Optimizer{});
   EXPECT_EQ(dp.buckets().size(), model.tensors().size());  // 0: one per tensor
   DataParallel one(comm, model, std::size_t{1} << 30, kGlobalBatch, Optimizer{});

@@ -1,7 +1,9 @@
 // Data-parallel training's parts: gradient buckets (DDP's rule) and the MLP (its gradients against finite
 // differences, and that it learns the teacher's data).
 #include "benchmarks/train/buckets.hpp"
+#include "benchmarks/train/host_math.hpp"
 #include "benchmarks/train/mlp.hpp"
+#include "core/host_device.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -54,40 +56,54 @@ TEST(Buckets, EveryTensorOnceAndZeroCapIsOneBucketPerTensor) {
   }
 }
 
+// The CPU as the device every model of these tests computes on.
+struct Cpu {
+  HostDevice device;
+  HostMath math{1};
+};
+
 TEST(Mlp, TensorsAreWeightThenBiasPerLayer) {
-  const Mlp m({6, 5, 3, 4}, 1);
+  Cpu cpu;
+  const Mlp m({6, 5, 3, 4}, 1, cpu.device, cpu.math);
   ASSERT_EQ(m.tensors().size(), 6U);
   EXPECT_EQ(m.tensors()[0].name, "fc0.weight");
   EXPECT_EQ(m.tensors()[0].elements, 5U * 6);
   EXPECT_EQ(m.tensors()[1].elements, 5U);
   EXPECT_EQ(m.tensors()[4].elements, 4U * 5);  // the classifier
   EXPECT_EQ(m.tensor_offset(5), 30U + 5 + 25 + 5 + 20);
-  EXPECT_EQ(m.params().size(), 30U + 5 + 25 + 5 + 20 + 4);
-  EXPECT_THROW(Mlp({6, 5, 0, 4}, 1), Error);
+  EXPECT_EQ(m.parameters(), 30U + 5 + 25 + 5 + 20 + 4);
+  EXPECT_EQ(parameter_count({6, 5, 3, 4}), m.parameters());
+  EXPECT_THROW(Mlp({6, 5, 0, 4}, 1, cpu.device, cpu.math), Error);
 }
 
 TEST(Mlp, GradientsMatchFiniteDifferences) {
   const MlpShape shape{6, 5, 3, 4};
-  Mlp m(shape, 3);
+  Cpu cpu;
+  Mlp m(shape, 3, cpu.device, cpu.math);
   const TeacherData data(shape, 7);
   const std::size_t batch = 8;
   std::vector<float> x(batch * shape.inputs);
   std::vector<int> labels(batch);
   data.batch(0, batch, x.data(), labels.data());
   std::vector<std::size_t> order;
-  m.forward(x.data(), labels.data(), batch);
+  m.load_batch(x.data(), labels.data(), batch);
+  m.forward();
   m.backward(1.0f, [&](std::size_t k) { order.push_back(k); });
   EXPECT_EQ(order, (std::vector<std::size_t>{5, 4, 3, 2, 1, 0}));  // last layer first, bias before weight
-  const std::vector<float> analytic = m.grads();
+  const std::vector<float> analytic(m.grads(), m.grads() + m.parameters());
+  const auto loss = [&] {
+    m.forward();
+    return static_cast<double>(m.loss());
+  };
   // Central differences in double-checked steps; every parameter of the small model.
   const float h = 1e-2f;
   double worst = 0;
-  for (std::size_t i = 0; i < m.params().size(); ++i) {
+  for (std::size_t i = 0; i < m.parameters(); ++i) {
     const float keep = m.params()[i];
     m.params()[i] = keep + h;
-    const double up = m.forward(x.data(), labels.data(), batch);
+    const double up = loss();
     m.params()[i] = keep - h;
-    const double down = m.forward(x.data(), labels.data(), batch);
+    const double down = loss();
     m.params()[i] = keep;
     const double numeric = (up - down) / (2.0 * h);
     worst = std::max(worst, std::abs(numeric - analytic[i]));
@@ -97,7 +113,8 @@ TEST(Mlp, GradientsMatchFiniteDifferences) {
 
 TEST(Mlp, LearnsTheTeachersData) {
   const MlpShape shape{32, 64, 3, 4};
-  Mlp m(shape, 1);
+  Cpu cpu;
+  Mlp m(shape, 1, cpu.device, cpu.math);
   const TeacherData data(shape, 2);
   const std::size_t batch = 64;
   std::vector<float> x(batch * shape.inputs);
@@ -105,11 +122,13 @@ TEST(Mlp, LearnsTheTeachersData) {
   float first = 0, last = 0;
   for (int step = 0; step < 200; ++step) {
     data.batch(static_cast<std::uint64_t>(step) * batch, batch, x.data(), labels.data());
-    const float loss = m.forward(x.data(), labels.data(), batch);
+    m.load_batch(x.data(), labels.data(), batch);
+    m.forward();
+    const float loss = m.loss();
     if (step == 0) first = loss;
     last = loss;
     m.backward(1.0f);
-    for (std::size_t i = 0; i < m.params().size(); ++i) m.params()[i] -= 0.1f * m.grads()[i];
+    for (std::size_t i = 0; i < m.parameters(); ++i) m.params()[i] -= 0.1f * m.grads()[i];
   }
   EXPECT_NEAR(first, std::log(4.0f), 0.3f);  // about chance at the start
   EXPECT_LT(last, 0.6f * first) << first << " -> " << last;

@@ -9,6 +9,7 @@
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "benchmarks/zero/adam.hpp"
+#include "core/buffer.hpp"
 #include "core/communicator.hpp"
 
 #include <chrono>
@@ -26,15 +27,25 @@ struct Optimizer {
   float momentum = 0.9f;  // SGD
   zero::AdamConfig adam;  // Adam (its lr is `lr`)
 };
-// One step of `o` over n parameters; `state` holds 1 (SGD) or 2 (Adam) n-element buffers; `step` is 1-based.
-void optimizer_step(const Optimizer& o, int step, float* params, const float* grads, std::vector<float>& state_a,
-                    std::vector<float>& state_b);
+// The optimizer's state for n parameters in the model's memory (SGD: a velocity; Adam: m and v), zeroed.
+class OptimizerState {
+ public:
+  OptimizerState(const Optimizer& optimizer, Mlp& model);
+  // Step `step` (1-based) of the optimizer over the model's parameters, queued on its math.
+  void step(int step);
+
+ private:
+  Optimizer optimizer_;
+  Mlp& model_;
+  std::unique_ptr<Buffer> a_, b_;
+};
 
 struct StepTimes {  // one step on this rank, seconds
   double forward = 0, backward = 0, wait = 0, update = 0, total = 0;
 };
 
-// When each bucket's allreduce started and ended (seconds from the step's start), for the timeline.
+// When each bucket's allreduce could start (its last gradient made) and when the host saw it end (seconds from the
+// step's start), for the timeline.
 struct BucketSpan {
   double start = 0, end = 0;
 };
@@ -51,11 +62,12 @@ class DataParallel {
   // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks.
   DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch, Optimizer optimizer);
 
-  // One step on this rank's `local_batch` samples; every wait bounded by `timeout`. Returns the local loss.
-  float step(const float* x, const int* labels, std::size_t local_batch, bool overlap, Seconds timeout);
+  // One step on the batch the model has loaded (this rank's share); every wait bounded by `timeout`. Returns with
+  // the step complete on the device.
+  void step(bool overlap, Seconds timeout);
   // The step's forward and backward with no communication (what compute alone takes on this rank's share); the
   // parameters are left as they were (no update: the replicas must stay equal).
-  float compute_only(const float* x, const int* labels, std::size_t local_batch);
+  void compute_only();
 
   // Every bucket's allreduce with no compute around it, started at once and waited for: the communication a step
   // needs, alone. Seconds. (It reduces the gradients in place again; the next backward overwrites them.)
@@ -68,26 +80,28 @@ class DataParallel {
   std::chrono::steady_clock::time_point last_began() const { return began_; }
 
  private:
+  void begin();
   void start_bucket(std::size_t b);
   void progress();
-  void update();
+  double since_began() const;
 
   Communicator& comm_;
   Mlp& model_;
   std::size_t global_batch_;
-  Optimizer optimizer_;
+  OptimizerState optimizer_;
   int steps_ = 0;
   std::vector<Bucket> buckets_;
   std::vector<std::size_t> bucket_of_;  // tensor -> bucket
   std::vector<std::size_t> first_of_;   // bucket -> its first element in the flat buffers
   std::vector<std::size_t> pending_;    // bucket -> gradients still to come this step
   std::vector<std::unique_ptr<Work>> work_;
-  std::vector<float> m_, v_;
-  ExternalBuffer grads_view_{nullptr, 0};
   std::chrono::steady_clock::time_point began_;
   StepTimes times_;
+  // Marks of the math's queue (DenseMath::mark), turned into seconds at the step's end: per layer when its forward
+  // began and its backward ended; per bucket when its last gradient was made (its allreduce may start).
+  std::vector<std::size_t> forward_marks_, backward_marks_, ready_marks_;
   std::vector<BucketSpan> spans_;
-  std::vector<double> forward_marks_, backward_marks_;  // per layer: when its forward began / its backward ended
+  std::vector<double> forward_at_, backward_at_;
 };
 
 }  // namespace distbench::train

@@ -2,7 +2,6 @@
 
 #include "core/error.hpp"
 
-#include <cblas.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,125 +30,130 @@ std::size_t layer_out(const MlpShape& s, std::size_t l) { return l + 1 == s.laye
 
 }  // namespace
 
-void set_blas_threads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
+std::size_t parameter_count(const MlpShape& s) {
+  std::size_t n = 0;
+  for (std::size_t l = 0; l < s.layers; ++l) n += layer_in(s, l) * layer_out(s, l) + layer_out(s, l);
+  return n;
+}
 
-Mlp::Mlp(const MlpShape& shape, std::uint64_t seed) : shape_(shape) {
+Mlp::Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& math)
+    : shape_(shape), device_(device), math_(math) {
   if (shape.layers == 0 || shape.inputs == 0 || shape.hidden == 0 || shape.classes == 0) {
     throw usage_error("an MLP needs at least one layer, and inputs, hidden width and classes above 0");
   }
-  std::size_t total = 0;
   for (std::size_t l = 0; l < shape.layers; ++l) {
     const std::size_t in = layer_in(shape, l), out = layer_out(shape, l);
     tensors_.push_back({fmt::format("fc{}.weight", l), out * in});
     tensors_.push_back({fmt::format("fc{}.bias", l), out});
   }
   for (const TensorSpec& t : tensors_) {
-    offsets_.push_back(total);
-    total += t.elements;
+    offsets_.push_back(parameters_);
+    parameters_ += t.elements;
   }
-  params_.resize(total);
-  grads_.assign(total, 0.0f);
+  std::vector<float> init(parameters_);
   for (std::size_t l = 0; l < shape.layers; ++l) {
     // PyTorch's Linear: weights and biases uniform within 1/sqrt(fan-in).
-    const float fan_in = static_cast<float>(layer_in(shape, l));
-    const float bound = 1.0f / std::sqrt(fan_in);
+    const float bound = 1.0f / std::sqrt(static_cast<float>(layer_in(shape, l)));
     for (std::size_t k : {2 * l, 2 * l + 1}) {
-      const float b = bound;
       for (std::size_t i = 0; i < tensors_[k].elements; ++i) {
-        params_[offsets_[k] + i] = b * uniform(seed, offsets_[k] + i);
+        init[offsets_[k] + i] = bound * uniform(seed, offsets_[k] + i);
       }
     }
   }
+  params_ = device_.allocate(parameters_ * sizeof(float));
+  grads_ = device_.allocate(parameters_ * sizeof(float));
+  math_.upload(params(), init.data(), parameters_ * sizeof(float));
+  std::fill(init.begin(), init.end(), 0.0f);
+  math_.upload(grads(), init.data(), parameters_ * sizeof(float));
 }
 
-float Mlp::forward(const float* x, const int* labels, std::size_t batch,
-                   const std::function<void(std::size_t)>& on_layer) {
-  const std::size_t layers = shape_.layers;
+std::vector<float> Mlp::download_params() {
+  std::vector<float> out(parameters_);
+  math_.download(out.data(), params(), parameters_ * sizeof(float));
+  return out;
+}
+
+void Mlp::load_batch(const float* x, const int* labels, std::size_t batch) {
+  if (batch == 0) throw usage_error("a batch needs at least one sample");
+  if (batch > capacity_) {
+    act_offsets_.clear();
+    std::size_t total = 0, widest = shape_.classes;
+    for (std::size_t l = 0; l < shape_.layers; ++l) {
+      act_offsets_.push_back(total);
+      total += batch * layer_in(shape_, l);
+      widest = std::max(widest, layer_in(shape_, l));
+    }
+    acts_ = device_.allocate(total * sizeof(float));
+    logits_ = device_.allocate(batch * shape_.classes * sizeof(float));
+    dz_ = device_.allocate(batch * widest * sizeof(float));
+    da_ = device_.allocate(batch * widest * sizeof(float));
+    row_loss_ = device_.allocate(batch * sizeof(float));
+    labels_ = device_.allocate(batch * sizeof(int));
+    capacity_ = batch;
+  }
   batch_ = batch;
-  labels_.assign(labels, labels + batch);
-  acts_.resize(layers);
-  acts_[0].assign(x, x + batch * shape_.inputs);
-  std::vector<float> z;
+  math_.upload(act(0), x, batch * shape_.inputs * sizeof(float));
+  math_.upload(labels_->data(), labels, batch * sizeof(int));
+}
+
+void Mlp::forward(const std::function<void(std::size_t)>& on_layer) {
+  if (batch_ == 0) throw usage_error("Mlp::forward before load_batch");
+  const std::size_t layers = shape_.layers, batch = batch_;
+  auto* logits = static_cast<float*>(logits_->data());
   for (std::size_t l = 0; l < layers; ++l) {
     if (on_layer) on_layer(l);
     const std::size_t in = layer_in(shape_, l), out = layer_out(shape_, l);
-    const float* w = params_.data() + offsets_[2 * l];
-    const float* b = params_.data() + offsets_[2 * l + 1];
-    z.resize(batch * out);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(batch), static_cast<int>(out),
-                static_cast<int>(in), 1.0f, acts_[l].data(), static_cast<int>(in), w, static_cast<int>(in), 0.0f,
-                z.data(), static_cast<int>(out));
-    for (std::size_t r = 0; r < batch; ++r) {
-      for (std::size_t c = 0; c < out; ++c) z[r * out + c] += b[c];
-    }
-    if (l + 1 < layers) {
-      for (float& v : z) v = std::max(v, 0.0f);
-      acts_[l + 1] = z;
-    }
+    const bool last = l + 1 == layers;
+    float* z = last ? logits : act(l + 1);
+    math_.gemm(false, true, batch, out, in, 1.0f, act(l), in, params() + offsets_[2 * l], in, 0.0f, z, out);
+    math_.add_bias(z, params() + offsets_[2 * l + 1], batch, out, !last);
   }
-  // Softmax cross-entropy of the logits in z, row by row.
-  probs_.resize(batch * shape_.classes);
-  double loss = 0;
-  for (std::size_t r = 0; r < batch; ++r) {
-    const float* logits = z.data() + r * shape_.classes;
-    float* p = probs_.data() + r * shape_.classes;
-    const float top = *std::max_element(logits, logits + shape_.classes);
-    float sum = 0;
-    for (std::size_t c = 0; c < shape_.classes; ++c) sum += p[c] = std::exp(logits[c] - top);
-    for (std::size_t c = 0; c < shape_.classes; ++c) p[c] /= sum;
-    loss -= std::log(std::max(p[static_cast<std::size_t>(labels_[r])], 1e-30f));
-  }
-  return static_cast<float>(loss / static_cast<double>(batch));
+  math_.softmax_cross_entropy(logits, static_cast<const int*>(labels_->data()), batch, shape_.classes,
+                              static_cast<float*>(row_loss_->data()));
+}
+
+float Mlp::loss() {
+  std::vector<float> rows(batch_);
+  math_.download(rows.data(), row_loss_->data(), batch_ * sizeof(float));
+  double sum = 0;
+  for (float r : rows) sum += r;
+  return static_cast<float>(sum / static_cast<double>(batch_));
 }
 
 void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradient,
                    const std::function<void()>& on_progress) {
   const std::size_t layers = shape_.layers, batch = batch_;
-  // d loss / d logits = (p - onehot) / batch, times the caller's scale.
-  std::vector<float> dz(probs_);
-  const float k = scale / static_cast<float>(batch);
-  for (std::size_t r = 0; r < batch; ++r) {
-    dz[r * shape_.classes + static_cast<std::size_t>(labels_[r])] -= 1.0f;
-  }
-  for (float& v : dz) v *= k;
-  std::vector<float> da;
+  const bool cut = !math_.asynchronous();  // a GPU needs no progress between blocks
+  const auto* labels = static_cast<const int*>(labels_->data());
+  // d loss / d logits = (p - onehot) / batch, times the caller's scale, where the probabilities are.
+  float* dz = static_cast<float*>(logits_->data());
+  math_.cross_entropy_backward(dz, labels, batch, shape_.classes, scale / static_cast<float>(batch));
+  float* scratch[2] = {static_cast<float*>(dz_->data()), static_cast<float*>(da_->data())};
   for (std::size_t l = layers; l-- > 0;) {
     const std::size_t in = layer_in(shape_, l), out = layer_out(shape_, l);
-    float* gw = grads_.data() + offsets_[2 * l];
-    float* gb = grads_.data() + offsets_[2 * l + 1];
-    std::fill(gb, gb + out, 0.0f);
-    for (std::size_t r = 0; r < batch; ++r) {
-      for (std::size_t c = 0; c < out; ++c) gb[c] += dz[r * out + c];
-    }
+    float* gw = grads() + offsets_[2 * l];
+    math_.column_sums(dz, batch, out, grads() + offsets_[2 * l + 1]);
     if (on_gradient) on_gradient(2 * l + 1);
     // dW = dZ^T A, a block of output rows at a time.
-    const std::size_t rows = blocks(out, 2.0 * static_cast<double>(in * batch));
+    const std::size_t rows = cut ? blocks(out, 2.0 * static_cast<double>(in * batch)) : out;
     for (std::size_t r0 = 0; r0 < out; r0 += rows) {
       const std::size_t n = std::min(rows, out - r0);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(in),
-                  static_cast<int>(batch), 1.0f, dz.data() + r0, static_cast<int>(out), acts_[l].data(),
-                  static_cast<int>(in), 0.0f, gw + r0 * in, static_cast<int>(in));
+      math_.gemm(true, false, n, in, batch, 1.0f, dz + r0, out, act(l), in, 0.0f, gw + r0 * in, in);
       if (on_progress) on_progress();
     }
     if (on_gradient) on_gradient(2 * l);
     if (l == 0) break;
-    // d loss / d input of layer l, through the ReLU that made it.
-    da.resize(batch * in);
-    // dA = dZ W, a block of samples at a time.
-    const std::size_t samples = blocks(batch, 2.0 * static_cast<double>(in * out));
+    // d loss / d input of layer l (dA = dZ W, a block of samples at a time), through the ReLU that made it.
+    float* da = dz == scratch[0] ? scratch[1] : scratch[0];
+    const std::size_t samples = cut ? blocks(batch, 2.0 * static_cast<double>(in * out)) : batch;
     for (std::size_t r0 = 0; r0 < batch; r0 += samples) {
       const std::size_t n = std::min(samples, batch - r0);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(in),
-                  static_cast<int>(out), 1.0f, dz.data() + r0 * out, static_cast<int>(out),
-                  params_.data() + offsets_[2 * l], static_cast<int>(in), 0.0f, da.data() + r0 * in,
-                  static_cast<int>(in));
+      math_.gemm(false, false, n, in, out, 1.0f, dz + r0 * out, out, params() + offsets_[2 * l], in, 0.0f, da + r0 * in,
+                 in);
       if (on_progress) on_progress();
     }
-    const std::vector<float>& a = acts_[l];
-    for (std::size_t i = 0; i < da.size(); ++i) {
-      if (a[i] <= 0.0f) da[i] = 0.0f;
-    }
-    dz.swap(da);
+    math_.relu_backward(da, act(l), batch * in);
+    dz = da;
   }
 }
 

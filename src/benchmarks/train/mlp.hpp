@@ -1,21 +1,21 @@
-// The model data parallelism trains here: a real MLP (Linear + ReLU layers, softmax cross-entropy), forward and
-// backward through BLAS (OpenBLAS' sgemm) on host memory, fp32. Parameters and gradients live in one flat buffer
-// each, tensor after tensor (layer l: weight, then bias), so that a bucket of gradients can be reduced where it lies
-// or packed from it. Backward reports each tensor's gradient as soon as it is made (last layer first), which is
-// when data parallelism may start reducing it.
+// The model data parallelism trains here: a real MLP (Linear + ReLU layers, softmax cross-entropy), fp32, forward
+// and backward through a DenseMath on the device's memory (OpenBLAS on the CPU, cuBLAS and kernels on a GPU).
+// Parameters and gradients live in one flat buffer each, tensor after tensor (layer l: weight, then bias), so that
+// a bucket of gradients can be reduced where it lies. Backward reports each tensor's gradient as soon as it is made
+// (last layer first), which is when data parallelism may start reducing it.
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
+#include "core/dense_math.hpp"
+#include "core/device.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace distbench::train {
-
-// The threads OpenBLAS may use in this process (the cores a rank may use: the host's cores over its ranks).
-void set_blas_threads(int threads);
 
 struct MlpShape {
   std::size_t inputs = 256;  // features of a sample
@@ -24,40 +24,58 @@ struct MlpShape {
   std::size_t classes = 10;
 };
 
+// Weights and biases of every layer.
+std::size_t parameter_count(const MlpShape& shape);
+
 class Mlp {
  public:
-  // Parameters initialised deterministically from `seed`, uniform within 1/sqrt(fan-in) as PyTorch's Linear does.
-  Mlp(const MlpShape& shape, std::uint64_t seed);
+  // Parameters initialised deterministically from `seed`, uniform within 1/sqrt(fan-in) as PyTorch's Linear does,
+  // in memory of `device`, computed on by `math` (the device's).
+  Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& math);
 
   const MlpShape& shape() const { return shape_; }
   const std::vector<TensorSpec>& tensors() const { return tensors_; }
   std::size_t tensor_offset(std::size_t k) const { return offsets_[k]; }  // first element of tensor k
-  std::vector<float>& params() { return params_; }
-  const std::vector<float>& params() const { return params_; }
-  std::vector<float>& grads() { return grads_; }
+  std::size_t parameters() const { return parameters_; }
+  std::size_t batch() const { return batch_; }  // samples of the loaded batch
+  DenseMath& math() { return math_; }
+  Device& device() { return device_; }
+  float* params() { return static_cast<float*>(params_->data()); }
+  float* grads() { return static_cast<float*>(grads_->data()); }
+  Buffer& grad_buffer() { return *grads_; }
+  std::vector<float> download_params();
 
-  // Mean cross-entropy of a batch (`batch` rows of `inputs` features, row-major; labels in [0, classes)), keeping
-  // what backward needs. Called per layer before it runs: `on_layer(l)`, so that a caller can make progress on
-  // communication between layers.
-  float forward(const float* x, const int* labels, std::size_t batch,
-                const std::function<void(std::size_t)>& on_layer = {});
+  // The next batch (`batch` rows of `inputs` features, row-major, on the host; labels in [0, classes)) copied to the
+  // device, where forward reads it.
+  void load_batch(const float* x, const int* labels, std::size_t batch);
+  // The mean cross-entropy of the loaded batch is left for loss(); each layer's input is kept for backward.
+  // `on_layer(l)` before layer l is queued.
+  void forward(const std::function<void(std::size_t)>& on_layer = {});
+  // The loss of the last forward (waits for it).
+  float loss();
   // The gradients of that loss (overwritten, scaled by `scale`: e.g. the local batch over the global one), last
-  // layer first; `on_gradient(k)` once tensor k's gradient is complete. Each matrix product is cut into blocks of
-  // about kProgressFlops, with `on_progress()` between them: where data parallelism drives the collectives in
-  // flight (MPI moves a nonblocking allreduce only inside its calls).
+  // layer first; `on_gradient(k)` once tensor k's gradient is queued. On the CPU each matrix product is cut into
+  // blocks of about kProgressFlops, with `on_progress()` between them: where data parallelism drives the collectives
+  // in flight (MPI moves a nonblocking allreduce only inside its calls). A GPU computes apart: no blocks.
   void backward(float scale, const std::function<void(std::size_t)>& on_gradient = {},
                 const std::function<void()>& on_progress = {});
   static constexpr double kProgressFlops = 4e6;  // about 0.1-1 ms of one core's sgemm
 
  private:
+  float* act(std::size_t l) { return static_cast<float*>(acts_->data()) + act_offsets_[l]; }
+
   MlpShape shape_;
+  Device& device_;
+  DenseMath& math_;
   std::vector<TensorSpec> tensors_;
   std::vector<std::size_t> offsets_;
-  std::vector<float> params_, grads_;
-  // Kept by forward for backward: each layer's input (post-ReLU), the softmax probabilities, the labels, the batch.
-  std::vector<std::vector<float>> acts_;
-  std::vector<float> probs_;
-  std::vector<int> labels_;
+  std::size_t parameters_ = 0;
+  std::unique_ptr<Buffer> params_, grads_;
+  // Sized for the batch: every layer's input (acts_, layer 0's being the batch), the logits (then probabilities,
+  // then their gradient), two scratch gradients, each row's loss and the labels.
+  std::size_t capacity_ = 0;  // samples the buffers below hold
+  std::vector<std::size_t> act_offsets_;
+  std::unique_ptr<Buffer> acts_, logits_, dz_, da_, row_loss_, labels_;
   std::size_t batch_ = 0;
 };
 

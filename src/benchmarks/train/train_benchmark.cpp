@@ -1,6 +1,7 @@
 #include "benchmarks/train/train_benchmark.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
 #include "core/report/atomic_file.hpp"
@@ -38,16 +39,6 @@ double quantile(std::vector<double> v, double q) {
   if (v.empty()) return kNotMeasured;
   std::sort(v.begin(), v.end());
   return percentile_sorted(v, 100.0 * q);
-}
-
-// Weights and biases of every layer, without building the model.
-std::size_t parameters(const MlpShape& s) {
-  std::size_t n = 0;
-  for (std::size_t l = 0; l < s.layers; ++l) {
-    const std::size_t in = l == 0 ? s.inputs : s.hidden, out = l + 1 == s.layers ? s.classes : s.hidden;
-    n += in * out + out;
-  }
-  return n;
 }
 
 RecordLayout train_layout() {
@@ -110,21 +101,22 @@ std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
   return items;
 }
 
-// One rank trained on the whole global batches for `steps` steps, as every replica should end.
-std::vector<float> one_rank_reference(const TrainPlan& plan, int steps) {
-  Mlp model(plan.shape, plan.seed);
+// One rank trained on the whole global batches for `steps` steps, as every replica should end, on the same device
+// and math as the replicas.
+std::vector<float> one_rank_reference(const TrainPlan& plan, int steps, Device& device, DenseMath& math) {
+  Mlp model(plan.shape, plan.seed, device, math);
+  OptimizerState optimizer(plan.optimizer, model);
   const TeacherData data(plan.shape, plan.seed + 1);
   std::vector<float> x(plan.batch * plan.shape.inputs);
-  std::vector<float> m(model.params().size(), 0.0f);
-  std::vector<float> v(model.params().size(), 0.0f);
   std::vector<int> labels(plan.batch);
   for (int s = 0; s < steps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * plan.batch, plan.batch, x.data(), labels.data());
-    model.forward(x.data(), labels.data(), plan.batch);
+    model.load_batch(x.data(), labels.data(), plan.batch);
+    model.forward();
     model.backward(1.0f);
-    optimizer_step(plan.optimizer, s + 1, model.params().data(), model.grads().data(), m, v);
+    optimizer.step(s + 1);
   }
-  return model.params();
+  return model.download_params();
 }
 
 // Chrome trace events (the JSON array's elements, comma-separated) of one step of this rank: complete events ("X")
@@ -183,10 +175,10 @@ double largest_relative_difference(const std::vector<float>& a, const std::vecto
 
 void TrainBenchmark::check(World& world) const {
   Connector& connector = world.connector();
-  if (world.backend().name() != "mpi") {
+  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
     throw usage_error(
-        fmt::format("train runs its model on the CPU over MPI; the {} backend's GPU loop (cuBLAS, "
-                    "NCCL) is not built yet: run with --backend mpi",
+        fmt::format("train needs a device it can compute on; the {} backend has none: run with "
+                    "--backend mpi (CPU) or nccl (GPU)",
                     world.backend().name()));
   }
   const auto ranks = static_cast<std::size_t>(connector.size());
@@ -203,7 +195,7 @@ void TrainBenchmark::check(World& world) const {
                     plan_.batch, ranks, ranks));
   }
   // Parameters, gradients, Adam's m and v, and each layer's activations and their gradients for the local batch.
-  const std::uint64_t params = parameters(plan_.shape);
+  const std::uint64_t params = parameter_count(plan_.shape);
   const std::uint64_t local = plan_.batch / ranks;
   const std::uint64_t widest = std::max({plan_.shape.inputs, plan_.shape.hidden, plan_.shape.classes});
   const std::uint64_t need = 4 * (4 * params + (plan_.shape.layers + 3) * local * widest);
@@ -244,7 +236,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
   d.table = train_table();
   const std::string model =
       fmt::format("MLP of {} layers, {} wide ({} inputs, {} classes), {} parameters", plan_.shape.layers,
-                  plan_.shape.hidden, plan_.shape.inputs, plan_.shape.classes, parameters(plan_.shape));
+                  plan_.shape.hidden, plan_.shape.inputs, plan_.shape.classes, parameter_count(plan_.shape));
   d.console_preamble = {
       fmt::format("train: data parallel, {}; global batch {} ({} per rank)", model, plan_.batch,
                   plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size))),
@@ -276,17 +268,29 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
   const std::size_t local = plan_.batch / ranks;
   const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
   const Seconds timeout(plan_.timeout_s);
+  if (comm->local_parts() != 1) {
+    throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
+  }
   const TeacherData data(plan_.shape, plan_.seed + 1);
-  set_blas_threads(static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, connector.local_size()));
+  // The device's own math (a GPU's), else the CPU's on the cores a rank may use.
+  Device& device = world.device();
+  std::unique_ptr<HostMath> host_math;
+  if (device.math() == nullptr) {
+    host_math = std::make_unique<HostMath>(static_cast<int>(std::thread::hardware_concurrency()) /
+                                           std::max(1, connector.local_size()));
+  }
+  DenseMath& math = host_math ? *host_math : *device.math();
   const int total_steps = plan_.warmup_steps + plan_.steps;
   std::vector<float> x(local * plan_.shape.inputs);
   std::vector<int> labels(local);
-  const auto load = [&](int step) {
+  const auto load = [&](Mlp& model, int step) {
     data.batch(static_cast<std::uint64_t>(step) * plan_.batch + static_cast<std::uint64_t>(connector.rank()) * local,
                local, x.data(), labels.data());
+    model.load_batch(x.data(), labels.data(), local);
   };
   const std::size_t bucket_bytes = static_cast<std::size_t>(plan_.bucket_mb * 1024 * 1024);
-  const std::vector<float> reference = plan_.check ? one_rank_reference(plan_, total_steps) : std::vector<float>{};
+  const std::vector<float> reference =
+      plan_.check ? one_rank_reference(plan_, total_steps, device, math) : std::vector<float>{};
   std::string trace = trace_names(connector.rank(), connector.hostname(), plan_.overlaps);
   {
     auto guard = watchdog.arm("train: barrier before the first step");
@@ -303,14 +307,14 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       alone = &world.communicator(consecutive_partition(connector.size(), 1));
     }
     if (root) {
-      Mlp model(plan_.shape, plan_.seed);
+      Mlp model(plan_.shape, plan_.seed, device, math);
       DataParallel dp(*alone, model, bucket_bytes, local, plan_.optimizer);
       std::vector<double> steps;
       auto guard = watchdog.arm("train --scaling: one rank alone");
       for (int s = 0; s < total_steps; ++s) {
         watchdog.arm_again();
-        load(s);
-        dp.step(x.data(), labels.data(), local, true, timeout);
+        load(model, s);
+        dp.step(true, timeout);
         if (s >= plan_.warmup_steps) steps.push_back(dp.last_times().total);
       }
       one_rank_throughput = static_cast<double>(local) / quantile(steps, 0.5);
@@ -324,7 +328,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     const bool overlap = plan_.overlaps[i];
     const std::string label = fmt::format("train, overlap {}", overlap ? "on" : "off");
     if (root && progress) progress(i, plan_.overlaps.size(), label);
-    Mlp model(plan_.shape, plan_.seed);
+    Mlp model(plan_.shape, plan_.seed, device, math);
     DataParallel dp(*comm, model, bucket_bytes, plan_.batch, plan_.optimizer);
     std::vector<double> step_s, update_s, compute_s, comm_s;
     double loss_first = 0, loss_last = 0;
@@ -332,10 +336,10 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       auto guard = watchdog.arm(label + ": steps");
       for (int s = 0; s < total_steps; ++s) {
         watchdog.arm_again();
-        load(s);
-        const float loss = dp.step(x.data(), labels.data(), local, overlap, timeout);
-        if (s == plan_.warmup_steps) loss_first = loss;
-        loss_last = loss;
+        load(model, s);
+        dp.step(overlap, timeout);
+        if (s == plan_.warmup_steps) loss_first = model.loss();
+        if (s + 1 == total_steps) loss_last = model.loss();
         if (s < plan_.warmup_steps) continue;
         step_s.push_back(dp.last_times().total);
         update_s.push_back(dp.last_times().update);
@@ -353,10 +357,11 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     double max_diff = kNotMeasured;
     std::int64_t wrong = -1;
     if (plan_.check) {
-      const double mine = largest_relative_difference(model.params(), reference);
+      const std::vector<float> params = model.download_params();
+      const double mine = largest_relative_difference(params, reference);
       std::int64_t beyond = 0;
       for (std::size_t p = 0; p < reference.size(); ++p) {
-        if (relative_difference(model.params()[p], reference[p]) > kCheckTolerance) ++beyond;
+        if (relative_difference(params[p], reference[p]) > kCheckTolerance) ++beyond;
       }
       const auto diffs = allgather_value(connector, mine);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
@@ -376,8 +381,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       auto guard = watchdog.arm(label + ": compute and communication alone");
       for (int s = 0; s < plan_.steps; ++s) {
         watchdog.arm_again();
-        load(plan_.warmup_steps + s);
-        dp.compute_only(x.data(), labels.data(), local);
+        load(model, plan_.warmup_steps + s);
+        dp.compute_only();
         compute_s.push_back(dp.last_times().total + update_s[static_cast<std::size_t>(s)]);
       }
       for (int s = 0; s < plan_.steps; ++s) {
@@ -414,7 +419,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("hidden", static_cast<std::int64_t>(plan_.shape.hidden))
         .set("inputs", static_cast<std::int64_t>(plan_.shape.inputs))
         .set("classes", static_cast<std::int64_t>(plan_.shape.classes))
-        .set("parameters", static_cast<std::int64_t>(model.params().size()))
+        .set("parameters", static_cast<std::int64_t>(model.parameters()))
         .set("batch", static_cast<std::int64_t>(plan_.batch))
         .set("ranks", static_cast<std::int64_t>(ranks))
         .set("bucket_mb", plan_.bucket_mb)
