@@ -15,6 +15,7 @@
 #   ranks     2 and 4 ranks on one GPU: every collective x dtype x op x placement, #wrong = 0
 #   flags2    2 ranks: -G and -R
 #   latency   distbench latency over the backend, 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank), #wrong = 0
+#   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #
 # Every mpirun runs under a guard: when it outlives its limit the ranks' stacks are taken (cuda-gdb, when there)
 # into $WORK/TAG.bt before the job is ended.
@@ -88,6 +89,15 @@ if [ -z "${NCCL_LIB:-}" ]; then
     || NCCL_LIB=""
 fi
 [ -n "$NCCL_LIB" ] && [ -e "$NCCL_LIB/libnccl.so.2" ] || echo "warning: libnccl.so.2 not found (NCCL_LIB='$NCCL_LIB')"
+# cuBLAS (train's matrix products on the GPU; distbench opens it at run time): the toolkit's, else a wheel's.
+if [ -z "${CUBLAS_LIB:-}" ]; then
+  for d in "${CUDA_HOME:-/usr/local/cuda}/lib64" \
+      $(py -c "import nvidia, os; print(' '.join(list(nvidia.__path__)))" 2>/dev/null); do
+    f=$(find "$d" -name 'libcublas.so.13*' 2>/dev/null | head -1)
+    [ -n "$f" ] && { CUBLAS_LIB=$(dirname "$f"); break; }
+  done
+fi
+[ -n "${CUBLAS_LIB:-}" ] && NCCL_LIB="$NCCL_LIB:$CUBLAS_LIB" || echo "warning: libcublas.so.13 not found (CUBLAS_LIB)"
 
 export PATH="$BUNDLE/bin:$PFX/usr/bin:$PATH"
 LD_LIBRARY_PATH="$PFX/usr/lib/x86_64-linux-gnu/openmpi/lib:$PFX/usr/lib/x86_64-linux-gnu:$PFX/lib/x86_64-linux-gnu"
@@ -473,6 +483,54 @@ phase_flags2() {
       -f 8 -R 1 -n 3; rc=$?
     tail -3 "$WORK/reg2-$coll.out"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "-R 2 ranks $coll rc=$rc"
   done
+}
+
+phase_train() {  # data-parallel training on the GPU (cuBLAS, kernels, NCCL): --check, buckets, trace, figures
+  local rc b tag
+  echo "--- 1 rank, 8 x 2048 wide, --check, --trace"
+  guarded 300 train1 distbench train --backend $BACKEND --layers 8 --hidden 2048 --batch 256 --steps 30 --check \
+    --json "$WORK/train1.json" --trace "$WORK/train1.trace.json"; rc=$?
+  cat "$WORK/train1.out"; [ $rc -eq 0 ] || fail "train 1 rank rc=$rc"
+  for b in 25 0; do
+    echo "--- 1 rank, many small tensors (64 x 256), --bucket-mb $b"
+    guarded 300 "train1-b$b" distbench train --backend $BACKEND --layers 64 --hidden 256 --batch 256 --steps 30 \
+      --bucket-mb $b --overlap on --json "$WORK/train1-b$b.json"; rc=$?
+    cat "$WORK/train1-b$b.out"; [ $rc -eq 0 ] || fail "train 1 rank bucket $b rc=$rc"
+  done
+  canary_failed train && return
+  for b in 0 1; do
+    tag="train2-b$b"
+    echo "--- 2 ranks on the one GPU (NCCL over sockets), --bucket-mb $b, --check, --trace"
+    guarded 300 "$tag" "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench train --backend $BACKEND \
+      --layers 6 --hidden 512 --batch 64 --steps 20 --bucket-mb $b --check --json "$WORK/$tag.json" \
+      --trace "$WORK/$tag.trace.json"; rc=$?
+    cat "$WORK/$tag.out"; [ $rc -eq 0 ] || fail "train 2 ranks bucket $b rc=$rc"
+  done
+  py - "$WORK" <<'PYEOF' || fail "train reports"
+import glob, json, os, sys
+ok = True
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "train*.json"))):
+    if path.endswith(".trace.json"):
+        continue
+    r = json.load(open(path))
+    print(os.path.basename(path), r["status"], "backend", r["backend"])
+    ok &= r["status"] == "complete"
+    for x in r["records"]:
+        p, m = x["params"], x["metrics"]
+        print(f"  overlap {p['overlap']:>3} buckets {p['buckets']:>3}: step {m['step_ms']:.3f} ms, compute "
+              f"{m['compute_ms']:.3f}, comm {m['comm_ms']:.3f}, exposed {m['exposed_ms']:.3f}, hidden "
+              f"{m['overlap_efficiency']}, {m['samples_per_s']:.0f} samples/s, loss {m['loss_first']:.4f} -> "
+              f"{m['loss_last']:.4f}, max rel diff {m['max_rel_diff']}, wrong {m['wrong']}")
+        ok &= m["wrong"] in (None, 0) and m["loss_last"] < m["loss_first"]
+    trace = path[:-5] + ".trace.json"
+    if os.path.exists(trace):
+        events = json.load(open(trace))["traceEvents"]
+        ranks = sorted({e["pid"] for e in events if e["ph"] == "X"})
+        names = {e["name"].split(" ")[0] for e in events if e["ph"] == "X"}
+        print(f"  trace: {len(events)} events, ranks {ranks}, kinds {sorted(names)}")
+        ok &= len(ranks) == r["world_size"] if "world_size" in r else len(ranks) >= 1
+sys.exit(0 if ok else 1)
+PYEOF
 }
 
 phase_timeout() {

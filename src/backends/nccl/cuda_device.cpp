@@ -35,8 +35,10 @@ CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, std::
       if (registry_) {
         const ncclResult_t status = ncclMemAlloc(&ptr, size);
         if (status != ncclSuccess) {
-          throw failure(fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc (-R): {}; lower "
-                                    "-e/--maxbytes", bytes, device, nccl_error_text(status)));
+          throw failure(
+              fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc (-R): {}; lower "
+                          "-e/--maxbytes",
+                          bytes, device, nccl_error_text(status)));
         }
       } else {
         const cudaError_t status = cudaMalloc(&ptr, size);
@@ -80,8 +82,12 @@ void* CudaBuffer::data(int part) {
   return data_[static_cast<std::size_t>(part)];
 }
 
-CudaDevice::CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry)
-    : devices_(std::move(devices)), processes_per_gpu_(std::max(1, processes_per_gpu)), registry_(std::move(registry)) {
+CudaDevice::CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry,
+                       std::shared_ptr<CudaMath> math)
+    : devices_(std::move(devices)),
+      processes_per_gpu_(std::max(1, processes_per_gpu)),
+      registry_(std::move(registry)),
+      math_(std::move(math)) {
   try {
     for (int device : devices_) {
       names_.push_back(device_name(device));
@@ -198,9 +204,9 @@ std::uint64_t CudaDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
     check_cuda(launch_count_wrong(at.data(static_cast<int>(p)), dtype, spec.pattern, spec.op, part.blocks,
                                   static_cast<int>(blocks[p].size()), longest, tolerance, part.counter, part.stream),
                "verification kernel launch");
-    check_cuda(cudaMemcpyAsync(&counts[p], part.counter, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                               part.stream),
-               "cudaMemcpyAsync (wrong count)");
+    check_cuda(
+        cudaMemcpyAsync(&counts[p], part.counter, sizeof(unsigned long long), cudaMemcpyDeviceToHost, part.stream),
+        "cudaMemcpyAsync (wrong count)");
   }
   synchronize_parts("verification kernel");
   std::uint64_t wrong = 0;

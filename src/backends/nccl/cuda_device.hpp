@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/nccl/buffer_registry.hpp"
+#include "backends/nccl/cuda_math.hpp"
 #include "core/device.hpp"
 
 #include <cuda_runtime_api.h>
@@ -40,8 +41,10 @@ class CudaBuffer final : public Buffer {
 class CudaDevice final : public Device {
  public:
   // `devices`: the CUDA ordinals this process drives, in part order. `processes_per_gpu`: processes of this node that
-  // share each GPU (1 normally). `registry`: set when buffers are to be registered (-R).
-  CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry);
+  // share each GPU (1 normally). `registry`: set when buffers are to be registered (-R). `math`: the dense math on
+  // the first GPU (null: none).
+  CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry,
+             std::shared_ptr<CudaMath> math = nullptr);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -58,6 +61,7 @@ class CudaDevice final : public Device {
   void synchronize() override;
   // Pinned host memory to and from the first GPU this process drives (copy_bandwidth.hpp).
   std::vector<std::pair<std::string, double>> host_transfer_gbps() override;
+  DenseMath* math() override { return math_.get(); }
 
   const std::vector<int>& devices() const { return devices_; }
 
@@ -79,6 +83,7 @@ class CudaDevice final : public Device {
   int processes_per_gpu_;
   std::shared_ptr<BufferRegistry> registry_;
   std::vector<Part> parts_;
+  std::shared_ptr<CudaMath> math_;
 };
 
 }  // namespace distbench::nccl

@@ -42,10 +42,11 @@ class NcclBackend final : public Backend {
     }
     int count = 0;
     check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    const auto devices = choose_devices(connector_.local_rank(), options_.gpus_per_process, options_.device_index,
-                                        count);
+    const auto devices =
+        choose_devices(connector_.local_rank(), options_.gpus_per_process, options_.device_index, count);
     if (options_.register_buffers) registry_ = std::make_shared<BufferRegistry>();
-    device_ = std::make_unique<CudaDevice>(devices, processes_per_gpu(connector_, options_, count), registry_);
+    math_ = std::make_shared<CudaMath>(devices.front());
+    device_ = std::make_unique<CudaDevice>(devices, processes_per_gpu(connector_, options_, count), registry_, math_);
   }
 
   std::string_view name() const override { return "nccl"; }
@@ -57,7 +58,7 @@ class NcclBackend final : public Backend {
     setup.blocking = options_.blocking;
     setup.timeout = Seconds(options_.timeout_s);
     setup.registry = registry_;
-    return std::make_unique<NcclCommunicator>(init_group(connector_, partition, setup), options_);
+    return std::make_unique<NcclCommunicator>(init_group(connector_, partition, setup), options_, math_);
   }
 
   KeyValues describe() const override {
@@ -80,6 +81,7 @@ class NcclBackend final : public Backend {
   Connector& connector_;
   BackendOptions options_;
   std::shared_ptr<BufferRegistry> registry_;  // -R only
+  std::shared_ptr<CudaMath> math_;            // the first GPU's: models computed on it (train)
   std::unique_ptr<CudaDevice> device_;
 };
 

@@ -24,8 +24,16 @@ bool in_place_for(const CollectiveCall& call, const void* send, const void* recv
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options)
-    : group_(std::move(group)), options_(options), staging_(group_->parts().size(), nullptr) {}
+NcclCommunicator::NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options,
+                                   std::shared_ptr<CudaMath> math)
+    : group_(std::move(group)), options_(options), staging_(group_->parts().size(), nullptr), math_(std::move(math)) {}
+
+void NcclCommunicator::order_after_math() {
+  auto& parts = group_->parts();
+  if (math_ != nullptr && parts.size() == 1 && parts.front().device == math_->device()) {
+    math_->order_before(parts.front().stream);
+  }
+}
 
 NcclCommunicator::~NcclCommunicator() {
   graphs_.clear();
@@ -56,8 +64,10 @@ void NcclCommunicator::reserve_staging(std::size_t bytes) {
     if (status != cudaSuccess) {
       cudaGetLastError();
       staging_[p] = nullptr;
-      throw failure(fmt::format("could not allocate {} bytes on GPU {} to stage an in-place call: {}; lower "
-                                "-e/--maxbytes", bytes, parts[p].device, cuda_error_text(status)));
+      throw failure(
+          fmt::format("could not allocate {} bytes on GPU {} to stage an in-place call: {}; lower "
+                      "-e/--maxbytes",
+                      bytes, parts[p].device, cuda_error_text(status)));
     }
   }
   staging_capacity_ = bytes;
@@ -78,10 +88,10 @@ void NcclCommunicator::register_buffers(const CollectiveCall& call) {
 
 NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call) {
   Prepared prepared;
-  prepared.what = is_reduction(call.collective)
-                      ? fmt::format("{} of {} x {} ({})", name(call.collective), call.count, name(call.dtype),
-                                    name(call.op))
-                      : fmt::format("{} of {} x {}", name(call.collective), call.count, name(call.dtype));
+  prepared.what =
+      is_reduction(call.collective)
+          ? fmt::format("{} of {} x {} ({})", name(call.collective), call.count, name(call.dtype), name(call.op))
+          : fmt::format("{} of {} x {}", name(call.collective), call.count, name(call.dtype));
   group_->require_usable(prepared.what);
   if (const auto reason = unsupported(call.collective, call.dtype, call.op)) throw usage_error(*reason);
   const int n = size();
@@ -91,8 +101,8 @@ NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call)
   auto& parts = group_->parts();
   for (const Buffer* buffer : {call.send.buffer, call.recv.buffer}) {
     if (buffer == nullptr || buffer->parts() < static_cast<int>(parts.size())) {
-      throw failure(fmt::format("{}: a buffer with one part per GPU this process drives ({}) is needed",
-                                prepared.what, parts.size()));
+      throw failure(fmt::format("{}: a buffer with one part per GPU this process drives ({}) is needed", prepared.what,
+                                parts.size()));
     }
   }
   for (std::size_t p = 0; p < parts.size(); ++p) {
@@ -106,9 +116,10 @@ NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call)
       in_place_for(call, prepared.parts[0].send, prepared.parts[0].recv, n, parts[0].rank)) {
     for (std::size_t p = 1; p < parts.size(); ++p) {
       if (!in_place_for(call, prepared.parts[p].send, prepared.parts[p].recv, n, parts[p].rank)) {
-        throw usage_error(fmt::format("in-place {} with -g {}: GPU {} (rank {}) was given the in-place positions "
-                                      "of another rank; run it out of place or with -g 1",
-                                      name(call.collective), parts.size(), parts[p].device, parts[p].rank));
+        throw usage_error(
+            fmt::format("in-place {} with -g {}: GPU {} (rank {}) was given the in-place positions "
+                        "of another rank; run it out of place or with -g 1",
+                        name(call.collective), parts.size(), parts[p].device, parts[p].rank));
       }
     }
   }
@@ -126,12 +137,13 @@ NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call)
 void NcclCommunicator::enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing) {
   auto& parts = group_->parts();
   const int batch = prepared.staging > 0 ? 1 : std::max(1, options_.agg_iters);
+  if (!capturing) order_after_math();
   for (int done = 0; done < ops;) {
     const int k = std::min(batch, ops - done);
     if (!capturing) group_->record_pending_start();
     for (std::size_t p = 0; p < parts.size() && prepared.staging > 0; ++p) {
-      const cudaError_t copied = cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging,
-                                                 cudaMemcpyDeviceToDevice, parts[p].stream);
+      const cudaError_t copied =
+          cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging, cudaMemcpyDeviceToDevice, parts[p].stream);
       if (copied != cudaSuccess) {  // the message is formatted only on failure: this runs once per operation
         check_cuda(copied, fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
       }
@@ -188,8 +200,8 @@ void NcclCommunicator::run_repeated(const CollectiveCall& call, int times) {
   CapturedGraph* graph = graphs_.find(key);
   if (graph == nullptr) {
     graphs_.clear();
-    auto captured = std::make_unique<CapturedGraph>(
-        group_->parts(), [&] { enqueue(call, prepared, plan.per_launch, true); });
+    auto captured =
+        std::make_unique<CapturedGraph>(group_->parts(), [&] { enqueue(call, prepared, plan.per_launch, true); });
     graph = &graphs_.store(std::move(key), std::move(captured));
   }
   group_->record_pending_start();  // after the capture: the timer sees the replays only
@@ -214,8 +226,8 @@ std::unique_ptr<Work> NcclCommunicator::start_recv(BufferRef data, std::size_t b
 }
 
 std::unique_ptr<Work> NcclCommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
-  std::string what = fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes,
-                                 sends ? "to" : "from", peer);
+  std::string what =
+      fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes, sends ? "to" : "from", peer);
   group_->require_usable(what);
   if (peer < 0 || peer >= size() || peer == rank()) {
     throw usage_error(fmt::format("{}: the peer must be another rank of this group of {}", what, size()));
@@ -224,6 +236,7 @@ std::unique_ptr<Work> NcclCommunicator::start_p2p(BufferRef data, std::size_t by
     throw usage_error(fmt::format("{}: point to point moves a buffer of one part; run with -g 1", what));
   }
   NcclPart& part = group_->parts().front();
+  order_after_math();
   group_->record_pending_start();
   const ncclResult_t status = sends ? ncclSend(data.data(), bytes, ncclInt8, peer, part.comm, part.stream)
                                     : ncclRecv(data.data(), bytes, ncclInt8, peer, part.comm, part.stream);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backends/nccl/cuda_graph.hpp"
+#include "backends/nccl/cuda_math.hpp"
 #include "backends/nccl/nccl_calls.hpp"
 #include "backends/nccl/nccl_group.hpp"
 #include "core/backend.hpp"
@@ -18,7 +19,9 @@ namespace distbench::nccl {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options);
+  // `math`: the device's dense math, whose queue every call is ordered after (null: none).
+  NcclCommunicator(std::shared_ptr<NcclGroup> group, const BackendOptions& options,
+                   std::shared_ptr<CudaMath> math = nullptr);
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -57,6 +60,8 @@ class NcclCommunicator final : public Communicator {
   // nothing may wait on the streams.
   void enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing);
   bool streams_idle() const;
+  // Orders the next calls on the streams after what the math queued (with one part on the math's GPU).
+  void order_after_math();
   // A checked point-to-point call: sends when `sends`, receives otherwise. Never waits, even with -z: both sides
   // may post their sends before their receives.
   std::unique_ptr<Work> start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends);
@@ -69,6 +74,7 @@ class NcclCommunicator final : public Communicator {
   std::size_t staging_capacity_ = 0;
   GraphCache graphs_;
   std::string last_what_ = "NCCL calls";
+  std::shared_ptr<CudaMath> math_;
 };
 
 }  // namespace distbench::nccl

@@ -1,0 +1,26 @@
+// The elementwise and row-wise kernels of CudaMath (dense_math.hpp says what each computes), fp32. Launches are
+// asynchronous on `stream`; the current device must be the stream's; the launch's status is returned.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace distbench::nccl {
+
+cudaError_t launch_add_bias(float* z, const float* bias, std::size_t rows, std::size_t cols, bool relu,
+                            cudaStream_t stream);
+cudaError_t launch_column_sums(const float* m, std::size_t rows, std::size_t cols, float* out, cudaStream_t stream);
+cudaError_t launch_relu_backward(float* g, const float* a, std::size_t n, cudaStream_t stream);
+cudaError_t launch_softmax_cross_entropy(float* logits, const int* labels, std::size_t rows, std::size_t classes,
+                                         float* row_loss, cudaStream_t stream);
+cudaError_t launch_cross_entropy_backward(float* probs, const int* labels, std::size_t rows, std::size_t classes,
+                                          float scale, cudaStream_t stream);
+cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum,
+                       cudaStream_t stream);
+// Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to zero/adam.cpp's
+// float32 path for the same step size lr / correction1 and 1 / correction2.
+cudaError_t launch_adam(const float* grads, float* params, float* m, float* v, std::size_t n, float beta1, float beta2,
+                        float eps, float grad_scale, float step_size, float inv_correction2, cudaStream_t stream);
+
+}  // namespace distbench::nccl

@@ -1,0 +1,205 @@
+// The GPU's dense math (CudaMath: cuBLAS and kernels on one stream) against the CPU's (HostMath: OpenBLAS and
+// loops) on the same inputs: matrix products in every transposition, the model's kernels, and the optimizers, which
+// must be bit-identical (the same operations, each rounded on its own). And the ordering train relies on: a
+// collective started after the math queued work sees that work done. Needs a GPU; skips with the reason where none.
+#include "backends/nccl/nccl_backend.hpp"
+
+#include "benchmarks/train/host_math.hpp"
+#include "core/host_device.hpp"
+#include "tests/gpu/gpu_skip.hpp"
+#include "tests/support/local_connector.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace distbench::nccl {
+namespace {
+
+constexpr Seconds kTimeout{60.0};
+
+struct Rig {
+  test_support::LocalConnector connector;
+  std::unique_ptr<Backend> backend = nccl_backend_entry().create(connector, BackendOptions{});
+  Device& device = backend->device();
+  DenseMath& gpu = *device.math();
+  train::HostMath cpu{1};
+
+  // A device copy of `host`, kept alive by the rig.
+  float* on_gpu(const std::vector<float>& host) {
+    buffers.push_back(device.allocate(std::max<std::size_t>(host.size(), 1) * sizeof(float)));
+    auto* p = static_cast<float*>(buffers.back()->data());
+    gpu.upload(p, host.data(), host.size() * sizeof(float));
+    return p;
+  }
+  int* on_gpu(const std::vector<int>& host) {
+    buffers.push_back(device.allocate(host.size() * sizeof(int)));
+    auto* p = static_cast<int*>(buffers.back()->data());
+    gpu.upload(p, host.data(), host.size() * sizeof(int));
+    return p;
+  }
+  std::vector<float> back(const float* p, std::size_t n) {
+    std::vector<float> out(n);
+    gpu.download(out.data(), p, n * sizeof(float));
+    return out;
+  }
+  std::vector<std::unique_ptr<Buffer>> buffers;
+};
+
+std::vector<float> values(std::size_t n, std::uint32_t seed) {
+  std::vector<float> v(n);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (float& f : v) {
+    x = x * 1664525u + 1013904223u;
+    f = static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;
+  }
+  return v;
+}
+
+double worst_relative(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double scale = std::max({std::abs(static_cast<double>(a[i])), std::abs(static_cast<double>(b[i])), 1e-3});
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) / scale);
+  }
+  return worst;
+}
+
+TEST(CudaMath, GemmMatchesTheCpuInEveryTransposition) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t m = 37, n = 53, k = 71;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      // Row-major op(A) m x k, op(B) k x n; the stored matrices are their transposes when trans.
+      const std::size_t lda = ta ? m : k, ldb = tb ? k : n;
+      const auto a = values(m * k, 1), b = values(k * n, 2), c0 = values(m * n, 3);
+      std::vector<float> c = c0;
+      r.cpu.gemm(ta, tb, m, n, k, 0.5f, a.data(), lda, b.data(), ldb, 2.0f, c.data(), n);
+      float* gc = r.on_gpu(c0);
+      r.gpu.gemm(ta, tb, m, n, k, 0.5f, r.on_gpu(a), lda, r.on_gpu(b), ldb, 2.0f, gc, n);
+      EXPECT_LT(worst_relative(r.back(gc, m * n), c), 1e-4) << "trans_a " << ta << ", trans_b " << tb;
+    }
+  }
+}
+
+TEST(CudaMath, TheModelsKernelsMatchTheCpu) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t rows = 33, cols = 17;
+  const auto z0 = values(rows * cols, 4), bias = values(cols, 5);
+  for (bool relu : {false, true}) {
+    std::vector<float> z = z0;
+    r.cpu.add_bias(z.data(), bias.data(), rows, cols, relu);
+    float* gz = r.on_gpu(z0);
+    r.gpu.add_bias(gz, r.on_gpu(bias), rows, cols, relu);
+    EXPECT_EQ(r.back(gz, z.size()), z) << "relu " << relu;
+  }
+  std::vector<float> sums(cols);
+  r.cpu.column_sums(z0.data(), rows, cols, sums.data());
+  float* gs = r.on_gpu(std::vector<float>(cols, 7.0f));
+  r.gpu.column_sums(r.on_gpu(z0), rows, cols, gs);
+  EXPECT_LT(worst_relative(r.back(gs, cols), sums), 1e-5);
+
+  std::vector<float> g = values(rows * cols, 6);
+  float* gg = r.on_gpu(g);
+  r.cpu.relu_backward(g.data(), z0.data(), g.size());
+  r.gpu.relu_backward(gg, r.on_gpu(z0), g.size());
+  EXPECT_EQ(r.back(gg, g.size()), g);
+
+  std::vector<int> labels(rows);
+  for (std::size_t i = 0; i < rows; ++i) labels[i] = static_cast<int>(i * 7 % cols);
+  std::vector<float> p = z0, loss(rows);
+  r.cpu.softmax_cross_entropy(p.data(), labels.data(), rows, cols, loss.data());
+  float* gp = r.on_gpu(z0);
+  float* gl = r.on_gpu(std::vector<float>(rows));
+  const int* glab = r.on_gpu(labels);
+  r.gpu.softmax_cross_entropy(gp, glab, rows, cols, gl);
+  EXPECT_LT(worst_relative(r.back(gp, p.size()), p), 1e-5);
+  EXPECT_LT(worst_relative(r.back(gl, rows), loss), 1e-5);
+  r.cpu.cross_entropy_backward(p.data(), labels.data(), rows, cols, 0.25f);
+  r.gpu.cross_entropy_backward(gp, glab, rows, cols, 0.25f);
+  EXPECT_LT(worst_relative(r.back(gp, p.size()), p), 1e-5);
+}
+
+TEST(CudaMath, OptimizersAreBitIdenticalToTheCpu) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t n = 100003;
+  const auto p0 = values(n, 7);
+  std::vector<float> p = p0, v(n, 0.0f), m(n, 0.0f), s(n, 0.0f);
+  float* gp = r.on_gpu(p0);
+  float* gv = r.on_gpu(v);
+  for (int step = 1; step <= 3; ++step) {
+    const auto g = values(n, 10 + static_cast<std::uint32_t>(step));
+    r.cpu.sgd(p.data(), g.data(), v.data(), n, 0.01f, 0.9f);
+    r.gpu.sgd(gp, r.on_gpu(g), gv, n, 0.01f, 0.9f);
+  }
+  EXPECT_EQ(r.back(gp, n), p) << "SGD";
+  EXPECT_EQ(r.back(gv, n), v) << "SGD's velocity";
+
+  p = p0;
+  gp = r.on_gpu(p0);
+  float* gm = r.on_gpu(m);
+  float* gs = r.on_gpu(s);
+  AdamStep adam;
+  adam.grad_scale = 0.5f;
+  for (int step = 1; step <= 3; ++step) {
+    adam.step = step;
+    const auto g = values(n, 20 + static_cast<std::uint32_t>(step));
+    r.cpu.adam(adam, g.data(), p.data(), m.data(), s.data(), n);
+    r.gpu.adam(adam, r.on_gpu(g), gp, gm, gs, n);
+  }
+  EXPECT_EQ(r.back(gp, n), p) << "Adam";
+  EXPECT_EQ(r.back(gm, n), m) << "Adam's m";
+  EXPECT_EQ(r.back(gs, n), s) << "Adam's v";
+}
+
+TEST(CudaMath, ACollectiveSeesWhatTheMathQueuedBeforeIt) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  auto comm = r.backend->create_communicator(world_partition(1));
+  const std::size_t n = std::size_t{32} << 20;  // 128 MiB: the queued kernels take milliseconds
+  auto in = r.device.allocate(n * sizeof(float));
+  auto out = r.device.allocate(n * sizeof(float));
+  const std::vector<float> zeros(n, 0.0f), one(1, 1.0f);
+  auto* x = static_cast<float*>(in->data());
+  r.gpu.upload(x, zeros.data(), n * sizeof(float));
+  r.gpu.upload(out->data(), zeros.data(), n * sizeof(float));
+  const float* bias = r.on_gpu(one);
+  r.gpu.synchronize();
+  const int kAdds = 20;
+  for (int i = 0; i < kAdds; ++i) r.gpu.add_bias(x, bias, n, 1, false);  // not waited for by the host
+  auto work = comm->start({Collective::allreduce, {in.get(), 0}, {out.get(), 0}, n, DType::float32, ReduceOp::sum, 0});
+  work->wait(kTimeout);
+  const std::vector<float> got = r.back(static_cast<const float*>(out->data()), n);
+  std::size_t wrong = 0;
+  for (float f : got) wrong += f != static_cast<float>(kAdds);
+  EXPECT_EQ(wrong, 0U) << "elements the allreduce read before the math had written them";
+}
+
+TEST(CudaMath, MarksFollowTheQueue) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t n = std::size_t{8} << 20;
+  float* x = r.on_gpu(std::vector<float>(n, 1.0f));
+  const float* bias = r.on_gpu(std::vector<float>(1, 1.0f));
+  r.gpu.synchronize();
+  r.gpu.reset_marks();
+  std::vector<std::size_t> marks;
+  for (int i = 0; i < 5; ++i) {
+    r.gpu.add_bias(x, bias, n, 1, false);
+    marks.push_back(r.gpu.mark());
+  }
+  r.gpu.synchronize();
+  const auto at = r.gpu.mark_seconds();
+  ASSERT_EQ(at.size(), 5U);
+  for (std::size_t i = 1; i < at.size(); ++i) EXPECT_GT(at[i], at[i - 1]) << "mark " << i;
+  EXPECT_GT(at.front(), 0.0);
+}
+
+}  // namespace
+}  // namespace distbench::nccl
