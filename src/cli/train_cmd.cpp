@@ -24,6 +24,7 @@ struct TrainOptions {
   int warmup = 3;
   double bucket_mb = 25;
   std::string overlap = "both";
+  int zero = 0;
   bool check = false;
   std::string optimizer = "sgd";
   std::string trace;
@@ -43,6 +44,9 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (!(o.bucket_mb >= 0) || !std::isfinite(o.bucket_mb)) {
     throw usage_error(fmt::format("--bucket-mb {:g} must be 0 (one allreduce per tensor) or more MiB", o.bucket_mb));
   }
+  if (o.zero < 0 || o.zero > 3) {
+    throw usage_error(fmt::format("--zero {}: ZeRO's stages are 0 (plain data parallelism), 1, 2 and 3", o.zero));
+  }
   if (!(o.lr >= 0)) throw usage_error(fmt::format("--lr {:g} must be above 0", o.lr));
   if (o.check && o.optimizer == "adam") {
     throw usage_error(
@@ -58,6 +62,7 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.overlap == "on") plan.overlaps = {true};
   if (o.overlap == "off") plan.overlaps = {false};
   plan.check = o.check;
+  plan.zero_stage = o.zero;
   plan.trace_path = o.trace;
   plan.scaling = o.scaling;
   plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
@@ -85,6 +90,10 @@ void add_train_command(CLI::App& root, Commands& commands) {
   app->add_option("--overlap", o->overlap,
                   "on: a bucket's allreduce starts once its gradients are made; off: after the backward; both")
       ->check(CLI::IsMember({"on", "off", "both"}));
+  app->add_option("--zero", o->zero,
+                  "ZeRO stage: 0 allreduce, every rank updates all (DDP); 1 allreduce, each rank updates its shard, "
+                  "allgather of the parameters; 2 reduce-scatter instead of allreduce; 3 also the parameters "
+                  "gathered before the forward and the backward");
   app->add_flag("--check", o->check,
                 "Compare the parameters every rank ends with to one rank trained on the global batches (exit 3 "
                 "beyond a relative 1e-3)");

@@ -640,8 +640,28 @@ class Train(Workdir):
             last_backward_end = [e["ts"] + e["dur"] for e in step_spans if e["name"] == "fc0 backward"][0]
             self.assertEqual(first_comm < last_backward_end, before, mode)
 
+    def test_zero_stages_end_where_one_rank_ends(self):
+        for np in (2, 3):
+            for stage in ("1", "2", "3"):
+                with self.subTest(np=np, stage=stage):
+                    js, trace = self.path(f"z{np}{stage}.json"), self.path(f"z{np}{stage}.trace.json")
+                    r = mpirun(np, "train", "--layers", "3", "--hidden", "64", "--batch", "48", "--steps", "6",
+                               "--bucket-mb", "0.01", "--zero", stage, "--check", "--json", js, "--trace", trace)
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    self.assertIn(f"ZeRO-{stage}", r.stdout)
+                    for rec in load_json(js)["records"]:
+                        self.assertEqual(rec["params"]["zero"], int(stage))
+                        self.assertEqual(rec["metrics"]["wrong"], 0, rec["metrics"])
+                    with open(trace) as f:
+                        names = {e["name"].split(" (")[0].split(" ", 2)[-1] for e in json.load(f)["traceEvents"]
+                                 if e["ph"] == "X" and e["tid"] % 2 == 1}
+                    reduction = "allreduce" if stage == "1" else "reduce-scatter"
+                    self.assertEqual(names, {reduction, "allgather of parameters"}, names)
+
     def test_bad_input_runs_nothing(self):
         cases = [
+            (2, ["--zero", "4"], "--zero 4"),
+            (2, ["--zero", "-1"], "--zero -1"),
             (2, ["--batch", "7"], "--batch 7"),
             (2, ["--layers", "0"], "--layers 0"),
             (2, ["--hidden", "0"], "--hidden 0"),

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 
 namespace distbench::train {
 namespace {
@@ -26,7 +27,7 @@ constexpr std::size_t kGlobalBatch = 24;  // divisible by 1, 2, 3
 const MlpShape kShape{16, 32, 4, 5};
 
 std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool overlap, std::vector<float>* losses,
-                         int steps = kSteps, float lr = 1e-3f) {
+                         int steps = kSteps, float lr = 1e-3f, int zero_stage = 0) {
   const auto ranks = static_cast<std::size_t>(comm.size());
   const std::size_t local = kGlobalBatch / ranks;
   HostMath math(1);
@@ -35,7 +36,7 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
   Optimizer adam;
   adam.kind = Optimizer::Kind::adam;
   adam.lr = lr;
-  DataParallel dp(comm, model, bucket_bytes, kGlobalBatch, adam);
+  DataParallel dp(comm, model, bucket_bytes, kGlobalBatch, adam, zero_stage);
   std::vector<float> x(local * kShape.inputs);
   std::vector<int> labels(local);
   for (int s = 0; s < steps; ++s) {
@@ -45,6 +46,7 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
     dp.step(overlap, kTimeout);
     if (losses != nullptr) losses->push_back(model.loss());
   }
+  dp.gather_parameters(kTimeout);
   return model.download_params();
 }
 
@@ -68,18 +70,23 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
   return model.download_params();
 }
 
+// Every bucket size (one per tensor, buckets smaller than the ranks' blocks, several, one), both overlap modes and
+// every ZeRO stage: the same parameters as one rank, and on every rank the same, bit for bit (every element was
+// updated once, by its owner or by all alike, from the same sums).
 TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   const std::vector<float> reference = one_rank_reference();
-  for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
-    for (bool overlap : {true, false}) {
-      const std::vector<float> params = train(comm, bucket, overlap, nullptr);
-      const double diff = largest_relative_difference(params, reference);
-      EXPECT_LT(diff, 1e-3) << fmt::format("bucket {} B, overlap {}: largest relative difference {:.3g}", bucket,
-                                           overlap, diff);
-      // and every rank holds the same parameters, bit for bit (they took the same update of the same sums)
-      const auto first = allgather_value(connector(), params.front());
-      for (float f : first) EXPECT_EQ(f, first.front());
+  for (int stage = 0; stage <= 3; ++stage) {
+    for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
+      for (bool overlap : {true, false}) {
+        const std::vector<float> params = train(comm, bucket, overlap, nullptr, kSteps, 1e-3f, stage);
+        const double diff = largest_relative_difference(params, reference);
+        EXPECT_LT(diff, 1e-3) << fmt::format("ZeRO-{}, bucket {} B, overlap {}: largest relative difference {:.3g}",
+                                             stage, bucket, overlap, diff);
+        const auto sum = std::accumulate(params.begin(), params.end(), 0.0);
+        const auto sums = allgather_value(connector(), sum);
+        for (double f : sums) EXPECT_EQ(f, sums.front()) << fmt::format("ZeRO-{}, bucket {} B", stage, bucket);
+      }
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "benchmarks/train/data_parallel.hpp"
 
+#include "core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,11 +26,15 @@ OptimizerState::OptimizerState(const Optimizer& optimizer, Mlp& model) : optimiz
   }
 }
 
-void OptimizerState::step(int step) {
+void OptimizerState::step(int step) { this->step(step, 0, 0, model_.parameters()); }
+
+void OptimizerState::step(int step, std::size_t param_at, std::size_t grad_at, std::size_t n) {
   DenseMath& math = model_.math();
-  auto* a = static_cast<float*>(a_->data());
+  float* params = model_.params() + param_at;
+  const float* grads = model_.grads() + grad_at;
+  auto* a = static_cast<float*>(a_->data()) + param_at;
   if (optimizer_.kind == Optimizer::Kind::sgd) {
-    math.sgd(model_.params(), model_.grads(), a, model_.parameters(), optimizer_.lr, optimizer_.momentum);
+    math.sgd(params, grads, a, n, optimizer_.lr, optimizer_.momentum);
     return;
   }
   AdamStep adam;
@@ -38,12 +44,28 @@ void OptimizerState::step(int step) {
   adam.eps = optimizer_.adam.eps;
   adam.grad_scale = 1.0f;  // the backward scaled each rank's gradients by its share of the global batch
   adam.step = step;
-  math.adam(adam, model_.grads(), model_.params(), a, static_cast<float*>(b_->data()), model_.parameters());
+  math.adam(adam, grads, params, a, static_cast<float*>(b_->data()) + param_at, n);
+}
+
+bool DataParallel::Flight::done() const {
+  for (const auto& w : work) {
+    if (!w->done()) return false;
+  }
+  return true;
 }
 
 DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch,
-                           Optimizer optimizer)
-    : comm_(comm), model_(model), global_batch_(global_batch), optimizer_(optimizer, model) {
+                           Optimizer optimizer, int zero_stage)
+    : comm_(comm),
+      model_(model),
+      global_batch_(global_batch),
+      optimizer_(optimizer, model),
+      stage_(zero_stage),
+      ranks_(static_cast<std::size_t>(comm.size())),
+      me_(static_cast<std::size_t>(comm.rank())) {
+  if (zero_stage < 0 || zero_stage > 3) {
+    throw usage_error(fmt::format("ZeRO stage {} does not exist: use 0, 1, 2 or 3", zero_stage));
+  }
   buckets_ = assign_buckets(model.tensors(), sizeof(float), bucket_bytes);
   bucket_of_.resize(model.tensors().size());
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
@@ -53,6 +75,7 @@ DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_by
       first = std::min(first, model.tensor_offset(k));
     }
     first_of_.push_back(first);
+    block_of_.push_back(buckets_[b].elements / ranks_);
   }
 }
 
@@ -64,34 +87,96 @@ void DataParallel::begin() {
 
 double DataParallel::since_began() const { return since(began_); }
 
-void DataParallel::start_bucket(std::size_t b) {
-  const BufferRef at{&model_.grad_buffer(), first_of_[b] * sizeof(float)};
-  const CollectiveCall call{Collective::allreduce, at, at, buckets_[b].elements, DType::float32, ReduceOp::sum, 0};
-  spans_[b].start = since_began();
-  work_[b] = comm_.start(call);
+void DataParallel::start_reduce(std::size_t b) {
+  Flight& f = reduce_[b];
+  f.start = since_began();
+  const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
+  const auto call = [&](Collective c, BufferRef send, BufferRef recv, std::size_t count) {
+    f.work.push_back(comm_.start({c, send, recv, count, DType::float32, ReduceOp::sum, 0}));
+  };
+  if (stage_ < 2 || block == 0) {
+    call(Collective::allreduce, grads_at(first), grads_at(first), n);
+    return;
+  }
+  call(Collective::reduce_scatter, grads_at(first), grads_at(first + me_ * block), block);
+  if (n > ranks_ * block) {
+    const std::size_t tail = first + ranks_ * block;
+    call(Collective::allreduce, grads_at(tail), grads_at(tail), n - ranks_ * block);
+  }
+}
+
+void DataParallel::start_gather(std::size_t b, Flight& f) {
+  f.start = since_began();
+  const std::size_t first = first_of_[b], block = block_of_[b];
+  if (block == 0) return;  // a bucket smaller than the ranks: all tail, reduced and updated everywhere
+  f.work.push_back(comm_.start({Collective::allgather, params_at(first + me_ * block), params_at(first), block,
+                                DType::float32, ReduceOp::sum, 0}));
+}
+
+void DataParallel::wait(Flight& f, Seconds timeout) {
+  for (auto& w : f.work) w->wait(timeout);
+  if (f.end == 0) f.end = since_began();
 }
 
 void DataParallel::progress() {
-  for (std::size_t b = 0; b < work_.size(); ++b) {
-    if (work_[b] && spans_[b].end == 0 && work_[b]->done()) spans_[b].end = since_began();
+  for (Flight& f : reduce_) {
+    if (!f.work.empty() && f.end == 0 && f.done()) f.end = since_began();
+  }
+}
+
+void DataParallel::update() {
+  ++steps_;
+  if (stage_ == 0) {
+    optimizer_.step(steps_);
+    return;
+  }
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
+    if (block > 0) {
+      std::size_t grad_at = first + me_ * block;
+      if (stage_ >= 2) {  // where the backend left the owned block's sums (an in-place reduce-scatter may move them)
+        const CollectiveCall rs{
+            Collective::reduce_scatter, grads_at(first), grads_at(grad_at), block, DType::float32, ReduceOp::sum, 0};
+        grad_at = comm_.result_at(rs).byte_offset / sizeof(float);
+      }
+      optimizer_.step(steps_, first + me_ * block, grad_at, block);
+    }
+    if (n > ranks_ * block) {
+      const std::size_t tail = first + ranks_ * block;
+      optimizer_.step(steps_, tail, tail, n - ranks_ * block);
+    }
   }
 }
 
 void DataParallel::step(bool overlap, Seconds timeout) {
   DenseMath& math = model_.math();
   begin();
-  work_.clear();
-  work_.resize(buckets_.size());
-  spans_.assign(buckets_.size(), {});
+  const std::size_t nb = buckets_.size();
+  reduce_ = std::vector<Flight>(nb);
+  gather_ = std::vector<Flight>(nb);
+  pre_gather_ = std::vector<Flight>(nb);
   pending_.clear();
   for (const Bucket& b : buckets_) pending_.push_back(b.tensors.size());
   const std::size_t layers = model_.shape().layers;
   forward_marks_.assign(layers, 0);
   backward_marks_.assign(layers, 0);
-  ready_marks_.assign(buckets_.size(), 0);
+  ready_marks_.assign(nb, 0);
 
-  model_.forward([&](std::size_t l) { forward_marks_[l] = math.mark(); });
+  if (stage_ == 3) {  // every bucket's parameters, first layers first; a layer waits for its own buckets
+    for (std::size_t b = nb; b-- > 0;) start_gather(b, pre_gather_[b]);
+  }
+  model_.forward([&](std::size_t l) {
+    if (stage_ == 3) {
+      wait(pre_gather_[bucket_of_[2 * l]], timeout);
+      wait(pre_gather_[bucket_of_[2 * l + 1]], timeout);
+    }
+    forward_marks_[l] = math.mark();
+  });
   const std::size_t forward_end = math.mark();
+  if (stage_ == 3) {  // gathered again for the backward (ZeRO-3 freed them after the forward)
+    for (std::size_t b = nb; b-- > 0;) start_gather(b, gather_[b]);
+    for (Flight& f : gather_) wait(f, timeout);
+  }
   const float share = static_cast<float>(model_.batch()) / static_cast<float>(global_batch_);
   model_.backward(
       share,
@@ -101,21 +186,23 @@ void DataParallel::step(bool overlap, Seconds timeout) {
         const std::size_t b = bucket_of_[k];
         if (--pending_[b] == 0) {
           ready_marks_[b] = math.mark();
-          if (overlap) start_bucket(b);  // on a GPU the backend orders it after the gradients queued so far
+          if (overlap) start_reduce(b);  // on a GPU the backend orders it after the gradients queued so far
         }
       },
       [&] { progress(); });
   const std::size_t backward_end = math.mark();
   if (!overlap) {
-    for (std::size_t b = 0; b < buckets_.size(); ++b) start_bucket(b);
+    for (std::size_t b = 0; b < nb; ++b) start_reduce(b);
   }
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    work_[b]->wait(timeout);
-    if (spans_[b].end == 0) spans_[b].end = since_began();
-  }
+  for (Flight& f : reduce_) wait(f, timeout);
   const std::size_t waited = math.mark();
-  optimizer_.step(++steps_);
+  update();
   const std::size_t updated = math.mark();
+  if (stage_ == 1 || stage_ == 2) {  // every rank's updated blocks to every rank
+    for (std::size_t b = 0; b < nb; ++b) start_gather(b, gather_[b]);
+    for (Flight& f : gather_) wait(f, timeout);
+  }
+  const std::size_t gathered = math.mark();
   math.synchronize();
   times_.total = since_began();
 
@@ -124,15 +211,16 @@ void DataParallel::step(bool overlap, Seconds timeout) {
   times_.backward = at[backward_end] - at[forward_end];
   times_.wait = at[waited] - at[backward_end];
   times_.update = at[updated] - at[waited];
+  times_.gather = at[gathered] - at[updated];
   forward_at_.clear();
   backward_at_.clear();
   for (std::size_t l = 0; l < layers; ++l) {
     forward_at_.push_back(at[forward_marks_[l]]);
     backward_at_.push_back(at[backward_marks_[l]]);
   }
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    spans_[b].start = std::max(spans_[b].start, at[ready_marks_[b]]);  // a GPU's host starts it before it can run
-    spans_[b].end = std::max(spans_[b].end, spans_[b].start);
+  for (std::size_t b = 0; b < nb; ++b) {
+    reduce_[b].start = std::max(reduce_[b].start, at[ready_marks_[b]]);  // a GPU's host starts it before it can run
+    reduce_[b].end = std::max(reduce_[b].end, reduce_[b].start);
   }
 }
 
@@ -147,23 +235,50 @@ std::vector<TimelineSpan> DataParallel::last_timeline() const {
     const double from = l + 1 < layers ? backward_at_[l + 1] : times_.forward;
     out.push_back({fmt::format("fc{} backward", l), 0, from, backward_at_[l]});
   }
-  for (std::size_t b = 0; b < spans_.size(); ++b) {
-    out.push_back({fmt::format("bucket {} allreduce ({} tensors, {} elements)", b, buckets_[b].tensors.size(),
+  const char* reduction = stage_ >= 2 ? "reduce-scatter" : "allreduce";
+  for (std::size_t b = 0; b < reduce_.size(); ++b) {
+    out.push_back({fmt::format("bucket {} {} ({} tensors, {} elements)", b, reduction, buckets_[b].tensors.size(),
                                buckets_[b].elements),
-                   1, spans_[b].start, spans_[b].end});
+                   1, reduce_[b].start, reduce_[b].end});
+  }
+  for (const auto* flights : {&pre_gather_, &gather_}) {
+    for (std::size_t b = 0; b < flights->size(); ++b) {
+      const Flight& f = (*flights)[b];
+      if (f.work.empty()) continue;
+      out.push_back({fmt::format("bucket {} allgather of parameters", b), 1, f.start, f.end});
+    }
   }
   const double update_from = times_.forward + times_.backward + times_.wait;
   out.push_back({"update", 0, update_from, update_from + times_.update});
   return out;
 }
 
+void DataParallel::gather_parameters(Seconds timeout) {
+  if (stage_ != 3) return;
+  model_.math().synchronize();
+  gather_ = std::vector<Flight>(buckets_.size());
+  for (std::size_t b = 0; b < buckets_.size(); ++b) start_gather(b, gather_[b]);
+  for (Flight& f : gather_) wait(f, timeout);
+}
+
 double DataParallel::communicate_only(Seconds timeout) {
   begin();
-  work_.clear();
-  work_.resize(buckets_.size());
-  spans_.assign(buckets_.size(), {});
-  for (std::size_t b = 0; b < buckets_.size(); ++b) start_bucket(b);
-  for (auto& w : work_) w->wait(timeout);
+  const std::size_t nb = buckets_.size();
+  reduce_ = std::vector<Flight>(nb);
+  gather_ = std::vector<Flight>(nb);
+  pre_gather_ = std::vector<Flight>(nb);
+  if (stage_ == 3) {  // before the forward, and again before the backward
+    for (std::size_t b = 0; b < nb; ++b) start_gather(b, pre_gather_[b]);
+    for (Flight& f : pre_gather_) wait(f, timeout);
+    for (std::size_t b = 0; b < nb; ++b) start_gather(b, gather_[b]);
+    for (Flight& f : gather_) wait(f, timeout);
+  }
+  for (std::size_t b = 0; b < nb; ++b) start_reduce(b);
+  for (Flight& f : reduce_) wait(f, timeout);
+  if (stage_ == 1 || stage_ == 2) {
+    for (std::size_t b = 0; b < nb; ++b) start_gather(b, gather_[b]);
+    for (Flight& f : gather_) wait(f, timeout);
+  }
   return since_began();
 }
 

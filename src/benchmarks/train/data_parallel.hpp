@@ -1,9 +1,20 @@
 // The seeds' data parallelism, measurable: every rank trains a replica of the model on its shard of each global
-// batch; gradients are all-reduced bucket by bucket as the backward makes them (overlap on: a bucket's allreduce
-// starts once its last gradient is made, and the backward keeps the collectives progressing between layers; off:
-// every bucket after the backward), then every replica takes the same optimizer step. A bucket's tensors are
-// consecutive in the flat gradient buffer (buckets.hpp packs them last layer first), so each bucket is reduced in
-// place where it lies: one allreduce per bucket, no copies.
+// batch; gradients are reduced bucket by bucket as the backward makes them (overlap on: a bucket's reduction starts
+// once its last gradient is made, and the backward keeps the collectives progressing between layers; off: every
+// bucket after the backward), then the optimizer steps. A bucket's tensors are consecutive in the flat buffers
+// (buckets.hpp packs them last layer first), so each bucket is reduced in place where it lies, no copies.
+//
+// With ZeRO (`zero_stage` 1-3) each bucket is split over the N ranks into equal blocks (rank r owns the r-th; the
+// last n mod N elements, fewer than N, are a tail every rank reduces and updates alike), and each rank updates only
+// what it owns:
+//   stage 0  allreduce per bucket; every rank updates everything (DDP)
+//   stage 1  allreduce per bucket; update of the owned block; allgather of the parameters per bucket
+//   stage 2  reduce-scatter per bucket (the owned block's gradient sums only); update; allgather of the parameters
+//   stage 3  as stage 2 without the allgather after the update: every bucket's parameters are gathered before the
+//            forward (a layer waits for its own buckets) and again before the backward, as ZeRO-3 re-gathers the
+//            weights it freed.
+// What is partitioned here is the work and the traffic: the replica keeps its whole buffers (the optimizer state is
+// touched only where owned), so memory is not saved; `distbench zero` measures the memory of each stage.
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
@@ -13,8 +24,8 @@
 #include "core/communicator.hpp"
 
 #include <chrono>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace distbench::train {
@@ -31,8 +42,10 @@ struct Optimizer {
 class OptimizerState {
  public:
   OptimizerState(const Optimizer& optimizer, Mlp& model);
-  // Step `step` (1-based) of the optimizer over the model's parameters, queued on its math.
+  // Step `step` (1-based) of the optimizer over every parameter, queued on the model's math.
   void step(int step);
+  // The same over `n` parameters from element `param_at`, with their gradients from element `grad_at`.
+  void step(int step, std::size_t param_at, std::size_t grad_at, std::size_t n);
 
  private:
   Optimizer optimizer_;
@@ -41,13 +54,7 @@ class OptimizerState {
 };
 
 struct StepTimes {  // one step on this rank, seconds
-  double forward = 0, backward = 0, wait = 0, update = 0, total = 0;
-};
-
-// When each bucket's allreduce could start (its last gradient made) and when the host saw it end (seconds from the
-// step's start), for the timeline.
-struct BucketSpan {
-  double start = 0, end = 0;
+  double forward = 0, backward = 0, wait = 0, update = 0, gather = 0, total = 0;
 };
 
 // One span of a step's timeline (seconds from the step's start): lane 0 is compute, lane 1 communication.
@@ -59,8 +66,10 @@ struct TimelineSpan {
 
 class DataParallel {
  public:
-  // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks.
-  DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch, Optimizer optimizer);
+  // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks;
+  // `zero_stage` 0-3 (above).
+  DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch, Optimizer optimizer,
+               int zero_stage = 0);
 
   // One step on the batch the model has loaded (this rank's share); every wait bounded by `timeout`. Returns with
   // the step complete on the device.
@@ -69,38 +78,57 @@ class DataParallel {
   // parameters are left as they were (no update: the replicas must stay equal).
   void compute_only();
 
-  // Every bucket's allreduce with no compute around it, started at once and waited for: the communication a step
-  // needs, alone. Seconds. (It reduces the gradients in place again; the next backward overwrites them.)
+  // The collectives of a step with no compute around them, each group started at once and waited for: the
+  // communication a step needs, alone. Seconds. (It reduces the gradients again; the next backward overwrites them.)
   double communicate_only(Seconds timeout);
 
+  // Every rank's parameters made whole: with ZeRO-3 each rank's update left only its own blocks current (the next
+  // forward gathers them), so this gathers them, as for a checkpoint; nothing to do at other stages.
+  void gather_parameters(Seconds timeout);
+
   const std::vector<Bucket>& buckets() const { return buckets_; }
+  int zero_stage() const { return stage_; }
   const StepTimes& last_times() const { return times_; }
   // The last step's timeline (layers, buckets, update), and when it began.
   std::vector<TimelineSpan> last_timeline() const;
   std::chrono::steady_clock::time_point last_began() const { return began_; }
 
  private:
+  // The collectives in flight of one bucket (its reduction, or its parameters' gather) and when they ran.
+  struct Flight {
+    std::vector<std::unique_ptr<Work>> work;
+    double start = 0, end = 0;
+    bool done() const;
+  };
+
   void begin();
-  void start_bucket(std::size_t b);
+  void start_reduce(std::size_t b);
+  void start_gather(std::size_t b, Flight& into);
+  void wait(Flight& f, Seconds timeout);
+  void update();
   void progress();
   double since_began() const;
+  BufferRef grads_at(std::size_t element) { return {&model_.grad_buffer(), element * sizeof(float)}; }
+  BufferRef params_at(std::size_t element) { return {&model_.param_buffer(), element * sizeof(float)}; }
 
   Communicator& comm_;
   Mlp& model_;
   std::size_t global_batch_;
   OptimizerState optimizer_;
+  int stage_;
+  std::size_t ranks_, me_;
   int steps_ = 0;
   std::vector<Bucket> buckets_;
-  std::vector<std::size_t> bucket_of_;  // tensor -> bucket
-  std::vector<std::size_t> first_of_;   // bucket -> its first element in the flat buffers
-  std::vector<std::size_t> pending_;    // bucket -> gradients still to come this step
-  std::vector<std::unique_ptr<Work>> work_;
+  std::vector<std::size_t> bucket_of_;                // tensor -> bucket
+  std::vector<std::size_t> first_of_;                 // bucket -> its first element in the flat buffers
+  std::vector<std::size_t> block_of_;                 // bucket -> elements each rank owns (ZeRO); the rest is the tail
+  std::vector<std::size_t> pending_;                  // bucket -> gradients still to come this step
+  std::vector<Flight> reduce_, gather_, pre_gather_;  // per bucket; pre_gather_: stage 3 before the forward
   std::chrono::steady_clock::time_point began_;
   StepTimes times_;
   // Marks of the math's queue (DenseMath::mark), turned into seconds at the step's end: per layer when its forward
-  // began and its backward ended; per bucket when its last gradient was made (its allreduce may start).
+  // began and its backward ended; per bucket when its last gradient was made (its reduction may start).
   std::vector<std::size_t> forward_marks_, backward_marks_, ready_marks_;
-  std::vector<BucketSpan> spans_;
   std::vector<double> forward_at_, backward_at_;
 };
 

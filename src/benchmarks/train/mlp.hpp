@@ -43,6 +43,7 @@ class Mlp {
   float* params() { return static_cast<float*>(params_->data()); }
   float* grads() { return static_cast<float*>(grads_->data()); }
   Buffer& grad_buffer() { return *grads_; }
+  Buffer& param_buffer() { return *params_; }
   std::vector<float> download_params();
 
   // The next batch (`batch` rows of `inputs` features, row-major, on the host; labels in [0, classes)) copied to the

@@ -41,10 +41,23 @@ double quantile(std::vector<double> v, double q) {
   return percentile_sorted(v, 100.0 * q);
 }
 
+std::string zero_text(int stage) {
+  switch (stage) {
+    case 1:
+      return "ZeRO-1: allreduce, each rank updates its shard, allgather of the parameters";
+    case 2:
+      return "ZeRO-2: reduce-scatter, each rank updates its shard, allgather of the parameters";
+    case 3:
+      return "ZeRO-3: parameters gathered before the forward and the backward, reduce-scatter, shard update";
+    default:
+      return "ZeRO-0 (DDP): allreduce, every rank updates everything";
+  }
+}
+
 RecordLayout train_layout() {
   RecordLayout l;
-  l.params = {"backend",    "model", "layers", "hidden",    "inputs",  "classes",
-              "parameters", "batch", "ranks",  "bucket_mb", "buckets", "overlap"};
+  l.params = {"backend", "model", "layers",    "hidden",  "inputs",  "classes", "parameters",
+              "batch",   "ranks", "bucket_mb", "buckets", "overlap", "zero"};
   l.phases = {"step", "compute", "comm"};
   l.metrics = {
       {"step_ms", "ms", "median step (forward, backward, gradient allreduces, update), slowest rank per step"},
@@ -52,7 +65,8 @@ RecordLayout train_layout() {
       {"compute_ms", "ms", "median of forward + backward alone (no communication) + the step's update"},
       {"comm_ms", "ms", "median of every bucket's allreduce alone (no compute)"},
       {"exposed_ms", "ms", "step - compute: the communication the step did not hide"},
-      {"overlap_efficiency", "1", "1 - exposed / comm (1: all communication hidden; 0: none)"},
+      {"overlap_efficiency", "1",
+       "1 - exposed / comm (1: all communication hidden; 0: none); null with one rank (nothing to communicate)"},
       {"samples_per_s", "1/s", "global batch / median step"},
       {"loss_first", "1", "mean loss over ranks at the first timed step"},
       {"loss_last", "1", "mean loss over ranks at the last step"},
@@ -225,6 +239,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
               {"warmup_steps", plan_.warmup_steps},
               {"bucket_mb", plan_.bucket_mb},
               {"overlaps", overlaps},
+              {"zero_stage", plan_.zero_stage},
               {"optimizer",
                {{"name", plan_.optimizer.kind == Optimizer::Kind::adam ? "adam" : "sgd"},
                 {"lr", plan_.optimizer.lr},
@@ -242,11 +257,11 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
                   plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size))),
       fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
                   ranks_per_host_text(info.ranks)),
-      fmt::format("buckets: {}; steps: {} timed after {} warm-up; {} lr {:g}; check: {}",
+      fmt::format("buckets: {}; {}; steps: {} timed after {} warm-up; {} lr {:g}; check: {}",
                   plan_.bucket_mb > 0
                       ? fmt::format("{:g} MiB (DDP's rule: last layer first, a 1 MiB first bucket)", plan_.bucket_mb)
-                      : std::string("one allreduce per tensor"),
-                  plan_.steps, plan_.warmup_steps,
+                      : std::string("one reduction per tensor"),
+                  zero_text(plan_.zero_stage), plan_.steps, plan_.warmup_steps,
                   plan_.optimizer.kind == Optimizer::Kind::adam ? "Adam" : "SGD with momentum 0.9", plan_.optimizer.lr,
                   plan_.check ? fmt::format("against one rank, relative tolerance {:g}", kCheckTolerance)
                               : std::string("off"))};
@@ -329,7 +344,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     const std::string label = fmt::format("train, overlap {}", overlap ? "on" : "off");
     if (root && progress) progress(i, plan_.overlaps.size(), label);
     Mlp model(plan_.shape, plan_.seed, device, math);
-    DataParallel dp(*comm, model, bucket_bytes, plan_.batch, plan_.optimizer);
+    DataParallel dp(*comm, model, bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage);
     std::vector<double> step_s, update_s, compute_s, comm_s;
     double loss_first = 0, loss_last = 0;
     {
@@ -357,6 +372,10 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     double max_diff = kNotMeasured;
     std::int64_t wrong = -1;
     if (plan_.check) {
+      {
+        auto guard = watchdog.arm(label + ": gathering the parameters (ZeRO-3)");
+        dp.gather_parameters(timeout);
+      }
       const std::vector<float> params = model.download_params();
       const double mine = largest_relative_difference(params, reference);
       std::int64_t beyond = 0;
@@ -424,7 +443,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("ranks", static_cast<std::int64_t>(ranks))
         .set("bucket_mb", plan_.bucket_mb)
         .set("buckets", static_cast<std::int64_t>(dp.buckets().size()))
-        .set("overlap", std::string(overlap ? "on" : "off"));
+        .set("overlap", std::string(overlap ? "on" : "off"))
+        .set("zero", static_cast<std::int64_t>(plan_.zero_stage));
     const double step = quantile(step_max, 0.5), compute = quantile(compute_max, 0.5), comm_t = quantile(comm_max, 0.5);
     const double exposed = step - compute;
     r.set_metric("step_ms", step * kMilli)
@@ -432,7 +452,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set_metric("compute_ms", compute * kMilli)
         .set_metric("comm_ms", comm_t * kMilli)
         .set_metric("exposed_ms", exposed * kMilli)
-        .set_metric("overlap_efficiency", comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
+        .set_metric("overlap_efficiency", ranks > 1 && comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
         .set_metric("samples_per_s", step > 0 ? static_cast<double>(plan_.batch) / step : kNotMeasured)
         .set_metric("samples_per_s_1rank", one_rank_throughput)
         .set_metric("scaling_efficiency",
