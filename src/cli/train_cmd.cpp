@@ -25,6 +25,7 @@ struct TrainOptions {
   double bucket_mb = 25;
   std::string overlap = "both";
   int zero = 0;
+  std::string dtype = "fp32";
   bool check = false;
   std::string optimizer = "sgd";
   std::string trace;
@@ -63,6 +64,7 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.overlap == "off") plan.overlaps = {false};
   plan.check = o.check;
   plan.zero_stage = o.zero;
+  plan.wire = o.dtype == "bf16" ? DType::bfloat16 : DType::float32;
   plan.trace_path = o.trace;
   plan.scaling = o.scaling;
   plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
@@ -94,9 +96,13 @@ void add_train_command(CLI::App& root, Commands& commands) {
                   "ZeRO stage: 0 allreduce, every rank updates all (DDP); 1 allreduce, each rank updates its shard, "
                   "allgather of the parameters; 2 reduce-scatter instead of allreduce; 3 also the parameters "
                   "gathered before the forward and the backward");
+  app->add_option("--dtype", o->dtype,
+                  "The gradients' type in the collectives: fp32, or bf16 (each bucket converted before its reduction "
+                  "and back after it, as PyTorch DDP's bf16 compression hook; the model computes in fp32)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app->add_flag("--check", o->check,
                 "Compare the parameters every rank ends with to one rank trained on the global batches (exit 3 "
-                "beyond a relative 1e-3)");
+                "beyond a relative 1e-3; 1e-2 with --dtype bf16)");
   app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
       ->check(CLI::IsMember({"sgd", "adam"}));
   app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");

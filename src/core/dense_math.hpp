@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class DenseMath {
   virtual void sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum) = 0;
   // Adam over fp32 parameters that are their own master weights.
   virtual void adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) = 0;
+
+  // fp32 to bfloat16 (round to nearest, ties to even, as core/half.hpp) and back.
+  virtual void to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) = 0;
+  virtual void from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n) = 0;
 
   // Host memory to device memory and back; download() returns once the bytes are in `dst` (after everything queued).
   virtual void upload(void* dst, const void* src, std::size_t bytes) = 0;

@@ -658,9 +658,21 @@ class Train(Workdir):
                     reduction = "allreduce" if stage == "1" else "reduce-scatter"
                     self.assertEqual(names, {reduction, "allgather of parameters"}, names)
 
+    def test_bfloat16_gradients(self):
+        js = self.path("bf16.json")
+        r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "48", "--steps", "6", "--dtype", "bf16",
+                   "--zero", "2", "--check", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("gradients travel as bfloat16", r.stdout)
+        for rec in load_json(js)["records"]:
+            self.assertEqual(rec["params"]["dtype"], "bfloat16")
+            self.assertEqual(rec["metrics"]["wrong"], 0)
+            self.assertGreater(rec["metrics"]["max_rel_diff"], 0)  # rounded on the way
+
     def test_bad_input_runs_nothing(self):
         cases = [
             (2, ["--zero", "4"], "--zero 4"),
+            (2, ["--dtype", "fp16"], "--dtype"),
             (2, ["--zero", "-1"], "--zero -1"),
             (2, ["--batch", "7"], "--batch 7"),
             (2, ["--layers", "0"], "--layers 0"),

@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -156,6 +157,33 @@ TEST(CudaMath, OptimizersAreBitIdenticalToTheCpu) {
   EXPECT_EQ(r.back(gp, n), p) << "Adam";
   EXPECT_EQ(r.back(gm, n), m) << "Adam's m";
   EXPECT_EQ(r.back(gs, n), s) << "Adam's v";
+}
+
+TEST(CudaMath, Bfloat16ConversionsAreBitIdenticalToTheCpu) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  std::vector<float> x = values(4099, 9);
+  // ties (to even, both ways), the largest finite, infinities, a NaN, signed zero
+  for (std::uint32_t bits :
+       {0x3f808000u, 0x3f818000u, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0x80000000u}) {
+    x.push_back(std::bit_cast<float>(bits));
+  }
+  std::vector<std::uint16_t> cpu16(x.size());
+  r.cpu.to_bfloat16(x.data(), cpu16.data(), x.size());
+  auto b16 = r.device.allocate(x.size() * sizeof(std::uint16_t));
+  auto* g16 = static_cast<std::uint16_t*>(b16->data());
+  r.gpu.to_bfloat16(r.on_gpu(x), g16, x.size());
+  std::vector<std::uint16_t> gpu16(x.size());
+  r.gpu.download(gpu16.data(), g16, gpu16.size() * sizeof(std::uint16_t));
+  EXPECT_EQ(gpu16, cpu16);
+  std::vector<float> cpu(x.size());
+  r.cpu.from_bfloat16(cpu16.data(), cpu.data(), x.size());
+  float* back = r.on_gpu(std::vector<float>(x.size()));
+  r.gpu.from_bfloat16(g16, back, x.size());
+  const std::vector<float> gpu = r.back(back, x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(gpu[i]), std::bit_cast<std::uint32_t>(cpu[i])) << i;
+  }
 }
 
 TEST(CudaMath, ACollectiveSeesWhatTheMathQueuedBeforeIt) {

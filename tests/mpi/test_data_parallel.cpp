@@ -26,17 +26,22 @@ constexpr int kSteps = 4;
 constexpr std::size_t kGlobalBatch = 24;  // divisible by 1, 2, 3
 const MlpShape kShape{16, 32, 4, 5};
 
+Optimizer adam(float lr = 1e-3f) {
+  Optimizer o;
+  o.kind = Optimizer::Kind::adam;
+  o.lr = lr;
+  return o;
+}
+
 std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool overlap, std::vector<float>* losses,
-                         int steps = kSteps, float lr = 1e-3f, int zero_stage = 0) {
+                         int steps = kSteps, const Optimizer& optimizer = adam(), int zero_stage = 0,
+                         DType wire = DType::float32) {
   const auto ranks = static_cast<std::size_t>(comm.size());
   const std::size_t local = kGlobalBatch / ranks;
   HostMath math(1);
   Mlp model(kShape, 11, world().device(), math);
   const TeacherData data(kShape, 5);
-  Optimizer adam;
-  adam.kind = Optimizer::Kind::adam;
-  adam.lr = lr;
-  DataParallel dp(comm, model, bucket_bytes, kGlobalBatch, adam, zero_stage);
+  DataParallel dp(comm, model, {bucket_bytes, kGlobalBatch, optimizer, zero_stage, wire});
   std::vector<float> x(local * kShape.inputs);
   std::vector<int> labels(local);
   for (int s = 0; s < steps; ++s) {
@@ -51,21 +56,20 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
 }
 
 // Not inlined: GCC 12 sees a false -Wfree-nonheap-object when it inlines these vectors into the test body.
-[[gnu::noinline]] std::vector<float> one_rank_reference() {
+[[gnu::noinline]] std::vector<float> one_rank_reference(const Optimizer& optimizer = adam()) {
   HostDevice device;
   HostMath math(1);
   Mlp model(kShape, 11, device, math);
   const TeacherData data(kShape, 5);
-  std::vector<float> x(kGlobalBatch * kShape.inputs), m(model.parameters(), 0.0f), v(model.parameters(), 0.0f);
+  OptimizerState state(optimizer, model);
+  std::vector<float> x(kGlobalBatch * kShape.inputs);
   std::vector<int> labels(kGlobalBatch);
-  zero::AdamConfig adam;
   for (int s = 0; s < kSteps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
     model.load_batch(x.data(), labels.data(), kGlobalBatch);
     model.forward();
     model.backward(1.0f);
-    zero::adam_update(adam, s + 1, DType::float32, model.grads(), model.params(), m.data(), v.data(), nullptr,
-                      model.parameters());
+    state.step(s + 1);
   }
   return model.download_params();
 }
@@ -79,7 +83,7 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
   for (int stage = 0; stage <= 3; ++stage) {
     for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
       for (bool overlap : {true, false}) {
-        const std::vector<float> params = train(comm, bucket, overlap, nullptr, kSteps, 1e-3f, stage);
+        const std::vector<float> params = train(comm, bucket, overlap, nullptr, kSteps, adam(), stage);
         const double diff = largest_relative_difference(params, reference);
         EXPECT_LT(diff, 1e-3) << fmt::format("ZeRO-{}, bucket {} B, overlap {}: largest relative difference {:.3g}",
                                              stage, bucket, overlap, diff);
@@ -91,16 +95,33 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
   }
 }
 
+// Gradients as bfloat16 on the wire: within bfloat16's tolerance of one rank in float32, and not equal to it (the
+// conversion happened), at every ZeRO stage; every rank alike. SGD: Adam divides near-zero gradients by their own
+// size, which turns their rounding into whole steps.
+TEST(DataParallel, Bfloat16GradientsStayWithinTheirRounding) {
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  const Optimizer sgd;
+  const std::vector<float> reference = one_rank_reference(sgd);
+  for (int stage = 0; stage <= 3; ++stage) {
+    const std::vector<float> params = train(comm, 256, true, nullptr, kSteps, sgd, stage, DType::bfloat16);
+    const double diff = largest_relative_difference(params, reference);
+    EXPECT_LT(diff, check_tolerance(DType::bfloat16)) << fmt::format("ZeRO-{}: {:.3g}", stage, diff);
+    EXPECT_GT(diff, 1e-5) << fmt::format("ZeRO-{}: as close as float32 gradients: were they converted?", stage);
+    const auto sums = allgather_value(connector(), std::accumulate(params.begin(), params.end(), 0.0));
+    for (double f : sums) EXPECT_EQ(f, sums.front()) << fmt::format("ZeRO-{}", stage);
+  }
+}
+
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   HostMath math(1);
   Mlp model(kShape, 1, world().device(), math);
-  DataParallel dp(comm, model, 0, kGlobalBatch, Optimizer{});
+  DataParallel dp(comm, model, {0, kGlobalBatch, Optimizer{}});
   EXPECT_EQ(dp.buckets().size(), model.tensors().size());  // 0: one per tensor
-  DataParallel one(comm, model, std::size_t{1} << 30, kGlobalBatch, Optimizer{});
+  DataParallel one(comm, model, {std::size_t{1} << 30, kGlobalBatch, Optimizer{}});
   EXPECT_EQ(one.buckets().size(), 1U);  // 11 KiB of gradients: all in DDP's 1 MiB first bucket
   // 1 KiB: {fc3.bias, fc3.weight, fc2.bias, fc2.weight}, {fc1.bias, fc1.weight}, {fc0.bias, fc0.weight}
-  DataParallel small(comm, model, 1024, kGlobalBatch, Optimizer{});
+  DataParallel small(comm, model, {1024, kGlobalBatch, Optimizer{}});
   ASSERT_EQ(small.buckets().size(), 3U);
   EXPECT_EQ(small.buckets()[0].tensors, (std::vector<std::size_t>{7, 6, 5, 4}));
 }
@@ -108,7 +129,7 @@ TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
 TEST(DataParallel, TheLossFalls) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   std::vector<float> losses;
-  train(comm, 4096, true, &losses, 60, 1e-2f);
+  train(comm, 4096, true, &losses, 60, adam(1e-2f));
   const auto mean = [&](std::size_t from) {
     float sum = 0;
     for (std::size_t i = from; i < from + 10; ++i) sum += losses[i];

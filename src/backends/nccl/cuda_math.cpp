@@ -120,6 +120,14 @@ void CudaMath::adam(const AdamStep& step, const float* grads, float* params, flo
            "the Adam kernel");
 }
 
+void CudaMath::to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) {
+  launched(launch_to_bfloat16(src, dst, n, stream_), "the bfloat16 conversion kernel");
+}
+
+void CudaMath::from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n) {
+  launched(launch_from_bfloat16(src, dst, n, stream_), "the bfloat16 conversion kernel");
+}
+
 void CudaMath::upload(void* dst, const void* src, std::size_t bytes) {
   launched(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (to the GPU)");
 }

@@ -91,7 +91,36 @@ __global__ void adam_kernel(const float* grads, float* params, float* m, float* 
   }
 }
 
+__global__ void to_bfloat16_kernel(const float* src, std::uint16_t* dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t bits = __float_as_uint(src[i]);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+      dst[i] = static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+    } else {
+      dst[i] = static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    }
+  }
+}
+
+__global__ void from_bfloat16_kernel(const std::uint16_t* src, float* dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    dst[i] = __uint_as_float(static_cast<std::uint32_t>(src[i]) << 16);
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n, cudaStream_t stream) {
+  to_bfloat16_kernel<<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n, cudaStream_t stream) {
+  from_bfloat16_kernel<<<grid_for(n), kThreads, 0, stream>>>(src, dst, n);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_add_bias(float* z, const float* bias, std::size_t rows, std::size_t cols, bool relu,
                             cudaStream_t stream) {

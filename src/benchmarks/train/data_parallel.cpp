@@ -54,19 +54,24 @@ bool DataParallel::Flight::done() const {
   return true;
 }
 
-DataParallel::DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch,
-                           Optimizer optimizer, int zero_stage)
+DataParallel::DataParallel(Communicator& comm, Mlp& model, const DataParallelConfig& config)
     : comm_(comm),
       model_(model),
-      global_batch_(global_batch),
-      optimizer_(optimizer, model),
-      stage_(zero_stage),
+      global_batch_(config.global_batch),
+      optimizer_(config.optimizer, model),
+      stage_(config.zero_stage),
+      wire_(config.wire),
       ranks_(static_cast<std::size_t>(comm.size())),
       me_(static_cast<std::size_t>(comm.rank())) {
-  if (zero_stage < 0 || zero_stage > 3) {
-    throw usage_error(fmt::format("ZeRO stage {} does not exist: use 0, 1, 2 or 3", zero_stage));
+  if (stage_ < 0 || stage_ > 3) {
+    throw usage_error(fmt::format("ZeRO stage {} does not exist: use 0, 1, 2 or 3", stage_));
   }
-  buckets_ = assign_buckets(model.tensors(), sizeof(float), bucket_bytes);
+  if (wire_ != DType::float32 && wire_ != DType::bfloat16) {
+    throw usage_error(fmt::format("gradients travel as float32 or bfloat16, not {}", name(wire_)));
+  }
+  if (wire_ == DType::bfloat16) wire_buffer_ = model.device().allocate(model.parameters() * sizeof(std::uint16_t));
+  // Buckets by the bytes that travel: half as many elements per bucket in float32 as in bfloat16.
+  buckets_ = assign_buckets(model.tensors(), size_of(wire_), config.bucket_bytes);
   bucket_of_.resize(model.tensors().size());
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     std::size_t first = model.parameters();
@@ -87,22 +92,57 @@ void DataParallel::begin() {
 
 double DataParallel::since_began() const { return since(began_); }
 
+BufferRef DataParallel::wire_at(std::size_t element) const {
+  if (wire_ == DType::bfloat16) return {wire_buffer_.get(), element * sizeof(std::uint16_t)};
+  return {&model_.grad_buffer(), element * sizeof(float)};
+}
+
 void DataParallel::start_reduce(std::size_t b) {
   Flight& f = reduce_[b];
   f.start = since_began();
   const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
+  if (wire_ == DType::bfloat16) {  // queued before the collectives, which the backend orders after it
+    model_.math().to_bfloat16(model_.grads() + first, static_cast<std::uint16_t*>(wire_at(first).data()), n);
+  }
   const auto call = [&](Collective c, BufferRef send, BufferRef recv, std::size_t count) {
-    f.work.push_back(comm_.start({c, send, recv, count, DType::float32, ReduceOp::sum, 0}));
+    f.work.push_back(comm_.start({c, send, recv, count, wire_, ReduceOp::sum, 0}));
   };
   if (stage_ < 2 || block == 0) {
-    call(Collective::allreduce, grads_at(first), grads_at(first), n);
+    call(Collective::allreduce, wire_at(first), wire_at(first), n);
     return;
   }
-  call(Collective::reduce_scatter, grads_at(first), grads_at(first + me_ * block), block);
+  call(Collective::reduce_scatter, wire_at(first), wire_at(first + me_ * block), block);
   if (n > ranks_ * block) {
     const std::size_t tail = first + ranks_ * block;
-    call(Collective::allreduce, grads_at(tail), grads_at(tail), n - ranks_ * block);
+    call(Collective::allreduce, wire_at(tail), wire_at(tail), n - ranks_ * block);
   }
+}
+
+std::size_t DataParallel::reduced_block_at(std::size_t b) const {
+  const std::size_t first = first_of_[b], block = block_of_[b];
+  if (stage_ < 2) return first + me_ * block;
+  // Where the backend leaves the owned block's sums (an in-place reduce-scatter may leave them at the start).
+  const CollectiveCall rs{
+      Collective::reduce_scatter, wire_at(first), wire_at(first + me_ * block), block, wire_, ReduceOp::sum, 0};
+  return comm_.result_at(rs).byte_offset / size_of(wire_);
+}
+
+// bfloat16 sums back into the float32 gradients the update reads: the owned block (at its own place) and the tail
+// with ZeRO, the whole bucket without.
+void DataParallel::finish_reduce(std::size_t b) {
+  if (wire_ != DType::bfloat16) return;
+  DenseMath& math = model_.math();
+  const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
+  const auto back = [&](std::size_t from, std::size_t to, std::size_t count) {
+    if (count > 0)
+      math.from_bfloat16(static_cast<const std::uint16_t*>(wire_at(from).data()), model_.grads() + to, count);
+  };
+  if (stage_ == 0) {
+    back(first, first, n);
+    return;
+  }
+  back(reduced_block_at(b), first + me_ * block, block);
+  back(first + ranks_ * block, first + ranks_ * block, n - ranks_ * block);
 }
 
 void DataParallel::start_gather(std::size_t b, Flight& f) {
@@ -132,13 +172,8 @@ void DataParallel::update() {
   }
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
-    if (block > 0) {
-      std::size_t grad_at = first + me_ * block;
-      if (stage_ >= 2) {  // where the backend left the owned block's sums (an in-place reduce-scatter may move them)
-        const CollectiveCall rs{
-            Collective::reduce_scatter, grads_at(first), grads_at(grad_at), block, DType::float32, ReduceOp::sum, 0};
-        grad_at = comm_.result_at(rs).byte_offset / sizeof(float);
-      }
+    if (block > 0) {  // bfloat16 sums were converted back to the block's own place
+      const std::size_t grad_at = wire_ == DType::bfloat16 ? first + me_ * block : reduced_block_at(b);
       optimizer_.step(steps_, first + me_ * block, grad_at, block);
     }
     if (n > ranks_ * block) {
@@ -194,7 +229,10 @@ void DataParallel::step(bool overlap, Seconds timeout) {
   if (!overlap) {
     for (std::size_t b = 0; b < nb; ++b) start_reduce(b);
   }
-  for (Flight& f : reduce_) wait(f, timeout);
+  for (std::size_t b = 0; b < nb; ++b) {
+    wait(reduce_[b], timeout);
+    finish_reduce(b);
+  }
   const std::size_t waited = math.mark();
   update();
   const std::size_t updated = math.mark();
@@ -274,7 +312,10 @@ double DataParallel::communicate_only(Seconds timeout) {
     for (Flight& f : gather_) wait(f, timeout);
   }
   for (std::size_t b = 0; b < nb; ++b) start_reduce(b);
-  for (Flight& f : reduce_) wait(f, timeout);
+  for (std::size_t b = 0; b < nb; ++b) {
+    wait(reduce_[b], timeout);
+    finish_reduce(b);
+  }
   if (stage_ == 1 || stage_ == 2) {
     for (std::size_t b = 0; b < nb; ++b) start_gather(b, gather_[b]);
     for (Flight& f : gather_) wait(f, timeout);

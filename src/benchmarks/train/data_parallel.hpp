@@ -13,6 +13,9 @@
 //   stage 3  as stage 2 without the allgather after the update: every bucket's parameters are gathered before the
 //            forward (a layer waits for its own buckets) and again before the backward, as ZeRO-3 re-gathers the
 //            weights it freed.
+// Gradients travel as float32, or as bfloat16 (`wire`): each bucket is converted before its reduction and back after
+// it, as PyTorch DDP's bf16 compression hook does, halving the bytes; the model computes and keeps its weights in fp32.
+//
 // What is partitioned here is the work and the traffic: the replica keeps its whole buffers (the optimizer state is
 // touched only where owned), so memory is not saved; `distbench zero` measures the memory of each stage.
 #pragma once
@@ -64,12 +67,17 @@ struct TimelineSpan {
   double start = 0, end = 0;
 };
 
+struct DataParallelConfig {
+  std::size_t bucket_bytes = std::size_t{25} << 20;  // as buckets.hpp (0: one reduction per tensor)
+  std::size_t global_batch = 0;                      // the batch over all ranks
+  Optimizer optimizer;
+  int zero_stage = 0;           // 0-3 (above)
+  DType wire = DType::float32;  // the gradients' type in the collectives: float32 or bfloat16
+};
+
 class DataParallel {
  public:
-  // `bucket_bytes` as buckets.hpp (0: one allreduce per tensor); `global_batch` the batch over all ranks;
-  // `zero_stage` 0-3 (above).
-  DataParallel(Communicator& comm, Mlp& model, std::size_t bucket_bytes, std::size_t global_batch, Optimizer optimizer,
-               int zero_stage = 0);
+  DataParallel(Communicator& comm, Mlp& model, const DataParallelConfig& config);
 
   // One step on the batch the model has loaded (this rank's share); every wait bounded by `timeout`. Returns with
   // the step complete on the device.
@@ -105,17 +113,23 @@ class DataParallel {
   void start_reduce(std::size_t b);
   void start_gather(std::size_t b, Flight& into);
   void wait(Flight& f, Seconds timeout);
+  void finish_reduce(std::size_t b);
+  std::size_t reduced_block_at(std::size_t b) const;
   void update();
   void progress();
   double since_began() const;
   BufferRef grads_at(std::size_t element) { return {&model_.grad_buffer(), element * sizeof(float)}; }
   BufferRef params_at(std::size_t element) { return {&model_.param_buffer(), element * sizeof(float)}; }
+  // Where the collectives reduce gradient `element`: the gradients themselves, or their bfloat16 copy.
+  BufferRef wire_at(std::size_t element) const;
 
   Communicator& comm_;
   Mlp& model_;
   std::size_t global_batch_;
   OptimizerState optimizer_;
   int stage_;
+  DType wire_;
+  std::unique_ptr<Buffer> wire_buffer_;  // bfloat16 gradients (wire_ bfloat16)
   std::size_t ranks_, me_;
   int steps_ = 0;
   std::vector<Bucket> buckets_;

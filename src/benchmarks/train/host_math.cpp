@@ -1,6 +1,7 @@
 #include "benchmarks/train/host_math.hpp"
 
 #include "benchmarks/zero/adam.hpp"
+#include "core/half.hpp"
 
 #include <cblas.h>
 #include <fmt/format.h>
@@ -83,6 +84,14 @@ void HostMath::adam(const AdamStep& step, const float* grads, float* params, flo
   config.grad_scale = step.grad_scale;
   config.threads = threads_;
   zero::adam_update(config, step.step, DType::float32, grads, params, m, v, nullptr, n);
+}
+
+void HostMath::to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = float_to_bfloat16(src[i]);
+}
+
+void HostMath::from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = bfloat16_to_float(src[i]);
 }
 
 void HostMath::upload(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }

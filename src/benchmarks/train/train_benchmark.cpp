@@ -57,7 +57,7 @@ std::string zero_text(int stage) {
 RecordLayout train_layout() {
   RecordLayout l;
   l.params = {"backend", "model", "layers",    "hidden",  "inputs",  "classes", "parameters",
-              "batch",   "ranks", "bucket_mb", "buckets", "overlap", "zero"};
+              "batch",   "ranks", "bucket_mb", "buckets", "overlap", "zero",    "dtype"};
   l.phases = {"step", "compute", "comm"};
   l.metrics = {
       {"step_ms", "ms", "median step (forward, backward, gradient allreduces, update), slowest rank per step"},
@@ -240,6 +240,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
               {"bucket_mb", plan_.bucket_mb},
               {"overlaps", overlaps},
               {"zero_stage", plan_.zero_stage},
+              {"gradient_dtype", name(plan_.wire)},
               {"optimizer",
                {{"name", plan_.optimizer.kind == Optimizer::Kind::adam ? "adam" : "sgd"},
                 {"lr", plan_.optimizer.lr},
@@ -261,9 +262,10 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
                   plan_.bucket_mb > 0
                       ? fmt::format("{:g} MiB (DDP's rule: last layer first, a 1 MiB first bucket)", plan_.bucket_mb)
                       : std::string("one reduction per tensor"),
-                  zero_text(plan_.zero_stage), plan_.steps, plan_.warmup_steps,
+                  zero_text(plan_.zero_stage) + (plan_.wire == DType::bfloat16 ? "; gradients travel as bfloat16" : ""),
+                  plan_.steps, plan_.warmup_steps,
                   plan_.optimizer.kind == Optimizer::Kind::adam ? "Adam" : "SGD with momentum 0.9", plan_.optimizer.lr,
-                  plan_.check ? fmt::format("against one rank, relative tolerance {:g}", kCheckTolerance)
+                  plan_.check ? fmt::format("against one rank, relative tolerance {:g}", check_tolerance(plan_.wire))
                               : std::string("off"))};
   d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · global batch {}", info.backend,
                               info.world_size, ranks_per_host_text(info.ranks), model, plan_.batch);
@@ -323,7 +325,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     }
     if (root) {
       Mlp model(plan_.shape, plan_.seed, device, math);
-      DataParallel dp(*alone, model, bucket_bytes, local, plan_.optimizer);
+      DataParallel dp(*alone, model, {bucket_bytes, local, plan_.optimizer, 0, plan_.wire});
       std::vector<double> steps;
       auto guard = watchdog.arm("train --scaling: one rank alone");
       for (int s = 0; s < total_steps; ++s) {
@@ -344,7 +346,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     const std::string label = fmt::format("train, overlap {}", overlap ? "on" : "off");
     if (root && progress) progress(i, plan_.overlaps.size(), label);
     Mlp model(plan_.shape, plan_.seed, device, math);
-    DataParallel dp(*comm, model, bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage);
+    DataParallel dp(*comm, model, {bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
     std::vector<double> step_s, update_s, compute_s, comm_s;
     double loss_first = 0, loss_last = 0;
     {
@@ -380,7 +382,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       const double mine = largest_relative_difference(params, reference);
       std::int64_t beyond = 0;
       for (std::size_t p = 0; p < reference.size(); ++p) {
-        if (relative_difference(params[p], reference[p]) > kCheckTolerance) ++beyond;
+        if (relative_difference(params[p], reference[p]) > check_tolerance(plan_.wire)) ++beyond;
       }
       const auto diffs = allgather_value(connector, mine);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
@@ -392,7 +394,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
             {"train_mismatch",
              fmt::format("train --check, overlap {}: {} parameters differ from one rank trained on the global batches "
                          "by more than {:g} (largest relative difference {:.3g})",
-                         overlap ? "on" : "off", wrong, kCheckTolerance, max_diff)});
+                         overlap ? "on" : "off", wrong, check_tolerance(plan_.wire), max_diff)});
       }
     }
     {
@@ -444,7 +446,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("bucket_mb", plan_.bucket_mb)
         .set("buckets", static_cast<std::int64_t>(dp.buckets().size()))
         .set("overlap", std::string(overlap ? "on" : "off"))
-        .set("zero", static_cast<std::int64_t>(plan_.zero_stage));
+        .set("zero", static_cast<std::int64_t>(plan_.zero_stage))
+        .set("dtype", std::string(name(plan_.wire)));
     const double step = quantile(step_max, 0.5), compute = quantile(compute_max, 0.5), comm_t = quantile(comm_max, 0.5);
     const double exposed = step - compute;
     r.set_metric("step_ms", step * kMilli)
