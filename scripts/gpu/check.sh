@@ -175,7 +175,8 @@ phase_env() {
   nvcc --version 2>/dev/null | tail -2
   py -c "import nvidia.nccl; print('nccl wheel:', list(nvidia.nccl.__path__)[0])"
   py -m pip show nvidia-nccl-cu13 2>/dev/null | grep -E '^(Name|Version)'
-  echo "NCCL_LIB=$NCCL_LIB"; ls -la "$NCCL_LIB"
+  echo "NCCL_LIB=$NCCL_LIB"; ls -la "${NCCL_LIB%%:*}"
+  echo "CUBLAS_LIB=${CUBLAS_LIB:-}"
   echo "bundle: $(cat "$BUNDLE/SOURCE_COMMIT" 2>/dev/null)"
   ldd "$BUNDLE/bin/distbench"
   mpirun --version | head -1
@@ -506,6 +507,16 @@ phase_train() {  # data-parallel training on the GPU (cuBLAS, kernels, NCCL): --
       --trace "$WORK/$tag.trace.json"; rc=$?
     cat "$WORK/$tag.out"; [ $rc -eq 0 ] || fail "train 2 ranks bucket $b rc=$rc"
   done
+  echo "--- 2 ranks on the one GPU: ZeRO-3 with bfloat16 gradients, --check"
+  guarded 300 train2-z3 "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench train --backend $BACKEND \
+    --layers 6 --hidden 512 --batch 64 --steps 10 --bucket-mb 1 --zero 3 --dtype bf16 --check \
+    --json "$WORK/train2-z3.json"; rc=$?
+  cat "$WORK/train2-z3.out"; [ $rc -eq 0 ] || fail "train 2 ranks ZeRO-3 bf16 rc=$rc"
+  echo "--- 2 ranks on the one GPU, compute above communication (a large batch, 4 x 1024, 64 inputs): overlap on/off"
+  guarded 300 train2-big "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench train --backend $BACKEND \
+    --layers 4 --hidden 1024 --inputs 64 --batch 131072 --steps 8 --warmup 2 --json "$WORK/train2-big.json" \
+    --trace "$WORK/train2-big.trace.json"; rc=$?
+  cat "$WORK/train2-big.out"; [ $rc -eq 0 ] || fail "train 2 ranks large batch rc=$rc"
   py - "$WORK" <<'PYEOF' || fail "train reports"
 import glob, json, os, sys
 ok = True
