@@ -16,6 +16,7 @@
 #   flags2    2 ranks: -G and -R
 #   latency   distbench latency over the backend, 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank), #wrong = 0
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
+#   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #
 # Every mpirun runs under a guard: when it outlives its limit the ranks' stacks are taken (cuda-gdb, when there)
 # into $WORK/TAG.bt before the job is ended.
@@ -542,6 +543,30 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "train*.json"))):
         ok &= len(ranks) == r["world_size"] if "world_size" in r else len(ranks) >= 1
 sys.exit(0 if ok else 1)
 PYEOF
+}
+
+phase_tp() {  # tensor parallelism on the GPU: the operations and the layers (cuBLAS), 1 rank and 2 on the one GPU
+  local rc tag
+  echo "--- 1 rank: the operations, 8192x8192 fp32 and bf16, --check"
+  for dt in fp32 bf16; do
+    guarded 200 "tp1-$dt" distbench tp --backend $BACKEND --shape 8192x8192 --dtype $dt --check \
+      --json "$WORK/tp1-$dt.json"; rc=$?
+    cat "$WORK/tp1-$dt.out"; [ $rc -eq 0 ] || fail "tp ops 1 rank $dt rc=$rc"
+  done
+  echo "--- 1 rank: the layers, in 4096 out 16384 batch 64 and batch 2048, --check"
+  for b in 64 2048; do
+    guarded 200 "tp1-layers-$b" distbench tp --backend $BACKEND --layer all --in 4096 --out 16384 --batch $b \
+      --check --json "$WORK/tp1-layers-$b.json"; rc=$?
+    cat "$WORK/tp1-layers-$b.out"; [ $rc -eq 0 ] || fail "tp layers 1 rank batch $b rc=$rc"
+  done
+  canary_failed tp && return
+  echo "--- 2 ranks on the one GPU (sockets): operations and layers, --check"
+  guarded 200 tp2 "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench tp --backend $BACKEND \
+    --shape 1024x1024 --check -n 5 --json "$WORK/tp2.json"; rc=$?
+  cat "$WORK/tp2.out"; [ $rc -eq 0 ] || fail "tp ops 2 ranks rc=$rc"
+  guarded 200 tp2-layers "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench tp --backend $BACKEND \
+    --layer all --in 1024 --out 4096 --batch 64 --check -n 5 --json "$WORK/tp2-layers.json"; rc=$?
+  cat "$WORK/tp2-layers.out"; [ $rc -eq 0 ] || fail "tp layers 2 ranks rc=$rc"
 }
 
 phase_timeout() {

@@ -46,6 +46,7 @@ void add_latency_command(CLI::App& root, Commands& commands);
 void add_health_command(CLI::App& root, Commands& commands);
 void add_zero_command(CLI::App& root, Commands& commands);
 void add_train_command(CLI::App& root, Commands& commands);
+void add_tp_command(CLI::App& root, Commands& commands);
 void add_compare_command(CLI::App& root, Commands& commands);
 void add_report_command(CLI::App& root, Commands& commands);
 void add_list_command(CLI::App& root, Commands& commands);

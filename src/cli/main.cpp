@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   cli::add_health_command(app, commands);
   cli::add_zero_command(app, commands);
   cli::add_train_command(app, commands);
+  cli::add_tp_command(app, commands);
   cli::add_compare_command(app, commands);
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);

@@ -55,6 +55,10 @@ class DenseMath {
   // Adam over fp32 parameters that are their own master weights.
   virtual void adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) = 0;
 
+  // `rows` rows of `row_bytes` bytes from `src` (rows `src_pitch` bytes apart) to `dst` (`dst_pitch` apart): a block of
+  // a row-major matrix of any element type, e.g. one rank's columns.
+  virtual void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                         std::size_t row_bytes, std::size_t rows) = 0;
   // fp32 to bfloat16 (round to nearest, ties to even, as core/half.hpp) and back.
   virtual void to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) = 0;
   virtual void from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n) = 0;

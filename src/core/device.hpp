@@ -56,7 +56,7 @@ class Device {
   // Device operation completes before it returns, so the host clock times it.
   virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }
   // The dense math of a device with a queue of its own (a GPU: cuBLAS and kernels, ordered before the backend's
-  // collectives); null for host memory, where a benchmark computes on the CPU itself (train/host_math.hpp).
+  // collectives); null for host memory, where a benchmark computes on the CPU itself (math/host_math.hpp).
   virtual DenseMath* math() { return nullptr; }
 };
 

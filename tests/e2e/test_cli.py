@@ -695,6 +695,82 @@ class Train(Workdir):
                 self.assertFalse(os.path.exists(js))
 
 
+class TensorParallel(Workdir):
+    """distbench tp: TorchShard's operations exact along both dims and forward and backward, in groups that divide
+    the world; the layers equal to one rank's; bad input."""
+
+    def test_operations_in_groups(self):
+        for np, group, dtype in ((4, "2", "fp32"), (3, "3", "bf16"), (2, "0", "fp16")):
+            with self.subTest(np=np, group=group, dtype=dtype):
+                js = self.path(f"ops{np}.json")
+                r = mpirun(np, "tp", "--group-size", group, "--shape", "48x96", "--dtype", dtype, "--check", "-n",
+                           "5", "--json", js)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                report = load_json(js)
+                self.assertEqual(report["status"], "complete")
+                records = report["records"]
+                # scatter and gather: 2 passes x 2 dims; reduce and copy: 2 passes
+                self.assertEqual(len(records), 12)
+                g = np if group == "0" else int(group)
+                for rec in records:
+                    p, m = rec["params"], rec["metrics"]
+                    self.assertEqual(m["wrong"], 0, rec)
+                    self.assertEqual(p["group_size"], g)
+                    self.assertEqual(p["groups"], np // g)
+                    self.assertGreater(m["time_us"], 0)
+                    factor = {"allgather": (g - 1) / g, "allreduce": 2 * (g - 1) / g}.get(p["primitive"])
+                    if factor is None:
+                        self.assertIsNone(m["busbw_gbps"])
+                    else:
+                        self.assertAlmostEqual(m["busbw_gbps"], m["algbw_gbps"] * factor, places=6)
+                        self.assertAlmostEqual(m["algbw_gbps"], p["bytes"] / (m["time_us"] * 1e3), delta=1e-6 *
+                                               m["algbw_gbps"])
+                kinds = {(r["params"]["op"], r["params"]["pass"]): r["params"]["primitive"] for r in records}
+                self.assertEqual(kinds[("copy", "backward")], "allreduce")
+                self.assertEqual(kinds[("scatter", "backward")], "allgather")
+
+    def test_layers_match_one_rank(self):
+        js = self.path("layers.json")
+        r = mpirun(4, "tp", "--group-size", "2", "--layer", "all", "--in", "64", "--out", "96", "--batch", "8",
+                   "--check", "-n", "5", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        records = load_json(js)["records"]
+        self.assertEqual([x["params"]["layer"] for x in records], ["column", "row", "mlp"])
+        for rec in records:
+            m = rec["metrics"]
+            self.assertEqual(m["wrong"], 0, m)
+            self.assertLess(m["max_rel_diff"], 1e-4)
+            self.assertGreaterEqual(m["comm_share"], 0)
+            self.assertLessEqual(m["comm_share"], 1)
+            self.assertGreater(m["tflops"], 0)
+
+    def test_bad_input_runs_nothing(self):
+        cases = [
+            (2, ["--group-size", "3"], "--group-size 3"),
+            (2, ["--group-size", "-1"], "--group-size -1"),
+            (2, ["--shape", "4096"], "ROWSxCOLS"),
+            (2, ["--shape", "0x8"], "ROWSxCOLS"),
+            (2, ["--dim", "2"], "--dim 2"),
+            (2, ["--dim", "rows"], "--dim rows"),
+            (2, ["--op", "split"], "--op split"),
+            (2, ["--dtype", "int8"], "--dtype int8"),
+            (2, ["--shape", "5x8"], "5 rows"),
+            (2, ["--layer", "conv"], "--layer conv"),
+            (2, ["--layer", "row", "--in", "7"], "--in"),
+            (2, ["--layer", "column", "--out", "0"], "--out 0"),
+            (2, ["--shape", "1000000x1000000"], "lower --shape"),
+        ]
+        for np, args, needle in cases:
+            with self.subTest(args=args):
+                js = self.path("t.json")
+                r = mpirun(np, "tp", *args, "--json", js)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(needle, lines[0])
+                self.assertFalse(os.path.exists(js))
+
+
 class CompareGate(Workdir):
     """distbench compare on real reports: a report against itself, a slowed-down copy, reports that cannot be
     compared, and every output format; and the sweep's bandwidth floor."""

@@ -4,7 +4,7 @@
 // collective started after the math queued work sees that work done. Needs a GPU; skips with the reason where none.
 #include "backends/nccl/nccl_backend.hpp"
 
-#include "benchmarks/train/host_math.hpp"
+#include "benchmarks/math/host_math.hpp"
 #include "core/host_device.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 #include "tests/support/local_connector.hpp"
@@ -27,7 +27,7 @@ struct Rig {
   std::unique_ptr<Backend> backend = nccl_backend_entry().create(connector, BackendOptions{});
   Device& device = backend->device();
   DenseMath& gpu = *device.math();
-  train::HostMath cpu{1};
+  HostMath cpu{1};
 
   // A device copy of `host`, kept alive by the rig.
   float* on_gpu(const std::vector<float>& host) {
@@ -184,6 +184,19 @@ TEST(CudaMath, Bfloat16ConversionsAreBitIdenticalToTheCpu) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(std::bit_cast<std::uint32_t>(gpu[i]), std::bit_cast<std::uint32_t>(cpu[i])) << i;
   }
+}
+
+TEST(CudaMath, CopyRowsMovesABlockLikeTheCpu) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t rows = 7, cols = 12;  // the middle 5 columns of every row into a 7 x 5 block
+  const auto m = values(rows * cols, 11);
+  std::vector<float> cpu(rows * 5);
+  r.cpu.copy_rows(cpu.data(), 5 * 4, m.data() + 3, cols * 4, 5 * 4, rows);
+  float* out = r.on_gpu(std::vector<float>(rows * 5));
+  r.gpu.copy_rows(out, 5 * 4, r.on_gpu(m) + 3, cols * 4, 5 * 4, rows);
+  EXPECT_EQ(r.back(out, cpu.size()), cpu);
+  EXPECT_EQ(cpu[5], m[cols + 3]);
 }
 
 TEST(CudaMath, ACollectiveSeesWhatTheMathQueuedBeforeIt) {

@@ -4,7 +4,7 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
-#include "benchmarks/train/host_math.hpp"
+#include "benchmarks/math/host_math.hpp"
 #include "core/host_device.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
 #include "core/groups.hpp"

@@ -1,7 +1,7 @@
 // Data-parallel training's parts: gradient buckets (DDP's rule) and the MLP (its gradients against finite
 // differences, and that it learns the teacher's data).
 #include "benchmarks/train/buckets.hpp"
-#include "benchmarks/train/host_math.hpp"
+#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "core/host_device.hpp"
 #include "core/error.hpp"

@@ -120,6 +120,12 @@ void CudaMath::adam(const AdamStep& step, const float* grads, float* params, flo
            "the Adam kernel");
 }
 
+void CudaMath::copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                         std::size_t row_bytes, std::size_t rows) {
+  launched(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDeviceToDevice, stream_),
+           "cudaMemcpy2DAsync (a block of rows)");
+}
+
 void CudaMath::to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) {
   launched(launch_to_bfloat16(src, dst, n, stream_), "the bfloat16 conversion kernel");
 }

@@ -1,7 +1,7 @@
 #include "benchmarks/train/train_benchmark.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
-#include "benchmarks/train/host_math.hpp"
+#include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
 #include "core/report/atomic_file.hpp"

@@ -1,4 +1,4 @@
-#include "benchmarks/train/host_math.hpp"
+#include "benchmarks/math/host_math.hpp"
 
 #include "benchmarks/zero/adam.hpp"
 #include "core/half.hpp"
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace distbench::train {
+namespace distbench {
 
 HostMath::HostMath(int threads) : threads_(std::max(1, threads)) {
   openblas_set_num_threads(threads_);
@@ -86,6 +86,14 @@ void HostMath::adam(const AdamStep& step, const float* grads, float* params, flo
   zero::adam_update(config, step.step, DType::float32, grads, params, m, v, nullptr, n);
 }
 
+void HostMath::copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                         std::size_t row_bytes, std::size_t rows) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::memcpy(static_cast<std::byte*>(dst) + r * dst_pitch, static_cast<const std::byte*>(src) + r * src_pitch,
+                row_bytes);
+  }
+}
+
 void HostMath::to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = float_to_bfloat16(src[i]);
 }
@@ -109,4 +117,4 @@ std::size_t HostMath::mark() {
 
 std::vector<double> HostMath::mark_seconds() { return marks_; }
 
-}  // namespace distbench::train
+}  // namespace distbench

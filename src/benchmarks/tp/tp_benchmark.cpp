@@ -1,0 +1,395 @@
+#include "benchmarks/tp/tp_benchmark.hpp"
+
+#include "benchmarks/math/host_math.hpp"
+#include "core/error.hpp"
+#include "core/groups.hpp"
+#include "core/sizes.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace distbench::tp {
+namespace {
+
+constexpr double kMicro = 1e6, kMilli = 1e3;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Per sample, the slowest rank's value, from every rank's samples as the root gathered them.
+std::vector<double> slowest(const std::vector<std::vector<double>>& by_rank) {
+  std::vector<double> out;
+  for (const auto& rank : by_rank) {
+    if (out.size() < rank.size()) out.resize(rank.size(), 0.0);
+    for (std::size_t i = 0; i < rank.size(); ++i) out[i] = std::max(out[i], rank[i]);
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return kNotMeasured;
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50.0);
+}
+
+PhaseStats phase(std::string name, std::vector<double> samples) {
+  PhaseStats p;
+  p.name = std::move(name);
+  p.summary = summarize(samples);
+  p.samples = std::move(samples);
+  p.rank_spread = {p.summary.mean, p.summary.mean, p.summary.mean, p.summary.mean};
+  return p;
+}
+
+RecordLayout ops_layout() {
+  RecordLayout l;
+  l.params = {"backend", "op", "pass", "dim", "primitive", "shape", "bytes", "dtype", "group_size", "groups", "ranks"};
+  l.phases = {"time"};
+  l.metrics = {
+      {"time_us", "us", "median of the slowest rank's time per sample"},
+      {"algbw_gbps", "GB/s", "the full tensor's bytes / time (collectives only)"},
+      {"busbw_gbps", "GB/s", "algbw x the collective's bus factor: allgather (G-1)/G, allreduce 2(G-1)/G"},
+      {"wrong", "elements", "--check: elements differing from the non-parallel result; null when not checked"}};
+  return l;
+}
+
+TableLayout ops_table() {
+  TableLayout t;
+  t.key_columns = {{"op", "op", "", 8, CellFormat::text, "op"},
+                   {"pass", "pass", "", 8, CellFormat::text, "pass"},
+                   {"dim", "dim", "", 3, CellFormat::text, "dim"},
+                   {"primitive", "runs", "", 9, CellFormat::text, "runs"}};
+  t.value_columns = {{"time_us", "time", "(us)", 10, CellFormat::time_us, "time (us)"},
+                     {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
+                     {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
+                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  return t;
+}
+
+RecordLayout layers_layout() {
+  RecordLayout l;
+  l.params = {"backend", "layer", "in", "out", "batch", "group_size", "groups", "ranks"};
+  l.phases = {"step", "comm"};
+  l.metrics = {{"forward_ms", "ms", "median forward (device time), slowest rank per step"},
+               {"backward_ms", "ms", "median backward (device time), slowest rank per step"},
+               {"step_ms", "ms", "median forward + backward, slowest rank per step"},
+               {"comm_ms", "ms", "median time inside the layer's collectives, slowest rank per step"},
+               {"comm_share", "1", "comm / step"},
+               {"tflops", "TFLOP/s", "one rank's floating-point operations / step"},
+               {"max_rel_diff", "1", "--check: largest relative difference from the single-rank layer"},
+               {"wrong", "elements",
+                "--check: output and gradient elements beyond the tolerance; null when not "
+                "checked"}};
+  return l;
+}
+
+TableLayout layers_table() {
+  TableLayout t;
+  t.key_columns = {{"layer", "layer", "", 6, CellFormat::text, "layer"}};
+  t.value_columns = {{"forward_ms", "forward", "(ms)", 9, CellFormat::number, "forward (ms)"},
+                     {"backward_ms", "backward", "(ms)", 9, CellFormat::number, "backward (ms)"},
+                     {"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
+                     {"comm_ms", "comm", "(ms)", 9, CellFormat::number, "comm (ms)"},
+                     {"comm_share", "comm", "share", 7, CellFormat::number, "comm share"},
+                     {"tflops", "TFLOP/s", "/rank", 8, CellFormat::number, "TFLOP/s per rank"},
+                     {"max_rel_diff", "vs 1 rk", "", 9, CellFormat::number, "max rel diff"},
+                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  return t;
+}
+
+std::vector<SummaryItem> wrong_summary(const std::vector<Record>& records) {
+  double wrong = 0;
+  bool checked = false;
+  for (const Record& r : records) {
+    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+      checked = true;
+      wrong += w;
+    }
+  }
+  return {checked ? SummaryItem{"wrong", "Wrong elements", wrong, fmt::format("{:.0f}", wrong)}
+                  : SummaryItem{"wrong", "Wrong elements", kNotMeasured, "not checked"}};
+}
+
+}  // namespace
+
+void TpBenchmark::check(World& world) const {
+  const int n = world.connector().size(), g = group_size(n);
+  if (g < 1 || n % g != 0) {
+    throw usage_error(
+        fmt::format("--group-size {} does not divide the world of {} ranks: model-parallel groups are "
+                    "consecutive ranks, all of one size",
+                    g, n));
+  }
+  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
+    throw usage_error(
+        fmt::format("tp needs a device it can compute on; the {} backend has none: run with --backend "
+                    "mpi (CPU) or nccl (GPU)",
+                    world.backend().name()));
+  }
+  std::uint64_t need = 0;
+  if (plan_.layers.empty()) {
+    for (int dim : plan_.dims) {
+      const ShardLayout l = shard_layout(plan_.shape, dim, g);  // throws when G does not divide the dim
+      need = std::max<std::uint64_t>(need, (2 * l.full.elements() + l.shard.elements()) * size_of(plan_.dtype));
+    }
+  } else {
+    for (LayerKind k : plan_.layers) {
+      check_divisible(k, plan_.layer, g);
+      need = std::max(need, layer_bytes(k, plan_.layer, g));
+    }
+  }
+  const std::uint64_t have = world.device().memory_available(world.connector().local_size());
+  if (have != 0 && need > have) {
+    throw usage_error(fmt::format("tp needs {} per rank and {} has {} for each of its ranks; lower {}",
+                                  format_bytes(need), world.connector().hostname(), format_bytes(have),
+                                  plan_.layers.empty() ? "--shape" : "--in, --out or --batch"));
+  }
+}
+
+RunDescription TpBenchmark::describe(const RunInfo& info) const {
+  RunDescription d;
+  d.benchmark = "tp";
+  const int g = group_size(info.world_size);
+  const std::string groups = fmt::format("{} group{} of {} consecutive ranks", info.world_size / std::max(1, g),
+                                         info.world_size / std::max(1, g) == 1 ? "" : "s", g);
+  d.console_preamble = {
+      fmt::format("backend: {}   world size: {}   model-parallel: {}", info.backend, info.world_size, groups)};
+  d.summarize = wrong_summary;
+  if (plan_.layers.empty()) {
+    d.title = "tp operations";
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array(), dims = nlohmann::ordered_json::array();
+    for (Op op : plan_.ops) ops.push_back(std::string(name(op)));
+    for (int dim : plan_.dims) dims.push_back(dim);
+    d.config = {{"group_size", g},
+                {"shape", shape_text(plan_.shape)},
+                {"dims", dims},
+                {"ops", ops},
+                {"dtype", std::string(distbench::name(plan_.dtype))},
+                {"iters", plan_.iters},
+                {"warmup_iters", plan_.warmup},
+                {"check", plan_.check},
+                {"timeout_s", plan_.timeout_s}};
+    d.records = ops_layout();
+    d.table = ops_table();
+    d.console_preamble.push_back(fmt::format(
+        "tensor {} {} ({}); forward and backward of each operation; samples: {} after {} warm-up; check: {}",
+        shape_text(plan_.shape), distbench::name(plan_.dtype),
+        format_bytes(plan_.shape.elements() * size_of(plan_.dtype)), plan_.iters, plan_.warmup,
+        plan_.check ? "exact" : "off"));
+    d.md_preamble = fmt::format("backend {} · {} ranks · {} · tensor {} {}", info.backend, info.world_size, groups,
+                                shape_text(plan_.shape), distbench::name(plan_.dtype));
+    return d;
+  }
+  d.title = "tp layers";
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (LayerKind k : plan_.layers) layers.push_back(std::string(name(k)));
+  d.config = {{"group_size", g},
+              {"layers", layers},
+              {"in", plan_.layer.in},
+              {"out", plan_.layer.out},
+              {"batch", plan_.layer.batch},
+              {"iters", plan_.iters},
+              {"warmup_iters", plan_.warmup},
+              {"check", plan_.check},
+              {"timeout_s", plan_.timeout_s}};
+  d.records = layers_layout();
+  d.table = layers_table();
+  d.console_preamble.push_back(
+      fmt::format("layers: in {} out {} batch {}, fp32, forward + backward; samples: {} after {} warm-up; check: {}",
+                  plan_.layer.in, plan_.layer.out, plan_.layer.batch, plan_.iters, plan_.warmup,
+                  plan_.check ? fmt::format("against one rank, relative {:g}", kLayerTolerance) : "off"));
+  d.md_preamble = fmt::format("backend {} · {} ranks · {} · in {} out {} batch {}", info.backend, info.world_size,
+                              groups, plan_.layer.in, plan_.layer.out, plan_.layer.batch);
+  return d;
+}
+
+BenchmarkOutcome TpBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  Communicator* group = nullptr;
+  {
+    auto guard = watchdog.arm("tp: creating the model-parallel groups' communicators");
+    group = &world.communicator(consecutive_partition(connector.size(), group_size(connector.size())));
+  }
+  if (group->local_parts() != 1) throw usage_error("tp runs one rank per process: run with -g 1");
+  Device& device = world.device();
+  std::unique_ptr<HostMath> host_math;
+  if (device.math() == nullptr) {
+    host_math = std::make_unique<HostMath>(static_cast<int>(std::thread::hardware_concurrency()) /
+                                           std::max(1, connector.local_size()));
+  }
+  DenseMath& math = host_math ? *host_math : *device.math();
+  return plan_.layers.empty() ? run_ops(world, *group, math, watchdog, reporter, progress)
+                              : run_layers(world, *group, math, watchdog, reporter, progress);
+}
+
+BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMath& math, Watchdog& watchdog,
+                                      Reporter* reporter, const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  const int n = connector.size(), g = group_size(n);
+  const Seconds timeout(plan_.timeout_s);
+  struct Row {
+    Op op;
+    Pass pass;
+    int dim;  // -1: the primitive does not depend on it
+  };
+  std::vector<Row> rows;
+  for (Op op : plan_.ops) {
+    for (Pass pass : {Pass::forward, Pass::backward}) {
+      if (!along_dim(primitive(op, pass))) {
+        rows.push_back({op, pass, -1});
+        continue;
+      }
+      for (int dim : plan_.dims) rows.push_back({op, pass, dim});
+    }
+  }
+  BenchmarkOutcome outcome;
+  const std::uint64_t bytes = plan_.shape.elements() * size_of(plan_.dtype);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    const Primitive prim = primitive(row.op, row.pass);
+    const std::string label = fmt::format("{} {}{}", name(row.op), name(row.pass),
+                                          row.dim < 0 ? std::string() : fmt::format(" along dim {}", row.dim));
+    if (root && progress) progress(i, rows.size(), label);
+    auto guard = watchdog.arm("tp: " + label);
+    // Buffers of this row only (allocated outside the timed runs): one layout's at a time.
+    OpRunner r(group, world.device(), math, shard_layout(plan_.shape, std::max(row.dim, 0), g), plan_.dtype);
+    std::int64_t wrong = -1;
+    if (plan_.check) {
+      r.prepare(prim);
+      r.run(prim, timeout);
+      const auto mine = static_cast<std::int64_t>(r.count_wrong(prim));
+      wrong = 0;
+      for (auto w : allgather_value(connector, mine)) wrong += w;
+      outcome.wrong += wrong;
+    }
+    r.prepare(prim);
+    std::vector<double> samples;
+    for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
+      watchdog.arm_again();
+      if (prim == Primitive::allreduce) r.prepare(prim);  // in place: keep the sums from growing without bound
+      connector.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      r.run(prim, timeout);
+      if (s >= plan_.warmup) samples.push_back(seconds_since(t0));
+    }
+    const auto by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank());
+    if (!root || reporter == nullptr) continue;
+    const std::vector<double> worst = slowest(by_rank);
+    const double t = median(worst);
+    const double factor = bus_factor(prim, g);
+    const bool collective = prim == Primitive::allgather || prim == Primitive::allreduce;
+    Record rec;
+    rec.kind = "tp";
+    rec.set("backend", std::string(group.backend()))
+        .set("op", std::string(name(row.op)))
+        .set("pass", std::string(name(row.pass)))
+        .set("dim", row.dim < 0 ? std::string("-") : std::to_string(row.dim))
+        .set("primitive", std::string(name(prim)))
+        .set("shape", shape_text(plan_.shape))
+        .set("bytes", static_cast<std::int64_t>(bytes))
+        .set("dtype", std::string(distbench::name(plan_.dtype)))
+        .set("group_size", static_cast<std::int64_t>(g))
+        .set("groups", static_cast<std::int64_t>(n / g))
+        .set("ranks", static_cast<std::int64_t>(n));
+    const double algbw = collective && t > 0 ? static_cast<double>(bytes) / t / 1e9 : kNotMeasured;
+    rec.set_metric("time_us", t * kMicro)
+        .set_metric("algbw_gbps", algbw)
+        .set_metric("busbw_gbps", collective ? algbw * factor : kNotMeasured)
+        .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
+    rec.phases.push_back(phase("time", worst));
+    reporter->add({rec});
+    if (wrong > 0) {
+      outcome.warnings.push_back(
+          {"tp_mismatch", fmt::format("tp {}: {} elements differ from the non-parallel result", label, wrong)});
+    }
+  }
+  if (root && progress) progress(rows.size(), rows.size(), "");
+  return outcome;
+}
+
+BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, DenseMath& math, Watchdog& watchdog,
+                                         Reporter* reporter, const ProgressFn& progress) {
+  Connector& connector = world.connector();
+  const bool root = connector.is_root();
+  const int n = connector.size(), g = group_size(n);
+  const Seconds timeout(plan_.timeout_s);
+  const int threads = static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, connector.local_size());
+  BenchmarkOutcome outcome;
+  for (std::size_t i = 0; i < plan_.layers.size(); ++i) {
+    const LayerKind kind = plan_.layers[i];
+    const std::string label = fmt::format("{} layer", name(kind));
+    if (root && progress) progress(i, plan_.layers.size(), label);
+    auto guard = watchdog.arm("tp: " + label);
+    ParallelLayer layer(kind, plan_.layer, group, world.device(), math, plan_.seed);
+    std::int64_t wrong = -1;
+    double max_diff = kNotMeasured;
+    if (plan_.check) {
+      layer.step(timeout);
+      const LayerCheck c = layer.check(kLayerTolerance, threads);
+      wrong = 0;
+      for (auto w : allgather_value(connector, static_cast<std::int64_t>(c.wrong))) wrong += w;
+      const auto diffs = allgather_value(connector, c.max_rel_diff);
+      max_diff = *std::max_element(diffs.begin(), diffs.end());
+      outcome.wrong += wrong;
+    }
+    std::vector<double> step_s, forward_s, backward_s, comm_s;
+    for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
+      watchdog.arm_again();
+      connector.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      const LayerTimes t = layer.step(timeout);
+      const double total = seconds_since(t0);
+      if (s < plan_.warmup) continue;
+      step_s.push_back(total);
+      forward_s.push_back(t.forward);
+      backward_s.push_back(t.backward);
+      comm_s.push_back(t.comm);
+    }
+    const int to = connector.root_rank();
+    const auto steps = gather_vector<double>(connector, std::span<const double>(step_s), to);
+    const auto forwards = gather_vector<double>(connector, std::span<const double>(forward_s), to);
+    const auto backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to);
+    const auto comms = gather_vector<double>(connector, std::span<const double>(comm_s), to);
+    if (!root || reporter == nullptr) continue;
+    const std::vector<double> step_w = slowest(steps), comm_w = slowest(comms);
+    const double step = median(step_w), comm = median(comm_w);
+    Record rec;
+    rec.kind = "tp_layer";
+    rec.set("backend", std::string(group.backend()))
+        .set("layer", std::string(name(kind)))
+        .set("in", static_cast<std::int64_t>(plan_.layer.in))
+        .set("out", static_cast<std::int64_t>(plan_.layer.out))
+        .set("batch", static_cast<std::int64_t>(plan_.layer.batch))
+        .set("group_size", static_cast<std::int64_t>(g))
+        .set("groups", static_cast<std::int64_t>(n / g))
+        .set("ranks", static_cast<std::int64_t>(n));
+    rec.set_metric("forward_ms", median(slowest(forwards)) * kMilli)
+        .set_metric("backward_ms", median(slowest(backwards)) * kMilli)
+        .set_metric("step_ms", step * kMilli)
+        .set_metric("comm_ms", comm * kMilli)
+        .set_metric("comm_share", step > 0 ? comm / step : kNotMeasured)
+        .set_metric("tflops", step > 0 ? layer.flops() / step / 1e12 : kNotMeasured)
+        .set_metric("max_rel_diff", max_diff)
+        .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
+    rec.phases.push_back(phase("step", step_w));
+    rec.phases.push_back(phase("comm", comm_w));
+    reporter->add({rec});
+    if (wrong > 0) {
+      outcome.warnings.push_back(
+          {"tp_mismatch", fmt::format("tp {}: {} elements of outputs and gradients differ from the single-rank layer "
+                                      "by more than {:g} (largest relative difference {:.3g})",
+                                      label, wrong, kLayerTolerance, max_diff)});
+    }
+  }
+  if (root && progress) progress(plan_.layers.size(), plan_.layers.size(), "");
+  return outcome;
+}
+
+}  // namespace distbench::tp

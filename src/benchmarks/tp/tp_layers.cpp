@@ -1,0 +1,349 @@
+#include "benchmarks/tp/tp_layers.hpp"
+
+#include "benchmarks/math/host_math.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace distbench::tp {
+namespace {
+
+// A value in [-1, 1) from (seed, tensor, index): splitmix64, so that any rank makes any element alone.
+float uniform(std::uint64_t seed, std::uint64_t tensor, std::uint64_t index) {
+  std::uint64_t z = (seed * 0x9E3779B97F4A7C15ULL) ^ (tensor << 56) ^ index;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
+}
+
+std::vector<float> tensor(std::uint64_t seed, std::uint64_t id, std::size_t n, float scale) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * uniform(seed, id, i);
+  return v;
+}
+
+// Rows [r0, r0 + n) and columns [c0, c0 + n) of a row-major matrix with `cols` columns.
+std::vector<float> rows_of(const std::vector<float>& m, std::size_t cols, std::size_t r0, std::size_t n) {
+  return {m.begin() + static_cast<std::ptrdiff_t>(r0 * cols), m.begin() + static_cast<std::ptrdiff_t>((r0 + n) * cols)};
+}
+std::vector<float> cols_of(const std::vector<float>& m, std::size_t cols, std::size_t c0, std::size_t n) {
+  const std::size_t rows = m.size() / cols;
+  std::vector<float> out;
+  out.reserve(rows * n);
+  for (std::size_t r = 0; r < rows; ++r) {
+    out.insert(out.end(), m.begin() + static_cast<std::ptrdiff_t>(r * cols + c0),
+               m.begin() + static_cast<std::ptrdiff_t>(r * cols + c0 + n));
+  }
+  return out;
+}
+
+void compare(const std::vector<float>& got, const std::vector<float>& ref, double tolerance, LayerCheck& c) {
+  double largest = 0;
+  for (float r : ref) largest = std::max(largest, std::abs(static_cast<double>(r)));
+  const double floor = 1e-2 * largest + 1e-30;  // elements that cancel to near zero: 1% of the largest
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double a = got[i], b = ref[i];
+    const double d = std::abs(a - b) / std::max({std::abs(a), std::abs(b), floor});
+    c.max_rel_diff = std::max(c.max_rel_diff, d);
+    if (!(d <= tolerance)) ++c.wrong;
+  }
+}
+
+// Tensor ids of the deterministic values.
+enum : std::uint64_t { kW = 1, kB, kX, kDy, kW2, kB2 };
+
+}  // namespace
+
+std::string_view name(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::column:
+      return "column";
+    case LayerKind::row:
+      return "row";
+    case LayerKind::mlp:
+      return "mlp";
+  }
+  return "?";
+}
+
+std::optional<LayerKind> parse_layer(std::string_view text) {
+  for (LayerKind k : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
+    if (text == name(k)) return k;
+  }
+  return std::nullopt;
+}
+
+void check_divisible(LayerKind kind, const LayerShape& s, int group) {
+  const auto g = static_cast<std::size_t>(group);
+  if (s.in == 0 || s.out == 0 || s.batch == 0) {
+    throw usage_error(
+        fmt::format("--in {} --out {} --batch {}: a layer needs all three above 0", s.in, s.out, s.batch));
+  }
+  const bool splits_out = kind != LayerKind::row;
+  const std::size_t split = splits_out ? s.out : s.in;
+  if (split % g != 0) {
+    throw usage_error(fmt::format("the {} layer splits its {} features ({}) over the group of {}: use a multiple of {}",
+                                  name(kind), splits_out ? "output (--out)" : "input (--in)", split, group, group));
+  }
+}
+
+std::uint64_t layer_bytes(LayerKind kind, const LayerShape& s, int group) {
+  const std::uint64_t g = static_cast<std::uint64_t>(group), io = s.in * s.out;
+  const std::uint64_t acts = s.batch * (s.in + s.out);
+  switch (kind) {
+    case LayerKind::column:
+      return 4 * (2 * io / g + 2 * s.out / g + 2 * acts);
+    case LayerKind::row:
+      return 4 * (2 * io / g + 2 * s.out + 3 * acts);
+    case LayerKind::mlp:
+      return 4 * (4 * io / g + 2 * (s.out / g + s.in) + 3 * acts);
+  }
+  return 0;
+}
+
+struct ParallelLayer::Buffers {
+  std::map<std::string, std::unique_ptr<Buffer>, std::less<>> named;
+  float* operator()(std::string_view n) { return static_cast<float*>(named.find(n)->second->data()); }
+};
+
+ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicator& group, Device& device,
+                             DenseMath& math, std::uint64_t seed)
+    : kind_(kind),
+      shape_(shape),
+      group_(group),
+      device_(device),
+      math_(math),
+      seed_(seed),
+      g_(group.size()),
+      me_(group.rank()),
+      b_(std::make_unique<Buffers>()) {
+  check_divisible(kind, shape, g_);
+  const std::size_t I = shape.in, O = shape.out, B = shape.batch, G = static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const auto make = [&](const std::string& n, std::size_t elements, const std::vector<float>* values = nullptr) {
+    auto buf = device_.allocate(std::max<std::size_t>(elements, 1) * sizeof(float));
+    if (values != nullptr) math_.upload(buf->data(), values->data(), elements * sizeof(float));
+    b_->named.emplace(n, std::move(buf));
+  };
+  const float wscale = 1.0f / std::sqrt(static_cast<float>(I));
+  const auto x = tensor(seed, kX, B * I, 1.0f);
+  make("x", B * I, &x);
+  make("dx", B * I);
+  if (kind == LayerKind::mlp) {
+    const std::size_t Og = O / G;
+    const auto w1 = tensor(seed, kW, O * I, wscale), b1 = tensor(seed, kB, O, wscale);
+    const auto w2 = tensor(seed, kW2, I * O, 1.0f / std::sqrt(static_cast<float>(O)));
+    const auto b2 = tensor(seed, kB2, I, wscale), dz = tensor(seed, kDy, B * I, 1.0f);
+    const auto w1r = rows_of(w1, I, me * Og, Og), b1r = rows_of(b1, 1, me * Og, Og), w2r = cols_of(w2, O, me * Og, Og);
+    make("w1", Og * I, &w1r);
+    make("b1", Og, &b1r);
+    make("w2", I * Og, &w2r);
+    make("b2", I, &b2);
+    make("dz", B * I, &dz);
+    for (const char* n : {"h", "dh"}) make(n, B * Og);
+    make("z", B * I);
+    make("dw1", Og * I);
+    make("db1", Og);
+    make("dw2", I * Og);
+    make("db2", I);
+    return;
+  }
+  const auto w = tensor(seed, kW, O * I, wscale), b = tensor(seed, kB, O, wscale), dy = tensor(seed, kDy, B * O, 1.0f);
+  if (kind == LayerKind::column) {
+    const std::size_t Og = O / G;
+    const auto wr = rows_of(w, I, me * Og, Og), br = rows_of(b, 1, me * Og, Og), dyr = cols_of(dy, O, me * Og, Og);
+    make("w", Og * I, &wr);
+    make("b", Og, &br);
+    make("dy", B * Og, &dyr);
+    make("y", B * Og);
+    make("dw", Og * I);
+    make("db", Og);
+    return;
+  }
+  const std::size_t Ig = I / G;
+  const auto wr = cols_of(w, I, me * Ig, Ig);
+  make("w", O * Ig, &wr);
+  make("b", O, &b);
+  make("dy", B * O, &dy);
+  make("y", B * O);
+  make("dw", O * Ig);
+  make("db", O);
+  make("xr", B * Ig);
+  make("dxr", B * Ig);
+  make("staging", B * I);
+}
+
+ParallelLayer::~ParallelLayer() = default;
+
+double ParallelLayer::flops() const {
+  const double per = 6.0 * static_cast<double>(shape_.batch * shape_.in * shape_.out) / g_;  // fwd + 2 bwd products
+  return kind_ == LayerKind::mlp ? 2 * per : per;
+}
+
+void ParallelLayer::allreduce(std::string_view buffer, std::size_t n, std::vector<std::size_t>& marks,
+                              Seconds timeout) {
+  marks.push_back(math_.mark());
+  const BufferRef at{b_->named.find(buffer)->second.get(), 0};
+  group_.start({Collective::allreduce, at, at, n, DType::float32, ReduceOp::sum, 0})->wait(timeout);
+  marks.push_back(math_.mark());
+}
+
+void ParallelLayer::forward(std::vector<std::size_t>& marks, Seconds timeout) {
+  Buffers& p = *b_;
+  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, G = static_cast<std::size_t>(g_);
+  switch (kind_) {
+    case LayerKind::column: {  // copy(x) is the identity; y stays sharded on its columns
+      const std::size_t Og = O / G;
+      math_.gemm(false, true, B, Og, I, 1.0f, p("x"), I, p("w"), I, 0.0f, p("y"), Og);
+      math_.add_bias(p("y"), p("b"), B, Og, false);
+      return;
+    }
+    case LayerKind::row: {  // scatter(x, -1), partial products, reduce, then the whole bias
+      const std::size_t Ig = I / G;
+      math_.copy_rows(p("xr"), Ig * 4, p("x") + static_cast<std::size_t>(me_) * Ig, I * 4, Ig * 4, B);
+      math_.gemm(false, true, B, O, Ig, 1.0f, p("xr"), Ig, p("w"), Ig, 0.0f, p("y"), O);
+      allreduce("y", B * O, marks, timeout);
+      math_.add_bias(p("y"), p("b"), B, O, false);
+      return;
+    }
+    case LayerKind::mlp: {
+      const std::size_t Og = O / G;
+      math_.gemm(false, true, B, Og, I, 1.0f, p("x"), I, p("w1"), I, 0.0f, p("h"), Og);
+      math_.add_bias(p("h"), p("b1"), B, Og, true);
+      math_.gemm(false, true, B, I, Og, 1.0f, p("h"), Og, p("w2"), Og, 0.0f, p("z"), I);
+      allreduce("z", B * I, marks, timeout);
+      math_.add_bias(p("z"), p("b2"), B, I, false);
+      return;
+    }
+  }
+}
+
+void ParallelLayer::backward(std::vector<std::size_t>& marks, Seconds timeout) {
+  Buffers& p = *b_;
+  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, G = static_cast<std::size_t>(g_);
+  switch (kind_) {
+    case LayerKind::column: {  // copy's backward: the input gradient summed over the group
+      const std::size_t Og = O / G;
+      math_.gemm(true, false, Og, I, B, 1.0f, p("dy"), Og, p("x"), I, 0.0f, p("dw"), I);
+      math_.column_sums(p("dy"), B, Og, p("db"));
+      math_.gemm(false, false, B, I, Og, 1.0f, p("dy"), Og, p("w"), I, 0.0f, p("dx"), I);
+      allreduce("dx", B * I, marks, timeout);
+      return;
+    }
+    case LayerKind::row: {  // reduce's backward is the identity; scatter's is an all-gather of the input gradient
+      const std::size_t Ig = I / G;
+      math_.gemm(true, false, O, Ig, B, 1.0f, p("dy"), O, p("xr"), Ig, 0.0f, p("dw"), Ig);
+      math_.column_sums(p("dy"), B, O, p("db"));
+      math_.gemm(false, false, B, Ig, O, 1.0f, p("dy"), O, p("w"), Ig, 0.0f, p("dxr"), Ig);
+      marks.push_back(math_.mark());
+      Buffer& dxr = *p.named.find("dxr")->second;
+      Buffer& staging = *p.named.find("staging")->second;
+      group_.start({Collective::allgather, {&dxr, 0}, {&staging, 0}, B * Ig, DType::float32, ReduceOp::sum, 0})
+          ->wait(timeout);
+      for (std::size_t g = 0; g < G; ++g) {  // rank g's B x I/G block becomes its columns of dx
+        math_.copy_rows(p("dx") + g * Ig, I * 4, p("staging") + g * B * Ig, Ig * 4, Ig * 4, B);
+      }
+      marks.push_back(math_.mark());
+      return;
+    }
+    case LayerKind::mlp: {
+      const std::size_t Og = O / G;
+      math_.gemm(true, false, I, Og, B, 1.0f, p("dz"), I, p("h"), Og, 0.0f, p("dw2"), Og);
+      math_.column_sums(p("dz"), B, I, p("db2"));
+      math_.gemm(false, false, B, Og, I, 1.0f, p("dz"), I, p("w2"), Og, 0.0f, p("dh"), Og);
+      math_.relu_backward(p("dh"), p("h"), B * Og);
+      math_.gemm(true, false, Og, I, B, 1.0f, p("dh"), Og, p("x"), I, 0.0f, p("dw1"), I);
+      math_.column_sums(p("dh"), B, Og, p("db1"));
+      math_.gemm(false, false, B, I, Og, 1.0f, p("dh"), Og, p("w1"), I, 0.0f, p("dx"), I);
+      allreduce("dx", B * I, marks, timeout);
+      return;
+    }
+  }
+}
+
+LayerTimes ParallelLayer::step(Seconds timeout) {
+  math_.synchronize();
+  math_.reset_marks();
+  std::vector<std::size_t> comm;  // pairs: before a collective started, after it was waited for
+  forward(comm, timeout);
+  const std::size_t forward_end = math_.mark();
+  backward(comm, timeout);
+  const std::size_t backward_end = math_.mark();
+  math_.synchronize();
+  const std::vector<double> at = math_.mark_seconds();
+  LayerTimes t;
+  t.forward = at[forward_end];
+  t.backward = at[backward_end] - at[forward_end];
+  for (std::size_t i = 0; i + 1 < comm.size(); i += 2) t.comm += at[comm[i + 1]] - at[comm[i]];
+  return t;
+}
+
+LayerCheck ParallelLayer::check(double tolerance, int cpu_threads) {
+  Buffers& p = *b_;
+  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, G = static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const auto got = [&](std::string_view n, std::size_t elements) {
+    std::vector<float> out(elements);
+    math_.download(out.data(), p(n), elements * sizeof(float));
+    return out;
+  };
+  HostMath cpu(cpu_threads);
+  LayerCheck c;
+  const float wscale = 1.0f / std::sqrt(static_cast<float>(I));
+  const auto x = tensor(seed_, kX, B * I, 1.0f);
+  std::vector<float> dx(B * I);
+  if (kind_ == LayerKind::mlp) {
+    const std::size_t Og = O / G;
+    const auto w1 = tensor(seed_, kW, O * I, wscale), b1 = tensor(seed_, kB, O, wscale);
+    const auto w2 = tensor(seed_, kW2, I * O, 1.0f / std::sqrt(static_cast<float>(O)));
+    const auto b2 = tensor(seed_, kB2, I, wscale), dz = tensor(seed_, kDy, B * I, 1.0f);
+    std::vector<float> h(B * O), z(B * I), dw2(I * O), db2(I), dh(B * O), dw1(O * I), db1(O);
+    cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w1.data(), I, 0.0f, h.data(), O);
+    cpu.add_bias(h.data(), b1.data(), B, O, true);
+    cpu.gemm(false, true, B, I, O, 1.0f, h.data(), O, w2.data(), O, 0.0f, z.data(), I);
+    cpu.add_bias(z.data(), b2.data(), B, I, false);
+    cpu.gemm(true, false, I, O, B, 1.0f, dz.data(), I, h.data(), O, 0.0f, dw2.data(), O);
+    cpu.column_sums(dz.data(), B, I, db2.data());
+    cpu.gemm(false, false, B, O, I, 1.0f, dz.data(), I, w2.data(), O, 0.0f, dh.data(), O);
+    cpu.relu_backward(dh.data(), h.data(), B * O);
+    cpu.gemm(true, false, O, I, B, 1.0f, dh.data(), O, x.data(), I, 0.0f, dw1.data(), I);
+    cpu.column_sums(dh.data(), B, O, db1.data());
+    cpu.gemm(false, false, B, I, O, 1.0f, dh.data(), O, w1.data(), I, 0.0f, dx.data(), I);
+    compare(got("z", B * I), z, tolerance, c);
+    compare(got("dw1", Og * I), rows_of(dw1, I, me * Og, Og), tolerance, c);
+    compare(got("db1", Og), rows_of(db1, 1, me * Og, Og), tolerance, c);
+    compare(got("dw2", I * Og), cols_of(dw2, O, me * Og, Og), tolerance, c);
+    compare(got("db2", I), db2, tolerance, c);
+    compare(got("dx", B * I), dx, tolerance, c);
+    return c;
+  }
+  const auto w = tensor(seed_, kW, O * I, wscale), b = tensor(seed_, kB, O, wscale);
+  const auto dy = tensor(seed_, kDy, B * O, 1.0f);
+  std::vector<float> y(B * O), dw(O * I), db(O);
+  cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w.data(), I, 0.0f, y.data(), O);
+  cpu.add_bias(y.data(), b.data(), B, O, false);
+  cpu.gemm(true, false, O, I, B, 1.0f, dy.data(), O, x.data(), I, 0.0f, dw.data(), I);
+  cpu.column_sums(dy.data(), B, O, db.data());
+  cpu.gemm(false, false, B, I, O, 1.0f, dy.data(), O, w.data(), I, 0.0f, dx.data(), I);
+  if (kind_ == LayerKind::column) {
+    const std::size_t Og = O / G;
+    compare(got("y", B * Og), cols_of(y, O, me * Og, Og), tolerance, c);
+    compare(got("dw", Og * I), rows_of(dw, I, me * Og, Og), tolerance, c);
+    compare(got("db", Og), rows_of(db, 1, me * Og, Og), tolerance, c);
+  } else {
+    const std::size_t Ig = I / G;
+    compare(got("y", B * O), y, tolerance, c);
+    compare(got("dw", O * Ig), cols_of(dw, I, me * Ig, Ig), tolerance, c);
+    compare(got("db", O), db, tolerance, c);
+  }
+  compare(got("dx", B * I), dx, tolerance, c);
+  return c;
+}
+
+}  // namespace distbench::tp

@@ -1,0 +1,85 @@
+// TorchShard's (and Megatron's) tensor-parallel linear layers over one model-parallel group of G ranks, forward and
+// backward, computed through the device's DenseMath (cuBLAS on a GPU, OpenBLAS on the CPU):
+//   column  y = x W^T + b with W (out x in) split on its output features: each rank holds out/G rows of W and of b;
+//           the input goes through copy (identity forward; its gradient all-reduced backward); the output stays
+//           sharded on its last dim.
+//   row     W split on its input features (in/G columns each); the input is scattered along its last dim (its
+//           gradient all-gathered backward), the partial products go through reduce (all-reduce), then the whole
+//           bias is added.
+//   mlp     Megatron's block: column (in -> out) with ReLU, its sharded output straight into row (out -> in): one
+//           all-reduce forward, one backward.
+// Weights, input and upstream gradient are deterministic functions of their global index, so each rank builds its
+// shard alone, and check() compares with the single-rank layer computed on the CPU.
+#pragma once
+
+#include "core/communicator.hpp"
+#include "core/dense_math.hpp"
+#include "core/device.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace distbench::tp {
+
+enum class LayerKind { column, row, mlp };
+std::string_view name(LayerKind kind);
+std::optional<LayerKind> parse_layer(std::string_view text);
+
+struct LayerShape {
+  std::size_t in = 4096, out = 16384, batch = 64;
+};
+
+// Throws usage_error when G does not divide the features the layer splits.
+void check_divisible(LayerKind kind, const LayerShape& shape, int group);
+// Bytes one rank's layer holds on the device (weights, gradients, activations).
+std::uint64_t layer_bytes(LayerKind kind, const LayerShape& shape, int group);
+
+// One forward + backward, seconds, from marks in the math's queue: the communication is the time from before a
+// collective was started to after it was waited for.
+struct LayerTimes {
+  double forward = 0, backward = 0, comm = 0;
+};
+
+struct LayerCheck {
+  std::uint64_t wrong = 0;  // elements of outputs and gradients beyond the tolerance
+  double max_rel_diff = 0;
+};
+
+class ParallelLayer {
+ public:
+  ParallelLayer(LayerKind kind, const LayerShape& shape, Communicator& group, Device& device, DenseMath& math,
+                std::uint64_t seed);
+  ~ParallelLayer();
+  ParallelLayer(const ParallelLayer&) = delete;
+  ParallelLayer& operator=(const ParallelLayer&) = delete;
+
+  LayerTimes step(Seconds timeout);
+  // After a step: this rank's output shard and gradients against the single-rank layer on the CPU, relative
+  // differences |a - b| / max(|a|, |b|, 1% of the tensor's largest reference magnitude).
+  LayerCheck check(double tolerance, int cpu_threads);
+  // Floating-point operations of this rank's forward and backward.
+  double flops() const;
+
+ private:
+  struct Buffers;
+  void forward(std::vector<std::size_t>& comm_marks, Seconds timeout);
+  void backward(std::vector<std::size_t>& comm_marks, Seconds timeout);
+  // Sum all-reduce of the first n elements of a named buffer, in place, between two marks.
+  void allreduce(std::string_view buffer, std::size_t n, std::vector<std::size_t>& marks, Seconds timeout);
+
+  LayerKind kind_;
+  LayerShape shape_;
+  Communicator& group_;
+  Device& device_;
+  DenseMath& math_;
+  std::uint64_t seed_;
+  int g_, me_;
+  std::unique_ptr<Buffers> b_;
+};
+
+inline constexpr double kLayerTolerance = 1e-4;
+
+}  // namespace distbench::tp

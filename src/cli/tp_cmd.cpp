@@ -1,0 +1,108 @@
+// `distbench tp`: TorchShard's tensor parallelism (benchmarks/tp), run by the runner.
+#include "benchmarks/tp/tp_benchmark.hpp"
+#include "cli/command.hpp"
+#include "cli/runner.hpp"
+#include "core/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace distbench::cli {
+namespace {
+
+struct TpOptions {
+  int group_size = 0;
+  std::string shape = "4096x4096";
+  std::string dim = "all";
+  std::string op = "all";
+  std::string dtype = "fp32";
+  std::string layer;
+  std::size_t in = 4096, out = 16384, batch = 64;
+  bool check = false;
+  CommonOptions common;
+};
+
+tp::TpPlan make_tp_plan(const TpOptions& o) {
+  tp::TpPlan plan;
+  if (o.group_size < 0) {
+    throw usage_error(fmt::format("--group-size {}: give the ranks per model-parallel group (0: all)", o.group_size));
+  }
+  plan.group_size = o.group_size;
+  plan.shape = tp::parse_shape(o.shape, "--shape");
+  if (o.dim == "all") {
+    plan.dims = {0, 1};
+  } else {
+    int dim = 0;
+    try {
+      std::size_t used = 0;
+      dim = std::stoi(o.dim, &used);
+      if (used != o.dim.size()) throw std::invalid_argument(o.dim);
+    } catch (const std::exception&) {
+      throw usage_error(fmt::format("--dim {}: give 0 (rows), 1 or -1 (columns), or all", o.dim));
+    }
+    plan.dims = {tp::normalize_dim(dim)};
+  }
+  if (o.op != "all") {
+    const auto op = tp::parse_op(o.op);
+    if (!op) throw usage_error(fmt::format("--op {}: the operations are scatter, gather, reduce, copy (or all)", o.op));
+    plan.ops = {*op};
+  }
+  const auto dtype = parse_dtype(o.dtype);
+  if (!dtype || (*dtype != DType::float32 && *dtype != DType::bfloat16 && *dtype != DType::float16)) {
+    throw usage_error(fmt::format("--dtype {}: the operations run on fp32, bf16 or fp16", o.dtype));
+  }
+  plan.dtype = *dtype;
+  if (!o.layer.empty()) {
+    if (o.layer == "all") {
+      plan.layers = {tp::LayerKind::column, tp::LayerKind::row, tp::LayerKind::mlp};
+    } else {
+      const auto kind = tp::parse_layer(o.layer);
+      if (!kind) throw usage_error(fmt::format("--layer {}: the layers are column, row, mlp (or all)", o.layer));
+      plan.layers = {*kind};
+    }
+    if (o.in == 0 || o.out == 0 || o.batch == 0) {
+      throw usage_error(
+          fmt::format("--in {} --out {} --batch {}: a layer needs all three above 0", o.in, o.out, o.batch));
+    }
+  }
+  plan.layer = {o.in, o.out, o.batch};
+  plan.check = o.check;
+  plan.iters = o.common.iters;
+  plan.warmup = o.common.warmup_iters;
+  if (plan.iters < 1) throw usage_error(fmt::format("-n/--iters {} must be at least 1", plan.iters));
+  if (plan.warmup < 0) throw usage_error(fmt::format("-w/--warmup-iters {} must be 0 or more", plan.warmup));
+  plan.timeout_s = o.common.timeout_s;
+  return plan;
+}
+
+}  // namespace
+
+void add_tp_command(CLI::App& root, Commands& commands) {
+  auto* app = root.add_subcommand(
+      "tp",
+      "Tensor parallelism (TorchShard): scatter/gather/reduce/copy along a dim, forward and backward, or the column- "
+      "and row-parallel linear layers and the MLP block, in model-parallel groups");
+  auto o = std::make_shared<TpOptions>();
+  app->add_option("--group-size", o->group_size, "Ranks per model-parallel group, consecutive (0: the whole world)");
+  app->add_option("--shape", o->shape, "The full tensor, ROWSxCOLS (the operations)");
+  app->add_option("--dim", o->dim, "The dim the tensor is split along: 0 (rows), 1 or -1 (columns), all");
+  app->add_option("--op", o->op, "scatter, gather, reduce, copy or all");
+  app->add_option("--dtype", o->dtype, "The operations' element type: fp32, bf16 or fp16");
+  app->add_option("--layer", o->layer,
+                  "Measure layers instead: column, row, mlp (column -> ReLU -> row, Megatron's block) or all");
+  app->add_option("--in", o->in, "The layer's input features");
+  app->add_option("--out", o->out, "The layer's output features (the MLP's hidden width)");
+  app->add_option("--batch", o->batch, "Rows of the layer's input");
+  app->add_flag("--check", o->check,
+                "Compare with the non-parallel computation: the operations exactly, the layers' outputs and "
+                "gradients within a relative 1e-4 (exit 3 beyond)");
+  add_common_options(*app, o->common);
+  commands.push_back({app, [o](Invocation& inv) {
+                        tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI
+                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                      }});
+}
+
+}  // namespace distbench::cli

@@ -1,0 +1,83 @@
+// Tensor parallelism on real MPI ranks: every operation, pass and dim equals the non-parallel result exactly, and
+// every layer kind matches the single-rank layer, for each group size that divides the world (1, 2, 4; 3 at np 3).
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "benchmarks/math/host_math.hpp"
+#include "benchmarks/tp/tp_layers.hpp"
+#include "benchmarks/tp/tp_ops.hpp"
+#include "core/groups.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+namespace distbench::tp {
+namespace {
+
+using mpitest::connector;
+using mpitest::world;
+
+constexpr Seconds kTimeout{60.0};
+
+std::vector<int> group_sizes() {
+  std::vector<int> out;
+  for (int g : {1, 2, 3, 4}) {
+    if (connector().size() % g == 0) out.push_back(g);
+  }
+  return out;
+}
+
+TEST(Tp, EveryOperationPassAndDimIsExact) {
+  HostMath math(1);
+  for (int g : group_sizes()) {
+    Communicator& group = world().communicator(consecutive_partition(connector().size(), g));
+    for (DType dtype : {DType::float32, DType::bfloat16}) {
+      for (int dim : {0, 1}) {
+        OpRunner runner(group, world().device(), math, shard_layout({12, 24}, dim, g), dtype);
+        for (Op op : {Op::scatter, Op::gather, Op::reduce, Op::copy}) {
+          for (Pass pass : {Pass::forward, Pass::backward}) {
+            const Primitive p = primitive(op, pass);
+            runner.prepare(p);
+            runner.run(p, kTimeout);
+            EXPECT_EQ(runner.count_wrong(p), 0U)
+                << fmt::format("group {}, {}, dim {}, {} {}", g, name(dtype), dim, name(op), name(pass));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The check can fail: after a correct all-gather along columns, the tensor overwritten with other values (the
+// allreduce's summands) is counted wrong.
+TEST(Tp, TheCheckCountsAWrongTensor) {
+  if (connector().size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  HostMath math(1);
+  Communicator& group = world().communicator(world_partition(connector().size()));
+  const Shape shape{8, 8 * static_cast<std::size_t>(connector().size())};
+  OpRunner runner(group, world().device(), math, shard_layout(shape, 1, connector().size()), DType::float32);
+  runner.prepare(Primitive::allgather);
+  runner.run(Primitive::allgather, kTimeout);
+  EXPECT_EQ(runner.count_wrong(Primitive::allgather), 0U);
+  runner.prepare(Primitive::allreduce);
+  EXPECT_GT(runner.count_wrong(Primitive::allgather), 0U);
+}
+
+TEST(Tp, EveryLayerMatchesTheSingleRankLayer) {
+  HostMath math(1);
+  for (int g : group_sizes()) {
+    Communicator& group = world().communicator(consecutive_partition(connector().size(), g));
+    for (LayerKind kind : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
+      ParallelLayer layer(kind, {24, 36, 5}, group, world().device(), math, 7);
+      const LayerTimes t = layer.step(kTimeout);
+      EXPECT_GE(t.forward, 0.0);
+      EXPECT_GE(t.comm, 0.0);
+      const LayerCheck c = layer.check(kLayerTolerance, 1);
+      EXPECT_EQ(c.wrong, 0U) << fmt::format("group {}, {} layer: largest relative difference {:.3g}", g, name(kind),
+                                            c.max_rel_diff);
+      EXPECT_LT(c.max_rel_diff, kLayerTolerance);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace distbench::tp
