@@ -739,7 +739,7 @@ class TensorParallel(Workdir):
         for rec in records:
             m = rec["metrics"]
             self.assertEqual(m["wrong"], 0, m)
-            self.assertLess(m["max_rel_diff"], 1e-4)
+            self.assertLess(m["max_rel_diff"], 1e-3)
             self.assertGreaterEqual(m["comm_share"], 0)
             self.assertLessEqual(m["comm_share"], 1)
             self.assertGreater(m["tflops"], 0)

@@ -58,6 +58,34 @@ void compare(const std::vector<float>& got, const std::vector<float>& ref, doubl
 // Tensor ids of the deterministic values.
 enum : std::uint64_t { kW = 1, kB, kX, kDy, kW2, kB2 };
 
+// The whole layer's tensors, as one rank alone would hold them: weight (out x in) and bias, input (batch x in) and
+// the upstream gradient (batch x out; the MLP's: batch x in), and the MLP's second weight (in x out) and bias.
+// The MLP's first bias is kept away from zero (|b1| >= 0.5) and its first weight small (|x w1| about 0.03), so that no
+// pre-activation sits at the ReLU's kink, where a rounding difference between two devices would flip the mask.
+struct FullTensors {
+  std::vector<float> x, w, b, dy, w2, b2;
+};
+
+FullTensors full_tensors(LayerKind kind, const LayerShape& s, std::uint64_t seed) {
+  const std::size_t I = s.in, O = s.out, B = s.batch;
+  FullTensors t;
+  t.x = tensor(seed, kX, B * I, 1.0f);
+  const float wscale = 1.0f / std::sqrt(static_cast<float>(I));
+  if (kind != LayerKind::mlp) {
+    t.w = tensor(seed, kW, O * I, wscale);
+    t.b = tensor(seed, kB, O, wscale);
+    t.dy = tensor(seed, kDy, B * O, 1.0f);
+    return t;
+  }
+  t.w = tensor(seed, kW, O * I, 0.1f * wscale);
+  t.b = tensor(seed, kB, O, 1.0f);
+  for (float& v : t.b) v = std::copysign(0.5f + 0.5f * std::abs(v), v);
+  t.w2 = tensor(seed, kW2, I * O, 1.0f / std::sqrt(static_cast<float>(O)));
+  t.b2 = tensor(seed, kB2, I, wscale);
+  t.dy = tensor(seed, kDy, B * I, 1.0f);
+  return t;
+}
+
 }  // namespace
 
 std::string_view name(LayerKind kind) {
@@ -131,21 +159,18 @@ ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicat
     if (values != nullptr) math_.upload(buf->data(), values->data(), elements * sizeof(float));
     b_->named.emplace(n, std::move(buf));
   };
-  const float wscale = 1.0f / std::sqrt(static_cast<float>(I));
-  const auto x = tensor(seed, kX, B * I, 1.0f);
-  make("x", B * I, &x);
+  const FullTensors t = full_tensors(kind, shape, seed);
+  make("x", B * I, &t.x);
   make("dx", B * I);
   if (kind == LayerKind::mlp) {
     const std::size_t Og = O / G;
-    const auto w1 = tensor(seed, kW, O * I, wscale), b1 = tensor(seed, kB, O, wscale);
-    const auto w2 = tensor(seed, kW2, I * O, 1.0f / std::sqrt(static_cast<float>(O)));
-    const auto b2 = tensor(seed, kB2, I, wscale), dz = tensor(seed, kDy, B * I, 1.0f);
-    const auto w1r = rows_of(w1, I, me * Og, Og), b1r = rows_of(b1, 1, me * Og, Og), w2r = cols_of(w2, O, me * Og, Og);
+    const auto w1r = rows_of(t.w, I, me * Og, Og), b1r = rows_of(t.b, 1, me * Og, Og);
+    const auto w2r = cols_of(t.w2, O, me * Og, Og);
     make("w1", Og * I, &w1r);
     make("b1", Og, &b1r);
     make("w2", I * Og, &w2r);
-    make("b2", I, &b2);
-    make("dz", B * I, &dz);
+    make("b2", I, &t.b2);
+    make("dz", B * I, &t.dy);
     for (const char* n : {"h", "dh"}) make(n, B * Og);
     make("z", B * I);
     make("dw1", Og * I);
@@ -154,10 +179,10 @@ ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicat
     make("db2", I);
     return;
   }
-  const auto w = tensor(seed, kW, O * I, wscale), b = tensor(seed, kB, O, wscale), dy = tensor(seed, kDy, B * O, 1.0f);
   if (kind == LayerKind::column) {
     const std::size_t Og = O / G;
-    const auto wr = rows_of(w, I, me * Og, Og), br = rows_of(b, 1, me * Og, Og), dyr = cols_of(dy, O, me * Og, Og);
+    const auto wr = rows_of(t.w, I, me * Og, Og), br = rows_of(t.b, 1, me * Og, Og);
+    const auto dyr = cols_of(t.dy, O, me * Og, Og);
     make("w", Og * I, &wr);
     make("b", Og, &br);
     make("dy", B * Og, &dyr);
@@ -167,10 +192,10 @@ ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicat
     return;
   }
   const std::size_t Ig = I / G;
-  const auto wr = cols_of(w, I, me * Ig, Ig);
+  const auto wr = cols_of(t.w, I, me * Ig, Ig);
   make("w", O * Ig, &wr);
-  make("b", O, &b);
-  make("dy", B * O, &dy);
+  make("b", O, &t.b);
+  make("dy", B * O, &t.dy);
   make("y", B * O);
   make("dw", O * Ig);
   make("db", O);
@@ -295,14 +320,12 @@ LayerCheck ParallelLayer::check(double tolerance, int cpu_threads) {
   };
   HostMath cpu(cpu_threads);
   LayerCheck c;
-  const float wscale = 1.0f / std::sqrt(static_cast<float>(I));
-  const auto x = tensor(seed_, kX, B * I, 1.0f);
+  const FullTensors t = full_tensors(kind_, shape_, seed_);
+  const std::vector<float>& x = t.x;
   std::vector<float> dx(B * I);
   if (kind_ == LayerKind::mlp) {
     const std::size_t Og = O / G;
-    const auto w1 = tensor(seed_, kW, O * I, wscale), b1 = tensor(seed_, kB, O, wscale);
-    const auto w2 = tensor(seed_, kW2, I * O, 1.0f / std::sqrt(static_cast<float>(O)));
-    const auto b2 = tensor(seed_, kB2, I, wscale), dz = tensor(seed_, kDy, B * I, 1.0f);
+    const std::vector<float>&w1 = t.w, &b1 = t.b, &w2 = t.w2, &b2 = t.b2, &dz = t.dy;
     std::vector<float> h(B * O), z(B * I), dw2(I * O), db2(I), dh(B * O), dw1(O * I), db1(O);
     cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w1.data(), I, 0.0f, h.data(), O);
     cpu.add_bias(h.data(), b1.data(), B, O, true);
@@ -323,8 +346,7 @@ LayerCheck ParallelLayer::check(double tolerance, int cpu_threads) {
     compare(got("dx", B * I), dx, tolerance, c);
     return c;
   }
-  const auto w = tensor(seed_, kW, O * I, wscale), b = tensor(seed_, kB, O, wscale);
-  const auto dy = tensor(seed_, kDy, B * O, 1.0f);
+  const std::vector<float>&w = t.w, &b = t.b, &dy = t.dy;
   std::vector<float> y(B * O), dw(O * I), db(O);
   cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w.data(), I, 0.0f, y.data(), O);
   cpu.add_bias(y.data(), b.data(), B, O, false);

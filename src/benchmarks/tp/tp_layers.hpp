@@ -80,6 +80,8 @@ class ParallelLayer {
   std::unique_ptr<Buffers> b_;
 };
 
-inline constexpr double kLayerTolerance = 1e-4;
+// fp32 products of up to batch or width terms, summed in another order (cuBLAS against OpenBLAS, and split over the
+// ranks): measured up to 2.7e-4 at batch 2048 on an H100, 3e-5 at small sizes; a wrong shard is off by O(1).
+inline constexpr double kLayerTolerance = 1e-3;
 
 }  // namespace distbench::tp
