@@ -1,6 +1,7 @@
 #include "core/stats.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <vector>
 
@@ -34,7 +35,7 @@ double noise_of(double stddev, double mean, std::size_t n) {
 // Order-statistic index (0-based) of the lower end of the median's 95% interval: the largest j - 1 such that
 // P(B <= j - 1) <= 2.5% for B ~ Binomial(n, 1/2); nullopt-like -1 when even j = 1 does not reach 95%.
 long lower_order_index(std::size_t n) {
-  double cumulative = 0;  // P(B <= k)
+  double cumulative = 0;                                // P(B <= k)
   double term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
   long index = -1;
   for (std::size_t k = 0; k < n; ++k) {
@@ -73,6 +74,21 @@ double percentile_sorted(std::span<const double> sorted, double q) {
   if (below + 1 >= sorted.size()) return sorted.back();
   const double fraction = position - static_cast<double>(below);
   return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+}
+
+double percentile(std::vector<double> samples, double q) {
+  if (samples.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(samples.begin(), samples.end());
+  return percentile_sorted(samples, q);
+}
+
+std::vector<double> slowest_per_sample(const std::vector<std::vector<double>>& by_rank) {
+  std::vector<double> out;
+  for (const auto& rank : by_rank) {
+    if (out.size() < rank.size()) out.resize(rank.size(), -std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < rank.size(); ++i) out[i] = std::max(out[i], rank[i]);
+  }
+  return out;
 }
 
 double relative_noise(std::span<const double> samples) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace distbench {
 
@@ -10,10 +11,10 @@ namespace distbench {
 struct Summary {
   std::size_t samples = 0;
   double median = 0, mean = 0, min = 0, max = 0;  // median: the mean of the middle pair for even counts
-  double stddev = 0;  // sample standard deviation (n-1); 0 for fewer than 2 samples
-  double p99 = 0;     // linear interpolation between closest ranks (numpy's default)
-  double mad = 0;     // median absolute deviation from the median, unscaled
-  double noise = 0;   // relative standard deviation, stddev / mean, in percent; 0 when mean is 0 or n < 2
+  double stddev = 0;                              // sample standard deviation (n-1); 0 for fewer than 2 samples
+  double p99 = 0;                                 // linear interpolation between closest ranks (numpy's default)
+  double mad = 0;                                 // median absolute deviation from the median, unscaled
+  double noise = 0;  // relative standard deviation, stddev / mean, in percent; 0 when mean is 0 or n < 2
   // Samples farther than 5 scaled MADs (5 * 1.4826 * mad) from the median; 0 when mad is 0.
   std::size_t outliers = 0;
   // Distribution-free 95% confidence interval of the median (order statistics; see median_interval), and its
@@ -35,6 +36,11 @@ double median_ci_percent(std::span<const double> samples);
 Summary summarize(std::span<const double> samples);
 // Percentile q in [0, 100] (clamped) with linear interpolation between closest ranks (sorted input); 0 when empty.
 double percentile_sorted(std::span<const double> sorted, double q);
+// Percentile q in [0, 100] of samples in any order (as percentile_sorted); NaN when there are none.
+double percentile(std::vector<double> samples, double q);
+// Per sample index, the largest value over the rows (one row per rank): the slowest rank's time of each sample.
+// Rows may differ in length; the result is as long as the longest.
+std::vector<double> slowest_per_sample(const std::vector<std::vector<double>>& by_rank);
 // Relative noise (%) as stddev / mean, as in Summary::noise.
 double relative_noise(std::span<const double> samples);
 

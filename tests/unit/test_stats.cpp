@@ -166,5 +166,18 @@ TEST(Stats, MedianCiIsRobustToOutliersWhereStddevIsNot) {
   EXPECT_EQ(s.median_ci, 0);
 }
 
+TEST(Percentile, SortsItsOwnCopyAndIsNanWhenEmpty) {
+  EXPECT_DOUBLE_EQ(percentile({3.0, 1.0, 2.0}, 50), 2.0);
+  EXPECT_DOUBLE_EQ(percentile({4.0, 1.0, 3.0, 2.0}, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile({5.0, 1.0}, 100), 5.0);
+  EXPECT_TRUE(std::isnan(percentile({}, 50)));
+}
+
+TEST(SlowestPerSample, TakesEachSamplesLargestOverRanks) {
+  EXPECT_EQ(slowest_per_sample({{1.0, 5.0, 2.0}, {3.0, 4.0, 2.5}}), (std::vector<double>{3.0, 5.0, 2.5}));
+  EXPECT_EQ(slowest_per_sample({{1.0}, {0.5, 2.0}}), (std::vector<double>{1.0, 2.0}));
+  EXPECT_TRUE(slowest_per_sample({}).empty());
+}
+
 }  // namespace
 }  // namespace distbench

@@ -3,6 +3,7 @@
 #include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
+#include "core/phase_stats.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
 
@@ -20,31 +21,6 @@ constexpr double kMicro = 1e6, kMilli = 1e3;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-// Per sample, the slowest rank's value, from every rank's samples as the root gathered them.
-std::vector<double> slowest(const std::vector<std::vector<double>>& by_rank) {
-  std::vector<double> out;
-  for (const auto& rank : by_rank) {
-    if (out.size() < rank.size()) out.resize(rank.size(), 0.0);
-    for (std::size_t i = 0; i < rank.size(); ++i) out[i] = std::max(out[i], rank[i]);
-  }
-  return out;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return kNotMeasured;
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50.0);
-}
-
-PhaseStats phase(std::string name, std::vector<double> samples) {
-  PhaseStats p;
-  p.name = std::move(name);
-  p.summary = summarize(samples);
-  p.samples = std::move(samples);
-  p.rank_spread = {p.summary.mean, p.summary.mean, p.summary.mean, p.summary.mean};
-  return p;
 }
 
 RecordLayout ops_layout() {
@@ -281,8 +257,8 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     }
     const auto by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank());
     if (!root || reporter == nullptr) continue;
-    const std::vector<double> worst = slowest(by_rank);
-    const double t = median(worst);
+    const std::vector<double> worst = slowest_per_sample(by_rank);
+    const double t = percentile(worst, 50);
     const double factor = bus_factor(prim, g);
     const bool collective = prim == Primitive::allgather || prim == Primitive::allreduce;
     Record rec;
@@ -303,7 +279,7 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
         .set_metric("algbw_gbps", algbw)
         .set_metric("busbw_gbps", collective ? algbw * factor : kNotMeasured)
         .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-    rec.phases.push_back(phase("time", worst));
+    rec.phases.push_back(reduce_phase("time", by_rank, RankAverage::max).stats);
     reporter->add({rec});
     if (wrong > 0) {
       outcome.warnings.push_back(
@@ -358,8 +334,8 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     const auto backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to);
     const auto comms = gather_vector<double>(connector, std::span<const double>(comm_s), to);
     if (!root || reporter == nullptr) continue;
-    const std::vector<double> step_w = slowest(steps), comm_w = slowest(comms);
-    const double step = median(step_w), comm = median(comm_w);
+    const std::vector<double> step_w = slowest_per_sample(steps), comm_w = slowest_per_sample(comms);
+    const double step = percentile(step_w, 50), comm = percentile(comm_w, 50);
     Record rec;
     rec.kind = "tp_layer";
     rec.set("backend", std::string(group.backend()))
@@ -370,16 +346,16 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
         .set("group_size", static_cast<std::int64_t>(g))
         .set("groups", static_cast<std::int64_t>(n / g))
         .set("ranks", static_cast<std::int64_t>(n));
-    rec.set_metric("forward_ms", median(slowest(forwards)) * kMilli)
-        .set_metric("backward_ms", median(slowest(backwards)) * kMilli)
+    rec.set_metric("forward_ms", percentile(slowest_per_sample(forwards), 50) * kMilli)
+        .set_metric("backward_ms", percentile(slowest_per_sample(backwards), 50) * kMilli)
         .set_metric("step_ms", step * kMilli)
         .set_metric("comm_ms", comm * kMilli)
         .set_metric("comm_share", step > 0 ? comm / step : kNotMeasured)
         .set_metric("tflops", step > 0 ? layer.flops() / step / 1e12 : kNotMeasured)
         .set_metric("max_rel_diff", max_diff)
         .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-    rec.phases.push_back(phase("step", step_w));
-    rec.phases.push_back(phase("comm", comm_w));
+    rec.phases.push_back(reduce_phase("step", steps, RankAverage::max).stats);
+    rec.phases.push_back(reduce_phase("comm", comms, RankAverage::max).stats);
     reporter->add({rec});
     if (wrong > 0) {
       outcome.warnings.push_back(

@@ -4,6 +4,7 @@
 #include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
+#include "core/phase_stats.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/text.hpp"
@@ -22,24 +23,6 @@ namespace distbench::train {
 namespace {
 
 constexpr double kMilli = 1e3;
-
-// Per step, the slowest rank's seconds (a data-parallel step ends when the last replica has its gradients), from
-// every rank's seconds per step as the root gathered them.
-std::vector<double> slowest_per_step(const std::vector<std::vector<double>>& by_rank) {
-  std::vector<double> out;
-  for (const auto& rank : by_rank) {
-    if (out.size() < rank.size()) out.resize(rank.size(), 0.0);
-    for (std::size_t i = 0; i < rank.size(); ++i) out[i] = std::max(out[i], rank[i]);
-  }
-  return out;
-}
-
-// The q-quantile (q in [0, 1]) of `v`; NaN when empty.
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return kNotMeasured;
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 100.0 * q);
-}
 
 std::string zero_text(int stage) {
   switch (stage) {
@@ -334,7 +317,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         dp.step(true, timeout);
         if (s >= plan_.warmup_steps) steps.push_back(dp.last_times().total);
       }
-      one_rank_throughput = static_cast<double>(local) / quantile(steps, 0.5);
+      one_rank_throughput = static_cast<double>(local) / percentile(steps, 50);
     }
     auto guard = watchdog.arm("train --scaling: waiting for the one-rank run");
     connector.barrier();
@@ -429,9 +412,9 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       }
     }
     if (!root || reporter == nullptr) continue;
-    const std::vector<double> step_max = slowest_per_step(step_by_rank);
-    const std::vector<double> compute_max = slowest_per_step(compute_by_rank);
-    const std::vector<double> comm_max = slowest_per_step(comm_by_rank);
+    const std::vector<double> step_max = slowest_per_sample(step_by_rank);
+    const std::vector<double> compute_max = slowest_per_sample(compute_by_rank);
+    const std::vector<double> comm_max = slowest_per_sample(comm_by_rank);
     Record r;
     r.kind = "train";
     r.set("backend", std::string(comm->backend()))
@@ -448,10 +431,11 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("overlap", std::string(overlap ? "on" : "off"))
         .set("zero", static_cast<std::int64_t>(plan_.zero_stage))
         .set("dtype", std::string(name(plan_.wire)));
-    const double step = quantile(step_max, 0.5), compute = quantile(compute_max, 0.5), comm_t = quantile(comm_max, 0.5);
+    const double step = percentile(step_max, 50), compute = percentile(compute_max, 50),
+                 comm_t = percentile(comm_max, 50);
     const double exposed = step - compute;
     r.set_metric("step_ms", step * kMilli)
-        .set_metric("step_p90_ms", quantile(step_max, 0.9) * kMilli)
+        .set_metric("step_p90_ms", percentile(step_max, 90) * kMilli)
         .set_metric("compute_ms", compute * kMilli)
         .set_metric("comm_ms", comm_t * kMilli)
         .set_metric("exposed_ms", exposed * kMilli)
@@ -466,22 +450,18 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set_metric("loss_last", loss_last)
         .set_metric("max_rel_diff", max_diff)
         .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-    for (const auto& [name, samples] : {std::pair<const char*, const std::vector<double>*>{"step", &step_max},
-                                        {"compute", &compute_max},
-                                        {"comm", &comm_max}}) {
-      PhaseStats p;
-      p.name = name;
-      p.samples = *samples;
-      p.summary = summarize(*samples);
-      p.rank_spread = {p.summary.mean, p.summary.mean, p.summary.mean, p.summary.mean};
-      r.phases.push_back(std::move(p));
+    for (const auto& [name, by_rank] :
+         {std::pair<const char*, const std::vector<std::vector<double>>*>{"step", &step_by_rank},
+          {"compute", &compute_by_rank},
+          {"comm", &comm_by_rank}}) {
+      r.phases.push_back(reduce_phase(name, *by_rank, RankAverage::max).stats);
     }
     for (std::size_t k = 0; k < ranks; ++k) {
       RankFigures f;
       f.rank = static_cast<int>(k);
       f.host = hosts[k];
-      f.figures = {{"step_ms", quantile(step_by_rank[k], 0.5) * kMilli},
-                   {"compute_ms", quantile(compute_by_rank[k], 0.5) * kMilli}};
+      f.figures = {{"step_ms", percentile(step_by_rank[k], 50) * kMilli},
+                   {"compute_ms", percentile(compute_by_rank[k], 50) * kMilli}};
       r.ranks.push_back(std::move(f));
     }
     reporter->add({r});
