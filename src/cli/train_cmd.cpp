@@ -25,6 +25,7 @@ struct TrainOptions {
   double bucket_mb = 25;
   std::string overlap = "both";
   int zero = 0;
+  int tp_size = 1;
   std::string dtype = "fp32";
   bool check = false;
   std::string optimizer = "sgd";
@@ -64,6 +65,11 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.overlap == "off") plan.overlaps = {false};
   plan.check = o.check;
   plan.zero_stage = o.zero;
+  if (o.tp_size < 1) throw usage_error(fmt::format("--tp-size {} must be 1 (none) or more ranks", o.tp_size));
+  if (o.tp_size > 1 && o.scaling) {
+    throw usage_error("--scaling compares with one rank alone, which cannot hold a tensor-parallel model: drop one");
+  }
+  plan.tp_size = o.tp_size;
   plan.wire = o.dtype == "bf16" ? DType::bfloat16 : DType::float32;
   plan.trace_path = o.trace;
   plan.scaling = o.scaling;
@@ -96,6 +102,9 @@ void add_train_command(CLI::App& root, Commands& commands) {
                   "ZeRO stage: 0 allreduce, every rank updates all (DDP); 1 allreduce, each rank updates its shard, "
                   "allgather of the parameters; 2 reduce-scatter instead of allreduce; 3 also the parameters "
                   "gathered before the forward and the backward");
+  app->add_option("--tp-size", o->tp_size,
+                  "Tensor parallelism inside groups of this many consecutive ranks (Megatron's column- and "
+                  "row-parallel pairs of hidden layers), data parallelism across the groups (1: none)");
   app->add_option("--dtype", o->dtype,
                   "The gradients' type in the collectives: fp32, or bf16 (each bucket converted before its reduction "
                   "and back after it, as PyTorch DDP's bf16 compression hook; the model computes in fp32)")

@@ -669,8 +669,27 @@ class Train(Workdir):
             self.assertEqual(rec["metrics"]["wrong"], 0)
             self.assertGreater(rec["metrics"]["max_rel_diff"], 0)  # rounded on the way
 
+    def test_tensor_parallel_groups(self):
+        for np, tp in ((2, "2"), (4, "2")):
+            with self.subTest(np=np, tp=tp):
+                js = self.path(f"tp{np}.json")
+                r = mpirun(np, "train", "--layers", "5", "--hidden", "64", "--batch", "48", "--steps", "6",
+                           "--tp-size", tp, "--zero", "2", "--check", "--json", js)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn(f"replicas of {tp} tensor-parallel ranks", r.stdout)
+                for rec in load_json(js)["records"]:
+                    self.assertEqual(rec["params"]["tp_size"], int(tp))
+                    self.assertEqual(rec["metrics"]["wrong"], 0, rec["metrics"])
+                    # a rank holds its part of the model: fewer than the whole model's parameters
+                    self.assertLess(rec["params"]["parameters"], 64 * 64 * 4 + 64 * 10)
+
     def test_bad_input_runs_nothing(self):
         cases = [
+            (2, ["--tp-size", "3"], "--tp-size 3"),
+            (2, ["--tp-size", "0"], "--tp-size 0"),
+            (2, ["--tp-size", "2", "--layers", "2"], "at least 3 layers"),
+            (2, ["--tp-size", "2", "--hidden", "63"], "--hidden 63"),
+            (2, ["--tp-size", "2", "--scaling"], "--scaling"),
             (2, ["--zero", "4"], "--zero 4"),
             (2, ["--dtype", "fp16"], "--dtype"),
             (2, ["--zero", "-1"], "--zero -1"),

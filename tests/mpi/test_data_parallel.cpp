@@ -112,6 +112,57 @@ TEST(DataParallel, Bfloat16GradientsStayWithinTheirRounding) {
   }
 }
 
+// Tensor parallelism inside groups of G consecutive ranks, data parallelism across them (train --tp-size): each
+// rank's part of the model ends where that part of one rank's model ends, at ZeRO stages 0 and 2.
+TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
+  const int n = connector().size();
+  if (n < 2) GTEST_SKIP() << "tensor parallelism needs 2 ranks";
+  const MlpShape shape{16, 48, 5, 5};  // two hidden pairs split (48: any group of 2, 3, 4), the classifier whole
+  HostDevice device;
+  const Optimizer sgd;
+  HostMath math(1);
+  std::vector<float> reference;
+  {
+    Mlp model(shape, 11, device, math);
+    OptimizerState state(sgd, model);
+    const TeacherData data(shape, 5);
+    std::vector<float> x(kGlobalBatch * shape.inputs);
+    std::vector<int> labels(kGlobalBatch);
+    for (int s = 0; s < kSteps; ++s) {
+      data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
+      model.load_batch(x.data(), labels.data(), kGlobalBatch);
+      model.forward();
+      model.backward(1.0f);
+      state.step(s + 1);
+    }
+    reference = model.download_params();
+  }
+  for (int g : {2, 3, 4}) {
+    if (n % g != 0 || g > n) continue;
+    Communicator& tp = world().communicator(consecutive_partition(n, g));
+    Communicator& dp = world().communicator(strided_partition(n, g));
+    for (int stage : {0, 2}) {
+      Mlp model(shape, 11, world().device(), math, {&tp, kTimeout});
+      DataParallel replica(dp, model, {256, kGlobalBatch, sgd, stage});
+      const std::size_t replicas = static_cast<std::size_t>(n / g), local = kGlobalBatch / replicas;
+      const auto which = static_cast<std::uint64_t>(connector().rank() / g);
+      const TeacherData data(shape, 5);
+      std::vector<float> x(local * shape.inputs);
+      std::vector<int> labels(local);
+      for (int s = 0; s < kSteps; ++s) {
+        data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + which * local, local, x.data(), labels.data());
+        model.load_batch(x.data(), labels.data(), local);
+        replica.step(true, kTimeout);
+      }
+      replica.gather_parameters(kTimeout);
+      const std::vector<float> mine = model.download_params();
+      EXPECT_LT(mine.size(), reference.size()) << "a rank holds only its part";
+      const double diff = largest_relative_difference(mine, model.shard_of(reference));
+      EXPECT_LT(diff, 1e-3) << fmt::format("--tp-size {}, ZeRO-{}: largest relative difference {:.3g}", g, stage, diff);
+    }
+  }
+}
+
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
   Communicator& comm = world().communicator(world_partition(connector().size()));
   HostMath math(1);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
+#include "core/communicator.hpp"
 #include "core/dense_math.hpp"
 #include "core/device.hpp"
 
@@ -27,11 +28,20 @@ struct MlpShape {
 // Weights and biases of every layer.
 std::size_t parameter_count(const MlpShape& shape);
 
+// Tensor parallelism inside the model (train --tp-size): the hidden layers in pairs, Megatron's column-parallel layer
+// (output features split over the group) then its row-parallel one (input features split, partial products summed
+// over the group); an unpaired hidden layer and the classifier stay whole on every rank. The rank holds its own
+// part of each tensor, consecutively as ever, so data parallelism reduces those parts across replicas unchanged.
+struct TensorParallel {
+  Communicator* group = nullptr;  // this rank's model-parallel group; null: none
+  Seconds timeout{300.0};         // bound on the group's collectives
+};
+
 class Mlp {
  public:
   // Parameters initialised deterministically from `seed`, uniform within 1/sqrt(fan-in) as PyTorch's Linear does,
   // in memory of `device`, computed on by `math` (the device's).
-  Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& math);
+  Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& math, const TensorParallel& tp = {});
 
   const MlpShape& shape() const { return shape_; }
   const std::vector<TensorSpec>& tensors() const { return tensors_; }
@@ -45,6 +55,8 @@ class Mlp {
   Buffer& grad_buffer() { return *grads_; }
   Buffer& param_buffer() { return *params_; }
   std::vector<float> download_params();
+  // This rank's part of the whole model's parameters `full` (laid out as one rank without tensor parallelism).
+  std::vector<float> shard_of(const std::vector<float>& full) const;
 
   // The next batch (`batch` rows of `inputs` features, row-major, on the host; labels in [0, classes)) copied to the
   // device, where forward reads it.
@@ -63,11 +75,19 @@ class Mlp {
   static constexpr double kProgressFlops = 4e6;  // about 0.1-1 ms of one core's sgemm
 
  private:
+  enum class Split { replicated, column, row };
   float* act(std::size_t l) { return static_cast<float*>(acts_->data()) + act_offsets_[l]; }
+  std::size_t tp_size() const;
+  std::size_t tp_rank() const;
+  std::size_t local_in(std::size_t l) const;   // layer l's input features on this rank
+  std::size_t local_out(std::size_t l) const;  // and its output features
+  void tp_allreduce(BufferRef at, std::size_t count);
 
   MlpShape shape_;
   Device& device_;
   DenseMath& math_;
+  TensorParallel tp_;
+  std::vector<Split> split_;  // per layer
   std::vector<TensorSpec> tensors_;
   std::vector<std::size_t> offsets_;
   std::size_t parameters_ = 0;

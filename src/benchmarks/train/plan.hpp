@@ -19,6 +19,7 @@ struct TrainPlan {
   double bucket_mb = 25;  // MiB of gradients per bucket (DDP's default); 0: one allreduce per tensor
   std::vector<bool> overlaps = {true, false};
   int zero_stage = 0;
+  int tp_size = 1;  // --tp-size: ranks per tensor-parallel group (consecutive); data parallelism across the groups
   DType wire =
       DType::float32;  // --dtype: the gradients' type in the collectives (bf16: DDP's compression hook)  // --zero: 0
                        // (DDP), or ZeRO's partitioning of the update (1), gradients (2), parameters (3)

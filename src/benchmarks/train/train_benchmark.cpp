@@ -39,8 +39,8 @@ std::string zero_text(int stage) {
 
 RecordLayout train_layout() {
   RecordLayout l;
-  l.params = {"backend", "model", "layers",    "hidden",  "inputs",  "classes", "parameters",
-              "batch",   "ranks", "bucket_mb", "buckets", "overlap", "zero",    "dtype"};
+  l.params = {"backend", "model",     "layers",  "hidden",  "inputs", "classes", "parameters", "batch",
+              "ranks",   "bucket_mb", "buckets", "overlap", "zero",   "dtype",   "tp_size"};
   l.phases = {"step", "compute", "comm"};
   l.metrics = {
       {"step_ms", "ms", "median step (forward, backward, gradient allreduces, update), slowest rank per step"},
@@ -49,7 +49,7 @@ RecordLayout train_layout() {
       {"comm_ms", "ms", "median of every bucket's allreduce alone (no compute)"},
       {"exposed_ms", "ms", "step - compute: the communication the step did not hide"},
       {"overlap_efficiency", "1",
-       "1 - exposed / comm (1: all communication hidden; 0: none); null with one rank (nothing to communicate)"},
+       "1 - exposed / comm (1: all communication hidden; 0: none); null with one replica (nothing to communicate)"},
       {"samples_per_s", "1/s", "global batch / median step"},
       {"loss_first", "1", "mean loss over ranks at the first timed step"},
       {"loss_last", "1", "mean loss over ranks at the last step"},
@@ -185,15 +185,33 @@ void TrainBenchmark::check(World& world) const {
       throw usage_error(fmt::format("--trace {}: the folder {} does not exist", plan_.trace_path, dir.string()));
     }
   }
-  if (plan_.batch % ranks != 0) {
+  const auto tp = static_cast<std::size_t>(plan_.tp_size);
+  if (tp < 1 || ranks % tp != 0) {
     throw usage_error(
-        fmt::format("--batch {} does not split over {} ranks: every rank trains on an equal share of "
+        fmt::format("--tp-size {} does not divide the world of {} ranks: tensor-parallel groups are "
+                    "consecutive ranks, all of one size",
+                    plan_.tp_size, ranks));
+  }
+  if (tp > 1 && plan_.shape.layers < 3) {
+    throw usage_error(
+        fmt::format("--tp-size {} with --layers {}: tensor parallelism splits pairs of hidden layers; "
+                    "use at least 3 layers",
+                    plan_.tp_size, plan_.shape.layers));
+  }
+  if (tp > 1 && plan_.shape.hidden % tp != 0) {
+    throw usage_error(fmt::format("--hidden {} does not split over --tp-size {}: use a multiple of {}",
+                                  plan_.shape.hidden, plan_.tp_size, plan_.tp_size));
+  }
+  const std::size_t replicas = ranks / tp;
+  if (plan_.batch % replicas != 0) {
+    throw usage_error(
+        fmt::format("--batch {} does not split over {} {}: every replica trains on an equal share of "
                     "the global batch; use a multiple of {}",
-                    plan_.batch, ranks, ranks));
+                    plan_.batch, replicas, tp > 1 ? "data-parallel replicas" : "ranks", replicas));
   }
   // Parameters, gradients, Adam's m and v, and each layer's activations and their gradients for the local batch.
   const std::uint64_t params = parameter_count(plan_.shape);
-  const std::uint64_t local = plan_.batch / ranks;
+  const std::uint64_t local = plan_.batch / replicas;
   const std::uint64_t widest = std::max({plan_.shape.inputs, plan_.shape.hidden, plan_.shape.classes});
   const std::uint64_t need = 4 * (4 * params + (plan_.shape.layers + 3) * local * widest);
   const std::uint64_t have = world.device().memory_available(connector.local_size());
@@ -224,6 +242,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
               {"overlaps", overlaps},
               {"zero_stage", plan_.zero_stage},
               {"gradient_dtype", name(plan_.wire)},
+              {"tp_size", plan_.tp_size},
               {"optimizer",
                {{"name", plan_.optimizer.kind == Optimizer::Kind::adam ? "adam" : "sgd"},
                 {"lr", plan_.optimizer.lr},
@@ -237,8 +256,13 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
       fmt::format("MLP of {} layers, {} wide ({} inputs, {} classes), {} parameters", plan_.shape.layers,
                   plan_.shape.hidden, plan_.shape.inputs, plan_.shape.classes, parameter_count(plan_.shape));
   d.console_preamble = {
-      fmt::format("train: data parallel, {}; global batch {} ({} per rank)", model, plan_.batch,
-                  plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size))),
+      plan_.tp_size > 1
+          ? fmt::format("train: data parallel over {} replicas of {} tensor-parallel ranks, {}; global batch {} ({} "
+                        "per replica)",
+                        info.world_size / plan_.tp_size, plan_.tp_size, model, plan_.batch,
+                        plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size / plan_.tp_size)))
+          : fmt::format("train: data parallel, {}; global batch {} ({} per rank)", model, plan_.batch,
+                        plan_.batch / static_cast<std::size_t>(std::max(1, info.world_size))),
       fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
                   ranks_per_host_text(info.ranks)),
       fmt::format("buckets: {}; {}; steps: {} timed after {} warm-up; {} lr {:g}; check: {}",
@@ -265,7 +289,18 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     comm = &world.communicator(world_partition(connector.size()));
   }
   const auto ranks = static_cast<std::size_t>(connector.size());
-  const std::size_t local = plan_.batch / ranks;
+  // With --tp-size G: the model-parallel groups of G consecutive ranks, and across them the data-parallel groups of
+  // the ranks that hold the same part of the model (strided); each replica (a group) reads its share of a batch.
+  Communicator* tp_comm = nullptr;
+  Communicator* dp_comm = comm;
+  if (plan_.tp_size > 1) {
+    auto guard = watchdog.arm("train: creating the tensor- and data-parallel communicators");
+    tp_comm = &world.communicator(consecutive_partition(connector.size(), plan_.tp_size));
+    dp_comm = &world.communicator(strided_partition(connector.size(), plan_.tp_size));
+  }
+  const std::size_t replicas = ranks / static_cast<std::size_t>(plan_.tp_size);
+  const std::size_t replica = static_cast<std::size_t>(connector.rank() / plan_.tp_size);
+  const std::size_t local = plan_.batch / replicas;
   const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
   const Seconds timeout(plan_.timeout_s);
   if (comm->local_parts() != 1) {
@@ -284,8 +319,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
   std::vector<float> x(local * plan_.shape.inputs);
   std::vector<int> labels(local);
   const auto load = [&](Mlp& model, int step) {
-    data.batch(static_cast<std::uint64_t>(step) * plan_.batch + static_cast<std::uint64_t>(connector.rank()) * local,
-               local, x.data(), labels.data());
+    data.batch(static_cast<std::uint64_t>(step) * plan_.batch + static_cast<std::uint64_t>(replica) * local, local,
+               x.data(), labels.data());
     model.load_batch(x.data(), labels.data(), local);
   };
   const std::size_t bucket_bytes = static_cast<std::size_t>(plan_.bucket_mb * 1024 * 1024);
@@ -328,8 +363,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     const bool overlap = plan_.overlaps[i];
     const std::string label = fmt::format("train, overlap {}", overlap ? "on" : "off");
     if (root && progress) progress(i, plan_.overlaps.size(), label);
-    Mlp model(plan_.shape, plan_.seed, device, math);
-    DataParallel dp(*comm, model, {bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
+    Mlp model(plan_.shape, plan_.seed, device, math, {tp_comm, timeout});
+    DataParallel dp(*dp_comm, model, {bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
     std::vector<double> step_s, update_s, compute_s, comm_s;
     double loss_first = 0, loss_last = 0;
     {
@@ -362,10 +397,11 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         dp.gather_parameters(timeout);
       }
       const std::vector<float> params = model.download_params();
-      const double mine = largest_relative_difference(params, reference);
+      const std::vector<float> mine_in_reference = model.shard_of(reference);  // this rank's part of the model
+      const double mine = largest_relative_difference(params, mine_in_reference);
       std::int64_t beyond = 0;
-      for (std::size_t p = 0; p < reference.size(); ++p) {
-        if (relative_difference(params[p], reference[p]) > check_tolerance(plan_.wire)) ++beyond;
+      for (std::size_t p = 0; p < params.size(); ++p) {
+        if (relative_difference(params[p], mine_in_reference[p]) > check_tolerance(plan_.wire)) ++beyond;
       }
       const auto diffs = allgather_value(connector, mine);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
@@ -430,7 +466,8 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("buckets", static_cast<std::int64_t>(dp.buckets().size()))
         .set("overlap", std::string(overlap ? "on" : "off"))
         .set("zero", static_cast<std::int64_t>(plan_.zero_stage))
-        .set("dtype", std::string(name(plan_.wire)));
+        .set("dtype", std::string(name(plan_.wire)))
+        .set("tp_size", static_cast<std::int64_t>(plan_.tp_size));
     const double step = percentile(step_max, 50), compute = percentile(compute_max, 50),
                  comm_t = percentile(comm_max, 50);
     const double exposed = step - compute;
@@ -439,7 +476,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set_metric("compute_ms", compute * kMilli)
         .set_metric("comm_ms", comm_t * kMilli)
         .set_metric("exposed_ms", exposed * kMilli)
-        .set_metric("overlap_efficiency", ranks > 1 && comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
+        .set_metric("overlap_efficiency", dp_comm->size() > 1 && comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
         .set_metric("samples_per_s", step > 0 ? static_cast<double>(plan_.batch) / step : kNotMeasured)
         .set_metric("samples_per_s_1rank", one_rank_throughput)
         .set_metric("scaling_efficiency",
