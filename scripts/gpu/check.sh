@@ -513,6 +513,10 @@ phase_train() {  # data-parallel training on the GPU (cuBLAS, kernels, NCCL): --
     --layers 6 --hidden 512 --batch 64 --steps 10 --bucket-mb 1 --zero 3 --dtype bf16 --check \
     --json "$WORK/train2-z3.json"; rc=$?
   cat "$WORK/train2-z3.out"; [ $rc -eq 0 ] || fail "train 2 ranks ZeRO-3 bf16 rc=$rc"
+  echo "--- 2 ranks on the one GPU: tensor parallelism (--tp-size 2), ZeRO-2, --check"
+  guarded 300 train2-tp "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench train --backend $BACKEND \
+    --layers 5 --hidden 512 --batch 64 --steps 10 --tp-size 2 --zero 2 --check --json "$WORK/train2-tp.json"; rc=$?
+  cat "$WORK/train2-tp.out"; [ $rc -eq 0 ] || fail "train 2 ranks --tp-size 2 rc=$rc"
   echo "--- 2 ranks on the one GPU, compute above communication (a large batch, 4 x 1024, 64 inputs): overlap on/off"
   guarded 300 train2-big "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench train --backend $BACKEND \
     --layers 4 --hidden 1024 --inputs 64 --batch 131072 --steps 8 --warmup 2 --json "$WORK/train2-big.json" \
