@@ -56,13 +56,14 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
 }
 
 // Not inlined: GCC 12 sees a false -Wfree-nonheap-object when it inlines these vectors into the test body.
-[[gnu::noinline]] std::vector<float> one_rank_reference(const Optimizer& optimizer = adam()) {
+[[gnu::noinline]] std::vector<float> one_rank_reference(const Optimizer& optimizer = adam(),
+                                                        const MlpShape& shape = kShape) {
   HostDevice device;
   HostMath math(1);
-  Mlp model(kShape, 11, device, math);
-  const TeacherData data(kShape, 5);
+  Mlp model(shape, 11, device, math);
+  const TeacherData data(shape, 5);
   OptimizerState state(optimizer, model);
-  std::vector<float> x(kGlobalBatch * kShape.inputs);
+  std::vector<float> x(kGlobalBatch * shape.inputs);
   std::vector<int> labels(kGlobalBatch);
   for (int s = 0; s < kSteps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
@@ -118,25 +119,9 @@ TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
   const int n = connector().size();
   if (n < 2) GTEST_SKIP() << "tensor parallelism needs 2 ranks";
   const MlpShape shape{16, 48, 5, 5};  // two hidden pairs split (48: any group of 2, 3, 4), the classifier whole
-  HostDevice device;
   const Optimizer sgd;
   HostMath math(1);
-  std::vector<float> reference;
-  {
-    Mlp model(shape, 11, device, math);
-    OptimizerState state(sgd, model);
-    const TeacherData data(shape, 5);
-    std::vector<float> x(kGlobalBatch * shape.inputs);
-    std::vector<int> labels(kGlobalBatch);
-    for (int s = 0; s < kSteps; ++s) {
-      data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch, kGlobalBatch, x.data(), labels.data());
-      model.load_batch(x.data(), labels.data(), kGlobalBatch);
-      model.forward();
-      model.backward(1.0f);
-      state.step(s + 1);
-    }
-    reference = model.download_params();
-  }
+  const std::vector<float> reference = one_rank_reference(sgd, shape);
   for (int g : {2, 3, 4}) {
     if (n % g != 0 || g > n) continue;
     Communicator& tp = world().communicator(consecutive_partition(n, g));
