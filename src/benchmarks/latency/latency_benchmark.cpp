@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/report/json_model.hpp"
+#include "core/report/summary_items.hpp"
 #include "core/groups.hpp"
 #include "core/phase_stats.hpp"
 #include "core/report/text.hpp"
@@ -74,9 +75,10 @@ std::int64_t verify(World& world, Communicator& comm, const RoundTrip& trip, Wat
 
 void check_pairs(int world_size) {
   if (world_size < 2 || world_size % 2 != 0) {
-    throw usage_error(fmt::format("latency pairs ranks 0-1, 2-3, ...: {} ranks do not pair up; run an even number "
-                                  "of ranks (mpirun -np 2, 4, ...)",
-                                  world_size));
+    throw usage_error(
+        fmt::format("latency pairs ranks 0-1, 2-3, ...: {} ranks do not pair up; run an even number "
+                    "of ranks (mpirun -np 2, 4, ...)",
+                    world_size));
   }
 }
 
@@ -110,15 +112,8 @@ TableLayout latency_table() {
 
 std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
   const Record* smallest = nullptr;
-  double wrong = 0;
-  bool checked = false;
   for (const Record& r : records) {
-    if (!r.ok()) continue;
-    if (smallest == nullptr) smallest = &r;
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
-      checked = true;
-      wrong += w;
-    }
+    if (r.ok() && smallest == nullptr) smallest = &r;
   }
   std::vector<SummaryItem> items;
   if (smallest != nullptr) {
@@ -128,8 +123,7 @@ std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
   } else {
     items.push_back({"smallest_latency_us", "Latency of the smallest message", kNotMeasured, "N/A (nothing measured)"});
   }
-  items.push_back(checked ? SummaryItem{"wrong", "Wrong bytes", wrong, fmt::format("{:.0f}", wrong)}
-                          : SummaryItem{"wrong", "Wrong bytes", kNotMeasured, "not checked"});
+  items.push_back(wrong_item(records, "Wrong bytes"));
   return items;
 }
 
@@ -164,9 +158,10 @@ void LatencyBenchmark::check(World& world) const {
   const std::uint64_t need = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   const std::uint64_t have = world.device().memory_available(world.connector().local_size());
   if (have != 0 && need > have) {
-    throw usage_error(fmt::format("a {} B message does not fit the {} B available to each rank on {}; lower "
-                                  "-e/--maxbytes",
-                                  need, have, world.connector().hostname()));
+    throw usage_error(
+        fmt::format("a {} B message does not fit the {} B available to each rank on {}; lower "
+                    "-e/--maxbytes",
+                    need, have, world.connector().hostname()));
   }
 }
 
@@ -240,7 +235,9 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
                                 comm->run(trip.back);
                               }
                             },
-                            [comm](Seconds t) { comm->synchronize(t); }, [comm] { return comm->make_timer(); }, {}};
+                            [comm](Seconds t) { comm->synchronize(t); },
+                            [comm] { return comm->make_timer(); },
+                            {}};
     Sampling sampling = sample_operation(connector, op, {plan_.warmup_iters, plan_.stopping, timeout}, watchdog);
     for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
     const std::int64_t wrong = plan_.check ? verify(world, *comm, trip, watchdog, timeout, label) : -1;

@@ -1,6 +1,7 @@
 #include "benchmarks/math/host_math.hpp"
 
 #include "benchmarks/zero/adam.hpp"
+#include "core/error.hpp"
 #include "core/half.hpp"
 
 #include <cblas.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 namespace distbench {
 
@@ -116,5 +118,23 @@ std::size_t HostMath::mark() {
 }
 
 std::vector<double> HostMath::mark_seconds() { return marks_; }
+
+int cpu_threads_per_rank(int ranks_per_host) {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, ranks_per_host));
+}
+
+void require_dense_math(World& world, std::string_view benchmark) {
+  if (world.backend().name() == "mpi" || world.device().math() != nullptr) return;
+  throw usage_error(
+      fmt::format("{} needs a device it can compute on; the {} backend has none: run with --backend mpi "
+                  "(CPU) or nccl (GPU)",
+                  benchmark, world.backend().name()));
+}
+
+DenseMath& device_math(World& world, std::unique_ptr<HostMath>& cpu) {
+  if (DenseMath* own = world.device().math()) return *own;
+  cpu = std::make_unique<HostMath>(cpu_threads_per_rank(world.connector().local_size()));
+  return *cpu;
+}
 
 }  // namespace distbench

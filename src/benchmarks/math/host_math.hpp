@@ -4,8 +4,11 @@
 #pragma once
 
 #include "core/dense_math.hpp"
+#include "core/world.hpp"
 
 #include <chrono>
+#include <memory>
+#include <string_view>
 #include <vector>
 
 namespace distbench {
@@ -44,5 +47,16 @@ class HostMath final : public DenseMath {
   std::chrono::steady_clock::time_point origin_;
   std::vector<double> marks_;
 };
+
+// The cores one of a host's `ranks_per_host` ranks may use (at least 1).
+int cpu_threads_per_rank(int ranks_per_host);
+
+// Throws usage_error naming `benchmark` when the world's device can neither compute (no DenseMath of its own) nor is
+// host memory (the mpi backend's), where the CPU computes.
+void require_dense_math(World& world, std::string_view benchmark);
+
+// The math a benchmark computes its model with: the device's own (a GPU's), else a HostMath on one rank's share of
+// the host's cores, made into `cpu`, which must outlive the returned reference.
+DenseMath& device_math(World& world, std::unique_ptr<HostMath>& cpu);
 
 }  // namespace distbench

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/groups.hpp"
 #include "core/phase_stats.hpp"
+#include "core/report/summary_items.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
 
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <thread>
 
 namespace distbench::tp {
 namespace {
@@ -79,17 +79,8 @@ TableLayout layers_table() {
   return t;
 }
 
-std::vector<SummaryItem> wrong_summary(const std::vector<Record>& records) {
-  double wrong = 0;
-  bool checked = false;
-  for (const Record& r : records) {
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
-      checked = true;
-      wrong += w;
-    }
-  }
-  return {checked ? SummaryItem{"wrong", "Wrong elements", wrong, fmt::format("{:.0f}", wrong)}
-                  : SummaryItem{"wrong", "Wrong elements", kNotMeasured, "not checked"}};
+std::vector<SummaryItem> tp_summary(const std::vector<Record>& records) {
+  return {wrong_item(records, "Wrong elements")};
 }
 
 }  // namespace
@@ -102,12 +93,7 @@ void TpBenchmark::check(World& world) const {
                     "consecutive ranks, all of one size",
                     g, n));
   }
-  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
-    throw usage_error(
-        fmt::format("tp needs a device it can compute on; the {} backend has none: run with --backend "
-                    "mpi (CPU) or nccl (GPU)",
-                    world.backend().name()));
-  }
+  require_dense_math(world, "tp");
   std::uint64_t need = 0;
   if (plan_.layers.empty()) {
     for (int dim : plan_.dims) {
@@ -136,7 +122,7 @@ RunDescription TpBenchmark::describe(const RunInfo& info) const {
                                          info.world_size / std::max(1, g) == 1 ? "" : "s", g);
   d.console_preamble = {
       fmt::format("backend: {}   world size: {}   model-parallel: {}", info.backend, info.world_size, groups)};
-  d.summarize = wrong_summary;
+  d.summarize = tp_summary;
   if (plan_.layers.empty()) {
     d.title = "tp operations";
     nlohmann::ordered_json ops = nlohmann::ordered_json::array(), dims = nlohmann::ordered_json::array();
@@ -193,13 +179,8 @@ BenchmarkOutcome TpBenchmark::run(World& world, Watchdog& watchdog, Reporter* re
     group = &world.communicator(consecutive_partition(connector.size(), group_size(connector.size())));
   }
   if (group->local_parts() != 1) throw usage_error("tp runs one rank per process: run with -g 1");
-  Device& device = world.device();
   std::unique_ptr<HostMath> host_math;
-  if (device.math() == nullptr) {
-    host_math = std::make_unique<HostMath>(static_cast<int>(std::thread::hardware_concurrency()) /
-                                           std::max(1, connector.local_size()));
-  }
-  DenseMath& math = host_math ? *host_math : *device.math();
+  DenseMath& math = device_math(world, host_math);  // a GPU's own, else the CPU's
   return plan_.layers.empty() ? run_ops(world, *group, math, watchdog, reporter, progress)
                               : run_layers(world, *group, math, watchdog, reporter, progress);
 }
@@ -296,7 +277,7 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
   const bool root = connector.is_root();
   const int n = connector.size(), g = group_size(n);
   const Seconds timeout(plan_.timeout_s);
-  const int threads = static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, connector.local_size());
+  const int threads = cpu_threads_per_rank(connector.local_size());
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.layers.size(); ++i) {
     const LayerKind kind = plan_.layers[i];

@@ -1,6 +1,7 @@
 #include "benchmarks/tp/tp_layers.hpp"
 
 #include "benchmarks/math/host_math.hpp"
+#include "benchmarks/math/uniform.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -13,18 +14,9 @@
 namespace distbench::tp {
 namespace {
 
-// A value in [-1, 1) from (seed, tensor, index): splitmix64, so that any rank makes any element alone.
-float uniform(std::uint64_t seed, std::uint64_t tensor, std::uint64_t index) {
-  std::uint64_t z = (seed * 0x9E3779B97F4A7C15ULL) ^ (tensor << 56) ^ index;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
-}
-
 std::vector<float> tensor(std::uint64_t seed, std::uint64_t id, std::size_t n, float scale) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = scale * uniform(seed, id, i);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * uniform_value(seed ^ (id << 56), i);  // a stream per tensor
   return v;
 }
 

@@ -1,5 +1,6 @@
 #include "benchmarks/train/mlp.hpp"
 
+#include "benchmarks/math/uniform.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -9,15 +10,6 @@
 
 namespace distbench::train {
 namespace {
-
-// A uniform value in [-1, 1) from (seed, index): splitmix64, so that any rank makes any value alone.
-float uniform(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + index + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
-}
 
 // Rows per block so that a block costs about kProgressFlops (`flops_per_row` each), at least 16 rows.
 std::size_t blocks(std::size_t rows, double flops_per_row) {
@@ -72,7 +64,7 @@ Mlp::Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& m
     const float bound = 1.0f / std::sqrt(static_cast<float>(layer_in(shape, l)));
     for (std::size_t k : {2 * l, 2 * l + 1}) {
       const std::size_t n = k % 2 == 0 ? layer_out(shape, l) * layer_in(shape, l) : layer_out(shape, l);
-      for (std::size_t i = 0; i < n; ++i) full[full_offsets[k] + i] = bound * uniform(seed, full_offsets[k] + i);
+      for (std::size_t i = 0; i < n; ++i) full[full_offsets[k] + i] = bound * uniform_value(seed, full_offsets[k] + i);
     }
   }
   const std::vector<float> init = shard_of(full);
@@ -225,14 +217,14 @@ void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradi
 
 TeacherData::TeacherData(const MlpShape& s, std::uint64_t seed_) : shape(s), seed(seed_) {
   teacher.resize(shape.classes * shape.inputs);
-  for (std::size_t i = 0; i < teacher.size(); ++i) teacher[i] = uniform(seed + 1, i);
+  for (std::size_t i = 0; i < teacher.size(); ++i) teacher[i] = uniform_value(seed + 1, i);
 }
 
 void TeacherData::batch(std::uint64_t first_sample, std::size_t count, float* x, int* labels) const {
   for (std::size_t r = 0; r < count; ++r) {
     float* row = x + r * shape.inputs;
     const std::uint64_t sample = first_sample + r;
-    for (std::size_t j = 0; j < shape.inputs; ++j) row[j] = uniform(seed, sample * shape.inputs + j);
+    for (std::size_t j = 0; j < shape.inputs; ++j) row[j] = uniform_value(seed, sample * shape.inputs + j);
     std::size_t best = 0;
     float best_score = -1e30f;
     for (std::size_t c = 0; c < shape.classes; ++c) {

@@ -1,12 +1,14 @@
 #include "benchmarks/train/train_benchmark.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/trace.hpp"
 #include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
 #include "core/phase_stats.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
+#include "core/report/summary_items.hpp"
 #include "core/report/text.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
@@ -17,7 +19,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <thread>
 
 namespace distbench::train {
 namespace {
@@ -81,20 +82,12 @@ TableLayout train_table() {
 
 std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
   std::vector<SummaryItem> items;
-  double wrong = 0;
-  bool checked = false;
   for (const Record& r : records) {
     const std::string overlap = r.param_text("overlap");
     items.push_back({fmt::format("samples_per_s_overlap_{}", overlap), fmt::format("Throughput, overlap {}", overlap),
                      r.metric("samples_per_s"), fmt::format("{:.4g} samples/s", r.metric("samples_per_s"))});
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
-      checked = true;
-      wrong += w;
-    }
   }
-  items.push_back(
-      checked ? SummaryItem{"wrong", "Parameters beyond the check's tolerance", wrong, fmt::format("{:.0f}", wrong)}
-              : SummaryItem{"wrong", "Parameters beyond the check's tolerance", kNotMeasured, "not checked"});
+  items.push_back(wrong_item(records, "Parameters beyond the check's tolerance"));
   return items;
 }
 
@@ -116,47 +109,6 @@ std::vector<float> one_rank_reference(const TrainPlan& plan, int steps, Device& 
   return model.download_params();
 }
 
-// Chrome trace events (the JSON array's elements, comma-separated) of one step of this rank: complete events ("X")
-// in microseconds from the run's origin, process = rank, thread = overlap mode x {compute, communication}.
-std::string trace_events(const std::vector<TimelineSpan>& spans, double offset_s, int rank, int mode) {
-  std::string out;
-  for (const TimelineSpan& s : spans) {
-    if (s.end < s.start) continue;
-    nlohmann::json e = {{"name", s.name},
-                        {"ph", "X"},
-                        {"ts", (offset_s + s.start) * 1e6},
-                        {"dur", (s.end - s.start) * 1e6},
-                        {"pid", rank},
-                        {"tid", 2 * mode + s.lane}};
-    if (!out.empty()) out += ",\n";
-    out += e.dump();
-  }
-  return out;
-}
-
-// The names Perfetto and chrome://tracing show for each rank and lane.
-std::string trace_names(int rank, const std::string& host, const std::vector<bool>& overlaps) {
-  std::string out = nlohmann::json{{"name", "process_name"},
-                                   {"ph", "M"},
-                                   {"pid", rank},
-                                   {"args", {{"name", fmt::format("rank {} ({})", rank, host)}}}}
-                        .dump();
-  for (std::size_t m = 0; m < overlaps.size(); ++m) {
-    for (int lane = 0; lane < 2; ++lane) {
-      out += ",\n";
-      out += nlohmann::json{{"name", "thread_name"},
-                            {"ph", "M"},
-                            {"pid", rank},
-                            {"tid", 2 * static_cast<int>(m) + lane},
-                            {"args",
-                             {{"name", fmt::format("overlap {}: {}", overlaps[m] ? "on" : "off",
-                                                   lane == 0 ? "compute" : "communication")}}}}
-                 .dump();
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 double relative_difference(float a, float b) {
@@ -172,12 +124,7 @@ double largest_relative_difference(const std::vector<float>& a, const std::vecto
 
 void TrainBenchmark::check(World& world) const {
   Connector& connector = world.connector();
-  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
-    throw usage_error(
-        fmt::format("train needs a device it can compute on; the {} backend has none: run with "
-                    "--backend mpi (CPU) or nccl (GPU)",
-                    world.backend().name()));
-  }
+  require_dense_math(world, "train");
   const auto ranks = static_cast<std::size_t>(connector.size());
   if (!plan_.trace_path.empty()) {
     const std::filesystem::path dir = std::filesystem::path(plan_.trace_path).parent_path();
@@ -307,14 +254,9 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
   }
   const TeacherData data(plan_.shape, plan_.seed + 1);
-  // The device's own math (a GPU's), else the CPU's on the cores a rank may use.
   Device& device = world.device();
   std::unique_ptr<HostMath> host_math;
-  if (device.math() == nullptr) {
-    host_math = std::make_unique<HostMath>(static_cast<int>(std::thread::hardware_concurrency()) /
-                                           std::max(1, connector.local_size()));
-  }
-  DenseMath& math = host_math ? *host_math : *device.math();
+  DenseMath& math = device_math(world, host_math);  // a GPU's own, else the CPU's
   const int total_steps = plan_.warmup_steps + plan_.steps;
   std::vector<float> x(local * plan_.shape.inputs);
   std::vector<int> labels(local);
@@ -505,20 +447,13 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
   }
   if (root && progress) progress(plan_.overlaps.size(), plan_.overlaps.size(), "");
   if (!plan_.trace_path.empty()) {
-    std::vector<std::string> all;
+    std::vector<std::vector<char>> all;
     {
       auto guard = watchdog.arm("train: gathering the trace");
-      all = allgather_string(connector, trace);
+      all =
+          gather_vector<char>(connector, std::span<const char>(trace), connector.root_rank());  // only the root writes
     }
-    if (root) {
-      std::string file = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
-      for (std::size_t r = 0; r < all.size(); ++r) {
-        if (r > 0) file += ",\n";
-        file += all[r];
-      }
-      file += "\n]}\n";
-      write_file_atomically(plan_.trace_path, file, Durability::disk);
-    }
+    if (root) write_file_atomically(plan_.trace_path, trace_file(all), Durability::disk);
   }
   return outcome;
 }

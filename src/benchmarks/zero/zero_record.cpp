@@ -2,6 +2,7 @@
 
 #include "benchmarks/zero/plan.hpp"
 #include "core/phase_stats.hpp"
+#include "core/report/summary_items.hpp"
 
 #include <fmt/format.h>
 
@@ -99,8 +100,6 @@ TableLayout zero_table() {
 
 std::vector<SummaryItem> zero_summary(const std::vector<Record>& records) {
   std::vector<SummaryItem> items;
-  double wrong = 0;
-  bool checked = false;
   const Record* fastest = nullptr;
   double worst_ratio = kNotMeasured;
   for (const Record& r : records) {
@@ -108,10 +107,6 @@ std::vector<SummaryItem> zero_summary(const std::vector<Record>& records) {
     if (fastest == nullptr || r.metric("step_ms") < fastest->metric("step_ms")) fastest = &r;
     const double q = r.metric("step_vs_predicted");
     if (std::isfinite(q) && !(q <= worst_ratio)) worst_ratio = q;
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
-      checked = true;
-      wrong += w;
-    }
   }
   if (fastest != nullptr) {
     items.push_back(
@@ -120,9 +115,7 @@ std::vector<SummaryItem> zero_summary(const std::vector<Record>& records) {
   }
   items.push_back({"worst_step_vs_predicted", "Worst step / predicted", worst_ratio,
                    std::isfinite(worst_ratio) ? fmt::format("{:.3f}", worst_ratio) : std::string("N/A")});
-  items.push_back(checked
-                      ? SummaryItem{"wrong", "Elements differing from one rank", wrong, fmt::format("{:.0f}", wrong)}
-                      : SummaryItem{"wrong", "Elements differing from one rank", kNotMeasured, "not checked"});
+  items.push_back(wrong_item(records, "Elements differing from one rank"));
   return items;
 }
 
