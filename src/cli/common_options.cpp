@@ -16,9 +16,18 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
       ->check(CLI::PositiveNumber);
-  app.add_option("--json", o.json, "Write a JSON report here (rewritten after every size)");
-  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size)");
-  app.add_option("--md", o.md, "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size)");
+  app.add_option("--json", o.json,
+                 "Write a JSON report here (rewritten after every size); '-': to stdout at the end, the table then "
+                 "going to stderr");
+  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size); '-': to stdout at the end");
+  app.add_option("--md", o.md,
+                 "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size); '-': "
+                 "to stdout at the end");
+  app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr");
+  app.add_option("--progress", o.progress,
+                 "auto: a live line on a terminal, else a line on stderr for a case still running after 5 s; on: a "
+                 "line for every case as it starts; off: none")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--max-noise", o.max_noise,
                  "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
       ->check(CLI::NonNegativeNumber);

@@ -30,6 +30,8 @@ struct CommonOptions {
   double max_noise = 0.0;
   int min_samples = 10;
   double max_time_s = 0.05;  // count mode's budget; 10 s in noise mode unless given
+  std::string progress = "auto";  // auto, on, off (see cli/progress.hpp)
+  bool quiet = false;             // no table on the console (warnings and errors still go to stderr)
   bool show_faults = false;
   bool malloc_reuse = false;
   bool iters_given = false;

@@ -1,6 +1,7 @@
 #include "cli/runner.hpp"
 
 #include "backends/registry.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_info.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -10,11 +11,13 @@
 #include "core/report/csv_reporter.hpp"
 #include "core/report/json_reporter.hpp"
 #include "core/report/markdown_reporter.hpp"
+#include "core/report/report_output.hpp"
 #include "core/world.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -26,39 +29,43 @@
 namespace distbench::cli {
 namespace {
 
-// Live progress on a terminal, for runs that take more than a few seconds.
-class Progress {
- public:
-  Progress() : live_(isatty(STDERR_FILENO) != 0), began_(std::chrono::steady_clock::now()) {}
-
-  void operator()(std::size_t done, std::size_t total, const std::string& next) {
-    if (!live_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
-    if (done == total) {
-      if (shown_) fmt::print(stderr, "\r\033[K");
-      return;
-    }
-    if (elapsed < 2.0) return;
-    shown_ = true;
-    fmt::print(stderr, "\r\033[K[{}/{}] {} ({:.0f} s)", done + 1, total, next, elapsed);
-    std::fflush(stderr);
-  }
-
- private:
-  bool live_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point began_;
-};
+bool report_to_stdout(const RunSettings& s) {
+  return s.json_path == kStdoutReport || s.csv_path == kStdoutReport || s.md_path == kStdoutReport;
+}
 
 // Reports of the root rank; empty elsewhere. The files come first: when a failing run has a second to say why,
-// the reports on disk matter most.
-std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings) {
+// the reports on disk matter most. The table goes to stdout, or to stderr when a report goes there, or nowhere
+// (-q); `progress` erases its live line before each of the table's writes.
+std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings, ProgressLine* progress) {
   auto set = std::make_unique<ReporterSet>();
   if (!settings.json_path.empty()) set->push(std::make_unique<JsonReporter>(settings.json_path));
   if (!settings.csv_path.empty()) set->push(std::make_unique<CsvReporter>(settings.csv_path));
   if (!settings.md_path.empty()) set->push(std::make_unique<MarkdownReporter>(settings.md_path));
-  set->push(std::make_unique<ConsoleReporter>(std::cout));
+  if (!settings.quiet) {
+    std::function<void()> clear;
+    if (progress != nullptr) clear = [progress] { progress->clear(); };
+    set->push(std::make_unique<ConsoleReporter>(report_to_stdout(settings) ? std::cerr : std::cout, clear));
+  }
   return set;
+}
+
+// One report at most on stdout: two would interleave into neither format.
+void check_report_paths(const RunSettings& s) {
+  int on_stdout = 0;
+  for (const std::string* path : {&s.json_path, &s.csv_path, &s.md_path}) on_stdout += *path == kStdoutReport;
+  if (on_stdout > 1) {
+    throw usage_error("only one of --json, --csv and --md can go to stdout ('-'); write the others to files");
+  }
+}
+
+// A run of one process that no launcher started measures that process alone: say how to start several.
+void hint_single_process(const RunInfo& info) {
+  const auto launcher = std::find_if(info.versions.begin(), info.versions.end(),
+                                     [](const auto& kv) { return kv.first == "launcher"; });
+  if (info.world_size != 1 || launcher == info.versions.end() || launcher->second.rfind("none", 0) != 0) return;
+  fmt::print(stderr,
+             "hint: one process, started without a launcher, communicates only with itself; start several with "
+             "'mpirun -np N distbench ...' or 'srun -n N distbench ...'\n");
 }
 
 // Checks that only make sense once the ranks exist; every rank leaves the same way when one fails.
@@ -67,7 +74,7 @@ void check_before_run(Connector& connector, World& world, const RunSettings& set
   try {
     if (connector.is_root()) {
       for (const std::string* path : {&settings.json_path, &settings.csv_path, &settings.md_path}) {
-        if (!path->empty()) check_writable(*path);
+        if (!path->empty() && *path != kStdoutReport) check_writable(*path);
       }
     }
     benchmark.check(world);
@@ -134,11 +141,17 @@ RunSettings run_settings(const CommonOptions& options) {
   s.json_path = options.json;
   s.csv_path = options.csv;
   s.md_path = options.md;
+  s.progress = options.progress;
+  s.quiet = options.quiet;
   s.malloc_reuse = options.malloc_reuse;
   return s;
 }
 
 int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
+  check_report_paths(settings);
+  const ProgressMode progress_mode = settings.quiet && settings.progress == "auto"
+                                         ? ProgressMode::off
+                                         : parse_progress_mode(settings.progress);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
   Connector& connector = inv.connect();
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
@@ -147,37 +160,47 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
 
   RunInfo info = make_run_info(connector, world, entry, inv.arguments());
   info.backend = entry.name;  // argv keeps what was asked
+  std::unique_ptr<ProgressLine> progress;  // the root's
   std::unique_ptr<ReporterSet> reporters;
   if (connector.is_root()) {
-    reporters = make_reporters(settings);
+    progress = std::make_unique<ProgressLine>(progress_mode, isatty(STDERR_FILENO) != 0);
+    reporters = make_reporters(settings, progress.get());
+    hint_single_process(info);
     reporters->begin(info, benchmark.describe(info));
   }
 
   // Marks the report failed (on the root) and ends this process without calling MPI: the watchdog and signal
   // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
   std::mutex leaving;
-  auto fail_and_exit = [&leaving, &reporters, info](const std::string& message, int exit_code) {
+  auto end_and_exit = [&leaving, &reporters, &progress, info](const std::string& status, const std::string& message,
+                                                              int signal, int exit_code) {
     std::lock_guard lock(leaving);  // the first of the watchdog and a signal decides
+    if (progress) progress->clear();
     if (reporters) {
       RunInfo failed = info;
-      failed.status = "failed";
+      failed.status = status;
       failed.error = message;
+      failed.signal = signal;
       failed.end_time = iso_time_now();
       try {
         reporters->end(failed);
       } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
-        fmt::print(stderr, "error: the report could not be marked failed: {}\n", e.what());
+        fmt::print(stderr, "error: the report could not be marked {}: {}\n", status, e.what());
       }
     }
     std::cout.flush();
     std::fflush(stderr);
     std::_Exit(exit_code);
   };
+  auto fail_and_exit = [&end_and_exit](const std::string& message, int exit_code) {
+    end_and_exit("failed", message, 0, exit_code);
+  };
 
   // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
   const int timeout_exit_code = settings.timeout_exit_code;
-  Watchdog watchdog(settings.timeout_s, [&connector, &fail_and_exit, timeout_exit_code](const std::string& step,
-                                                                                          double timeout_s) {
+  Watchdog watchdog(settings.timeout_s, [&connector, &progress, &fail_and_exit, timeout_exit_code](
+                                            const std::string& step, double timeout_s) {
+    if (progress) progress->clear();
     const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
     fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector.rank(), connector.hostname(), message);
     std::fflush(stderr);
@@ -187,8 +210,11 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     fail_and_exit(message, timeout_exit_code);
   });
 
-  // Ended from outside (the launcher, after another rank failed or timed out; or Ctrl-C): keep the report's word.
-  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit, timeout_exit_code](int signal) {
+  // Ended from outside (Ctrl-C, a scheduler, or the launcher after another rank failed or timed out): keep every
+  // finished case and say it was interrupted, by which signal, during what.
+  const bool launched = connector.size() > 1;
+  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit, &end_and_exit, timeout_exit_code,
+                                                      launched](int signal) {
     const std::string step = watchdog.step();
     if (!step.empty() && watchdog.overdue()) {
       // This rank's own step had already timed out (the process was stopped, and the launcher continues it only
@@ -198,17 +224,26 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
                                 step, watchdog.timeout_s(), signal, strsignal(signal)),
                     timeout_exit_code);
     }
-    fail_and_exit(fmt::format("ended by signal {} ({}){}; when launched by mpirun, another rank failed or timed out "
-                              "first: see its error line",
-                              signal, strsignal(signal), step.empty() ? "" : fmt::format(" during {}", step)),
-                  exit_status_for_signal(signal));
+    end_and_exit("interrupted",
+                 fmt::format("interrupted by signal {} (SIG{}){}{}", signal, sigabbrev_np(signal),
+                             step.empty() ? "" : fmt::format(" during {}", step),
+                             launched ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "
+                                        "rank failed (that rank's error line then says why)"
+                                      : ""),
+                 signal, exit_status_for_signal(signal));
   });
 
-  Progress progress;
+  ProgressFn on_progress;
+  if (progress) {
+    on_progress = [&progress](std::size_t done, std::size_t total, const std::string& next) {
+      progress->step(done, total, next);
+    };
+  }
   BenchmarkOutcome outcome;
   try {
-    outcome = benchmark.run(world, watchdog, reporters.get(), std::ref(progress));
+    outcome = benchmark.run(world, watchdog, reporters.get(), on_progress);
   } catch (const Error& e) {
+    if (progress) progress->clear();
     if (reporters) {  // keep what was measured, and say why it stopped
       info.status = "failed";
       info.error = e.what();
@@ -217,6 +252,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     }
     throw;
   }
+  if (progress) progress->clear();
   if (!outcome.abandon.empty()) leave_abandoned_job(connector, reporters.get(), info, outcome);
   info.status = "complete";
   info.end_time = iso_time_now();

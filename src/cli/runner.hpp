@@ -17,7 +17,9 @@ struct RunSettings {
   std::string backend = "auto";
   BackendOptions backend_options;
   double timeout_s = 300.0;
-  std::string json_path, csv_path, md_path;  // empty: no such report
+  std::string json_path, csv_path, md_path;  // empty: no such report; "-": standard output, at the end
+  std::string progress = "auto";              // --progress: auto, on, off
+  bool quiet = false;                         // -q: no table
   bool malloc_reuse = false;
   int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
 };

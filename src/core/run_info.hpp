@@ -21,8 +21,9 @@ struct RunInfo {
   std::vector<std::string> argv;
   std::string start_time;  // ISO 8601, UTC
   std::string end_time;    // empty while running
-  std::string status = "incomplete";  // "complete" | "incomplete" | "failed"
-  std::string error;       // why it failed, if it did
+  std::string status = "incomplete";  // "complete" | "incomplete" | "failed" | "interrupted"
+  std::string error;       // why it failed or was interrupted, if it was
+  int signal = 0;          // the signal that interrupted it (SIGINT, SIGTERM, SIGHUP); 0: none
   std::string backend;     // the backend that ran (chosen the same way on every rank)
   int world_size = 0;
   std::vector<RankInfo> ranks;

@@ -33,7 +33,7 @@ pre { padding: 8px; overflow-x: auto; }
 .status { font-weight: 600; padding: 1px 8px; border-radius: 10px; background: #eee; }
 .status-complete { background: #dff3e0; color: #1b5e20; }
 .status-failed { background: #fde0dc; color: #b71c1c; }
-.status-incomplete { background: #fff3cd; color: #7a5a00; }
+.status-incomplete, .status-interrupted { background: #fff3cd; color: #7a5a00; }
 ul.warnings { padding: 0; }
 ul.warnings li { list-style: none; background: #fff8e1; border-left: 4px solid #f0b400; padding: 6px 10px;
                  margin: 6px 0; }
@@ -70,7 +70,7 @@ std::string shell_line(const std::vector<std::string>& argv) {
 }
 
 std::string status_badge(const std::string& status) {
-  const bool known = status == "complete" || status == "failed" || status == "incomplete";
+  const bool known = status == "complete" || status == "failed" || status == "incomplete" || status == "interrupted";
   return fmt::format(R"(<span class="status{}">{}</span>)", known ? " status-" + status : "", esc(status));
 }
 

@@ -40,7 +40,13 @@ void trim_right(std::string& s) { s.erase(s.find_last_not_of(' ') + 1); }
 
 }  // namespace
 
-ConsoleReporter::ConsoleReporter(std::ostream& out) : out_(out) {}
+ConsoleReporter::ConsoleReporter(std::ostream& out, std::function<void()> before_write)
+    : out_(out), before_write_(std::move(before_write)) {}
+
+void ConsoleReporter::write(const std::string& text) {
+  if (before_write_) before_write_();
+  out_ << text << std::flush;
+}
 
 void ConsoleReporter::do_begin(const RunInfo& info) {
   const RunDescription& d = description();
@@ -66,7 +72,7 @@ void ConsoleReporter::do_begin(const RunInfo& info) {
     trim_right(*s);
     line(*s);
   }
-  out_ << text << std::flush;
+  write(text);
 }
 
 void ConsoleReporter::do_add(const std::vector<Record>& row) {
@@ -79,7 +85,7 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
     line += cells(t.value_columns, group);
   }
   trim_right(line);
-  out_ << line << '\n' << std::flush;
+  write(line + '\n');
 }
 
 void ConsoleReporter::do_end(const RunInfo& info) {
@@ -110,12 +116,13 @@ void ConsoleReporter::do_end(const RunInfo& info) {
     line(fmt::format("# Skipped: {}: {}", plural(n, "result", "results"), reason.empty() ? "no reason given" : reason));
   }
   if (info.status == "failed") line(fmt::format("# Run failed: {}", info.error.empty() ? "unknown error" : info.error));
+  if (info.status == "interrupted") line(fmt::format("# Interrupted: {}", info.error));
   for (const TextSection& section : sections()) {
     line("#");
     line("# " + section.title);
     for (const std::string& l : section.lines) line(l.empty() ? l : "  " + l);
   }
-  out_ << text << std::flush;
+  write(text);
 }
 
 }  // namespace distbench

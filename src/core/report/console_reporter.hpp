@@ -5,6 +5,7 @@
 #include "core/report/reporter.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -14,7 +15,8 @@ namespace distbench {
 
 class ConsoleReporter final : public Reporter {
  public:
-  explicit ConsoleReporter(std::ostream& out);
+  // `before_write` runs before each write (e.g. to erase a progress line from the terminal).
+  explicit ConsoleReporter(std::ostream& out, std::function<void()> before_write = {});
 
  protected:
   void do_begin(const RunInfo& info) override;
@@ -22,7 +24,10 @@ class ConsoleReporter final : public Reporter {
   void do_end(const RunInfo& info) override;
 
  private:
+  void write(const std::string& text);
+
   std::ostream& out_;
+  std::function<void()> before_write_;
 };
 
 }  // namespace distbench

@@ -1,6 +1,5 @@
 #include "core/report/csv_reporter.hpp"
 
-#include "core/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -75,18 +74,18 @@ std::string csv_line(const RecordLayout& layout, const Record& r) {
   return line + fmt::format(",{},{}\n", csv_field(r.status), csv_field(r.skip_reason));
 }
 
-CsvReporter::CsvReporter(std::string path) : path_(std::move(path)) {}
+CsvReporter::CsvReporter(std::string path) : output_(std::move(path)) {}
 
 void CsvReporter::do_begin(const RunInfo&) {
   text_ = csv_header(description().records);
-  write_file_atomically(path_, text_, Durability::process);
+  output_.update(text_);
 }
 
 void CsvReporter::do_add(const std::vector<Record>& row) {
   for (const Record& r : row) text_ += csv_line(description().records, r);
-  write_file_atomically(path_, text_, Durability::process);  // the final write goes to disk as well
+  output_.update(text_);  // the final write goes to disk as well
 }
 
-void CsvReporter::do_end(const RunInfo& info) { write_file_atomically(path_, text_, final_durability(info.status)); }
+void CsvReporter::do_end(const RunInfo& info) { output_.finish(text_, info.status); }
 
 }  // namespace distbench

@@ -2,6 +2,7 @@
 // summary of each phase, its metrics), rewritten atomically after every row.
 #pragma once
 
+#include "core/report/report_output.hpp"
 #include "core/report/reporter.hpp"
 
 #include <string>
@@ -11,7 +12,7 @@ namespace distbench {
 
 class CsvReporter final : public Reporter {
  public:
-  explicit CsvReporter(std::string path);
+  explicit CsvReporter(std::string path);  // "-": standard output, at the end
 
  protected:
   void do_begin(const RunInfo& info) override;
@@ -19,7 +20,7 @@ class CsvReporter final : public Reporter {
   void do_end(const RunInfo& info) override;
 
  private:
-  std::string path_;
+  ReportOutput output_;
   std::string text_;  // the whole file so far
 };
 

@@ -252,6 +252,7 @@ json run_info_json(const RunInfo& info) {
   j["end_time"] = text_or_null(info.end_time);
   j["status"] = info.status;
   j["error"] = text_or_null(info.error);
+  j["signal"] = info.signal > 0 ? json(info.signal) : json(nullptr);
   j["backend"] = text_or_null(info.backend);
   json ranks = json::array();
   for (const RankInfo& r : info.ranks)
@@ -278,6 +279,7 @@ RunInfo run_info_from_json(const json& j) {
   info.end_time = text_from(j.at("end_time"));
   j.at("status").get_to(info.status);
   info.error = text_from(j.at("error"));
+  if (const auto s = j.find("signal"); s != j.end() && s->is_number_integer()) info.signal = s->get<int>();
   if (const auto b = j.find("backend"); b != j.end()) info.backend = text_from(*b);  // version 1: in "config"
   const json& env = j.at("environment");
   env.at("world_size").get_to(info.world_size);

@@ -2,7 +2,7 @@
 // a run that dies keeps everything measured so far, marked "incomplete".
 #pragma once
 
-#include "core/report/atomic_file.hpp"
+#include "core/report/report_output.hpp"
 #include "core/report/reporter.hpp"
 
 #include <string>
@@ -12,7 +12,7 @@ namespace distbench {
 
 class JsonReporter final : public Reporter {
  public:
-  explicit JsonReporter(std::string path);
+  explicit JsonReporter(std::string path);  // "-": standard output, at the end
 
  protected:
   void do_begin(const RunInfo& info) override;
@@ -20,10 +20,9 @@ class JsonReporter final : public Reporter {
   void do_end(const RunInfo& info) override;
 
  private:
-  // Rows in flight only need to survive the process; a complete report goes to disk as well.
-  void rewrite(Durability durability);
+  std::string text() const;  // the whole report as it stands
 
-  std::string path_;
+  ReportOutput output_;
   RunInfo info_;
 };
 

@@ -1,6 +1,5 @@
 #include "core/report/markdown_reporter.hpp"
 
-#include "core/report/atomic_file.hpp"
 #include "core/report/table.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +18,7 @@ std::string_view alignment(const ColumnSpec& c) { return c.format == CellFormat:
 
 }  // namespace
 
-MarkdownReporter::MarkdownReporter(std::string path) : path_(std::move(path)) {}
+MarkdownReporter::MarkdownReporter(std::string path) : output_(std::move(path)) {}
 
 void MarkdownReporter::do_begin(const RunInfo& info) {
   const RunDescription& d = description();
@@ -42,7 +41,7 @@ void MarkdownReporter::do_begin(const RunInfo& info) {
   }
   text_ += row_text(titles);
   text_ += row_text(aligns);
-  write_file_atomically(path_, text_, Durability::process);
+  output_.update(text_);
 }
 
 void MarkdownReporter::do_add(const std::vector<Record>& row) {
@@ -51,21 +50,21 @@ void MarkdownReporter::do_add(const std::vector<Record>& row) {
   std::vector<std::string> all = cells.keys;
   for (const auto& group : cells.groups) all.insert(all.end(), group.begin(), group.end());
   text_ += row_text(all);
-  write_file_atomically(path_, text_, Durability::process);
+  output_.update(text_);
 }
 
 void MarkdownReporter::do_end(const RunInfo& info) {
   std::string footer = "\n";
   for (const SummaryItem& item : summary()) footer += fmt::format("**{}:** {} · ", item.label, item.text);
   footer += fmt::format("**Status:** {}", info.status);
-  if (info.status == "failed" && !info.error.empty()) footer += fmt::format(" ({})", info.error);
+  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) footer += fmt::format(" ({})", info.error);
   footer += "\n";
   for (const TextSection& section : sections()) {
     footer += fmt::format("\n### {}\n\n```\n", section.title);
     for (const std::string& l : section.lines) (footer += l) += '\n';
     footer += "```\n";
   }
-  write_file_atomically(path_, text_ + footer, final_durability(info.status));
+  output_.finish(text_ + footer, info.status);
 }
 
 }  // namespace distbench

@@ -3,6 +3,7 @@
 // Rewritten atomically after every row, like the other report files.
 #pragma once
 
+#include "core/report/report_output.hpp"
 #include "core/report/reporter.hpp"
 
 #include <string>
@@ -12,7 +13,7 @@ namespace distbench {
 
 class MarkdownReporter final : public Reporter {
  public:
-  explicit MarkdownReporter(std::string path);
+  explicit MarkdownReporter(std::string path);  // "-": standard output, at the end
 
  protected:
   void do_begin(const RunInfo& info) override;
@@ -20,7 +21,7 @@ class MarkdownReporter final : public Reporter {
   void do_end(const RunInfo& info) override;
 
  private:
-  std::string path_;
+  ReportOutput output_;
   std::string text_;  // header and rows so far
 };
 
