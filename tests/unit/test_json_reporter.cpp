@@ -133,6 +133,7 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   EXPECT_EQ(a.end_time, b.end_time);
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.signal, b.signal);
   EXPECT_EQ(a.world_size, b.world_size);
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
   for (std::size_t i = 0; i < a.ranks.size(); ++i) {
@@ -175,8 +176,9 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
   RunInfo info = sample_info();
   info.backend = "mpi";
   info.end_time = "2024-05-01T10:05:00Z";
-  info.status = "failed";
-  info.error = "rank 1 on node-b: connection reset";
+  info.status = "interrupted";
+  info.error = "interrupted by signal 15 (SIGTERM) during allreduce 8 B: timed samples";
+  info.signal = 15;
   info.warnings = {{"noisy_median", "2 of 3 cases are noisy; rerun"}, {"page_faults", "faults; use --malloc-reuse"}};
   CaseResult unchecked = sample_result("in-place", 1048576);
   unchecked.wrong = -1;
@@ -210,7 +212,7 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
-  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "backend",
+  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal", "backend",
                   "environment", "warnings", "benchmark", "title", "config", "layout", "summary", "records"});
   EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
