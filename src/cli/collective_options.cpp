@@ -84,6 +84,10 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--min-busbw-at", o.min_busbw_at,
                  "Judge the floors on the lowest result at sizes >= this size instead of the average");
+  app.add_option("--columns", o.columns,
+                 "Add statistics of each case's samples to the table: median, p99, noise (the median's 95% "
+                 "confidence interval, +/-%), samples; a comma-separated list or 'all'")
+      ->delimiter(',');
   add_common_options(app, o.common);
 }
 
@@ -149,6 +153,17 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     if (!plan.floor.active()) {
       throw usage_error("--min-busbw-at needs a floor to judge: add --min-busbw GBPS or --min-algbw GBPS");
     }
+  }
+  for (const std::string& c : o.columns) {
+    static const std::vector<std::string> kColumns = {"median", "p99", "noise", "samples"};
+    if (c == "all") {
+      plan.columns = kColumns;
+      break;
+    }
+    if (std::find(kColumns.begin(), kColumns.end(), c) == kColumns.end()) {
+      throw usage_error(fmt::format("--columns {}: no such column; pick from median, p99, noise, samples, or 'all'", c));
+    }
+    if (std::find(plan.columns.begin(), plan.columns.end(), c) == plan.columns.end()) plan.columns.push_back(c);
   }
   plan.show_faults = o.common.show_faults;
   plan.malloc_reuse = o.common.malloc_reuse;

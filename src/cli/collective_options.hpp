@@ -27,6 +27,7 @@ struct CollectiveOptions {
   std::string placement = "both";
   int tensors = 1;            // --tensors: all-reduce a list of this many tensors per operation
   std::string fuse = "both";  // --fuse: on (fused), off (per tensor) or both
+  std::vector<std::string> columns;  // --columns: median, p99, noise, samples or all
   double min_busbw = 0;  // GB/s; 0: no floor
   double min_algbw = 0;
   std::string min_busbw_at;  // a size: judge the lowest result at sizes >= it instead of the average

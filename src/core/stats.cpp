@@ -33,16 +33,17 @@ double noise_of(double stddev, double mean, std::size_t n) {
 }
 
 // Order-statistic index (0-based) of the lower end of the median's 95% interval: the largest j - 1 such that
-// P(B <= j - 1) <= 2.5% for B ~ Binomial(n, 1/2); nullopt-like -1 when even j = 1 does not reach 95%.
+// P(B <= j - 1) <= 2.5% for B ~ Binomial(n, 1/2); nullopt-like -1 when even j = 1 does not reach 95%. The terms
+// are carried as logarithms: P(B = 0) = 2^-n underflows to 0 for n > 1074 samples, and a zero term would never grow.
 long lower_order_index(std::size_t n) {
-  double cumulative = 0;                                // P(B <= k)
-  double term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+  double cumulative = 0;                                       // P(B <= k)
+  double log_term = static_cast<double>(n) * std::log(0.5);    // log P(B = 0)
   long index = -1;
-  for (std::size_t k = 0; k < n; ++k) {
-    cumulative += term;
+  for (std::size_t k = 0; k < n / 2; ++k) {
+    cumulative += std::exp(log_term);
     if (cumulative > 0.025) break;
     index = static_cast<long>(k);  // x(k+1) .. x(n-k) covers at least 95%
-    term = term * static_cast<double>(n - k) / static_cast<double>(k + 1);
+    log_term += std::log(static_cast<double>(n - k)) - std::log(static_cast<double>(k + 1));
   }
   return index;
 }

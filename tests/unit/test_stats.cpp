@@ -146,6 +146,20 @@ TEST(Stats, MedianIntervalUsesTheBinomialOrderStatistics) {
   EXPECT_EQ(interval.high, 0);
 }
 
+// 2^-n underflows to 0 past 1074 samples: the interval must still come from the binomial, here close to the normal
+// approximation n/2 -+ 1.96 sqrt(n)/2 (for n = 4000: x(1939) .. x(2062)), and never turn inside out.
+TEST(Stats, MedianIntervalOfManySamples) {
+  for (int n : {1074, 1075, 1200, 4000, 100000}) {
+    std::vector<double> xs;
+    for (int k = 1; k <= n; ++k) xs.push_back(k);
+    const auto interval = median_interval_sorted(xs);
+    const double half = 1.96 * std::sqrt(n) / 2;
+    EXPECT_NEAR(interval.low, n / 2.0 - half, 2.0) << n;
+    EXPECT_NEAR(interval.high, n / 2.0 + half, 2.0) << n;
+    EXPECT_GT(summarize(xs).median_ci, 0) << n;
+  }
+}
+
 TEST(Stats, MedianCiIsTheRelativeHalfWidth) {
   std::vector<double> xs;
   for (int k = 1; k <= 20; ++k) xs.push_back(100 + k);  // median 110.5, interval [106, 115]

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace distbench {
@@ -70,6 +71,16 @@ TableLayout collective_table(const SweepPlan& plan) {
                      {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
                      {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  std::vector<std::string> columns = plan.columns;
+  if (plan.stopping.noise_mode() && std::find(columns.begin(), columns.end(), "noise") == columns.end()) {
+    columns.emplace_back("noise");  // where the rows that missed the noise target are marked
+  }
+  for (const std::string& c : columns) {  // statistics of the time phase's samples (-a over ranks)
+    if (c == "median") t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
+    if (c == "p99") t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
+    if (c == "noise") t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
+    if (c == "samples") t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
+  }
   if (plan.show_faults) {  // the most over ranks, per operation
     t.value_columns.push_back({"faults_per_op", "faults", "(/op)", 9, CellFormat::per_op, "faults/op", true});
     t.value_columns.push_back({"switches_per_op", "csw", "(/op)", 7, CellFormat::per_op, "csw/op", true});
@@ -78,26 +89,51 @@ TableLayout collective_table(const SweepPlan& plan) {
 }
 
 std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) {
-  std::size_t measured = 0, checked = 0;
-  double busbw_sum = 0, wrong = 0;
+  // The average over every measured record, then (with several datatypes or operators) one per datatype and
+  // operator, in the order measured: an average over float64 and int8 together says little about either.
+  struct Average {
+    std::string dtype, op;
+    double sum = 0;
+    std::size_t n = 0;
+  };
+  std::vector<Average> by_kind;
+  Average all;
+  std::size_t checked = 0;
+  double wrong = 0;
   for (const Record& r : records) {
     if (!r.ok()) continue;
-    ++measured;
-    busbw_sum += r.metric("busbw_gbps");
+    const double busbw = r.metric("busbw_gbps");
+    all.sum += busbw;
+    ++all.n;
+    const std::string dtype = r.param_text("dtype"), op = r.param_text("op");
+    auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const Average& a) { return a.dtype == dtype && a.op == op; });
+    if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {dtype, op});
+    it->sum += busbw;
+    ++it->n;
     if (const double w = r.metric("wrong"); std::isfinite(w)) {
       ++checked;
       wrong += w;
     }
   }
   std::vector<SummaryItem> items;
-  if (measured > 0) {
-    const double avg = busbw_sum / static_cast<double>(measured);
+  if (all.n > 0) {
+    const double avg = all.sum / static_cast<double>(all.n);
     items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg)});
   } else {
     items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)"});
   }
-  if (checked > 0) {
-    items.push_back({"wrong", "Wrong elements", wrong, fmt::format("{:.0f}", wrong)});
+  if (by_kind.size() > 1) {
+    for (const Average& a : by_kind) {
+      const double avg = a.sum / static_cast<double>(a.n);
+      const bool reduces = a.op != "none";
+      items.push_back({reduces ? fmt::format("avg_busbw_gbps.{}.{}", a.dtype, a.op) : fmt::format("avg_busbw_gbps.{}", a.dtype),
+                       reduces ? fmt::format("Avg bus bandwidth, {} {}", a.dtype, a.op)
+                               : fmt::format("Avg bus bandwidth, {}", a.dtype),
+                       avg, fmt::format("{:.2f} GB/s", avg)});
+    }
+  }
+  if (checked > 0) {  // nccl-tests' "Out of bounds values : 0 OK"
+    items.push_back({"wrong", "Wrong elements", wrong, fmt::format("{:.0f} {}", wrong, wrong == 0 ? "OK" : "FAILED")});
   } else {
     items.push_back({"wrong", "Wrong elements", kNotMeasured, "not checked"});
   }

@@ -30,7 +30,7 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
   if (missed > 0) {
     out.emplace_back("noise_target_missed", fmt::format(
         "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
-        "of {:g}%; raise --max-time or accept more noise",
+        "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
         missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise));
   } else if (noisy > 0 && worst != nullptr) {
     out.emplace_back("noisy_median", fmt::format(

@@ -91,8 +91,6 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
 void ConsoleReporter::do_end(const RunInfo& info) {
   std::string text;
   auto line = [&text](std::string_view s) { (text += s) += '\n'; };
-  for (const SummaryItem& item : summary()) line(fmt::format("# {}: {}", item.label, item.text));
-
   std::size_t measured = 0, noise_missed = 0;
   std::vector<std::pair<std::string, std::size_t>> skip_reasons;  // reason, how many records, in order
   for (const Record& r : records()) {
@@ -108,7 +106,14 @@ void ConsoleReporter::do_end(const RunInfo& info) {
       ++it->second;
     }
   }
-  if (noise_missed > 0) {
+  // A run that stopped before measuring anything says only why (below), not that nothing was measured.
+  if (measured > 0 || info.status == "complete") {
+    for (const SummaryItem& item : summary()) line(fmt::format("# {}: {}", item.label, item.text));
+  }
+  // Said once: by the benchmark's warning when it has one (printed after the table), else here.
+  const bool warned = std::any_of(info.warnings.begin(), info.warnings.end(),
+                                  [](const Warning& w) { return w.code == "noise_target_missed"; });
+  if (noise_missed > 0 && !warned) {
     line(fmt::format("# Noise target not met: {} of {}; allow more time per case or relax the noise target",
                      noise_missed, plural(measured, "result", "results")));
   }

@@ -24,6 +24,7 @@ enum class CellFormat {
   per_op,     // a count per operation: count_text
   checked,    // a whole count, "N/A" when not measured (NaN): #wrong
   number,     // a figure in any unit, 4 significant digits
+  noise,      // a percentage with one decimal, marked '*' when the record missed its noise target (--max-noise)
 };
 
 struct ColumnSpec {
@@ -35,6 +36,9 @@ struct ColumnSpec {
   std::string md_title;  // Markdown header cell (e.g. "time (us)")
   // A detail column (--show-faults): blank, not "-", when its record is missing or was not measured.
   bool detail = false;
+  // Set: `key` is a statistic of this phase's samples rather than a metric: "median_us", "p99_us", "noise_pct"
+  // (the half-width of the median's 95% confidence interval, in %, as --max-noise judges it) or "samples".
+  std::string phase = {};
 };
 
 struct TableLayout {

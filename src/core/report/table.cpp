@@ -1,5 +1,6 @@
 #include "core/report/table.hpp"
 
+#include "core/error.hpp"
 #include "core/report/text.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +13,17 @@ namespace {
 
 std::string whole_text(double v) { return std::isfinite(v) ? fmt::format("{:.0f}", v) : std::string("-"); }
 
+double phase_statistic(const Record& record, const ColumnSpec& column) {
+  const PhaseStats* phase = record.phase(column.phase);
+  if (phase == nullptr) return kNotMeasured;
+  const Summary& s = phase->summary;
+  if (column.key == "median_us") return s.median * 1e6;
+  if (column.key == "p99_us") return s.p99 * 1e6;
+  if (column.key == "noise_pct") return s.median_ci;
+  if (column.key == "samples") return static_cast<double>(s.samples);
+  throw failure(fmt::format("internal error: no phase statistic '{}'", column.key));
+}
+
 }  // namespace
 
 std::string cell_text(const Record& record, const ColumnSpec& column) {
@@ -21,7 +33,7 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     }
     return param_text(*p);
   }
-  const double v = record.metric(column.key);
+  const double v = column.phase.empty() ? record.metric(column.key) : phase_statistic(record, column);
   switch (column.format) {
     case CellFormat::time_us: return time_text(v);
     case CellFormat::bandwidth: return bandwidth_text(v);
@@ -30,6 +42,8 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     case CellFormat::integer: return whole_text(v);
     case CellFormat::number: return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("-");
     case CellFormat::text: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
+    case CellFormat::noise:
+      return std::isfinite(v) ? fmt::format("{:.1f}{}", v, record.noise_target_met ? "" : "*") : std::string("-");
   }
   return "-";
 }
