@@ -74,6 +74,7 @@ std::pair<std::string, std::string> split_name(const std::string& what) {
 
 // What a value of the option's type is, for a value that did not convert.
 std::string kind_of_value(const CLI::Option& opt) {
+  if (opt.get_expected_max() == 0) return "true or false (the flag alone means true)";
   const std::string type = opt.get_type_name().substr(0, opt.get_type_name().find(':'));
   if (type == "INT") return "a whole number";
   if (type == "UINT") return "a whole number of 0 or more";

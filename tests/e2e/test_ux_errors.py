@@ -82,6 +82,7 @@ class BadValues(ErrorLine):
             (["train", "--optimizer", "adamw"], "--optimizer: 'adamw' is not sgd or adam; did you mean 'adam'?"),
             (["train", "--steps", "many"], "--steps: 'many' is not a whole number"),
             (["train", "--lr", "fast"], "--lr: 'fast' is not a number"),
+            (["allreduce", "--show-faults=maybe"], "--show-faults: 'maybe' is not true or false"),
             (["tp", "-g", "100"], "-g/--ngpus: 100 is not a whole number from 1 to 64"),
             (["compare", "a.json", "b.json", "--metric", "busbww"], "--metric: 'busbww' is not time, busbw or "
                                                                      "algbw; did you mean 'busbw'?"),
