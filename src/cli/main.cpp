@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 namespace distbench::cli {
 
