@@ -1,5 +1,6 @@
 #include "cli/collective_options.hpp"
 
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 
@@ -47,41 +48,33 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
   app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between steps instead of multiplying")
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
   app.add_option("-c,--check", o.check, "Verify results against exact expected values (0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
+      ->check(one_of({"0", "1"}));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
       ->delimiter(',');
   app.add_option("-r,--root", o.root, "Root rank (within the group) of broadcast, reduce, gather and scatter")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   app.add_option("-a,--average", o.average, "Time shown per case across ranks: rank0, avg, min or max (or 0..3)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, std::string>{{"0", "rank0"},
-                                                                             {"1", "avg"},
-                                                                             {"2", "min"},
-                                                                             {"3", "max"},
-                                                                             {"rank0", "rank0"},
-                                                                             {"avg", "avg"},
-                                                                             {"min", "min"},
-                                                                             {"max", "max"}},
-                                          CLI::ignore_case));
+      ->transform(one_of({"rank0", "avg", "min", "max"}, {{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"}}));
   app.add_option("--group-size", o.group_size,
                  "Run in consecutive groups of this many ranks at once (0: one group of all ranks)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
-      ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
+      ->check(one_of({"out-of-place", "in-place", "both"}));
   app.add_option("--tensors", o.tensors,
                  "allreduce: reduce a list of this many tensors of S/N bytes per operation, in place (the seeds' "
                  "gradient list)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   app.add_option("--fuse", o.fuse,
                  "With --tensors: on (pack into one buffer, one allreduce, unpack), off (one allreduce per tensor) "
                  "or both, side by side")
-      ->check(CLI::IsMember({"on", "off", "both"}));
+      ->check(one_of({"on", "off", "both"}));
   app.add_option("--min-busbw", o.min_busbw,
                  "Fail (exit code 6) when the average bus bandwidth is below this many GB/s (nccl-tests' "
                  "NCCL_TESTS_MIN_BW)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number("GB/s"));
   app.add_option("--min-algbw", o.min_algbw, "Fail (exit code 6) when the average algorithm bandwidth is below this")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number("GB/s"));
   app.add_option("--min-busbw-at", o.min_busbw_at,
                  "Judge the floors on the lowest result at sizes >= this size instead of the average");
   app.add_option("--columns", o.columns,

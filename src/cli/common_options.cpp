@@ -1,5 +1,6 @@
 #include "cli/common_options.hpp"
 
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -10,12 +11,12 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("-n,--iters", o.iters,
                  "Timed samples per case (each times k operations); by default fewer when they would outlast "
                  "--max-time; given, exactly this many unless --max-time is given too")
-      ->check(CLI::Range(1, 1000000))
+      ->check(in_range(1, 1000000))
       ->each([&o](const std::string&) { o.iters_given = true; });
   app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
-      ->check(CLI::Range(0, 1000000));
+      ->check(in_range(0, 1000000));
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number("seconds"));
   app.add_option("--json", o.json,
                  "Write a JSON report here (rewritten after every size); '-': to stdout at the end, the table then "
                  "going to stderr");
@@ -27,16 +28,16 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--progress", o.progress,
                  "auto: a live line on a terminal, else a line on stderr for a case still running after 5 s; on: a "
                  "line for every case as it starts; off: none")
-      ->check(CLI::IsMember({"auto", "on", "off"}));
+      ->check(one_of({"auto", "on", "off"}));
   app.add_option("--max-noise", o.max_noise,
                  "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number("percent"));
   app.add_option("--min-samples", o.min_samples,
                  "Samples taken before the noise is judged or the time budget cuts a case short")
-      ->check(CLI::Range(1, 1000000));
+      ->check(in_range(1, 1000000));
   app.add_option("--max-time", o.max_time_s,
                  "Seconds of sampling per case at most (default 0.05; with --max-noise 10; 0: no budget)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
   app.add_flag("--show-faults", o.show_faults,
                "Show page faults and context switches per operation in the table (the reports always have them)");
@@ -44,16 +45,16 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
                "library's per-call temporary buffers are not faulted in afresh on every call");
   app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
-  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(CLI::Range(1, 64));
+  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(in_range(1, 64));
   app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
-      ->check(CLI::Range(1, 100000));
+      ->check(in_range(1, 100000));
   app.add_option("-G,--cudagraph", o.graph_launches,
                  "Capture the timed loop in a CUDA graph and replay it this many times (nccl; 0: off)")
-      ->check(CLI::Range(0, 100000));
+      ->check(in_range(0, 100000));
   app.add_option("-z,--blocking", o.blocking, "Blocking NCCL initialisation and calls (nccl; 0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
+      ->check(one_of({"0", "1"}));
   app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
+      ->check(one_of({"0", "1"}));
 }
 
 StoppingRule stopping_rule(const CommonOptions& o) {

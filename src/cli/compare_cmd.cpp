@@ -1,6 +1,7 @@
 // `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare). Exit 0: no regression; 1: at least
 // one case SLOWER; 2: bad input or reports that cannot be compared.
 #include "cli/command.hpp"
+#include "cli/validators.hpp"
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
 #include "core/report/report_file.hpp"
@@ -95,13 +96,13 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->add_option("reports", a->files, "BASELINE.json [MORE_BASELINES.json ...] CANDIDATE.json (baselines are pooled)")
       ->required();
   app->add_option("--metric", a->metric, "What to judge: time, busbw or algbw")
-      ->check(CLI::IsMember({"time", "busbw", "algbw"}));
+      ->check(one_of({"time", "busbw", "algbw"}));
   app->add_option("--threshold", a->threshold, "Relative change that matters, e.g. 5%");
   app->add_option("--floor-us", a->floor_us, "Absolute change of the time per operation that matters (microseconds)");
   app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test");
   app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated");
   app->add_option("--format", a->format, "Output: text, markdown, json, junit or html")
-      ->check(CLI::IsMember({"text", "markdown", "json", "junit", "html"}));
+      ->check(one_of({"text", "markdown", "json", "junit", "html"}));
   app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout");
   app->add_option("--candidates", a->candidates,
                   "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "

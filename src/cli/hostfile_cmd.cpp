@@ -29,8 +29,13 @@ int run_hostfile_check(const HostfileCheckOptions& opts) {
 }  // namespace
 
 void add_hostfile_command(CLI::App& root, Commands& commands) {
-  auto* hostfile = root.add_subcommand("hostfile", "Work with MPI hostfiles (see hostfiles/README.md)");
+  auto* hostfile = root.add_subcommand("hostfile", "Work with MPI hostfiles: the hosts mpirun starts ranks on");
   hostfile->require_subcommand(1);
+  hostfile->footer(
+      "A hostfile lists one host per line, in one of two formats ('#' starts a comment):\n"
+      "  OpenMPI  node1 slots=4 max_slots=8   (slots defaults to 1; count= means slots)\n"
+      "  MPICH    node1:4                     (:4 is the slots; it defaults to 1)\n"
+      "A file of bare host names (node1) works with both.");
 
   auto opts = std::make_shared<HostfileCheckOptions>();
   auto* check = hostfile->add_subcommand("check", "Validate a hostfile and print its hosts and slot count");

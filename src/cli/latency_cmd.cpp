@@ -2,6 +2,7 @@
 #include "benchmarks/latency/latency_benchmark.hpp"
 #include "cli/command.hpp"
 #include "cli/runner.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
 
@@ -43,7 +44,7 @@ void add_latency_command(CLI::App& root, Commands& commands) {
   app->add_option("-e,--maxbytes", o->maxbytes, "Largest message in bytes");
   app->add_option("-f,--stepfactor", o->stepfactor, "Multiply the size by this factor between steps (> 1)");
   app->add_option("-c,--check", o->check, "Verify every message against its sender's data (0 or 1)")
-      ->check(CLI::IsMember({0, 1}));
+      ->check(one_of({"0", "1"}));
   add_common_options(*app, o->common);
   commands.push_back({app, [o](Invocation& inv) {
                         LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI

@@ -3,6 +3,8 @@
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/launcher.hpp"
+#include "cli/parse_errors.hpp"
+#include "cli/validators.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/termination.hpp"
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 namespace distbench::cli {
 
@@ -48,7 +51,8 @@ int main(int argc, char** argv) {
   TerminationSignals signals;  // first: before MPI or anything else starts a thread
   cli::Invocation inv{argc, argv, nullptr, &signals};
   CLI::App app{"distbench: how fast, how correct and how healthy distributed communication is", "distbench"};
-  app.set_version_flag("--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
+  app.formatter(std::make_shared<cli::RuleFormatter>());  // before the subcommands, which inherit it
+  app.set_version_flag("-V,--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
   cli::Commands commands;
@@ -73,14 +77,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && top->get_name() == argv[1]) command = &c;
   }
   try {
-    if (argc > 1 && argv[1][0] != '-') {
-      const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
-      const bool known = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; });
-      if (!known) {
-        throw usage_error(fmt::format("unknown command '{}'; 'distbench list' shows the collectives, "
-                                      "'distbench --help' every command", argv[1]));
-      }
-    }
+    cli::check_command_word(app, argc, argv);
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -90,9 +87,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::string where = "distbench";
-      for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
-      throw usage_error(fmt::format("{}; see '{} --help'", e.what(), where));
+      throw usage_error(cli::parse_error_text(app, e));
     }
     for (const auto& c : commands) {
       if (c.app->parsed()) return c.run(inv);

@@ -1,6 +1,7 @@
 // `distbench report FILE [--format md|csv|html] [--output PATH]`: a view of a JSON report, on stdout or written
 // atomically to a file. Needs no other process: MPI is never started.
 #include "cli/command.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/report_file.hpp"
@@ -37,7 +38,7 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
   for (const Format& f : kFormats) names.emplace_back(f.name);
   app.add_option("--format", opts.format,
                  "md: a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
-      ->check(CLI::IsMember(names));
+      ->check(one_of(names));
   app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout");
 }
 

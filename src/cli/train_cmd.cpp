@@ -2,6 +2,7 @@
 #include "benchmarks/train/train_benchmark.hpp"
 #include "cli/command.hpp"
 #include "cli/runner.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -97,7 +98,7 @@ void add_train_command(CLI::App& root, Commands& commands) {
                   "MiB of gradients per allreduce (DDP's rule and default; 0: one allreduce per tensor)");
   app->add_option("--overlap", o->overlap,
                   "on: a bucket's allreduce starts once its gradients are made; off: after the backward; both")
-      ->check(CLI::IsMember({"on", "off", "both"}));
+      ->check(one_of({"on", "off", "both"}));
   app->add_option("--zero", o->zero,
                   "ZeRO stage: 0 allreduce, every rank updates all (DDP); 1 allreduce, each rank updates its shard, "
                   "allgather of the parameters; 2 reduce-scatter instead of allreduce; 3 also the parameters "
@@ -108,12 +109,12 @@ void add_train_command(CLI::App& root, Commands& commands) {
   app->add_option("--dtype", o->dtype,
                   "The gradients' type in the collectives: fp32, or bf16 (each bucket converted before its reduction "
                   "and back after it, as PyTorch DDP's bf16 compression hook; the model computes in fp32)")
-      ->check(CLI::IsMember({"fp32", "bf16"}));
+      ->check(one_of({"fp32", "bf16"}));
   app->add_flag("--check", o->check,
                 "Compare the parameters every rank ends with to one rank trained on the global batches (exit 3 "
                 "beyond a relative 1e-3; 1e-2 with --dtype bf16)");
   app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
-      ->check(CLI::IsMember({"sgd", "adam"}));
+      ->check(one_of({"sgd", "adam"}));
   app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");
   app->add_flag("--scaling", o->scaling,
                 "Also train one rank alone on a rank's share of each batch first: scaling efficiency = throughput / "

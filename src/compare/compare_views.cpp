@@ -55,7 +55,7 @@ std::string compare_text(const Comparison& c) {
   std::size_t width = 4;
   for (const auto& k : c.cases) width = std::max(width, k.label.size());
   const std::string title = metric_title(c);
-  std::string out = fmt::format("# distbench compare: {} ({} cases)\n", c.benchmark, c.cases.size());
+  std::string out = fmt::format("# distbench compare: {} ({})\n", c.benchmark, plural(c.cases.size(), "case", "cases"));
   out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width, "base " + title.substr(0, title.find(' ')),
                      "candidate", "change [CI]", "p", "verdict");
   for (const auto& k : c.cases) {

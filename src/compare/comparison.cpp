@@ -338,9 +338,10 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   }
   if (tested > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(tested));
   if (out.unknown > 0) {
-    out.warnings.push_back(fmt::format("{} cases have fewer than {} samples on a side and could not be tested; run "
-                                       "with more samples (-n 20)",
-                                       out.unknown, kMinSamplesToTest));
+    out.warnings.push_back(
+        fmt::format("{} fewer than {} samples on a side and could not be tested; run "
+                    "with more samples (-n 20)",
+                    out.unknown == 1 ? "1 case has" : fmt::format("{} cases have", out.unknown), kMinSamplesToTest));
   }
   // Most cases moved the same way by more than the threshold: the machine, not one case, may have changed.
   if (tested >= 4 && std::max(moved_up, moved_down) * 2 > tested && (out.baseline_runs < 2 || out.candidate_runs < 2)) {

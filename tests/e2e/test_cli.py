@@ -276,7 +276,7 @@ class GoodRuns(Workdir):
             self.assertIn(word, r.stdout)
         r = mpirun(2, "info")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("ranks: 2 on 1 host(s)", r.stdout)
+        self.assertIn("ranks: 2 on 1 host\n", r.stdout)
         self.assertIn("mpi", r.stdout)
         r = single("allreduce", "--help")
         self.assertEqual(r.returncode, 0)

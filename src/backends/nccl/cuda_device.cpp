@@ -6,6 +6,7 @@
 #include "backends/nccl/pattern_kernels.hpp"
 #include "backends/nccl/verify_tolerance.hpp"
 #include "core/error.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/core.h>
 
@@ -145,8 +146,9 @@ std::unique_ptr<Buffer> CudaDevice::allocate(std::size_t bytes) {
 void CudaDevice::require_parts(BufferRef at, std::string_view what) const {
   if (at.buffer == nullptr) throw failure(fmt::format("{}: no buffer given", what));
   if (at.buffer->parts() < static_cast<int>(parts_.size())) {
-    throw failure(fmt::format("{}: the buffer has {} part(s) but this process drives {} GPUs (-g)", what,
-                              at.buffer->parts(), parts_.size()));
+    throw failure(fmt::format("{}: the buffer has {} but this process drives {} (-g)", what,
+                              plural(static_cast<std::size_t>(at.buffer->parts()), "part", "parts"),
+                              plural(parts_.size(), "GPU", "GPUs")));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "benchmarks/health/evaluate.hpp"
 
+#include "core/report/text.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -297,9 +298,10 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
           c.limit = links.bandwidth_bound->limit_text("GB/s");
           if (links.bandwidth_bound->breaks(c.value)) {
             c.status = Status::degraded;
-            c.why = fmt::format("best of {} re-test(s) alone against {}: {:.3f} x the links' median",
-                                link.value("attempts", 1), topo.hosts[static_cast<std::size_t>(reference)],
-                                c.value / links.bandwidth_bound->median);
+            c.why =
+                fmt::format("best of {} alone against {}: {:.3f} x the links' median",
+                            plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests"),
+                            topo.hosts[static_cast<std::size_t>(reference)], c.value / links.bandwidth_bound->median);
           }
         }
         out.push_back(std::move(c));

@@ -7,6 +7,7 @@
 #include "benchmarks/health/prometheus.hpp"
 #include "core/groups.hpp"
 #include "core/report/atomic_file.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/format.h>
 
@@ -182,9 +183,10 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
       if (!arrived) {
         std::string who;
         for (int r : result.missing()) who += fmt::format("{}{} ({})", who.empty() ? "" : ", ", r, topo.host_of(r));
-        t.why = fmt::format("TIMEOUT: rank(s) {} did not arrive within {:g} s", who, plan_.timeout_s);
+        t.why = fmt::format("TIMEOUT: {} {} did not arrive within {:g} s",
+                            result.missing().size() == 1 ? "rank" : "ranks", who, plan_.timeout_s);
       } else if (stuck) {
-        t.why = fmt::format("calls did not complete on {} rank(s): {}", result.failures().size(),
+        t.why = fmt::format("calls did not complete on {}: {}", plural(result.failures().size(), "rank", "ranks"),
                             result.failures().front().second);
       }
       // The phase's own time is information (status healthy): the ranks' checks carry the verdict.

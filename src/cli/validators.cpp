@@ -1,0 +1,118 @@
+#include "cli/validators.hpp"
+
+#include "cli/did_you_mean.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+namespace distbench::cli {
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The value as the message shows it: numbers as typed, anything else quoted.
+std::string shown(const std::string& text) { return fmt::format("'{}'", text); }
+
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<long long> parse_whole(const std::string& text) {
+  long long value = 0;
+  const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+  const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || first == end) return std::nullopt;
+  return value;
+}
+
+// "a, b or c".
+std::string either(const std::vector<std::string>& names) {
+  if (names.size() < 2) return names.empty() ? std::string() : names[0];
+  return fmt::format("{} or {}", fmt::join(names.begin(), names.end() - 1, ", "), names.back());
+}
+
+CLI::Validator number_at_least(const std::string& unit, bool zero_allowed) {
+  const std::string rule = fmt::format("{} {} 0", upper(unit), zero_allowed ? ">=" : ">");
+  return CLI::Validator(
+      [unit, zero_allowed](std::string& text) -> std::string {
+        const auto value = parse_number(text);
+        if (!value) return fmt::format("{} is not a number of {}", shown(text), unit);
+        if (zero_allowed && *value < 0) return fmt::format("{} is not 0 or more {}", text, unit);
+        if (!zero_allowed && *value <= 0) return fmt::format("{} is not a positive number of {}", text, unit);
+        return {};
+      },
+      rule);
+}
+
+}  // namespace
+
+CLI::Validator positive_number(const std::string& unit) { return number_at_least(unit, false); }
+
+CLI::Validator non_negative_number(const std::string& unit) { return number_at_least(unit, true); }
+
+CLI::Validator in_range(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        const auto value = parse_whole(text);
+        if (!value || *value < lo || *value > hi) {
+          return fmt::format("{} is not a whole number from {} to {}", value ? text : shown(text), lo, hi);
+        }
+        return {};
+      },
+      fmt::format("{}..{}", lo, hi));
+}
+
+CLI::Validator at_least(long long lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        const auto value = parse_whole(text);
+        if (!value) return fmt::format("{} is not a whole number", shown(text));
+        if (*value < lo) return fmt::format("{} is less than {}; give a whole number of {} or more", text, lo, lo);
+        return {};
+      },
+      fmt::format("N >= {}", lo));
+}
+
+CLI::Validator one_of(std::vector<std::string> names, std::vector<std::pair<std::string, std::string>> aliases) {
+  const std::string rule = fmt::format("{{{}}}", fmt::join(names, ","));
+  return CLI::Validator(
+      [names, aliases](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        for (const auto& [alias, name] : aliases) {
+          if (alias == text) {
+            text = name;
+            return {};
+          }
+        }
+        return fmt::format("{} is not {}{}", shown(text), either(names), did_you_mean(text, names));
+      },
+      rule);
+}
+
+std::string RuleFormatter::make_option_opts(const CLI::Option* option) const {
+  const std::string out = CLI::Formatter::make_option_opts(option);
+  const std::string type = option->get_type_name();
+  const auto colon = type.find(':');
+  const std::string value = option->get_default_str();
+  const std::string typed = fmt::format(" {}{}{}", type, value.empty() ? "" : "=", value);
+  if (colon == std::string::npos || out.rfind(typed, 0) != 0) return out;
+  const std::string rule = type.substr(colon + 1);
+  const std::string shown_default = value.empty() ? "" : fmt::format(" (default {})", value);
+  return fmt::format(" {}{}{}", rule, shown_default, out.substr(typed.size()));
+}
+
+}  // namespace distbench::cli

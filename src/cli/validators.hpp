@@ -1,0 +1,34 @@
+// Checks of option values that say in words what is wrong ("-1 is not a positive number of seconds") and show a short
+// rule in --help ("SECONDS > 0", "1..64", "{rank0,avg,min,max}") instead of CLI11's range text. CLI11 puts the
+// option's name in front of the message; parse_error_text writes it as the user may type it (-T/--timeout).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace distbench::cli {
+
+// A finite number above 0, of `unit` (plural: "seconds"); --help shows "SECONDS > 0".
+CLI::Validator positive_number(const std::string& unit);
+// A finite number of 0 or more, of `unit`; --help shows "SECONDS >= 0".
+CLI::Validator non_negative_number(const std::string& unit);
+// A whole number from lo to hi; --help shows "1..64".
+CLI::Validator in_range(long long lo, long long hi);
+// A whole number of lo or more; --help shows "N >= 0".
+CLI::Validator at_least(long long lo);
+// One of `names`, or one of the `aliases`' spellings, which the option holds as the name it maps to (-a's 0..3: add
+// it with ->transform(), since ->check() keeps the value as typed); --help shows "{rank0,avg,min,max}". A near miss
+// (another case, a typo) is answered with "did you mean".
+CLI::Validator one_of(std::vector<std::string> names, std::vector<std::pair<std::string, std::string>> aliases = {});
+
+// The help formatter that shows a checked option's rule and default ("SECONDS > 0 (default 300)") where CLI11 shows
+// its type, rule and default ("FLOAT:SECONDS > 0=300"). Subcommands added after it is set on the root inherit it.
+class RuleFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* option) const override;
+};
+
+}  // namespace distbench::cli

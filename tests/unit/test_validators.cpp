@@ -1,0 +1,92 @@
+// Option checks in words: what each accepts, the message for what it refuses, the rule --help shows.
+#include "cli/validators.hpp"
+
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace distbench::cli {
+namespace {
+
+// The validator's message for `text` ("" when accepted); `text` is rewritten as a transform would.
+std::string message(const CLI::Validator& v, std::string& text) { return v(text); }
+std::string message(const CLI::Validator& v, const std::string& text) {
+  std::string copy = text;
+  return v(copy);
+}
+
+TEST(Validators, PositiveNumber) {
+  const auto v = positive_number("seconds");
+  EXPECT_EQ(message(v, "1.5"), "");
+  EXPECT_EQ(message(v, "1e-3"), "");
+  EXPECT_EQ(message(v, "-1"), "-1 is not a positive number of seconds");
+  EXPECT_EQ(message(v, "0"), "0 is not a positive number of seconds");
+  EXPECT_EQ(message(v, "abc"), "'abc' is not a number of seconds");
+  EXPECT_EQ(message(v, "inf"), "'inf' is not a number of seconds");
+  EXPECT_EQ(message(v, "1e999"), "'1e999' is not a number of seconds");
+  EXPECT_EQ(v.get_description(), "SECONDS > 0");
+}
+
+TEST(Validators, NonNegativeNumber) {
+  const auto v = non_negative_number("GB/s");
+  EXPECT_EQ(message(v, "0"), "");
+  EXPECT_EQ(message(v, "12.5"), "");
+  EXPECT_EQ(message(v, "-0.5"), "-0.5 is not 0 or more GB/s");
+  EXPECT_EQ(v.get_description(), "GB/S >= 0");
+}
+
+TEST(Validators, InRange) {
+  const auto v = in_range(1, 64);
+  EXPECT_EQ(message(v, "1"), "");
+  EXPECT_EQ(message(v, "64"), "");
+  EXPECT_EQ(message(v, "+8"), "");
+  EXPECT_EQ(message(v, "0"), "0 is not a whole number from 1 to 64");
+  EXPECT_EQ(message(v, "65"), "65 is not a whole number from 1 to 64");
+  EXPECT_EQ(message(v, "2.5"), "'2.5' is not a whole number from 1 to 64");
+  EXPECT_EQ(message(v, ""), "'' is not a whole number from 1 to 64");
+  EXPECT_EQ(v.get_description(), "1..64");
+}
+
+TEST(Validators, AtLeast) {
+  const auto v = at_least(0);
+  EXPECT_EQ(message(v, "0"), "");
+  EXPECT_EQ(message(v, "-1"), "-1 is less than 0; give a whole number of 0 or more");
+  EXPECT_EQ(message(v, "x"), "'x' is not a whole number");
+  EXPECT_EQ(v.get_description(), "N >= 0");
+}
+
+TEST(Validators, OneOfWithAliases) {
+  const auto v = one_of({"rank0", "avg", "min", "max"}, {{"0", "rank0"}, {"3", "max"}});
+  std::string text = "3";
+  EXPECT_EQ(message(v, text), "");
+  EXPECT_EQ(text, "max");  // the alias becomes the name
+  text = "avg";
+  EXPECT_EQ(message(v, text), "");
+  EXPECT_EQ(text, "avg");
+  EXPECT_EQ(message(v, "mean"), "'mean' is not rank0, avg, min or max");
+  EXPECT_EQ(message(v, "AVG"), "'AVG' is not rank0, avg, min or max; did you mean 'avg'?");
+  EXPECT_EQ(message(v, "4"), "'4' is not rank0, avg, min or max");
+  EXPECT_EQ(v.get_description(), "{rank0,avg,min,max}");
+  EXPECT_EQ(message(one_of({"0", "1"}), "2"), "'2' is not 0 or 1");
+}
+
+TEST(Validators, HelpShowsTheRuleAloneWithTheDefault) {
+  CLI::App app{"test"};
+  app.formatter(std::make_shared<RuleFormatter>());
+  app.option_defaults()->always_capture_default();
+  double timeout = 300;
+  int gpus = 1;
+  std::string plain = "x";
+  app.add_option("-T,--timeout", timeout, "Seconds")->check(positive_number("seconds"));
+  app.add_option("-g,--ngpus", gpus, "GPUs")->check(in_range(1, 64));
+  app.add_option("--plain", plain, "Unchecked");
+  const std::string help = app.help();
+  EXPECT_NE(help.find("-T,--timeout SECONDS > 0 (default 300)"), std::string::npos) << help;
+  EXPECT_NE(help.find("-g,--ngpus 1..64 (default 1)"), std::string::npos) << help;
+  EXPECT_NE(help.find("--plain TEXT=x"), std::string::npos) << help;
+  EXPECT_EQ(help.find("FLOAT"), std::string::npos) << help;
+}
+
+}  // namespace
+}  // namespace distbench::cli
