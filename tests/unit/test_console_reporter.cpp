@@ -66,7 +66,7 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "         65536        16384  float32    sum   -1       40.13     1.63     2.45      0       39.88     1.64     2.47      0\n"
       "       1048576       262144  float32    sum   -1      250.25     4.19     6.29      0      250.00     4.19     6.29      2\n"
       "# Avg bus bandwidth: 2.92 GB/s\n"
-      "# Wrong elements: 2\n";
+      "# Wrong elements: 2 FAILED\n";
   EXPECT_EQ(out.str(), expected);
 }
 
@@ -104,7 +104,7 @@ TEST(ConsoleReporter, FaultColumnsAndMallocReuse) {
       "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)            (/op)   (/op)\n"
       "         65536        16384  float32    sum   -1       40.13     1.63     2.45      0      1235    3.00\n"
       "# Avg bus bandwidth: 2.45 GB/s\n"
-      "# Wrong elements: 0\n";
+      "# Wrong elements: 0 OK\n";
   EXPECT_EQ(out.str(), expected);
 }
 
@@ -169,13 +169,13 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case)   warm-up: 3 iterations   check: off"
       "   time: slowest rank (-a max)\n"
       "#\n"
-      "#                                                              in-place\n"
-      "#         size        count     type  redop root        time    algbw    busbw #wrong\n"
-      "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)\n"
-      "          1024          512 bfloat16   none    0       18.40     0.06     0.06    N/A\n"
+      "#                                                                  in-place\n"
+      "#         size        count     type  redop root        time    algbw    busbw #wrong  noise\n"
+      "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)         (+-%)\n"
+      "          1024          512 bfloat16   none    0       18.40     0.06     0.06    N/A   0.0*\n"
       "      33554432     16777216 bfloat16   none    0     skipped\n"
-      "     268435456    134217728 bfloat16   none    0    345678.9     0.78     0.78    N/A\n"
-      "    1073741824    536870912 bfloat16   none    0     1234568     0.87     0.87    N/A\n"
+      "     268435456    134217728 bfloat16   none    0    345678.9     0.78     0.78    N/A    0.0\n"
+      "    1073741824    536870912 bfloat16   none    0     1234568     0.87     0.87    N/A    0.0\n"
       "# Avg bus bandwidth: 0.57 GB/s\n"
       "# Wrong elements: not checked\n"
       "# Noise target not met: 1 of 3 results; allow more time per case or relax the noise target\n"

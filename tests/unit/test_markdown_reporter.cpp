@@ -80,7 +80,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   info.error = "allreduce 1 MiB: timed samples did not finish within 3 s";
   reporter.end(info);
   EXPECT_EQ(read(path), rows +
-                            "\n**Avg bus bandwidth:** 6.29 GB/s · **Wrong elements:** 0 · **Status:** failed "
+                            "\n**Avg bus bandwidth:** 6.29 GB/s · **Wrong elements:** 0 OK · **Status:** failed "
                             "(allreduce 1 MiB: timed samples did not finish within 3 s)\n");
   fs::remove_all(dir);
 }

@@ -96,10 +96,45 @@ TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) 
   EXPECT_EQ(items[0].key, "avg_busbw_gbps");
   EXPECT_DOUBLE_EQ(items[0].value, 1.5);
   EXPECT_EQ(items[0].text, "1.50 GB/s");
-  EXPECT_EQ(items[1].text, "3");
+  EXPECT_EQ(items[1].text, "3 FAILED");
   const auto none = collective_summary({});
   EXPECT_EQ(none[0].text, "N/A (nothing measured)");
   EXPECT_EQ(none[1].text, "not checked");
+}
+
+TEST(CollectiveSummary, OneAveragePerDatatypeAndOperatorWhenThereAreSeveral) {
+  std::vector<CaseResult> cases = {measured("out-of-place", 1.0, 0), measured("in-place", 3.0, 0)};
+  cases.push_back(measured("out-of-place", 10.0, 0));
+  cases.back().dtype = "int8";
+  cases.push_back(measured("out-of-place", 20.0, 0));
+  cases.back().dtype = "int8";
+  cases.back().op = "max";
+  const auto items = collective_summary(collective_records(cases, {}));
+  ASSERT_EQ(items.size(), 5u);
+  EXPECT_EQ(items[0].key, "avg_busbw_gbps");
+  EXPECT_DOUBLE_EQ(items[0].value, 8.5);
+  EXPECT_EQ(items[1].key, "avg_busbw_gbps.float32.sum");
+  EXPECT_EQ(items[1].label, "Avg bus bandwidth, float32 sum");
+  EXPECT_DOUBLE_EQ(items[1].value, 2.0);
+  EXPECT_EQ(items[2].key, "avg_busbw_gbps.int8.sum");
+  EXPECT_DOUBLE_EQ(items[2].value, 10.0);
+  EXPECT_EQ(items[3].key, "avg_busbw_gbps.int8.max");
+  EXPECT_EQ(items[4].text, "0 OK");
+}
+
+TEST(CollectiveTable, ColumnsOnRequestAndTheNoiseColumnWithANoiseTarget) {
+  SweepPlan plan;
+  plan.columns = {"samples", "median"};
+  TableLayout t = collective_table(plan);
+  ASSERT_EQ(t.value_columns.size(), 6u);
+  EXPECT_EQ(t.value_columns[4].key, "samples");
+  EXPECT_EQ(t.value_columns[4].phase, "time");
+  EXPECT_EQ(t.value_columns[5].key, "median_us");
+  plan.columns.clear();
+  plan.stopping.max_noise = 1;
+  t = collective_table(plan);
+  ASSERT_EQ(t.value_columns.size(), 5u);
+  EXPECT_EQ(t.value_columns[4].key, "noise_pct");
 }
 
 TEST(CollectiveTable, PlacementsSideBySideAndFaultColumnsOnRequest) {
