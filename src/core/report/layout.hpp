@@ -24,6 +24,7 @@ enum class CellFormat {
   per_op,     // a count per operation: count_text
   checked,    // a whole count, "N/A" when not measured (NaN): #wrong
   number,     // a figure in any unit, 4 significant digits
+  timestamp,  // seconds since the Unix epoch: timestamp_text (ISO 8601, UTC)
 };
 
 struct ColumnSpec {
