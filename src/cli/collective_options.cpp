@@ -61,7 +61,8 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
 }  // namespace
 
 void add_collective_options(CLI::App& app, CollectiveOptions& o) {
-  app.add_option("-b,--minbytes", o.minbytes, "Smallest message size S in bytes (K, M, G suffixes are binary)");
+  app.add_option("-b,--minbytes", o.minbytes,
+                 "Smallest message size S in bytes (K, M, G, T suffixes are binary; 1.5M, 1MiB, 1Ki work too)");
   app.add_option("-e,--maxbytes", o.maxbytes, "Largest message size S in bytes");
   app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this factor between steps (> 1)")
       ->each([&o](const std::string&) { o.stepfactor_given = true; });
@@ -77,11 +78,12 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "its 0 = forever is not supported: give a count)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("-S,--report-timestamps", o.timestamps,
-                 "1: each row's start time (UTC) in the table, and start_time_s in the reports (0 or 1)")
+                 "Show each row's start time (UTC) in the table and keep start_time_s in the reports (0 or 1; "
+                 "nccl-tests' report_timestamps)")
       ->check(CLI::IsMember({0, 1}));
   app.add_option("-C,--report-cputime", o.cpu_time,
-                 "1: time the calls on the host clock (nccl: the time to enqueue them, as nccl-tests' cputime; mpi: "
-                 "the same as without) (0 or 1)")
+                 "Time the calls on the host clock: for nccl the time to enqueue them (nccl-tests' report_cputime), "
+                 "for mpi the same as without (0 or 1)")
       ->check(CLI::IsMember({0, 1}));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
@@ -90,7 +92,7 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
   app.add_option("-r,--root", o.root,
                  "Root rank (within the group) of broadcast, reduce, gather and scatter; -1: every rank in turn, a "
                  "row each")
-      ->check(CLI::Range(-1, std::numeric_limits<int>::max()))
+      ->check(CLI::Range(-1, std::numeric_limits<int>::max()).description(""))
       ->each([&o](const std::string&) { o.root_given = true; });
   app.add_option("-a,--average", o.average, "Time shown per case across ranks: rank0, avg, min or max (or 0..3)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, std::string>{{"0", "rank0"},

@@ -18,8 +18,9 @@ from test_cli import Workdir, mpirun, single  # noqa: E402
 QUICK = ["-n", "3", "-w", "1", "--backend", "mpi"]
 
 
-def warning_lines(stderr):
-    return [line for line in stderr.splitlines() if line.startswith("warning:")]
+def ignored_warnings(stderr):
+    """The warnings about ignored options (a busy machine may add noise warnings of its own)."""
+    return [line for line in stderr.splitlines() if line.startswith("warning:") and " ignored: " in line]
 
 
 class EveryRoot(Workdir):
@@ -135,22 +136,23 @@ class IgnoredOptions(Workdir):
     def test_each_ignored_option_is_warned_about_once(self):
         r = mpirun(2, "allgather", "-o", "max", "-b", "64", "-e", "64", *QUICK)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(warning_lines(r.stderr), ["warning: -o/--op max ignored: allgather does not reduce"])
+        self.assertEqual(ignored_warnings(r.stderr), ["warning: -o/--op max ignored: allgather does not reduce"])
         r = mpirun(2, "sendrecv", "-r", "1", "-b", "64", "-e", "64", *QUICK)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(warning_lines(r.stderr),
+        self.assertEqual(ignored_warnings(r.stderr),
                          ["warning: -r/--root 1 ignored: sendrecv has no root (only broadcast, reduce, gather and "
                           "scatter do)"])
         r = mpirun(2, "reduce", "-o", "max", "-r", "1", "-b", "64", "-e", "64", *QUICK)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(warning_lines(r.stderr), [])
+        self.assertEqual(ignored_warnings(r.stderr), [])
 
     def test_the_warning_lands_in_the_report(self):
         js = self.path("w.json")
         r = mpirun(2, "allreduce", "-r", "1", "-b", "64", "-e", "64", *QUICK, "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
-        codes = [w["code"] for w in load_json(js)["warnings"]]
-        self.assertEqual(codes, ["option_ignored"])
+        warnings = [w for w in load_json(js)["warnings"] if w["code"] == "option_ignored"]
+        self.assertEqual([w["message"] for w in warnings],
+                         ["-r/--root 1 ignored: allreduce has no root (only broadcast, reduce, gather and scatter do)"])
 
 
 if __name__ == "__main__":
