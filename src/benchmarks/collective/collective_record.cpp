@@ -35,7 +35,7 @@ RecordLayout collective_record_layout(const RecordShape& shape) {
                {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
                {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
   if (shape.timestamps) {
-    l.metrics.push_back({"start_time_s", "s", "when the case started: seconds since the Unix epoch, UTC (root rank)"});
+    l.metrics.push_back({"start_time_s", std::string(kUnixTimeUnit), "when the case started (root rank's clock)"});
   }
   l.rank_figures = {{"time_us", "us", "this rank's mean time per operation"}};
   for (const OsFigure& f : kOsFigures) l.rank_figures.push_back({f.key, "1/op", ""});

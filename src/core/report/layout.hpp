@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace distbench {
@@ -44,6 +45,9 @@ struct TableLayout {
   std::vector<std::string> split_values;  // the groups, in order
   std::vector<ColumnSpec> value_columns;  // once per group
 };
+
+// The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).
+inline constexpr std::string_view kUnixTimeUnit = "s since epoch";
 
 struct MetricSpec {
   std::string key;   // JSON key and CSV column, e.g. "busbw_gbps"
