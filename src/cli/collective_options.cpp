@@ -72,11 +72,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "Verify results against exact expected values this many times per case, each on freshly filled "
                  "buffers, stopping at the first that finds wrong elements (nccl-tests' check iteration count; 0: no "
                  "check)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   app.add_option("-N,--run-cycles", o.cycles,
                  "Run the whole sweep this many times, each cycle a set of rows of its own (nccl-tests' run cycles; "
                  "its 0 = forever is not supported: give a count)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   app.add_option("-S,--report-timestamps", o.timestamps,
                  "Show each row's start time (UTC) in the table and keep start_time_s in the reports (0 or 1; "
                  "nccl-tests' report_timestamps)")
