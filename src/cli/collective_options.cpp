@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace distbench::cli {
@@ -38,22 +39,62 @@ bool asked_for_all(const std::vector<std::string>& texts) {
   return std::find(texts.begin(), texts.end(), "all") != texts.end();
 }
 
+// Options the user gave that mean nothing for this collective: each one's warning.
+std::vector<Warning> ignored_options(Collective collective, const CollectiveOptions& o) {
+  std::vector<Warning> out;
+  if (o.ops_given && !is_reduction(collective)) {
+    out.push_back({"option_ignored",
+                   fmt::format("-o/--op {} ignored: {} does not reduce", fmt::join(o.ops, ","), name(collective))});
+  }
+  if (o.root_given && !is_rooted(collective)) {
+    out.push_back({"option_ignored", fmt::format("-r/--root {} ignored: {} has no root (only broadcast, reduce, "
+                                                 "gather and scatter do)",
+                                                 o.root, name(collective))});
+  }
+  if (o.fuse_given && o.tensors <= 1) {
+    out.push_back({"option_ignored", fmt::format("--fuse {} ignored: it applies to a list of tensors; add --tensors N "
+                                                 "(N > 1) to reduce one",
+                                                 o.fuse)});
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_collective_options(CLI::App& app, CollectiveOptions& o) {
-  app.add_option("-b,--minbytes", o.minbytes, "Smallest message size S in bytes (K, M, G suffixes are binary)");
+  app.add_option("-b,--minbytes", o.minbytes,
+                 "Smallest message size S in bytes (K, M, G, T suffixes are binary; 1.5M, 1MiB, 1Ki work too)");
   app.add_option("-e,--maxbytes", o.maxbytes, "Largest message size S in bytes");
   app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this factor between steps (> 1)")
       ->each([&o](const std::string&) { o.stepfactor_given = true; });
   app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between steps instead of multiplying")
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
-  app.add_option("-c,--check", o.check, "Verify results against exact expected values (0 or 1)")
+  app.add_option("-c,--check", o.check,
+                 "Verify results against exact expected values this many times per case, each on freshly filled "
+                 "buffers, stopping at the first that finds wrong elements (nccl-tests' check iteration count; 0: no "
+                 "check)")
+      ->check(in_range(0, 1000000));
+  app.add_option("-N,--run-cycles", o.cycles,
+                 "Run the whole sweep this many times, each cycle a set of rows of its own (nccl-tests' run cycles; "
+                 "its 0 = forever is not supported: give a count)")
+      ->check(in_range(0, 1000000));
+  app.add_option("-S,--report-timestamps", o.timestamps,
+                 "Show each row's start time (UTC) in the table and keep start_time_s in the reports (0 or 1; "
+                 "nccl-tests' report_timestamps)")
+      ->check(one_of({"0", "1"}));
+  app.add_option("-C,--report-cputime", o.cpu_time,
+                 "Time the calls on the host clock: for nccl the time to enqueue them (nccl-tests' report_cputime), "
+                 "for mpi the same as without (0 or 1)")
       ->check(one_of({"0", "1"}));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
-      ->delimiter(',');
-  app.add_option("-r,--root", o.root, "Root rank (within the group) of broadcast, reduce, gather and scatter")
-      ->check(at_least(0));
+      ->delimiter(',')
+      ->each([&o](const std::string&) { o.ops_given = true; });
+  app.add_option("-r,--root", o.root,
+                 "Root rank (within the group) of broadcast, reduce, gather and scatter; -1: every rank in turn, a "
+                 "row each")
+      ->check(at_least(-1))
+      ->each([&o](const std::string&) { o.root_given = true; });
   app.add_option("-a,--average", o.average, "Time shown per case across ranks: rank0, avg, min or max (or 0..3)")
       ->transform(one_of({"rank0", "avg", "min", "max"}, {{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"}}));
   app.add_option("--group-size", o.group_size,
@@ -68,7 +109,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
   app.add_option("--fuse", o.fuse,
                  "With --tensors: on (pack into one buffer, one allreduce, unpack), off (one allreduce per tensor) "
                  "or both, side by side")
-      ->check(one_of({"on", "off", "both"}));
+      ->check(one_of({"on", "off", "both"}))
+      ->each([&o](const std::string&) { o.fuse_given = true; });
   app.add_option("--min-busbw", o.min_busbw,
                  "Fail (exit code 6) when the average bus bandwidth is below this many GB/s (nccl-tests' "
                  "NCCL_TESTS_MIN_BW)")
@@ -136,6 +178,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     if (o.fuse == "off") plan.fusions = {Fusion::per_tensor};
   }
   plan.root = o.root;
+  plan.ignored_options = ignored_options(collective, o);
   plan.group_size = o.group_size;
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
@@ -160,7 +203,15 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   }
   plan.show_faults = o.common.show_faults;
   plan.malloc_reuse = o.common.malloc_reuse;
-  plan.check = o.check != 0;
+  plan.check_iters = o.check;
+  if (o.cycles == 0) {
+    throw usage_error(
+        "-N/--run-cycles 0 (nccl-tests' run forever) is not supported: a distbench run ends on its own so that its "
+        "reports are complete; give a count for a long run, e.g. -N 1000");
+  }
+  plan.cycles = o.cycles;
+  plan.timestamps = o.timestamps != 0;
+  plan.cpu_time = o.cpu_time != 0;
   plan.average = o.average == "rank0" ? RankAverage::rank0
                  : o.average == "min" ? RankAverage::min
                  : o.average == "max" ? RankAverage::max

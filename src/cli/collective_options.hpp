@@ -18,10 +18,13 @@ struct CollectiveOptions {
   std::string maxbytes = "64M";
   double stepfactor = 2.0;
   std::string stepbytes;  // empty: multiplicative steps
-  int check = 1;
+  int check = 1;          // -c: verifications per case (nccl-tests' check iteration count); 0: none
+  int cycles = 1;         // -N: sweeps (nccl-tests' run cycles)
+  int timestamps = 0;     // -S: 0/1 (nccl-tests' report_timestamps)
+  int cpu_time = 0;       // -C: 0/1 (nccl-tests' report_cputime)
   std::vector<std::string> datatypes = {"float32"};
   std::vector<std::string> ops = {"sum"};
-  int root = 0;
+  int root = 0;  // -1: every rank in turn
   std::string average = "avg";
   int group_size = 0;
   std::string placement = "both";
@@ -33,6 +36,9 @@ struct CollectiveOptions {
   std::string min_busbw_at;  // a size: judge the lowest result at sizes >= it instead of the average
   bool stepfactor_given = false;
   bool stepbytes_given = false;
+  bool ops_given = false;
+  bool root_given = false;
+  bool fuse_given = false;
   CommonOptions common;
 };
 

@@ -9,17 +9,18 @@ namespace distbench::cli {
 
 void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("-n,--iters", o.iters,
-                 "Timed samples per case (each times k operations); by default fewer when they would outlast "
-                 "--max-time; given, exactly this many unless --max-time is given too")
+                 "Timed samples per case (each times k operations, k calibrated per case; nccl-tests' -n counts "
+                 "single operations); by default fewer when they would outlast --max-time; given, exactly this many "
+                 "unless --max-time is given too")
       ->check(in_range(1, 1000000))
       ->each([&o](const std::string&) { o.iters_given = true; });
   app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
       ->check(in_range(0, 1000000));
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
       ->check(positive_number("seconds"));
-  app.add_option("--json", o.json,
-                 "Write a JSON report here (rewritten after every size); '-': to stdout at the end, the table then "
-                 "going to stderr");
+  app.add_option("-J,--json", o.json,
+                 "Write a JSON report here (rewritten after every size; -J as in nccl-tests); '-': to stdout at the end, "
+                 "the table then going to stderr");
   app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size); '-': to stdout at the end");
   app.add_option("--md", o.md,
                  "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size); '-': "

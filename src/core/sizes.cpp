@@ -16,8 +16,14 @@ namespace {
 constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
 
 Error not_a_size(std::string_view text) {
-  return usage_error(fmt::format(
-      "'{}' is not a size; write a number of bytes with an optional K, M, G or T suffix (binary), e.g. 64M", text));
+  return usage_error(
+      fmt::format("'{}' is not a size; write a number of bytes, whole or with a fraction, and an optional binary "
+                  "suffix K, M, G or T (also KB, KiB, Ki, ...), e.g. 64M or 1.5M",
+                  text));
+}
+
+Error too_large(std::string_view text) {
+  return usage_error(fmt::format("'{}' is too large; sizes must be below 2^64 bytes (16 EiB)", text));
 }
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
@@ -30,38 +36,67 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Log2 of the multiplier a suffix stands for, or -1 for an unknown suffix.
+// Log2 of the multiplier a suffix stands for, or -1 for an unknown suffix. Every form is binary: K, KB, KiB, Ki.
 int suffix_shift(std::string_view suffix) {
   if (suffix.empty() || equals_ignoring_case(suffix, "b")) return 0;
   constexpr std::string_view kUnits = "kmgt";
   const auto unit = kUnits.find(lower(suffix[0]));
   if (unit == std::string_view::npos) return -1;
   const auto rest = suffix.substr(1);
-  if (!rest.empty() && !equals_ignoring_case(rest, "b") && !equals_ignoring_case(rest, "ib")) return -1;
+  if (!rest.empty() && !equals_ignoring_case(rest, "b") && !equals_ignoring_case(rest, "i") &&
+      !equals_ignoring_case(rest, "ib")) {
+    return -1;
+  }
   return 10 * static_cast<int>(unit + 1);
+}
+
+std::size_t count_digits(std::string_view text, std::size_t from) {
+  std::size_t end = from;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  return end - from;
 }
 
 }  // namespace
 
 std::uint64_t parse_size(std::string_view text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0) throw not_a_size(text);
-  const int shift = suffix_shift(text.substr(digits));
+  const std::size_t whole = count_digits(text, 0);
+  std::size_t end = whole;
+  std::size_t fraction = 0;
+  if (end < text.size() && text[end] == '.') {
+    fraction = count_digits(text, end + 1);
+    if (fraction == 0) throw not_a_size(text);  // "1." or "1.M"
+    end += 1 + fraction;
+  }
+  if (whole + fraction == 0) throw not_a_size(text);
+  const int shift = suffix_shift(text.substr(end));
   if (shift < 0) throw not_a_size(text);
 
   std::uint64_t value = 0;
-  for (char c : text.substr(0, digits)) {
+  for (char c : text.substr(0, whole)) {
     const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (kMax - digit) / 10) {
-      throw usage_error(fmt::format("'{}' is too large; sizes must be below 2^64 bytes (16 EiB)", text));
-    }
+    if (value > (kMax - digit) / 10) throw too_large(text);
     value = value * 10 + digit;
   }
-  if (shift > 0 && value > (kMax >> shift)) {
-    throw usage_error(fmt::format("'{}' is too large; sizes must be below 2^64 bytes (16 EiB)", text));
+  if (shift > 0 && value > (kMax >> shift)) throw too_large(text);
+  value <<= shift;
+
+  // The fraction of the unit, rounded down to whole bytes: floor(0.ddd * 2^shift), one binary digit at a time.
+  // Eighteen decimal digits are exact enough: the rest add less than 2^40 / 10^18 of a byte.
+  std::uint64_t numerator = 0, denominator = 1;
+  if (fraction > 0) {
+    for (char c : text.substr(whole + 1, std::min<std::size_t>(fraction, 18))) {
+      numerator = numerator * 10 + static_cast<std::uint64_t>(c - '0');
+      denominator *= 10;
+    }
   }
-  return value << shift;
+  std::uint64_t part = 0;
+  for (int bit = 0; bit < shift; ++bit) {
+    numerator *= 2;  // < 2 * 10^18: no overflow
+    part = part * 2 + (numerator >= denominator ? 1 : 0);
+    if (numerator >= denominator) numerator -= denominator;
+  }
+  if (part > kMax - value) throw too_large(text);
+  return value + part;
 }
 
 std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,

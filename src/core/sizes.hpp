@@ -12,9 +12,11 @@ namespace distbench {
 // The most sizes one sweep may hold; more is almost always a typo in -f/--stepfactor or -i/--stepbytes.
 inline constexpr std::size_t kMaxSweepSizes = 10000;
 
-// A non-negative number of bytes with an optional binary suffix: K, M, G, T in any case, optionally followed by
-// "B" or "iB" ("64M", "64mb", "64MiB" are all 64 * 2^20). A bare "B" suffix is also accepted ("8B").
-// Throws usage_error on anything else, negative numbers, empty text and values that do not fit in 64 bits.
+// A non-negative number of bytes, whole or with a decimal fraction ("1.5M", ".5K"), and an optional binary suffix:
+// K, M, G, T in any case, alone or followed by "B", "i" or "iB" ("64M", "64mb", "64Mi", "64MiB" are all 64 * 2^20;
+// as in nccl-tests, KB and MB are binary too). A bare "B" suffix is also accepted ("8B"). Fractions round down to
+// whole bytes ("1.5" is 1). Throws usage_error on anything else ("1.5.2M", "-1M", "1X", "M", "1e6"), empty text and
+// values that do not fit in 64 bits.
 std::uint64_t parse_size(std::string_view text);
 
 // nccl-tests' sweep: min_bytes, then multiply by `factor` when factor > 1, otherwise add `step`, while <= max_bytes.

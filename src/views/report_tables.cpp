@@ -54,6 +54,7 @@ std::string metric_text(double value, const MetricSpec& metric) {
   if (metric.unit == "us") return time_text(value);
   if (metric.unit == "GB/s") return bandwidth_text(value);
   if (metric.unit == "1/op") return count_text(value);
+  if (metric.unit == kUnixTimeUnit) return timestamp_text(value);
   return number_text(value);
 }
 

@@ -106,10 +106,64 @@ TEST(CollectiveOptions, SweepOptionsShapeThePlan) {
   EXPECT_EQ(plan_for(Collective::allgather, {"-o", "max"}).ops, (std::vector<ReduceOp>{ReduceOp::sum}));
 }
 
+// nccl-tests' flags where distbench has the same one: -r -1, -c N, -N, -S, -C, fractional sizes.
+TEST(CollectiveOptions, NcclTestsFlagsReachThePlan) {
+  const SweepPlan defaults = plan_for(Collective::broadcast, {});
+  EXPECT_EQ(defaults.root, 0);
+  EXPECT_EQ(defaults.check_iters, 1);
+  EXPECT_EQ(defaults.cycles, 1);
+  EXPECT_FALSE(defaults.timestamps);
+  EXPECT_FALSE(defaults.cpu_time);
+  EXPECT_TRUE(defaults.ignored_options.empty());
+
+  const SweepPlan plan = plan_for(Collective::broadcast, {"-r", "-1", "-c", "3", "-N", "2", "-S", "1", "-C", "1"});
+  EXPECT_EQ(plan.root, kAllRoots);
+  EXPECT_EQ(plan.check_iters, 3);
+  EXPECT_EQ(plan.cycles, 2);
+  EXPECT_TRUE(plan.timestamps);
+  EXPECT_TRUE(plan.cpu_time);
+  EXPECT_EQ(plan_for(Collective::broadcast, {"-c", "0"}).check_iters, 0);
+  EXPECT_EQ(plan_for(Collective::allreduce, {"-b", "1MiB", "-e", "1.5M", "-f", "1.5"}).sizes,
+            (std::vector<std::uint64_t>{1048576, 1572864}));
+}
+
+TEST(CollectiveOptions, OptionsThatMeanNothingForTheCollectiveAreWarnedAbout) {
+  const auto ignored = plan_for(Collective::allgather, {"-o", "max"}).ignored_options;
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_EQ(ignored[0].code, "option_ignored");
+  EXPECT_EQ(ignored[0].message, "-o/--op max ignored: allgather does not reduce");
+  const auto root = plan_for(Collective::sendrecv, {"-r", "2"}).ignored_options;
+  ASSERT_EQ(root.size(), 1u);
+  EXPECT_EQ(root[0].message,
+            "-r/--root 2 ignored: sendrecv has no root (only broadcast, reduce, gather and scatter do)");
+  EXPECT_EQ(plan_for(Collective::allreduce, {"-r", "0", "--fuse", "on"}).ignored_options.size(), 2u);
+  // Given where they mean something, or left at their defaults: nothing to say.
+  EXPECT_TRUE(plan_for(Collective::reduce, {"-o", "max", "-r", "1"}).ignored_options.empty());
+  EXPECT_TRUE(plan_for(Collective::allgather, {}).ignored_options.empty());
+  EXPECT_TRUE(plan_for(Collective::allreduce, {"--tensors", "4", "--fuse", "on"}).ignored_options.empty());
+}
+
+TEST(CollectiveOptions, RunningForeverIsRefusedWithAWayToRunLong) {
+  try {
+    plan_for(Collective::allreduce, {"-N", "0"});
+    ADD_FAILURE() << "-N 0 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("-N 1000"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CollectiveOptions, InconsistentInputIsAUsageError) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-f", "2", "-i", "1K"}, {"-f", "1"}, {"-i", "0"}, {"-d", "float31"}, {"-o", "bxor", "-d", "float32"},
-           {"-b", "2K", "-e", "1K"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-f", "2", "-i", "1K"},
+                                                                {"-f", "1"},
+                                                                {"-i", "0"},
+                                                                {"-d", "float31"},
+                                                                {"-o", "bxor", "-d", "float32"},
+                                                                {"-b", "2K", "-e", "1K"},
+                                                                {"-e", "1.5.2M"},
+                                                                {"-b", "1X"},
+                                                                {"-e", "M"},
+                                                                {"-N", "0"}}) {
     try {
       plan_for(Collective::allreduce, args);
       ADD_FAILURE() << "accepted: " << ::testing::PrintToString(args);

@@ -127,7 +127,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
   plan.stopping.max_noise = 0.5;
   plan.stopping.min_samples = 10;
   plan.stopping.max_time_s = 2;
-  plan.check = false;
+  plan.check_iters = 0;
   plan.average = RankAverage::max;
 
   auto bcast = [](std::uint64_t bytes, double time_us, double bw) {

@@ -53,13 +53,38 @@ TEST(ParseSize, BinarySuffixesInAnyCaseAndForm) {
   EXPECT_EQ(parse_size("3T"), std::uint64_t{3} << 40);
   EXPECT_EQ(parse_size("3tb"), std::uint64_t{3} << 40);
   EXPECT_EQ(parse_size("16777215T"), std::uint64_t{16777215} << 40);
+  EXPECT_EQ(parse_size("1Ki"), 1024u);
+  EXPECT_EQ(parse_size("1KiB"), 1024u);
+  EXPECT_EQ(parse_size("1KB"), 1024u);
+  EXPECT_EQ(parse_size("1MiB"), 1u << 20);
+  EXPECT_EQ(parse_size("1Mi"), 1u << 20);
+  EXPECT_EQ(parse_size("2gi"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_size("3Ti"), std::uint64_t{3} << 40);
+}
+
+// nccl-tests reads sizes as floating point ("-e 1.5M"); distbench takes the same text, rounded down to whole bytes.
+TEST(ParseSize, FractionsRoundDownToWholeBytes) {
+  EXPECT_EQ(parse_size("1.5M"), 1572864u);
+  EXPECT_EQ(parse_size("1.5MiB"), 1572864u);
+  EXPECT_EQ(parse_size("0.5K"), 512u);
+  EXPECT_EQ(parse_size(".5K"), 512u);
+  EXPECT_EQ(parse_size("1.0G"), std::uint64_t{1} << 30);
+  EXPECT_EQ(parse_size("0.001K"), 1u);  // 1.024 bytes
+  EXPECT_EQ(parse_size("0.0009K"), 0u);
+  EXPECT_EQ(parse_size("1.5"), 1u);
+  EXPECT_EQ(parse_size("2.75T"), (std::uint64_t{11} << 40) / 4);
+  EXPECT_EQ(parse_size("0.1M"), 104857u);  // 104857.6
+  EXPECT_EQ(parse_size("0.33333333333333333333333K"), 341u);
+  EXPECT_EQ(parse_size("16777215.5T"), (std::uint64_t{16777215} << 40) + (std::uint64_t{1} << 39));
 }
 
 TEST(ParseSize, GarbageSaysWhatASizeLooksLike) {
   EXPECT_EQ(usage_message([] { parse_size("12Q"); }),
-            "'12Q' is not a size; write a number of bytes with an optional K, M, G or T suffix (binary), e.g. 64M");
-  for (const char* bad : {"", "-1", "-1K", "+5", "K", "1.5M", "12 M", " 12", "12M ", "0x10", "1KK", "1KiBB", "1iB",
-                          "1Ki", "1P", "abc"}) {
+            "'12Q' is not a size; write a number of bytes, whole or with a fraction, and an optional binary suffix K, "
+            "M, G or T (also KB, KiB, Ki, ...), e.g. 64M or 1.5M");
+  for (const char* bad :
+       {"",     "-1",  "-1K",  "-1M",  "+5",  "K",   "M",     "1X",  "1.5.2M", "1.", "1.M", ".",   ".M",
+        "12 M", " 12", "12M ", "0x10", "1e6", "1KK", "1KiBB", "1iB", "1i",     "1P", "abc", "1,5M"}) {
     EXPECT_THAT(usage_message([bad] { parse_size(bad); }), HasSubstr("is not a size")) << "input: '" << bad << "'";
   }
 }

@@ -32,8 +32,13 @@ TEST(Sweep, RootMustBeInTheGroup) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_STREQ(e.what(), "-r/--root 2 is outside the group of 2 ranks; pick a root in 0..1");
+    EXPECT_STREQ(e.what(),
+                 "-r/--root 2 is outside the group of 2 ranks; pick a root in 0..1, or -1 for each of them in turn");
   }
+  plan.root = kAllRoots;  // -r -1: each rank in turn, whatever the group
+  EXPECT_NO_THROW(check_root(plan, 2));
+  plan.root = -2;
+  EXPECT_THROW(check_root(plan, 2), Error);
   plan.collective = Collective::allreduce;  // no root: nothing to check
   EXPECT_NO_THROW(check_root(plan, 2));
 }
@@ -87,6 +92,27 @@ TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(s.metrics.empty());
   EXPECT_TRUE(s.phases.empty());
+}
+
+// -N 2 gives each record its cycle; -S its start time. The layout names both only when the sweep has them.
+TEST(CollectiveRecord, CycleAndStartTimeWhenTheSweepHasThem) {
+  CaseResult c = measured("in-place", 1.5, 0);
+  c.cycle = 2;
+  c.start_time_s = 1795423778.125;
+  const Record r = collective_record(c, {});
+  std::vector<std::string> keys;
+  for (const Param& p : r.params) keys.push_back(p.key);
+  const RecordLayout layout = collective_record_layout({.cycles = true, .timestamps = true});
+  EXPECT_EQ(keys, layout.params);
+  EXPECT_EQ(keys.back(), "cycle");
+  EXPECT_EQ(r.param_text("cycle"), "2");
+  EXPECT_DOUBLE_EQ(r.metric("start_time_s"), 1795423778.125);
+  EXPECT_EQ(layout.metrics.back().key, "start_time_s");
+  EXPECT_EQ(collective_record_layout().params.back(), "groups");
+
+  const Record plain = collective_record(measured("in-place", 1.5, 0), {});
+  EXPECT_EQ(plain.param("cycle"), nullptr);
+  EXPECT_TRUE(std::isnan(plain.metric("start_time_s")));
 }
 
 TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) {

@@ -19,6 +19,12 @@ TEST(Text, NumbersKeepTheirColumnWidth) {
   EXPECT_EQ(count_text(8194), "8194");
 }
 
+TEST(Text, TimestampsAreIso8601UtcWithMilliseconds) {
+  EXPECT_EQ(timestamp_text(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(timestamp_text(1795423778.1239), "2026-11-23T08:49:38.123Z");
+  EXPECT_EQ(timestamp_text(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
 TEST(Text, RanksPerHostAndGroups) {
   EXPECT_EQ(ranks_per_host_text({{0, "a", 0}, {1, "a", 1}, {2, "b", 0}, {3, "b", 1}}), "2 (2 hosts)");
   EXPECT_EQ(ranks_per_host_text({{0, "a", 0}, {1, "a", 1}, {2, "b", 0}}), "a 2, b 1");

@@ -29,6 +29,8 @@ struct CaseResult {
   int nranks = 0;           // ranks in the group
   std::string group;        // partition label: "world", "group-size 2"
   int groups = 1;           // how many groups ran the case at once
+  int cycle = 0;            // -N: which sweep, from 1; 0 when there is one (no "cycle" parameter then)
+  double start_time_s = kNotMeasured;  // -S: when the case started, seconds since the Unix epoch (root's clock)
 
   int ops_per_sample = 1;
   Summary time;             // seconds per operation, over samples (the -a aggregation across ranks per sample)

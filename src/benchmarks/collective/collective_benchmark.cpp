@@ -23,6 +23,11 @@ nlohmann::ordered_json names(const std::vector<E>& values) {
   return a;
 }
 
+std::string check_text(int iters) {
+  if (iters == 0) return "off";
+  return iters == 1 ? std::string("on") : fmt::format("{} times per case", iters);
+}
+
 }  // namespace
 
 nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::string& backend) {
@@ -39,7 +44,11 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["group_size"] = plan.group_size;
   j["warmup_iters"] = plan.warmup_iters;
   j["stopping"] = stopping_json(plan.stopping);
-  j["check"] = plan.check;
+  j["check"] = plan.check_iters > 0;
+  j["check_iters"] = plan.check_iters;
+  j["cycles"] = plan.cycles;
+  j["timestamps"] = plan.timestamps;
+  j["cpu_time"] = plan.cpu_time;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
   j["malloc_reuse"] = plan.malloc_reuse;
@@ -60,6 +69,8 @@ TableLayout collective_table(const SweepPlan& plan) {
                    {"dtype", "type", "", 8, CellFormat::text, "type"},
                    {"op", "redop", "", 6, CellFormat::text, "redop"},
                    {"root", "root", "", 4, CellFormat::integer, "root"}};
+  if (plan.cycles > 1)
+    t.key_columns.insert(t.key_columns.begin(), {"cycle", "cycle", "", 5, CellFormat::integer, "cycle"});
   if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
@@ -67,7 +78,8 @@ TableLayout collective_table(const SweepPlan& plan) {
     t.split_key = "placement";
     for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
   }
-  t.value_columns = {{"time_us", "time", "(us)", 10, CellFormat::time_us, "time (us)"},
+  const char* time = plan.cpu_time ? "cputime" : "time";
+  t.value_columns = {{"time_us", time, "(us)", 10, CellFormat::time_us, fmt::format("{} (us)", time)},
                      {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
                      {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
@@ -84,6 +96,9 @@ TableLayout collective_table(const SweepPlan& plan) {
   if (plan.show_faults) {  // the most over ranks, per operation
     t.value_columns.push_back({"faults_per_op", "faults", "(/op)", 9, CellFormat::per_op, "faults/op", true});
     t.value_columns.push_back({"switches_per_op", "csw", "(/op)", 7, CellFormat::per_op, "csw/op", true});
+  }
+  if (plan.timestamps) {  // when the row started (its first case), as nccl-tests' -S puts it at the end of a line
+    t.key_columns.push_back({"start_time_s", "timestamp", "(UTC)", 24, CellFormat::timestamp, "timestamp (UTC)"});
   }
   return t;
 }
@@ -160,15 +175,17 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   d.benchmark = "collective";
   d.title = std::string(name(plan.collective));
   d.config = collective_config(plan, info.backend);
-  d.records = collective_record_layout(plan.tensors > 1);
+  d.records = collective_record_layout(
+      {.tensor_list = plan.tensors > 1, .cycles = plan.cycles > 1, .timestamps = plan.timestamps});
   d.table = collective_table(plan);
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks)),
-      fmt::format("group: {}", group_text(plan, info.world_size)),
-      fmt::format("sweep: {}", sweep_text(plan.sizes)),
-      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {})", samples_text(plan.stopping),
-                  plan.warmup_iters, plan.check ? "on" : "off", average_text(plan.average), name(plan.average))};
+      fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
+      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {}){}", samples_text(plan.stopping),
+                  plan.warmup_iters, check_text(plan.check_iters), average_text(plan.average), name(plan.average),
+                  plan.cpu_time ? ", host clock (-C 1)" : "")};
+  if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
   if (plan.tensors > 1) {
     d.console_preamble.push_back(fmt::format(
         "tensors: a list of {} tensors of S/{} per operation, in place: per-tensor = one allreduce each; fused = "

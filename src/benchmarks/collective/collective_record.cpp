@@ -1,5 +1,7 @@
 #include "benchmarks/collective/collective_record.hpp"
 
+#include <cmath>
+
 namespace distbench {
 namespace {
 
@@ -16,12 +18,13 @@ constexpr OsFigure kOsFigures[] = {{"minor_faults_per_op", &OsCounters::minor_fa
 
 }  // namespace
 
-RecordLayout collective_record_layout(bool tensor_list) {
+RecordLayout collective_record_layout(const RecordShape& shape) {
   RecordLayout l;
   l.params = {"collective", "backend", "dtype",  "op",    "placement", "root",
               "bytes",      "count",   "nranks", "group", "groups"};
   l.phases = {"time"};
-  if (tensor_list) {  // --tensors N: the list's length and how it was reduced; fused lists time their parts too
+  if (shape.cycles) l.params.emplace_back("cycle");
+  if (shape.tensor_list) {  // --tensors N: the list's length and how it was reduced; fused lists time their parts too
     l.params.insert(l.params.begin() + 5, {"tensors", "fusion"});
     l.phases.insert(l.phases.end(), {"pack", "allreduce", "unpack"});
   }
@@ -31,6 +34,9 @@ RecordLayout collective_record_layout(bool tensor_list) {
                {"wrong", "elements", "wrong elements, summed over ranks; null when not checked"},
                {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
                {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
+  if (shape.timestamps) {
+    l.metrics.push_back({"start_time_s", std::string(kUnixTimeUnit), "when the case started (root rank's clock)"});
+  }
   l.rank_figures = {{"time_us", "us", "this rank's mean time per operation"}};
   for (const OsFigure& f : kOsFigures) l.rank_figures.push_back({f.key, "1/op", ""});
   return l;
@@ -51,6 +57,7 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
       .set("nranks", std::int64_t{r.nranks})
       .set("group", r.group)
       .set("groups", std::int64_t{r.groups});
+  if (r.cycle > 0) rec.set("cycle", std::int64_t{r.cycle});
   rec.status = r.status;
   rec.skip_reason = r.skip_reason;
   if (!rec.ok()) return rec;
@@ -64,6 +71,7 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
       .set_metric("wrong", r.wrong < 0 ? kNotMeasured : static_cast<double>(r.wrong))
       .set_metric("faults_per_op", max_over_ranks(r.os_per_op, &OsCounters::faults))
       .set_metric("switches_per_op", max_over_ranks(r.os_per_op, &OsCounters::switches));
+  if (std::isfinite(r.start_time_s)) rec.set_metric("start_time_s", r.start_time_s);
   const std::size_t ranks = std::max(r.rank_means.size(), r.os_per_op.size());
   for (std::size_t i = 0; i < ranks; ++i) {
     RankFigures f;

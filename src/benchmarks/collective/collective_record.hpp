@@ -11,9 +11,15 @@
 
 namespace distbench {
 
+// What a sweep adds to the plain shape of its records.
+struct RecordShape {
+  bool tensor_list = false;  // a --tensors sweep: how many tensors and how they were reduced (params)
+  bool cycles = false;       // -N > 1: the "cycle" parameter
+  bool timestamps = false;   // -S: the "start_time_s" metric
+};
+
 // The shape of a collective record (JSON and CSV columns).
-// `tensor_list`: a --tensors sweep (its records say how many tensors and how they were reduced).
-RecordLayout collective_record_layout(bool tensor_list = false);
+RecordLayout collective_record_layout(const RecordShape& shape = {});
 
 // `hosts[r]`: world rank r's host (may be shorter: hosts left blank).
 Record collective_record(const CaseResult& r, const std::vector<std::string>& hosts);

@@ -1,8 +1,10 @@
 #include "benchmarks/collective/measure.hpp"
 
 #include "core/fused_allreduce.hpp"
+#include "core/timer.hpp"
 
 #include <functional>
+#include <memory>
 
 namespace distbench {
 namespace {
@@ -40,6 +42,16 @@ std::vector<TensorRef> tensor_list(const CaseSetup& setup) {
   return out;
 }
 
+// -c N: up to N verifications, each on freshly filled and poisoned buffers; the wrong elements of the first that
+// finds any (as nccl-tests counts them), 0 when all pass, -1 when N is 0. Every rank takes the same decisions: the
+// counts are summed over all ranks.
+std::int64_t verify_times(int times, World& world, Communicator& comm, const CaseSetup& setup,
+                          const std::function<void()>& once, Watchdog& watchdog) {
+  std::int64_t wrong = -1;
+  for (int k = 0; k < times && wrong <= 0; ++k) wrong = verify(world, comm, setup, once, watchdog);
+  return wrong;
+}
+
 }  // namespace
 
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
@@ -48,7 +60,11 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   const auto& call = setup.call;
   world.device().fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
   const SamplingRules rules{plan.warmup_iters, plan.stopping, timeout};
-  const auto comm_timer = [&comm] { return comm.make_timer(); };
+  // -C 1: the host clock, which for a backend that enqueues (nccl) stops once the calls are enqueued.
+  const auto comm_timer = [&comm, host = plan.cpu_time]() -> std::unique_ptr<Timer> {
+    if (host) return std::make_unique<HostTimer>();
+    return comm.make_timer();
+  };
   const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
   Measured out;
 
@@ -56,15 +72,13 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     const TimedOperation op{
         setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync, comm_timer, {}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
-    if (plan.check) {
-      out.wrong = verify(
-          world, comm, setup,
-          [&] {
-            comm.run(call);
-            comm.synchronize(timeout);
-          },
-          watchdog);
-    }
+    out.wrong = verify_times(
+        plan.check_iters, world, comm, setup,
+        [&] {
+          comm.run(call);
+          comm.synchronize(timeout);
+        },
+        watchdog);
     return out;
   }
 
@@ -89,7 +103,7 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                              {"unpack", [&] { fused.unpack(tensors, call.dtype); }, device_timer}}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
     once = [&] { fused.run(tensors, call.dtype, call.op, timeout); };
-    if (plan.check) out.wrong = verify(world, comm, setup, once, watchdog);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, once, watchdog);
     return out;
   }
   // One allreduce per tensor, back to back.
@@ -110,15 +124,13 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                           comm_timer,
                           {}};
   out.sampling = sample_operation(world.connector(), op, rules, watchdog);
-  if (plan.check) {
-    out.wrong = verify(
-        world, comm, setup,
-        [&] {
-          for (const CollectiveCall& c : calls) comm.run(c);
-          comm.synchronize(timeout);
-        },
-        watchdog);
-  }
+  out.wrong = verify_times(
+      plan.check_iters, world, comm, setup,
+      [&] {
+        for (const CollectiveCall& c : calls) comm.run(c);
+        comm.synchronize(timeout);
+      },
+      watchdog);
   return out;
 }
 

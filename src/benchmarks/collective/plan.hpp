@@ -6,6 +6,7 @@
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
 #include "core/phase_stats.hpp"
+#include "core/record.hpp"
 #include "core/reduce_op.hpp"
 #include "core/stopping.hpp"
 
@@ -21,6 +22,9 @@ namespace distbench {
 enum class Fusion { per_tensor, fused };
 std::string_view name(Fusion f);
 
+// -r -1: every rank of the group is the root in turn.
+inline constexpr int kAllRoots = -1;
+
 struct SweepPlan {
   Collective collective = Collective::allreduce;
   std::string backend = "auto";  // as asked; the report records the one chosen
@@ -29,11 +33,14 @@ struct SweepPlan {
   std::vector<DType> dtypes = {DType::float32};
   std::vector<ReduceOp> ops = {ReduceOp::sum};
   std::vector<Placement> placements = {Placement::out_of_place, Placement::in_place};
-  int root = 0;
+  int root = 0;        // group rank; kAllRoots: every rank of the group in turn, one row each (nccl-tests' -r -1)
   int group_size = 0;  // 0: the whole world
   int warmup_iters = 5;
   StoppingRule stopping;
-  bool check = true;
+  int check_iters = 1;      // -c: verifications per case, each refilled and poisoned afresh (0: none)
+  int cycles = 1;           // -N: the whole sweep this many times, each a set of rows of its own
+  bool timestamps = false;  // -S: each record's start time (metric start_time_s) and a table column
+  bool cpu_time = false;    // -C: time the calls on the host clock, not where they run (CUDA events for nccl)
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
   BandwidthFloor floor;      // --min-busbw / --min-algbw: exit code 6 below it
@@ -46,6 +53,9 @@ struct SweepPlan {
   // 1: one buffer, as every other sweep.
   int tensors = 1;
   std::vector<Fusion> fusions = {Fusion::per_tensor, Fusion::fused};
+  // Options given that mean nothing for this collective (-o on allgather, -r on allreduce): the run goes on and the
+  // root rank reports these at the end.
+  std::vector<Warning> ignored_options;
 };
 
 }  // namespace distbench

@@ -7,6 +7,7 @@
 #include "benchmarks/collective/sweep_warnings.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <optional>
 
@@ -18,7 +19,17 @@ struct Row {
   ReduceOp op;
   std::uint64_t size;  // bytes asked for
   std::size_t count;   // call count
+  int root;            // group rank; -1 for collectives without one
 };
+
+// The roots a row runs with: the plan's, every rank of the group in turn (-r -1), or none (-1) when unrooted.
+std::vector<int> plan_roots(const SweepPlan& plan, int nranks) {
+  if (!is_rooted(plan.collective)) return {-1};
+  if (plan.root != kAllRoots) return {plan.root};
+  std::vector<int> roots(static_cast<std::size_t>(nranks));
+  for (int r = 0; r < nranks; ++r) roots[static_cast<std::size_t>(r)] = r;
+  return roots;
+}
 
 // One column group of a row: a placement, or for a --tensors list (in place) a way of reducing it.
 struct Variant {
@@ -45,7 +56,8 @@ std::vector<Row> plan_rows(const SweepPlan& plan, int nranks) {
       if (reduces && !defined_for(op, dtype)) continue;
       for (std::uint64_t size : plan.sizes) {
         const std::size_t count = call_count(plan.collective, size / size_of(dtype), nranks);
-        if (count > 0 && count >= static_cast<std::size_t>(plan.tensors)) rows.push_back({dtype, op, size, count});
+        if (count == 0 || count < static_cast<std::size_t>(plan.tensors)) continue;
+        for (int root : plan_roots(plan, nranks)) rows.push_back({dtype, op, size, count, root});
       }
     }
   }
@@ -84,6 +96,7 @@ bool in_place_moves_with_rank(Collective c) {
 std::string case_label(const SweepPlan& plan, const Row& row, const Variant& variant) {
   std::string label = fmt::format("{} {} {}", name(plan.collective), format_bytes(row.size), name(row.dtype));
   if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
+  if (plan.root == kAllRoots && row.root >= 0) label += fmt::format(" root {}", row.root);
   if (variant.fusion) return fmt::format("{} as {} tensors, {}", label, plan.tensors, name(*variant.fusion));
   return fmt::format("{} {}", label, name(variant.placement));
 }
@@ -97,7 +110,7 @@ CaseResult describe(const SweepPlan& plan, const Row& row, const Variant& varian
   r.dtype = std::string(name(row.dtype));
   r.op = is_reduction(plan.collective) ? std::string(name(row.op)) : "none";
   r.placement = std::string(name(placement));
-  r.root = is_rooted(plan.collective) ? plan.root : -1;
+  r.root = row.root;
   r.count = row.count;
   r.bytes = message_elements(plan.collective, row.count, nranks) * size_of(row.dtype);
   r.nranks = nranks;
@@ -120,7 +133,7 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
   s.call.count = row.count;
   s.call.dtype = row.dtype;
   s.call.op = row.op;
-  s.call.root = plan.root;
+  s.call.root = std::max(row.root, 0);
   s.send_count = shape.send_count;
   s.pattern = make_pattern(plan.collective, row.op, row.dtype, nranks);
   s.label = case_label(plan, row, variant);
@@ -142,6 +155,16 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
   return s;
 }
 
+// "cycle 2/3: allreduce ..." when the sweep runs several times.
+std::string cycle_label(const SweepPlan& plan, int cycle, std::string label) {
+  if (plan.cycles <= 1) return label;
+  return fmt::format("cycle {}/{}: {}", cycle + 1, plan.cycles, label);
+}
+
+double unix_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 std::string_view name(Fusion f) { return f == Fusion::fused ? "fused" : "per-tensor"; }
@@ -151,9 +174,10 @@ Partition sweep_partition(const SweepPlan& plan, int world_size) {
 }
 
 void check_root(const SweepPlan& plan, int nranks) {
-  if (is_rooted(plan.collective) && (plan.root < 0 || plan.root >= nranks)) {
-    throw usage_error(fmt::format("-r/--root {} is outside the group of {} ranks; pick a root in 0..{}", plan.root,
-                                  nranks, nranks - 1));
+  if (is_rooted(plan.collective) && plan.root != kAllRoots && (plan.root < 0 || plan.root >= nranks)) {
+    throw usage_error(fmt::format(
+        "-r/--root {} is outside the group of {} ranks; pick a root in 0..{}, or -1 for each of them in turn",
+        plan.root, nranks, nranks - 1));
   }
 }
 
@@ -182,18 +206,25 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
 
   SweepOutcome outcome;
   const bool root = connector.is_root();
-  if (rows.size() < plan.sizes.size() * plan.dtypes.size() && root) {
+  if (root) {
+    outcome.warnings.insert(outcome.warnings.end(), plan.ignored_options.begin(), plan.ignored_options.end());
+  }
+  if (rows.size() < plan.sizes.size() * plan.dtypes.size() * plan_roots(plan, nranks).size() && root) {
     outcome.warnings.push_back(
         {"small_sizes_skipped",
          fmt::format("sizes too small to give every one of the {} ranks an element were skipped", nranks)});
   }
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
-    if (root && progress) progress(i, rows.size(), case_label(plan, row, variants.front()));
+  const std::size_t total = rows.size() * static_cast<std::size_t>(plan.cycles);
+  for (std::size_t i = 0; i < total; ++i) {
+    const Row& row = rows[i % rows.size()];
+    const int cycle = static_cast<int>(i / rows.size());
+    if (root && progress) progress(i, total, cycle_label(plan, cycle, case_label(plan, row, variants.front())));
     std::vector<CaseResult> done;
     for (const Variant& variant : variants) {
       const Placement placement = variant.placement;
       CaseResult result = describe(plan, row, variant, comm->backend(), partition, nranks);
+      if (plan.cycles > 1) result.cycle = cycle + 1;
+      if (plan.timestamps) result.start_time_s = unix_seconds_now();
       if (placement == Placement::in_place && comm->local_parts() > 1 && in_place_moves_with_rank(plan.collective)) {
         result.status = "skipped";
         result.skip_reason = "in-place with several GPUs per process (-g) is not supported for this collective";
@@ -238,7 +269,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       outcome.results.insert(outcome.results.end(), done.begin(), done.end());
     }
   }
-  if (root && progress) progress(rows.size(), rows.size(), "");
+  if (root && progress) progress(total, total, "");
   if (root) {
     const auto warnings = sweep_warnings(outcome.results, plan);
     outcome.warnings.insert(outcome.warnings.end(), warnings.begin(), warnings.end());

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace distbench {
@@ -25,6 +26,7 @@ enum class CellFormat {
   checked,    // a whole count, "N/A" when not measured (NaN): #wrong
   number,     // a figure in any unit, 4 significant digits
   noise,      // a percentage with one decimal, marked '*' when the record missed its noise target (--max-noise)
+  timestamp,  // seconds since the Unix epoch: timestamp_text (ISO 8601, UTC)
 };
 
 struct ColumnSpec {
@@ -47,6 +49,9 @@ struct TableLayout {
   std::vector<std::string> split_values;  // the groups, in order
   std::vector<ColumnSpec> value_columns;  // once per group
 };
+
+// The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).
+inline constexpr std::string_view kUnixTimeUnit = "s since epoch";
 
 struct MetricSpec {
   std::string key;   // JSON key and CSV column, e.g. "busbw_gbps"

@@ -40,6 +40,7 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     case CellFormat::per_op: return count_text(v);
     case CellFormat::checked: return std::isfinite(v) ? whole_text(v) : std::string("N/A");
     case CellFormat::integer: return whole_text(v);
+    case CellFormat::timestamp: return timestamp_text(v);
     case CellFormat::number: return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("-");
     case CellFormat::text: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
     case CellFormat::noise:

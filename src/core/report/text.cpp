@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <ctime>
 
 namespace distbench {
 
@@ -19,6 +21,16 @@ std::string bandwidth_text(double gbps) { return std::isfinite(gbps) ? fmt::form
 std::string count_text(double per_op) {
   if (!std::isfinite(per_op)) return "-";
   return per_op < 100 ? fmt::format("{:.2f}", per_op) : fmt::format("{:.0f}", per_op);
+}
+
+std::string timestamp_text(double unix_seconds) {
+  if (!std::isfinite(unix_seconds)) return "-";
+  const auto ms = static_cast<std::int64_t>(std::floor(unix_seconds * 1000.0));
+  const auto seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, ms % 1000);
 }
 
 std::string plural(std::size_t n, std::string_view one, std::string_view many) {

@@ -19,6 +19,8 @@ std::string time_text(double us);
 std::string bandwidth_text(double gbps);
 // A count per operation: two decimals below 100, none above.
 std::string count_text(double per_op);
+// Seconds since the Unix epoch as ISO 8601 UTC with milliseconds, "2026-11-23T08:49:38.123Z"; "-" if not finite.
+std::string timestamp_text(double unix_seconds);
 // "1 size", "3 sizes".
 std::string plural(std::size_t n, std::string_view one, std::string_view many);
 // "2 (2 hosts)" when every host runs as many ranks, "node-a 3, node-b 1" when not.

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the flags distbench shares with nccl-tests: -r -1, fractional and IEC sizes, -c N, -N, -S,
+-C, and the warning for an option the collective has no use for. Each runs the binary under a real mpirun with tiny
+sizes and few samples.
+
+Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree).
+"""
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import collective_results, error_lines, load_json  # noqa: E402
+from test_cli import Workdir, mpirun, single  # noqa: E402
+
+QUICK = ["-n", "3", "-w", "1", "--backend", "mpi"]
+
+
+def ignored_warnings(stderr):
+    """The warnings about ignored options (a busy machine may add noise warnings of its own)."""
+    return [line for line in stderr.splitlines() if line.startswith("warning:") and " ignored: " in line]
+
+
+class EveryRoot(Workdir):
+    def test_minus_one_runs_each_rank_as_the_root(self):
+        for collective in ("broadcast", "reduce", "gather", "scatter"):
+            with self.subTest(collective=collective):
+                js = self.path(f"{collective}.json")
+                r = mpirun(3, collective, "-r", "-1", "-b", "96", "-e", "192", *QUICK, "--json", js)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                report = load_json(js)
+                self.assertEqual(report["config"]["root"], -1)
+                results = collective_results(report)
+                rows = sorted({(x["bytes"], x["root"]) for x in results})
+                self.assertEqual(rows, [(b, root) for b in (96, 192) for root in (0, 1, 2)])
+                self.assertEqual(len(results), 2 * 3 * 2)  # sizes x roots x placements
+                for x in results:
+                    self.assertEqual(x["wrong"], 0, x)
+
+    def test_a_root_outside_the_group_says_how_to_pick_one(self):
+        r = mpirun(2, "broadcast", "-r", "2", "-b", "8", "-e", "8", *QUICK)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("or -1 for each of them in turn", r.stderr)
+
+
+class Sizes(Workdir):
+    def test_fractional_and_iec_sizes(self):
+        js = self.path("s.json")
+        r = mpirun(2, "allreduce", "-b", "1MiB", "-e", "1.5M", "-f", "1.25", *QUICK, "-c", "0", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sizes = sorted({x["bytes"] for x in collective_results(load_json(js))})
+        self.assertEqual(sizes, [1048576, 1310720])  # 1.25 MiB; the next, 1.5625 MiB, is past 1.5M = 1572864
+        self.assertEqual(load_json(js)["config"]["sizes"][-1], 1310720)
+        r = mpirun(2, "allreduce", "-b", "1.5M", "-e", "1.5M", *QUICK, "-c", "0", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([x["bytes"] for x in collective_results(load_json(js))], [1572864, 1572864])
+        r = mpirun(2, "allreduce", "-b", "1KiB", "-e", "1Ki", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual({x["bytes"] for x in collective_results(load_json(js))}, {1024})
+
+    def test_bad_sizes_exit_2_with_one_error_line(self):
+        for bad in ("1.5.2M", "-1M", "1X", "M", "1.M"):
+            with self.subTest(size=bad):
+                r = single("allreduce", f"--maxbytes={bad}")
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(f"'{bad}' is not a size", lines[0])
+                self.assertIn("1.5M", lines[0])
+
+
+class Checks(Workdir):
+    def test_three_checks_and_none(self):
+        js = self.path("c.json")
+        r = mpirun(2, "reduce-scatter", "-b", "64", "-e", "256", "-c", "3", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["config"]["check_iters"], 3)
+        self.assertIn("check: 3 times per case", r.stdout)
+        self.assertTrue(all(x["wrong"] == 0 for x in collective_results(report)))
+        r = mpirun(2, "reduce-scatter", "-b", "64", "-e", "256", "-c", "0", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        self.assertFalse(report["config"]["check"])
+        self.assertTrue(all(x["wrong"] is None for x in collective_results(report)))
+        self.assertIn("N/A", r.stdout)
+
+
+class Cycles(Workdir):
+    def test_two_cycles_double_the_rows(self):
+        js = self.path("n.json")
+        r = mpirun(2, "allgather", "-b", "64", "-e", "256", "-N", "2", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = collective_results(load_json(js))
+        self.assertEqual(len(results), 3 * 2 * 2)  # sizes x placements x cycles
+        self.assertEqual([x["cycle"] for x in results], [1] * 6 + [2] * 6)
+        self.assertEqual([x["bytes"] for x in results[:6]], [x["bytes"] for x in results[6:]])
+        rows = [line for line in r.stdout.splitlines() if re.match(r"^\s+[12]\s+\d+\s+\d+\s+float32", line)]
+        self.assertEqual(len(rows), 6, r.stdout)
+
+    def test_forever_is_refused_with_a_way_to_run_long(self):
+        r = single("allreduce", "-N", "0")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        self.assertIn("-N 1000", r.stderr)
+
+
+class TimestampsAndCpuTime(Workdir):
+    def test_timestamps_in_the_table_and_the_records(self):
+        js = self.path("t.json")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "32", "-S", "1", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("timestamp", r.stdout)
+        stamps = re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r.stdout)
+        self.assertEqual(len(stamps), 3, r.stdout)
+        self.assertEqual(stamps, sorted(stamps))
+        starts = [x["start_time_s"] for x in collective_results(load_json(js))]
+        self.assertEqual(len(starts), 6)
+        self.assertEqual(starts, sorted(starts))
+        self.assertGreater(starts[0], 1.7e9)
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "32", *QUICK, "--json", js)
+        self.assertNotIn("timestamp", r.stdout)
+        self.assertNotIn("start_time_s", collective_results(load_json(js))[0])
+
+    def test_cpu_time_titles_the_column(self):
+        js = self.path("t.json")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "8", "-C", "1", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("cputime", r.stdout)
+        self.assertTrue(load_json(js)["config"]["cpu_time"])
+
+
+class IgnoredOptions(Workdir):
+    def test_each_ignored_option_is_warned_about_once(self):
+        r = mpirun(2, "allgather", "-o", "max", "-b", "64", "-e", "64", *QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(ignored_warnings(r.stderr), ["warning: -o/--op max ignored: allgather does not reduce"])
+        r = mpirun(2, "sendrecv", "-r", "1", "-b", "64", "-e", "64", *QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(ignored_warnings(r.stderr),
+                         ["warning: -r/--root 1 ignored: sendrecv has no root (only broadcast, reduce, gather and "
+                          "scatter do)"])
+        r = mpirun(2, "reduce", "-o", "max", "-r", "1", "-b", "64", "-e", "64", *QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(ignored_warnings(r.stderr), [])
+
+    def test_the_warning_lands_in_the_report(self):
+        js = self.path("w.json")
+        r = mpirun(2, "allreduce", "-r", "1", "-b", "64", "-e", "64", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        warnings = [w for w in load_json(js)["warnings"] if w["code"] == "option_ignored"]
+        self.assertEqual([w["message"] for w in warnings],
+                         ["-r/--root 1 ignored: allreduce has no root (only broadcast, reduce, gather and scatter do)"])
+
+
+if __name__ == "__main__":
+    unittest.main()
