@@ -17,8 +17,8 @@ import unittest
 from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (assert_stopped_rank_ends_job, check_prometheus_text, collective_results,  # noqa: E402
-                               error_lines, health_checks, load_json, rank_pids, wait_for_results)
+from distbench_testing import (Workdir, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
+                               collective_results, error_lines, health_checks, load_json, rank_pids, wait_for_results)
 from png_pixels import read_png  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
@@ -34,18 +34,6 @@ def mpirun(np, *args, timeout=120, **kwargs):
 
 def single(*args, timeout=60):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
-
-
-class Workdir(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory()
-        self.dir = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
 
 
 class GoodRuns(Workdir):

@@ -7,7 +7,23 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
+import unittest
+
+
+class Workdir(unittest.TestCase):
+    """A test case with a temporary folder of its own, removed afterwards."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.dir = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
 
 
 def load_json(path):
