@@ -293,10 +293,14 @@ class Health(unittest.TestCase):
         self.assertEqual(self.verdicts(report), {"nodeA": "healthy", "nodeB": "healthy", "nodeC": "degraded"},
                          r.stdout)
         checks = health_checks(report)
-        # nodeC's egress is capped at 12.5 MB/s: both of its outgoing links are suspects, the others are not ...
+        # nodeC's egress is capped at 12.5 MB/s: both of its outgoing links are suspects, and the link between the
+        # two sound nodes is not. The links *into* nodeC may go either way: their TCP acknowledgements leave through
+        # nodeC's throttled egress (tbf shapes every packet, and this kernel has no prio qdisc to let small ones
+        # past), which a CI run saw slow nodeB->nodeC below half the median. The node verdicts above do not depend
+        # on it: a pair is a suspect as soon as one of its directions is.
         for a in HOSTS:
             for b in HOSTS:
-                if a == b:
+                if a == b or b == "nodeC":
                     continue
                 rec = checks[("link.bandwidth_gbps", f"{a}->{b}")]
                 self.assertEqual(health_param(rec, "status"), "suspect" if a == "nodeC" else "healthy", (a, b))
