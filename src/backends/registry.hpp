@@ -1,5 +1,5 @@
-// The backends this build has: the only place (with registry.cpp) that knows which optional backends were compiled
-// in. The CLI and the test mains ask it; the core never does.
+// The backends and connectors this build has: the only place (with registry.cpp) that knows which optional parts
+// were compiled in. The CLI and the test mains ask it; the core never does.
 #pragma once
 
 #include "core/backend.hpp"
@@ -7,15 +7,29 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace distbench {
 
 // Backends built in, in order of preference for --backend auto.
 std::span<const BackendEntry> backend_registry();
-// The out-of-band connector of this build (MPI). Call once, before anything else touches MPI.
-std::unique_ptr<Connector> make_connector(int& argc, char**& argv);
-// What `auto` resolves to here, or the named one; throws Error(unavailable) / usage_error.
-const BackendEntry& choose_backend(std::string_view requested);
+// Whether this build has MPI (the MPI connector and backend).
+bool built_with_mpi();
+
+// How this process joins the others (--launcher, and -T for the rendezvous of env://).
+struct ConnectOptions {
+  std::string launcher = "auto";  // auto, mpi, env, none (connectors/launch_choice.hpp)
+  double timeout_s = 300.0;
+};
+// The connector that forms the job: MPI's, env://'s or a process alone. Call once, before anything else touches
+// MPI. Throws Error (usage, unavailable, timeout, failure) when the job cannot form.
+std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const ConnectOptions& options = {});
+
+// What `auto` resolves to here, or the named one, for a job formed by `connector`; throws Error(unavailable) /
+// usage_error.
+const BackendEntry& choose_backend(std::string_view requested, const Connector& connector);
+// Why `entry` cannot run here with `connector`, or nullopt when it can.
+std::optional<std::string> backend_unavailable_reason(const BackendEntry& entry, const Connector& connector);
 
 }  // namespace distbench

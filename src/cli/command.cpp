@@ -4,8 +4,8 @@
 
 namespace distbench::cli {
 
-Connector& Invocation::connect() {
-  if (!connector) connector = make_connector(argc, argv);
+Connector& Invocation::connect(const ConnectOptions& options) {
+  if (!connector) connector = make_connector(argc, argv, options);
   return *connector;
 }
 

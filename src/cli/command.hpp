@@ -2,6 +2,7 @@
 // Options live in structs owned by the callbacks; nothing is global.
 #pragma once
 
+#include "backends/registry.hpp"
 #include "core/connector.hpp"
 #include "core/error.hpp"
 #include "core/termination.hpp"
@@ -24,8 +25,9 @@ struct Invocation {
   std::unique_ptr<Connector> connector;  // made on first connect(); main uses it to report and abort on errors
   TerminationSignals* signals = nullptr;  // where a command says what to do when the launcher ends the process
 
-  // The connector, initialising MPI on first use. Commands that need no other process never call it.
-  Connector& connect();
+  // The connector, formed on first use (MPI initialised, or the env:// rendezvous run). Commands that need no other
+  // process never call it.
+  Connector& connect(const ConnectOptions& options);
   std::vector<std::string> arguments() const { return {argv, argv + argc}; }
 };
 

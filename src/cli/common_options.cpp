@@ -46,6 +46,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
                "library's per-call temporary buffers are not faulted in afresh on every call");
   app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
+  add_launcher_option(app, o.launcher);
   app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(in_range(1, 64));
   app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
       ->check(in_range(1, 100000));
@@ -56,6 +57,15 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(one_of({"0", "1"}));
   app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
       ->check(one_of({"0", "1"}));
+}
+
+void add_launcher_option(CLI::App& app, std::string& launcher) {
+  app.add_option("--launcher", launcher,
+                 "How the processes form a job: auto (an MPI launcher's variables: MPI; else torchrun's RANK and "
+                 "WORLD_SIZE: env://; else MPI's singleton, or this process alone without MPI), mpi, env (MASTER_ADDR, "
+                 "MASTER_PORT, RANK, WORLD_SIZE: rank 0 listens, the others connect, within -T), none (this process "
+                 "alone)")
+      ->check(one_of({"auto", "mpi", "env", "none"}));
 }
 
 StoppingRule stopping_rule(const CommonOptions& o) {

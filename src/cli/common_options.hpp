@@ -16,6 +16,7 @@ namespace distbench::cli {
 
 struct CommonOptions {
   std::string backend = "auto";
+  std::string launcher = "auto";  // --launcher: how the job forms (connectors/launch_choice.hpp)
   int gpus = 1;
   int agg_iters = 1;
   int graph_launches = 0;
@@ -40,6 +41,8 @@ struct CommonOptions {
 
 // Adds the common options to a subcommand.
 void add_common_options(CLI::App& app, CommonOptions& options);
+// --launcher auto|mpi|env|none, for every command that forms a job (the common options, info).
+void add_launcher_option(CLI::App& app, std::string& launcher);
 
 // The stopping rule the options ask for: -n samples within a 0.05 s budget by default, exactly -n when -n is given
 // alone, a noise target with 10 s by default; throws usage_error for a noise target without a time budget.

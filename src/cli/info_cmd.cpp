@@ -2,9 +2,11 @@
 // see every host; the first rank prints.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/common_options.hpp"
+#include "cli/validators.hpp"
 #include "core/backend.hpp"
 #include "core/report/text.hpp"
-#include "core/world.hpp"
+#include "core/error.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -24,55 +26,89 @@ nlohmann::ordered_json key_values(const KeyValues& pairs) {
   return out;
 }
 
-void print_info_text(const Backend& backend, int size, const std::map<std::string, std::vector<int>>& ranks_by_host) {
+struct InfoOptions {
+  std::string backend = "auto";
+  std::string launcher = "auto";
+  double timeout_s = 300.0;
+  bool json = false;
+};
+
+// What info shows of a job: the backend that would run (none where none can with this job, e.g. env:// without a
+// GPU), and where the ranks are.
+struct JobView {
+  const Connector& connector;
+  const Backend* backend;  // nullptr: none can run
+  std::string no_backend;  // why, when none can
+  std::map<std::string, std::vector<int>> ranks_by_host;
+};
+
+void print_info_text(const JobView& job) {
   fmt::print("distbench {} (git {})\n", kVersion, kGitSha);
+  fmt::print("job formed by: {}\n", job.connector.launch_description());
   fmt::print("backends built in:\n");
   for (const auto& e : backend_registry()) {
-    const auto reason = e.unavailable_reason();
+    const auto reason = backend_unavailable_reason(e, job.connector);
     fmt::print("  {:<6} {}\n", e.name,
                reason ? fmt::format("unavailable here: {}", *reason) : std::string("available"));
     for (const auto& [key, value] : e.build_versions()) fmt::print("         {}: {}\n", key, value);
   }
-  fmt::print("backend in use: {}\n", backend.name());
-  for (const auto& [key, value] : backend.describe()) fmt::print("  {}: {}\n", key, value);
-  fmt::print("ranks: {} on {}\n", size, plural(ranks_by_host.size(), "host", "hosts"));
-  for (const auto& [host, ranks] : ranks_by_host) {
+  if (job.backend != nullptr) {
+    fmt::print("backend in use: {}\n", job.backend->name());
+    for (const auto& [key, value] : job.backend->describe()) fmt::print("  {}: {}\n", key, value);
+  } else {
+    fmt::print("backend in use: none ({})\n", job.no_backend);
+  }
+  fmt::print("ranks: {} on {}\n", job.connector.size(), plural(job.ranks_by_host.size(), "host", "hosts"));
+  for (const auto& [host, ranks] : job.ranks_by_host) {
     fmt::print("  {:<24} {}: {}\n", host, plural(ranks.size(), "rank", "ranks"), fmt::join(ranks, ","));
   }
 }
 
-void print_info_json(const Backend& backend, int size, const std::map<std::string, std::vector<int>>& ranks_by_host) {
+void print_info_json(const JobView& job) {
   nlohmann::ordered_json doc;
   doc["version"] = kVersion;
   doc["git"] = kGitSha;
+  doc["connector"] = {{"kind", job.connector.kind()}, {"launch", job.connector.launch_description()}};
   doc["backends"] = nlohmann::ordered_json::array();
   for (const auto& e : backend_registry()) {
-    const auto reason = e.unavailable_reason();
+    const auto reason = backend_unavailable_reason(e, job.connector);
     doc["backends"].push_back({{"name", e.name},
                                {"available", !reason.has_value()},
                                {"reason", reason ? nlohmann::ordered_json(*reason) : nlohmann::ordered_json()},
                                {"build_versions", key_values(e.build_versions())}});
   }
-  doc["backend"] = {{"name", backend.name()}, {"describe", key_values(backend.describe())}};
-  doc["ranks"] = size;
+  if (job.backend != nullptr) {
+    doc["backend"] = {{"name", job.backend->name()}, {"describe", key_values(job.backend->describe())}};
+  } else {
+    doc["backend"] = {{"name", nullptr}, {"reason", job.no_backend}};
+  }
+  doc["ranks"] = job.connector.size();
   doc["hosts"] = nlohmann::ordered_json::array();
-  for (const auto& [host, ranks] : ranks_by_host) doc["hosts"].push_back({{"name", host}, {"ranks", ranks}});
+  for (const auto& [host, ranks] : job.ranks_by_host) doc["hosts"].push_back({{"name", host}, {"ranks", ranks}});
   fmt::print("{}\n", doc.dump(2));
 }
 
-int run_info(Invocation& inv, const std::string& backend, bool json) {
-  Connector& connector = inv.connect();
-  const BackendEntry& entry = choose_backend(backend);
-  World world(connector, entry.create(connector, BackendOptions{}));
+int run_info(Invocation& inv, const InfoOptions& o) {
+  Connector& connector = inv.connect({o.launcher, o.timeout_s});
+  std::unique_ptr<Backend> backend;
+  std::string no_backend;
+  try {
+    backend = choose_backend(o.backend, connector).create(connector, BackendOptions{});
+  } catch (const Error& e) {
+    // With --backend auto, a job that no backend can run with is still worth describing (every rank finds the
+    // same; a named backend that cannot run is an error).
+    if (o.backend != "auto" || e.code() != ExitCode::unavailable) throw;
+    no_backend = backend_registry().empty() ? "none is built in" : "none of the backends above can run here";
+  }
   const auto hosts = allgather_string(connector, connector.hostname());
   if (!connector.is_root()) return 0;
 
-  std::map<std::string, std::vector<int>> ranks_by_host;
-  for (std::size_t r = 0; r < hosts.size(); ++r) ranks_by_host[hosts[r]].push_back(static_cast<int>(r));
-  if (json) {
-    print_info_json(world.backend(), connector.size(), ranks_by_host);
+  JobView job{connector, backend.get(), no_backend, {}};
+  for (std::size_t r = 0; r < hosts.size(); ++r) job.ranks_by_host[hosts[r]].push_back(static_cast<int>(r));
+  if (o.json) {
+    print_info_json(job);
   } else {
-    print_info_text(world.backend(), connector.size(), ranks_by_host);
+    print_info_text(job);
   }
   return 0;
 }
@@ -81,11 +117,13 @@ int run_info(Invocation& inv, const std::string& backend, bool json) {
 
 void add_info_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("info", "Show versions, backends, devices and the hosts the ranks run on");
-  auto backend = std::make_shared<std::string>("auto");
-  auto json = std::make_shared<bool>(false);
-  app->add_option("--backend", *backend, "Backend to describe: auto, mpi or nccl");
-  app->add_flag("--json", *json, "Print JSON for tools instead of text (from the first rank)");
-  commands.push_back({app, [backend, json](Invocation& inv) { return run_info(inv, *backend, *json); }});
+  auto o = std::make_shared<InfoOptions>();
+  app->add_option("--backend", o->backend, "Backend to describe: auto, mpi or nccl");
+  add_launcher_option(*app, o->launcher);
+  app->add_option("-T,--timeout", o->timeout_s, "Seconds the job may take to form (the env:// rendezvous)")
+      ->check(positive_number("seconds"));
+  app->add_flag("--json", o->json, "Print JSON for tools instead of text (from the first rank)");
+  commands.push_back({app, [o](Invocation& inv) { return run_info(inv, *o); }});
 }
 
 }  // namespace distbench::cli

@@ -37,7 +37,7 @@ int report_error(Invocation& inv, ExitCode error, const std::string& message, co
   if (many) {
     fmt::print(stderr, "error: rank {} ({}): {}\n", c->rank(), c->hostname(), message);
     std::fflush(stderr);
-    c->abort(static_cast<int>(code));  // the other ranks may be waiting for this one: end the whole job
+    c->abort(static_cast<int>(code), message);  // the other ranks may be waiting for this one: end the whole job
   }
   fmt::print(stderr, "error: {}\n", message);
   return static_cast<int>(code);

@@ -89,7 +89,7 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
   const BackendEntry* entry = nullptr;
   std::unique_ptr<Error> problem;
   try {
-    entry = &choose_backend(requested);
+    entry = &choose_backend(requested, connector);
   } catch (const Error& e) {
     problem = std::make_unique<Error>(e);
   }
@@ -104,6 +104,20 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
   }
   return *entry;
 }
+
+// The connector's failure handler for the lifetime of a scope (the handler refers to the scope's objects).
+class FailureHandlerScope {
+ public:
+  FailureHandlerScope(Connector& connector, Connector::FailureHandler handler) : connector_(connector) {
+    connector_.set_failure_handler(std::move(handler));
+  }
+  ~FailureHandlerScope() { connector_.set_failure_handler(nullptr); }
+  FailureHandlerScope(const FailureHandlerScope&) = delete;
+  FailureHandlerScope& operator=(const FailureHandlerScope&) = delete;
+
+ private:
+  Connector& connector_;
+};
 
 void print_warnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", w.message);
@@ -136,6 +150,7 @@ void print_warnings(const std::vector<Warning>& warnings) {
 RunSettings run_settings(const CommonOptions& options) {
   RunSettings s;
   s.backend = options.backend;
+  s.launcher = options.launcher;
   s.backend_options = backend_options(options);
   s.timeout_s = options.timeout_s;
   s.json_path = options.json;
@@ -153,7 +168,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
-  Connector& connector = inv.connect();
+  Connector& connector = inv.connect({settings.launcher, settings.timeout_s});
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
   World world(connector, entry.create(connector, settings.backend_options));
   check_before_run(connector, world, settings, benchmark);
@@ -195,6 +210,11 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   auto fail_and_exit = [&end_and_exit](const std::string& message, int exit_code) {
     end_and_exit("failed", message, 0, exit_code);
   };
+  // A connector that learns by itself that the job broke (env://: a peer's abort, a peer gone) ends the run the
+  // same way.
+  const FailureHandlerScope on_broken_job(connector, [&fail_and_exit](const std::string& message, int exit_code) {
+    fail_and_exit(message, exit_code);
+  });
 
   // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
   const int timeout_exit_code = settings.timeout_exit_code;

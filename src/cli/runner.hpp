@@ -15,6 +15,7 @@ namespace distbench::cli {
 // What the runner takes from the common options.
 struct RunSettings {
   std::string backend = "auto";
+  std::string launcher = "auto";
   BackendOptions backend_options;
   double timeout_s = 300.0;
   std::string json_path, csv_path, md_path;  // empty: no such report; "-": standard output, at the end

@@ -49,6 +49,8 @@ struct BackendEntry {
   std::function<std::unique_ptr<Backend>(Connector&, const BackendOptions&)> create;
   // Versions known at build time (headers, libraries linked).
   std::function<KeyValues()> build_versions;
+  // The connector kinds (Connector::kind) it runs with; empty: any.
+  std::vector<std::string> connectors;
 };
 
 }  // namespace distbench

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -16,6 +18,12 @@ namespace distbench {
 class Connector {
  public:
   virtual ~Connector() = default;
+
+  // What formed the job: "mpi" (an MPI launcher, or MPI's singleton), "env" (torchrun-style env:// rendezvous over
+  // TCP) or "none" (this process alone).
+  virtual std::string_view kind() const = 0;
+  // How the job was launched, in words, for `info` and reports ("env:// rendezvous at node1:29500 (MASTER_PORT)").
+  virtual std::string launch_description() const = 0;
 
   virtual int rank() const = 0;
   virtual int size() const = 0;
@@ -56,8 +64,17 @@ class Connector {
                           std::chrono::steady_clock::time_point deadline) = 0;
   virtual std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) = 0;
 
-  // Ends every process of the job with `exit_code`. From the main thread only (MPI runs at THREAD_FUNNELED).
-  [[noreturn]] virtual void abort(int exit_code) = 0;
+  // Ends every process of the job with `exit_code`; `reason` (this rank's error) reaches the others where the
+  // connector carries it (env://; under MPI the launcher ends them). From the main thread only (MPI runs at
+  // THREAD_FUNNELED).
+  [[noreturn]] virtual void abort(int exit_code, const std::string& reason) = 0;
+
+  // A connector that learns by itself that the job is broken (env://: a peer's abort, a peer gone without its
+  // goodbye) calls the handler, on a thread of its own, with what happened and the exit code to leave with; the
+  // handler marks the report and ends the process. With no handler set, the process ends with that code. Under MPI
+  // the launcher ends the job instead, and no handler is ever called.
+  using FailureHandler = std::function<void(const std::string& message, int exit_code)>;
+  virtual void set_failure_handler(FailureHandler handler) { (void)handler; }
 
   bool is_root() const { return rank() == root_rank(); }
 };

@@ -7,7 +7,7 @@
 #include "benchmarks/math/host_math.hpp"
 #include "core/host_device.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "tests/support/local_connector.hpp"
+#include "connectors/single_connector.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ namespace {
 constexpr Seconds kTimeout{60.0};
 
 struct Rig {
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   std::unique_ptr<Backend> backend = nccl_backend_entry().create(connector, BackendOptions{});
   Device& device = backend->device();
   DenseMath& gpu = *device.math();

@@ -7,7 +7,7 @@
 #include "backends/nccl/gpu_info.hpp"
 #include "core/error.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "tests/support/local_connector.hpp"
+#include "connectors/single_connector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ TEST(NcclBackendEntry, UnavailableExactlyWhenCudaSeesNoDevice) {
 
 TEST(NcclBackendEntry, CreatingItWithoutADeviceFailsCleanly) {
   if (!cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is visible: nothing to refuse";
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   try {
     nccl_backend_entry().create(connector, BackendOptions{});
     FAIL() << "created a backend without a device";
@@ -64,26 +64,30 @@ TEST(NcclBackendEntry, CreatingItWithoutADeviceFailsCleanly) {
   }
 }
 
-TEST(NcclBackendRegistry, IsBuiltInAndAutoFallsBackToMpiWithoutADevice) {
+// A process alone (no launcher, or a build without MPI): nccl where a device is visible; without one no backend can
+// run (mpi needs an MPI launch), and the error says why for each.
+TEST(NcclBackendRegistry, IsBuiltInAndPreferredWhereItCanRun) {
   const auto entries = backend_registry();
   ASSERT_FALSE(entries.empty());
   EXPECT_EQ(entries.front().name, "nccl");  // preferred by --backend auto where it can run
+  SingleConnector connector;
   if (cuda_unavailable_reason()) {
-    EXPECT_EQ(choose_backend("auto").name, "mpi");
-    try {
-      choose_backend("nccl");
-      FAIL() << "chose nccl without a device";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::unavailable);
-      EXPECT_NE(std::string(e.what()).find("no CUDA device is visible"), std::string::npos) << e.what();
+    for (const char* requested : {"auto", "nccl"}) {
+      try {
+        choose_backend(requested, connector);
+        FAIL() << "chose a backend without a device for " << requested;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::unavailable);
+        EXPECT_NE(std::string(e.what()).find("no CUDA device is visible"), std::string::npos) << e.what();
+      }
     }
   } else {
-    EXPECT_EQ(choose_backend("auto").name, "nccl");
+    EXPECT_EQ(choose_backend("auto", connector).name, "nccl");
   }
 }
 
 TEST(NcclBackend, BadOptionsAreUsageErrors) {
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   BackendOptions options;
   options.agg_iters = 0;
   try {
@@ -96,7 +100,7 @@ TEST(NcclBackend, BadOptionsAreUsageErrors) {
 
 TEST(NcclBackend, DescribesDevicesVersionsAndCopyBandwidth) {
   DISTBENCH_SKIP_WITHOUT_GPU();
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto backend = nccl_backend_entry().create(connector, BackendOptions{});
   EXPECT_EQ(backend->name(), "nccl");
   const auto facts = backend->describe();

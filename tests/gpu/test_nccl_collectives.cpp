@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "tests/support/local_connector.hpp"
+#include "connectors/single_connector.hpp"
 #include "tests/gpu/nccl_cases.hpp"
 
 #include <fmt/core.h>
@@ -25,7 +25,7 @@ using gputest::kTimeout;
 using gputest::make_case;
 
 struct Rig {
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> comm;
 

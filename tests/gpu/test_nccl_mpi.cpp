@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       const std::string id = "distbench-test-rank-" + std::to_string(s.connector->rank());
       setenv("NCCL_HOSTID", id.c_str(), 1);  // before NCCL reads it at the first communicator
     }
-    const auto& entry = choose_backend("nccl");
+    const auto& entry = choose_backend("nccl", *s.connector);
     s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
   }
 

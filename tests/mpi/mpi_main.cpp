@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   using namespace distbench;
   auto& s = mpitest::shared();
   s.connector = make_connector(argc, argv);
-  const auto& entry = choose_backend("mpi");
+  const auto& entry = choose_backend("mpi", *s.connector);
   s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
 
   ::testing::InitGoogleTest(&argc, argv);

@@ -3,7 +3,7 @@
 #include "core/sampler.hpp"
 
 #include "core/host_device.hpp"
-#include "tests/support/local_connector.hpp"
+#include "connectors/single_connector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ Watchdog quiet_watchdog() {
 TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {
   VirtualClock clock;
   clock.per_op = 1.0 / 524288;  // 1.907 us, exact in binary: k = ceil(0.5 ms / 1.907 us) = ceil(262.1) = 263
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 5;
@@ -74,7 +74,7 @@ TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {
 TEST(Sampler, SlowOperationsTakeFewerSamplesButNeverFewerThanTheMinimum) {
   VirtualClock clock;
   clock.per_op = 1.0 / 256;  // 3.9 ms: one per sample; 12 fit 0.05 s
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
@@ -93,7 +93,7 @@ TEST(Sampler, SlowOperationsTakeFewerSamplesButNeverFewerThanTheMinimum) {
 TEST(Sampler, ANoiseTargetStopsOnceTheMedianIsKnown) {
   VirtualClock clock;
   clock.per_op = 1.0 / 1024;
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 0;
@@ -108,7 +108,7 @@ TEST(Sampler, ANoiseTargetStopsOnceTheMedianIsKnown) {
 TEST(Sampler, VeryFastOperationsAreCappedAtTenThousandPerSample) {
   VirtualClock clock;
   clock.per_op = 1.0 / (1 << 30);
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.stopping.max_time_s = 0;
@@ -122,7 +122,7 @@ TEST(Sampler, VeryFastOperationsAreCappedAtTenThousandPerSample) {
 // to the whole sample; the warm-up runs every phase untimed.
 TEST(Sampler, PhasesAreTimedSeparatelyInsideEverySample) {
   VirtualClock clock;
-  test_support::LocalConnector connector;
+  SingleConnector connector;
   auto watchdog = quiet_watchdog();
   std::vector<std::string> ran;
   auto phase = [&clock, &ran](std::string name, double seconds) {

@@ -48,7 +48,8 @@ BackendEntry mpi_backend_entry() {
           [](Connector& connector, const BackendOptions&) -> std::unique_ptr<Backend> {
             return std::make_unique<MPIBackend>(connector);
           },
-          build_versions};
+          build_versions,
+          {"mpi"}};
 }
 
 std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv) {

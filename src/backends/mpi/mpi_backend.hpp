@@ -6,7 +6,7 @@
 namespace distbench::mpi {
 
 BackendEntry mpi_backend_entry();
-// The connector of every build: MPI.
+// The connector of a job that an MPI launcher started (or of MPI's singleton).
 std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv);
 
 }  // namespace distbench::mpi

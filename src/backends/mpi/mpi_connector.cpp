@@ -120,7 +120,12 @@ std::vector<std::vector<std::byte>> MPIConnector::allgather(std::span<const std:
   return collect(data, 0, true);
 }
 
-void MPIConnector::abort(int exit_code) {
+std::string MPIConnector::launch_description() const {
+  return size_ > 1 ? "an MPI launch" : "MPI's singleton (one process, no launcher)";
+}
+
+// The launcher ends the other ranks; this one has printed why.
+void MPIConnector::abort(int exit_code, const std::string&) {
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);  // MPI_Abort does not return; should it, leave anyway
 }

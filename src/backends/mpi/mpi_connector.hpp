@@ -18,6 +18,8 @@ class MPIConnector final : public Connector {
   MPIConnector(const MPIConnector&) = delete;
   MPIConnector& operator=(const MPIConnector&) = delete;
 
+  std::string_view kind() const override { return "mpi"; }
+  std::string launch_description() const override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
@@ -45,7 +47,7 @@ class MPIConnector final : public Connector {
   std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) override {
     return bounded_->receive(peer, deadline);
   }
-  [[noreturn]] void abort(int exit_code) override;
+  [[noreturn]] void abort(int exit_code, const std::string& reason) override;
 
   // The connector's own communicator (a duplicate of MPI_COMM_WORLD), for backends that split groups from it.
   MPI_Comm comm() const { return comm_; }

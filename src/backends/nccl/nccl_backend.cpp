@@ -93,7 +93,8 @@ BackendEntry nccl_backend_entry() {
           [](Connector& connector, const BackendOptions& options) -> std::unique_ptr<Backend> {
             return std::make_unique<NcclBackend>(connector, options);
           },
-          build_versions};
+          build_versions,
+          {}};
 }
 
 }  // namespace distbench::nccl

@@ -1,0 +1,41 @@
+// The torchrun-style environment of an env:// launch: where rank 0 listens, and who this process is.
+//
+// torchrun (and Kubernetes' PyTorchJob, Ray, ssh scripts) start every worker with MASTER_ADDR, MASTER_PORT, RANK,
+// WORLD_SIZE and usually LOCAL_RANK, LOCAL_WORLD_SIZE. Rank 0 listens on MASTER_PORT, except where torchrun's agent
+// already serves its own store there (TORCHELASTIC_USE_AGENT_STORE=True): then on MASTER_PORT + 1.
+// DISTBENCH_MASTER_PORT overrides both.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace distbench {
+
+// Reads one environment variable; std::nullopt when it is not set. Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+// The process's real environment.
+EnvLookup process_environment();
+
+struct EnvSettings {
+  std::string master_addr;
+  int port = 0;            // where rank 0 listens
+  std::string port_origin;  // how `port` was found, for messages ("MASTER_PORT", ...)
+  int rank = 0;
+  int world_size = 1;
+  std::optional<int> local_rank;        // LOCAL_RANK, with LOCAL_WORLD_SIZE
+  std::optional<int> local_world_size;
+  std::string run_id;  // TORCHELASTIC_RUN_ID: processes of another run are turned away
+};
+
+// The most processes an env:// job may have.
+inline constexpr int kMaxEnvWorld = 1 << 20;
+
+// Whether the launcher asked for env:// (RANK and WORLD_SIZE both set).
+bool env_launch_requested(const EnvLookup& env);
+
+// The settings, checked; throws usage_error naming the variable that is missing or wrong and what it must be.
+EnvSettings read_env_settings(const EnvLookup& env);
+
+}  // namespace distbench

@@ -1,0 +1,240 @@
+// What every Connector must do, whatever forms the job (MPI, env://): ranks and nodes, the collectives over small
+// host data, the bounded calls and their deadlines. A test program includes this once and defines
+// contract::connector() as the connector its main formed; every rank runs every test.
+#pragma once
+
+#include "core/connector.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace distbench {
+namespace contract {
+Connector& connector();
+}  // namespace contract
+
+namespace {
+
+using contract::connector;
+
+TEST(ConnectorContract, RanksAndNodes) {
+  Connector& c = connector();
+  EXPECT_GE(c.rank(), 0);
+  EXPECT_LT(c.rank(), c.size());
+  EXPECT_EQ(c.root_rank(), 0);
+  EXPECT_FALSE(c.hostname().empty());
+  // Every local rank is distinct on its node and below the node's size.
+  const auto nodes = c.node_of_ranks();
+  ASSERT_EQ(nodes.size(), static_cast<std::size_t>(c.size()));
+  const auto local = allgather_value(c, c.local_rank());
+  const auto local_sizes = allgather_value(c, c.local_size());
+  const auto hosts = allgather_string(c, c.hostname());
+  for (int r = 0; r < c.size(); ++r) {
+    int on_node = 0;
+    for (int q = 0; q < c.size(); ++q) {
+      if (nodes[static_cast<std::size_t>(q)] == nodes[static_cast<std::size_t>(r)]) {
+        ++on_node;
+        EXPECT_EQ(hosts[static_cast<std::size_t>(q)], hosts[static_cast<std::size_t>(r)]);
+        if (q != r) {
+          EXPECT_NE(local[static_cast<std::size_t>(q)], local[static_cast<std::size_t>(r)]);
+        }
+      }
+    }
+    EXPECT_EQ(local_sizes[static_cast<std::size_t>(r)], on_node);
+    EXPECT_LT(local[static_cast<std::size_t>(r)], on_node);
+  }
+}
+
+TEST(ConnectorContract, BroadcastGatherAllgather) {
+  Connector& c = connector();
+  std::string text = c.is_root() ? "from the root" : "";
+  broadcast_string(c, text, 0);
+  EXPECT_EQ(text, "from the root");
+
+  int value = c.rank() * 10;
+  broadcast_value(c, value, c.size() - 1);
+  EXPECT_EQ(value, (c.size() - 1) * 10);
+
+  // Different lengths per rank.
+  std::vector<int> mine(static_cast<std::size_t>(c.rank() + 1), c.rank());
+  const auto gathered = gather_vector<int>(c, mine, 0);
+  if (c.is_root()) {
+    ASSERT_EQ(gathered.size(), static_cast<std::size_t>(c.size()));
+    for (int r = 0; r < c.size(); ++r) {
+      EXPECT_EQ(gathered[static_cast<std::size_t>(r)], std::vector<int>(static_cast<std::size_t>(r + 1), r));
+    }
+  } else {
+    EXPECT_TRUE(gathered.empty());
+  }
+  const auto everyone = allgather_string(c, std::string(static_cast<std::size_t>(c.rank()), 'x'));
+  ASSERT_EQ(everyone.size(), static_cast<std::size_t>(c.size()));
+  for (int r = 0; r < c.size(); ++r) EXPECT_EQ(everyone[static_cast<std::size_t>(r)].size(), static_cast<std::size_t>(r));
+  c.barrier();
+}
+
+TEST(ConnectorContract, RaiseIfAnyAgreesOnTheLowestFailingRank) {
+  Connector& c = connector();
+  EXPECT_NO_THROW(raise_if_any(c, nullptr));
+  const Error mine = usage_error("rank " + std::to_string(c.rank()) + " objects");
+  const bool fails = c.rank() == c.size() - 1;
+  try {
+    raise_if_any(c, fails ? &mine : nullptr);
+    FAIL() << "every rank must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(c.size() - 1) + " objects");
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// Generous for calls that should succeed (the tests oversubscribe the cores); the short ones expire on purpose.
+constexpr auto kPlenty = 60s;
+constexpr auto kShort = 300ms;
+constexpr auto kSlack = 3s;  // how late a call may return after its deadline on a busy, oversubscribed machine
+
+std::vector<std::byte> payload(int rank, int round, std::size_t bytes) {
+  std::vector<std::byte> out(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>((rank * 31 + round * 7 + i) & 0xFF);
+  return out;
+}
+
+std::size_t payload_size(int rank) { return static_cast<std::size_t>(3 * rank + 1); }
+
+TEST(ConnectorContractUntil, GatherUntilGetsEveryRanksPayload) {
+  Connector& c = connector();
+  const int root = c.size() - 1;
+  const auto gathered = c.gather_until(payload(c.rank(), 1, payload_size(c.rank())), root, Clock::now() + kPlenty);
+  if (c.rank() == root) {
+    ASSERT_EQ(gathered.size(), static_cast<std::size_t>(c.size()));
+    for (int r = 0; r < c.size(); ++r) {
+      ASSERT_TRUE(gathered[static_cast<std::size_t>(r)].has_value()) << "rank " << r;
+      EXPECT_EQ(*gathered[static_cast<std::size_t>(r)], payload(r, 1, payload_size(r))) << "rank " << r;
+    }
+  } else {
+    EXPECT_TRUE(gathered.empty());
+  }
+  const auto strings = gather_strings_until(c, std::string(payload_size(c.rank()), 'a'), 0, Clock::now() + kPlenty);
+  if (c.is_root()) {
+    ASSERT_EQ(strings.size(), static_cast<std::size_t>(c.size()));
+    for (int r = 0; r < c.size(); ++r) {
+      EXPECT_EQ(strings[static_cast<std::size_t>(r)], std::string(payload_size(r), 'a'));
+    }
+  }
+  c.barrier();
+}
+
+TEST(ConnectorContractUntil, BroadcastUntilDeliversDataOfASizeOnlyTheRootKnows) {
+  Connector& c = connector();
+  std::string text = c.is_root() ? std::string("from the root, ") + std::string(100, 'z') : "stale";
+  broadcast_string_until(c, text, 0, Clock::now() + kPlenty);
+  EXPECT_EQ(text, std::string("from the root, ") + std::string(100, 'z'));
+  // Large enough for the rendezvous protocol of every transport.
+  const int root = c.size() - 1;
+  std::vector<std::byte> data = c.rank() == root ? payload(root, 2, 1 << 20) : std::vector<std::byte>(3);
+  c.broadcast_until(data, root, Clock::now() + kPlenty);
+  EXPECT_EQ(data, payload(root, 2, 1 << 20));
+  c.barrier();
+}
+
+// A rank that receives nothing times out near its deadline. The message it waited for, sent late, is never taken
+// for a later receive's (SendReceiveUntilAroundARing checks what arrives next).
+TEST(ConnectorContractUntil, ReceiveUntilTimesOutWhenNothingIsSent) {
+  Connector& c = connector();
+  const int next = (c.rank() + 1) % c.size();
+  const int prev = (c.rank() + c.size() - 1) % c.size();
+  const auto start = Clock::now();
+  try {
+    c.receive_until(prev, start + kShort);
+    ADD_FAILURE() << "nothing was sent: receive_until must time out";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::timeout);
+    EXPECT_NE(std::string(e.what()).find("receive_until"), std::string::npos) << e.what();
+  }
+  const auto waited = Clock::now() - start;
+  EXPECT_GE(waited, kShort);
+  EXPECT_LT(waited, kShort + kSlack);
+  c.barrier();
+  c.send_until(next, payload(c.rank(), 3, 8), Clock::now() + kPlenty);  // late: its receive has given up
+  c.barrier();
+}
+
+TEST(ConnectorContractUntil, SendReceiveUntilAroundARing) {
+  Connector& c = connector();
+  const int next = (c.rank() + 1) % c.size();
+  const int prev = (c.rank() + c.size() - 1) % c.size();
+  for (int round = 0; round < 3; ++round) {
+    const auto deadline = Clock::now() + kPlenty;
+    c.send_until(next, payload(c.rank(), 10 + round, payload_size(c.rank()) + round), deadline);
+    EXPECT_EQ(c.receive_until(prev, deadline), payload(prev, 10 + round, payload_size(prev) + round))
+        << "round " << round;
+  }
+  c.barrier();
+}
+
+// The last rank stays away from one gather (as a stopped process would) and sends its part only after the root has
+// given up: the root names it, returns near its deadline, and the late part is never taken for the next gather's.
+TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
+  Connector& c = connector();
+  if (c.size() < 2) GTEST_SKIP() << "needs a rank that stays away";
+  const int late = c.size() - 1;
+  if (c.rank() == late) {
+    c.barrier();  // the root has given up
+    c.gather_until(payload(c.rank(), 20, payload_size(c.rank())), 0, Clock::now() + kPlenty);
+  } else {
+    const auto start = Clock::now();
+    const auto gathered =
+        c.gather_until(payload(c.rank(), 20, payload_size(c.rank())), 0, start + (c.is_root() ? kShort : kPlenty));
+    if (c.is_root()) {
+      const auto waited = Clock::now() - start;
+      EXPECT_GE(waited, kShort);
+      EXPECT_LT(waited, kShort + kSlack);
+      ASSERT_EQ(gathered.size(), static_cast<std::size_t>(c.size()));
+      for (int r = 0; r < c.size(); ++r) {
+        EXPECT_EQ(gathered[static_cast<std::size_t>(r)].has_value(), r != late) << "rank " << r;
+      }
+    }
+    c.barrier();
+  }
+  c.barrier();
+  const auto next = c.gather_until(payload(c.rank(), 21, payload_size(c.rank()) + 1), 0, Clock::now() + kPlenty);
+  if (c.is_root()) {
+    ASSERT_EQ(next.size(), static_cast<std::size_t>(c.size()));
+    for (int r = 0; r < c.size(); ++r) {
+      ASSERT_TRUE(next[static_cast<std::size_t>(r)].has_value()) << "rank " << r;
+      EXPECT_EQ(*next[static_cast<std::size_t>(r)], payload(r, 21, payload_size(r) + 1)) << "rank " << r;
+    }
+  }
+  c.barrier();
+}
+
+// The root of a broadcast too large to leave eagerly returns by its deadline when a rank does not listen; that
+// rank still gets the data once it does (the root keeps the data until MPI is done with it).
+TEST(ConnectorContractUntil, BroadcastUntilRootReturnsWhenARankDoesNotListen) {
+  Connector& c = connector();
+  if (c.size() < 2) GTEST_SKIP() << "needs a rank that stays away";
+  const int late = c.size() - 1;
+  const auto expected = payload(0, 30, 4 << 20);
+  std::vector<std::byte> data = c.is_root() ? expected : std::vector<std::byte>();
+  if (c.rank() == late) {
+    c.barrier();
+    c.broadcast_until(data, 0, Clock::now() + kPlenty);
+  } else {
+    const auto start = Clock::now();
+    c.broadcast_until(data, 0, start + (c.is_root() ? kShort : kPlenty));
+    if (c.is_root()) {
+      EXPECT_LT(Clock::now() - start, kShort + kSlack);
+    }
+    c.barrier();
+  }
+  EXPECT_EQ(data, expected);
+  c.barrier();
+}
+
+}  // namespace
+}  // namespace distbench

@@ -1,0 +1,117 @@
+// The torchrun variables of an env:// launch (connectors/env_settings).
+#include "connectors/env_settings.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace distbench {
+namespace {
+
+EnvLookup lookup(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    const auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+std::map<std::string, std::string> torchrun(std::string rank = "1", std::string world = "4") {
+  return {{"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}, {"RANK", rank}, {"WORLD_SIZE", world},
+          {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}};
+}
+
+std::string usage_text(const std::map<std::string, std::string>& vars) {
+  try {
+    read_env_settings(lookup(vars));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    return e.what();
+  }
+  ADD_FAILURE() << "no usage error";
+  return {};
+}
+
+TEST(EnvSettings, TorchrunsVariables) {
+  const auto s = read_env_settings(lookup(torchrun()));
+  EXPECT_EQ(s.master_addr, "node0");
+  EXPECT_EQ(s.port, 29500);
+  EXPECT_EQ(s.port_origin, "MASTER_PORT");
+  EXPECT_EQ(s.rank, 1);
+  EXPECT_EQ(s.world_size, 4);
+  EXPECT_EQ(s.local_rank, 1);
+  EXPECT_EQ(s.local_world_size, 2);
+  EXPECT_EQ(s.run_id, "");
+}
+
+TEST(EnvSettings, RequestedOnlyWithRankAndWorldSize) {
+  EXPECT_TRUE(env_launch_requested(lookup(torchrun())));
+  EXPECT_FALSE(env_launch_requested(lookup({{"MASTER_ADDR", "x"}, {"MASTER_PORT", "1"}, {"RANK", "0"}})));
+  EXPECT_FALSE(env_launch_requested(lookup({{"WORLD_SIZE", "2"}})));
+}
+
+TEST(EnvSettings, TheAgentsStoreHoldsMasterPort) {
+  auto vars = torchrun();
+  vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
+  const auto s = read_env_settings(lookup(vars));
+  EXPECT_EQ(s.port, 29501);
+  EXPECT_NE(s.port_origin.find("agent"), std::string::npos);
+  vars["DISTBENCH_MASTER_PORT"] = "4000";  // overrides both
+  EXPECT_EQ(read_env_settings(lookup(vars)).port, 4000);
+  vars.erase("DISTBENCH_MASTER_PORT");
+  vars["MASTER_PORT"] = "65535";
+  EXPECT_NE(usage_text(vars).find("DISTBENCH_MASTER_PORT"), std::string::npos);
+  vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  EXPECT_EQ(read_env_settings(lookup(vars)).port, 65535);
+}
+
+TEST(EnvSettings, EachBadValueNamesItsVariable) {
+  auto vars = torchrun("4", "4");
+  EXPECT_NE(usage_text(vars).find("RANK='4' is not a whole number from 0 to 3"), std::string::npos);
+  vars = torchrun("-1");
+  EXPECT_NE(usage_text(vars).find("RANK='-1'"), std::string::npos);
+  vars = torchrun("1", "0");
+  EXPECT_NE(usage_text(vars).find("WORLD_SIZE='0'"), std::string::npos);
+  vars = torchrun("1", "4x");
+  EXPECT_NE(usage_text(vars).find("WORLD_SIZE='4x'"), std::string::npos);
+  vars = torchrun();
+  vars["MASTER_PORT"] = "70000";
+  EXPECT_NE(usage_text(vars).find("MASTER_PORT='70000' is not a whole number from 1 to 65535"), std::string::npos);
+  vars = torchrun();
+  vars.erase("MASTER_ADDR");
+  EXPECT_NE(usage_text(vars).find("MASTER_ADDR is not set"), std::string::npos);
+  vars = torchrun();
+  vars["MASTER_PORT"] = "";
+  EXPECT_NE(usage_text(vars).find("MASTER_PORT is not set"), std::string::npos);
+  vars = torchrun();
+  vars["LOCAL_RANK"] = "2";
+  EXPECT_NE(usage_text(vars).find("LOCAL_RANK='2'"), std::string::npos);
+  vars = torchrun();
+  vars.erase("LOCAL_WORLD_SIZE");
+  EXPECT_NE(usage_text(vars).find("LOCAL_RANK is set but LOCAL_WORLD_SIZE is not"), std::string::npos);
+  vars = torchrun();
+  vars.erase("LOCAL_RANK");
+  EXPECT_NE(usage_text(vars).find("LOCAL_WORLD_SIZE is set but LOCAL_RANK is not"), std::string::npos);
+}
+
+TEST(EnvSettings, ValuesInMessagesAreShortAndPrintable) {
+  auto vars = torchrun();
+  vars["RANK"] = std::string(1000, '7') + "\x01";
+  const std::string text = usage_text(vars);
+  EXPECT_LT(text.size(), 200U) << text;
+  EXPECT_EQ(text.find('\x01'), std::string::npos);
+}
+
+TEST(EnvSettings, LocalRanksAreOptional) {
+  auto vars = torchrun();
+  vars.erase("LOCAL_RANK");
+  vars.erase("LOCAL_WORLD_SIZE");
+  const auto s = read_env_settings(lookup(vars));
+  EXPECT_FALSE(s.local_rank.has_value());
+  EXPECT_FALSE(s.local_world_size.has_value());
+}
+
+}  // namespace
+}  // namespace distbench

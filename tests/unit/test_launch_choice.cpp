@@ -1,0 +1,66 @@
+// Which connector forms the job (connectors/launch_choice): --launcher and what auto finds in the environment.
+#include "connectors/launch_choice.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace distbench {
+namespace {
+
+EnvLookup lookup(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    const auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+const std::map<std::string, std::string> kNothing;
+const std::map<std::string, std::string> kMpirun{{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}};
+const std::map<std::string, std::string> kSrunPmix{{"PMIX_RANK", "3"}, {"SLURM_PROCID", "3"}};
+const std::map<std::string, std::string> kTorchrun{{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "a"},
+                                                   {"MASTER_PORT", "1"}};
+
+TEST(LaunchChoice, AutoFollowsTheLauncher) {
+  EXPECT_EQ(resolve_launcher("auto", lookup(kMpirun), true), "mpi");
+  EXPECT_EQ(resolve_launcher("auto", lookup(kSrunPmix), true), "mpi");
+  EXPECT_EQ(resolve_launcher("auto", lookup(kTorchrun), true), "env");
+  EXPECT_EQ(resolve_launcher("auto", lookup(kTorchrun), false), "env");
+  auto both = kTorchrun;
+  both.insert(kMpirun.begin(), kMpirun.end());  // an MPI launcher that also exports torch's names: MPI decides
+  EXPECT_EQ(resolve_launcher("auto", lookup(both), true), "mpi");
+  EXPECT_EQ(resolve_launcher("auto", lookup(kNothing), true), "mpi");  // MPI's singleton
+  EXPECT_EQ(resolve_launcher("auto", lookup(kNothing), false), "none");
+}
+
+TEST(LaunchChoice, NamedOnesWin) {
+  EXPECT_EQ(resolve_launcher("env", lookup(kMpirun), true), "env");
+  EXPECT_EQ(resolve_launcher("none", lookup(kTorchrun), true), "none");
+  EXPECT_EQ(resolve_launcher("mpi", lookup(kTorchrun), true), "mpi");
+}
+
+TEST(LaunchChoice, MpiWithoutMpiIsUnavailable) {
+  for (const auto& [requested, vars] : {std::pair{"mpi", kNothing}, std::pair{"auto", kMpirun}}) {
+    try {
+      resolve_launcher(requested, lookup(vars), false);
+      ADD_FAILURE() << requested;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::unavailable);
+      EXPECT_NE(std::string(e.what()).find("built without MPI"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(LaunchChoice, AnUnknownChoiceIsAUsageError) {
+  try {
+    resolve_launcher("torchrun", lookup(kNothing), true);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+  }
+}
+
+}  // namespace
+}  // namespace distbench
