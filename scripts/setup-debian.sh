@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs what distbench needs to build, test and benchmark on Debian 12 (run as root, or with sudo).
 # prometheus brings promtool, which the tests use to check `distbench health --prom` files (its daemon is not
-# started by this script).
+# started by this script); ccache lets the second build of the tests (without MPI) reuse the first's objects.
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
-  prometheus"
+  prometheus ccache"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,19 +1,34 @@
 #!/bin/sh
-# Builds and runs the whole test suite (unit, MPI under mpirun at 1-4 ranks, end-to-end), then prints a summary line.
+# Builds and runs the whole test suite (unit, MPI under mpirun at 1-5 ranks, env:// launches, end-to-end, the
+# network-namespace cluster), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA and
+# NCCL) and its tests (the suites that need MPI skip there, saying why); prints a summary line of both.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build.sh "$@"
 status=0
 meson test -C build --print-errorlogs --num-processes 2 || status=$?
-# meson's own summary is in build/meson-logs/testlog.json; restate it in the plain form CI tools read.
+if [ ! -f build-nompi/build.ninja ]; then
+  meson setup build-nompi --buildtype=release -Dmpi=disabled "$@"
+fi
+meson compile -C build-nompi
+meson test -C build-nompi --print-errorlogs --num-processes 2 || status=$?
+# meson's own summaries are in <build>/meson-logs/testlog.json; restate them in the plain form CI tools read.
 /usr/bin/python3 - <<'PY'
 import json
-counts = {"OK": 0, "FAIL": 0, "SKIP": 0, "TIMEOUT": 0, "EXPECTEDFAIL": 0, "UNEXPECTEDPASS": 0, "ERROR": 0}
-with open("build/meson-logs/testlog.json") as log:
-    for line in log:
-        result = json.loads(line).get("result", "ERROR")
-        counts[result] = counts.get(result, 0) + 1
-failed = counts["FAIL"] + counts["TIMEOUT"] + counts["ERROR"] + counts["UNEXPECTEDPASS"]
-print(f"tests: {counts['OK'] + counts['EXPECTEDFAIL']} passed, {failed} failed, {counts['SKIP']} skipped")
+total = {"passed": 0, "failed": 0, "skipped": 0}
+for build in ("build", "build-nompi"):
+    counts = {}
+    with open(f"{build}/meson-logs/testlog.json") as log:
+        for line in log:
+            result = json.loads(line).get("result", "ERROR")
+            counts[result] = counts.get(result, 0) + 1
+    passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
+    failed = sum(counts.get(k, 0) for k in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"))
+    skipped = counts.get("SKIP", 0)
+    print(f"{build} counted {passed} passed, {failed} failed, {skipped} skipped")
+    total["passed"] += passed
+    total["failed"] += failed
+    total["skipped"] += skipped
+print(f"tests: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
 PY
 exit $status

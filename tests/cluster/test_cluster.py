@@ -395,6 +395,74 @@ class Faults(unittest.TestCase):
         self.stop_rank(NP - 2)  # nodeC's first rank
 
 
+class EnvLaunch(unittest.TestCase):
+    """The env:// connector across the hosts, no MPI: 6 plain processes started in the hosts' namespaces with
+    torchrun's variables, rank 0 listening on nodeA."""
+    PORT = 29500
+    SOAK = os.environ.get("ENV_SOAK", "")
+
+    def start(self, *argv):
+        procs = []
+        for rank in range(NP):
+            host = HOSTS[rank // SLOTS]
+            env = dict(os.environ, MASTER_ADDR=HOSTS[0], MASTER_PORT=str(self.PORT), RANK=str(rank),
+                       WORLD_SIZE=str(NP), LOCAL_RANK=str(rank % SLOTS), LOCAL_WORLD_SIZE=str(SLOTS))
+            for name in ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"):
+                env.pop(name, None)
+            procs.append(subprocess.Popen([CLUSTER.path("rsh"), "--exec", host, *argv], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        return procs
+
+    def finish(self, procs, timeout=60):
+        out = []
+        for p in procs:
+            try:
+                o, e = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                o, e = p.communicate()
+            out.append((p.returncode, o, e))
+        return out
+
+    def test_a_info_sees_every_host(self):
+        res = self.finish(self.start(BINARY, "info", "-T", "30"))
+        for rank, (code, _, err) in enumerate(res):
+            self.assertEqual(code, 0, f"rank {rank}: {err}")
+        out = res[0][1]
+        self.assertIn(f"job formed by: env:// rendezvous at {HOSTS[0]}:{self.PORT} (MASTER_PORT)", out)
+        self.assertIn(f"ranks: {NP} on {len(HOSTS)} hosts", out)
+        for i, host in enumerate(HOSTS):
+            ranks = ",".join(str(i * SLOTS + k) for k in range(SLOTS))
+            self.assertRegex(out, rf"\n  {host}\s+{SLOTS} ranks: {ranks}\n")
+
+    def test_b_a_rank_killed_on_another_host_ends_the_job(self):
+        if not self.SOAK or not os.access(self.SOAK, os.X_OK):
+            self.skipTest("ENV_SOAK (tests/env/env_soak) not given")
+        procs = self.start(self.SOAK, "60", "5")
+        for rank, p in enumerate(procs):
+            self.assertRegex(p.stdout.readline(), rf"^rank {rank} of {NP} formed the job on {HOSTS[rank // SLOTS]}")
+        victim = NP - 2  # nodeC's first rank; the rsh agent execs, so the process is distbench's soak itself
+        began = time.monotonic()
+        procs[victim].kill()
+        res = self.finish(procs, timeout=30)
+        took = time.monotonic() - began
+        lines = [line for r, (_, _, err) in enumerate(res) if r != victim for line in err.splitlines()
+                 if line.startswith("error:")]
+        print(f"\n  env:// across hosts: rank {victim} killed, the others gone in {took:.1f} s", file=sys.stderr)
+        self.assertEqual(len(lines), 1, lines)
+        self.assertRegex(lines[0], rf"^error: rank 0 \({HOSTS[0]}\): rank {victim} \({HOSTS[2]}\) left the job without "
+                                   r"a goodbye")
+        for r, (code, _, err) in enumerate(res):
+            if r != victim:
+                self.assertEqual(code, 1, f"rank {r}: {err}")
+        self.assertLess(took, 10)
+        time.sleep(1)
+        for host in HOSTS:
+            left = subprocess.run(["ip", "netns", "pids", CLUSTER.ns(host)], capture_output=True, text=True,
+                                  timeout=20).stdout.split()
+            self.assertEqual(left, [], f"processes left on {host}")
+
+
 class Zero(unittest.TestCase):
     """distbench zero with one rank per host: the bytes the interfaces carried per step, next to the ZeRO formulas."""
 

@@ -26,6 +26,16 @@ SLACK = 5.0  # seconds a process may take past its -T to be gone, on a busy 2-co
 ANSWER_GRACE = 5.0  # how much longer than rank 0 a rank waits for rank 0's word (rendezvous.cpp: kAnswerGrace)
 
 
+def list_json():
+    import json
+    return json.loads(subprocess.run([BINARY, "list", "--json"], capture_output=True, text=True, check=True,
+                                     timeout=30).stdout)
+
+
+def built_backends():
+    return {b["name"] for b in list_json()["backends"]}
+
+
 def error_lines(text):
     return [line for line in text.splitlines() if line.startswith("error:")]
 
@@ -154,16 +164,23 @@ class Forms(EnvTest):
                       res[0][1])
 
     def test_a_benchmark_needs_a_backend_that_runs_with_the_job(self):
-        for args, pattern in ((["allreduce"], r"no backend of this build can run here.*mpi: it needs processes "
-                                              r"started by an MPI launcher"),
-                              (["allreduce", "--backend", "mpi"], r"backend 'mpi' cannot run here: it needs processes "
-                                                                  r"started by an MPI launcher")):
+        if built_backends() & {"nccl"} and any(b["available"] for b in list_json()["backends"] if b["name"] == "nccl"):
+            self.skipTest("a GPU is visible: nccl runs with env://")
+        if "mpi" in built_backends():
+            cases = ((["allreduce"], 5, r"no backend of this build can run here.*mpi: it needs processes started by an "
+                                        r"MPI launcher"),
+                     (["allreduce", "--backend", "mpi"], 5, r"backend 'mpi' cannot run here: it needs processes started "
+                                                            r"by an MPI launcher"))
+        else:
+            cases = ((["allreduce"], 5, r"no backend of this build can run here"),
+                     (["allreduce", "--backend", "mpi"], 2, r"backend 'mpi' is not built into this distbench"))
+        for args, code, pattern in cases:
             with self.subTest(args=args):
                 job = self.job(2)
                 for r in range(2):
                     job.start(r, [BINARY, *args])
                 res = job.finish(60)
-                self.assertEqual([res[r][0] for r in range(2)], [5, 5], res)
+                self.assertEqual([res[r][0] for r in range(2)], [code, code], res)
                 lines = error_lines(res[0][2]) + error_lines(res[1][2])
                 self.assertEqual(len(lines), 1, "found alike by every rank: said once, by rank 0")
                 self.assertRegex(lines[0], pattern)
