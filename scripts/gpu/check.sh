@@ -6,7 +6,7 @@
 #
 #   env       GPU, driver, NCCL, `distbench list` and `info` (1 and 2 ranks)
 #   tests     every single-process gpu test executable, then phase mpitests
-#   mpitests  test_nccl_mpi under mpirun -np 2 and 4 (the missing-peer test on its own)
+#   mpitests  test_nccl_ranks under mpirun -np 2 and 4 (the missing-peer test on its own)
 #   one       1 rank: allreduce -b 8 -e 8G -f 2 against the device copy bandwidth (target >= 0.9 from 64 MiB)
 #   peer      nccl-tests all_reduce_perf at the same sizes against distbench (needs .gpu/peers/all_reduce_perf)
 #   flags     1 rank: -G (CUDA graphs), -g 2 (must fail clearly on one GPU), -R (registered buffers), -m, -z
@@ -40,7 +40,7 @@ MAXBYTES=${MAXBYTES:-8G}  # the largest size of phases one and peer
 mkdir -p "$OUT" "$WORK"
 exec > >(tee -a "$OUT/check.log") 2>&1  # all output in one file: few files come back from $OUT
 DEADLINE=${DEADLINE:-0}
-MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/*"}  # which test_nccl_mpi runs
+MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/*"}  # which test_nccl_ranks runs
 RANKS_NP=${RANKS_NP:-"2 4"}  # phase ranks: rank counts and collectives
 RANKS_COLLS=${RANKS_COLLS:-"allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv"}
 phases=${*:-env canary tests one peer flags timeout ranks flags2}
@@ -225,7 +225,7 @@ phase_tests() {
   local t name rc
   for t in "$BUNDLE"/tests/test_*; do
     name=$(basename "$t")
-    [ "$name" = test_nccl_mpi ] && continue
+    [ "$name" = test_nccl_ranks ] && continue
     timeout 300 "$t" > "$WORK/$name.out" 2>&1; rc=$?
     gtest_summary "$name" "$WORK/$name.out" $rc || fail "$name (rc=$rc; or tests skipped on a GPU machine)"
   done
@@ -241,14 +241,14 @@ phase_mpitests() {
       [ $np -eq 4 ] && [ "$filter" != 'NcclMpi/*' ] && continue
       case " $MPITESTS " in *" np$np:$filter "*) ;; *) continue;; esac
       [ $np -eq 4 ] && [ -f "$WORK/mpitests-np2.failed" ] && { echo "np=4 not run: np=2 failed"; continue; }
-      [ "$(time_left)" -lt 70 ] && { echo "deadline: test_nccl_mpi np=$np $filter not run"; continue; }
-      tag="test_nccl_mpi_np$np-$([ "$filter" = 'NcclMpi/*' ] && echo collectives || echo missing_peer)"
+      [ "$(time_left)" -lt 70 ] && { echo "deadline: test_nccl_ranks np=$np $filter not run"; continue; }
+      tag="test_nccl_ranks_np$np-$([ "$filter" = 'NcclMpi/*' ] && echo collectives || echo missing_peer)"
       secs=60; [ "$filter" = 'NcclMpi/*' ] || secs=45
       guarded $secs "$tag" "${MPIRUN[@]}" --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
-        --mca btl_tcp_if_include lo -np $np "${LINEBUF[@]}" "$BUNDLE/tests/test_nccl_mpi" --gtest_filter="$filter" \
+        --mca btl_tcp_if_include lo -np $np "${LINEBUF[@]}" "$BUNDLE/tests/test_nccl_ranks" --gtest_filter="$filter" \
         --gtest_color=no
       rc=$?
-      gtest_summary "test_nccl_mpi -np $np $filter" "$WORK/$tag.out" $rc || fail "test_nccl_mpi np=$np $filter rc=$rc"
+      gtest_summary "test_nccl_ranks -np $np $filter" "$WORK/$tag.out" $rc || fail "test_nccl_ranks np=$np $filter rc=$rc"
       if [ $rc -ne 0 ]; then
         [ $np -eq 2 ] && [ "$filter" = 'NcclMpi/*' ] && touch "$WORK/mpitests-np2.failed"
         echo "    last lines:"; tail -25 "$WORK/$tag.out" | sed 's/^/    | /'

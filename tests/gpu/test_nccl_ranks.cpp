@@ -1,5 +1,6 @@
-// NCCL across processes under mpirun: every collective over the world (and in consecutive groups of 2 from 4
-// ranks), and the hang path: a call whose peer never joins times out on both sides and aborts the communicators.
+// NCCL across processes, formed by mpirun (MPI's connector) or by tests/env/launch.py (env://, as torchrun would):
+// every collective over the world (and in consecutive groups of 2 from 4 ranks), and the hang path: a call whose
+// peer never joins times out on both sides and aborts the communicators.
 // On a machine with fewer GPUs than local ranks each rank gets its own NCCL_HOSTID, which lets NCCL run several
 // ranks on one GPU (over sockets: correct, not fast). Without a GPU every test skips with the reason.
 #include "backends/registry.hpp"
