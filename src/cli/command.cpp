@@ -5,7 +5,14 @@
 namespace distbench::cli {
 
 Connector& Invocation::connect(const ConnectOptions& options) {
-  if (!connector) connector = make_connector(argc, argv, options);
+  if (!connector) {
+    try {
+      connector = make_connector(argc, argv, options);
+    } catch (...) {
+      forming_failed = true;
+      throw;
+    }
+  }
   return *connector;
 }
 

@@ -24,6 +24,7 @@ struct Invocation {
   char** argv = nullptr;
   std::unique_ptr<Connector> connector;  // made on first connect(); main uses it to report and abort on errors
   TerminationSignals* signals = nullptr;  // where a command says what to do when the launcher ends the process
+  bool forming_failed = false;  // connect() threw: each process's error is its own view of the failed launch
 
   // The connector, formed on first use (MPI initialised, or the env:// rendezvous run). Commands that need no other
   // process never call it.

@@ -1,15 +1,39 @@
 #include "cli/launcher.hpp"
 
-#include <cstdlib>
+#include <charconv>
 #include <string>
 
 namespace distbench::cli {
+namespace {
 
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    if (const char* value = std::getenv(name)) return std::atoi(value);
-  }
-  return 0;
+std::optional<long> number(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  long value = 0;
+  const char* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0) return std::nullopt;
+  return value;
 }
+
+// A rank variable with its size variable: the rank when both are numbers and the rank is below the size.
+std::optional<int> ranked(const EnvLookup& env, const char* rank_name, const char* size_name) {
+  const auto rank = number(env(rank_name));
+  const auto size = number(env(size_name));
+  if (!rank || !size || *rank >= *size) return std::nullopt;
+  return static_cast<int>(*rank);
+}
+
+}  // namespace
+
+std::optional<int> launcher_rank(const EnvLookup& env) {
+  if (const auto r = ranked(env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")) return r;
+  if (env("PMIX_NAMESPACE")) {  // a PMIx server's process has its namespace too
+    if (const auto r = number(env("PMIX_RANK"))) return static_cast<int>(*r);
+  }
+  if (const auto r = ranked(env, "PMI_RANK", "PMI_SIZE")) return r;
+  return ranked(env, "RANK", "WORLD_SIZE");
+}
+
+bool prints_early_errors(const EnvLookup& env) { return launcher_rank(env).value_or(0) == 0; }
 
 }  // namespace distbench::cli

@@ -29,9 +29,11 @@ int report_error(Invocation& inv, ExitCode error, const std::string& message, co
   Connector* c = inv.connector.get();
   const bool many = c != nullptr && c->size() > 1;
   if (error == ExitCode::usage || error == ExitCode::unavailable) {
-    // Found identically by every rank (or agreed on by all): one line, from the first rank.
-    const int rank = c != nullptr ? c->rank() : launcher_rank();
-    if (rank == 0) fmt::print(stderr, "error: {}\n", message);
+    // Found identically by every rank (or agreed on by all): one line, from the first rank. A launch that failed
+    // to form a job is each process's own story (which rank clashed, which never came): each says it.
+    const bool prints =
+        c != nullptr ? c->rank() == 0 : inv.forming_failed || prints_early_errors(process_environment());
+    if (prints) fmt::print(stderr, "error: {}\n", message);
     return static_cast<int>(code);
   }
   if (many) {
