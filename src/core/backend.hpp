@@ -39,6 +39,17 @@ class Backend {
   virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition) = 0;
   // Runtime facts for `info` and reports (library versions, devices).
   virtual KeyValues describe() const = 0;
+
+  // The most elements one collective call can carry (MPI's counts are ints); nullopt: no limit below memory's.
+  virtual std::optional<std::size_t> max_count_per_call() const { return std::nullopt; }
+  // Device memory the library itself may take, per rank, for one call of `c` moving a message of `message_bytes`
+  // (nccl-tests' size S), on top of the benchmark's buffers: a reduction's temporary buffers, an in-place call's
+  // copy. 0 where the library allocates nothing per call (NCCL sets its buffers up once, with the communicator).
+  virtual std::uint64_t library_scratch_bytes(Collective c, bool in_place, std::uint64_t message_bytes,
+                                              int nranks) const {
+    (void)c, (void)in_place, (void)message_bytes, (void)nranks;
+    return 0;
+  }
 };
 
 struct BackendEntry {

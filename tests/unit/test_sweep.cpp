@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 
 namespace distbench {
@@ -55,6 +57,14 @@ TEST(Sweep, BufferBytesCoverTheLargestCaseOfEveryPlacement) {
   plan.collective = Collective::allgather;
   plan.placements = {Placement::out_of_place};
   EXPECT_EQ(sweep_buffer_bytes(plan, 4), 1048576u / 4 + 1048576u);
+}
+
+// issue 16: -b 8388608T (2^63 bytes) at one rank summed two 2^63-byte buffers to 0, which passed the memory check.
+TEST(Sweep, BufferBytesNeverWrap) {
+  SweepPlan plan;
+  plan.sizes = {1ULL << 63};
+  plan.dtypes = {DType::float32};
+  EXPECT_EQ(sweep_buffer_bytes(plan, 1), std::numeric_limits<std::uint64_t>::max());
 }
 
 CaseResult measured(std::string placement, double busbw, std::int64_t wrong) {

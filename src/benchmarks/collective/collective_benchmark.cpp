@@ -159,13 +159,16 @@ void CollectiveBenchmark::check(World& world) const {
   Connector& connector = world.connector();
   const int nranks = static_cast<int>(sweep_partition(plan_, connector.size()).groups.front().size());
   check_root(plan_, nranks);
-  const std::uint64_t need = sweep_buffer_bytes(plan_, nranks);
+  const SweepNeeds needs = sweep_needs(plan_, nranks, world.backend());
+  if (const auto limit = world.backend().max_count_per_call(); limit && needs.max_count > *limit) {
+    throw usage_error(fmt::format("the largest case passes {} elements to one call, over the {} backend's limit of "
+                                  "{}; lower -e/--maxbytes or use a wider -d/--datatype",
+                                  needs.max_count, world.backend().name(), *limit));
+  }
   const std::uint64_t have = world.device().memory_available(connector.local_size());
-  if (have != 0 && need > have) {
-    throw usage_error(fmt::format(
-        "the sweep needs {} bytes of buffers per rank but only {} are available to each of the {} ranks on {}; "
-        "lower -e/--maxbytes",
-        need, have, connector.local_size(), connector.hostname()));
+  if (const auto why = memory_shortfall(needs.memory, have)) {
+    throw usage_error(fmt::format("the sweep {} ({} ranks on {}); lower -e/--maxbytes", *why,
+                                  connector.local_size(), connector.hostname()));
   }
 }
 

@@ -183,7 +183,26 @@ void check_root(const SweepPlan& plan, int nranks) {
 
 std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
   const auto e = buffer_extents(plan, plan_rows(plan, nranks), nranks);
-  return e.send + e.recv;
+  return add_saturating(e.send, e.recv);
+}
+
+SweepNeeds sweep_needs(const SweepPlan& plan, int nranks, const Backend& backend) {
+  SweepNeeds needs;
+  const auto rows = plan_rows(plan, nranks);
+  std::uint64_t largest = 0;
+  for (const auto& row : rows) {
+    needs.max_count = std::max(needs.max_count, row.count);
+    largest = std::max<std::uint64_t>(largest, row.size);
+    for (const Placement p : plan.placements) {
+      needs.memory.library = std::max(needs.memory.library, backend.library_scratch_bytes(
+                                                                plan.collective, p == Placement::in_place, row.size,
+                                                                nranks));
+    }
+  }
+  needs.memory.buffers = sweep_buffer_bytes(plan, nranks);
+  // the fused variant of --tensors packs the list into one more buffer of S
+  if (plan.tensors > 1) needs.memory.buffers = add_saturating(needs.memory.buffers, largest);
+  return needs;
 }
 
 SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, const RowFn& on_row,

@@ -5,6 +5,7 @@
 #include "benchmarks/collective/plan.hpp"
 #include "benchmarks/collective/case_result.hpp"
 #include "core/benchmark.hpp"
+#include "core/memory_budget.hpp"
 #include "core/watchdog.hpp"
 #include "core/world.hpp"
 
@@ -33,7 +34,15 @@ Partition sweep_partition(const SweepPlan& plan, int world_size);
 // Throws usage_error when a rooted collective's root is not a rank of a group of `nranks`.
 void check_root(const SweepPlan& plan, int nranks);
 
-// Bytes per rank the sweep's buffers take (checked against the device's memory before allocating).
+// Bytes per rank the sweep's buffers take (checked against the device's memory before allocating); UINT64_MAX
+// where the sum would not fit in 64 bits.
 std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks);
+
+// What the sweep asks of one rank and of each call, for the checks made before anything runs.
+struct SweepNeeds {
+  MemoryNeed memory;          // the buffers (and --tensors' fusion buffer), and the backend's own per call
+  std::size_t max_count = 0;  // the most elements one call carries
+};
+SweepNeeds sweep_needs(const SweepPlan& plan, int nranks, const Backend& backend);
 
 }  // namespace distbench
