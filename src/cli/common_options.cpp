@@ -19,11 +19,11 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
       ->check(positive_number("seconds"));
   app.add_option("-J,--json", o.json,
-                 "Write a JSON report here (rewritten after every size; -J as in nccl-tests); '-': to stdout at the end, "
+                 "Write a JSON report here (rewritten after every size, paced by its cost; -J as in nccl-tests); '-': to stdout at the end, "
                  "the table then going to stderr");
-  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size); '-': to stdout at the end");
+  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size, paced by its cost); '-': to stdout at the end");
   app.add_option("--md", o.md,
-                 "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size); '-': "
+                 "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size, paced by its cost); '-': "
                  "to stdout at the end");
   app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr");
   app.add_option("--progress", o.progress,

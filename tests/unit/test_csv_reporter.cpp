@@ -1,4 +1,5 @@
 // Golden output of the CSV report: the whole file, after each add() and at the end.
+#include "tests/support/report_pace.hpp"
 #include "core/report/csv_reporter.hpp"
 
 #include "tests/support/collective_records.hpp"
@@ -74,6 +75,7 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   reporter.begin(info, describe(plan, info));
   EXPECT_EQ(read(path), kHeader);
 
+  test_support::let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 0), measured("in-place", -1)}));
   const std::string two_rows =
       std::string(kHeader) +
@@ -91,6 +93,7 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   skipped.groups = 2;
   skipped.status = "skipped";
   skipped.skip_reason = "needs 2 ranks per group";
+  test_support::let_the_pace_pass();
   reporter.add(records({skipped}));
   const std::string three_rows =
       two_rows +
@@ -118,6 +121,7 @@ TEST_F(CsvReporterTest, LargeAndSmallNumbersKeepTwelveDigits) {
   r.busbw = 0;
   CsvReporter reporter(path.string());
   reporter.begin({}, describe(SweepPlan{}, {}));
+  test_support::let_the_pace_pass();
   reporter.add(records({r}));
   EXPECT_EQ(read(path), std::string(kHeader) +
                             "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,12345678.9,251,"

@@ -1,5 +1,6 @@
 // The JSON report: schema keys, round trip through parse_report_json, status transitions, incremental atomic
 // rewrites, and the checks on the output path.
+#include "tests/support/report_pace.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
@@ -414,12 +415,14 @@ TEST_F(JsonReporterTest, RewritesAfterEachAddAndCompletesAtEnd) {
   EXPECT_TRUE(report.info.end_time.empty());
   EXPECT_TRUE(report.records.empty());
 
+  test_support::let_the_pace_pass();
   reporter.add(records({sample_result("out-of-place", 8), sample_result("in-place", 8)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");
   ASSERT_EQ(report.records.size(), 2u);
   EXPECT_EQ(report.records[1].param_text("placement"), "in-place");
 
+  test_support::let_the_pace_pass();
   reporter.add(records({sample_result("out-of-place", 1024), sample_result("in-place", 1024)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");

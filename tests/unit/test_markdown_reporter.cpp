@@ -1,4 +1,5 @@
 // Golden output of the Markdown report: the whole file after begin, after a row, and at the end.
+#include "tests/support/report_pace.hpp"
 #include "core/report/markdown_reporter.hpp"
 
 #include "tests/support/collective_records.hpp"
@@ -71,6 +72,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
 
   CaseResult skipped = measured("in-place", 0, -1);
   skipped.status = "skipped";
+  test_support::let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 250.25, 0), skipped}));
   const std::string rows = header + "| 1048576 | 262144 | float32 | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
                                     "skipped |  |  |  |  |  |\n";

@@ -78,12 +78,12 @@ CsvReporter::CsvReporter(std::string path) : output_(std::move(path)) {}
 
 void CsvReporter::do_begin(const RunInfo&) {
   text_ = csv_header(description().records);
-  output_.update(text_);
+  output_.update([this] { return text_; });
 }
 
 void CsvReporter::do_add(const std::vector<Record>& row) {
   for (const Record& r : row) text_ += csv_line(description().records, r);
-  output_.update(text_);  // the final write goes to disk as well
+  output_.update([this] { return text_; });  // the final write goes to disk as well
 }
 
 void CsvReporter::do_end(const RunInfo& info) { output_.finish(text_, info.status); }

@@ -11,10 +11,12 @@ void JsonReporter::do_begin(const RunInfo& info) {
   info_.status = "incomplete";
   info_.end_time.clear();
   info_.error.clear();
-  output_.update(text());
+  output_.update([this] { return text(); });
 }
 
-void JsonReporter::do_add(const std::vector<Record>&) { output_.update(text()); }
+void JsonReporter::do_add(const std::vector<Record>&) {
+  output_.update([this] { return text(); });
+}
 
 void JsonReporter::do_end(const RunInfo& info) {
   info_ = info;

@@ -1,5 +1,5 @@
-// The JSON report: the whole report is rewritten atomically after begin(), after every add() and at end(), so that
-// a run that dies keeps everything measured so far, marked "incomplete".
+// The JSON report: the whole report is rewritten atomically after begin(), after every add() (paced by its cost:
+// report_output.hpp) and at end(), so that a run that dies keeps what was measured, marked "incomplete".
 #pragma once
 
 #include "core/report/report_output.hpp"

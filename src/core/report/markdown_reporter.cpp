@@ -41,7 +41,7 @@ void MarkdownReporter::do_begin(const RunInfo& info) {
   }
   text_ += row_text(titles);
   text_ += row_text(aligns);
-  output_.update(text_);
+  output_.update([this] { return text_; });
 }
 
 void MarkdownReporter::do_add(const std::vector<Record>& row) {
@@ -50,7 +50,7 @@ void MarkdownReporter::do_add(const std::vector<Record>& row) {
   std::vector<std::string> all = cells.keys;
   for (const auto& group : cells.groups) all.insert(all.end(), group.begin(), group.end());
   text_ += row_text(all);
-  output_.update(text_);
+  output_.update([this] { return text_; });
 }
 
 void MarkdownReporter::do_end(const RunInfo& info) {
