@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -49,12 +50,30 @@ std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings, Progres
   return set;
 }
 
-// One report at most on stdout: two would interleave into neither format.
+// One report at most on stdout: two would interleave into neither format. Two reports in one file: the last
+// written would silently replace the other (--json run.out --csv run.out, or ./run.out and run.out).
 void check_report_paths(const RunSettings& s) {
   int on_stdout = 0;
   for (const std::string* path : {&s.json_path, &s.csv_path, &s.md_path}) on_stdout += *path == kStdoutReport;
   if (on_stdout > 1) {
     throw usage_error("only one of --json, --csv and --md can go to stdout ('-'); write the others to files");
+  }
+  const std::pair<const char*, const std::string*> reports[] = {
+      {"--json", &s.json_path}, {"--csv", &s.csv_path}, {"--md", &s.md_path}};
+  for (std::size_t i = 0; i < std::size(reports); ++i) {
+    for (std::size_t j = i + 1; j < std::size(reports); ++j) {
+      const std::string& a = *reports[i].second;
+      const std::string& b = *reports[j].second;
+      if (a.empty() || b.empty() || a == kStdoutReport || b == kStdoutReport) continue;
+      std::error_code ea, eb;
+      const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+      const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+      if (a == b || (!ea && !eb && ca == cb)) {
+        throw usage_error(fmt::format("{} and {} both name the file '{}': one report would replace the other; give "
+                                      "each its own file",
+                                      reports[i].first, reports[j].first, a));
+      }
+    }
   }
 }
 
