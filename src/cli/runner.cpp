@@ -221,6 +221,9 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
         fmt::print(stderr, "error: the report could not be marked {}: {}\n", status, e.what());
       }
+      std::cout.flush();
+      // An interrupted run says so once, on the root (the table's footer may be silenced by -q or lost with mpirun).
+      if (status == "interrupted") fmt::print(stderr, "error: {}\n", message);
     }
     std::cout.flush();
     std::fflush(stderr);
