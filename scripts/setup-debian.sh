@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs what distbench needs to build, test and benchmark on Debian 12 (run as root, or with sudo).
 # prometheus brings promtool, which the tests use to check `distbench health --prom` files (its daemon is not
-# started by this script); ccache lets the second build of the tests (without MPI) reuse the first's objects.
+# started by this script); ccache lets the second build of the tests (without MPI) reuse the first's objects; clang and
+# its runtimes build the sanitizer tests (scripts/sanitize.sh).
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
-  prometheus ccache"
+  prometheus ccache clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Builds and runs the whole test suite (unit, MPI under mpirun at 1-5 ranks, env:// launches, end-to-end, the
 # network-namespace cluster), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA and
-# NCCL) and its tests (the suites that need MPI skip there, saying why); prints a summary line of both.
+# NCCL) and its tests (the suites that need MPI skip there, saying why), then the sanitizer build (clang, ASan and
+# UBSan: scripts/sanitize.sh) and the unit, MPI, env:// and end-to-end suites under it; prints a summary line of all.
+# DISTBENCH_SKIP_SANITIZERS=1 leaves the sanitizer build out (a quicker local run).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build.sh "$@"
@@ -12,11 +14,17 @@ if [ ! -f build-nompi/build.ninja ]; then
 fi
 meson compile -C build-nompi
 meson test -C build-nompi --print-errorlogs --num-processes 2 || status=$?
+builds="build build-nompi"
+if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
+  sh scripts/sanitize.sh || status=$?
+  builds="$builds build-asan"
+fi
 # meson's own summaries are in <build>/meson-logs/testlog.json; restate them in the plain form CI tools read.
-/usr/bin/python3 - <<'PY'
+/usr/bin/python3 - $builds <<'PY'
 import json
+import sys
 total = {"passed": 0, "failed": 0, "skipped": 0}
-for build in ("build", "build-nompi"):
+for build in sys.argv[1:]:
     counts = {}
     with open(f"{build}/meson-logs/testlog.json") as log:
         for line in log:

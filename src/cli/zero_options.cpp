@@ -50,7 +50,9 @@ void apply_config(ZeroOptions& o, const std::string& text, const std::string& pa
   const auto set = [&](const std::string& option, auto apply) {
     if (o.given.count(option) == 0) apply();
   };
-  for (const auto& [key, v] : doc.items()) {
+  for (const auto& item : doc.items()) {
+    const std::string& key = item.key();  // named, not bound: lambdas below capture them (clang 14 cannot capture
+    const json& v = item.value();         // structured bindings)
     if (key == "zero_opt_level" || key == "stage") {
       set("--stage", [&] { o.stage = text_value(v, key, path); });
     } else if (key == "enable_data_parallel") {

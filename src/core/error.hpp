@@ -3,11 +3,21 @@
 
 #include <fmt/core.h>
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
 
 namespace distbench {
+
+// Where an error was thrown, filled in by default arguments at the throwing call. std::source_location would do,
+// but clang before 15 cannot build it with libstdc++ (the sanitizer and fuzzing builds use clang 14); both compilers
+// have these builtins.
+struct SourceLocation {
+  const char* file = "";
+  unsigned line = 0;
+  static constexpr SourceLocation current(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+    return {file, line};
+  }
+};
 
 // Process exit codes, documented in README.md ("Exit codes").
 enum class ExitCode : int {
@@ -23,8 +33,8 @@ enum class ExitCode : int {
 
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, std::string message, std::source_location where = std::source_location::current())
-      : std::runtime_error(std::move(message)), code_(code), file_(where.file_name()), line_(where.line()) {}
+  Error(ExitCode code, std::string message, SourceLocation where = SourceLocation::current())
+      : std::runtime_error(std::move(message)), code_(code), file_(where.file), line_(where.line) {}
 
   ExitCode code() const noexcept { return code_; }
   // Where the error was thrown; shown for internal failures, not for bad input.
@@ -37,11 +47,11 @@ class Error : public std::runtime_error {
 };
 
 // A problem with what the user asked for. `message` says what is wrong and how to fix it.
-inline Error usage_error(std::string message, std::source_location where = std::source_location::current()) {
+inline Error usage_error(std::string message, SourceLocation where = SourceLocation::current()) {
   return Error(ExitCode::usage, std::move(message), where);
 }
 
-inline Error failure(std::string message, std::source_location where = std::source_location::current()) {
+inline Error failure(std::string message, SourceLocation where = SourceLocation::current()) {
   return Error(ExitCode::failure, std::move(message), where);
 }
 

@@ -18,7 +18,8 @@ from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import (Workdir, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
-                               collective_results, error_lines, health_checks, load_json, rank_pids, wait_for_results)
+                               collective_results, error_lines, health_checks, load_json, rank_pids,
+                               skip_under_sanitizers, wait_for_results)
 from png_pixels import read_png  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
@@ -235,6 +236,7 @@ class GoodRuns(Workdir):
             self.assertLessEqual(ci["median_ci_low"], ci["median"])
             self.assertGreaterEqual(ci["median_ci_high"], ci["median"])
 
+    @skip_under_sanitizers
     def test_malloc_reuse_removes_the_page_faults_of_large_reductions(self):
         # Open MPI's allreduce takes a message-sized temporary per call; glibc maps 32 MiB afresh each time, so
         # every call faults its pages in. --malloc-reuse keeps freed memory mapped: the faults go away.
@@ -484,6 +486,7 @@ class Zero(Workdir):
                                           3: ["step", "fwd_gather", "bwd_gather", "reduce", "update"]}[stage])
                     self.assertIn("Elements differing from one rank: 0", r.stdout)
 
+    @skip_under_sanitizers
     def test_memory_and_time_accounting(self):
         # buckets and layers small beside Ψ, so that MPI's reduction temporaries (one or two of a bucket, as the
         # library pleases) stay a small part of the peak

@@ -12,6 +12,13 @@ import time
 import unittest
 
 
+# Set by scripts/sanitize.sh: the binary runs under AddressSanitizer and UndefinedBehaviorSanitizer, whose allocator
+# refuses mallopt and whose shadow memory counts in every resident-memory figure.
+SANITIZERS = os.environ.get("DISTBENCH_SANITIZERS", "")
+skip_under_sanitizers = unittest.skipIf(SANITIZERS != "", f"the binary runs under sanitizers ({SANITIZERS}): its "
+                                        "allocator and shadow memory are not glibc's")
+
+
 class Workdir(unittest.TestCase):
     """A test case with a temporary folder of its own, removed afterwards."""
 

@@ -17,12 +17,12 @@ std::string nccl_error_text(ncclResult_t status, ncclComm_t comm) {
   return text;
 }
 
-void check_cuda(cudaError_t status, std::string_view what, std::source_location where) {
+void check_cuda(cudaError_t status, std::string_view what, SourceLocation where) {
   if (status == cudaSuccess) return;
   throw Error(ExitCode::failure, fmt::format("{} failed: {}", what, cuda_error_text(status)), where);
 }
 
-void check_nccl(ncclResult_t status, std::string_view what, ncclComm_t comm, std::source_location where) {
+void check_nccl(ncclResult_t status, std::string_view what, ncclComm_t comm, SourceLocation where) {
   if (status == ncclSuccess || status == ncclInProgress) return;
   throw Error(ExitCode::failure, fmt::format("{} failed: {}", what, nccl_error_text(status, comm)), where);
 }

@@ -2,10 +2,11 @@
 // call failed. Also the version formats both libraries use, and a guard for the current CUDA device.
 #pragma once
 
+#include "core/error.hpp"
+
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -19,11 +20,11 @@ std::string nccl_error_text(ncclResult_t status, ncclComm_t comm = nullptr);
 
 // Throws Error(failure) "<what> failed: <cuda_error_text>" unless `status` is cudaSuccess.
 void check_cuda(cudaError_t status, std::string_view what,
-                std::source_location where = std::source_location::current());
+                SourceLocation where = SourceLocation::current());
 // Throws Error(failure) "<what> failed: <nccl_error_text>" unless `status` is ncclSuccess or ncclInProgress (which a
 // non-blocking communicator answers while it works; the caller waits for it to settle).
 void check_nccl(ncclResult_t status, std::string_view what, ncclComm_t comm = nullptr,
-                std::source_location where = std::source_location::current());
+                SourceLocation where = SourceLocation::current());
 
 // NCCL's version code as text: 22809 -> "2.28.9" (and the pre-2.9 encoding: 2803 -> "2.8.3").
 std::string nccl_version_text(int code);

@@ -28,22 +28,22 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
     }
   }
   if (missed > 0) {
-    out.emplace_back("noise_target_missed", fmt::format(
+    out.push_back(Warning{"noise_target_missed", fmt::format(
         "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
         "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
-        missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise));
+        missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
   } else if (noisy > 0 && worst != nullptr) {
-    out.emplace_back("noisy_median", fmt::format(
+    out.push_back(Warning{"noisy_median", fmt::format(
         "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{:.1f}% "
         "over {} samples): the machine was busy or the case is unstable; rerun with a noise target "
         "(--max-noise 2 --max-time 5) or on a quieter machine",
-        noisy, measured, kNoisyPercent, case_text(*worst), worst->time.median_ci, worst->time.samples));
+        noisy, measured, kNoisyPercent, case_text(*worst), worst->time.median_ci, worst->time.samples)});
   }
   if (with_outliers > 0) {
-    out.emplace_back("outliers", fmt::format(
+    out.push_back(Warning{"outliers", fmt::format(
         "{} cases had outlier samples (over 5 MADs from the median, e.g. a preempted sample); medians in the JSON "
         "report are robust to them, the mean in the table is not",
-        with_outliers));
+        with_outliers)});
   }
 }
 
@@ -68,11 +68,11 @@ void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan
           ? "--malloc-reuse is on, so the library maps this memory itself: look at its own buffer settings"
           : "rerun with --malloc-reuse (or GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold="
             "4294967296) to keep freed memory mapped, and --show-faults to see the counts";
-  out.emplace_back("page_faults", fmt::format(
+  out.push_back(Warning{"page_faults", fmt::format(
       "{} of {} cases took page faults inside the timed calls (worst: {}, {:.0f} per operation): the library's "
       "per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every call, so these "
       "times include the kernel's fault handling; {}",
-      hit, measured, case_text(*worst), worst_faults, remedy));
+      hit, measured, case_text(*worst), worst_faults, remedy)});
 }
 
 
