@@ -2,6 +2,8 @@
 #include "connectors/env_settings.hpp"
 #include "core/error.hpp"
 
+#include "tests/support/env_lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,13 +12,7 @@
 namespace distbench {
 namespace {
 
-EnvLookup lookup(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    const auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using test_support::lookup;
 
 std::map<std::string, std::string> torchrun(std::string rank = "1", std::string world = "4") {
   return {{"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}, {"RANK", rank}, {"WORLD_SIZE", world},

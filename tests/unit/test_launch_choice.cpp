@@ -2,6 +2,8 @@
 #include "connectors/launch_choice.hpp"
 #include "core/error.hpp"
 
+#include "tests/support/env_lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,13 +11,7 @@
 namespace distbench {
 namespace {
 
-EnvLookup lookup(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    const auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using test_support::lookup;
 
 const std::map<std::string, std::string> kNothing;
 const std::map<std::string, std::string> kMpirun{{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}};

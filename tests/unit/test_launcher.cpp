@@ -2,6 +2,8 @@
 // process that stray variables would otherwise silence.
 #include "cli/launcher.hpp"
 
+#include "tests/support/env_lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,13 +11,7 @@
 namespace distbench::cli {
 namespace {
 
-EnvLookup lookup(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    const auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using test_support::lookup;
 
 TEST(Launcher, EachLaunchersRank) {
   EXPECT_EQ(launcher_rank(lookup({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"}})), 3);
