@@ -17,7 +17,8 @@ namespace distbench {
 namespace {
 
 bool recorded(std::string_view key) {
-  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_", "UCX_", "MPICH_", "I_MPI_", "FI_", "SLURM_"};
+  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_", "UCX_", "MPICH_", "I_MPI_", "FI_", "SLURM_",
+                                            "MASTER_", "TORCHELASTIC_", "DISTBENCH_"};
   constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_", "OMPI_MCA_orte_", "OMPI_MCA_ess",
                                                "OMPI_MCA_pmix", "OMPI_FILE_LOCATION", "OMPI_UNIVERSE_SIZE",
                                                "OMPI_FIRST_RANKS", "OMPI_APP_CTX_", "OMPI_ARGV",
@@ -26,7 +27,10 @@ bool recorded(std::string_view key) {
                                                "SLURM_PROCID", "SLURM_LOCALID", "SLURM_TASK_PID", "SLURM_NODEID",
                                                "SLURM_GTIDS", "SLURM_TOPOLOGY_ADDR", "SLURM_STEP_ID",
                                                "SLURM_STEPID", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_PORT"};
-  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_")) return true;
+  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_") ||
+      key == "WORLD_SIZE" || key == "LOCAL_WORLD_SIZE") {
+    return true;
+  }
   const bool wanted = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                                   [&](std::string_view p) { return key.starts_with(p); });
   const bool noise = std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping),
@@ -68,6 +72,8 @@ std::string launcher() {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) return "mpirun (Open MPI)";
   // MPICH's Hydra sets PMI_RANK; not PMIX_RANK, which Open MPI's singleton start sets for itself.
   if (std::getenv("PMI_RANK") != nullptr) return "mpiexec (PMI)";
+  if (std::getenv("TORCHELASTIC_RUN_ID") != nullptr) return "torchrun (env://)";
+  if (std::getenv("RANK") != nullptr && std::getenv("WORLD_SIZE") != nullptr) return "env:// (RANK, WORLD_SIZE)";
   return "none (singleton)";
 }
 
