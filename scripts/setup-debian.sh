@@ -2,11 +2,12 @@
 # Installs what distbench needs to build, test and benchmark on Debian 12 (run as root, or with sudo).
 # prometheus brings promtool, which the tests use to check `distbench health --prom` files (its daemon is not
 # started by this script); ccache lets the second build of the tests (without MPI) reuse the first's objects; clang and
-# its runtimes build the sanitizer tests (scripts/sanitize.sh).
+# its runtimes build the sanitizer tests (scripts/sanitize.sh); Slurm's daemons and munge are started by the Slurm test
+# itself (tests/slurm), never as services.
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
-  prometheus ccache clang libclang-rt-14-dev"
+  prometheus ccache clang libclang-rt-14-dev slurmd slurmctld slurm-client munge"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -45,11 +45,17 @@ bool built_with_mpi() {
 #endif
 }
 
-std::unique_ptr<Connector> make_connector([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv,
-                                          const ConnectOptions& options) {
-  const EnvLookup env = process_environment();
-  const std::string kind = resolve_launcher(options.launcher, env, built_with_mpi());
-  if (kind == "env") return std::make_unique<EnvConnector>(read_env_settings(env), options.timeout_s);
+std::string choose_connector(const ConnectOptions& options) {
+  return resolve_launcher(options.launcher, process_environment(), built_with_mpi());
+}
+
+std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const ConnectOptions& options) {
+  return make_connector(choose_connector(options), argc, argv, options);
+}
+
+std::unique_ptr<Connector> make_connector(const std::string& kind, [[maybe_unused]] int& argc,
+                                          [[maybe_unused]] char**& argv, const ConnectOptions& options) {
+  if (kind == "env") return std::make_unique<EnvConnector>(read_env_settings(process_environment()), options.timeout_s);
   if (kind == "none") return std::make_unique<SingleConnector>();
 #if DISTBENCH_HAVE_MPI
   return mpi::make_mpi_connector(argc, argv);

@@ -22,8 +22,14 @@ struct ConnectOptions {
   std::string launcher = "auto";  // auto, mpi, env, none (connectors/launch_choice.hpp)
   double timeout_s = 300.0;
 };
-// The connector that forms the job: MPI's, env://'s or a process alone. Call once, before anything else touches
-// MPI. Throws Error (usage, unavailable, timeout, failure) when the job cannot form.
+// Which connector forms the job ("mpi", "env", "none"), from --launcher and the environment: the same answer, or
+// the same Error (usage, unavailable), on every process.
+std::string choose_connector(const ConnectOptions& options);
+// Forms the job with the connector of `kind`: MPI's, env://'s or a process alone. Call once, before anything else
+// touches MPI. Throws Error (usage, timeout, failure) when the job cannot form, each process with its own view.
+std::unique_ptr<Connector> make_connector(const std::string& kind, int& argc, char**& argv,
+                                          const ConnectOptions& options);
+// Both, as a test main needs them.
 std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const ConnectOptions& options = {});
 
 // What `auto` resolves to here, or the named one, for a job formed by `connector`; throws Error(unavailable) /

@@ -5,6 +5,7 @@
 #include "cli/common_options.hpp"
 #include "cli/validators.hpp"
 #include "core/backend.hpp"
+#include "core/environment.hpp"
 #include "core/report/text.hpp"
 #include "core/error.hpp"
 #include "version.hpp"
@@ -42,8 +43,25 @@ struct JobView {
   std::map<std::string, std::vector<int>> ranks_by_host;
 };
 
+// "srun (Slurm job 12, step 0, partition debug, nodes node[1-2]: 2 nodes, 8 tasks)", or the launcher alone.
+std::string launcher_text() {
+  const KeyValues slurm = slurm_facts();
+  if (slurm.empty()) return launcher_name();
+  const auto get = [&slurm](std::string_view key) {
+    for (const auto& [k, v] : slurm) {
+      if (k == key) return v;
+    }
+    return std::string("?");
+  };
+  return fmt::format("{} (Slurm job {}, step {}, partition {}, nodes {}: {} {}, {} {})", launcher_name(),
+                     get("slurm.job_id"), get("slurm.step_id"), get("slurm.partition"), get("slurm.nodelist"),
+                     get("slurm.nodes"), get("slurm.nodes") == "1" ? "node" : "nodes", get("slurm.tasks"),
+                     get("slurm.tasks") == "1" ? "task" : "tasks");
+}
+
 void print_info_text(const JobView& job) {
   fmt::print("distbench {} (git {})\n", kVersion, kGitSha);
+  fmt::print("launched by: {}\n", launcher_text());
   fmt::print("job formed by: {}\n", job.connector.launch_description());
   fmt::print("backends built in:\n");
   for (const auto& e : backend_registry()) {
@@ -68,6 +86,12 @@ void print_info_json(const JobView& job) {
   nlohmann::ordered_json doc;
   doc["version"] = kVersion;
   doc["git"] = kGitSha;
+  doc["launcher"] = {{"name", launcher_name()}};
+  if (const KeyValues slurm = slurm_facts(); !slurm.empty()) {
+    nlohmann::ordered_json facts = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : slurm) facts[key.substr(std::string_view("slurm.").size())] = value;
+    doc["launcher"]["slurm"] = facts;
+  }
   doc["connector"] = {{"kind", job.connector.kind()}, {"launch", job.connector.launch_description()}};
   doc["backends"] = nlohmann::ordered_json::array();
   for (const auto& e : backend_registry()) {

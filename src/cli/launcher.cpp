@@ -31,6 +31,7 @@ std::optional<int> launcher_rank(const EnvLookup& env) {
     if (const auto r = number(env("PMIX_RANK"))) return static_cast<int>(*r);
   }
   if (const auto r = ranked(env, "PMI_RANK", "PMI_SIZE")) return r;
+  if (const auto r = ranked(env, "SLURM_PROCID", "SLURM_STEP_NUM_TASKS")) return r;  // srun, whatever its --mpi
   return ranked(env, "RANK", "WORLD_SIZE");
 }
 

@@ -18,7 +18,8 @@ inline constexpr std::string_view kLauncherChoices[] = {"auto", "mpi", "env", "n
 std::optional<std::string> mpi_launch_variable(const EnvLookup& env);
 
 // "mpi", "env" or "none" for what was asked; throws Error(unavailable) when MPI is asked for (or an MPI launcher
-// started this process) in a build without it, usage_error for an unknown choice.
+// started this process) in a build without it, usage_error for an unknown choice or a Slurm step that srun started
+// without PMIx (MPI could not start there).
 std::string resolve_launcher(std::string_view requested, const EnvLookup& env, bool have_mpi);
 
 }  // namespace distbench

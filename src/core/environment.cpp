@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 extern char** environ;  // POSIX
 
@@ -67,7 +69,9 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::string launcher() {
+}  // namespace
+
+std::string launcher_name() {
   if (std::getenv("SLURM_STEP_ID") != nullptr || std::getenv("SLURM_STEPID") != nullptr) return "srun";
   if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) return "mpirun (Open MPI)";
   // MPICH's Hydra sets PMI_RANK; not PMIX_RANK, which Open MPI's singleton start sets for itself.
@@ -77,7 +81,30 @@ std::string launcher() {
   return "none (singleton)";
 }
 
-}  // namespace
+KeyValues slurm_facts() {
+  KeyValues out;
+  if (std::getenv("SLURM_JOB_ID") == nullptr) return out;
+  // Step-level variables first (srun sets them for its step), the job's otherwise (a batch script).
+  const std::pair<const char*, std::vector<const char*>> facts[] = {
+      {"slurm.job_id", {"SLURM_JOB_ID"}},
+      {"slurm.step_id", {"SLURM_STEP_ID", "SLURM_STEPID"}},
+      {"slurm.job_name", {"SLURM_JOB_NAME"}},
+      {"slurm.partition", {"SLURM_JOB_PARTITION"}},
+      {"slurm.nodelist", {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"}},
+      {"slurm.nodes", {"SLURM_STEP_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_NUM_NODES"}},
+      {"slurm.tasks", {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}},
+      {"slurm.cluster", {"SLURM_CLUSTER_NAME"}},
+  };
+  for (const auto& [key, names] : facts) {
+    for (const char* name : names) {
+      if (const char* value = std::getenv(name)) {
+        out.emplace_back(key, value);
+        break;
+      }
+    }
+  }
+  return out;
+}
 
 KeyValues machine_facts() {
   KeyValues facts;
@@ -85,7 +112,8 @@ KeyValues machine_facts() {
   facts.emplace_back("cpu_cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
   utsname name{};
   if (uname(&name) == 0) facts.emplace_back("kernel", fmt::format("{} {} {}", name.sysname, name.release, name.machine));
-  facts.emplace_back("launcher", launcher());
+  facts.emplace_back("launcher", launcher_name());
+  for (auto& kv : slurm_facts()) facts.push_back(std::move(kv));
   return facts;
 }
 

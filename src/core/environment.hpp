@@ -13,8 +13,13 @@ namespace distbench {
 // nothing about the configuration.
 KeyValues captured_environment();
 // The machine and the launcher, for the report: cpu_model, cpu_cores (online), kernel (uname), launcher (mpirun,
-// srun, a PMI mpiexec, or none: from the variables the launcher sets).
+// srun, a PMI mpiexec, torchrun, env://, or none: from the variables the launcher sets), and the Slurm job's facts.
 KeyValues machine_facts();
+// The launcher, in words ("srun", "mpirun (Open MPI)", ...).
+std::string launcher_name();
+// The Slurm job and step this process runs in, from the variables Slurm sets (slurm.job_id, slurm.step_id,
+// slurm.job_name, slurm.partition, slurm.nodelist, slurm.nodes, slurm.tasks, slurm.cluster); empty outside Slurm.
+KeyValues slurm_facts();
 // Now, as ISO 8601 UTC with seconds ("2026-11-22T03:04:05Z").
 std::string iso_time_now();
 

@@ -49,6 +49,22 @@ TEST(LaunchChoice, MpiWithoutMpiIsUnavailable) {
   }
 }
 
+TEST(LaunchChoice, ASlurmStepWithoutPmixIsToldHowToStart) {
+  const auto srun_none = lookup({{"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_PROCID", "1"}});
+  try {
+    resolve_launcher("auto", srun_none, true);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(resolve_launcher("auto", lookup(kSrunPmix), true), "mpi");
+  EXPECT_EQ(resolve_launcher("auto", srun_none, false), "none");  // no MPI to start: a process alone
+  const std::map<std::string, std::string> srun_env{
+      {"SLURM_STEP_ID", "0"}, {"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}};
+  EXPECT_EQ(resolve_launcher("auto", lookup(srun_env), true), "env");  // torchrun's variables exported through srun
+}
+
 TEST(LaunchChoice, AnUnknownChoiceIsAUsageError) {
   try {
     resolve_launcher("torchrun", lookup(kNothing), true);

@@ -18,6 +18,7 @@ TEST(Launcher, EachLaunchersRank) {
   EXPECT_EQ(launcher_rank(lookup({{"PMIX_RANK", "2"}, {"PMIX_NAMESPACE", "slurm.pmix.12.0"}})), 2);
   EXPECT_EQ(launcher_rank(lookup({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}})), 1);
   EXPECT_EQ(launcher_rank(lookup({{"RANK", "5"}, {"WORLD_SIZE", "8"}})), 5);
+  EXPECT_EQ(launcher_rank(lookup({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}})), 1);  // srun --mpi=none
   EXPECT_EQ(launcher_rank(lookup({})), std::nullopt);
 }
 

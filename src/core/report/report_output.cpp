@@ -11,11 +11,12 @@ namespace distbench {
 
 void ReportOutput::update(const std::function<std::string()>& make) {
   if (to_stdout()) return;
-  const auto start = Clock::now();
-  if (last_end_ != Clock::time_point{} && start - last_end_ < last_cost_ * kPace) return;
+  const auto start = now_();
+  if (written_ && start - last_end_ < last_cost_ * kPace) return;
   write_file_atomically(path_, make(), Durability::process);
-  last_end_ = Clock::now();
+  last_end_ = now_();
   last_cost_ = last_end_ - start;
+  written_ = true;
 }
 
 void ReportOutput::finish(std::string_view content, const std::string& status) const {

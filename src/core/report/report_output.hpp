@@ -22,7 +22,11 @@ class ReportOutput {
  public:
   static constexpr double kPace = 20.0;
 
-  explicit ReportOutput(std::string path) : path_(std::move(path)) {}
+  using Clock = std::chrono::steady_clock;
+  using Now = std::function<Clock::time_point()>;
+
+  // `now` reads the clock that paces rewrites (tests pass one they drive).
+  explicit ReportOutput(std::string path, Now now = Clock::now) : path_(std::move(path)), now_(std::move(now)) {}
 
   bool to_stdout() const { return path_ == kStdoutReport; }
   // A version written while the run goes on (after begin and after each row): files only, paced as above; `make`
@@ -32,9 +36,9 @@ class ReportOutput {
   void finish(std::string_view content, const std::string& status) const;
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   std::string path_;
+  Now now_;
+  bool written_ = false;               // a rewrite has been made
   Clock::time_point last_end_{};       // when the last rewrite finished
   Clock::duration last_cost_{};        // what it took, content built and written
 };
