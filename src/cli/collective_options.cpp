@@ -132,7 +132,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   if (o.stepfactor_given && o.stepbytes_given) {
     throw usage_error("-f/--stepfactor and -i/--stepbytes both given; use one: a factor (-f 2) or a step (-i 1M)");
   }
-  const std::uint64_t step = o.stepbytes_given ? parse_size(o.stepbytes) : 0;
+  const std::uint64_t step = o.stepbytes_given ? parse_size_option("-i/--stepbytes", o.stepbytes) : 0;
   if (o.stepbytes_given && step == 0) {
     throw usage_error("-i/--stepbytes must be a positive number of bytes, e.g. -i 1M");
   }
@@ -140,7 +140,8 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes",
                                   o.stepfactor));
   }
-  plan.sizes = size_sweep(parse_size(o.minbytes), parse_size(o.maxbytes), o.stepbytes_given ? 1.0 : o.stepfactor, step);
+  plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes),
+                           parse_size_option("-e/--maxbytes", o.maxbytes), o.stepbytes_given ? 1.0 : o.stepfactor, step);
 
   plan.dtypes = parse_list<DType>(o.datatypes, parse_dtype, all_dtypes, "datatype", "-d/--datatype");
   if (is_reduction(collective)) {
@@ -185,7 +186,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.floor.min_busbw = o.min_busbw;
   plan.floor.min_algbw = o.min_algbw;
   if (!o.min_busbw_at.empty()) {
-    plan.floor.at_bytes = parse_size(o.min_busbw_at);
+    plan.floor.at_bytes = parse_size_option("--min-busbw-at", o.min_busbw_at);
     if (!plan.floor.active()) {
       throw usage_error("--min-busbw-at needs a floor to judge: add --min-busbw GBPS or --min-algbw GBPS");
     }

@@ -31,9 +31,9 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   health::HealthPlan plan;
   if (!(o.timeout_s > 0)) throw usage_error(fmt::format("--timeout {:g} must be more than 0 seconds", o.timeout_s));
   plan.timeout_s = o.timeout_s;
-  plan.memory_bytes = parse_size(o.memory_bytes);
-  plan.allreduce_bytes = parse_size(o.allreduce_bytes);
-  plan.link_message_bytes = parse_size(o.link_bytes);
+  plan.memory_bytes = parse_size_option("--memory-bytes", o.memory_bytes);
+  plan.allreduce_bytes = parse_size_option("--allreduce-bytes", o.allreduce_bytes);
+  plan.link_message_bytes = parse_size_option("--link-bytes", o.link_bytes);
   for (const auto& [what, bytes] :
        {std::pair{"--memory-bytes", plan.memory_bytes}, std::pair{"--allreduce-bytes", plan.allreduce_bytes},
         std::pair{"--link-bytes", plan.link_message_bytes}}) {

@@ -27,7 +27,7 @@ LatencyPlan make_latency_plan(const LatencyOptions& o) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1", o.stepfactor));
   }
   LatencyPlan plan;
-  plan.sizes = size_sweep(parse_size(o.minbytes), parse_size(o.maxbytes), o.stepfactor, 0);
+  plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes), parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
   plan.check = o.check != 0;

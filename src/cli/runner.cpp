@@ -87,14 +87,17 @@ void hint_single_process(const RunInfo& info) {
              "'mpirun -np N distbench ...' or 'srun -n N distbench ...'\n");
 }
 
-// Checks that only make sense once the ranks exist; every rank leaves the same way when one fails.
-void check_before_run(Connector& connector, World& world, const RunSettings& settings, const Benchmark& benchmark) {
+// Checks that only make sense once the ranks exist; every rank leaves the same way when one fails. The root's
+// reporters take their files here (another live run writing one of them is refused).
+void check_before_run(Connector& connector, World& world, const RunSettings& settings, const Benchmark& benchmark,
+                      ReporterSet* reporters) {
   std::unique_ptr<Error> problem;
   try {
     if (connector.is_root()) {
       for (const std::string* path : {&settings.json_path, &settings.csv_path, &settings.md_path}) {
         if (!path->empty() && *path != kStdoutReport) check_writable(*path);
       }
+      if (reporters) reporters->claim();
     }
     benchmark.check(world);
   } catch (const Error& e) {
@@ -190,15 +193,17 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   Connector& connector = inv.connect({settings.launcher, settings.timeout_s});
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
   World world(connector, entry.create(connector, settings.backend_options));
-  check_before_run(connector, world, settings, benchmark);
-
-  RunInfo info = make_run_info(connector, world, entry, inv.arguments());
-  info.backend = entry.name;  // argv keeps what was asked
   std::unique_ptr<ProgressLine> progress;  // the root's
   std::unique_ptr<ReporterSet> reporters;
   if (connector.is_root()) {
     progress = std::make_unique<ProgressLine>(progress_mode, isatty(STDERR_FILENO) != 0);
     reporters = make_reporters(settings, progress.get());
+  }
+  check_before_run(connector, world, settings, benchmark, reporters.get());
+
+  RunInfo info = make_run_info(connector, world, entry, inv.arguments());
+  info.backend = entry.name;  // argv keeps what was asked
+  if (connector.is_root()) {
     hint_single_process(info);
     reporters->begin(info, benchmark.describe(info));
   }

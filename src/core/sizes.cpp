@@ -99,6 +99,14 @@ std::uint64_t parse_size(std::string_view text) {
   return value + part;
 }
 
+std::uint64_t parse_size_option(std::string_view option, std::string_view text) {
+  try {
+    return parse_size(text);
+  } catch (const Error& e) {
+    throw Error(e.code(), fmt::format("{}: {}", option, e.what()));
+  }
+}
+
 std::vector<std::uint64_t> size_sweep(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,
                                       std::uint64_t step) {
   if (min_bytes == 0) {

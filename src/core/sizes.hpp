@@ -18,6 +18,8 @@ inline constexpr std::size_t kMaxSweepSizes = 10000;
 // whole bytes ("1.5" is 1). Throws usage_error on anything else ("1.5.2M", "-1M", "1X", "M", "1e6"), empty text and
 // values that do not fit in 64 bits.
 std::uint64_t parse_size(std::string_view text);
+// parse_size for the value of a command-line option: its error names the option ("-e/--maxbytes: '8Q' is not ...").
+std::uint64_t parse_size_option(std::string_view option, std::string_view text);
 
 // nccl-tests' sweep: min_bytes, then multiply by `factor` when factor > 1, otherwise add `step`, while <= max_bytes.
 // Multiplication rounds down but always advances by at least one byte. Throws usage_error when min_bytes is 0,

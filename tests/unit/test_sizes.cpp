@@ -89,6 +89,14 @@ TEST(ParseSize, GarbageSaysWhatASizeLooksLike) {
   }
 }
 
+TEST(ParseSize, AnOptionsValueNamesTheOption) {
+  EXPECT_THAT(usage_message([] { parse_size_option("-e/--maxbytes", "8Q"); }),
+              ::testing::StartsWith("-e/--maxbytes: '8Q' is not a size"));
+  EXPECT_THAT(usage_message([] { parse_size_option("-b/--minbytes", "99999999999999999999T"); }),
+              ::testing::StartsWith("-b/--minbytes: '99999999999999999999T' is too large"));
+  EXPECT_EQ(parse_size_option("-b/--minbytes", "1.5K"), 1536u);
+}
+
 TEST(ParseSize, OverflowIsAUsageError) {
   EXPECT_THAT(usage_message([] { parse_size("18446744073709551616"); }), HasSubstr("too large"));
   EXPECT_THAT(usage_message([] { parse_size("99999999999999999999999"); }), HasSubstr("too large"));

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,10 +61,15 @@ void sync_directory(const std::string& dir) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::string_view content, Durability durability) {
+int write_file_atomically_locked(const std::string& path, std::string_view content, Durability durability,
+                                 const std::function<void()>& before_rename) {
   const std::string temp = temp_name(path);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail_write(path, "creating a temporary file", errno);
+  auto discard = [&] {
+    ::close(fd);
+    ::unlink(temp.c_str());
+  };
 
   int err = write_all(fd, content);
   const char* step = "writing";
@@ -71,19 +77,31 @@ void write_file_atomically(const std::string& path, std::string_view content, Du
     err = errno;
     step = "syncing";
   }
-  if (::close(fd) != 0 && err == 0) {
-    err = errno;
-    step = "closing";
+  // A new file nobody else has opened: the lock is free (and a file system without locks leaves it unlocked).
+  if (err == 0) (void)::flock(fd, LOCK_EX | LOCK_NB);
+  if (err == 0 && before_rename) {
+    try {
+      before_rename();
+    } catch (...) {
+      discard();
+      throw;
+    }
   }
   if (err == 0 && ::rename(temp.c_str(), path.c_str()) != 0) {
     err = errno;
     step = "renaming the temporary file";
   }
   if (err != 0) {
-    ::unlink(temp.c_str());
+    discard();
     fail_write(path, step, err);
   }
   if (durability == Durability::disk) sync_directory(directory_of(path));
+  return fd;
+}
+
+void write_file_atomically(const std::string& path, std::string_view content, Durability durability) {
+  const int fd = write_file_atomically_locked(path, content, durability, nullptr);
+  if (::close(fd) != 0) fail_write(path, "closing", errno);
 }
 
 void check_writable(const std::string& path) {

@@ -3,6 +3,7 @@
 // at any point; syncing to disk as well (for a machine that loses power) is asked for once, on the final write.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,12 @@ inline Durability final_durability(const std::string& status) {
 // is removed on failure.
 void write_file_atomically(const std::string& path, std::string_view content,
                            Durability durability = Durability::disk);
+
+// As write_file_atomically, but the new version stays open and locked (flock, exclusive) by this process: returns
+// its descriptor, which the caller closes. `before_rename` runs just before the new version replaces the target (it
+// may throw to leave the target as it is; the temporary file is then removed).
+int write_file_atomically_locked(const std::string& path, std::string_view content, Durability durability,
+                                 const std::function<void()>& before_rename);
 
 // Checks, before a run, that a report can later be written at `path`: its directory exists and a file can be
 // created there (a probe file is created and removed; the target itself is neither created nor truncated).

@@ -18,6 +18,7 @@ class CsvReporter final : public Reporter {
   void do_begin(const RunInfo& info) override;
   void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
+  void do_claim() override { output_.claim(); }
 
  private:
   ReportOutput output_;

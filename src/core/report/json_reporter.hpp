@@ -18,6 +18,7 @@ class JsonReporter final : public Reporter {
   void do_begin(const RunInfo& info) override;
   void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
+  void do_claim() override { output_.claim(); }
 
  private:
   std::string text() const;  // the whole report as it stands

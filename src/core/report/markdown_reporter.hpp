@@ -19,6 +19,7 @@ class MarkdownReporter final : public Reporter {
   void do_begin(const RunInfo& info) override;
   void do_add(const std::vector<Record>& row) override;
   void do_end(const RunInfo& info) override;
+  void do_claim() override { output_.claim(); }
 
  private:
   ReportOutput output_;

@@ -1,7 +1,6 @@
 #include "core/report/report_output.hpp"
 
 #include "core/error.hpp"
-#include "core/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -13,15 +12,15 @@ void ReportOutput::update(const std::function<std::string()>& make) {
   if (to_stdout()) return;
   const auto start = now_();
   if (written_ && start - last_end_ < last_cost_ * kPace) return;
-  write_file_atomically(path_, make(), Durability::process);
+  lock_.replace(make(), Durability::process);
   last_end_ = now_();
   last_cost_ = last_end_ - start;
   written_ = true;
 }
 
-void ReportOutput::finish(std::string_view content, const std::string& status) const {
+void ReportOutput::finish(std::string_view content, const std::string& status) {
   if (!to_stdout()) {
-    write_file_atomically(path_, content, final_durability(status));
+    lock_.replace(content, final_durability(status));
     return;
   }
   if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0) {

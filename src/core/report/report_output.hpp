@@ -9,6 +9,8 @@
 // that can still act (a failure, a timeout, a signal it handles) writes the whole report at its end.
 #pragma once
 
+#include "core/report/report_lock.hpp"
+
 #include <chrono>
 #include <functional>
 #include <string>
@@ -26,17 +28,23 @@ class ReportOutput {
   using Now = std::function<Clock::time_point()>;
 
   // `now` reads the clock that paces rewrites (tests pass one they drive).
-  explicit ReportOutput(std::string path, Now now = Clock::now) : path_(std::move(path)), now_(std::move(now)) {}
+  explicit ReportOutput(std::string path, Now now = Clock::now)
+      : path_(std::move(path)), lock_(path_), now_(std::move(now)) {}
 
   bool to_stdout() const { return path_ == kStdoutReport; }
+  // Before the run: takes the file from here on, refusing (usage_error) one that another live run is writing.
+  void claim() {
+    if (!to_stdout()) lock_.claim();
+  }
   // A version written while the run goes on (after begin and after each row): files only, paced as above; `make`
   // builds the content and is called only when a rewrite is due.
   void update(const std::function<std::string()>& make);
   // The last version, once the run ended with `status` (a complete run's file is synced to disk).
-  void finish(std::string_view content, const std::string& status) const;
+  void finish(std::string_view content, const std::string& status);
 
  private:
   std::string path_;
+  ReportLock lock_;
   Now now_;
   bool written_ = false;               // a rewrite has been made
   Clock::time_point last_end_{};       // when the last rewrite finished

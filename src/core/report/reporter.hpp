@@ -38,6 +38,12 @@ class Reporter {
     records_.insert(records_.end(), records.begin(), records.end());
     do_add(records);
   }
+  // Before the run, before begin(): a reporter that writes a file takes it (and refuses, with usage_error, one that
+  // another live run is writing).
+  void claim() {
+    std::lock_guard lock(mutex_);
+    do_claim();
+  }
   // Once, at the end, or when the run fails (info.status tells which).
   void end(const RunInfo& info) {
     std::lock_guard lock(mutex_);
@@ -51,6 +57,7 @@ class Reporter {
   virtual void do_begin(const RunInfo& info) = 0;
   virtual void do_add(const std::vector<Record>& row) = 0;
   virtual void do_end(const RunInfo& info) = 0;
+  virtual void do_claim() {}
 
   const RunDescription& description() const { return description_; }
   const std::vector<Record>& records() const { return records_; }  // every record added so far
@@ -83,6 +90,9 @@ class ReporterSet final : public Reporter {
   }
   void do_end(const RunInfo& info) override {
     for (auto& r : reporters_) r->end(info);
+  }
+  void do_claim() override {
+    for (auto& r : reporters_) r->claim();
   }
 
  private:

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Every kind of bad input, one row each, on the real binary: options, sizes, memory, report paths, hostfiles,
+reports handed to `compare`, launcher variables left over from another job. Each row must end with its documented
+exit code, print exactly one `error:` line holding the row's words (and nothing of ours besides: no warning, no
+stack, no sanitizer report, no exception text), run nothing (within seconds, whatever it asked for), and leave
+nothing half-written (the row's report path stays absent, and no temporary file appears in its folder).
+
+A row is (name, ranks, arguments, code, words, extra): ranks 0 runs the binary alone, N under mpirun -np N;
+"{dir}" in an argument is the row's own folder, prepared by the row's `files` (name → bytes) and `setup` (a
+function of the folder that returns a context to keep open while the row runs, e.g. a lock).
+
+Environment: DISTBENCH (the binary), DISTBENCH_SOURCE_ROOT (the source tree).
+"""
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import error_lines  # noqa: E402
+
+BINARY = os.environ.get("DISTBENCH", "distbench")
+SOURCE = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
+          "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
+NOTHING_RAN_S = 20  # a refused run ends at once; a run that started its sweep would take far longer with these sizes
+OUR_NOISE = ("warning:", "terminate called", "what():", "Sanitizer", "runtime error:", "Aborted", "core dumped",
+             "unexpected failure", "json.exception", "std::")
+
+
+def mem_available_bytes():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def fits_without_scratch_size():
+    """An allreduce size whose two buffers fit in each of 2 ranks' share of the memory, but not with MPI's scratch
+    (half a buffer) and the reserve: the check that counted buffers only approved it, and the run was OOM-killed."""
+    per_rank = mem_available_bytes() // 2
+    return f"{per_rank * 10 // 22 // (1 << 20)}M"  # 2 buffers = 91 % of the share; + scratch = 114 %
+
+
+def example_report():
+    with open(os.path.join(SOURCE, "reports", "example.json"), "rb") as f:
+        return f.read()
+
+
+def report_with(change):
+    """The example report, changed by `change` (a function of the parsed JSON), as bytes."""
+    report = json.loads(example_report())
+    change(report)
+    return json.dumps(report).encode()
+
+
+def set_field(path, value):
+    def change(report):
+        node = report
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return change
+
+
+@contextlib.contextmanager
+def held_lock(dir):
+    """Another live run writing {dir}/r.json: the file exists and someone holds its lock."""
+    path = os.path.join(dir, "r.json")
+    with open(path, "w") as f:
+        f.write("{}")
+    with open(path) as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def fifo(dir):
+    os.mkfifo(os.path.join(dir, "pipe"))
+    yield
+
+
+SIZE_OVER_MEMORY = fits_without_scratch_size()
+ROWS = [
+    # options
+    ("unknown command", 0, ["allreduc"], 2, ["allreduc", "did you mean 'allreduce'"], {}),
+    ("unknown flag", 0, ["allreduce", "--maxbyte", "8"], 2, ["--maxbyte", "did you mean '--maxbytes'"], {}),
+    ("negative timeout", 0, ["allreduce", "-T", "-1"], 2, ["-T/--timeout", "positive number of seconds"], {}),
+    ("NaN timeout", 0, ["allreduce", "-T", "nan"], 2, ["-T/--timeout", "'nan'"], {}),
+    ("infinite timeout", 0, ["allreduce", "-T", "inf"], 2, ["-T/--timeout", "'inf'"], {}),
+    ("NaN max-time", 0, ["allreduce", "--max-time", "nan"], 2, ["--max-time", "'nan'"], {}),
+    ("NaN max-noise", 0, ["allreduce", "--max-noise", "nan"], 2, ["--max-noise", "'nan'"], {}),
+    ("infinite bandwidth floor", 0, ["allreduce", "--min-busbw", "inf"], 2, ["--min-busbw", "'inf'"], {}),
+    ("zero iterations", 0, ["allreduce", "-n", "0"], 2, ["-n/--iters", "whole number from 1"], {}),
+    ("bad average", 0, ["allreduce", "-a", "mean"], 2, ["-a/--average", "rank0, avg, min or max"], {}),
+    ("bad placement", 0, ["allreduce", "--placement", "inplace"], 2, ["--placement", "did you mean 'in-place'"], {}),
+    ("unknown backend", 0, ["allreduce", "--backend", "gloo"], 2, ["backend 'gloo' is not built into this distbench"], {}),
+    ("unknown launcher", 0, ["allreduce", "--launcher", "ssh"], 2, ["--launcher", "ssh"], {}),
+    # sizes
+    ("size with no number", 0, ["allreduce", "-e", "M"], 2, ["-e/--maxbytes: 'M' is not a size"], {}),
+    ("size with a bad unit", 0, ["allreduce", "-e", "8Q"], 2, ["-e/--maxbytes: '8Q' is not a size"], {}),
+    ("negative size", 0, ["allreduce", "-b", "-8"], 2, ["-b/--minbytes: '-8' is not a size"], {}),
+    ("minimum above maximum", 0, ["allreduce", "-b", "1M", "-e", "1K"], 2, ["-b/--minbytes", "-e/--maxbytes"], {}),
+    ("size beyond 64 bits", 0, ["allreduce", "-b", "8", "-e", "99999999999999999999T"], 2, ["-e/--maxbytes: '99999999999999999999T' is too large"], {}),
+    ("root outside the job", 2, ["broadcast", "-e", "64", "-r", "5"], 2, ["-r/--root", "5"], {}),
+    ("group size not dividing the job", 2, ["allreduce", "-e", "64", "--group-size", "3"], 2, ["--group-size", "3"],
+     {}),
+    # checked before anything runs (issue 16, items 1 and 12)
+    ("count over MPI's per-call limit", 0, ["allreduce", "-d", "int8", "-b", "3G", "-e", "3G", "--json", "{dir}/r.json"],
+     2, ["3221225472 elements", "limit of 2147483647", "-d/--datatype"], {}),
+    ("a size whose bytes wrap at 2^64", 0, ["allreduce", "-b", "8388608T", "-e", "8388608T", "--json", "{dir}/r.json"],
+     2, ["-e/--maxbytes"], {}),
+    ("buffers that fit only without MPI's scratch", 2,
+     ["allreduce", "-b", SIZE_OVER_MEMORY, "-e", SIZE_OVER_MEMORY, "-n", "2", "-w", "1", "--json", "{dir}/r.json"], 2,
+     ["for the library's own", "available", "lower -e/--maxbytes"], {}),
+    # report paths (items 4 and 9)
+    ("one file for two reports", 0, ["allreduce", "-e", "64", "--json", "{dir}/r.out", "--csv", "{dir}/r.out"], 2,
+     ["--json and --csv both name the file", "give each its own file"], {}),
+    ("one file under two spellings", 0,
+     ["allreduce", "-e", "64", "--json", "{dir}/r.out", "--md", "{dir}/../{base}/r.out"], 2,
+     ["--json and --md both name the file"], {}),
+    ("two reports on stdout", 0, ["allreduce", "-e", "64", "--json", "-", "--csv", "-"], 2,
+     ["only one of --json, --csv and --md can go to stdout"], {}),
+    ("a report another live run is writing", 2, ["allreduce", "-e", "64", "--json", "{dir}/r.json"], 2,
+     ["being written by another run", "another path"], {"setup": held_lock}),
+    ("an empty report path", 0, ["allreduce", "-e", "64", "--json", ""], 2, ["--json", "empty"], {}),
+    ("an empty CSV path", 0, ["allreduce", "-e", "64", "--csv", ""], 2, ["--csv", "empty"], {}),
+    ("a report in a missing folder", 0, ["allreduce", "-e", "64", "--json", "{dir}/no/r.json"], 2,
+     ["does not exist"], {}),
+    ("a report path that is a folder", 0, ["allreduce", "-e", "64", "--json", "{dir}"], 2, ["is a directory"], {}),
+    ("a report name over the file-name limit", 0, ["allreduce", "-e", "64", "--json", "{dir}/" + "r" * 256], 2,
+     ["--json"], {}),
+    # launcher variables left over from another job (item 10): this process still says what is wrong
+    ("a bad value with OMPI_COMM_WORLD_RANK=1 set", 0, ["allreduce", "-n", "0"], 2, ["-n/--iters"],
+     {"env": {"OMPI_COMM_WORLD_RANK": "1"}}),
+    ("a bad value with PMIX_RANK=3 set", 0, ["allreduce", "-n", "0"], 2, ["-n/--iters"], {"env": {"PMIX_RANK": "3"}}),
+    ("a bad value with RANK=2 set", 0, ["allreduce", "-n", "0"], 2, ["-n/--iters"], {"env": {"RANK": "2"}}),
+    # hostfiles (items 7, 11, 14)
+    ("a missing hostfile", 0, ["hostfile", "check", "{dir}/none"], 2, ["cannot read", "{dir}/none"], {}),
+    ("slots over the int range on one line", 0, ["hostfile", "check", "{dir}/h"], 2, ["slots"],
+     {"files": {"h": b"a slots=99999999999\n"}}),
+    ("a slot total over the int range", 0, ["hostfile", "check", "{dir}/h"], 2, ["slots"],
+     {"files": {"h": b"a:2147483647\nb:1\n"}}),
+    ("two hosts of 2^31-1 slots", 0, ["hostfile", "check", "{dir}/h"], 2, ["slots"],
+     {"files": {"h": b"a slots=2147483647\nb slots=2147483647\n"}}),
+    ("a hostfile that is a device", 0, ["hostfile", "check", "/dev/zero"], 2, ["/dev/zero", "not a regular file"], {}),
+    ("a hostfile that never ends", 0, ["hostfile", "check", "/dev/urandom"], 2, ["/dev/urandom", "not a regular file"],
+     {}),
+    ("a hostfile that is a pipe", 0, ["hostfile", "check", "{dir}/pipe"], 2, ["not a regular file"], {"setup": fifo}),
+    ("a hostfile that is a folder", 0, ["hostfile", "check", "{dir}"], 2, ["not a regular file"], {}),
+    ("a huge hostfile", 0, ["hostfile", "check", "{dir}/h"], 2, ["{dir}/h", "larger than"],
+     {"files": {"h": b"a slots=1\n" * 300000}}),
+    ("a NUL in a hostfile", 0, ["hostfile", "check", "{dir}/h"], 2, ["\\x00", "h:1"],
+     {"files": {"h": b"node\x00b slots=2\n"}}),
+    ("a 100 KB host name", 0, ["hostfile", "check", "{dir}/h"], 2, ["h:1", "..."],
+     {"files": {"h": b"n" * 100000 + b" slots=x\n"}, "max_line": 400}),
+    ("a hostfile with bare CR line ends", 0, ["hostfile", "check", "{dir}/h"], 2, ["h:2", "slots=y"],
+     {"files": {"h": b"a slots=2\rb slots=y\r"}}),
+    ("an empty hostfile", 0, ["hostfile", "check", "{dir}/h"], 2, ["{dir}/h"], {"files": {"h": b""}}),
+    # reports handed to compare (item 8)
+    ("a report that is not JSON", 0, ["compare", "{dir}/a.json", "{dir}/a.json"], 2, ["a.json"],
+     {"files": {"a.json": b"{\"schema_version\": 1, \"records\": [\n"}}),
+    ("a number beyond double in a report", 0, ["compare", "{dir}/a.json", "{dir}/a.json"], 2, ["a.json"],
+     {"files": {"a.json": b"{\"schema_version\": 1e400}"}}),
+    ("schema_version 2^32+1", 0, ["compare", "{dir}/a.json", "{dir}/a.json"], 2, ["a.json", "schema_version"],
+     {"files": {"a.json": report_with(set_field(["schema_version"], 4294967297))}}),
+    ("a negative sample count", 0, ["compare", "{dir}/a.json", "{dir}/a.json"], 2, ["a.json", "samples"],
+     {"files": {"a.json": report_with(lambda r: r["records"][0].__setitem__("samples", -1))}}),
+    ("a float where an integer belongs", 0, ["compare", "{dir}/a.json", "{dir}/a.json"], 2, ["a.json", "root"],
+     {"files": {"a.json": report_with(lambda r: r["records"][0].__setitem__("root", 1e300))}}),
+    ("a report that is a device", 0, ["compare", "/dev/zero", "/dev/zero"], 2, ["/dev/zero", "not a regular file"], {}),
+]
+
+
+class BadInput(unittest.TestCase):
+    def run_row(self, name, ranks, args, code, words, extra):
+        base = tempfile.mkdtemp(prefix="bad-input-")
+        dir = os.path.join(base, "row")
+        os.mkdir(dir)
+        try:
+            for file, content in extra.get("files", {}).items():
+                with open(os.path.join(dir, file), "wb") as f:
+                    f.write(content)
+            subst = {"dir": dir, "base": "row"}
+            argv = [a.format(**subst) for a in args]
+            words = [w.format(**subst) for w in words]
+            env = dict(os.environ, **extra.get("env", {}))
+            command = ([BINARY] if ranks == 0 else MPIRUN + ["-np", str(ranks), BINARY]) + argv
+            before = set(os.listdir(dir))
+            setup = extra.get("setup")
+            with (setup(dir) if setup else contextlib.nullcontext()):
+                before = set(os.listdir(dir))
+                start = time.monotonic()
+                r = subprocess.run(command, capture_output=True, text=True, errors="replace", env=env, timeout=60)
+                took = time.monotonic() - start
+            said = f"{name}: exit {r.returncode} after {took:.1f} s\nstdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-4000:]}"
+            self.assertEqual(r.returncode, code, said)
+            lines = error_lines(r.stderr)
+            self.assertEqual(len(lines), 1, said)
+            for word in words:
+                self.assertIn(word, lines[0], said)
+            self.assertLessEqual(len(lines[0]), extra.get("max_line", 600), said)
+            for noise in OUR_NOISE:
+                self.assertNotIn(noise, r.stderr, said)
+            self.assertLess(took, NOTHING_RAN_S, said)
+            self.assertEqual(set(os.listdir(dir)), before, f"{name}: files appeared or vanished in the row's folder")
+            print(f"  {name}: exit {r.returncode}, {took:.2f} s: {lines[0][:160]}", file=sys.stderr)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+    def test_every_row(self):
+        for row in ROWS:
+            with self.subTest(row[0]):
+                self.run_row(*row)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
