@@ -70,12 +70,13 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   const fs::path path = dir_ / "run.csv";
   RunInfo info;
   SweepPlan plan;
-  CsvReporter reporter(path.string());
+  test_support::PaceClock clock;
+  CsvReporter reporter(path.string(), clock.now());
 
   reporter.begin(info, describe(plan, info));
   EXPECT_EQ(read(path), kHeader);
 
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 0), measured("in-place", -1)}));
   const std::string two_rows =
       std::string(kHeader) +
@@ -93,7 +94,7 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   skipped.groups = 2;
   skipped.status = "skipped";
   skipped.skip_reason = "needs 2 ranks per group";
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({skipped}));
   const std::string three_rows =
       two_rows +
@@ -119,9 +120,10 @@ TEST_F(CsvReporterTest, LargeAndSmallNumbersKeepTwelveDigits) {
   r.time.median = 12.3456789;  // seconds
   r.algbw = 1.0 / 3.0;
   r.busbw = 0;
-  CsvReporter reporter(path.string());
+  test_support::PaceClock clock;
+  CsvReporter reporter(path.string(), clock.now());
   reporter.begin({}, describe(SweepPlan{}, {}));
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({r}));
   EXPECT_EQ(read(path), std::string(kHeader) +
                             "allreduce,mpi,float32,sum,out-of-place,-1,1048576,262144,4,world,1,1,20,12345678.9,251,"

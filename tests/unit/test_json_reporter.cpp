@@ -407,7 +407,8 @@ class JsonReporterTest : public testing::Test {
 TEST_F(JsonReporterTest, RewritesAfterEachAddAndCompletesAtEnd) {
   const fs::path path = dir_ / "run.json";
   RunInfo info = sample_info();
-  JsonReporter reporter(path.string());
+  test_support::PaceClock clock;
+  JsonReporter reporter(path.string(), clock.now());
 
   reporter.begin(info, sample_description());
   ParsedReport report = read_report(path);
@@ -415,14 +416,14 @@ TEST_F(JsonReporterTest, RewritesAfterEachAddAndCompletesAtEnd) {
   EXPECT_TRUE(report.info.end_time.empty());
   EXPECT_TRUE(report.records.empty());
 
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({sample_result("out-of-place", 8), sample_result("in-place", 8)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");
   ASSERT_EQ(report.records.size(), 2u);
   EXPECT_EQ(report.records[1].param_text("placement"), "in-place");
 
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({sample_result("out-of-place", 1024), sample_result("in-place", 1024)}));
   report = read_report(path);
   EXPECT_EQ(report.info.status, "incomplete");

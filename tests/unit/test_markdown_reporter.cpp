@@ -54,7 +54,9 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   plan.stopping.max_time_s = 0;
   plan.show_faults = true;
 
-  MarkdownReporter reporter(path.string());
+  test_support::PaceClock clock;
+
+  MarkdownReporter reporter(path.string(), clock.now());
   reporter.begin(info, describe(plan, info));
   const std::string header =
       "## distbench allreduce\n"
@@ -72,7 +74,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
 
   CaseResult skipped = measured("in-place", 0, -1);
   skipped.status = "skipped";
-  test_support::let_the_pace_pass();
+  clock.let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 250.25, 0), skipped}));
   const std::string rows = header + "| 1048576 | 262144 | float32 | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
                                     "skipped |  |  |  |  |  |\n";

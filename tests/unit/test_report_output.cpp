@@ -2,6 +2,7 @@
 // often than its own cost allows; the end always writes. The pacing clock is one the test drives, so that a slow
 // disk on a loaded machine cannot change what is checked.
 #include "core/report/report_output.hpp"
+#include "tests/support/report_pace.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,14 +23,6 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
-// A clock that moves only when told to.
-struct ManualClock {
-  ReportOutput::Clock::time_point t{};
-  ReportOutput::Now now() {
-    return [this] { return t; };
-  }
-};
-
 class ReportOutputTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -42,22 +35,22 @@ class ReportOutputTest : public ::testing::Test {
 };
 
 TEST_F(ReportOutputTest, RewritesCostAtMostAFractionOfTheRun) {
-  ManualClock clock;
+  test_support::PaceClock clock;
   ReportOutput out(path("r.json"), clock.now());
   int made = 0;
   for (int row = 0; row < 200; ++row) {
     out.update([&] {
       ++made;
-      clock.t += 2ms;  // a large report's cost
+      clock.advance(2ms);  // a large report's cost
       return "row " + std::to_string(row);
     });
     if (row == 0) {
       EXPECT_EQ(read(path("r.json")), "row 0") << "the first update writes at once";
     }
-    clock.t += 1ms;  // a row's measurement
+    clock.advance(1ms);  // a row's measurement
   }
   // 200 rows of 1 ms, and each rewrite (2 ms) waits 20 times its cost: one at the start, then one per 40 ms.
-  const double run_ms = std::chrono::duration<double, std::milli>(clock.t.time_since_epoch()).count();
+  const double run_ms = std::chrono::duration<double, std::milli>(clock.now()().time_since_epoch()).count();
   EXPECT_LE(made, static_cast<int>(run_ms / 40.0) + 2) << "over " << run_ms << " ms";
   EXPECT_GE(made, 3) << "a paced report is still rewritten while the run goes on";
   EXPECT_LT(made, 50) << "without pacing every one of the 200 updates would rewrite";
@@ -66,32 +59,32 @@ TEST_F(ReportOutputTest, RewritesCostAtMostAFractionOfTheRun) {
 }
 
 TEST_F(ReportOutputTest, ACheapReportIsRewrittenAfterEveryRowThatTakesLonger) {
-  ManualClock clock;
+  test_support::PaceClock clock;
   ReportOutput out(path("r.csv"), clock.now());
   int made = 0;
   for (int row = 0; row < 5; ++row) {
     out.update([&] {
       ++made;
-      clock.t += 1ms;
+      clock.advance(1ms);
       return "row " + std::to_string(row);
     });
-    clock.t += 20ms;  // a row's measurement: 20 times the rewrite's cost
+    clock.advance(20ms);  // a row's measurement: 20 times the rewrite's cost
   }
   EXPECT_EQ(made, 5);
   EXPECT_EQ(read(path("r.csv")), "row 4");
 }
 
 TEST_F(ReportOutputTest, ARowShorterThanThePaceWaitsForTheNextOne) {
-  ManualClock clock;
+  test_support::PaceClock clock;
   ReportOutput out(path("r.csv"), clock.now());
   int made = 0;
   for (int row = 0; row < 4; ++row) {
     out.update([&] {
       ++made;
-      clock.t += 1ms;
+      clock.advance(1ms);
       return "row " + std::to_string(row);
     });
-    clock.t += 12ms;  // 12 ms after a 1 ms rewrite: not yet; 25 ms after: due
+    clock.advance(12ms);  // 12 ms after a 1 ms rewrite: not yet; 25 ms after: due
   }
   EXPECT_EQ(made, 2) << "rows 0 and 2";
   EXPECT_EQ(read(path("r.csv")), "row 2");

@@ -74,7 +74,7 @@ std::string csv_line(const RecordLayout& layout, const Record& r) {
   return line + fmt::format(",{},{}\n", csv_field(r.status), csv_field(r.skip_reason));
 }
 
-CsvReporter::CsvReporter(std::string path) : output_(std::move(path)) {}
+CsvReporter::CsvReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
 
 void CsvReporter::do_begin(const RunInfo&) {
   text_ = csv_header(description().records);

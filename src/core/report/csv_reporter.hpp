@@ -12,7 +12,8 @@ namespace distbench {
 
 class CsvReporter final : public Reporter {
  public:
-  explicit CsvReporter(std::string path);  // "-": standard output, at the end
+  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
+  explicit CsvReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
 
  protected:
   void do_begin(const RunInfo& info) override;

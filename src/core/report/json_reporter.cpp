@@ -4,7 +4,7 @@
 
 namespace distbench {
 
-JsonReporter::JsonReporter(std::string path) : output_(std::move(path)) {}
+JsonReporter::JsonReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
 
 void JsonReporter::do_begin(const RunInfo& info) {
   info_ = info;

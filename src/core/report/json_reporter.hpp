@@ -12,7 +12,8 @@ namespace distbench {
 
 class JsonReporter final : public Reporter {
  public:
-  explicit JsonReporter(std::string path);  // "-": standard output, at the end
+  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
+  explicit JsonReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
 
  protected:
   void do_begin(const RunInfo& info) override;

@@ -18,7 +18,7 @@ std::string_view alignment(const ColumnSpec& c) { return c.format == CellFormat:
 
 }  // namespace
 
-MarkdownReporter::MarkdownReporter(std::string path) : output_(std::move(path)) {}
+MarkdownReporter::MarkdownReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
 
 void MarkdownReporter::do_begin(const RunInfo& info) {
   const RunDescription& d = description();

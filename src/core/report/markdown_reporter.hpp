@@ -13,7 +13,8 @@ namespace distbench {
 
 class MarkdownReporter final : public Reporter {
  public:
-  explicit MarkdownReporter(std::string path);  // "-": standard output, at the end
+  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
+  explicit MarkdownReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
 
  protected:
   void do_begin(const RunInfo& info) override;
