@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -149,9 +151,12 @@ class LineParser {
 }  // namespace
 
 int Hostfile::total_slots() const {
-  int total = 0;
+  std::int64_t total = 0;  // each entry is at most INT_MAX, so no int64 overflow for any realistic count of hosts
   for (const auto& h : hosts) total += h.slots;
-  return total;
+  if (total > INT_MAX) throw usage_error(fmt::format("{}: the slots add up to {}, more than the {} ranks MPI can count; "
+                                                     "lower the slot counts",
+                                                     origin, total, INT_MAX));
+  return static_cast<int>(total);
 }
 
 Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
@@ -163,6 +168,7 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
   std::string style_text;          // and what it said
   std::unordered_map<std::string, int> first_line;  // lower-cased host -> line
 
+  std::int64_t total_slots = 0;  // MPI counts ranks in an int: the file's total must fit one
   int line = 0;
   while (!text.empty()) {
     ++line;
@@ -196,6 +202,11 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
     if (!inserted)
       parser.fail(fmt::format("host '{}' is already listed on line {}", entry.host, it->second),
                   "list each host once, with all its slots on that line");
+    total_slots += entry.slots;
+    if (total_slots > INT_MAX)
+      parser.fail(fmt::format("the slots add up to {} by this line, more than the {} ranks MPI can count", total_slots,
+                              INT_MAX),
+                  "lower the slot counts");
     result.hosts.push_back(std::move(entry));
   }
 

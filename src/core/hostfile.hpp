@@ -25,6 +25,7 @@ struct Hostfile {
   bool plain = false;           // only bare host names: the file works with either launcher
   std::vector<HostEntry> hosts; // in file order, never empty
 
+  // The sum of the slots; parse_hostfile refuses a file whose sum exceeds INT_MAX (MPI counts ranks in an int).
   int total_slots() const;
 };
 

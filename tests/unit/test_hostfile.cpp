@@ -306,3 +306,35 @@ TEST_F(ExampleHostfiles, EveryHostfileInTheDirectoryParses) {
 
 }  // namespace
 }  // namespace distbench
+
+namespace distbench {
+namespace {
+
+// --- totals: MPI counts ranks in an int ----------------------------------------------------------------------
+
+TEST(HostfileTotal, MpichSlotsAddingUpPastIntMaxAreRefused) {
+  const auto msg = parse_error("a:2147483647\nb:1\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:2: the slots add up to 2147483648")) << msg;
+  EXPECT_TRUE(contains(msg, "lower the slot counts")) << msg;
+}
+
+TEST(HostfileTotal, OpenMpiSlotsAddingUpPastIntMaxAreRefused) {
+  const auto msg = parse_error("a slots=2147483647\nb slots=2147483647\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:2: the slots add up to 4294967294")) << msg;
+}
+
+TEST(HostfileTotal, ExactlyIntMaxIsFine) {
+  const auto hf = parse_hostfile("a:2147483646\nb:1\n", "hosts.txt");
+  EXPECT_EQ(hf.total_slots(), 2147483647);
+  EXPECT_TRUE(contains(format_hostfile_summary(hf), "total:    2147483647 slots on 2 hosts"));
+}
+
+TEST(HostfileTotal, TotalOfAHandBuiltHostfileNeverOverflows) {
+  Hostfile hf;
+  hf.origin = "built";
+  hf.hosts = {{"a", 2147483647, {}, 1}, {"b", 2147483647, {}, 2}};
+  EXPECT_THROW(hf.total_slots(), Error);
+}
+
+}  // namespace
+}  // namespace distbench
