@@ -47,7 +47,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
         fmt::format("--tolerance {:g} must be a fraction between 0 and 1 (0.25: 25% below the median)", o.tolerance));
   }
   plan.bandwidth.tolerance = o.tolerance;
-  if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file"), o.rules);
+  if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.prom_path = o.prom;
   return plan;
 }

@@ -40,7 +40,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                           if (app->count(name) > 0) options.given.insert(name);
                         }
                         const std::string text =
-                            options.config.empty() ? std::string() : read_text_file(options.config, "--config file");
+                            options.config.empty() ? std::string() : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         zero::ZeroBenchmark benchmark(make_zero_plan(options, text));  // bad input fails before MPI
                         return run_benchmark(inv, run_settings(options.common), benchmark);
                       }});

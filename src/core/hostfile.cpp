@@ -219,7 +219,7 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
   return result;
 }
 
-Hostfile read_hostfile(const std::string& path) { return parse_hostfile(read_text_file(path, "hostfile"), path); }
+Hostfile read_hostfile(const std::string& path) { return parse_hostfile(read_text_file(path, "hostfile", kHostfileMaxBytes), path); }
 
 std::string format_hostfile_summary(const Hostfile& hostfile) {
   std::size_t width = 4;  // "host"

@@ -195,11 +195,17 @@ TEST(HostfileErrors, MissingFileNamesThePathAndReason) {
   EXPECT_TRUE(contains(msg, "No such file or directory")) << msg;
 }
 
-TEST(HostfileErrors, DirectoryIsUnreadable) {
+TEST(HostfileErrors, DirectoryIsNotARegularFile) {
   const auto dir = std::filesystem::temp_directory_path().string();
   const auto msg = read_error(dir);
   EXPECT_TRUE(contains(msg, dir)) << msg;
-  EXPECT_TRUE(contains(msg, "Is a directory")) << msg;
+  EXPECT_TRUE(contains(msg, "is not a regular file (a directory)")) << msg;
+}
+
+TEST(HostfileErrors, EndlessDevicesAreRefusedBeforeReading) {
+  EXPECT_EQ(read_error("/dev/zero"),
+            "hostfile '/dev/zero' is not a regular file (a character device); give the path of a regular file");
+  EXPECT_TRUE(contains(read_error("/dev/urandom"), "is not a regular file")) << read_error("/dev/urandom");
 }
 
 TEST(Hostfile, ReadFileUsesThePathInMessages) {

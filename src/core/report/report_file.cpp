@@ -8,7 +8,7 @@
 namespace distbench {
 
 ParsedReport read_report_file(const std::string& path) {
-  const std::string text = read_text_file(path, "report");
+  const std::string text = read_text_file(path, "report", kReportFileMaxBytes);
   try {
     return parse_report(text);
   } catch (const Error& e) {
