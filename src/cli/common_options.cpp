@@ -20,11 +20,11 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(positive_number("seconds"));
   app.add_option("-J,--json", o.json,
                  "Write a JSON report here (rewritten after every size, paced by its cost; -J as in nccl-tests); '-': to stdout at the end, "
-                 "the table then going to stderr");
-  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size, paced by its cost); '-': to stdout at the end");
+                 "the table then going to stderr")->check(non_empty_path());
+  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size, paced by its cost); '-': to stdout at the end")->check(non_empty_path());
   app.add_option("--md", o.md,
                  "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size, paced by its cost); '-': "
-                 "to stdout at the end");
+                 "to stdout at the end")->check(non_empty_path());
   app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr");
   app.add_option("--progress", o.progress,
                  "auto: a live line on a terminal, else a line on stderr for a case still running after 5 s; on: a "

@@ -94,7 +94,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("compare", "Compare baseline reports with a candidate: the CI regression gate");
   auto a = std::make_shared<CompareArgs>();
   app->add_option("reports", a->files, "BASELINE.json [MORE_BASELINES.json ...] CANDIDATE.json (baselines are pooled)")
-      ->required();
+      ->required()->check(non_empty_path());
   app->add_option("--metric", a->metric, "What to judge: time, busbw or algbw")
       ->check(one_of({"time", "busbw", "algbw"}));
   app->add_option("--threshold", a->threshold, "Relative change that matters, e.g. 5%");
@@ -103,7 +103,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated");
   app->add_option("--format", a->format, "Output: text, markdown, json, junit or html")
       ->check(one_of({"text", "markdown", "json", "junit", "html"}));
-  app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout");
+  app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout")->check(non_empty_path());
   app->add_option("--candidates", a->candidates,
                   "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "
                   "side beyond every run of the other)");

@@ -2,6 +2,7 @@
 // systems read them: 0 healthy, 1 degraded, 2 failed, 3 unknown (bad input, or the check could not run).
 #include "benchmarks/health/health_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/validators.hpp"
 #include "cli/runner.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
@@ -47,7 +48,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
         fmt::format("--tolerance {:g} must be a fraction between 0 and 1 (0.25: 25% below the median)", o.tolerance));
   }
   plan.bandwidth.tolerance = o.tolerance;
-  if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file"), o.rules);
+  if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.prom_path = o.prom;
   return plan;
 }
@@ -64,7 +65,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->add_option("-T,--timeout", o->timeout_s,
                   "Seconds each phase may take; ranks that have not arrived by then are named (TIMEOUT)");
   app->add_option("--rules", o->rules,
-                  "JSON file of absolute rules for a known cluster type (see README.md, 'Health rules')");
+                  "JSON file of absolute rules for a known cluster type (see README.md, 'Health rules')")->check(non_empty_path());
   app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth (GB/s)");
   app->add_option("--tolerance", o->tolerance,
                   "A bandwidth this fraction below the cluster's median (and 4 MADs) is degraded");
@@ -73,12 +74,12 @@ void add_health_command(CLI::App& root, Commands& commands) {
                   "what is free)");
   app->add_option("--allreduce-bytes", o->allreduce_bytes, "Size of the per-node and whole-job allreduce");
   app->add_option("--link-bytes", o->link_bytes, "Message size of the pairwise bandwidth test (4 in flight)");
-  app->add_option("--json", o->json, "Write a JSON report here (rewritten after every phase)");
-  app->add_option("--csv", o->csv, "Write a CSV report here");
-  app->add_option("--md", o->md, "Write a Markdown report here");
+  app->add_option("--json", o->json, "Write a JSON report here (rewritten after every phase)")->check(non_empty_path());
+  app->add_option("--csv", o->csv, "Write a CSV report here")->check(non_empty_path());
+  app->add_option("--md", o->md, "Write a Markdown report here")->check(non_empty_path());
   app->add_option("--prom", o->prom,
                   "Write Prometheus text here for node-exporter's textfile collector (e.g. "
-                  "/var/lib/prometheus/node-exporter/distbench.prom; written atomically)");
+                  "/var/lib/prometheus/node-exporter/distbench.prom; written atomically)")->check(non_empty_path());
   commands.push_back({app,
                       [o](Invocation& inv) {
                         health::HealthBenchmark benchmark(make_health_plan(*o));  // bad input fails before MPI

@@ -1,5 +1,6 @@
 // `distbench hostfile check FILE`: parse a hostfile as mpirun would and print what it describes.
 #include "cli/command.hpp"
+#include "cli/validators.hpp"
 #include "core/hostfile.hpp"
 
 #include <CLI/CLI.hpp>
@@ -17,7 +18,7 @@ struct HostfileCheckOptions {
 
 // The file is not checked with CLI::ExistingFile: read_hostfile names the path and the system's reason.
 void setup_hostfile_check(CLI::App& app, HostfileCheckOptions& opts) {
-  app.add_option("FILE", opts.path, "hostfile to check (OpenMPI 'node1 slots=4' or MPICH 'node1:4')")->required();
+  app.add_option("FILE", opts.path, "hostfile to check (OpenMPI 'node1 slots=4' or MPICH 'node1:4')")->required()->check(non_empty_path());
 }
 
 int run_hostfile_check(const HostfileCheckOptions& opts) {

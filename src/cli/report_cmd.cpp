@@ -33,13 +33,13 @@ struct ReportOptions {
 };
 
 void setup_report(CLI::App& app, ReportOptions& opts) {
-  app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required();
+  app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required()->check(non_empty_path());
   std::vector<std::string> names;
   for (const Format& f : kFormats) names.emplace_back(f.name);
   app.add_option("--format", opts.format,
                  "md: a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
       ->check(one_of(names));
-  app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout");
+  app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout")->check(non_empty_path());
 }
 
 View view_of(const std::string& format) {

@@ -121,7 +121,7 @@ void add_train_command(CLI::App& root, Commands& commands) {
                 "(ranks x its throughput)");
   app->add_option("--trace", o->trace,
                   "Write a Chrome trace-event JSON of every timed step here (per rank: each layer's forward and "
-                  "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)");
+                  "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)")->check(non_empty_path());
   add_common_options(*app, o->common);
   commands.push_back({app, [o](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI

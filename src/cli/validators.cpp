@@ -64,6 +64,14 @@ CLI::Validator positive_number(const std::string& unit) { return number_at_least
 
 CLI::Validator non_negative_number(const std::string& unit) { return number_at_least(unit, true); }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "the path is empty; give a file name (or leave the option out)" : std::string();
+      },
+      "PATH");
+}
+
 CLI::Validator in_range(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {

@@ -19,6 +19,8 @@ CLI::Validator non_negative_number(const std::string& unit);
 CLI::Validator in_range(long long lo, long long hi);
 // A whole number of lo or more; --help shows "N >= 0".
 CLI::Validator at_least(long long lo);
+// A file path: anything but the empty string (which would otherwise read as "not given" and be ignored).
+CLI::Validator non_empty_path();
 // One of `names`, or one of the `aliases`' spellings, which the option holds as the name it maps to (-a's 0..3: add
 // it with ->transform(), since ->check() keeps the value as typed); --help shows "{rank0,avg,min,max}". A near miss
 // (another case, a typo) is answered with "did you mean".

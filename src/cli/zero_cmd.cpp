@@ -1,6 +1,7 @@
 // `distbench zero`: ZeRO stages 0-3 (benchmarks/zero), run by the runner.
 #include "benchmarks/zero/zero_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/validators.hpp"
 #include "cli/runner.hpp"
 #include "cli/zero_options.hpp"
 #include "core/text_file.hpp"
@@ -31,7 +32,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->add_option("--check-steps", o->check_steps, "Steps --check runs before comparing");
   app->add_option("--config", o->config,
                   "JSON file of settings: zero_opt_level, enable_data_parallel and the options' names (stage, params, "
-                  "layers, dtype, bucket_mb, zero1_reduce, check); options on the command line win");
+                  "layers, dtype, bucket_mb, zero1_reduce, check); options on the command line win")->check(non_empty_path());
   add_common_options(*app, o->common);
   commands.push_back({app, [o, app](Invocation& inv) {
                         ZeroOptions options = *o;
@@ -40,7 +41,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                           if (app->count(name) > 0) options.given.insert(name);
                         }
                         const std::string text =
-                            options.config.empty() ? std::string() : read_text_file(options.config, "--config file");
+                            options.config.empty() ? std::string() : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         zero::ZeroBenchmark benchmark(make_zero_plan(options, text));  // bad input fails before MPI
                         return run_benchmark(inv, run_settings(options.common), benchmark);
                       }});

@@ -5,6 +5,7 @@
 // A file of bare host names is valid in both. Bad input throws distbench::usage_error "FILE:LINE: what; fix".
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,13 +26,17 @@ struct Hostfile {
   bool plain = false;           // only bare host names: the file works with either launcher
   std::vector<HostEntry> hosts; // in file order, never empty
 
+  // The sum of the slots; parse_hostfile refuses a file whose sum exceeds INT_MAX (MPI counts ranks in an int).
   int total_slots() const;
 };
 
 // Parses hostfile text; `origin` names it in error messages (usually the path).
 Hostfile parse_hostfile(std::string_view text, std::string_view origin);
 
-// Reads and parses the file at `path`; a missing or unreadable file is a usage_error naming the path.
+// The largest hostfile read (a hostfile lists a few thousand hosts at most).
+inline constexpr std::size_t kHostfileMaxBytes = std::size_t{1} << 20;  // 1 MiB
+
+// Reads and parses the file at `path` (a regular file of at most kHostfileMaxBytes); a missing or unreadable file is a usage_error naming the path.
 Hostfile read_hostfile(const std::string& path);
 
 // A human-readable summary (format, one row per host, total slots), each line ending in '\n'.

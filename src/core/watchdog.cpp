@@ -1,5 +1,6 @@
 #include "core/watchdog.hpp"
 
+#include "core/deadline.hpp"
 #include <chrono>
 
 namespace distbench {
@@ -34,7 +35,7 @@ Watchdog::Guard Watchdog::arm(const std::string& step) {
 }
 
 void Watchdog::arm_again() {
-  deadline_ns_.store(now_ns() + static_cast<std::int64_t>(timeout_s_ * 1e9), std::memory_order_relaxed);
+  deadline_ns_.store(now_ns() + timeout_nanoseconds(timeout_s_), std::memory_order_relaxed);
 }
 
 std::string Watchdog::step() {

@@ -195,11 +195,17 @@ TEST(HostfileErrors, MissingFileNamesThePathAndReason) {
   EXPECT_TRUE(contains(msg, "No such file or directory")) << msg;
 }
 
-TEST(HostfileErrors, DirectoryIsUnreadable) {
+TEST(HostfileErrors, DirectoryIsNotARegularFile) {
   const auto dir = std::filesystem::temp_directory_path().string();
   const auto msg = read_error(dir);
   EXPECT_TRUE(contains(msg, dir)) << msg;
-  EXPECT_TRUE(contains(msg, "Is a directory")) << msg;
+  EXPECT_TRUE(contains(msg, "is not a regular file (a directory)")) << msg;
+}
+
+TEST(HostfileErrors, EndlessDevicesAreRefusedBeforeReading) {
+  EXPECT_EQ(read_error("/dev/zero"),
+            "hostfile '/dev/zero' is not a regular file (a character device); give the path of a regular file");
+  EXPECT_TRUE(contains(read_error("/dev/urandom"), "is not a regular file")) << read_error("/dev/urandom");
 }
 
 TEST(Hostfile, ReadFileUsesThePathInMessages) {
@@ -302,6 +308,143 @@ TEST_F(ExampleHostfiles, EveryHostfileInTheDirectoryParses) {
     EXPECT_NO_THROW(read_hostfile(entry.path().string())) << entry.path();
   }
   EXPECT_GE(seen, 4);
+}
+
+}  // namespace
+}  // namespace distbench
+
+namespace distbench {
+namespace {
+
+// --- totals: MPI counts ranks in an int ----------------------------------------------------------------------
+
+TEST(HostfileTotal, MpichSlotsAddingUpPastIntMaxAreRefused) {
+  const auto msg = parse_error("a:2147483647\nb:1\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:2: the slots add up to 2147483648")) << msg;
+  EXPECT_TRUE(contains(msg, "lower the slot counts")) << msg;
+}
+
+TEST(HostfileTotal, OpenMpiSlotsAddingUpPastIntMaxAreRefused) {
+  const auto msg = parse_error("a slots=2147483647\nb slots=2147483647\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:2: the slots add up to 4294967294")) << msg;
+}
+
+TEST(HostfileTotal, ExactlyIntMaxIsFine) {
+  const auto hf = parse_hostfile("a:2147483646\nb:1\n", "hosts.txt");
+  EXPECT_EQ(hf.total_slots(), 2147483647);
+  EXPECT_TRUE(contains(format_hostfile_summary(hf), "total:    2147483647 slots on 2 hosts"));
+}
+
+TEST(HostfileTotal, TotalOfAHandBuiltHostfileNeverOverflows) {
+  Hostfile hf;
+  hf.origin = "built";
+  hf.hosts = {{"a", 2147483647, {}, 1}, {"b", 2147483647, {}, 2}};
+  EXPECT_THROW(hf.total_slots(), Error);
+}
+
+}  // namespace
+}  // namespace distbench
+
+namespace distbench {
+namespace {
+
+using namespace std::string_literals;
+
+// --- what messages show of untrusted text ---------------------------------------------------------------------
+
+TEST(HostfileMessages, NulByteIsShownEscapedNotCuttingTheMessage) {
+  const auto msg = parse_error("no\0de slots=2\n"s);
+  EXPECT_EQ(msg, "hosts.txt:1: host name 'no\\x00de' contains '\\x00'; host names use only letters, digits, '-', '.' "
+                 "and '_' (IPv4 and IPv6 addresses are fine)");
+}
+
+TEST(HostfileMessages, Utf8CharacterIsShownWhole) {
+  const auto msg = parse_error("nœud slots=2\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:1: host name 'nœud' contains 'œ';")) << msg;
+}
+
+TEST(HostfileMessages, InvalidUtf8IsEscaped) {
+  const auto msg = parse_error("n\xff slots=2\n");
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:1: host name 'n\\xff' contains '\\xff';")) << msg;
+}
+
+TEST(HostfileMessages, LongValuesAreCutTo80Characters) {
+  const auto msg = parse_error("node slots=" + std::string(100000, '9') + "\n");
+  EXPECT_EQ(msg, "hosts.txt:1: slots=" + std::string(74, '9') + "... is too large; write e.g. 'node slots=4'");
+  const auto key = parse_error("node " + std::string(100000, 'k') + "=1\n");
+  EXPECT_LT(key.size(), 400u) << key.size();
+  EXPECT_TRUE(contains(key, std::string(80, 'k') + "...'")) << key.substr(0, 200);
+}
+
+TEST(HostfileMessages, LongUtf8ValuesAreCutOnACharacterBoundary) {
+  std::string word;
+  for (int i = 0; i < 200; ++i) word += "é";
+  const auto msg = parse_error("node " + word + "\n");
+  std::string cut;
+  for (int i = 0; i < 80; ++i) cut += "é";
+  EXPECT_TRUE(contains(msg, "'" + cut + "...' after host 'node'")) << msg;
+}
+
+TEST(HostfileMessages, HostNameLongerThanADnsNameIsRefused) {
+  const auto msg = parse_error(std::string(100000, 'a') + " slots=2\n");
+  EXPECT_TRUE(contains(msg, "is 100000 bytes long, longer than the 253 a DNS name can be")) << msg.substr(0, 200);
+  EXPECT_LT(msg.size(), 300u);
+  EXPECT_EQ(parse_hostfile(std::string(253, 'a') + "\n", "hosts.txt").hosts[0].host.size(), 253u);
+}
+
+TEST(HostfileMessages, ControlCharactersInTheFileNameAreEscaped) {
+  try {
+    parse_hostfile("node slots=x\n", "a\nb");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(starts_with(e.what(), "a\\nb:1: ")) << e.what();
+  }
+}
+
+// --- IPv6 addresses and line ends -----------------------------------------------------------------------------
+
+TEST(HostfileIpv6, LoopbackWithSlotsIsOpenMpiStyle) {
+  const auto hf = parse_hostfile("::1 slots=2\n", "hosts.txt");
+  EXPECT_EQ(hf.format, "openmpi");
+  ASSERT_EQ(hf.hosts.size(), 1u);
+  EXPECT_EQ(hf.hosts[0].host, "::1");
+  EXPECT_EQ(hf.hosts[0].slots, 2);
+}
+
+TEST(HostfileIpv6, BareAddressesAndZonesAreHosts) {
+  const auto hf = parse_hostfile("fe80::1%eth0\n2001:db8::7 slots=4\n::ffff:10.0.0.1\n", "hosts.txt");
+  ASSERT_EQ(hf.hosts.size(), 3u);
+  EXPECT_EQ(hf.hosts[0].host, "fe80::1%eth0");
+  EXPECT_EQ(hf.hosts[1].slots, 4);
+  EXPECT_EQ(hf.hosts[2].host, "::ffff:10.0.0.1");
+  EXPECT_EQ(hf.total_slots(), 6);
+}
+
+TEST(HostfileIpv6, BracketsAreRefusedWithTheBareForm) {
+  EXPECT_EQ(parse_error("[::1]:2\n"),
+            "hosts.txt:1: '[::1]:2' puts the host in brackets; write an IPv6 address bare, OpenMPI style, e.g. '::1 "
+            "slots=4'");
+}
+
+TEST(HostfileIpv6, MpichStyleStillAppliesToNames) {
+  const auto hf = parse_hostfile("node1:4\n", "hosts.txt");
+  EXPECT_EQ(hf.format, "mpich");
+  EXPECT_EQ(hf.hosts[0].slots, 4);
+}
+
+TEST(HostfileLines, BareCarriageReturnsEndLines) {
+  const auto hf = parse_hostfile("a slots=1\rb slots=2\rc\r", "hosts.txt");
+  ASSERT_EQ(hf.hosts.size(), 3u);
+  EXPECT_EQ(hf.hosts[1].host, "b");
+  EXPECT_EQ(hf.hosts[1].line, 2);
+}
+
+TEST(HostfileLines, CrLfIsOneLineEnd) {
+  const auto hf = parse_hostfile("a\r\nb\r\n\r\nc\r\n", "hosts.txt");
+  ASSERT_EQ(hf.hosts.size(), 3u);
+  EXPECT_EQ(hf.hosts[2].host, "c");
+  EXPECT_EQ(hf.hosts[2].line, 4);
+  EXPECT_TRUE(starts_with(parse_error("a\r\nb\r\nc slots=x\r\n"), "hosts.txt:3: ")) << parse_error("a\r\nb\r\nc slots=x\r\n");
 }
 
 }  // namespace

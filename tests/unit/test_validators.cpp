@@ -36,6 +36,12 @@ TEST(Validators, NonNegativeNumber) {
   EXPECT_EQ(v.get_description(), "GB/S >= 0");
 }
 
+TEST(Validators, NonEmptyPath) {
+  EXPECT_EQ(message(non_empty_path(), "r.json"), "");
+  EXPECT_EQ(message(non_empty_path(), "-"), "");
+  EXPECT_EQ(message(non_empty_path(), ""), "the path is empty; give a file name (or leave the option out)");
+}
+
 TEST(Validators, InRange) {
   const auto v = in_range(1, 64);
   EXPECT_EQ(message(v, "1"), "");

@@ -1,17 +1,38 @@
 // The watchdog fires for a step that outlives its timeout, names the step, and stays quiet otherwise.
 #include "core/watchdog.hpp"
 
+#include "core/deadline.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <thread>
 
 namespace distbench {
 namespace {
 
 using namespace std::chrono_literals;
+
+// -T accepts any finite positive number: 1e10 s is 1e19 ns, past int64; the conversion saturates instead.
+TEST(Deadline, HugeTimeoutsSaturate) {
+  EXPECT_EQ(timeout_nanoseconds(1.5), 1'500'000'000);
+  EXPECT_EQ(timeout_nanoseconds(1e10), 3'000'000'000'000'000'000);
+  EXPECT_EQ(timeout_nanoseconds(1e300), 3'000'000'000'000'000'000);
+  EXPECT_EQ(timeout_nanoseconds(std::numeric_limits<double>::infinity()), 3'000'000'000'000'000'000);
+  EXPECT_EQ(timeout_nanoseconds(-1), 0);
+  EXPECT_EQ(timeout_nanoseconds(std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_GT(deadline_after(1e10), std::chrono::steady_clock::now() + std::chrono::hours(24 * 365 * 90));
+}
+
+TEST(Watchdog, AHugeTimeoutNeitherFiresNorOverflows) {
+  Watchdog watchdog(1e10, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  auto guard = watchdog.arm("a step");
+  EXPECT_FALSE(watchdog.overdue());
+  EXPECT_EQ(watchdog.step(), "a step");
+}
 
 TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
   std::promise<std::pair<std::string, double>> fired;

@@ -1,6 +1,7 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
 #include "core/error.hpp"
+#include "core/deadline.hpp"
 
 #include <chrono>
 #include <climits>
@@ -145,7 +146,7 @@ class MPIWork final : public Work {
   }
 
   void wait(Seconds timeout) override {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+    const auto deadline = deadline_after(timeout.count());
     while (!done()) {
       if (std::chrono::steady_clock::now() > deadline) {
         throw Error(ExitCode::timeout,

@@ -2,6 +2,7 @@
 
 #include "backends/nccl/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/deadline.hpp"
 
 #include <fmt/core.h>
 
@@ -13,8 +14,7 @@ namespace {
 
 // Waits until `comm` leaves ncclInProgress; returns its final state (ncclInProgress when `timeout` passed first).
 ncclResult_t settled_state(ncclComm_t comm, ncclResult_t status, Seconds timeout) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  const auto deadline = deadline_after(timeout.count());
   while (status == ncclInProgress && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
     if (ncclCommGetAsyncError(comm, &status) != ncclSuccess) return ncclInternalError;

@@ -4,6 +4,7 @@
 #include "backends/nccl/cuda_events.hpp"
 #include "backends/nccl/nccl_calls.hpp"
 #include "core/error.hpp"
+#include "core/deadline.hpp"
 
 #include <fmt/core.h>
 
@@ -144,7 +145,7 @@ void NcclGroup::settle(ncclResult_t status, std::string_view what) {
 
 void NcclGroup::wait(const std::function<bool()>& finished, Seconds timeout, std::string_view what) {
   require_usable(what);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout);
+  const auto deadline = deadline_after(timeout.count());
   Backoff backoff;
   while (true) {
     if (!in_progress(what)) {

@@ -18,10 +18,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A name no other writer uses: same directory as the target, this process's id and a per-process counter.
+// The longest file name (one path component) Linux file systems take.
+constexpr std::size_t kNameMax = 255;
+
+// A name no other writer uses: same directory as the target, this process's id and a per-process counter,
+// "F.tmp.PID.N". When F is so long that the name would pass kNameMax, F is cut (on a UTF-8 boundary) to fit, so
+// that every name legal for the report has a legal temporary name.
 std::string temp_name(const std::string& path) {
   static std::atomic<unsigned> counter{0};
-  return fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter.fetch_add(1));
+  const std::string suffix = fmt::format(".tmp.{}.{}", ::getpid(), counter.fetch_add(1));
+  const auto slash = path.rfind('/');
+  const std::size_t base_start = slash == std::string::npos ? 0 : slash + 1;
+  std::string base = path.substr(base_start);
+  if (base.size() + suffix.size() > kNameMax) {
+    std::size_t keep = kNameMax - suffix.size();
+    while (keep > 0 && (static_cast<unsigned char>(base[keep]) & 0xC0u) == 0x80u) --keep;  // not inside a character
+    base.resize(keep);
+  }
+  return path.substr(0, base_start) + base + suffix;
 }
 
 std::string directory_of(const std::string& path) {

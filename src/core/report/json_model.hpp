@@ -24,16 +24,13 @@ using ordered_json = nlohmann::ordered_json;
 inline constexpr int kReportSchemaVersion = 2;
 
 ordered_json record_json(const Record& r);
-Record record_from_json(const ordered_json& j);
 
 ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields, "environment" and "warnings"
-RunInfo run_info_from_json(const ordered_json& j);
 
 ordered_json layout_json(const RecordLayout& layout);
 
 // A benchmark's stopping rule as its config writes it: samples, max_noise, min_samples, max_time_s.
 ordered_json stopping_json(const StoppingRule& rule);
-RecordLayout layout_from_json(const ordered_json& j);
 
 // The summary block: counts every report has (records, measured, skipped, noise_missed, wrong when checked)
 // followed by the benchmark's own items.
@@ -54,8 +51,10 @@ struct ParsedReport {
   ordered_json summary;  // as written (empty for version 1, which had none)
 };
 
-// Reads a report of version 1 or 2. Throws distbench::usage_error (one line) on malformed text, missing or mistyped
-// fields, or a schema_version this build does not read.
+// Reads a report of version 1 or 2 (json_reader.cpp). Throws distbench::usage_error (one line) on malformed text
+// (with its byte offset), a missing or mistyped field or a number out of its field's range (naming the field by its
+// path, e.g. "field 'records[3].samples' must be a non-negative integer, found -1"), or a schema_version this build
+// does not read.
 ParsedReport parse_report(std::string_view text);
 
 }  // namespace distbench

@@ -1,6 +1,7 @@
 #include "core/report/report_file.hpp"
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "core/text_file.hpp"
 
 #include <fmt/format.h>
@@ -8,11 +9,11 @@
 namespace distbench {
 
 ParsedReport read_report_file(const std::string& path) {
-  const std::string text = read_text_file(path, "report");
+  const std::string text = read_text_file(path, "report", kReportFileMaxBytes);
   try {
     return parse_report(text);
   } catch (const Error& e) {
-    throw usage_error(fmt::format("report '{}': {}", path, e.what()));
+    throw usage_error(fmt::format("report '{}': {}", escape_text(path), e.what()));
   }
 }
 

@@ -1,0 +1,297 @@
+// Reading a report back (parse_report, declared in json_model.hpp): every value goes through a JsonField, which
+// checks its type and range, so that a malformed report is one usage_error naming the field, never a crash, an
+// exception out of nlohmann or a conversion that wraps or is undefined.
+#include "core/report/json_fields.hpp"
+#include "core/report/json_model.hpp"
+
+#include "core/error.hpp"
+#include "core/quote.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace distbench {
+namespace {
+
+using json = ordered_json;
+
+constexpr double kMicrosecondsPerSecond = 1e6;
+
+[[noreturn]] void malformed(const std::string& what) {
+  throw usage_error(
+      fmt::format("malformed distbench report: {}; pass a JSON report written by distbench --json", what));
+}
+
+// nlohmann's own DOM builder, with its errors turned into one usage_error with the byte offset: a syntax error
+// (parse_error) and a number beyond a double (out_of_range 406, "1e400") alike.
+class DomBuilder {
+ public:
+  explicit DomBuilder(json& result) : dom_(result, true) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  [[noreturn]] bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+    std::string what = e.what();
+    if (const auto end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
+      what.erase(0, end + 2);  // "[json.exception.parse_error.101] " says nothing to the user
+    std::string where = fmt::format("byte {}", position);
+    constexpr std::string_view prefix = "parse error at ";  // "parse error at line 1, column 22: syntax error ..."
+    if (const auto colon = what.find(": "); what.rfind(prefix, 0) == 0 && colon != std::string::npos) {
+      where += fmt::format(" ({})", what.substr(prefix.size(), colon - prefix.size()));
+      what.erase(0, colon + 2);
+    }
+    if (e.id == 406) what = fmt::format("the number {} is beyond the range of a double", excerpt(token));
+    malformed(fmt::format("not valid JSON at {}: {}", where, excerpt(what, 200)));
+  }
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+};
+
+json parse_json(std::string_view text) {
+  json result;
+  DomBuilder builder(result);
+  json::sax_parse(text, &builder);
+  return result;
+}
+
+double seconds_from(const JsonField& f) { return f.number_or_nan() / kMicrosecondsPerSecond; }
+
+KeyValues key_values_from(const JsonField& f) {
+  KeyValues kv;
+  for (const auto& [key, value] : f.members()) kv.emplace_back(key, value.text());
+  return kv;
+}
+
+ParamValue param_from(const JsonField& f) {
+  const json& j = f.json();
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_integer()) return f.integer(std::numeric_limits<std::int64_t>::min(),
+                                              std::numeric_limits<std::int64_t>::max());
+  if (j.is_number()) return f.number();
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  f.fail("a string, a number or null");
+}
+
+Summary time_summary_from(const JsonField& j) {
+  Summary s;
+  s.median = seconds_from(j.at("median"));
+  s.mean = seconds_from(j.at("mean"));
+  s.min = seconds_from(j.at("min"));
+  s.max = seconds_from(j.at("max"));
+  s.stddev = seconds_from(j.at("stddev"));
+  s.p99 = seconds_from(j.at("p99"));
+  s.mad = seconds_from(j.at("mad"));
+  s.noise = j.at("noise_pct").number_or_nan();
+  // Absent in early version 1 reports.
+  const auto optional = [&](std::string_view key) {
+    const auto f = j.find(key);
+    return f ? f->number_or_nan() : 0.0;
+  };
+  s.median_low = optional("median_ci_low") / kMicrosecondsPerSecond;
+  s.median_high = optional("median_ci_high") / kMicrosecondsPerSecond;
+  s.median_ci = optional("median_ci_pct");
+  s.samples = j.at("samples").count();
+  s.outliers = j.at("outliers").count();
+  return s;
+}
+
+RankSpread spread_from(const JsonField& j) {
+  return {seconds_from(j.at("min")), seconds_from(j.at("avg")), seconds_from(j.at("max")), seconds_from(j.at("rank0"))};
+}
+
+std::vector<MetricSpec> metric_specs_from(const JsonField& a) {
+  std::vector<MetricSpec> specs;
+  for (const JsonField& m : a.elements()) {
+    const auto description = m.find("description");
+    specs.push_back({m.at("key").text(), m.at("unit").text(), description ? description->text() : std::string()});
+  }
+  return specs;
+}
+
+std::vector<double> samples_from(const JsonField& a) {
+  std::vector<double> samples;
+  for (const JsonField& s : a.elements()) samples.push_back(seconds_from(s));
+  return samples;
+}
+
+// Version 1 (collective sweeps only): each result becomes a collective record, as version 2 writes them.
+RecordLayout v1_layout() {
+  RecordLayout l;
+  l.params = {"collective", "backend", "dtype",  "op",    "placement", "root",
+              "bytes",      "count",   "nranks", "group", "groups"};
+  l.phases = {"time"};
+  l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks)"},
+               {"algbw_gbps", "GB/s", "algorithm bandwidth"},
+               {"busbw_gbps", "GB/s", "bus bandwidth"},
+               {"wrong", "elements", "wrong elements, summed over ranks; null when not checked"},
+               {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
+               {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
+  l.rank_figures = {{"minor_faults_per_op", "1/op", ""},
+                    {"major_faults_per_op", "1/op", ""},
+                    {"voluntary_switches_per_op", "1/op", ""},
+                    {"involuntary_switches_per_op", "1/op", ""}};
+  return l;
+}
+
+Record v1_record(const JsonField& j, const RunInfo& info) {
+  Record r;
+  r.kind = "collective";
+  for (const std::string& key : v1_layout().params) r.set(key, param_from(j.at(key)));
+  r.ops_per_sample = j.at("ops_per_sample").int_in(1, INT_MAX);
+  r.noise_target_met = j.at("noise_target_met").boolean();
+  PhaseStats time{"time", samples_from(j.at("samples_us")), time_summary_from(j.at("time_us")),
+                  spread_from(j.at("rank_time_us"))};
+  r.phases.push_back(std::move(time));
+  r.set_metric("time_us", j.at("time_shown_us").number_or_nan());
+  r.set_metric("algbw_gbps", j.at("algbw_gbps").number_or_nan());
+  r.set_metric("busbw_gbps", j.at("busbw_gbps").number_or_nan());
+  r.set_metric("wrong", j.at("wrong").number_or_nan());
+  double faults = kNotMeasured, switches = kNotMeasured;
+  if (const auto os = j.find("os_per_op")) {  // absent in early version 1 reports
+    const auto minor = os->at("minor_faults").elements();
+    const auto major = os->at("major_faults").elements();
+    const auto voluntary = os->at("voluntary_switches").elements();
+    const auto involuntary = os->at("involuntary_switches").elements();
+    if (major.size() != minor.size() || voluntary.size() != minor.size() || involuntary.size() != minor.size())
+      os->fail(fmt::format("four arrays of {} ranks each", minor.size()));
+    faults = switches = 0;
+    for (std::size_t i = 0; i < minor.size(); ++i) {
+      RankFigures rank;
+      rank.rank = static_cast<int>(std::min<std::size_t>(i, INT_MAX));
+      if (i < info.ranks.size()) rank.host = info.ranks[i].host;
+      const double values[] = {minor[i].number_or_nan(), major[i].number_or_nan(), voluntary[i].number_or_nan(),
+                               involuntary[i].number_or_nan()};
+      const auto specs = v1_layout().rank_figures;
+      for (std::size_t f = 0; f < specs.size(); ++f) rank.figures.push_back({specs[f].key, values[f]});
+      faults = std::max(faults, values[0] + values[1]);
+      switches = std::max(switches, values[2] + values[3]);
+      r.ranks.push_back(std::move(rank));
+    }
+  }
+  r.set_metric("faults_per_op", faults);
+  r.set_metric("switches_per_op", switches);
+  r.status = j.at("status").text();
+  r.skip_reason = j.at("skip_reason").text_or_empty();
+  return r;
+}
+
+Record record_from(const JsonField& j) {
+  Record r;
+  r.kind = j.at("kind").text();
+  for (const auto& [key, value] : j.at("params").members()) r.set(key, param_from(value));
+  r.status = j.at("status").text();
+  r.skip_reason = j.at("skip_reason").text_or_empty();
+  r.ops_per_sample = j.at("ops_per_sample").int_in(1, INT_MAX);
+  r.noise_target_met = j.at("noise_target_met").boolean();
+  for (const auto& [key, value] : j.at("metrics").members()) r.set_metric(key, value.number_or_nan());
+  for (const JsonField& p : j.at("phases").elements()) {
+    r.phases.push_back({p.at("name").text(), samples_from(p.at("samples_us")), time_summary_from(p.at("time_us")),
+                        spread_from(p.at("rank_spread_us"))});
+  }
+  for (const JsonField& one : j.at("ranks").elements()) {
+    RankFigures rank;
+    rank.rank = one.at("rank").int_in(0, INT_MAX);
+    rank.host = one.at("host").text();
+    for (const auto& [key, value] : one.members()) {
+      if (key != "rank" && key != "host") rank.figures.push_back({key, value.number_or_nan()});
+    }
+    r.ranks.push_back(std::move(rank));
+  }
+  return r;
+}
+
+RunInfo run_info_from(const JsonField& j) {
+  RunInfo info;
+  const JsonField tool = j.at("tool");
+  if (tool.at("name").text() != "distbench") malformed("'tool.name' is not \"distbench\"");
+  info.tool_version = tool.at("version").text();
+  info.git_sha = tool.at("git_sha").text();
+  for (const JsonField& arg : j.at("argv").elements()) info.argv.push_back(arg.text());
+  info.start_time = j.at("start_time").text_or_empty();
+  info.end_time = j.at("end_time").text_or_empty();
+  info.status = j.at("status").text();
+  info.error = j.at("error").text_or_empty();
+  if (const auto s = j.find("signal"); s && !s->is_null()) info.signal = s->int_in(0, INT_MAX);
+  if (const auto b = j.find("backend")) info.backend = b->text_or_empty();  // version 1: in "config"
+  const JsonField env = j.at("environment");
+  info.world_size = env.at("world_size").int_in(0, INT_MAX);
+  for (const JsonField& r : env.at("ranks").elements()) {
+    info.ranks.push_back({r.at("rank").int_in(0, INT_MAX), r.at("host").text(), r.at("local_rank").int_in(0, INT_MAX)});
+  }
+  info.versions = key_values_from(env.at("versions"));
+  info.environment = key_values_from(env.at("variables"));
+  if (const auto w = j.find("warnings")) {
+    for (const JsonField& one : w->elements()) info.warnings.push_back({one.at("code").text(), one.at("message").text()});
+  }
+  return info;
+}
+
+RecordLayout layout_from(const JsonField& j) {
+  RecordLayout l;
+  for (const JsonField& p : j.at("params").elements()) l.params.push_back(p.text());
+  for (const JsonField& p : j.at("phases").elements()) l.phases.push_back(p.text());
+  l.metrics = metric_specs_from(j.at("metrics"));
+  l.rank_figures = metric_specs_from(j.at("rank_figures"));
+  return l;
+}
+
+}  // namespace
+
+ParsedReport parse_report(std::string_view text) {
+  const json j = parse_json(text);
+  if (!j.is_object()) malformed("the top level is not a JSON object");
+  const JsonField top(j, "");
+
+  ParsedReport report;
+  const auto version = top.at("schema_version").integer(std::numeric_limits<std::int64_t>::min(),
+                                                        std::numeric_limits<std::int64_t>::max());
+  if (version != 1 && version != kReportSchemaVersion) {
+    throw usage_error(
+        fmt::format("unsupported report schema_version {}: this distbench reads versions 1 and {}; "
+                    "read it with the distbench version that wrote it, or a newer one",
+                    version, kReportSchemaVersion));
+  }
+  report.schema_version = static_cast<int>(version);
+  report.info = run_info_from(top);
+  const JsonField config = top.at("config");
+  if (!config.json().is_object()) config.fail("an object");
+  report.config = config.json();
+  if (report.schema_version == 1) {
+    report.benchmark = "collective";
+    const auto text_in_config = [&](std::string_view key) {
+      const auto f = config.find(key);
+      return f ? f->text() : std::string();
+    };
+    report.title = text_in_config("collective");
+    if (report.info.backend.empty()) report.info.backend = text_in_config("backend");
+    report.layout = v1_layout();
+    for (const JsonField& result : top.at("results").elements())
+      report.records.push_back(v1_record(result, report.info));
+  } else {
+    report.benchmark = top.at("benchmark").text();
+    const auto title = top.find("title");
+    report.title = title ? title->text() : report.benchmark;
+    report.layout = layout_from(top.at("layout"));
+    report.summary = top.at("summary").json();
+    for (const JsonField& record : top.at("records").elements()) report.records.push_back(record_from(record));
+  }
+  return report;
+}
+
+}  // namespace distbench

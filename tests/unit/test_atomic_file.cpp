@@ -1,0 +1,71 @@
+#include "core/report/atomic_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace distbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AtomicFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("distbench-atomic-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename().string());
+    return out;
+  }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  fs::path dir_;
+};
+
+TEST_F(AtomicFile, WritesAndLeavesNoTemporaryFile) {
+  write_file_atomically(path("r.json"), "{}\n");
+  EXPECT_EQ(read(path("r.json")), "{}\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"r.json"});
+}
+
+TEST_F(AtomicFile, ANameOfTheLongestLegalLengthIsWritten) {
+  for (const std::size_t length : {245u, 250u, 255u}) {
+    const std::string name = std::string(length - 5, 'r') + ".json";
+    ASSERT_EQ(name.size(), length);
+    check_writable(path(name));
+    write_file_atomically(path(name), "{\"a\": 1}\n", Durability::process);
+    write_file_atomically(path(name), "{\"a\": 2}\n");  // replacing it too
+    EXPECT_EQ(read(path(name)), "{\"a\": 2}\n");
+    EXPECT_EQ(names(), std::vector<std::string>{name}) << length;
+    fs::remove(path(name));
+  }
+}
+
+TEST_F(AtomicFile, ALongUtf8NameIsCutOnACharacterBoundary) {
+  std::string name;
+  while (name.size() + 2 <= 250) name += "é";
+  name += ".md";  // 253 bytes
+  write_file_atomically(path(name), "x");
+  EXPECT_EQ(read(path(name)), "x");
+  EXPECT_EQ(names(), std::vector<std::string>{name});
+}
+
+}  // namespace
+}  // namespace distbench
