@@ -19,13 +19,16 @@ limits="-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10"
 dict=""
 [ -f "$src/$name.dict" ] && dict="-dict=$src/$name.dict"
 
+regressed=""
 if [ -d "$src/regressions/$name" ] && [ -n "$(ls -A "$src/regressions/$name")" ]; then
   echo "fuzz $name: replaying $(ls "$src/regressions/$name" | wc -l) regression input(s)"
-  # shellcheck disable=SC2086
-  if ! "$exe" $limits "$src/regressions/$name"/*; then
-    echo "FAIL fuzz $name: a regression input in $src/regressions/$name crashes again (see above)"
-    exit 1
-  fi
+  for f in "$src/regressions/$name"/*; do
+    # shellcheck disable=SC2086
+    "$exe" $limits "$f" >"$work/replay.log" 2>&1 || {
+      cat "$work/replay.log"
+      regressed="$regressed $f"
+    }
+  done
 fi
 
 echo "fuzz $name: ${seconds} s on a copy of $src/corpus/$name in $work/corpus"
@@ -42,6 +45,12 @@ if [ "$status" -ne 0 ] || [ -n "$found" ]; then
     head -c 256 "$f" | od -A x -t x1z | sed 's/^/    /'
   done
   echo "reproduce: $exe $work/artifacts/<file>; keep it as $src/regressions/$name/<file> once fixed"
+  [ -z "$regressed" ] || echo "and these inputs that once crashed it crash again:$regressed"
+  exit 1
+fi
+if [ -n "$regressed" ]; then
+  echo "FAIL fuzz $name: these inputs that once crashed it crash again:"
+  for f in $regressed; do echo "  $f"; done
   exit 1
 fi
 echo "fuzz $name: no crash in ${seconds} s"
