@@ -4,7 +4,7 @@
 # default). Fails on any crash, sanitizer report, leak, slow input (-timeout) or memory over -rss_limit_mb, naming the
 # target and the saved input. Usage: run_fuzz.sh EXECUTABLE NAME SOURCE_DIR (meson passes them; see meson.build).
 set -eu
-exe="$1"
+exe="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"  # absolute, for the reproduce line
 name="$2"
 src="$3"
 seconds="${DISTBENCH_FUZZ_SECONDS:-60}"
