@@ -1,14 +1,10 @@
 #!/bin/sh
-# The sanitizer build: clang with AddressSanitizer and UndefinedBehaviorSanitizer (clang's `undefined` group has the
-# float-cast-overflow check that gcc's leaves out), in ./build-asan, and the unit, MPI, env:// and end-to-end suites
-# under it. Leaks of Open MPI's own are suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report
+# The sanitizer build (./build-asan, scripts/setup-asan.sh: clang, ASan and UBSan) and the unit, MPI, env:// and
+# end-to-end suites under it. Leaks of Open MPI's own are suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report
 # fails the test that caused it. Extra arguments go to `meson test` (e.g. --suite unit).
 set -eu
 cd "$(dirname "$0")/.."
-if [ ! -f build-asan/build.ninja ]; then
-  CC=clang CXX=clang++ meson setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined \
-    -Db_lundef=false -Dwerror=false -Dcuda=disabled -Dnccl=disabled
-fi
+sh scripts/setup-asan.sh
 meson compile -C build-asan
 supp="$(pwd)/tests/sanitizers/lsan.supp"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
