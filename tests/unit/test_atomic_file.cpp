@@ -1,5 +1,7 @@
 #include "core/report/atomic_file.hpp"
 
+#include "core/error.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -56,6 +58,19 @@ TEST_F(AtomicFile, ANameOfTheLongestLegalLengthIsWritten) {
     EXPECT_EQ(names(), std::vector<std::string>{name}) << length;
     fs::remove(path(name));
   }
+}
+
+TEST_F(AtomicFile, ANameTheFileSystemRefusesIsRefusedBeforeTheRun) {
+  const std::string name = std::string(251, 'r') + ".json";  // 256 bytes
+  try {
+    check_writable(path(name));
+    FAIL() << "a 256-byte name was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("256 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most 255"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(names().empty());
 }
 
 TEST_F(AtomicFile, ALongUtf8NameIsCutOnACharacterBoundary) {

@@ -134,6 +134,16 @@ void check_writable(const std::string& path) {
   if (!fs::exists(dir_status)) not_writable(path, fmt::format("directory '{}' does not exist", dir));
   if (!fs::is_directory(dir_status)) not_writable(path, fmt::format("'{}' is not a directory", dir));
 
+  // The temporary name is cut to fit, the report's own is not: a name the file system refuses would fail only at the
+  // first rename, after the run.
+  const std::size_t name_bytes = fs::path(path).filename().native().size();
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = name_max > 0 ? static_cast<std::size_t>(name_max) : kNameMax;
+  if (name_bytes > limit) {
+    not_writable(path, fmt::format("the file name is {} bytes and this file system takes at most {} (shorten it)",
+                                   name_bytes, limit));
+  }
+
   const std::string probe = temp_name(path);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
