@@ -5,7 +5,6 @@ hostname, /etc/hosts and eth0 (see netns_cluster.sh), MPI over TCP across the ve
 Environment: DISTBENCH (path of the binary). Needs root and `ip netns`; where a namespace cannot be created (a
 sandbox without CAP_SYS_ADMIN/CAP_NET_ADMIN) it prints why and exits 77, which meson reports as SKIP.
 """
-import atexit
 import json
 import os
 import re
@@ -18,13 +17,12 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (assert_stopped_rank_ends_job, check_prometheus_text, collective_results,  # noqa: E402
-                               health_checks, load_json)
+from distbench_testing import (SKIP, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
+                               collective_results, health_checks, load_json, run_with_fixture)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "netns_cluster.sh")
 BINARY = os.environ.get("DISTBENCH", "")
-SKIP = 77
 HOSTS = ["nodeA", "nodeB", "nodeC"]
 SLOTS = 2
 NP = len(HOSTS) * SLOTS
@@ -90,6 +88,11 @@ class Cluster:
                 sys.stderr.write(r.stderr)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def leftovers(self):
+        """This cluster's namespaces still there."""
+        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
 
     def path(self, name):
         return os.path.join(self.tmp, name)
@@ -499,25 +502,7 @@ def main():
         print(f"error: set DISTBENCH to the distbench binary (got '{BINARY}')", file=sys.stderr)
         return 1
     CLUSTER = Cluster()
-    atexit.register(CLUSTER.down)
-
-    def on_signal(signum, _frame):  # meson's timeout sends SIGTERM: tear down, then go
-        CLUSTER.down()
-        os._exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    start = time.monotonic()
-    try:
-        CLUSTER.up()
-        prog = unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]], exit=False)
-        ok = prog.result.wasSuccessful()
-    finally:
-        CLUSTER.down()
-    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    mine = [line for line in left.splitlines() if line.startswith(CLUSTER.env["CLUSTER_ID"] + "-")]
-    print(f"cluster tests took {time.monotonic() - start:.1f} s; namespaces left: {mine or 'none'}", file=sys.stderr)
-    return 0 if ok and not mine else 1
+    return run_with_fixture(CLUSTER, "cluster")
 
 
 if __name__ == "__main__":

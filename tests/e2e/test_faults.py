@@ -57,6 +57,15 @@ def stray_files(report):
     return [f for f in os.listdir(folder) if f.startswith(name + ".")]  # <report>.tmp.<pid>.<n>
 
 
+def ended(proc, seconds):
+    """(stderr, killed): what the launcher printed once it ended, killing it if it outlived `seconds`."""
+    try:
+        return proc.communicate(timeout=seconds)[1], False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()[1], True
+
+
 class Faults(Workdir):
     def start(self, report, *extra, grace=True):
         return subprocess.Popen(MPIRUN + (GRACE if grace else []) + ["-np", str(NP), BINARY, *SWEEP, "--json", report,
@@ -71,11 +80,7 @@ class Faults(Workdir):
     def end(self, proc, pids):
         """Waits for the launcher; returns (exit code, stderr, seconds), every rank gone or the test fails."""
         began = time.monotonic()
-        try:
-            _, err = proc.communicate(timeout=GONE_WITHIN + 30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        err, _ = ended(proc, GONE_WITHIN + 30)
         deadline = time.monotonic() + GONE_WITHIN
         while any(running(p) for p in pids.values()) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -157,11 +162,8 @@ class DiskFaults(Workdir):
 
     def assert_one_line_and_gone(self, proc, pattern):
         began = time.monotonic()
-        try:
-            _, err = proc.communicate(timeout=GONE_WITHIN + 30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        err, killed = ended(proc, GONE_WITHIN + 30)
+        if killed:
             self.fail(f"the run went on after its report could not be written\n{err}")
         self.assertLess(time.monotonic() - began, GONE_WITHIN + 30)
         self.assertEqual(proc.returncode, 1, err)

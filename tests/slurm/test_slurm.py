@@ -9,7 +9,6 @@ Environment: DISTBENCH (the binary; its folder goes first on PATH, as an install
 and Debian's slurmd, slurmctld, slurm-client and munge; where the daemons cannot start it prints why and exits 77
 (meson's SKIP).
 """
-import atexit
 import json
 import os
 import shutil
@@ -23,11 +22,10 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from distbench_testing import error_lines, load_json, running  # noqa: E402
+from distbench_testing import SKIP, distbench_pids, error_lines, load_json, run_with_fixture, running  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "")
 SBATCH_SCRIPT = os.path.join(HERE, "..", "..", "scripts", "slurm", "distbench.sbatch")
-SKIP = 77
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
           "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
 DAEMONS = ["munged", "slurmctld", "slurmd"]
@@ -62,6 +60,7 @@ class Slurm:
             if name.startswith("SLURM_") and name != "SLURM_CONF":
                 del self.env[name]
         self.is_up = False
+        self.stopped = {}
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
@@ -145,6 +144,7 @@ PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
             return
         self.is_up = False
         pids = self.pids()
+        self.stopped = pids
         for pid in pids.values():
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -158,27 +158,15 @@ PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def leftovers(self):
+        """The daemons down() stopped that still run."""
+        return [f"{name} {pid}" for name, pid in self.stopped.items() if running(pid)]
+
     def run(self, argv, timeout=120, cwd=None):
         return subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 SLURM = None
-
-
-def distbench_pids(marker):
-    """Processes of distbench whose command line holds `marker`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if argv and os.path.basename(argv[0]) == b"distbench" and marker.encode() in argv and running(int(entry)):
-            found.append(int(entry))
-    return found
 
 
 class UnderSrun(unittest.TestCase):
@@ -318,28 +306,7 @@ def main():
         print(f"error: set DISTBENCH to the distbench binary (got '{BINARY}')", file=sys.stderr)
         return 1
     SLURM = Slurm()
-    atexit.register(SLURM.down)
-
-    def on_signal(signum, _frame):  # meson's timeout sends SIGTERM: stop the daemons, then go
-        SLURM.down()
-        os._exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    began = time.monotonic()
-    try:
-        why = SLURM.up()
-        if why:
-            print(f"SKIP: Slurm's daemons could not start: {why}")
-            return SKIP
-        prog = unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]], exit=False)
-        ok = prog.result.wasSuccessful()
-    finally:
-        pids = SLURM.pids()
-        SLURM.down()
-    left = [f"{name} {pid}" for name, pid in pids.items() if running(pid)]
-    print(f"slurm tests took {time.monotonic() - began:.1f} s; daemons left: {left or 'none'}", file=sys.stderr)
-    return 0 if ok and not left else 1
+    return run_with_fixture(SLURM, "slurm")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,20 @@
-"""What the end-to-end and cluster tests share: reading reports, finding a job's ranks, watching them end, and the
-one check of a job whose rank hangs under -T, health reports and their Prometheus text. Imported by tests/e2e/test_cli.py and tests/cluster/test_cluster.py
-(they add this folder to sys.path)."""
+"""What the end-to-end, cluster and Slurm tests share: reading reports, finding a job's processes and ranks, watching
+them end, the one check of a job whose rank hangs under -T, health reports and their Prometheus text, and running a
+script's tests around a fixture that must always be stopped (the cluster's namespaces, Slurm's daemons). The test
+scripts add this folder to sys.path."""
+import atexit
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 
+SKIP = 77  # meson's exit status for a skipped test
 
 # Set by scripts/sanitize.sh: the binary runs under AddressSanitizer and UndefinedBehaviorSanitizer, whose allocator
 # refuses mallopt and whose shadow memory counts in every resident-memory figure.
@@ -73,26 +77,64 @@ def running(pid):
         return False
 
 
-def rank_pids(marker):
-    """{world rank: pid} of the distbench processes whose command line holds `marker` (e.g. the job's report path;
-    network namespaces share the machine's process IDs, so this finds the ranks of every test host)."""
-    found = {}
+def distbench_pids(marker):
+    """Live distbench processes whose command line holds `marker` (e.g. the job's report path)."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
-            if not argv or os.path.basename(argv[0]) != b"distbench" or marker.encode() not in argv:
-                continue
-            with open(f"/proc/{entry}/environ", "rb") as f:
+        except OSError:
+            continue
+        if argv and os.path.basename(argv[0]) == b"distbench" and marker.encode() in argv and running(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def rank_pids(marker):
+    """{world rank: pid} of the distbench processes whose command line holds `marker` (network namespaces share the
+    machine's process IDs, so this finds the ranks of every test host); mpirun puts the rank in their environment."""
+    found = {}
+    for pid in distbench_pids(marker):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
                 env = f.read().split(b"\0")
         except OSError:
             continue
         for var in env:
             if var.startswith(b"OMPI_COMM_WORLD_RANK="):
-                found[int(var.split(b"=", 1)[1])] = int(entry)
+                found[int(var.split(b"=", 1)[1])] = pid
     return found
+
+
+def run_with_fixture(fixture, label):
+    """Runs this script's test cases with `fixture` up: fixture.up() starts it (returning a reason to skip, or None),
+    fixture.down() stops it and must be safe to call twice, fixture.leftovers() lists what is still there after. It is
+    always stopped, even when meson's timeout sends SIGTERM or on Ctrl-C. Returns meson's exit status: 0, 77 (skipped)
+    or 1 (a test failed, or the fixture left something behind)."""
+    atexit.register(fixture.down)
+
+    def on_signal(signum, _frame):
+        fixture.down()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    began = time.monotonic()
+    try:
+        why = fixture.up()
+        if why:
+            print(f"SKIP: {why}")
+            return SKIP
+        prog = unittest.main(argv=[sys.argv[0], "-v", *sys.argv[1:]], exit=False)
+        ok = prog.result.wasSuccessful()
+    finally:
+        fixture.down()
+    left = fixture.leftovers()
+    print(f"{label} tests took {time.monotonic() - began:.1f} s; left behind: {left or 'none'}", file=sys.stderr)
+    return 0 if ok and not left else 1
 
 
 def wait_for_results(test, report, count, proc, limit=60):
