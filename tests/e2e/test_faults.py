@@ -16,7 +16,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (Workdir, assert_stopped_rank_ends_job, error_lines, load_json,  # noqa: E402
+from distbench_testing import (SANITIZERS, Workdir, assert_stopped_rank_ends_job, error_lines, load_json,  # noqa: E402
                                rank_pids, running, wait_for_results)
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
@@ -122,8 +122,13 @@ class Faults(Workdir):
             with self.subTest(rank=rank):
                 report = self.path(f"stop{rank}.json")
                 # mpirun's default 1 s: a stopped rank is SIGKILLed at the end, and the whole job must still be gone
-                # within the timeout + 5 s
-                assert_stopped_rank_ends_job(self, self.start(report, grace=False), report, rank, NP, TIMEOUT_S)
+                # within the timeout + 5 s. Under the sanitizers every step is several times slower, and a root
+                # resumed by mpirun's SIGCONT did not always write its report within that 1 s on a loaded CI machine
+                # (status left 'incomplete'), and its exit (the leak check) may use the whole grace: there the job
+                # gets the 3 s grace the README advises for loaded machines, and 3 s more to end.
+                sanitized = SANITIZERS != ""
+                proc = self.start(report, grace=sanitized)
+                assert_stopped_rank_ends_job(self, proc, report, rank, NP, TIMEOUT_S, slack_s=8 if sanitized else 5)
 
 
 def mount_tmpfs(folder, size):
