@@ -6,7 +6,7 @@
 namespace distbench::cli {
 namespace {
 
-std::optional<long> number(const std::optional<std::string>& text) {
+std::optional<long> env_number(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
   long value = 0;
   const char* end = text->data() + text->size();
@@ -17,8 +17,8 @@ std::optional<long> number(const std::optional<std::string>& text) {
 
 // A rank variable with its size variable: the rank when both are numbers and the rank is below the size.
 std::optional<int> ranked(const EnvLookup& env, const char* rank_name, const char* size_name) {
-  const auto rank = number(env(rank_name));
-  const auto size = number(env(size_name));
+  const auto rank = env_number(env(rank_name));
+  const auto size = env_number(env(size_name));
   if (!rank || !size || *rank >= *size) return std::nullopt;
   return static_cast<int>(*rank);
 }
@@ -28,7 +28,7 @@ std::optional<int> ranked(const EnvLookup& env, const char* rank_name, const cha
 std::optional<int> launcher_rank(const EnvLookup& env) {
   if (const auto r = ranked(env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")) return r;
   if (env("PMIX_NAMESPACE")) {  // a PMIx server's process has its namespace too
-    if (const auto r = number(env("PMIX_RANK"))) return static_cast<int>(*r);
+    if (const auto r = env_number(env("PMIX_RANK"))) return static_cast<int>(*r);
   }
   if (const auto r = ranked(env, "PMI_RANK", "PMI_SIZE")) return r;
   if (const auto r = ranked(env, "SLURM_PROCID", "SLURM_STEP_NUM_TASKS")) return r;  // srun, whatever its --mpi

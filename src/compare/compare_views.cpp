@@ -45,7 +45,7 @@ std::string criteria(const Comparison& c) {
                      (1 - c.options.alpha) * 100);
 }
 
-nlohmann::ordered_json number(double v) {
+nlohmann::ordered_json compare_number(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
@@ -103,7 +103,7 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["alpha"] = c.options.alpha;
   j["regression"] = c.regressed();
   j["summary"] = {{"slower", c.slower}, {"faster", c.faster}, {"same", c.same},       {"unknown", c.unknown},
-                  {"missing", c.missing}, {"new", c.added},   {"geomean_ratio", number(c.geomean_ratio)}};
+                  {"missing", c.missing}, {"new", c.added},   {"geomean_ratio", compare_number(c.geomean_ratio)}};
   j["warnings"] = c.warnings;
   json cases = json::array();
   for (const auto& k : c.cases) {
@@ -114,21 +114,21 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
       } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
         params[p.key] = *i;
       } else {
-        params[p.key] = number(std::get<double>(p.value));
+        params[p.key] = compare_number(std::get<double>(p.value));
       }
     }
     cases.push_back({{"label", k.label},
                      {"params", std::move(params)},
                      {"verdict", std::string(name(k.verdict))},
                      {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
-                     {"baseline", number(k.base)},
-                     {"candidate", number(k.cand)},
-                     {"ratio", number(k.ratio)},
-                     {"change", number(k.change)},
-                     {"change_low", number(k.change_low)},
-                     {"change_high", number(k.change_high)},
-                     {"p", number(k.p)},
-                     {"time_delta_us", number(k.time_delta_us)},
+                     {"baseline", compare_number(k.base)},
+                     {"candidate", compare_number(k.cand)},
+                     {"ratio", compare_number(k.ratio)},
+                     {"change", compare_number(k.change)},
+                     {"change_low", compare_number(k.change_low)},
+                     {"change_high", compare_number(k.change_high)},
+                     {"p", compare_number(k.p)},
+                     {"time_delta_us", compare_number(k.time_delta_us)},
                      {"baseline_samples", k.base_samples},
                      {"candidate_samples", k.cand_samples}});
   }

@@ -66,7 +66,7 @@ constexpr std::array<Collective, kTable.size()> all_ids() {
   for (std::size_t i = 0; i < kTable.size(); ++i) ids[i] = kTable[i].id;
   return ids;
 }
-constexpr auto kAll = all_ids();
+constexpr auto kAllCollectives = all_ids();
 
 // The table is in enum order, so an entry is found by its id.
 constexpr bool in_enum_order() {
@@ -81,7 +81,7 @@ static_assert(in_enum_order(), "kTable must list the collectives in the order of
 
 const CollectiveTraits& traits(Collective c) { return kTable[static_cast<std::size_t>(c)]; }
 
-std::span<const Collective> all_collectives() { return kAll; }
+std::span<const Collective> all_collectives() { return kAllCollectives; }
 
 std::string_view name(Collective c) { return traits(c).name; }
 

@@ -6,7 +6,7 @@
 namespace distbench {
 namespace {
 
-constexpr std::array kAll = {DType::int8,    DType::uint8,    DType::int32,   DType::uint32,  DType::int64,
+constexpr std::array kAllDTypes = {DType::int8,    DType::uint8,    DType::int32,   DType::uint32,  DType::int64,
                              DType::uint64,  DType::float16,  DType::bfloat16, DType::float32, DType::float64};
 
 struct Alias {
@@ -26,7 +26,7 @@ constexpr std::array kAliases = {
 
 }  // namespace
 
-std::span<const DType> all_dtypes() { return kAll; }
+std::span<const DType> all_dtypes() { return kAllDTypes; }
 
 std::string_view name(DType t) {
   switch (t) {

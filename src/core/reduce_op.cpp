@@ -4,11 +4,11 @@
 
 namespace distbench {
 namespace {
-constexpr std::array kAll = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min,  ReduceOp::max,
+constexpr std::array kAllReduceOps = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min,  ReduceOp::max,
                              ReduceOp::avg, ReduceOp::band, ReduceOp::bor, ReduceOp::bxor};
 }
 
-std::span<const ReduceOp> all_reduce_ops() { return kAll; }
+std::span<const ReduceOp> all_reduce_ops() { return kAllReduceOps; }
 
 std::string_view name(ReduceOp op) {
   switch (op) {
@@ -25,7 +25,7 @@ std::string_view name(ReduceOp op) {
 }
 
 std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  for (ReduceOp op : kAll) {
+  for (ReduceOp op : kAllReduceOps) {
     if (name(op) == text) return op;
   }
   return std::nullopt;

@@ -48,16 +48,16 @@ std::string series_label(const Record& rec, const std::vector<std::string>& keys
   return fmt::format("{}", fmt::join(values, " "));
 }
 
-struct Point {
+struct DataPoint {
   double x = 0, y = 0, low = kNotMeasured, high = kNotMeasured;
   bool marked = false;
 };
 
-PlotSeries to_series(std::string label, std::vector<Point> points, bool band, bool marks) {
-  std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+PlotSeries to_series(std::string label, std::vector<DataPoint> points, bool band, bool marks) {
+  std::stable_sort(points.begin(), points.end(), [](const DataPoint& a, const DataPoint& b) { return a.x < b.x; });
   PlotSeries s;
   s.label = std::move(label);
-  for (const Point& p : points) {
+  for (const DataPoint& p : points) {
     s.x.push_back(p.x);
     s.y.push_back(p.y);
     if (band) {
@@ -72,12 +72,12 @@ PlotSeries to_series(std::string label, std::vector<Point> points, bool band, bo
 ReportPlot make_plot(const ParsedReport& r, const PlotChoice& choice, const MetricSpec& metric) {
   const std::vector<std::string> keys = series_keys(r);
   std::vector<std::string> labels;         // in order of first appearance
-  std::vector<std::vector<Point>> points;  // per label
+  std::vector<std::vector<DataPoint>> points;  // per label
   bool band = false, marks = false, positive = true;
   for (const Record& rec : r.records) {
     const std::optional<double> x = number_param(rec, "bytes");
     if (!rec.ok() || !x) continue;
-    Point p{*x, rec.metric(metric.key)};
+    DataPoint p{*x, rec.metric(metric.key)};
     if (const PhaseStats* phase = choice.band_phase.empty() ? nullptr : rec.phase(choice.band_phase)) {
       p.low = phase->rank_spread.min * 1e6;
       p.high = phase->rank_spread.max * 1e6;

@@ -18,7 +18,7 @@ constexpr std::array<const char*, 9> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c"
 constexpr const char* kMarkColour = "#d62728";
 constexpr double kInset = 8;  // pixels between the frame and the outermost points
 
-struct Point {
+struct PixelPoint {
   double x = 0, y = 0;
 };
 
@@ -29,7 +29,7 @@ struct Frame {
 
   double px(double v) const { return left + kInset + x.fraction(v) * (width - 2 * kInset); }
   double py(double v) const { return top + height - kInset - y.fraction(v) * (height - 2 * kInset); }
-  Point at(double vx, double vy) const { return {px(vx), py(vy)}; }
+  PixelPoint at(double vx, double vy) const { return {px(vx), py(vy)}; }
 };
 
 // One series reduced to what can be drawn on the plot's axes.
@@ -49,7 +49,7 @@ struct Range {
   }
 };
 
-std::string number(double v) { return fmt::format("{:.1f}", v); }
+std::string svg_number(double v) { return fmt::format("{:.1f}", v); }
 
 const char* colour(std::size_t index) { return kPalette[index % kPalette.size()]; }
 
@@ -101,38 +101,38 @@ void fit_axes(const PlotSpec& spec, const std::vector<Drawable>& drawn, Frame& f
 void labels(const PlotSpec& spec, const Frame& f, int width, int height, std::string& svg) {
   if (!spec.title.empty()) {
     svg += fmt::format(R"(<text x="{}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>)",
-                       number(width / 2.0), html_escape(spec.title));
+                       svg_number(width / 2.0), html_escape(spec.title));
   }
-  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", number(f.left + f.width / 2),
-                     number(height - 10.0), html_escape(spec.x_label));
+  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", svg_number(f.left + f.width / 2),
+                     svg_number(height - 10.0), html_escape(spec.x_label));
   svg += fmt::format(R"svg(<text transform="translate(16,{}) rotate(-90)" text-anchor="middle">{}</text>)svg",
-                     number(f.top + f.height / 2), html_escape(spec.y_label));
+                     svg_number(f.top + f.height / 2), html_escape(spec.y_label));
 }
 
 void border(const Frame& f, std::string& svg) {
-  svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#444"/>)", number(f.left),
-                     number(f.top), number(f.width), number(f.height));
+  svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#444"/>)", svg_number(f.left),
+                     svg_number(f.top), svg_number(f.width), svg_number(f.height));
 }
 
 void grid_and_ticks(const Frame& f, std::string& svg) {
   const double bottom = f.top + f.height;
   for (const AxisTick& t : f.x.ticks) {
-    const std::string x = number(f.px(t.value));
-    svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e3e3"/>)", x, number(f.top),
-                       number(bottom));
-    svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#444"/>)", x, number(bottom),
-                       number(bottom + 5));
-    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", x, number(bottom + 18),
+    const std::string x = svg_number(f.px(t.value));
+    svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e3e3"/>)", x, svg_number(f.top),
+                       svg_number(bottom));
+    svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#444"/>)", x, svg_number(bottom),
+                       svg_number(bottom + 5));
+    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", x, svg_number(bottom + 18),
                        html_escape(t.label));
   }
   for (const AxisTick& t : f.y.ticks) {
-    const std::string y = number(f.py(t.value));
-    svg += fmt::format(R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#e3e3e3"/>)", y, number(f.left),
-                       number(f.left + f.width));
-    svg += fmt::format(R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#444"/>)", y, number(f.left - 5),
-                       number(f.left));
-    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">{}</text>)", number(f.left - 8),
-                       number(f.py(t.value) + 4), html_escape(t.label));
+    const std::string y = svg_number(f.py(t.value));
+    svg += fmt::format(R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#e3e3e3"/>)", y, svg_number(f.left),
+                       svg_number(f.left + f.width));
+    svg += fmt::format(R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#444"/>)", y, svg_number(f.left - 5),
+                       svg_number(f.left));
+    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">{}</text>)", svg_number(f.left - 8),
+                       svg_number(f.py(t.value) + 4), html_escape(t.label));
   }
 }
 
@@ -140,12 +140,12 @@ void band(const Frame& f, const Drawable& d, std::string& svg) {
   if (d.band.size() < 2) return;
   std::string points;
   for (std::size_t i : d.band) {
-    const Point p = f.at(d.series->x[i], d.series->y_high[i]);
-    points += fmt::format("{},{} ", number(p.x), number(p.y));
+    const PixelPoint p = f.at(d.series->x[i], d.series->y_high[i]);
+    points += fmt::format("{},{} ", svg_number(p.x), svg_number(p.y));
   }
   for (auto it = d.band.rbegin(); it != d.band.rend(); ++it) {
-    const Point p = f.at(d.series->x[*it], d.series->y_low[*it]);
-    points += fmt::format("{},{} ", number(p.x), number(p.y));
+    const PixelPoint p = f.at(d.series->x[*it], d.series->y_low[*it]);
+    points += fmt::format("{},{} ", svg_number(p.x), svg_number(p.y));
   }
   points.pop_back();
   svg += fmt::format(R"(<polygon points="{}" fill="{}" fill-opacity="0.18" stroke="none"/>)", points, colour(d.index));
@@ -155,19 +155,19 @@ void line_and_points(const Frame& f, const Drawable& d, std::string& svg) {
   const PlotSeries& s = *d.series;
   std::string points;
   for (std::size_t i : d.points) {
-    const Point p = f.at(s.x[i], s.y[i]);
-    points += fmt::format("{},{} ", number(p.x), number(p.y));
+    const PixelPoint p = f.at(s.x[i], s.y[i]);
+    points += fmt::format("{},{} ", svg_number(p.x), svg_number(p.y));
   }
   points.pop_back();
   svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", points,
                      colour(d.index), s.dashed ? R"( stroke-dasharray="6 4")" : "");
   const bool has_marks = s.marked.size() == s.x.size();
   for (std::size_t i : d.points) {
-    const Point p = f.at(s.x[i], s.y[i]);
-    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", number(p.x), number(p.y), colour(d.index));
+    const PixelPoint p = f.at(s.x[i], s.y[i]);
+    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(p.x), svg_number(p.y), colour(d.index));
     if (has_marks && s.marked[i]) {
       svg += fmt::format(R"(<circle cx="{}" cy="{}" r="6.5" fill="none" stroke="{}" stroke-width="2"/>)",
-                         number(p.x), number(p.y), kMarkColour);
+                         svg_number(p.x), svg_number(p.y), kMarkColour);
     }
   }
 }
@@ -182,7 +182,7 @@ bool any_mark(const std::vector<Drawable>& drawn) {
 
 struct Box {
   double x = 0, y = 0, w = 0, h = 0;
-  bool contains(Point p) const { return p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h; }
+  bool contains(PixelPoint p) const { return p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h; }
 };
 
 // The corner of the plot area whose legend box would hide the fewest points (top left first).
@@ -215,21 +215,21 @@ void legend(const Frame& f, const PlotSpec& spec, const std::vector<Drawable>& d
   const Box box = legend_box(f, drawn, 44 + 7.0 * static_cast<double>(longest), 8 + row * static_cast<double>(rows));
   svg += fmt::format(R"(<g class="legend"><rect x="{}" y="{}" width="{}" height="{}" fill="#fff" fill-opacity="0.88" )"
                      R"(stroke="#bbb"/>)",
-                     number(box.x), number(box.y), number(box.w), number(box.h));
+                     svg_number(box.x), svg_number(box.y), svg_number(box.w), svg_number(box.h));
   double y = box.y + 4 + row / 2;
   for (const Drawable& d : drawn) {
-    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)", number(box.x + 8),
-                       number(y), number(box.x + 32), number(y), colour(d.index),
+    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)", svg_number(box.x + 8),
+                       svg_number(y), svg_number(box.x + 32), svg_number(y), colour(d.index),
                        d.series->dashed ? R"( stroke-dasharray="6 4")" : "");
-    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", number(box.x + 20), number(y), colour(d.index));
-    svg += fmt::format(R"(<text x="{}" y="{}">{}</text>)", number(box.x + 38), number(y + 4),
+    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(box.x + 20), svg_number(y), colour(d.index));
+    svg += fmt::format(R"(<text x="{}" y="{}">{}</text>)", svg_number(box.x + 38), svg_number(y + 4),
                        html_escape(d.series->label));
     y += row;
   }
   if (marks) {
     svg += fmt::format(R"(<circle cx="{}" cy="{}" r="6" fill="none" stroke="{}" stroke-width="2"/>)",
-                       number(box.x + 20), number(y), kMarkColour);
-    svg += fmt::format(R"(<text x="{}" y="{}">{}</text>)", number(box.x + 38), number(y + 4),
+                       svg_number(box.x + 20), svg_number(y), kMarkColour);
+    svg += fmt::format(R"(<text x="{}" y="{}">{}</text>)", svg_number(box.x + 38), svg_number(y + 4),
                        html_escape(spec.mark_label));
   }
   svg += "</g>";
@@ -269,7 +269,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   if (drawn.empty()) {
     border(frame, svg);
     svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" font-size="16" fill="#888">no data</text>)",
-                       number(frame.left + frame.width / 2), number(frame.top + frame.height / 2));
+                       svg_number(frame.left + frame.width / 2), svg_number(frame.top + frame.height / 2));
     return svg + "</svg>";
   }
   fit_axes(spec, drawn, frame);

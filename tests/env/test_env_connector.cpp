@@ -26,7 +26,7 @@ Connector& contract::connector() { return *formed(); }
 namespace {
 
 TEST(EnvConnector, TheLaunchersVariablesDecide) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   EXPECT_EQ(c.kind(), "env");
   EXPECT_EQ(c.rank(), std::atoi(std::getenv("RANK")));
   EXPECT_EQ(c.size(), std::atoi(std::getenv("WORLD_SIZE")));
@@ -40,7 +40,7 @@ TEST(EnvConnector, TheLaunchersVariablesDecide) {
 // Many calls of each kind, interleaved: the sequences of the collective, bounded and point-to-point calls never
 // mix, and large payloads arrive whole.
 TEST(EnvConnector, ManyCallsOfEveryKindInterleaved) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   const int next = (c.rank() + 1) % c.size();
   const int prev = (c.rank() + c.size() - 1) % c.size();
   for (int round = 0; round < 50; ++round) {

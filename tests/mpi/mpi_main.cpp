@@ -1,16 +1,19 @@
 // GoogleTest under mpirun: every rank runs every test; only rank 0 prints the usual report, other ranks print just
-// their failures; the exit code is the worst over all ranks.
+// their failures; the exit code is the worst over all ranks. --source=test_x.cpp runs one file's tests.
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "backends/registry.hpp"
 #include "core/backend.hpp"
 
 #include "tests/mpi/rank_failure_printer.hpp"
+#include "tests/support/source_filter.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
 #include <memory>
+#include <string>
 
 namespace distbench::mpitest {
 namespace {
@@ -41,7 +44,13 @@ int main(int argc, char** argv) {
 
   ::testing::InitGoogleTest(&argc, argv);
   mpitest::quiet_unless_rank0(s.connector->rank());
-  int code = RUN_ALL_TESTS();
+  int code = 0;
+  if (const std::string problem = testing_support::narrow_to_source(argc, argv); !problem.empty()) {
+    std::fprintf(stderr, "error: %s\n", problem.c_str());
+    code = 2;
+  } else {
+    code = RUN_ALL_TESTS();
+  }
   MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   s.world.reset();
   s.connector.reset();

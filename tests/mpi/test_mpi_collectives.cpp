@@ -17,7 +17,6 @@
 namespace distbench {
 namespace {
 
-using mpitest::connector;
 using mpitest::world;
 
 constexpr Seconds kTimeout{60.0};
@@ -77,15 +76,15 @@ void check_all(Communicator& comm, Collective c, Form form) {
 class EveryCollective : public ::testing::TestWithParam<Collective> {};
 
 TEST_P(EveryCollective, BlockingIsExact) {
-  check_all(world().communicator(world_partition(connector().size())), GetParam(), Form::blocking);
+  check_all(world().communicator(world_partition(mpitest::connector().size())), GetParam(), Form::blocking);
 }
 
 TEST_P(EveryCollective, AsyncIsExact) {
-  check_all(world().communicator(world_partition(connector().size())), GetParam(), Form::async);
+  check_all(world().communicator(world_partition(mpitest::connector().size())), GetParam(), Form::async);
 }
 
 TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
-  const int size = connector().size();
+  const int size = mpitest::connector().size();
   if (size % 2 != 0 || size < 4) GTEST_SKIP() << "needs at least 4 ranks in an even number, have " << size;
   Communicator& comm = world().communicator(consecutive_partition(size, 2));
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
@@ -103,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectiv
 
 // An independent check of the verification itself: the sum of the ranks' inputs, computed here by hand.
 TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int n = comm.size();
   std::vector<std::int32_t> data(100);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i) * (comm.rank() + 1);
@@ -118,7 +117,7 @@ TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
 // untouched. Out of place, the root broadcasts from its send buffer, so its receive buffer is never written (no
 // copy inside the timed call), and verification looks at the send buffer there.
 TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPIPromises) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int root = comm.size() - 1;
   const bool is_root = comm.rank() == root;
   constexpr std::size_t kCount = 257;
@@ -151,7 +150,7 @@ TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPI
 }
 
 TEST(MPICollectives, FusedAllreduceOfATensorList) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int n = comm.size();
   const float me = static_cast<float>(comm.rank());
   std::vector<std::vector<float>> tensors = {std::vector<float>(3, me), std::vector<float>(1000, me + 1),
@@ -178,7 +177,7 @@ TEST(MPICollectives, FusedAllreduceOfATensorList) {
 }
 
 TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
   std::vector<float> data(16, 1.0f);
   ExternalBuffer buffer(data.data(), data.size() * sizeof(float));
@@ -193,10 +192,10 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
       EXPECT_EQ(e.code(), ExitCode::timeout);
       EXPECT_NE(std::string(e.what()).find("allreduce"), std::string::npos) << e.what();
     }
-    connector().barrier();  // now let the others join, so the call completes
+    mpitest::connector().barrier();  // now let the others join, so the call completes
     work->wait(kTimeout);
   } else {
-    connector().barrier();
+    mpitest::connector().barrier();
     comm.start(call)->wait(kTimeout);
   }
   EXPECT_EQ(data, std::vector<float>(16, static_cast<float>(comm.size())));
@@ -212,7 +211,7 @@ std::vector<std::uint8_t> p2p_pattern(int sender, int k, int message, std::size_
 std::size_t p2p_bytes(int sender, int k) { return 1000 + static_cast<std::size_t>(37 * sender + 13 * k); }
 
 TEST(MPIPointToPoint, EveryRankExchangesWithEveryDistance) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int n = comm.size();
   const int me = comm.rank();
   if (n < 2) GTEST_SKIP() << "needs a peer";
@@ -234,7 +233,7 @@ TEST(MPIPointToPoint, EveryRankExchangesWithEveryDistance) {
 // Several messages of different sizes to one peer, all sends posted before any receive: they arrive in the order
 // sent (each receive is posted for its own message's size, and each message's bytes name it).
 TEST(MPIPointToPoint, MessagesToOnePeerArriveInOrder) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int n = comm.size();
   const int me = comm.rank();
   const int next = (me + 1) % n;  // itself when alone
@@ -263,7 +262,7 @@ TEST(MPIPointToPoint, MessagesToOnePeerArriveInOrder) {
 }
 
 TEST(MPIPointToPoint, WaitNamesTheCallAndPeerWhenThePeerNeverSends) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
   std::vector<std::uint8_t> data(16, 0);
   ExternalBuffer buffer(data.data(), data.size());
@@ -276,11 +275,11 @@ TEST(MPIPointToPoint, WaitNamesTheCallAndPeerWhenThePeerNeverSends) {
       EXPECT_EQ(e.code(), ExitCode::timeout);
       EXPECT_NE(std::string(e.what()).find("receive of 16 bytes from group rank 1"), std::string::npos) << e.what();
     }
-    connector().barrier();  // now rank 1 sends, so the call completes
+    mpitest::connector().barrier();  // now rank 1 sends, so the call completes
     work->wait(kTimeout);
     EXPECT_EQ(data, std::vector<std::uint8_t>(16, 7));
   } else {
-    connector().barrier();
+    mpitest::connector().barrier();
     if (comm.rank() == 1) {
       std::fill(data.begin(), data.end(), std::uint8_t{7});
       comm.start_send({&buffer, 0}, data.size(), 0)->wait(kTimeout);
@@ -300,7 +299,7 @@ class TwoParts final : public Buffer {
 };
 
 TEST(MPIPointToPoint, RefusesAMultiPartBufferAndAPeerOutsideTheGroup) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   TwoParts two;
   std::array<std::byte, 8> one{};
   ExternalBuffer single(one.data(), one.size());

@@ -20,26 +20,26 @@ namespace {
 using mpitest::world;
 
 TEST(World, CommunicatorsAreCachedPerPartition) {
-  const int size = connector().size();
+  const int size = contract::connector().size();
   Communicator& a = world().communicator(world_partition(size));
   Communicator& b = world().communicator(world_partition(size));
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(a.size(), size);
-  EXPECT_EQ(a.rank(), connector().rank());
-  Communicator& node = world().communicator(node_partition(connector().node_of_ranks()));
-  EXPECT_EQ(node.size(), connector().local_size());
-  EXPECT_EQ(node.rank(), connector().local_rank());
+  EXPECT_EQ(a.rank(), contract::connector().rank());
+  Communicator& node = world().communicator(node_partition(contract::connector().node_of_ranks()));
+  EXPECT_EQ(node.size(), contract::connector().local_size());
+  EXPECT_EQ(node.rank(), contract::connector().local_rank());
 }
 
 TEST(World, ConsecutiveAndStridedGroups) {
-  const int size = connector().size();
+  const int size = contract::connector().size();
   if (size % 2 != 0) GTEST_SKIP() << "needs an even number of ranks, have " << size;
   Communicator& pairs = world().communicator(consecutive_partition(size, 2));
   EXPECT_EQ(pairs.size(), 2);
-  EXPECT_EQ(pairs.rank(), connector().rank() % 2);
+  EXPECT_EQ(pairs.rank(), contract::connector().rank() % 2);
   Communicator& strided = world().communicator(strided_partition(size, 2));
   EXPECT_EQ(strided.size(), size / 2);
-  EXPECT_EQ(strided.rank(), connector().rank() / 2);
+  EXPECT_EQ(strided.rank(), contract::connector().rank() / 2);
 }
 
 }  // namespace

@@ -19,10 +19,8 @@ Connector& connector();
 
 namespace {
 
-using contract::connector;
-
 TEST(ConnectorContract, RanksAndNodes) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   EXPECT_GE(c.rank(), 0);
   EXPECT_LT(c.rank(), c.size());
   EXPECT_EQ(c.root_rank(), 0);
@@ -50,7 +48,7 @@ TEST(ConnectorContract, RanksAndNodes) {
 }
 
 TEST(ConnectorContract, BroadcastGatherAllgather) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   std::string text = c.is_root() ? "from the root" : "";
   broadcast_string(c, text, 0);
   EXPECT_EQ(text, "from the root");
@@ -77,7 +75,7 @@ TEST(ConnectorContract, BroadcastGatherAllgather) {
 }
 
 TEST(ConnectorContract, RaiseIfAnyAgreesOnTheLowestFailingRank) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   EXPECT_NO_THROW(raise_if_any(c, nullptr));
   const Error mine = usage_error("rank " + std::to_string(c.rank()) + " objects");
   const bool fails = c.rank() == c.size() - 1;
@@ -107,7 +105,7 @@ std::vector<std::byte> payload(int rank, int round, std::size_t bytes) {
 std::size_t payload_size(int rank) { return static_cast<std::size_t>(3 * rank + 1); }
 
 TEST(ConnectorContractUntil, GatherUntilGetsEveryRanksPayload) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   const int root = c.size() - 1;
   const auto gathered = c.gather_until(payload(c.rank(), 1, payload_size(c.rank())), root, Clock::now() + kPlenty);
   if (c.rank() == root) {
@@ -130,7 +128,7 @@ TEST(ConnectorContractUntil, GatherUntilGetsEveryRanksPayload) {
 }
 
 TEST(ConnectorContractUntil, BroadcastUntilDeliversDataOfASizeOnlyTheRootKnows) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   std::string text = c.is_root() ? std::string("from the root, ") + std::string(100, 'z') : "stale";
   broadcast_string_until(c, text, 0, Clock::now() + kPlenty);
   EXPECT_EQ(text, std::string("from the root, ") + std::string(100, 'z'));
@@ -145,7 +143,7 @@ TEST(ConnectorContractUntil, BroadcastUntilDeliversDataOfASizeOnlyTheRootKnows) 
 // A rank that receives nothing times out near its deadline. The message it waited for, sent late, is never taken
 // for a later receive's (SendReceiveUntilAroundARing checks what arrives next).
 TEST(ConnectorContractUntil, ReceiveUntilTimesOutWhenNothingIsSent) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   const int next = (c.rank() + 1) % c.size();
   const int prev = (c.rank() + c.size() - 1) % c.size();
   const auto start = Clock::now();
@@ -165,7 +163,7 @@ TEST(ConnectorContractUntil, ReceiveUntilTimesOutWhenNothingIsSent) {
 }
 
 TEST(ConnectorContractUntil, SendReceiveUntilAroundARing) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   const int next = (c.rank() + 1) % c.size();
   const int prev = (c.rank() + c.size() - 1) % c.size();
   for (int round = 0; round < 3; ++round) {
@@ -180,7 +178,7 @@ TEST(ConnectorContractUntil, SendReceiveUntilAroundARing) {
 // The last rank stays away from one gather (as a stopped process would) and sends its part only after the root has
 // given up: the root names it, returns near its deadline, and the late part is never taken for the next gather's.
 TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   if (c.size() < 2) GTEST_SKIP() << "needs a rank that stays away";
   const int late = c.size() - 1;
   if (c.rank() == late) {
@@ -216,7 +214,7 @@ TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
 // The root of a broadcast too large to leave eagerly returns by its deadline when a rank does not listen; that
 // rank still gets the data once it does (the root keeps the data until MPI is done with it).
 TEST(ConnectorContractUntil, BroadcastUntilRootReturnsWhenARankDoesNotListen) {
-  Connector& c = connector();
+  Connector& c = contract::connector();
   if (c.size() < 2) GTEST_SKIP() << "needs a rank that stays away";
   const int late = c.size() - 1;
   const auto expected = payload(0, 30, 4 << 20);

@@ -27,7 +27,7 @@ std::string error_of(F read) {
   return {};
 }
 
-constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+constexpr auto kFieldMax = std::numeric_limits<std::int64_t>::max();
 
 TEST(JsonFields, PathsNameMembersAndElements) {
   const json j = json::parse(R"({"records": [{"a": 1}, {"a": 2, "samples": -1}]})");
@@ -44,13 +44,13 @@ TEST(JsonFields, IntegerWithinItsRange) {
   const json j = json::parse(R"({"a": 7, "big": 4294967297, "huge": 18446744073709551615, "neg": -3})");
   const JsonField top(j, "");
   EXPECT_EQ(top.at("a").integer(0, 10), 7);
-  EXPECT_EQ(top.at("big").integer(0, kMax), 4294967297);
+  EXPECT_EQ(top.at("big").integer(0, kFieldMax), 4294967297);
   EXPECT_EQ(error_of([&] { top.at("big").int_in(0, 2147483647); }),
             "field 'big' must be an integer from 0 to 2147483647, found 4294967297");
-  EXPECT_EQ(error_of([&] { top.at("huge").integer(0, kMax); }),
+  EXPECT_EQ(error_of([&] { top.at("huge").integer(0, kFieldMax); }),
             "field 'huge' must be a non-negative integer, found 18446744073709551615");
   EXPECT_EQ(top.at("neg").integer(-5, 5), -3);
-  EXPECT_EQ(error_of([&] { top.at("neg").integer(1, kMax); }), "field 'neg' must be a positive integer, found -3");
+  EXPECT_EQ(error_of([&] { top.at("neg").integer(1, kFieldMax); }), "field 'neg' must be a positive integer, found -3");
 }
 
 TEST(JsonFields, AFloatIsNeverConvertedToAnInteger) {

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& path) {
+std::string read_locked(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -52,7 +52,7 @@ TEST_F(ReportLockTest, ASecondWriterOfAFileBeingWrittenIsRefusedBeforeItWrites) 
     EXPECT_EQ(e.code(), ExitCode::usage);
     EXPECT_NE(std::string(e.what()).find("being written by another run"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(read(path_), "first v2");
+  EXPECT_EQ(read_locked(path_), "first v2");
   EXPECT_EQ(files(), 1U) << "nothing else written";
 }
 
@@ -64,7 +64,7 @@ TEST_F(ReportLockTest, TheLockGoesWithItsHolder) {
   ReportLock second(path_);
   EXPECT_NO_THROW(second.claim());
   second.replace("second", Durability::disk);
-  EXPECT_EQ(read(path_), "second");
+  EXPECT_EQ(read_locked(path_), "second");
 }
 
 TEST_F(ReportLockTest, AWriterWhoseFileWasReplacedStopsWritingIt) {
@@ -76,7 +76,7 @@ TEST_F(ReportLockTest, AWriterWhoseFileWasReplacedStopsWritingIt) {
     fs::rename(dir_ / "other", path_);
   }
   EXPECT_THROW(first.replace("first again", Durability::process), Error);
-  EXPECT_EQ(read(path_), "another process's version");
+  EXPECT_EQ(read_locked(path_), "another process's version");
   EXPECT_EQ(files(), 1U) << "no temporary file left";
 }
 
@@ -87,7 +87,7 @@ TEST_F(ReportLockTest, AFileCreatedByAnotherWriterAfterTheClaimIsNotOverwritten)
   second.claim();
   second.replace("second", Durability::process);
   EXPECT_THROW(first.replace("first", Durability::process), Error);
-  EXPECT_EQ(read(path_), "second");
+  EXPECT_EQ(read_locked(path_), "second");
 }
 
 TEST_F(ReportLockTest, AnExistingFileOfAFinishedRunIsTakenOver) {
@@ -95,7 +95,7 @@ TEST_F(ReportLockTest, AnExistingFileOfAFinishedRunIsTakenOver) {
   ReportLock lock(path_);
   lock.claim();
   lock.replace("new", Durability::process);
-  EXPECT_EQ(read(path_), "new");
+  EXPECT_EQ(read_locked(path_), "new");
 }
 
 TEST_F(ReportLockTest, AFileRemovedMeanwhileIsWrittenAgain) {
@@ -103,7 +103,7 @@ TEST_F(ReportLockTest, AFileRemovedMeanwhileIsWrittenAgain) {
   lock.replace("one", Durability::process);
   fs::remove(path_);
   lock.replace("two", Durability::process);
-  EXPECT_EQ(read(path_), "two");
+  EXPECT_EQ(read_locked(path_), "two");
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-std::size_t count(const std::string& text, std::string_view needle) {
+std::size_t count_of(const std::string& text, std::string_view needle) {
   std::size_t n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
   return n;
@@ -124,10 +124,10 @@ TEST(ReportViews, HtmlIsASelfContainedPageWithPlots) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace, never fetched
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_EQ(count(html, "<svg"), 2u);      // busbw and time against the size
-  EXPECT_EQ(count(html, "<polyline"), 4u);  // a line per placement in each
-  EXPECT_EQ(count(html, "<polygon"), 2u);   // the ranks' spread around each time line
-  EXPECT_EQ(count(html, "<tr><td"), r.records.size());  // the results table, no row skipped
+  EXPECT_EQ(count_of(html, "<svg"), 2u);      // busbw and time against the size
+  EXPECT_EQ(count_of(html, "<polyline"), 4u);  // a line per placement in each
+  EXPECT_EQ(count_of(html, "<polygon"), 2u);   // the ranks' spread around each time line
+  EXPECT_EQ(count_of(html, "<tr><td"), r.records.size());  // the results table, no row skipped
   std::vector<std::string> texts = {r.info.git_sha, "<code>distbench allreduce -b 8 -e 1M -f 8 -n 10 --json example.json",
                                     fmt::format("{}: ranks 0, 1", r.info.ranks.at(0).host), "Open MPI",
                                     "status-complete", "avg_busbw_gbps", ">out-of-place</text>", "busbw_gbps (GB/s)"};
@@ -163,7 +163,7 @@ TEST(ReportViews, LatencyPlotsTheOneWayTime) {
   EXPECT_EQ(plots[0].series[0].y_low.size(), r.records.size());
   EXPECT_TRUE(plots[0].series[0].marked.empty());  // nothing was wrong
   const std::string html = report_html(r);
-  EXPECT_EQ(count(html, "<svg"), 1u);
+  EXPECT_EQ(count_of(html, "<svg"), 1u);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(table_lines(report_markdown(r)).size(), 2 + r.records.size());
 }
@@ -214,12 +214,12 @@ TEST(ReportViews, OtherBenchmarksPlotTheirFirstMetricOnlyWithASize) {
   EXPECT_EQ(plots[0].spec.y_label, "rate (1/s)");
   EXPECT_FALSE(plots[0].spec.log_y);  // a zero: linear
   EXPECT_EQ(plots[0].series.size(), 2u);
-  EXPECT_EQ(count(report_html(r), "<svg"), 1u);
+  EXPECT_EQ(count_of(report_html(r), "<svg"), 1u);
 
   r.layout.params = {"mode"};
   for (Record& rec : r.records) rec.params.erase(rec.params.begin());
   EXPECT_TRUE(report_plots(r).empty());
-  EXPECT_EQ(count(report_html(r), "<svg"), 0u);
+  EXPECT_EQ(count_of(report_html(r), "<svg"), 0u);
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST(Sweep, BufferBytesNeverWrap) {
   EXPECT_EQ(sweep_buffer_bytes(plan, 1), std::numeric_limits<std::uint64_t>::max());
 }
 
-CaseResult measured(std::string placement, double busbw, std::int64_t wrong) {
+CaseResult measured_case(std::string placement, double busbw, std::int64_t wrong) {
   CaseResult r = test_support::allreduce_case(std::move(placement), 64, 2);
   r.busbw = busbw;
   r.wrong = wrong;
@@ -78,7 +78,7 @@ CaseResult measured(std::string placement, double busbw, std::int64_t wrong) {
 }
 
 TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
-  const Record r = collective_record(measured("in-place", 1.5, -1), {"node-a", "node-b"});
+  const Record r = collective_record(measured_case("in-place", 1.5, -1), {"node-a", "node-b"});
   EXPECT_EQ(r.kind, "collective");
   std::vector<std::string> keys;
   for (const Param& p : r.params) keys.push_back(p.key);
@@ -95,7 +95,7 @@ TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
   EXPECT_DOUBLE_EQ(r.ranks[1].figures[0].value, 3.0);
   ASSERT_NE(r.phase("time"), nullptr);
 
-  CaseResult skipped = measured("out-of-place", 0, 0);
+  CaseResult skipped = measured_case("out-of-place", 0, 0);
   skipped.status = "skipped";
   skipped.skip_reason = "no";
   const Record s = collective_record(skipped, {});
@@ -106,7 +106,7 @@ TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
 
 // -N 2 gives each record its cycle; -S its start time. The layout names both only when the sweep has them.
 TEST(CollectiveRecord, CycleAndStartTimeWhenTheSweepHasThem) {
-  CaseResult c = measured("in-place", 1.5, 0);
+  CaseResult c = measured_case("in-place", 1.5, 0);
   c.cycle = 2;
   c.start_time_s = 1795423778.125;
   const Record r = collective_record(c, {});
@@ -120,13 +120,13 @@ TEST(CollectiveRecord, CycleAndStartTimeWhenTheSweepHasThem) {
   EXPECT_EQ(layout.metrics.back().key, "start_time_s");
   EXPECT_EQ(collective_record_layout().params.back(), "groups");
 
-  const Record plain = collective_record(measured("in-place", 1.5, 0), {});
+  const Record plain = collective_record(measured_case("in-place", 1.5, 0), {});
   EXPECT_EQ(plain.param("cycle"), nullptr);
   EXPECT_TRUE(std::isnan(plain.metric("start_time_s")));
 }
 
 TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) {
-  const auto recs = collective_records({measured("out-of-place", 1.0, 0), measured("in-place", 2.0, 3)}, {});
+  const auto recs = collective_records({measured_case("out-of-place", 1.0, 0), measured_case("in-place", 2.0, 3)}, {});
   const auto items = collective_summary(recs);
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].key, "avg_busbw_gbps");
@@ -139,10 +139,10 @@ TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) 
 }
 
 TEST(CollectiveSummary, OneAveragePerDatatypeAndOperatorWhenThereAreSeveral) {
-  std::vector<CaseResult> cases = {measured("out-of-place", 1.0, 0), measured("in-place", 3.0, 0)};
-  cases.push_back(measured("out-of-place", 10.0, 0));
+  std::vector<CaseResult> cases = {measured_case("out-of-place", 1.0, 0), measured_case("in-place", 3.0, 0)};
+  cases.push_back(measured_case("out-of-place", 10.0, 0));
   cases.back().dtype = "int8";
-  cases.push_back(measured("out-of-place", 20.0, 0));
+  cases.push_back(measured_case("out-of-place", 20.0, 0));
   cases.back().dtype = "int8";
   cases.back().op = "max";
   const auto items = collective_summary(collective_records(cases, {}));

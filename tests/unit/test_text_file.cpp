@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The message of the usage_error read_text_file throws; fails the test if none.
-std::string read_error(const std::string& path, std::size_t max_bytes = 1024) {
+std::string text_read_error(const std::string& path, std::size_t max_bytes = 1024) {
   try {
     read_text_file(path, "hostfile", max_bytes);
   } catch (const Error& e) {
@@ -55,20 +55,20 @@ TEST_F(TextFile, ReadsAFileOfExactlyTheCap) {
 }
 
 TEST_F(TextFile, RefusesAFileLargerThanTheCap) {
-  const auto msg = read_error(write("f", std::string(1025, 'x')));
+  const auto msg = text_read_error(write("f", std::string(1025, 'x')));
   EXPECT_EQ(msg, "hostfile '" + path("f") +
                      "' is larger than 1 KiB, the most distbench reads as a hostfile; check that it is the right file");
 }
 
 TEST_F(TextFile, RefusesAnEndlessDevice) {
-  EXPECT_EQ(read_error("/dev/zero"),
+  EXPECT_EQ(text_read_error("/dev/zero"),
             "hostfile '/dev/zero' is not a regular file (a character device); give the path of a regular file");
-  EXPECT_NE(read_error("/dev/urandom").find("is not a regular file (a character device)"), std::string::npos);
+  EXPECT_NE(text_read_error("/dev/urandom").find("is not a regular file (a character device)"), std::string::npos);
 }
 
 TEST_F(TextFile, RefusesADeviceBehindASymlink) {
   fs::create_symlink("/dev/zero", path("link"));
-  EXPECT_NE(read_error(path("link")).find("is not a regular file (a character device)"), std::string::npos);
+  EXPECT_NE(text_read_error(path("link")).find("is not a regular file (a character device)"), std::string::npos);
 }
 
 TEST_F(TextFile, ReadsARegularFileBehindASymlink) {
@@ -78,24 +78,24 @@ TEST_F(TextFile, ReadsARegularFileBehindASymlink) {
 
 TEST_F(TextFile, RefusesAFifoWithoutWaitingForAWriter) {
   ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
-  EXPECT_NE(read_error(path("fifo")).find("is not a regular file (a named pipe)"), std::string::npos);
+  EXPECT_NE(text_read_error(path("fifo")).find("is not a regular file (a named pipe)"), std::string::npos);
 }
 
 TEST_F(TextFile, RefusesADirectory) {
-  EXPECT_NE(read_error(path("")).find("is not a regular file (a directory)"), std::string::npos);
+  EXPECT_NE(text_read_error(path("")).find("is not a regular file (a directory)"), std::string::npos);
 }
 
 TEST_F(TextFile, RefusesAnEmptyPath) {
-  EXPECT_EQ(read_error(""), "the hostfile path is empty; give the path of a file");
+  EXPECT_EQ(text_read_error(""), "the hostfile path is empty; give the path of a file");
 }
 
 TEST_F(TextFile, NamesAMissingFile) {
-  EXPECT_EQ(read_error(path("missing")), "cannot read hostfile '" + path("missing") +
+  EXPECT_EQ(text_read_error(path("missing")), "cannot read hostfile '" + path("missing") +
                                              "': No such file or directory; check the path and its permissions");
 }
 
 TEST_F(TextFile, EscapesControlCharactersInThePath) {
-  const auto msg = read_error(path("a\nb"));
+  const auto msg = text_read_error(path("a\nb"));
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_NE(msg.find("a\\nb"), std::string::npos) << msg;
 }

@@ -16,13 +16,6 @@ namespace {
 constexpr int kFirstTag = 1024;
 constexpr int kGuaranteedTagUb = 32767;
 
-int checked_int(std::size_t n) {
-  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    throw failure(fmt::format("{} bytes of coordination data exceed what MPI can move in one call", n));
-  }
-  return static_cast<int>(n);
-}
-
 // Calls `finished` until it answers true or `deadline` passes; at least once, so that what has already arrived
 // counts even when the deadline is behind us. Yields between polls for the first 200 us (a reply that is on its
 // way), then sleeps, 50 us growing to 1 ms: a rank that waits long for a slow or stopped one must leave the cores

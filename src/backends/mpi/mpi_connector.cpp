@@ -12,16 +12,6 @@
 #include <numeric>
 
 namespace distbench::mpi {
-namespace {
-
-int checked_int(std::size_t n) {
-  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    throw failure(fmt::format("{} bytes of coordination data exceed what MPI can move in one call", n));
-  }
-  return static_cast<int>(n);
-}
-
-}  // namespace
 
 MPIConnector::MPIConnector(int& argc, char**& argv) {
   int initialized = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace distbench::mpi {
 namespace {
@@ -57,6 +58,13 @@ void check(int code, const char* what) {
   int length = 0;
   MPI_Error_string(code, text.data(), &length);
   throw failure(fmt::format("{} failed: {}", what, std::string_view(text.data(), static_cast<std::size_t>(length))));
+}
+
+int checked_int(std::size_t n) {
+  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw failure(fmt::format("{} bytes of coordination data exceed what MPI can move in one call", n));
+  }
+  return static_cast<int>(n);
 }
 
 TypeMap::TypeMap() {

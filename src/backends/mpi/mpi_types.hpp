@@ -6,12 +6,16 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <string>
 
 namespace distbench::mpi {
 
 // Throws Error(failure) naming the MPI call and the MPI error text when `code` is not MPI_SUCCESS.
 void check(int code, const char* what);
+
+// `n` bytes of coordination data as MPI's int count; throws Error(failure) past INT_MAX.
+int checked_int(std::size_t n);
 
 // MPI's datatypes and operators for distbench's, created once per process (user types and operators are freed
 // when the owning backend goes away).

@@ -8,7 +8,7 @@
 namespace distbench::nccl {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kPatternThreads = 256;
 constexpr std::uint64_t kMaxGridX = 4096;
 constexpr unsigned kMaxGridY = 65535;
 constexpr unsigned kMaxCtas = 65536;  // enough to fill any GPU; larger grids only add scheduling
@@ -79,8 +79,8 @@ __global__ void count_wrong_kernel(const typename Codec::Storage* data, PatternP
   if (wrong != 0) atomicAdd(counter, wrong);
 }
 
-unsigned grid_for(std::uint64_t elements) {
-  const std::uint64_t blocks = (elements + kThreads - 1) / kThreads;
+unsigned pattern_grid(std::uint64_t elements) {
+  const std::uint64_t blocks = (elements + kPatternThreads - 1) / kPatternThreads;
   return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, kMaxGridX));
 }
 
@@ -108,7 +108,7 @@ cudaError_t launch_fill(void* data, std::size_t count, DType dtype, const Patter
                         cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   return with_codec(dtype, [&]<typename Codec>(Codec) {
-    fill_kernel<Codec><<<grid_for(count), kThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data), count,
+    fill_kernel<Codec><<<pattern_grid(count), kPatternThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data), count,
                                                                  pattern, rank);
     return cudaGetLastError();
   });
@@ -119,10 +119,10 @@ cudaError_t launch_count_wrong(const void* data, DType dtype, const PatternParam
                                unsigned long long* counter, cudaStream_t stream) {
   if (nblocks == 0 || longest == 0) return cudaSuccess;
   const unsigned grid_y = std::min(static_cast<unsigned>(nblocks), kMaxGridY);
-  const unsigned grid_x = std::max(1u, std::min(grid_for(longest), kMaxCtas / grid_y));
+  const unsigned grid_x = std::max(1u, std::min(pattern_grid(longest), kMaxCtas / grid_y));
   const dim3 grid(grid_x, grid_y);
   return with_codec(dtype, [&]<typename Codec>(Codec) {
-    count_wrong_kernel<Codec><<<grid, kThreads, 0, stream>>>(static_cast<const typename Codec::Storage*>(data),
+    count_wrong_kernel<Codec><<<grid, kPatternThreads, 0, stream>>>(static_cast<const typename Codec::Storage*>(data),
                                                              pattern, op, blocks, nblocks, tolerance, counter);
     return cudaGetLastError();
   });

@@ -1,11 +1,11 @@
 #include "benchmarks/collective/collective_record.hpp"
+#include "core/units.hpp"
 
 #include <cmath>
 
 namespace distbench {
 namespace {
 
-constexpr double kMicro = 1e6;
 
 struct OsFigure {
   const char* key;

@@ -12,7 +12,7 @@
 namespace distbench::health {
 namespace {
 
-double number(const nlohmann::json& j, const char* key) {
+double rule_number(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : kNotMeasured;
 }
 
@@ -28,9 +28,9 @@ std::optional<GroupAllreduce> group_allreduce(const PhaseResult& phase, const st
   for (int r : ranks) {
     const auto& j = phase.ranks[static_cast<std::size_t>(r)];
     if (!j || !j->contains("best_s")) return std::nullopt;
-    slowest = std::max(slowest, number(*j, "best_s"));
-    out.wrong += number(*j, "wrong");
-    bytes = number(*j, "bytes");
+    slowest = std::max(slowest, rule_number(*j, "best_s"));
+    out.wrong += rule_number(*j, "wrong");
+    bytes = rule_number(*j, "bytes");
   }
   const auto n = static_cast<double>(ranks.size());
   out.busbw_gbps = bytes / slowest / 1e9 * 2 * (n - 1) / n;
@@ -118,17 +118,17 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
     if (!j || j->contains("error")) continue;
     const std::string subject = fmt::format("rank {}", r);
     const std::string& host = topo.host_of(static_cast<int>(r));
-    Check wrong = make_check("rank", subject, host, "memory.wrong", number(*j, "wrong"), "1");
+    Check wrong = make_check("rank", subject, host, "memory.wrong", rule_number(*j, "wrong"), "1");
     wrong.limit = "== 0";
     if (wrong.value != 0) {
       wrong.status = Status::failed;
       wrong.why = fmt::format("{:.0f} of the elements written to {:.0f} bytes read back wrong", wrong.value,
-                              number(*j, "memory_bytes"));
+                              rule_number(*j, "memory_bytes"));
     }
     out.push_back(std::move(wrong));
     for (const auto& [key, metric] : rank_bandwidths()) {
       if (!j->contains(key)) continue;
-      Check c = make_check("rank", subject, host, metric, number(*j, key.c_str()), "GB/s");
+      Check c = make_check("rank", subject, host, metric, rule_number(*j, key.c_str()), "GB/s");
       c.screening = true;
       figures.push_back(std::move(c));
       rank_of_figure.push_back(static_cast<int>(r));
@@ -336,7 +336,7 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     for (const auto& [key, metric] : rank_bandwidths()) {
       if (!j->contains(key)) continue;
       Check c =
-          make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, number(*j, key.c_str()), "GB/s");
+          make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, rule_number(*j, key.c_str()), "GB/s");
       judge(c, rank);
       out.push_back(std::move(c));
     }

@@ -8,6 +8,7 @@
 #include "core/report/text.hpp"
 #include "core/sampler.hpp"
 #include "core/sizes.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,6 @@
 namespace distbench {
 namespace {
 
-constexpr double kMicro = 1e6;
 
 // The two messages of a round trip: the pair's first rank to the second, and back, in place in one buffer.
 struct RoundTrip {

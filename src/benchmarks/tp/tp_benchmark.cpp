@@ -7,6 +7,7 @@
 #include "core/report/summary_items.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,6 @@
 namespace distbench::tp {
 namespace {
 
-constexpr double kMicro = 1e6, kMilli = 1e3;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

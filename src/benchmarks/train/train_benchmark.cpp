@@ -12,6 +12,7 @@
 #include "core/report/text.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -23,7 +24,6 @@
 namespace distbench::train {
 namespace {
 
-constexpr double kMilli = 1e3;
 
 std::string zero_text(int stage) {
   switch (stage) {

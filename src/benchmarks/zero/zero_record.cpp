@@ -3,6 +3,7 @@
 #include "benchmarks/zero/plan.hpp"
 #include "core/phase_stats.hpp"
 #include "core/report/summary_items.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -12,8 +13,6 @@
 namespace distbench::zero {
 namespace {
 
-constexpr double kMilli = 1e3;
-constexpr double kMega = 1e6;
 
 double max_of(const std::vector<double>& v) {
   double m = kNotMeasured;

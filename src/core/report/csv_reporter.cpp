@@ -27,8 +27,8 @@ std::string csv_field(std::string_view field) {
 }
 
 // 12 significant digits: every digit a timer can measure, none of the noise of the unit conversion.
-std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.12g}", v) : std::string(); }
-std::string microseconds(double seconds) { return number(seconds * 1e6); }
+std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{:.12g}", v) : std::string(); }
+std::string csv_microseconds(double seconds) { return csv_number(seconds * 1e6); }
 
 std::string phase_prefix(const RecordLayout& layout, const std::string& phase) {
   return layout.phases.size() > 1 ? phase + "_" : std::string();
@@ -40,10 +40,10 @@ void phase_fields(const PhaseStats* p, std::string& line) {
     return;
   }
   const Summary& t = p->summary;
-  line += fmt::format(",{},{},{},{},{},{},{},{},{},{},{}", microseconds(t.median), microseconds(t.mean),
-                      microseconds(t.min), microseconds(t.max), microseconds(t.stddev), microseconds(t.p99),
-                      number(t.noise), number(t.median_ci), microseconds(p->rank_spread.min),
-                      microseconds(p->rank_spread.avg), microseconds(p->rank_spread.max));
+  line += fmt::format(",{},{},{},{},{},{},{},{},{},{},{}", csv_microseconds(t.median), csv_microseconds(t.mean),
+                      csv_microseconds(t.min), csv_microseconds(t.max), csv_microseconds(t.stddev), csv_microseconds(t.p99),
+                      csv_number(t.noise), csv_number(t.median_ci), csv_microseconds(p->rank_spread.min),
+                      csv_microseconds(p->rank_spread.avg), csv_microseconds(p->rank_spread.max));
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ std::string csv_line(const RecordLayout& layout, const Record& r) {
     const PhaseStats* first = r.phases.empty() ? nullptr : &r.phases.front();
     line += fmt::format("{},{}", r.ops_per_sample, first == nullptr ? 0 : first->summary.samples);
     for (const std::string& phase : layout.phases) phase_fields(r.phase(phase), line);
-    for (const MetricSpec& m : layout.metrics) (line += ',') += number(r.metric(m.key));
+    for (const MetricSpec& m : layout.metrics) (line += ',') += csv_number(r.metric(m.key));
   } else {  // nothing was measured
     line += ",";
     line += std::string(layout.phases.size() * std::size(kPhaseColumns) + layout.metrics.size(), ',');

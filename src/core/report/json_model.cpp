@@ -1,6 +1,7 @@
 #include "core/report/json_model.hpp"
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -14,19 +15,18 @@ namespace {
 
 using json = ordered_json;
 
-constexpr double kMicrosecondsPerSecond = 1e6;
 
 // A double as JSON; NaN and infinities have no JSON form and become null.
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // A metric: whole values (counts) as JSON integers, the rest as numbers.
 json metric_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
     return json(static_cast<std::int64_t>(v));
-  return number(v);
+  return json_number(v);
 }
 
-json microseconds(double seconds) { return number(seconds * kMicrosecondsPerSecond); }
+json json_microseconds(double seconds) { return json_number(seconds * kMicro); }
 
 // Text that may be absent: empty in the model, null in JSON.
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -40,32 +40,32 @@ json key_values(const KeyValues& kv) {
 json param_json(const ParamValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-  return number(std::get<double>(v));
+  return json_number(std::get<double>(v));
 }
 
 json time_summary_json(const Summary& s) {
   json j;
-  j["median"] = microseconds(s.median);
-  j["mean"] = microseconds(s.mean);
-  j["min"] = microseconds(s.min);
-  j["max"] = microseconds(s.max);
-  j["stddev"] = microseconds(s.stddev);
-  j["p99"] = microseconds(s.p99);
-  j["mad"] = microseconds(s.mad);
-  j["noise_pct"] = number(s.noise);
-  j["median_ci_low"] = microseconds(s.median_low);
-  j["median_ci_high"] = microseconds(s.median_high);
-  j["median_ci_pct"] = number(s.median_ci);
+  j["median"] = json_microseconds(s.median);
+  j["mean"] = json_microseconds(s.mean);
+  j["min"] = json_microseconds(s.min);
+  j["max"] = json_microseconds(s.max);
+  j["stddev"] = json_microseconds(s.stddev);
+  j["p99"] = json_microseconds(s.p99);
+  j["mad"] = json_microseconds(s.mad);
+  j["noise_pct"] = json_number(s.noise);
+  j["median_ci_low"] = json_microseconds(s.median_low);
+  j["median_ci_high"] = json_microseconds(s.median_high);
+  j["median_ci_pct"] = json_number(s.median_ci);
   j["samples"] = s.samples;
   j["outliers"] = s.outliers;
   return j;
 }
 
 json spread_json(const RankSpread& s) {
-  return {{"min", microseconds(s.min)},
-          {"avg", microseconds(s.avg)},
-          {"max", microseconds(s.max)},
-          {"rank0", microseconds(s.rank0)}};
+  return {{"min", json_microseconds(s.min)},
+          {"avg", json_microseconds(s.avg)},
+          {"max", json_microseconds(s.max)},
+          {"rank0", json_microseconds(s.rank0)}};
 }
 
 json metric_specs_json(const std::vector<MetricSpec>& specs) {
@@ -92,7 +92,7 @@ json record_json(const Record& r) {
   json phases = json::array();
   for (const PhaseStats& p : r.phases) {
     json samples = json::array();
-    for (double s : p.samples) samples.push_back(microseconds(s));
+    for (double s : p.samples) samples.push_back(json_microseconds(s));
     phases.push_back({{"name", p.name},
                       {"time_us", time_summary_json(p.summary)},
                       {"rank_spread_us", spread_json(p.rank_spread)},

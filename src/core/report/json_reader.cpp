@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +22,6 @@ namespace {
 
 using json = ordered_json;
 
-constexpr double kMicrosecondsPerSecond = 1e6;
 
 [[noreturn]] void malformed(const std::string& what) {
   throw usage_error(
@@ -70,7 +70,7 @@ json parse_json(std::string_view text) {
   return result;
 }
 
-double seconds_from(const JsonField& f) { return f.number_or_nan() / kMicrosecondsPerSecond; }
+double seconds_from(const JsonField& f) { return f.number_or_nan() / kMicro; }
 
 KeyValues key_values_from(const JsonField& f) {
   KeyValues kv;
@@ -103,8 +103,8 @@ Summary time_summary_from(const JsonField& j) {
     const auto f = j.find(key);
     return f ? f->number_or_nan() : 0.0;
   };
-  s.median_low = optional("median_ci_low") / kMicrosecondsPerSecond;
-  s.median_high = optional("median_ci_high") / kMicrosecondsPerSecond;
+  s.median_low = optional("median_ci_low") / kMicro;
+  s.median_high = optional("median_ci_high") / kMicro;
   s.median_ci = optional("median_ci_pct");
   s.samples = j.at("samples").count();
   s.outliers = j.at("outliers").count();
