@@ -1,51 +1,89 @@
 #!/bin/sh
 # Builds and runs the whole test suite (unit, MPI under mpirun at 1-5 ranks, env:// launches, end-to-end, the
-# network-namespace cluster), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA and
-# NCCL) and its tests (the suites that need MPI skip there, saying why), then the sanitizer build (clang, ASan and
-# UBSan: scripts/sanitize.sh) and the unit, MPI, env:// and end-to-end suites under it, then the fuzz targets
-# (scripts/fuzz.sh, in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 60 s each); prints a summary line of all.
+# network-namespace cluster, Slurm), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA
+# and NCCL) and its tests (the suites that need MPI skip there, saying why), then the sanitizer build (clang, ASan and
+# UBSan: scripts/sanitize.sh) and the suites that sanitizers find things in, then the fuzz targets (scripts/fuzz.sh,
+# in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 60 s each). Ends with a summary:
+# the tests counted per build, and the wall time of each part (package install when DISTBENCH_SETUP_SECONDS says it,
+# each build's compile, each build's suites), so that every log shows where the time goes.
 # DISTBENCH_SKIP_SANITIZERS=1 leaves the sanitizer build out, DISTBENCH_SKIP_FUZZ=1 the fuzzing (quicker local runs).
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/build.sh "$@"
+times="$(mktemp)"
+trap 'rm -f "$times"' EXIT
+# timed LABEL COMMAND...: runs COMMAND, records its wall time under LABEL, returns its status.
+timed() {
+  label="$1"
+  shift
+  begin=$(date +%s)
+  rc=0
+  "$@" || rc=$?
+  printf '%s\t%s\t%s\n' "$label" "$(($(date +%s) - begin))" "$rc" >>"$times"
+  return "$rc"
+}
+if [ -n "${DISTBENCH_SETUP_SECONDS:-}" ]; then
+  printf '%s\t%s\t0\n' "package install (scripts/setup-debian.sh)" "$DISTBENCH_SETUP_SECONDS" >>"$times"
+fi
 status=0
-meson test -C build --print-errorlogs --num-processes 2 || status=$?
+timed "build: configure, compile the binary" sh scripts/build.sh "$@"
+timed "build: compile the tests" meson compile -C build
+timed "build: tests" meson test -C build --no-rebuild --print-errorlogs --num-processes 2 || status=$?
 if [ ! -f build-nompi/build.ninja ]; then
   meson setup build-nompi --buildtype=release -Dmpi=disabled "$@"
 fi
-meson compile -C build-nompi
-meson test -C build-nompi --print-errorlogs --num-processes 2 || status=$?
+timed "build-nompi: compile" meson compile -C build-nompi
+timed "build-nompi: tests" meson test -C build-nompi --no-rebuild --print-errorlogs --num-processes 2 || status=$?
 logs="build/meson-logs/testlog.json build-nompi/meson-logs/testlog.json"
 if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
-  sh scripts/sanitize.sh || status=$?
+  timed "build-asan: configure, compile" sh scripts/setup-asan.sh --compile || status=$?
+  timed "build-asan: tests under ASan and UBSan" sh scripts/sanitize.sh || status=$?
   logs="$logs build-asan/meson-logs/testlog.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
-  sh scripts/fuzz.sh || status=$?
+  timed "build-asan: fuzz targets" sh scripts/fuzz.sh || status=$?
   logs="$logs build-asan/meson-logs/fuzzlog.json"
 fi
-# meson's own summaries are in <build>/meson-logs/*.json; restate them in the plain form CI tools read.
-/usr/bin/python3 - $logs <<'PY'
+# meson's own summaries are in <build>/meson-logs/*.json; restate them in the plain form CI tools read, with the time
+# each suite took (the sum of its tests' durations; two run at once where meson may) and each part's wall time.
+/usr/bin/python3 - "$times" $logs <<'PY'
 import json
 import sys
+
 total = {"passed": 0, "failed": 0, "skipped": 0}
-for path in sys.argv[1:]:
+suites = []
+for path in sys.argv[2:]:
     build = path.split("/")[0] + ("" if path.endswith("testlog.json") else " (fuzz)")
-    counts = {}
+    counts, seconds = {}, {}
     try:
         with open(path) as log:
             for line in log:
-                result = json.loads(line).get("result", "ERROR")
+                test = json.loads(line)
+                result = test.get("result", "ERROR")
                 counts[result] = counts.get(result, 0) + 1
+                for suite in test.get("suite", []):
+                    suite = suite.split(":")[-1]
+                    seconds[suite] = seconds.get(suite, 0.0) + float(test.get("duration", 0.0))
     except FileNotFoundError:  # the build failed before its tests ran: one failure, not a traceback
         counts["ERROR"] = 1
     passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
     failed = sum(counts.get(k, 0) for k in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"))
     skipped = counts.get("SKIP", 0)
     print(f"{build} counted {passed} passed, {failed} failed, {skipped} skipped")
+    suites += [(build, name, s) for name, s in sorted(seconds.items(), key=lambda kv: -kv[1])]
     total["passed"] += passed
     total["failed"] += failed
     total["skipped"] += skipped
+print("time per suite (sum of its tests' durations):")
+for build, name, s in suites:
+    print(f"  {build:<22} {name:<10} {s:7.0f} s")
+print("time per part (wall):")
+whole = 0
+with open(sys.argv[1]) as f:
+    for line in f:
+        label, seconds, rc = line.rstrip("\n").split("\t")
+        whole += int(seconds)
+        print(f"  {label:<46} {int(seconds):5d} s" + ("" if rc == "0" else f"  (exit {rc})"))
+print(f"  {'all parts':<46} {whole:5d} s = {whole / 60:.1f} min")
 print(f"tests: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
 PY
 exit $status

@@ -92,8 +92,12 @@ def table_rows(lines):
 
 
 class Progress(Workdir):
-    # Each case samples for --max-time seconds (a 0.0001% noise target is never met): long enough to be shown.
-    SLOW = ["--max-noise", "0.0001", "--min-samples", "5"]
+    # Each case samples for exactly --max-time seconds, long enough to be shown: the noise target is judged only
+    # after 10^6 samples, and a sample is 0.5 ms of operations (10^4 of them when they are faster): 10^6 samples
+    # take far longer than the budget. (A target alone is not enough: one process's in-place allreduce moves
+    # nothing, its samples can all be equal, and a 0.0001% target was then met at once, so the case ended before the
+    # live line was due: a failed CI run.)
+    SLOW = ["--max-noise", "0.0001", "--min-samples", "1000000"]
 
     def test_live_line_at_a_terminal_is_erased_before_each_row(self):
         raw, code = in_terminal([BINARY, "allreduce", "-b", "1K", "-e", "2K", "--placement", "in-place",
