@@ -1,7 +1,7 @@
 #!/bin/sh
-# The sanitizer build (./build-asan, scripts/setup-asan.sh: clang, ASan and UBSan) and the unit, MPI, env:// and
-# end-to-end suites under it. Leaks of Open MPI's own are suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report
-# fails the test that caused it. Extra arguments go to `meson test` (e.g. --suite unit).
+# The sanitizer build (./build-asan, scripts/setup-asan.sh: clang, ASan and UBSan) and, under it, the unit, MPI and
+# env:// suites and the end-to-end tests of bad input, faults and errors (below). Leaks of Open MPI's own are
+# suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report fails the test that caused it. Arguments, when given, go to `meson test` instead (e.g. --suite e2e: all of it).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup-asan.sh
@@ -16,7 +16,19 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # fast_unwind_on_malloc=0: whole stacks, so that a leak made inside Open MPI matches its library's frames
 export LSAN_OPTIONS="suppressions=$supp:fast_unwind_on_malloc=0:print_suppressions=0"
 export DISTBENCH_SANITIZERS=address,undefined
-if [ $# -eq 0 ]; then
-  set -- --suite unit --suite mpi --suite env --suite e2e
+if [ $# -gt 0 ]; then
+  exec meson test -C build-asan --print-errorlogs --num-processes 2 "$@"
 fi
-meson test -C build-asan --print-errorlogs --num-processes 2 "$@"
+# What sanitizers find things in: the unit, MPI and env:// suites; the bad-input table, the fault table and the error
+# lines; and the bad-input cases of e2e_cli (every subcommand's options refused). The rest of the end-to-end suite
+# (e2e_cli's good runs, e2e_ux_run, e2e_nccl_parity: long runs of the paths the suites above already take, with
+# figures that only mean something without ASan's allocator) runs in ./build only. Each part writes its own log
+# (build-asan/meson-logs/<part>.json), which scripts/test.sh counts.
+status=0
+meson test -C build-asan --print-errorlogs --num-processes 2 --logbase asan-suites \
+  --suite unit --suite mpi --suite env || status=$?
+meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 --logbase asan-e2e \
+  e2e_bad_input e2e_faults e2e_ux_errors || status=$?
+meson test -C build-asan --no-rebuild --print-errorlogs --logbase asan-cli-errors \
+  --test-args='-k bad_input -k bad_options -k BadInput' e2e_cli || status=$?
+exit $status

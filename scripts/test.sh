@@ -37,7 +37,8 @@ logs="build/meson-logs/testlog.json build-nompi/meson-logs/testlog.json"
 if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
   timed "build-asan: configure, compile" sh scripts/setup-asan.sh --compile || status=$?
   timed "build-asan: tests under ASan and UBSan" sh scripts/sanitize.sh || status=$?
-  logs="$logs build-asan/meson-logs/testlog.json"
+  logs="$logs build-asan/meson-logs/asan-suites.json build-asan/meson-logs/asan-e2e.json"
+  logs="$logs build-asan/meson-logs/asan-cli-errors.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
   timed "build-asan: fuzz targets" sh scripts/fuzz.sh || status=$?
@@ -52,7 +53,7 @@ import sys
 total = {"passed": 0, "failed": 0, "skipped": 0}
 suites = []
 for path in sys.argv[2:]:
-    build = path.split("/")[0] + ("" if path.endswith("testlog.json") else " (fuzz)")
+    build = path.split("/")[0] + (" (fuzz)" if path.endswith("fuzzlog.json") else "")
     counts, seconds = {}, {}
     try:
         with open(path) as log:

@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import (Workdir, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
                                collective_results, error_lines, health_checks, load_json, rank_pids,
-                               skip_under_sanitizers, wait_for_results)
+                               run_concurrently, skip_under_sanitizers, wait_for_results)
 from png_pixels import read_png  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
@@ -308,10 +308,12 @@ class BadInput(Workdir):
             (["allreduce", "--tensors", "4", "--placement", "out-of-place"], "--placement out-of-place"),
             (["allreduce", "--tensors", "4", "--fuse", "maybe"], "--fuse"),
         ]
-        for args, needle in cases:
+        paths = [self.path(f"x{i}.json") for i in range(len(cases))]
+        results = run_concurrently([lambda a=args, js=js: mpirun(2, *a, "--json", js)
+                                    for (args, _), js in zip(cases, paths)])
+        for (args, needle), js, r in zip(cases, paths, results):
             with self.subTest(args=args):
-                js = self.path("x.json")
-                self.assert_usage_error(mpirun(2, *args, "--json", js), needle)
+                self.assert_usage_error(r, needle)
                 self.assertFalse(os.path.exists(js))
 
     def test_bad_options_found_once_ranks_exist(self):
@@ -322,10 +324,11 @@ class BadInput(Workdir):
             (2, ["allreduce", "--json", "/nonexistent-dir/r.json"], "/nonexistent-dir/r.json"),
             (2, ["allreduce", "--backend", "gloo"], "gloo"),
         ]
-        for np, args, needle in cases:
+        results = run_concurrently([lambda n=np, a=args: mpirun(n, *a, "-b", "8", "-e", "1K") if "-e" not in a
+                                    else mpirun(n, *a) for np, args, _ in cases])
+        for (np, args, needle), r in zip(cases, results):
             with self.subTest(args=args):
-                self.assert_usage_error(mpirun(np, *args, "-b", "8", "-e", "1K")
-                                        if "-e" not in args else mpirun(np, *args), needle)
+                self.assert_usage_error(r, needle)
 
     def test_unavailable_backend(self):
         r = mpirun(2, "allreduce", "--backend", "nccl", "-e", "1K")
@@ -415,10 +418,11 @@ class Health(Workdir):
             (["--bogus"], "--bogus"),
             (["--prom", "/nonexistent-dir/h.prom"], "/nonexistent-dir/h.prom"),
         ]
-        for args, needle in cases:
+        paths = [self.path(f"h{i}.json") for i in range(len(cases))]
+        results = run_concurrently([lambda a=args, js=js: mpirun(2, "health", *a, "--json", js)
+                                    for (args, _), js in zip(cases, paths)])
+        for (args, needle), js, r in zip(cases, paths, results):
             with self.subTest(args=args):
-                js = self.path("h.json")
-                r = mpirun(2, "health", *args, "--json", js)
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)
@@ -551,9 +555,11 @@ class Zero(Workdir):
             (4, ["--params", "6", "--layers", "2"], "4 ranks share layers of 3 parameters"),
             (2, ["--params", "64T"], "needs"),
         ]
-        for np, args, needle in cases:
+        paths = [self.path(f"z{i}.json") for i in range(len(cases))]
+        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "zero", "--json", js, *a)
+                                    for (np, args, _), js in zip(cases, paths)])
+        for (np, args, needle), js, r in zip(cases, paths, results):
             with self.subTest(args=args):
-                r, js = self.run_zero(np, *args)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)
@@ -694,10 +700,11 @@ class Train(Workdir):
             (2, ["--hidden", "1000000", "--layers", "4"], "lower --hidden"),
             (2, ["--trace", "/nonexistent-dir/t.json"], "/nonexistent-dir"),
         ]
-        for np, args, needle in cases:
+        paths = [self.path(f"t{i}.json") for i in range(len(cases))]
+        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "train", *a, "--json", js)
+                                    for (np, args, _), js in zip(cases, paths)])
+        for (np, args, needle), js, r in zip(cases, paths, results):
             with self.subTest(args=args):
-                js = self.path("t.json")
-                r = mpirun(np, "train", *args, "--json", js)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)
@@ -770,10 +777,11 @@ class TensorParallel(Workdir):
             (2, ["--layer", "column", "--out", "0"], "--out 0"),
             (2, ["--shape", "1000000x1000000"], "lower --shape"),
         ]
-        for np, args, needle in cases:
+        paths = [self.path(f"p{i}.json") for i in range(len(cases))]
+        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "tp", *a, "--json", js)
+                                    for (np, args, _), js in zip(cases, paths)])
+        for (np, args, needle), js, r in zip(cases, paths, results):
             with self.subTest(args=args):
-                js = self.path("t.json")
-                r = mpirun(np, "tp", *args, "--json", js)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)

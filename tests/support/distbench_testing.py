@@ -3,6 +3,7 @@ them end, the one check of a job whose rank hangs under -T, health reports and t
 script's tests around a fixture that must always be stopped (the cluster's namespaces, Slurm's daemons). The test
 scripts add this folder to sys.path."""
 import atexit
+import concurrent.futures
 import json
 import os
 import re
@@ -15,6 +16,14 @@ import time
 import unittest
 
 SKIP = 77  # meson's exit status for a skipped test
+
+
+def run_concurrently(calls, workers=3):
+    """The results of `calls` (functions of no argument, each starting and awaiting its own processes), in order,
+    several at once: a job of bad input ends at once, and most of its second is mpirun starting and wiring up, which
+    waits rather than computes. Each call keeps its own timeout, so a hang still ends the test."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda call: call(), calls))
 
 # Set by scripts/sanitize.sh: the binary runs under AddressSanitizer and UndefinedBehaviorSanitizer, whose allocator
 # refuses mallopt and whose shadow memory counts in every resident-memory figure.
