@@ -60,6 +60,21 @@ def skip_reason():
     return None
 
 
+
+def assert_no_process_left(test, within=15):
+    """Waits until no process is left on any host (a killed job's last processes may take a moment to be reaped),
+    at most `within` seconds, then fails naming what is left: a wait for the event, not a fixed sleep."""
+    deadline = time.monotonic() + within
+    while True:
+        left = {host: subprocess.run(["ip", "netns", "pids", CLUSTER.ns(host)], capture_output=True, text=True,
+                                     timeout=20).stdout.split() for host in HOSTS}
+        left = {host: pids for host, pids in left.items() if pids}
+        if not left or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    test.assertEqual(left, {}, f"processes left within {within} s")
+
+
 class Cluster:
     """The namespaces of one test run: up once, down exactly once (normal exit, failure, SIGTERM from meson)."""
 
@@ -306,9 +321,17 @@ class Health(unittest.TestCase):
                 if a == b or b == "nodeC":
                     continue
                 rec = checks[("link.bandwidth_gbps", f"{a}->{b}")]
-                self.assertEqual(health_param(rec, "status"), "suspect" if a == "nodeC" else "healthy", (a, b))
+                status, value = health_param(rec, "status"), rec["metrics"]["value"]
                 if a == "nodeC":
-                    self.assertLess(rec["metrics"]["value"], THROTTLE_RATE_GBPS * 1.15)
+                    self.assertEqual(status, "suspect", (a, b))
+                    self.assertLess(value, THROTTLE_RATE_GBPS * 1.15)
+                else:
+                    # Between the two sound nodes the link is normally "healthy", but six ranks on two cores can halve
+                    # one screening measurement (a clean-clone CI run saw nodeB->nodeA screened as a suspect). What
+                    # is guaranteed: it is far faster than the throttled links, and the isolation retest clears it,
+                    # so that no verdict blames nodeA or nodeB (asserted above).
+                    self.assertIn(status, ("healthy", "suspect"), (a, b))
+                    self.assertGreater(value, 2 * THROTTLE_RATE_GBPS, (a, b))
         # ... and the re-test alone against a good node names nodeC, with the figure that decided
         iso = [v for k, v in checks.items() if k[0] == "isolation.bandwidth_gbps"]
         self.assertTrue(any(health_param(v, "host") == "nodeC" and health_param(v, "status") == "degraded"
@@ -373,11 +396,7 @@ class Health(unittest.TestCase):
         self.assertEqual(verdicts["nodeC"], "failed", out)
         self.assertNotIn("failed", [verdicts["nodeA"], verdicts["nodeB"]], out)
         # nothing left behind on any host, the stopped ranks included
-        time.sleep(2)
-        for host in HOSTS:
-            left = subprocess.run(["ip", "netns", "pids", CLUSTER.ns(host)], capture_output=True, text=True,
-                                  timeout=20).stdout.split()
-            self.assertEqual(left, [], f"processes left on {host}")
+        assert_no_process_left(self)
 
 
 class Faults(unittest.TestCase):
@@ -459,11 +478,7 @@ class EnvLaunch(unittest.TestCase):
             if r != victim:
                 self.assertEqual(code, 1, f"rank {r}: {err}")
         self.assertLess(took, 10)
-        time.sleep(1)
-        for host in HOSTS:
-            left = subprocess.run(["ip", "netns", "pids", CLUSTER.ns(host)], capture_output=True, text=True,
-                                  timeout=20).stdout.split()
-            self.assertEqual(left, [], f"processes left on {host}")
+        assert_no_process_left(self)
 
 
 class Zero(unittest.TestCase):
