@@ -53,7 +53,8 @@ import sys
 total = {"passed": 0, "failed": 0, "skipped": 0}
 suites = []
 for path in sys.argv[2:]:
-    build = path.split("/")[0] + (" (fuzz)" if path.endswith("fuzzlog.json") else "")
+    part = {"fuzzlog.json": " (fuzz)", "asan-e2e.json": " (e2e)", "asan-cli-errors.json": " (e2e_cli errors)"}
+    build = path.split("/")[0] + part.get(path.split("/")[-1], "")
     counts, seconds = {}, {}
     try:
         with open(path) as log:
@@ -61,9 +62,8 @@ for path in sys.argv[2:]:
                 test = json.loads(line)
                 result = test.get("result", "ERROR")
                 counts[result] = counts.get(result, 0) + 1
-                for suite in test.get("suite", []):
-                    suite = suite.split(":")[-1]
-                    seconds[suite] = seconds.get(suite, 0.0) + float(test.get("duration", 0.0))
+                suite = test["name"].split(" / ")[0].split(":")[-1]  # "distbench:unit / dtype"
+                seconds[suite] = seconds.get(suite, 0.0) + float(test.get("duration", 0.0))
     except FileNotFoundError:  # the build failed before its tests ran: one failure, not a traceback
         counts["ERROR"] = 1
     passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
@@ -76,7 +76,7 @@ for path in sys.argv[2:]:
     total["skipped"] += skipped
 print("time per suite (sum of its tests' durations):")
 for build, name, s in suites:
-    print(f"  {build:<22} {name:<10} {s:7.0f} s")
+    print(f"  {build:<28} {name:<10} {s:6.0f} s")
 print("time per part (wall):")
 whole = 0
 with open(sys.argv[1]) as f:
