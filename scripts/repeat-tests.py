@@ -6,7 +6,7 @@
     python3 scripts/repeat-tests.py --build build-asan --runs 3 -- e2e_faults env_launch
 
 Everything after `--` goes to `meson test` (suites with --suite, or test names). The build is not rebuilt. Each run
-writes its own log (<build>/meson-logs/repeat-<N>.json); a failed test's log is named in the table. The hogs are
+writes its own log (<build>/meson-logs/repeat-{idle,hogs}-<N>.txt); a failed test's log is named in the table. The hogs are
 busy-looping processes started before the first run and ended by their PID after the last (also on Ctrl-C). Exits
 1 when any run of any test failed.
 """
@@ -30,8 +30,7 @@ def stop_hogs(hogs):
         hog.wait()
 
 
-def run_once(build, index, meson_args):
-    logbase = f"repeat-{index}"
+def run_once(build, logbase, meson_args):
     began = time.monotonic()
     subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--num-processes", "2", "--logbase", logbase,
                     *meson_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -62,7 +61,8 @@ def main():
     tally = {}  # name -> [passed, runs, durations, failed logs]
     try:
         for index in range(1, options.runs + 1):
-            results, took = run_once(options.build, index, meson_args)
+            logbase = f"repeat-{'hogs' if options.hogs else 'idle'}-{index}"
+            results, took = run_once(options.build, logbase, meson_args)
             bad = [n for n, (r, _) in results.items() if r not in ("OK", "SKIP", "EXPECTEDFAIL")]
             print(f"run {index}/{options.runs}: {len(results)} tests, {len(bad)} failed, {took:.0f} s", flush=True)
             for name, (result, seconds) in results.items():
@@ -72,7 +72,7 @@ def main():
                 if result in ("OK", "SKIP", "EXPECTEDFAIL"):
                     entry[0] += 1
                 else:
-                    entry[3].append(f"{result} in repeat-{index}.txt")
+                    entry[3].append(f"{result} in meson-logs/{logbase}.txt")
     finally:
         stop_hogs(hogs)
 
