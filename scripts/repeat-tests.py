@@ -6,8 +6,8 @@
     python3 scripts/repeat-tests.py --build build-asan --runs 3 -- e2e_faults env_launch
 
 Everything after `--` goes to `meson test` (suites with --suite, or test names). The build is not rebuilt. Each run
-writes its own log (<build>/meson-logs/repeat-{idle,hogs}-<N>.txt); a failed test's log is named in the table. The hogs are
-busy-looping processes started before the first run and ended by their PID after the last (also on Ctrl-C). Exits
+writes its own log (<build>/meson-logs/repeat-{idle,hogs}-<N>.txt); a failed test's log is named in the table. The
+hogs are busy-looping processes started before the first run and ended by their PID after the last (also on Ctrl-C). Exits
 1 when any run of any test failed.
 """
 import argparse
@@ -17,6 +17,8 @@ import signal
 import subprocess
 import sys
 import time
+
+PASSED = ("OK", "SKIP", "EXPECTEDFAIL")  # meson's results that are not failures
 
 
 def start_hogs(count):
@@ -63,13 +65,13 @@ def main():
         for index in range(1, options.runs + 1):
             logbase = f"repeat-{'hogs' if options.hogs else 'idle'}-{index}"
             results, took = run_once(options.build, logbase, meson_args)
-            bad = [n for n, (r, _) in results.items() if r not in ("OK", "SKIP", "EXPECTEDFAIL")]
+            bad = [n for n, (r, _) in results.items() if r not in PASSED]
             print(f"run {index}/{options.runs}: {len(results)} tests, {len(bad)} failed, {took:.0f} s", flush=True)
             for name, (result, seconds) in results.items():
                 entry = tally.setdefault(name, [0, 0, [], []])
                 entry[1] += 1
                 entry[2].append(seconds)
-                if result in ("OK", "SKIP", "EXPECTEDFAIL"):
+                if result in PASSED:
                     entry[0] += 1
                 else:
                     entry[3].append(f"{result} in meson-logs/{logbase}.txt")

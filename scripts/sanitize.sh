@@ -1,7 +1,8 @@
 #!/bin/sh
 # The sanitizer build (./build-asan, scripts/setup-asan.sh: clang, ASan and UBSan) and, under it, the unit, MPI and
 # env:// suites and the end-to-end tests of bad input, faults and errors (below). Leaks of Open MPI's own are
-# suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report fails the test that caused it. Arguments, when given, go to `meson test` instead (e.g. --suite e2e: all of it).
+# suppressed (tests/sanitizers/lsan.supp); distbench's are not. Any report fails the test that caused it.
+# Arguments, when given, go to `meson test` instead (e.g. --suite e2e: all of it).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup-asan.sh

@@ -52,8 +52,8 @@ import sys
 
 total = {"passed": 0, "failed": 0, "skipped": 0}
 suites = []
+part = {"fuzzlog.json": " (fuzz)", "asan-e2e.json": " (e2e)", "asan-cli-errors.json": " (e2e_cli errors)"}
 for path in sys.argv[2:]:
-    part = {"fuzzlog.json": " (fuzz)", "asan-e2e.json": " (e2e)", "asan-cli-errors.json": " (e2e_cli errors)"}
     build = path.split("/")[0] + part.get(path.split("/")[-1], "")
     counts, seconds = {}, {}
     try:

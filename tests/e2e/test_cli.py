@@ -37,6 +37,15 @@ def single(*args, timeout=60):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def run_bad_input(test, cases, *command):
+    """Runs `command` and each (np, args, needle) case's args under mpirun, three at a time (run_concurrently), each
+    with a --json path of its own that it must not write; returns (args, needle, json path, result) per case."""
+    paths = [test.path(f"bad{i}.json") for i in range(len(cases))]
+    results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, *command, *a, "--json", js)
+                                for (np, args, _), js in zip(cases, paths)])
+    return [(args, needle, js, r) for (_, args, needle), js, r in zip(cases, paths, results)]
+
+
 class GoodRuns(Workdir):
     def test_a_list_of_tensors_fused_and_per_tensor(self):
         js = self.path("t.json")
@@ -308,10 +317,7 @@ class BadInput(Workdir):
             (["allreduce", "--tensors", "4", "--placement", "out-of-place"], "--placement out-of-place"),
             (["allreduce", "--tensors", "4", "--fuse", "maybe"], "--fuse"),
         ]
-        paths = [self.path(f"x{i}.json") for i in range(len(cases))]
-        results = run_concurrently([lambda a=args, js=js: mpirun(2, *a, "--json", js)
-                                    for (args, _), js in zip(cases, paths)])
-        for (args, needle), js, r in zip(cases, paths, results):
+        for args, needle, js, r in run_bad_input(self, [(2, args, needle) for args, needle in cases]):
             with self.subTest(args=args):
                 self.assert_usage_error(r, needle)
                 self.assertFalse(os.path.exists(js))
@@ -418,10 +424,7 @@ class Health(Workdir):
             (["--bogus"], "--bogus"),
             (["--prom", "/nonexistent-dir/h.prom"], "/nonexistent-dir/h.prom"),
         ]
-        paths = [self.path(f"h{i}.json") for i in range(len(cases))]
-        results = run_concurrently([lambda a=args, js=js: mpirun(2, "health", *a, "--json", js)
-                                    for (args, _), js in zip(cases, paths)])
-        for (args, needle), js, r in zip(cases, paths, results):
+        for args, needle, js, r in run_bad_input(self, [(2, args, needle) for args, needle in cases], "health"):
             with self.subTest(args=args):
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
@@ -555,10 +558,7 @@ class Zero(Workdir):
             (4, ["--params", "6", "--layers", "2"], "4 ranks share layers of 3 parameters"),
             (2, ["--params", "64T"], "needs"),
         ]
-        paths = [self.path(f"z{i}.json") for i in range(len(cases))]
-        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "zero", "--json", js, *a)
-                                    for (np, args, _), js in zip(cases, paths)])
-        for (np, args, needle), js, r in zip(cases, paths, results):
+        for args, needle, js, r in run_bad_input(self, cases, "zero"):
             with self.subTest(args=args):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
@@ -700,10 +700,7 @@ class Train(Workdir):
             (2, ["--hidden", "1000000", "--layers", "4"], "lower --hidden"),
             (2, ["--trace", "/nonexistent-dir/t.json"], "/nonexistent-dir"),
         ]
-        paths = [self.path(f"t{i}.json") for i in range(len(cases))]
-        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "train", *a, "--json", js)
-                                    for (np, args, _), js in zip(cases, paths)])
-        for (np, args, needle), js, r in zip(cases, paths, results):
+        for args, needle, js, r in run_bad_input(self, cases, "train"):
             with self.subTest(args=args):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)
@@ -777,10 +774,7 @@ class TensorParallel(Workdir):
             (2, ["--layer", "column", "--out", "0"], "--out 0"),
             (2, ["--shape", "1000000x1000000"], "lower --shape"),
         ]
-        paths = [self.path(f"p{i}.json") for i in range(len(cases))]
-        results = run_concurrently([lambda n=np, a=args, js=js: mpirun(n, "tp", *a, "--json", js)
-                                    for (np, args, _), js in zip(cases, paths)])
-        for (np, args, needle), js, r in zip(cases, paths, results):
+        for args, needle, js, r in run_bad_input(self, cases, "tp"):
             with self.subTest(args=args):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 lines = error_lines(r.stderr)

@@ -25,6 +25,7 @@ def run_concurrently(calls, workers=3):
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda call: call(), calls))
 
+
 # Set by scripts/sanitize.sh: the binary runs under AddressSanitizer and UndefinedBehaviorSanitizer, whose allocator
 # refuses mallopt and whose shadow memory counts in every resident-memory figure.
 SANITIZERS = os.environ.get("DISTBENCH_SANITIZERS", "")
