@@ -40,6 +40,16 @@ def error_lines(text):
     return [line for line in text.splitlines() if line.startswith("error:")]
 
 
+
+def port_is_free(port):
+    """Whether a listening socket could take `port` on 127.0.0.1 now."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
 class Job:
     """Processes started as a torchrun-style launcher starts them; each one's exit code, output and time to end."""
 
@@ -149,12 +159,22 @@ class Forms(EnvTest):
         # torchrun's agent serves its store on MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 takes the
         # next port, and a process listening on MASTER_PORT does not disturb it.
         job = self.job(2)
-        with socket.socket() as agent:
-            agent.bind(("127.0.0.1", 0))
+        # A free port whose next port is free too: the test needs both, and an ephemeral port's neighbour may be in
+        # use (a clean-clone CI run found it taken, and rank 0 refused, rightly). Probed, then released for rank 0
+        # to take; what remains is the short race with another process taking it meanwhile.
+        agent = None
+        for _ in range(50):
+            candidate = socket.socket()
+            candidate.bind(("127.0.0.1", 0))
+            job.port = candidate.getsockname()[1]
+            if job.port < 65535 and port_is_free(job.port + 1):
+                agent = candidate
+                break
+            candidate.close()
+        if agent is None:
+            self.skipTest("no free port with a free next port in 50 tries")
+        with agent:
             agent.listen(8)
-            job.port = agent.getsockname()[1]
-            if job.port == 65535:
-                self.skipTest("the next port does not exist")
             for r in range(2):
                 job.start(r, [BINARY, "info", "-T", "20"], env={"TORCHELASTIC_USE_AGENT_STORE": "True"})
             res = job.finish(30)
