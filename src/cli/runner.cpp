@@ -290,6 +290,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   try {
     outcome = benchmark.run(world, watchdog, reporters.get(), on_progress);
   } catch (const Error& e) {
+    std::lock_guard lock(leaving);  // the report is written by one thread at a time
     if (progress) progress->clear();
     if (reporters) {  // keep what was measured, and say why it stopped
       info.status = "failed";
@@ -301,6 +302,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   }
   if (progress) progress->clear();
   if (!outcome.abandon.empty()) leave_abandoned_job(connector, reporters.get(), info, outcome);
+  std::unique_lock finishing(leaving);  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
   info.warnings = outcome.warnings;
@@ -314,6 +316,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       fmt::print(stderr, "error: below the bandwidth floor: {}\n", outcome.below_floor);
     }
   }
+  finishing.unlock();
   if (outcome.exit_code) return *outcome.exit_code;
   if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
   // Only the root judged the floor: every rank leaves with its verdict.

@@ -26,16 +26,21 @@ Watchdog::~Watchdog() {
 }
 
 Watchdog::Guard Watchdog::arm(const std::string& step) {
-  {
+  if (!overdue()) {
     std::lock_guard lock(mutex_);
     step_ = step;
+    rearm(now_ns());
   }
-  arm_again();
   return Guard(*this);
 }
 
-void Watchdog::arm_again() {
-  deadline_ns_.store(now_ns() + timeout_nanoseconds(timeout_s_), std::memory_order_relaxed);
+void Watchdog::arm_again() { rearm(now_ns()); }
+
+// The deadline moves only while the armed step (if any) is within it. Only the thread that arms writes it.
+void Watchdog::rearm(std::int64_t now) {
+  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+  if (deadline != 0 && now > deadline) return;
+  deadline_ns_.store(now + timeout_nanoseconds(timeout_s_), std::memory_order_relaxed);
 }
 
 std::string Watchdog::step() {
@@ -48,7 +53,9 @@ bool Watchdog::overdue() const {
   return deadline != 0 && now_ns() > deadline;
 }
 
-void Watchdog::disarm() { deadline_ns_.store(0, std::memory_order_relaxed); }
+void Watchdog::disarm() {
+  if (!overdue()) deadline_ns_.store(0, std::memory_order_relaxed);
+}
 
 void Watchdog::watch() {
   // Polls a few times per second at most; a step's deadline is checked against the clock, so the watchdog fires

@@ -1,6 +1,10 @@
 // Bounds every blocking step: armed around a step with a description, it calls `on_expire` from its own thread
 // when the step outlives the timeout (the callback reports and ends the process; it does not return). The callback
 // runs while the main thread may be inside MPI: it must not call MPI (MPI runs at MPI_THREAD_FUNNELED).
+//
+// A step that has outlived its timeout stays overdue until the callback runs: re-arming, arming the next step or
+// disarming does not hide it. A process stopped mid-step (SIGSTOP, a frozen host) and continued may finish the step
+// before the watchdog's thread looks again; the step still did not finish within the timeout.
 #pragma once
 
 #include <atomic>
@@ -22,7 +26,7 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  // Arms the watchdog for one step; disarms when the returned guard goes out of scope.
+  // Arms the watchdog for one step; disarms when the returned guard goes out of scope. An overdue step stays armed.
   class Guard {
    public:
     explicit Guard(Watchdog& w) : w_(w) {}
@@ -36,16 +40,18 @@ class Watchdog {
   [[nodiscard]] Guard arm(const std::string& step);
   // Cheaper re-arming for tight loops: the step description stays what the last arm(step) set.
   void arm_again();
+  // Ends the step, unless it is overdue.
   void disarm();
   double timeout_s() const { return timeout_s_; }
   // The step armed now; empty when disarmed.
   std::string step();
   // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
-  // and has just been continued).
+  // and has just been continued, and the step may even have finished since).
   bool overdue() const;
 
  private:
   void watch();
+  void rearm(std::int64_t now);
 
   const double timeout_s_;
   Expired on_expire_;
