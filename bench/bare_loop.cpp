@@ -71,7 +71,7 @@ struct Options {
   bool in_place = false;
   int warmup = 5;  // distbench's -w default
   int root = 0;
-  int thread_level = MPI_THREAD_FUNNELED;  // distbench's level; --thread multiple to study what MULTIPLE costs
+  int thread_level = MPI_THREAD_SINGLE;  // distbench's default level (--mpi-thread); --thread to study the others
   std::vector<Case> cases;
 };
 
@@ -101,7 +101,7 @@ Shape shape(Coll c, std::size_t count, std::size_t nranks, std::size_t rank) {
   if (!help) std::fprintf(stderr, "distbench-bare-loop: %s\n", why.c_str());
   std::fprintf(help ? stdout : stderr,
                "usage: distbench-bare-loop COLLECTIVE [--placement out-of-place|in-place] [-w WARMUP] [-r ROOT]\n"
-               "                           [--thread funneled|single|serialized|multiple]\n"
+               "                           [--thread single|funneled|serialized|multiple]\n"
                "                           (--case COUNT:K:N ... | --cases FILE)\n"
                "  COLLECTIVE: allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv\n"
                "  COUNT: elements per call (float32); K: calls per sample; N: samples; FILE: lines 'COUNT K N'\n");

@@ -84,8 +84,9 @@ def run(cmd, what):
 
 
 def sweep_flags(args):
+    """What both tools get alike: the sizes, samples, warm-up and MPI's thread level."""
     return ["-b", str(args.minbytes), "-e", str(args.maxbytes), "-f", str(args.stepfactor),
-            "-n", str(args.iters), "-w", str(args.warmup)]
+            "-n", str(args.iters), "-w", str(args.warmup), "--mpi-thread", args.mpi_thread]
 
 
 def keep(args, name, text):
@@ -294,6 +295,8 @@ def main():
     p.add_argument("--peer-page-offset", type=int, default=-1, metavar="BYTES",
                    help="give the peer mmap buffers starting BYTES after a page boundary (0: page-aligned; 16: "
                         "where malloc and distbench put large buffers); default -1: array.array from malloc")
+    p.add_argument("--mpi-thread", default="single", choices=("single", "funneled", "serialized", "multiple"),
+                   help="MPI's thread level in both tools (default single, as IMB and OSU run)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, peer JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with mpi4py for the peer")

@@ -23,7 +23,8 @@ the default -a avg).
 
 Always exactly -n samples, as distbench takes with an explicit -n (compare_mpi4py.py and compare_bare.py pass it to
 both tools); distbench's default of 20 samples cut to as few as 10 when they would outlast 0.05 s of sampling is
-not reproduced here. MPI starts at MPI_THREAD_FUNNELED, as in distbench (mpi4py's default would be MULTIPLE).
+not reproduced here. MPI starts at --mpi-thread's level, single by default as in distbench, IMB and OSU
+(mpi4py's own default would be MULTIPLE).
 One difference remains by construction: the loop is Python's.
 
 Rank 0 prints one JSON object per line and size:
@@ -44,7 +45,20 @@ import time
 
 import mpi4py
 
-mpi4py.rc.thread_level = "funneled"  # distbench's level; must be set before MPI is imported
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
+
+
+def requested_thread_level(argv):
+    """--mpi-thread's value (single unless given), read before MPI is imported; main() checks it again."""
+    for i, arg in enumerate(argv):
+        if arg == "--mpi-thread" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--mpi-thread="):
+            return arg.split("=", 1)[1]
+    return "single"
+
+
+mpi4py.rc.thread_level = requested_thread_level(sys.argv[1:])  # must be set before MPI is imported
 from mpi4py import MPI  # noqa: E402
 
 TARGET_SAMPLE_SECONDS = 0.5e-3  # same constants as src/core/sampler.cpp
@@ -235,6 +249,8 @@ def main():
     p.add_argument("-f", "--stepfactor", type=float, default=2.0)
     p.add_argument("-n", "--iters", type=int, default=20, help="timed samples per size")
     p.add_argument("-w", "--warmup", type=int, default=5, help="untimed operations before calibration")
+    p.add_argument("--mpi-thread", choices=THREAD_LEVELS, default="single",
+                   help="MPI's thread level, as distbench's --mpi-thread (default single)")
     p.add_argument("-c", "--check", type=int, choices=(0, 1), default=1,
                    help="count wrong result elements after the timed samples (outside the timing)")
     p.add_argument("--page-offset", type=int, default=-1, metavar="BYTES",

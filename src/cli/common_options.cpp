@@ -47,6 +47,11 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                "library's per-call temporary buffers are not faulted in afresh on every call");
   app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
   add_launcher_option(app, o.launcher);
+  app.add_option("--mpi-thread", o.mpi_thread,
+                 "MPI's thread level for an MPI launch: single (default, as IMB and OSU run), funneled, serialized or "
+                 "multiple; Open MPI takes its thread-safe paths above single, at a cost per small call; the report "
+                 "says which level ran")
+      ->check(one_of({"single", "funneled", "serialized", "multiple"}));
   app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(in_range(1, 64));
   app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
       ->check(in_range(1, 100000));

@@ -17,6 +17,7 @@ namespace distbench::cli {
 struct CommonOptions {
   std::string backend = "auto";
   std::string launcher = "auto";  // --launcher: how the job forms (connectors/launch_choice.hpp)
+  std::string mpi_thread = "single";  // --mpi-thread: MPI_Init_thread's level
   int gpus = 1;
   int agg_iters = 1;
   int graph_launches = 0;

@@ -26,6 +26,7 @@ RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& en
   }
   info.versions.emplace_back("backend", std::string(world.backend().name()));
   info.versions.emplace_back("connector", connector.launch_description());
+  for (auto& kv : connector.facts()) info.versions.push_back(std::move(kv));
   info.versions.emplace_back("compiler", kCompiler);
   info.versions.emplace_back("build", kBuildOptions);
   for (auto& kv : machine_facts()) info.versions.push_back(std::move(kv));

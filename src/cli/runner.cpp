@@ -173,6 +173,7 @@ RunSettings run_settings(const CommonOptions& options) {
   RunSettings s;
   s.backend = options.backend;
   s.launcher = options.launcher;
+  s.mpi_thread = options.mpi_thread;
   s.backend_options = backend_options(options);
   s.timeout_s = options.timeout_s;
   s.json_path = options.json;
@@ -190,7 +191,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
-  Connector& connector = inv.connect({settings.launcher, settings.timeout_s});
+  Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
   World world(connector, entry.create(connector, settings.backend_options));
   std::unique_ptr<ProgressLine> progress;  // the root's

@@ -16,6 +16,7 @@ namespace distbench::cli {
 struct RunSettings {
   std::string backend = "auto";
   std::string launcher = "auto";
+  std::string mpi_thread = "single";
   BackendOptions backend_options;
   double timeout_s = 300.0;
   std::string json_path, csv_path, md_path;  // empty: no such report; "-": standard output, at the end

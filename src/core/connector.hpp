@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace distbench {
@@ -24,6 +25,8 @@ class Connector {
   virtual std::string_view kind() const = 0;
   // How the job was launched, in words, for `info` and reports ("env:// rendezvous at node1:29500 (MASTER_PORT)").
   virtual std::string launch_description() const = 0;
+  // Settings of the job that its figures depend on, for reports and their headers (MPI's thread level).
+  virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
 
   virtual int rank() const = 0;
   virtual int size() const = 0;

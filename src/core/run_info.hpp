@@ -5,6 +5,7 @@
 #include "core/record.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace distbench {
@@ -30,6 +31,14 @@ struct RunInfo {
   KeyValues versions;      // library, device and machine facts
   KeyValues environment;   // launcher and library variables as set on the root rank
   std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
+
+  // The value of `versions[key]`; empty when the run has none (e.g. "mpi thread level" without MPI).
+  std::string version(std::string_view key) const {
+    for (const auto& [k, v] : versions) {
+      if (k == key) return v;
+    }
+    return {};
+  }
 };
 
 }  // namespace distbench

@@ -1,6 +1,6 @@
 // Bounds every blocking step: armed around a step with a description, it calls `on_expire` from its own thread
 // when the step outlives the timeout (the callback reports and ends the process; it does not return). The callback
-// runs while the main thread may be inside MPI: it must not call MPI (MPI runs at MPI_THREAD_FUNNELED).
+// runs while the main thread may be inside MPI: it must not call MPI (only the main thread does, at any --mpi-thread).
 //
 // A step that has outlived its timeout stays overdue until the callback runs: re-arming, arming the next step or
 // disarming does not hide it. A process stopped mid-step (SIGSTOP, a frozen host) and continued may finish the step

@@ -268,6 +268,21 @@ class GoodRuns(Workdir):
         self.assertGreater(faults[False], 1000, faults)  # measured: 4098 per call (a 16 MiB temporary)
         self.assertLess(faults[True], 10, faults)
 
+    def test_the_mpi_thread_level_reaches_mpi_and_the_report(self):
+        # single by default, as IMB and OSU run; the level MPI_Query_thread reports is what the report and the
+        # header say
+        levels = ["single", "funneled", "multiple"]
+        paths = [self.path(f"t{i}.json") for i in range(len(levels))]
+        runs = run_concurrently([lambda lv=lv, js=js: mpirun(2, "allreduce", "-b", "8", "-e", "8", "-n", "3", "--json",
+                                                              js, *([] if lv == "single" else ["--mpi-thread", lv]))
+                                 for lv, js in zip(levels, paths)])
+        for level, js, r in zip(levels, paths, runs):
+            with self.subTest(level=level):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(load_json(js)["environment"]["versions"]["mpi thread level"], level)
+                self.assertIn(f"MPI threads: {level}\n", r.stdout)
+                self.assertEqual(collective_results(load_json(js))[0]["wrong"], 0)
+
     def test_list_info_and_help(self):
         r = single("list")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -316,6 +331,7 @@ class BadInput(Workdir):
             (["broadcast", "--tensors", "4"], "--tensors 4"),
             (["allreduce", "--tensors", "4", "--placement", "out-of-place"], "--placement out-of-place"),
             (["allreduce", "--tensors", "4", "--fuse", "maybe"], "--fuse"),
+            (["allreduce", "--mpi-thread", "many"], "--mpi-thread"),
         ]
         for args, needle, js, r in run_bad_input(self, [(2, args, needle) for args, needle in cases]):
             with self.subTest(args=args):

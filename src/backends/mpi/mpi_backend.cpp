@@ -2,6 +2,7 @@
 
 #include "backends/mpi/mpi_communicator.hpp"
 #include "backends/mpi/mpi_connector.hpp"
+#include "backends/mpi/mpi_thread_level.hpp"
 #include "core/error.hpp"
 #include "core/host_device.hpp"
 
@@ -76,8 +77,8 @@ BackendEntry mpi_backend_entry() {
           {"mpi"}};
 }
 
-std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv) {
-  return std::make_unique<MPIConnector>(argc, argv);
+std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level) {
+  return std::make_unique<MPIConnector>(argc, argv, thread_level_of(thread_level));
 }
 
 }  // namespace distbench::mpi

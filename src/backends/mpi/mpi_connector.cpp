@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_connector.hpp"
 
+#include "backends/mpi/mpi_thread_level.hpp"
 #include "backends/mpi/mpi_types.hpp"
 #include "core/error.hpp"
 
@@ -13,17 +14,25 @@
 
 namespace distbench::mpi {
 
-MPIConnector::MPIConnector(int& argc, char**& argv) {
+MPIConnector::MPIConnector(int& argc, char**& argv, int thread_level) : thread_asked_(thread_level) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    // Only the main thread calls MPI: the watchdog and signal threads write the report and end their own process,
+    // and the launcher ends the others (mpi_thread_level.hpp: why single is the default).
     int provided = 0;
-    // Funneled: only the main thread calls MPI, so the library takes no locks on the timed path (THREAD_MULTIPLE
-    // cost ~0.1 us per small call in Open MPI). The watchdog and signal threads never call MPI: they write the
-    // report and end their own process, and the launcher ends the others.
-    check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    check(MPI_Init_thread(&argc, &argv, thread_level, &provided), "MPI_Init_thread");
     owns_mpi_ = true;
+    if (provided < thread_level) {  // every rank runs the same library: all of them leave alike
+      MPI_Finalize();
+      throw Error(ExitCode::unavailable,
+                  fmt::format("--mpi-thread {}: this MPI library provides only {}; ask for {} or less, or use an MPI "
+                              "built with thread support",
+                              thread_level_name(thread_level), thread_level_name(provided),
+                              thread_level_name(provided)));
+    }
   }
+  MPI_Query_thread(&thread_provided_);
   check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
@@ -112,6 +121,16 @@ std::vector<std::vector<std::byte>> MPIConnector::allgather(std::span<const std:
 
 std::string MPIConnector::launch_description() const {
   return size_ > 1 ? "an MPI launch" : "MPI's singleton (one process, no launcher)";
+}
+
+std::vector<std::pair<std::string, std::string>> MPIConnector::facts() const {
+  std::string level = thread_level_name(thread_provided_);
+  if (!owns_mpi_) {
+    level += " (MPI was initialised before distbench's connector)";
+  } else if (thread_provided_ != thread_asked_) {
+    level += fmt::format(" (asked for {})", thread_level_name(thread_asked_));
+  }
+  return {{"mpi thread level", level}};
 }
 
 // The launcher ends the other ranks; this one has printed why.

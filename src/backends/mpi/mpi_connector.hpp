@@ -13,13 +13,16 @@ namespace distbench::mpi {
 
 class MPIConnector final : public Connector {
  public:
-  MPIConnector(int& argc, char**& argv);
+  // Initialises MPI at `thread_level` (MPI_THREAD_*) unless something already did; throws Error(unavailable) when
+  // the library provides less.
+  MPIConnector(int& argc, char**& argv, int thread_level);
   ~MPIConnector() override;
   MPIConnector(const MPIConnector&) = delete;
   MPIConnector& operator=(const MPIConnector&) = delete;
 
   std::string_view kind() const override { return "mpi"; }
   std::string launch_description() const override;
+  std::vector<std::pair<std::string, std::string>> facts() const override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
@@ -59,6 +62,8 @@ class MPIConnector final : public Connector {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool owns_mpi_ = false;
+  int thread_asked_ = 0;     // MPI_THREAD_* asked for (when this connector initialised MPI)
+  int thread_provided_ = 0;  // what MPI_Query_thread says
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;

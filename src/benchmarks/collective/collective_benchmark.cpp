@@ -182,8 +182,8 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
       {.tensor_list = plan.tensors > 1, .cycles = plan.cycles > 1, .timestamps = plan.timestamps});
   d.table = collective_table(plan);
   d.console_preamble = {
-      fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}", name(plan.collective),
-                  info.backend, info.world_size, ranks_per_host_text(info.ranks)),
+      fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
+                  info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
       fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {}){}", samples_text(plan.stopping),
                   plan.warmup_iters, check_text(plan.check_iters), average_text(plan.average), name(plan.average),

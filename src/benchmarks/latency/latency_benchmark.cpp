@@ -183,8 +183,8 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   d.console_preamble = {
       fmt::format("latency: ping-pong in pairs 0-1, 2-3, ... ({} at once); one-way time = half a round trip",
                   plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs")),
-      fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
-                  ranks_per_host_text(info.ranks)),
+      fmt::format("backend: {}   world size: {}   ranks per host: {}{}", info.backend, info.world_size,
+                  ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("sweep: {}", sweep),
       fmt::format("samples: {}   warm-up: {} round trips   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
                   plan_.check ? "on" : "off")};

@@ -37,6 +37,11 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+std::string mpi_threads_text(const RunInfo& info) {
+  const std::string level = info.version("mpi thread level");
+  return level.empty() ? std::string() : "   MPI threads: " + level;
+}
+
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
   if (ranks.empty()) return "unknown";
   std::vector<std::pair<std::string, int>> hosts;  // in order of first appearance

@@ -25,6 +25,8 @@ std::string timestamp_text(double unix_seconds);
 std::string plural(std::size_t n, std::string_view one, std::string_view many);
 // "2 (2 hosts)" when every host runs as many ranks, "node-a 3, node-b 1" when not.
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks);
+// "   MPI threads: single" for a job formed by MPI (its thread level, as the header shows it); empty otherwise.
+std::string mpi_threads_text(const RunInfo& info);
 // What the stopping rule does, in words.
 std::string samples_text(const StoppingRule& rule);
 
