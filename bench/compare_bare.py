@@ -55,7 +55,7 @@ def run_distbench(args, collective, tmpdir, rnd):
     cmd = common.launcher(args) + [
         args.distbench, collective, "--placement", args.placement, "-d", "float32", "-o", "sum",
         "-b", str(args.minbytes), "-e", str(args.maxbytes), "-f", "2", "-n", str(args.iters),
-        "-w", str(args.warmup), "--json", report]
+        "-w", str(args.warmup), "--mpi-thread", args.mpi_thread, "--json", report]
     _, _, wall = common.run(cmd, f"distbench {collective}")
     with open(report) as f:
         text = f.read()
@@ -83,7 +83,7 @@ def run_bare(args, collective, plan, tmpdir, rnd):
             c = plan[size]
             f.write(f"{c['count']} {c['k']} {c['n']}  # {size}\n")
     cmd = common.launcher(args) + [args.bare, collective, "--placement", args.placement, "-w", str(args.warmup),
-                                   "--cases", cases_file]
+                                   "--thread", args.mpi_thread, "--cases", cases_file]
     out, _, wall = common.run(cmd, f"bare loop {collective}")
     common.keep(args, f"round{rnd + 1}-{collective}-bare.jsonl", out)
     cases = {}
@@ -215,6 +215,8 @@ def main():
     p.add_argument("-w", "--warmup", type=int, default=5, help="warm-up operations, every tool (default 5)")
     p.add_argument("--mpi4py", action="store_true",
                    help="also run bench/mpi4py_peer.py (allreduce, reduce-scatter, allgather; out-of-place only)")
+    p.add_argument("--mpi-thread", default="single", choices=("single", "funneled", "serialized", "multiple"),
+                   help="MPI's thread level in every tool (default single, as distbench, IMB and OSU run)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--bind-to", default="core", choices=("core", "none"),
