@@ -32,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_mpi4py as common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
+import peers  # noqa: E402  (IMB-MPI1 and OSU: their commands and tables)
 
 COLLECTIVES = ("allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather", "scatter",
                "sendrecv")
@@ -104,8 +105,25 @@ def run_mpi4py(args, collective, rnd):
     return {size: {"mean": t[0], "median": t[1]} for size, t in times.items()}, wall
 
 
+def run_published_peer(args, tool, collective, rnd):
+    """{bytes: {median, mean}} (the peer's mean per call in both), wall seconds; None when it has no such run."""
+    if tool == "imb":
+        command = peers.imb_command(args.imb, collective, args)
+        parse = peers.parse_imb
+    else:
+        binary = peers.find_osu(args.osu, collective)
+        command = peers.osu_command(binary, args) if binary else None
+        parse = peers.parse_osu
+    if command is None:
+        return None
+    out, _, wall = common.run(common.launcher(args) + command, f"{tool} {collective}")
+    common.keep(args, f"round{rnd + 1}-{collective}-{tool}.txt", out)
+    return {size: {"median": t, "mean": t} for size, t in parse(out).items()}, wall
+
+
 def measure(args):
-    tools = ["distbench", "bare"] + (["mpi4py"] if args.mpi4py else [])
+    tools = ["distbench", "bare"] + (["mpi4py"] if args.mpi4py else []) + (["imb"] if args.imb else []) + \
+        (["osu"] if args.osu else [])
     # runs[collective][tool][bytes] -> list of per-round {median, mean, ...}
     runs = {c: {t: {} for t in tools} for c in args.collectives}
     walls = {c: {t: [] for t in tools} for c in args.collectives}
@@ -124,6 +142,11 @@ def measure(args):
                         wrong += w
                     elif tool == "bare":
                         cases, wall = run_bare(args, c, plans[c], tmpdir, rnd)
+                    elif tool in ("imb", "osu"):
+                        ran = run_published_peer(args, tool, c, rnd)
+                        if ran is None:
+                            continue
+                        cases, wall = ran
                     else:
                         cases, wall = run_mpi4py(args, c, rnd)
                     walls[c][tool].append(wall)
@@ -146,6 +169,10 @@ def report(args, runs, walls, plans, wrong):
     print(f"'ratio' = distbench / bare of those medians; 'ratio(mean)' = the same from each run's mean; "
           f"'k' = ops per sample in the last distbench report, 'k!=' = rounds in which the bare loop ran another k "
           f"(it went first, with the previous round's); target: ratio <= {TARGET}")
+    if args.imb or args.osu:
+        print(f"'d/imb', 'd/osu' = distbench's mean per operation / the peer's mean per call (IMB-MPI1's t_avg with "
+              f"-sync {args.imb_sync} -iter {args.peer_iters}, OSU's Avg Latency with -i {args.peer_iters}), each the "
+              f"median over rounds; MPI thread level {args.mpi_thread} (OSU: always single)")
     worst = {"median": (0.0, None, None), "mean": (0.0, None, None)}
     over = {"median": 0, "mean": 0}
     total = 0
@@ -158,6 +185,9 @@ def report(args, runs, walls, plans, wrong):
                f"      {'ratio(mean)':>11}"
         if peer:
             head += f" {'mpi4py us':>11} {'d/mpi4py':>9}"
+        published = [t for t in ("imb", "osu") if runs[c].get(t)]
+        for tool in published:
+            head += f" {tool + ' us':>9} {'d/' + tool:>7}"
         print(head)
         for size in sorted(d):
             if size not in b:
@@ -185,6 +215,12 @@ def report(args, runs, walls, plans, wrong):
                     line += f" {tp:>11.2f} {td / tp if tp > 0 else float('inf'):>9.3f}"
                 else:
                     line += f" {'-':>11} {'-':>9}"
+            for tool in published:  # the peer's mean per call against distbench's mean per operation
+                if size in runs[c][tool]:
+                    tp, dm = median_of(runs[c][tool][size], "mean"), median_of(d[size], "mean")
+                    line += f" {tp:>9.2f} {dm / tp if tp > 0 else float('inf'):>7.3f}"
+                else:
+                    line += f" {'-':>9} {'-':>7}"
             print(line)
         summary = "; ".join(f"{t} " + ", ".join(f"{w:.1f}" for w in ws) for t, ws in walls[c].items() if ws)
         print(f"wall time per run (s, incl. mpirun start-up): {summary}")
@@ -217,6 +253,12 @@ def main():
                    help="also run bench/mpi4py_peer.py (allreduce, reduce-scatter, allgather; out-of-place only)")
     p.add_argument("--mpi-thread", default="single", choices=("single", "funneled", "serialized", "multiple"),
                    help="MPI's thread level in every tool (default single, as distbench, IMB and OSU run)")
+    p.add_argument("--imb", metavar="PATH", help="also run this IMB-MPI1 (allreduce, broadcast, reduce; out of place)")
+    p.add_argument("--imb-sync", type=int, choices=(0, 1), default=0,
+                   help="IMB's -sync: 0 (default) calls back to back as distbench; 1 a barrier after each call")
+    p.add_argument("--osu", metavar="DIR", help="also run the OSU benchmarks found under DIR (osu_allreduce, "
+                                                 "osu_bcast, osu_reduce)")
+    p.add_argument("--peer-iters", type=int, default=1000, help="calls IMB and OSU time per size (default 1000)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--bind-to", default="core", choices=("core", "none"),
@@ -233,6 +275,11 @@ def main():
         p.error("need --rounds >= 1, --np >= 1, -n >= 1, -w >= 0")
     if args.mpi4py and args.placement != "out-of-place":
         p.error("--mpi4py compares out-of-place calls only (mpi4py_peer.py has no in-place mode)")
+    if args.osu and args.mpi_thread != "single":
+        p.error("--osu: the OSU benchmarks start MPI at the single level only; leave --mpi-thread at single")
+    for path, what in ((args.imb, "--imb"), (args.osu, "--osu")):
+        if path and not os.path.exists(path):
+            p.error(f"{what} {path}: no such file or directory")
     args.distbench = common.find_distbench(args.distbench)
     args.bare = find_bare(args.bare)
     if shutil.which(args.mpirun) is None:
