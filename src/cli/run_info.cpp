@@ -1,7 +1,10 @@
 #include "cli/run_info.hpp"
 
 #include "core/environment.hpp"
+#include "core/machine_mode.hpp"
 #include "version.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -17,8 +20,10 @@ RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& en
   info.world_size = connector.size();
   const auto hosts = allgather_string(connector, connector.hostname());
   const auto local_ranks = allgather_value(connector, connector.local_rank());
+  const auto cpus = allgather_string(connector, allowed_cpus_text());
   for (int r = 0; r < connector.size(); ++r) {
-    info.ranks.push_back({r, hosts[static_cast<std::size_t>(r)], local_ranks[static_cast<std::size_t>(r)]});
+    const auto i = static_cast<std::size_t>(r);
+    info.ranks.push_back({r, hosts[i], local_ranks[i], cpus[i]});
   }
   info.versions = entry.build_versions();
   for (auto& kv : world.backend().describe()) {
@@ -32,6 +37,22 @@ RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& en
   for (auto& kv : machine_facts()) info.versions.push_back(std::move(kv));
   info.environment = captured_environment();
   return info;
+}
+
+void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::optional<CpuTicks>& before) {
+  const auto after = machine_cpu_ticks();
+  if (!before || !after) return;
+  const auto stolen = steal_fraction(*before, *after);
+  if (!stolen) return;
+  info.versions.emplace_back("steal_time", fmt::format("{:.1f} % of the machine's CPU time over the run", 100 * *stolen));
+  if (*stolen > kStealWarnFraction) {
+    warnings.push_back(
+        {"steal_time",
+         fmt::format("the hypervisor took {:.0f} % of this machine's CPU time during the run (steal time in /proc/stat): "
+                     "a shared host can run a whole run in a slower mode, in every tool; compare these figures only "
+                     "with runs of little steal time, or rerun when the host is quieter",
+                     100 * *stolen)});
+  }
 }
 
 }  // namespace distbench::cli

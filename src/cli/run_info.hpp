@@ -1,16 +1,25 @@
 // The description of a run that reports carry: tool, arguments, ranks, versions, environment.
 #pragma once
 
+#include "core/machine_mode.hpp"
 #include "core/run_info.hpp"
 #include "core/world.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace distbench::cli {
 
-// Collective: gathers every rank's host and local rank.
+// Collective: gathers every rank's host, local rank and allowed CPUs.
 RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& entry,
                       const std::vector<std::string>& argv);
+
+// Above this share of the machine's CPU time stolen by its hypervisor over a run, the run says so in a warning.
+inline constexpr double kStealWarnFraction = 0.05;
+// The machine's steal time since `before` (core/machine_mode.hpp) as the fact "steal_time" ("0.4 % of the
+// machine's CPU time over the run"); a warning ("steal_time") in `warnings` above kStealWarnFraction. Nothing when
+// either reading is missing.
+void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::optional<CpuTicks>& before);
 
 }  // namespace distbench::cli

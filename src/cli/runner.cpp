@@ -203,6 +203,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   check_before_run(connector, world, settings, benchmark, reporters.get());
 
   RunInfo info = make_run_info(connector, world, entry, inv.arguments());
+  const std::optional<CpuTicks> ticks_at_start = machine_cpu_ticks();
   info.backend = entry.name;  // argv keeps what was asked
   if (connector.is_root()) {
     hint_single_process(info);
@@ -306,6 +307,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   std::unique_lock finishing(leaving);  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
+  if (reporters) note_steal_time(info, outcome.warnings, ticks_at_start);
   info.warnings = outcome.warnings;
   if (reporters) {
     reporters->end(info);

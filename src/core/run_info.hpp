@@ -14,6 +14,7 @@ struct RankInfo {
   int rank = 0;
   std::string host;
   int local_rank = 0;
+  std::string cpus{};  // the CPUs it was allowed to run on, "0-1" (core/machine_mode.hpp); empty: not recorded
 };
 
 struct RunInfo {
@@ -32,7 +33,7 @@ struct RunInfo {
   KeyValues environment;   // launcher and library variables as set on the root rank
   std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
 
-  // The value of `versions[key]`; empty when the run has none (e.g. "mpi thread level" without MPI).
+  // The value of `versions[key]`; empty when the run has none (e.g. "mpi.thread_level" without MPI).
   std::string version(std::string_view key) const {
     for (const auto& [k, v] : versions) {
       if (k == key) return v;

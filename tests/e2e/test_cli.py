@@ -279,9 +279,27 @@ class GoodRuns(Workdir):
         for level, js, r in zip(levels, paths, runs):
             with self.subTest(level=level):
                 self.assertEqual(r.returncode, 0, r.stderr)
-                self.assertEqual(load_json(js)["environment"]["versions"]["mpi thread level"], level)
+                self.assertEqual(load_json(js)["environment"]["versions"]["mpi.thread_level"], level)
                 self.assertIn(f"MPI threads: {level}\n", r.stdout)
                 self.assertEqual(collective_results(load_json(js))[0]["wrong"], 0)
+
+    def test_the_report_says_which_cpus_each_rank_had_and_the_steal_time(self):
+        # what tells a run-wide mode of a shared machine apart: each rank's allowed CPUs, the run's steal time
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("binding two ranks to a core each needs two CPUs")
+        js = self.path("c.json")
+        bound = [a if a != "none" else "core" for a in MPIRUN]  # --bind-to core: one CPU each
+        r = subprocess.run(bound + ["-np", "2", BINARY, "allreduce", "-b", "8", "-e", "8", "-n", "3", "--json", js],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        cpus = [rank["cpus"] for rank in report["environment"]["ranks"]]
+        for text in cpus:
+            self.assertRegex(text, r"^\d+$", cpus)  # one CPU each
+        self.assertNotEqual(cpus[0], cpus[1])
+        steal = report["environment"]["versions"]["steal_time"]
+        self.assertRegex(steal, r"^\d+\.\d % of the machine's CPU time over the run$")
+        self.assertLessEqual(float(steal.split()[0]), 100.0)
 
     def test_list_info_and_help(self):
         r = single("list")

@@ -130,7 +130,7 @@ std::vector<std::pair<std::string, std::string>> MPIConnector::facts() const {
   } else if (thread_provided_ != thread_asked_) {
     level += fmt::format(" (asked for {})", thread_level_name(thread_asked_));
   }
-  return {{"mpi thread level", level}};
+  return {{"mpi.thread_level", level}};
 }
 
 // The launcher ends the other ranks; this one has printed why.

@@ -121,8 +121,11 @@ json run_info_json(const RunInfo& info) {
   j["signal"] = info.signal > 0 ? json(info.signal) : json(nullptr);
   j["backend"] = text_or_null(info.backend);
   json ranks = json::array();
-  for (const RankInfo& r : info.ranks)
-    ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}});
+  for (const RankInfo& r : info.ranks) {
+    json rank = {{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}};
+    if (!r.cpus.empty()) rank["cpus"] = r.cpus;
+    ranks.push_back(std::move(rank));
+  }
   json env;
   env["world_size"] = info.world_size;
   env["ranks"] = std::move(ranks);

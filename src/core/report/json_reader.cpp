@@ -232,7 +232,8 @@ RunInfo run_info_from(const JsonField& j) {
   const JsonField env = j.at("environment");
   info.world_size = env.at("world_size").int_in(0, INT_MAX);
   for (const JsonField& r : env.at("ranks").elements()) {
-    info.ranks.push_back({r.at("rank").int_in(0, INT_MAX), r.at("host").text(), r.at("local_rank").int_in(0, INT_MAX)});
+    info.ranks.push_back({r.at("rank").int_in(0, INT_MAX), r.at("host").text(), r.at("local_rank").int_in(0, INT_MAX),
+                          r.find("cpus") ? r.at("cpus").text() : std::string()});  // absent in older reports
   }
   info.versions = key_values_from(env.at("versions"));
   info.environment = key_values_from(env.at("variables"));

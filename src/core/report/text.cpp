@@ -38,7 +38,7 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
 }
 
 std::string mpi_threads_text(const RunInfo& info) {
-  const std::string level = info.version("mpi thread level");
+  const std::string level = info.version("mpi.thread_level");
   return level.empty() ? std::string() : "   MPI threads: " + level;
 }
 

@@ -1,0 +1,33 @@
+// What tells one run-wide mode of a shared machine from another: the same 8 B allreduce can read 0.24 or 0.48 us
+// for a whole run, in every tool. Two witnesses go in the report: the share of the machine's CPU time that its
+// hypervisor took over the run (steal time, /proc/stat) and the CPUs each rank was allowed to run on (its affinity).
+// Linux only; a figure the system does not give is std::nullopt, never a guess.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace distbench {
+
+// The machine's CPU time since boot in clock ticks, all CPUs together: what the hypervisor took (steal) and all of
+// it (user, nice, system, idle, iowait, irq, softirq and steal; guest time is inside user).
+struct CpuTicks {
+  std::uint64_t steal = 0;
+  std::uint64_t total = 0;
+};
+// From the text of /proc/stat (its first line, "cpu  ..."); nullopt when that line is missing or malformed.
+std::optional<CpuTicks> parse_cpu_ticks(std::string_view proc_stat);
+std::optional<CpuTicks> machine_cpu_ticks();
+// The share (0..1) of the machine's CPU time stolen between two readings; nullopt when no tick passed or the
+// counters went backwards.
+std::optional<double> steal_fraction(const CpuTicks& before, const CpuTicks& after);
+
+// CPU numbers as a list of ranges, "0-3,6"; "none" for an empty list.
+std::string cpu_list_text(std::vector<int> cpus);
+// The CPUs this process may run on (sched_getaffinity), as cpu_list_text; "unknown" when the system does not say.
+std::string allowed_cpus_text();
+
+}  // namespace distbench

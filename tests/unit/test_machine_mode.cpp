@@ -1,0 +1,51 @@
+// The witnesses of a shared machine's run-wide mode: steal time from /proc/stat and the CPUs a rank may use.
+#include "core/machine_mode.hpp"
+
+#include <gtest/gtest.h>
+
+namespace distbench {
+namespace {
+
+// A real first line of /proc/stat (a 2-CPU VM): user nice system idle iowait irq softirq steal guest guest_nice.
+constexpr std::string_view kProcStat =
+    "cpu  1077424 2170 336211 14218316 6420 0 19374 52280 0 0\n"
+    "cpu0 538163 1073 168391 7108806 3197 0 15121 26139 0 0\n";
+
+TEST(MachineMode, ReadsStealAndTotalFromTheFirstLine) {
+  const auto ticks = parse_cpu_ticks(kProcStat);
+  ASSERT_TRUE(ticks);
+  EXPECT_EQ(ticks->steal, 52280u);
+  EXPECT_EQ(ticks->total, 1077424u + 2170 + 336211 + 14218316 + 6420 + 0 + 19374 + 52280);  // guest is in user
+}
+
+TEST(MachineMode, RefusesWhatIsNotTheCpuLine) {
+  EXPECT_FALSE(parse_cpu_ticks(""));
+  EXPECT_FALSE(parse_cpu_ticks("cpu0 1 2 3 4 5 6 7 8\n"));  // a single CPU's line, not the machine's
+  EXPECT_FALSE(parse_cpu_ticks("cpu  1 2 3 4 5 6 7\n"));    // an old kernel without steal
+  EXPECT_FALSE(parse_cpu_ticks("cpu  1 2 x 4 5 6 7 8\n"));
+}
+
+TEST(MachineMode, StealFractionIsTheShareOfTicksBetweenTwoReadings) {
+  const CpuTicks before{100, 10000};
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, {150, 11000}), 0.05);
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, {100, 11000}), 0.0);
+  EXPECT_FALSE(steal_fraction(before, before));          // no tick passed
+  EXPECT_FALSE(steal_fraction(before, {90, 11000}));     // a counter went backwards
+  EXPECT_LE(*steal_fraction(before, {5000, 10100}), 1.0);  // never more than the whole
+}
+
+TEST(MachineMode, CpuListsAreRanges) {
+  EXPECT_EQ(cpu_list_text({}), "none");
+  EXPECT_EQ(cpu_list_text({0}), "0");
+  EXPECT_EQ(cpu_list_text({3, 0, 1, 2, 6}), "0-3,6");
+  EXPECT_EQ(cpu_list_text({1, 1, 5, 7, 8}), "1,5,7-8");
+}
+
+TEST(MachineMode, ThisProcessMayRunOnSomeCpu) {
+  const std::string cpus = allowed_cpus_text();
+  EXPECT_NE(cpus, "none");
+  EXPECT_NE(cpus, "");
+}
+
+}  // namespace
+}  // namespace distbench
