@@ -43,7 +43,10 @@ void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::o
   const auto after = machine_cpu_ticks();
   if (!before || !after) return;
   const auto stolen = steal_fraction(*before, *after);
-  if (!stolen) return;
+  if (!stolen) {
+    info.versions.emplace_back("steal_time", "unknown: the run was shorter than one tick of the kernel's CPU accounting");
+    return;
+  }
   info.versions.emplace_back("steal_time", fmt::format("{:.1f} % of the machine's CPU time over the run", 100 * *stolen));
   if (*stolen > kStealWarnFraction) {
     warnings.push_back(

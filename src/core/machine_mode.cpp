@@ -14,18 +14,15 @@ std::optional<CpuTicks> parse_cpu_ticks(std::string_view proc_stat) {
   const std::string_view line = proc_stat.substr(0, proc_stat.find('\n'));
   if (line.substr(0, 4) != "cpu ") return std::nullopt;
   // user nice system idle iowait irq softirq steal (guest and guest_nice follow; they are counted in user and nice)
-  std::array<std::uint64_t, 8> fields{};
+  CpuTicks ticks;
   const char* p = line.data() + 4;
   const char* end = line.data() + line.size();
-  for (auto& field : fields) {
+  for (auto& field : ticks.fields) {
     while (p < end && *p == ' ') ++p;
     const auto [next, error] = std::from_chars(p, end, field);
     if (error != std::errc()) return std::nullopt;
     p = next;
   }
-  CpuTicks ticks;
-  ticks.steal = fields[7];
-  for (const std::uint64_t f : fields) ticks.total += f;
   return ticks;
 }
 
@@ -37,9 +34,13 @@ std::optional<CpuTicks> machine_cpu_ticks() {
 }
 
 std::optional<double> steal_fraction(const CpuTicks& before, const CpuTicks& after) {
-  if (after.total <= before.total || after.steal < before.steal) return std::nullopt;
-  const double stolen = static_cast<double>(after.steal - before.steal);
-  return std::min(1.0, stolen / static_cast<double>(after.total - before.total));
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < before.fields.size(); ++i) {
+    total += after.fields[i] > before.fields[i] ? after.fields[i] - before.fields[i] : 0;
+  }
+  if (total == 0) return std::nullopt;
+  const std::uint64_t stolen = after.steal() > before.steal() ? after.steal() - before.steal() : 0;
+  return static_cast<double>(stolen) / static_cast<double>(total);  // stolen is one of the summed growths
 }
 
 std::string cpu_list_text(std::vector<int> cpus) {

@@ -4,6 +4,8 @@
 // Linux only; a figure the system does not give is std::nullopt, never a guess.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,17 +14,20 @@
 
 namespace distbench {
 
-// The machine's CPU time since boot in clock ticks, all CPUs together: what the hypervisor took (steal) and all of
-// it (user, nice, system, idle, iowait, irq, softirq and steal; guest time is inside user).
+// The machine's CPU time since boot in clock ticks, all CPUs together: user, nice, system, idle, iowait, irq,
+// softirq and steal (what the hypervisor took; guest time is inside user).
 struct CpuTicks {
-  std::uint64_t steal = 0;
-  std::uint64_t total = 0;
+  using Fields = std::array<std::uint64_t, 8>;
+  static constexpr std::size_t kSteal = 7;
+  Fields fields{};
+  std::uint64_t steal() const { return fields[kSteal]; }
 };
 // From the text of /proc/stat (its first line, "cpu  ..."); nullopt when that line is missing or malformed.
 std::optional<CpuTicks> parse_cpu_ticks(std::string_view proc_stat);
 std::optional<CpuTicks> machine_cpu_ticks();
-// The share (0..1) of the machine's CPU time stolen between two readings; nullopt when no tick passed or the
-// counters went backwards.
+// The share (0..1) of the machine's CPU time stolen between two readings, from each counter's growth (a counter
+// that went backwards counts as not grown: proc(5) says iowait can decrease); nullopt when no tick passed (a
+// busy CPU's time is counted a tick, 10 ms, at a time: a run of a few ms may see none).
 std::optional<double> steal_fraction(const CpuTicks& before, const CpuTicks& after);
 
 // CPU numbers as a list of ranges, "0-3,6"; "none" for an empty list.

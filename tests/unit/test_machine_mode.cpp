@@ -14,8 +14,9 @@ constexpr std::string_view kProcStat =
 TEST(MachineMode, ReadsStealAndTotalFromTheFirstLine) {
   const auto ticks = parse_cpu_ticks(kProcStat);
   ASSERT_TRUE(ticks);
-  EXPECT_EQ(ticks->steal, 52280u);
-  EXPECT_EQ(ticks->total, 1077424u + 2170 + 336211 + 14218316 + 6420 + 0 + 19374 + 52280);  // guest is in user
+  EXPECT_EQ(ticks->steal(), 52280u);
+  const CpuTicks::Fields expected{1077424, 2170, 336211, 14218316, 6420, 0, 19374, 52280};  // guest is in user
+  EXPECT_EQ(ticks->fields, expected);
 }
 
 TEST(MachineMode, RefusesWhatIsNotTheCpuLine) {
@@ -25,13 +26,23 @@ TEST(MachineMode, RefusesWhatIsNotTheCpuLine) {
   EXPECT_FALSE(parse_cpu_ticks("cpu  1 2 x 4 5 6 7 8\n"));
 }
 
+CpuTicks ticks(std::uint64_t user, std::uint64_t idle, std::uint64_t steal) {
+  CpuTicks t;
+  t.fields = {user, 0, 0, idle, 0, 0, 0, steal};
+  return t;
+}
+
 TEST(MachineMode, StealFractionIsTheShareOfTicksBetweenTwoReadings) {
-  const CpuTicks before{100, 10000};
-  EXPECT_DOUBLE_EQ(*steal_fraction(before, {150, 11000}), 0.05);
-  EXPECT_DOUBLE_EQ(*steal_fraction(before, {100, 11000}), 0.0);
-  EXPECT_FALSE(steal_fraction(before, before));          // no tick passed
-  EXPECT_FALSE(steal_fraction(before, {90, 11000}));     // a counter went backwards
-  EXPECT_LE(*steal_fraction(before, {5000, 10100}), 1.0);  // never more than the whole
+  const CpuTicks before = ticks(5000, 4900, 100);
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5600, 5250, 150)), 0.05);  // 50 of 1000 ticks
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(6000, 4900, 100)), 0.0);
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5000, 4900, 200)), 1.0);   // all of it, never more
+  EXPECT_FALSE(steal_fraction(before, before));                             // no tick passed
+  // A counter that steps back between readings (proc(5): iowait can decrease; idle and steal are read from
+  // per-CPU sources that are not updated together) counts as not grown; the others still give the figure.
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5400, 4890, 100)), 0.0);
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5400, 4900, 90)), 0.0);
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5300, 4890, 200)), 0.25);  // 100 stolen of 300 + 100
 }
 
 TEST(MachineMode, CpuListsAreRanges) {
