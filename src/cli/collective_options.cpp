@@ -204,6 +204,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   }
   plan.show_faults = o.common.show_faults;
   plan.malloc_reuse = o.common.malloc_reuse;
+  plan.huge_pages = o.common.huge_pages == "on";
   plan.check_iters = o.check;
   if (o.cycles == 0) {
     throw usage_error(

@@ -45,6 +45,11 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_flag("--malloc-reuse", o.malloc_reuse,
                "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
                "library's per-call temporary buffers are not faulted in afresh on every call");
+  app.add_option("--huge-pages", o.huge_pages,
+                 "Transparent huge pages for host buffers (mpi): off (default: what malloc gets, as IMB and OSU) or "
+                 "on (buffers from 2 MiB advised MADV_HUGEPAGE, as numpy does); matters when the machine's THP mode "
+                 "is madvise; the report says what the buffers got")
+      ->check(one_of({"off", "on"}));
   app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
   add_launcher_option(app, o.launcher);
   app.add_option("--mpi-thread", o.mpi_thread,
@@ -101,6 +106,7 @@ BackendOptions backend_options(const CommonOptions& o) {
   b.blocking = o.blocking != 0;
   b.register_buffers = o.register_buffers != 0;
   b.timeout_s = o.timeout_s;
+  b.huge_pages = parse_huge_pages(o.huge_pages);
   return b;
 }
 

@@ -36,6 +36,7 @@ struct CommonOptions {
   bool quiet = false;             // no table on the console (warnings and errors still go to stderr)
   bool show_faults = false;
   bool malloc_reuse = false;
+  std::string huge_pages = "off";  // --huge-pages: off (malloc's policy) or on (numpy's)
   bool iters_given = false;
   bool max_time_given = false;
 };

@@ -308,6 +308,11 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   info.status = "complete";
   info.end_time = iso_time_now();
   if (reporters) note_steal_time(info, outcome.warnings, ticks_at_start);
+  info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
+  if (settings.backend_options.huge_pages == HugePages::on && info.version("memory.huge_pages").empty()) {
+    outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "
+                                                              "not host memory", info.backend)});
+  }
   info.warnings = outcome.warnings;
   if (reporters) {
     reporters->end(info);

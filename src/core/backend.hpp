@@ -6,6 +6,7 @@
 #include "core/connector.hpp"
 #include "core/device.hpp"
 #include "core/groups.hpp"
+#include "core/huge_pages.hpp"
 
 #include <functional>
 #include <memory>
@@ -28,6 +29,7 @@ struct BackendOptions {
   bool blocking = false;     // -z: blocking communicator initialisation and calls
   bool register_buffers = false;  // -R
   double timeout_s = 300.0;  // -T: bound on the backend's own waits (communicator set-up, teardown)
+  HugePages huge_pages = HugePages::off;  // --huge-pages: host buffers' policy (core/huge_pages.hpp)
 };
 
 class Backend {

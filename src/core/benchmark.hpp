@@ -32,6 +32,9 @@ struct BenchmarkOutcome {
   // the report failed with this reason and every process leaves with `exit_code` without finalising MPI; the
   // launcher ends the ranks that do not answer.
   std::string abandon;
+  // Root rank only: what the run learned about itself while running (memory.buffer_huge_pages), added to the
+  // report's versions at the end.
+  KeyValues facts;
 };
 
 class Benchmark {

@@ -60,6 +60,15 @@ class Communicator {
   // throws usage_error on a multi-part buffer). Both sides must call; sends to one peer arrive in order.
   virtual std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) = 0;
   virtual std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) = 0;
+  // Point to point, blocking (osu_latency's MPI_Send and MPI_Recv): returns once `data` may be reused (send) or holds
+  // the message (recv). A backend whose library has blocking calls makes them (a hang is the watchdog's, as for
+  // run()); by default the asynchronous call is started and waited for, within `timeout`.
+  virtual void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) {
+    start_send(data, bytes, peer)->wait(timeout);
+  }
+  virtual void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) {
+    start_recv(data, bytes, peer)->wait(timeout);
+  }
   // Where this rank's result of `call` is once it has run: the receive position unless the backend says otherwise
   // (what verification checks). A backend that moves no data where its library promises none says so here instead
   // of copying inside the timed call.

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,12 @@ class Device {
   // The dense math of a device with a queue of its own (a GPU: cuBLAS and kernels, ordered before the backend's
   // collectives); null for host memory, where a benchmark computes on the CPU itself (math/host_math.hpp).
   virtual DenseMath* math() { return nullptr; }
+  // Bytes of `buffer` (one this device allocated) that the kernel backs with huge pages, for host memory; nullopt
+  // where that does not apply (device memory) or the system does not say.
+  virtual std::optional<std::uint64_t> huge_page_bytes(Buffer& buffer) {
+    (void)buffer;
+    return std::nullopt;
+  }
 };
 
 }  // namespace distbench

@@ -2,6 +2,7 @@
 
 #include "core/element.hpp"
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,15 +27,32 @@ constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte p
 // its first page (after malloc's chunk header). Where a buffer sits changes MPI's copy speed (page-aligned send and
 // receive buffers made large reductions up to 30% slower here, bench/README.md), so the placement must not move
 // when --malloc-reuse turns malloc's maps off for the library's temporaries: that switch changes only what it is for.
+//
+// A mapped buffer has an inaccessible guard page on each side, so that the kernel never merges its mapping with a
+// neighbour's (their flags differ): /proc/self/smaps then counts its huge pages alone. With --huge-pages on, a
+// buffer of 2 MiB or more is advised MADV_HUGEPAGE over its whole mapping, as numpy advises its large arrays. Every
+// mapped page is touched once here, so the pages the kernel chose exist before anything is measured.
 class HostBuffer final : public Buffer {
  public:
-  explicit HostBuffer(std::size_t bytes) : bytes_(bytes) {
+  HostBuffer(std::size_t bytes, HugePages policy) : bytes_(bytes) {
     if (bytes >= kOwnMapFrom) {
-      mapped_ = round_up_to_page(bytes + kChunkHeader);
+      const std::size_t page = page_size();
+      const std::size_t inner = round_up(bytes + kChunkHeader, page);
+      mapped_ = inner + 2 * page;
       void* map = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (map == MAP_FAILED) throw std::bad_alloc();
       base_ = map;
-      data_ = static_cast<std::byte*>(map) + kChunkHeader;
+      auto* first = static_cast<std::byte*>(map) + page;
+      if (mprotect(map, page, PROT_NONE) != 0 || mprotect(first + inner, page, PROT_NONE) != 0) {
+        munmap(base_, mapped_);
+        throw std::bad_alloc();
+      }
+      // Advice is a request: a kernel without THP refuses it (EINVAL), and the buffer keeps small pages.
+      if (policy == HugePages::on && bytes >= kHugePageAdviceFrom) madvise(first, inner, MADV_HUGEPAGE);
+      for (std::size_t at = 0; at < inner; at += page) first[at] = std::byte{0};
+      inner_ = first;
+      inner_bytes_ = inner;
+      data_ = first + kChunkHeader;
     } else {
       base_ = std::malloc(bytes == 0 ? 1 : bytes);
       if (base_ == nullptr) throw std::bad_alloc();
@@ -53,17 +72,23 @@ class HostBuffer final : public Buffer {
   std::size_t bytes() const override { return bytes_; }
   void* data(int) override { return data_; }
 
+  // Huge-page bytes in this buffer's own mapping (0 for a block from the heap, which is under 2 MiB).
+  std::optional<std::uint64_t> huge_page_bytes() const {
+    if (mapped_ == 0) return std::uint64_t{0};
+    return anon_huge_bytes(inner_, inner_bytes_);
+  }
+
  private:
   static constexpr std::size_t kOwnMapFrom = 128 * 1024;
   static constexpr std::size_t kChunkHeader = 16;
-  static std::size_t round_up_to_page(std::size_t n) {
-    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    return (n + page - 1) / page * page;
-  }
+  static std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  static std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
   std::size_t bytes_;
-  std::size_t mapped_ = 0;  // bytes mapped; 0 when the block came from malloc
+  std::size_t mapped_ = 0;  // bytes mapped, guard pages included; 0 when the block came from malloc
   void* base_ = nullptr;
+  std::byte* inner_ = nullptr;    // the accessible pages of a mapped buffer
+  std::size_t inner_bytes_ = 0;
   void* data_ = nullptr;
 };
 
@@ -90,7 +115,7 @@ std::uint64_t HostDevice::memory_available(int processes_sharing) const {
 
 std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) {
   try {
-    return std::make_unique<HostBuffer>(bytes);
+    return std::make_unique<HostBuffer>(bytes, huge_pages_);
   } catch (const std::bad_alloc&) {
     throw failure(fmt::format("could not allocate {} bytes of host memory; lower -e/--maxbytes", bytes));
   }
@@ -137,6 +162,11 @@ std::uint64_t HostDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
     }
     return wrong;
   });
+}
+
+std::optional<std::uint64_t> HostDevice::huge_page_bytes(Buffer& buffer) {
+  const auto* host = dynamic_cast<const HostBuffer*>(&buffer);
+  return host == nullptr ? std::nullopt : host->huge_page_bytes();
 }
 
 void HostDevice::copy(BufferRef dst, BufferRef src, std::size_t bytes) {

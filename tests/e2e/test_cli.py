@@ -119,8 +119,8 @@ class GoodRuns(Workdir):
         r = mpirun(4, "latency", "-b", "1", "-e", "4K", "-f", "8", "-n", "5", "--json", js, "--csv", cs, "--md", md)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
-        self.assertIn("# latency: ping-pong in pairs 0-1, 2-3, ... (2 pairs at once); one-way time = half a round trip",
-                      lines)
+        self.assertIn("# latency: blocking send/receive ping-pong (as osu_latency) in pairs 0-1, 2-3, ... (2 pairs at "
+                      "once); one-way time = half a round trip", lines)
         header = next(line for line in lines if line.startswith("#") and "latency" in line and "size" in line)
         self.assertEqual(header.split(), ["#", "size", "pairs", "latency", "median", "p99", "slowest", "bw", "#wrong"])
         rows = [line.split() for line in lines if not line.startswith("#")]
@@ -282,6 +282,40 @@ class GoodRuns(Workdir):
                 self.assertEqual(load_json(js)["environment"]["versions"]["mpi.thread_level"], level)
                 self.assertIn(f"MPI threads: {level}\n", r.stdout)
                 self.assertEqual(collective_results(load_json(js))[0]["wrong"], 0)
+
+    def test_the_huge_page_policy_reaches_the_buffers_and_the_report(self):
+        # off by default (what malloc gets, as IMB and OSU); on advises buffers from 2 MiB, as numpy does. The report
+        # and the header say which, with the machine's THP mode, and how much of the buffers got huge pages.
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            mode = f.read().split("[")[1].split("]")[0]
+        paths = [self.path("hp-off.json"), self.path("hp-on.json"), self.path("hp-lat.json")]
+        runs = run_concurrently([
+            lambda: mpirun(2, "allreduce", "-b", "4M", "-e", "4M", "-n", "2", "-w", "1", "--json", paths[0]),
+            lambda: mpirun(2, "allreduce", "-b", "4M", "-e", "4M", "-n", "2", "-w", "1", "--huge-pages", "on",
+                           "--json", paths[1]),
+            lambda: mpirun(2, "latency", "-b", "4M", "-e", "4M", "-n", "2", "--huge-pages", "on", "--json", paths[2])])
+        for policy, js, r in zip(["off", "on", "on"], paths, runs):
+            with self.subTest(js=js):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                versions = load_json(js)["environment"]["versions"]
+                self.assertEqual((versions["memory.huge_pages"], versions["memory.thp_mode"]), (policy, mode))
+                self.assertIn(f"# memory: huge pages {policy} (--huge-pages), the machine's THP mode {mode}", r.stdout)
+                # two buffers of 4 MiB per rank (send and receive), measured in /proc/self/smaps after allocation
+                huge = versions["memory.buffer_huge_pages"]
+                self.assertRegex(huge, r"^\d+(\.\d+)? (B|KiB|MiB) of 8 MiB \(\d+%\) on rank [01], the smallest "
+                                       r"share of 2 ranks$")
+                self.assertIn(f"# Buffers in huge pages: {huge}", r.stdout)
+                self.assertEqual(versions["memory.buffer_bytes"], str(8 << 20))
+                self.assertLessEqual(int(versions["memory.buffer_huge_page_bytes"]), 8 << 20)
+                if mode == "madvise":
+                    # the header says which policy the numbers stand for, and how to see the other
+                    other = "on" if policy == "off" else "off"
+                    self.assertIn(f"(--huge-pages {other} to measure that)", r.stdout)
+                if mode in ("madvise", "never") and policy == "off":
+                    self.assertTrue(huge.startswith("0 B of 8 MiB (0%)"), huge)
+        r = mpirun(2, "allreduce", "--huge-pages", "sometimes")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("error: --huge-pages", r.stderr)
 
     def test_the_report_says_which_cpus_each_rank_had_and_the_steal_time(self):
         # what tells a run-wide mode of a shared machine apart: each rank's allowed CPUs, the run's steal time

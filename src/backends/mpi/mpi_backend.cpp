@@ -14,7 +14,8 @@ namespace {
 
 class MPIBackend final : public Backend {
  public:
-  explicit MPIBackend(Connector& connector) : connector_(dynamic_cast<MPIConnector*>(&connector)) {
+  MPIBackend(Connector& connector, HugePages huge_pages)
+      : connector_(dynamic_cast<MPIConnector*>(&connector)), huge_pages_(huge_pages), device_(huge_pages) {
     if (connector_ == nullptr) throw failure("the MPI backend needs the MPI connector");
   }
 
@@ -29,7 +30,10 @@ class MPIBackend final : public Backend {
   }
 
   KeyValues describe() const override {
-    return {{"mpi.library", MPIConnector::library_version()}, {"device", device_.describe()}};
+    return {{"mpi.library", MPIConnector::library_version()},
+            {"device", device_.describe()},
+            {"memory.huge_pages", std::string(huge_pages_name(huge_pages_))},
+            {"memory.thp_mode", thp_mode()}};
   }
 
   std::optional<std::size_t> max_count_per_call() const override { return static_cast<std::size_t>(INT_MAX); }
@@ -55,6 +59,7 @@ class MPIBackend final : public Backend {
 
  private:
   MPIConnector* connector_;
+  HugePages huge_pages_;
   HostDevice device_;
   TypeMap types_;
 };
@@ -70,8 +75,8 @@ KeyValues build_versions() {
 
 BackendEntry mpi_backend_entry() {
   return {"mpi", "MPI collectives on host memory (OpenMPI)", [] { return std::optional<std::string>(); },
-          [](Connector& connector, const BackendOptions&) -> std::unique_ptr<Backend> {
-            return std::make_unique<MPIBackend>(connector);
+          [](Connector& connector, const BackendOptions& options) -> std::unique_ptr<Backend> {
+            return std::make_unique<MPIBackend>(connector, options.huge_pages);
           },
           build_versions,
           {"mpi"}};

@@ -274,24 +274,45 @@ std::unique_ptr<Work> MPICommunicator::start_recv(BufferRef data, std::size_t by
   return start_p2p(data, bytes, peer, false);
 }
 
-std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
-  std::string what = fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes,
-                                 sends ? "to" : "from", peer);
-  if (peer < 0 || peer >= size_) throw usage_error(fmt::format("{}: not a rank of this group of {}", what, size_));
+int MPICommunicator::p2p_count(BufferRef data, std::size_t bytes, int peer, bool sends) const {
+  // The message is formatted only for an error: a blocking call checks its arguments inside timed loops.
+  if (peer < 0 || peer >= size_) {
+    throw usage_error(fmt::format("{}: not a rank of this group of {}", p2p_what(bytes, peer, sends), size_));
+  }
   if (data.buffer == nullptr || data.buffer->parts() != 1) {
-    throw usage_error(fmt::format("{}: point to point moves a buffer of one part", what));
+    throw usage_error(fmt::format("{}: point to point moves a buffer of one part", p2p_what(bytes, peer, sends)));
   }
   if (bytes > static_cast<std::size_t>(INT_MAX)) {
-    throw usage_error(fmt::format("{}: more than MPI's per-call limit of {} bytes", what, INT_MAX));
+    throw usage_error(
+        fmt::format("{}: more than MPI's per-call limit of {} bytes", p2p_what(bytes, peer, sends), INT_MAX));
   }
-  const int count = static_cast<int>(bytes);
+  return static_cast<int>(bytes);
+}
+
+std::string MPICommunicator::p2p_what(std::size_t bytes, int peer, bool sends) {
+  return fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes, sends ? "to" : "from",
+                     peer);
+}
+
+std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
+  const int count = p2p_count(data, bytes, peer, sends);
   std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
   if (sends) {
     check(MPI_Isend(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Isend");
   } else {
     check(MPI_Irecv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Irecv");
   }
-  return std::make_unique<MPIWork>(std::move(requests), nullptr, nullptr, std::move(what));
+  return std::make_unique<MPIWork>(std::move(requests), nullptr, nullptr, p2p_what(bytes, peer, sends));
+}
+
+void MPICommunicator::send(BufferRef data, std::size_t bytes, int peer, Seconds) {
+  const int count = p2p_count(data, bytes, peer, true);
+  check(MPI_Send(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_), "MPI_Send");
+}
+
+void MPICommunicator::recv(BufferRef data, std::size_t bytes, int peer, Seconds) {
+  const int count = p2p_count(data, bytes, peer, false);
+  check(MPI_Recv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
 }
 
 std::unique_ptr<Timer> MPICommunicator::make_timer() { return std::make_unique<HostTimer>(); }

@@ -31,12 +31,18 @@ class MPICommunicator final : public Communicator {
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override;
   std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override;
+  // MPI_Send and MPI_Recv themselves (the watchdog bounds them, as it bounds the blocking collectives).
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override;
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override;
   void synchronize(Seconds) override {}  // blocking calls are complete on return
   std::unique_ptr<Timer> make_timer() override;
 
  private:
   // A checked point-to-point call: sends when `sends`, receives otherwise.
   std::unique_ptr<Work> start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends);
+  // The MPI count of a point-to-point call after checking its peer, buffer and size; throws usage_error naming `what`.
+  int p2p_count(BufferRef data, std::size_t bytes, int peer, bool sends) const;
+  static std::string p2p_what(std::size_t bytes, int peer, bool sends);
 
   MPI_Comm comm_;
   const TypeMap& types_;

@@ -195,6 +195,10 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
         "packed into one buffer, one allreduce, unpacked (pack and unpack timed as phases in the reports)",
         plan.tensors, plan.tensors));
   }
+  const std::uint64_t largest = plan.sizes.empty() ? 0 : *std::max_element(plan.sizes.begin(), plan.sizes.end());
+  if (std::string memory = host_memory_text(info, largest); !memory.empty()) {
+    d.console_preamble.push_back(std::move(memory));
+  }
   if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
   d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {} · time: {} (-a {})",
                               info.backend, info.world_size, ranks_per_host_text(info.ranks),
@@ -226,6 +230,7 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
   BenchmarkOutcome outcome;
   outcome.wrong = sweep.wrong;
   outcome.warnings = std::move(sweep.warnings);
+  outcome.facts = std::move(sweep.facts);
   if (connector.is_root() && plan_.floor.active()) {
     const FloorVerdict v = judge_floor(records, plan_.floor);
     if (!v.ok) outcome.below_floor = v.text;

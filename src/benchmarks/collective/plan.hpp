@@ -48,6 +48,7 @@ struct SweepPlan {
   // noise target the noise column is always shown, so that the rows that missed it can be marked).
   std::vector<std::string> columns;
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
+  bool huge_pages = false;    // --huge-pages on: distbench's buffers advised huge pages (core/huge_pages.hpp)
   bool malloc_reuse = false;  // mallopt before MPI starts: freed memory stays mapped (see malloc_tuning.hpp)
   // --tensors N (allreduce): each operation reduces a list of N tensors of S/N bytes, in place, as `fusions` say;
   // 1: one buffer, as every other sweep.

@@ -1,6 +1,7 @@
 #include "benchmarks/collective/sweep.hpp"
 
 #include "benchmarks/collective/aggregate.hpp"
+#include "core/buffer_pages.hpp"
 #include "core/error.hpp"
 #include "benchmarks/collective/measure.hpp"
 #include "core/sizes.hpp"
@@ -224,6 +225,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   auto recv_buffer = world.device().allocate(extents.recv);
 
   SweepOutcome outcome;
+  outcome.facts = buffer_huge_pages_fact(world, {send_buffer.get(), recv_buffer.get()}, watchdog);
   const bool root = connector.is_root();
   if (root) {
     outcome.warnings.insert(outcome.warnings.end(), plan.ignored_options.begin(), plan.ignored_options.end());

@@ -20,6 +20,7 @@ struct SweepOutcome {
   std::int64_t wrong = 0;             // summed over every checked case and rank
   std::vector<CaseResult> results;    // root rank only
   std::vector<Warning> warnings;      // root rank only: what the user should know, and what to do about it
+  KeyValues facts;                    // root rank only: the buffers' huge pages (core/buffer_pages.hpp)
 };
 
 // Called on the root rank after each row: the placements measured for one (dtype, op, size), in plan order.

@@ -63,11 +63,15 @@ void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan
     }
   }
   if (worst == nullptr) return;
-  const std::string remedy =
+  std::string remedy =
       plan.malloc_reuse
           ? "--malloc-reuse is on, so the library maps this memory itself: look at its own buffer settings"
           : "rerun with --malloc-reuse (or GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold="
             "4294967296) to keep freed memory mapped, and --show-faults to see the counts";
+  if (plan.huge_pages) {
+    remedy += "; --huge-pages on advises only distbench's own buffers: the library's temporaries come from malloc "
+              "without that advice and fault in small pages";
+  }
   out.push_back(Warning{"page_faults", fmt::format(
       "{} of {} cases took page faults inside the timed calls (worst: {}, {:.0f} per operation): the library's "
       "per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every call, so these "

@@ -1,6 +1,10 @@
 #include "benchmarks/latency/latency_benchmark.hpp"
 
+#include "benchmarks/latency/ping_pong.hpp"
+
+#include "core/buffer_pages.hpp"
 #include "core/error.hpp"
+#include "core/memory_budget.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/summary_items.hpp"
 #include "core/groups.hpp"
@@ -19,25 +23,6 @@ namespace distbench {
 namespace {
 
 
-// The two messages of a round trip: the pair's first rank to the second, and back, in place in one buffer.
-struct RoundTrip {
-  CollectiveCall there, back;
-};
-
-RoundTrip round_trip(Buffer* buffer, std::uint64_t bytes) {
-  CollectiveCall c;
-  c.collective = Collective::broadcast;
-  c.dtype = DType::uint8;
-  c.op = ReduceOp::sum;
-  c.count = bytes;
-  c.send = {buffer, 0};
-  c.recv = {buffer, 0};
-  c.root = 0;
-  RoundTrip t{c, c};
-  t.back.root = 1;
-  return t;
-}
-
 // A latency record with its parameters and nothing measured yet.
 Record latency_case(std::uint64_t bytes, const std::string& backend, std::size_t pairs) {
   Record r;
@@ -46,29 +31,6 @@ Record latency_case(std::uint64_t bytes, const std::string& backend, std::size_t
       .set("bytes", static_cast<std::int64_t>(bytes))
       .set("pairs", static_cast<std::int64_t>(pairs));
   return r;
-}
-
-// Wrong bytes over both directions and every rank: each message must arrive as its sender filled it.
-std::int64_t verify(World& world, Communicator& comm, const RoundTrip& trip, Watchdog& watchdog, Seconds timeout,
-                    const std::string& label) {
-  Device& device = world.device();
-  const PatternParams pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::uint8, 2);
-  std::int64_t mine = 0;
-  for (const CollectiveCall* call : {&trip.there, &trip.back}) {
-    device.poison(call->recv, call->count);
-    device.fill(call->send, call->count, call->dtype, FillSpec{pattern, comm.rank()});
-    device.synchronize();
-    {
-      auto guard = watchdog.arm(label + ": verification");
-      comm.run(*call);
-      comm.synchronize(timeout);
-    }
-    const CheckSpec spec{pattern, call->op, call->collective, call->count, call->root, comm.rank()};
-    mine += static_cast<std::int64_t>(device.count_wrong(comm.result_at(*call), call->dtype, spec));
-  }
-  std::int64_t total = 0;
-  for (auto w : allgather_value(world.connector(), mine)) total += w;
-  return total;
 }
 
 }  // namespace
@@ -155,13 +117,14 @@ Record latency_record(std::uint64_t bytes, const std::string& backend, const std
 
 void LatencyBenchmark::check(World& world) const {
   check_pairs(world.connector().size());
-  const std::uint64_t need = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
+  const std::uint64_t largest = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
+  const std::uint64_t need = add_saturating(largest, largest);  // a send and a receive buffer
   const std::uint64_t have = world.device().memory_available(world.connector().local_size());
   if (have != 0 && need > have) {
     throw usage_error(
-        fmt::format("a {} B message does not fit the {} B available to each rank on {}; lower "
-                    "-e/--maxbytes",
-                    need, have, world.connector().hostname()));
+        fmt::format("a {} B message needs {} B (a send and a receive buffer), over the {} B available to each "
+                    "rank on {}; lower -e/--maxbytes",
+                    largest, need, have, world.connector().hostname()));
   }
 }
 
@@ -171,6 +134,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   d.title = "latency";
   d.config = {{"sizes", plan_.sizes},
               {"pairs", info.world_size / 2},
+              {"method", "blocking send/receive ping-pong, one-way time = half a round trip"},
               {"warmup_iters", plan_.warmup_iters},
               {"stopping", stopping_json(plan_.stopping)},
               {"check", plan_.check},
@@ -181,13 +145,18 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
                                                 : fmt::format("{} .. {} B, {}", plan_.sizes.front(), plan_.sizes.back(),
                                                               plural(plan_.sizes.size(), "size", "sizes"));
   d.console_preamble = {
-      fmt::format("latency: ping-pong in pairs 0-1, 2-3, ... ({} at once); one-way time = half a round trip",
+      fmt::format("latency: blocking send/receive ping-pong (as osu_latency) in pairs 0-1, 2-3, ... ({} at once); "
+                  "one-way time = half a round trip",
                   plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs")),
       fmt::format("backend: {}   world size: {}   ranks per host: {}{}", info.backend, info.world_size,
                   ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("sweep: {}", sweep),
       fmt::format("samples: {}   warm-up: {} round trips   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
                   plan_.check ? "on" : "off")};
+  const std::uint64_t largest = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
+  if (std::string memory = host_memory_text(info, largest); !memory.empty()) {
+    d.console_preamble.push_back(std::move(memory));
+  }
   d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {}", info.backend,
                               info.world_size, ranks_per_host_text(info.ranks),
                               plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
@@ -208,39 +177,32 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   }
   const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
   const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
-  auto buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
+  // Separate send and receive buffers, as osu_latency has.
+  auto send_buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
+  auto recv_buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
   const Seconds timeout(plan_.timeout_s);
 
-  const auto unsupported = comm->unsupported(Collective::broadcast, DType::uint8, ReduceOp::sum);
   BenchmarkOutcome outcome;
+  outcome.facts = buffer_huge_pages_fact(world, {send_buffer.get(), recv_buffer.get()}, watchdog);
   for (std::size_t i = 0; i < plan_.sizes.size(); ++i) {
     const std::uint64_t bytes = plan_.sizes[i];
     const std::string label = fmt::format("latency {}", format_bytes(bytes));
     if (root && progress) progress(i, plan_.sizes.size(), label);
-    if (unsupported) {
-      if (root && reporter != nullptr) {
-        const auto pairs = static_cast<std::size_t>(connector.size() / 2);
-        Record skipped = latency_case(bytes, std::string(comm->backend()), pairs);
-        skipped.status = "skipped";
-        skipped.skip_reason = *unsupported;
-        reporter->add({skipped});
-      }
-      continue;
-    }
-    const RoundTrip trip = round_trip(buffer.get(), bytes);
+    const PingPong pp{comm, send_buffer.get(), recv_buffer.get(), bytes, timeout};
     const TimedOperation op{label,
-                            [comm, &trip](int times) {
-                              for (int t = 0; t < times; ++t) {
-                                comm->run(trip.there);
-                                comm->run(trip.back);
-                              }
+                            [&pp](int times) {
+                              for (int t = 0; t < times; ++t) pp.round_trip();
                             },
                             [comm](Seconds t) { comm->synchronize(t); },
                             [comm] { return comm->make_timer(); },
                             {}};
     Sampling sampling = sample_operation(connector, op, {plan_.warmup_iters, plan_.stopping, timeout}, watchdog);
     for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
-    const std::int64_t wrong = plan_.check ? verify(world, *comm, trip, watchdog, timeout, label) : -1;
+    std::int64_t wrong = -1;
+    if (plan_.check) {
+      auto guard = watchdog.arm(label + ": verification");
+      wrong = verify_ping_pong(world, pp);
+    }
     outcome.wrong += std::max<std::int64_t>(wrong, 0);
     std::vector<std::vector<double>> by_rank;
     {

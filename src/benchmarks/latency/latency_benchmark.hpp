@@ -1,7 +1,7 @@
 // `distbench latency`: ping-pong between the ranks of each pair (0-1, 2-3, ...), all pairs at once, over the
-// backend's communicator of each pair: a message from the pair's first rank to the second, and back (each a
-// broadcast on two ranks: one message). The one-way latency is half a round trip, as OSU's osu_latency reports it
-// (OSU times MPI_Send/MPI_Recv; on two ranks a broadcast is one such message plus the collective's dispatch).
+// backend's communicator of each pair, as OSU's osu_latency runs it: the pair's first rank sends a message with a
+// blocking send and receives the answer with a blocking receive, the second receives and answers (MPI_Send and
+// MPI_Recv over MPI), from a send buffer into a separate receive buffer. The one-way latency is half a round trip.
 // Every size is verified: after sampling, each direction's message is checked against its sender's data.
 #pragma once
 

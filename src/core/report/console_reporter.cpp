@@ -120,6 +120,9 @@ void ConsoleReporter::do_end(const RunInfo& info) {
   for (const auto& [reason, n] : skip_reasons) {
     line(fmt::format("# Skipped: {}: {}", plural(n, "result", "results"), reason.empty() ? "no reason given" : reason));
   }
+  if (const std::string pages = info.version("memory.buffer_huge_pages"); !pages.empty()) {
+    line(fmt::format("# Buffers in huge pages: {}", pages));
+  }
   if (info.status == "failed") line(fmt::format("# Run failed: {}", info.error.empty() ? "unknown error" : info.error));
   if (info.status == "interrupted") line(fmt::format("# Interrupted: {}", info.error));
   for (const TextSection& section : sections()) {

@@ -1,5 +1,7 @@
 #include "core/report/text.hpp"
 
+#include "core/huge_pages.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,6 +42,20 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
 std::string mpi_threads_text(const RunInfo& info) {
   const std::string level = info.version("mpi.thread_level");
   return level.empty() ? std::string() : "   MPI threads: " + level;
+}
+
+std::string host_memory_text(const RunInfo& info, std::uint64_t largest_buffer) {
+  const std::string policy = info.version("memory.huge_pages");
+  const std::string mode = info.version("memory.thp_mode");
+  if (policy.empty()) return {};
+  std::string text = fmt::format("memory: huge pages {} (--huge-pages), the machine's THP mode {}", policy, mode);
+  if (!huge_page_policies_differ(mode, largest_buffer)) return text;
+  if (policy == "off") {
+    return text + ": buffers from 2 MiB get small pages, as malloc gives IMB and OSU; numpy advises huge pages "
+                  "(--huge-pages on to measure that)";
+  }
+  return text + ": buffers from 2 MiB are advised huge pages, as numpy's arrays; IMB and OSU get small pages "
+                "(--huge-pages off to measure that)";
 }
 
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {

@@ -27,6 +27,10 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many);
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks);
 // "   MPI threads: single" for a job formed by MPI (its thread level, as the header shows it); empty otherwise.
 std::string mpi_threads_text(const RunInfo& info);
+// The header's line on host memory for a run whose backend says (memory.huge_pages, memory.thp_mode) and whose
+// largest buffer is `largest_buffer` bytes: the policy, the THP mode, and when the two policies would give different
+// buffers, which one the numbers stand for and how to see the other; empty when the backend does not say.
+std::string host_memory_text(const RunInfo& info, std::uint64_t largest_buffer);
 // What the stopping rule does, in words.
 std::string samples_text(const StoppingRule& rule);
 

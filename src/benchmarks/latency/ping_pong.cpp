@@ -1,0 +1,33 @@
+#include "benchmarks/latency/ping_pong.hpp"
+
+#include "core/connector.hpp"
+#include "core/pattern.hpp"
+
+namespace distbench {
+
+void PingPong::round_trip() const {
+  if (comm->rank() % 2 == 0) {
+    comm->send({send, 0}, bytes, peer(), timeout);
+    comm->recv({recv, 0}, bytes, peer(), timeout);
+  } else {
+    comm->recv({recv, 0}, bytes, peer(), timeout);
+    comm->send({send, 0}, bytes, peer(), timeout);
+  }
+}
+
+std::int64_t verify_ping_pong(World& world, const PingPong& pp) {
+  Device& device = world.device();
+  const PatternParams pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::uint8, 2);
+  device.poison({pp.recv, 0}, pp.bytes);
+  device.fill({pp.send, 0}, pp.bytes, DType::uint8, FillSpec{pattern, pp.comm->rank()});
+  device.synchronize();
+  pp.round_trip();
+  pp.comm->synchronize(pp.timeout);
+  const CheckSpec spec{pattern, ReduceOp::sum, Collective::broadcast, pp.bytes, pp.peer(), pp.comm->rank()};
+  const auto mine = static_cast<std::int64_t>(device.count_wrong({pp.recv, 0}, DType::uint8, spec));
+  std::int64_t total = 0;
+  for (auto w : allgather_value(world.connector(), mine)) total += w;
+  return total;
+}
+
+}  // namespace distbench

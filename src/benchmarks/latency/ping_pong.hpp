@@ -1,0 +1,31 @@
+// One side of a pair's ping-pong, as osu_latency runs it, and its verification.
+#pragma once
+
+#include "core/buffer.hpp"
+#include "core/communicator.hpp"
+#include "core/world.hpp"
+
+#include <cstdint>
+
+namespace distbench {
+
+// The pair's first rank (group rank 0) sends from its send buffer, then receives into its receive buffer; the second
+// receives, then sends back: one blocking message each way (MPI_Send and MPI_Recv over MPI).
+struct PingPong {
+  Communicator* comm;  // the pair's communicator: two ranks
+  Buffer* send;
+  Buffer* recv;
+  std::uint64_t bytes;
+  Seconds timeout;  // for a backend without blocking calls (Communicator::send)
+
+  int peer() const { return comm->rank() ^ 1; }
+  void round_trip() const;
+};
+
+// Collective over the world (every pair at once): each rank fills its send buffer with its own pattern and poisons
+// its receive buffer, one round trip runs, and each rank counts the bytes it received that differ from its peer's
+// pattern (a broadcast's expectation on the pair, rooted at the peer). Returns the wrong bytes summed over every
+// rank; the caller bounds it with the watchdog.
+std::int64_t verify_ping_pong(World& world, const PingPong& pp);
+
+}  // namespace distbench

@@ -1,0 +1,95 @@
+// The latency benchmark's ping-pong over the MPI backend's blocking send and receive: every byte arrives at every size
+// (none, one, uneven, past Open MPI's eager limit), and its verification counts the messages of wrong implementations
+// (a message one byte short, a reply from the receive buffer instead of the send buffer).
+#include "tests/mpi/mpi_environment.hpp"
+
+#include "benchmarks/latency/ping_pong.hpp"
+#include "core/groups.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string_view>
+
+namespace distbench {
+namespace {
+
+using mpitest::world;
+
+constexpr Seconds kPingPongTimeout{60.0};
+
+// A wrong implementation around the real communicator: everything forwards, but `send` misbehaves as told.
+class MutantSends final : public Communicator {
+ public:
+  enum class Mutation { one_byte_short, sends_the_receive_buffer };
+  MutantSends(Communicator& real, Mutation mutation, Buffer* recv) : real_(real), mutation_(mutation), recv_(recv) {}
+
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
+  std::string_view backend() const override { return real_.backend(); }
+  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
+    return real_.unsupported(c, t, op);
+  }
+  void run(const CollectiveCall& call) override { real_.run(call); }
+  std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
+  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_send(data, bytes, peer);
+  }
+  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_recv(data, bytes, peer);
+  }
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    if (mutation_ == Mutation::one_byte_short) {
+      // the receiver still expects `bytes`: a shorter message is legal in MPI and leaves the last byte poisoned
+      real_.send(data, bytes - 1, peer, timeout);
+    } else {
+      real_.send({recv_, 0}, bytes, peer, timeout);
+    }
+  }
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    real_.recv(data, bytes, peer, timeout);
+  }
+  void synchronize(Seconds timeout) override { real_.synchronize(timeout); }
+  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
+
+ private:
+  Communicator& real_;
+  Mutation mutation_;
+  Buffer* recv_;
+};
+
+Communicator& pairs() { return world().communicator(consecutive_partition(world().connector().size(), 2)); }
+
+TEST(Latency, EveryByteArrivesBothWaysAtEverySize) {
+  Communicator& comm = pairs();
+  for (std::uint64_t bytes : {0ULL, 1ULL, 3ULL, 4097ULL, 65536ULL, 1ULL << 20}) {
+    auto send = world().device().allocate(bytes + 1);
+    auto recv = world().device().allocate(bytes + 1);
+    const PingPong pp{&comm, send.get(), recv.get(), bytes, kPingPongTimeout};
+    EXPECT_EQ(verify_ping_pong(world(), pp), 0) << bytes << " B";
+    for (int i = 0; i < 3; ++i) pp.round_trip();  // sampling's back-to-back round trips keep the pairs in step
+    EXPECT_EQ(verify_ping_pong(world(), pp), 0) << bytes << " B, after more round trips";
+  }
+}
+
+TEST(Latency, TheCheckCountsAMessageOneByteShort) {
+  Communicator& real = pairs();
+  auto send = world().device().allocate(4096);
+  auto recv = world().device().allocate(4096);
+  MutantSends mutant(real, MutantSends::Mutation::one_byte_short, recv.get());
+  const PingPong pp{&mutant, send.get(), recv.get(), 4096, kPingPongTimeout};
+  // each rank's last received byte stays poisoned
+  EXPECT_EQ(verify_ping_pong(world(), pp), world().connector().size());
+}
+
+TEST(Latency, TheCheckCountsAReplyFromTheWrongBuffer) {
+  Communicator& real = pairs();
+  auto send = world().device().allocate(1000);
+  auto recv = world().device().allocate(1000);
+  MutantSends mutant(real, MutantSends::Mutation::sends_the_receive_buffer, recv.get());
+  const PingPong pp{&mutant, send.get(), recv.get(), 1000, kPingPongTimeout};
+  EXPECT_GT(verify_ping_pong(world(), pp), 0);
+}
+
+}  // namespace
+}  // namespace distbench
