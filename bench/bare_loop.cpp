@@ -23,6 +23,8 @@
 // Times are microseconds per call; samples_us holds the per-sample averages over ranks, in the order taken.
 // The JSON is written with printf: every field is a number or one of the fixed names above.
 #include <mpi.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -72,6 +74,7 @@ struct Options {
   int warmup = 5;  // distbench's -w default
   int root = 0;
   int thread_level = MPI_THREAD_SINGLE;  // distbench's default level (--mpi-thread); --thread to study the others
+  bool huge_pages = false;                // --huge-pages on: advise buffers from 2 MiB, as distbench's --huge-pages on
   std::vector<Case> cases;
 };
 
@@ -101,7 +104,7 @@ Shape shape(Coll c, std::size_t count, std::size_t nranks, std::size_t rank) {
   if (!help) std::fprintf(stderr, "distbench-bare-loop: %s\n", why.c_str());
   std::fprintf(help ? stdout : stderr,
                "usage: distbench-bare-loop COLLECTIVE [--placement out-of-place|in-place] [-w WARMUP] [-r ROOT]\n"
-               "                           [--thread single|funneled|serialized|multiple]\n"
+               "                           [--thread single|funneled|serialized|multiple] [--huge-pages off|on]\n"
                "                           (--case COUNT:K:N ... | --cases FILE)\n"
                "  COLLECTIVE: allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv\n"
                "  COUNT: elements per call (float32); K: calls per sample; N: samples; FILE: lines 'COUNT K N'\n");
@@ -172,6 +175,10 @@ Options parse(int argc, char** argv) {
       } else {
         usage("--thread takes single, funneled, serialized or multiple");
       }
+    } else if (arg == "--huge-pages") {
+      const std::string h = value();
+      if (h != "off" && h != "on") usage("--huge-pages takes off or on");
+      o.huge_pages = h == "on";
     } else if (arg == "--case") {
       const std::string spec = value();
       const auto a = spec.find(':');
@@ -382,6 +389,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "distbench-bare-loop: rank %d could not allocate %zu + %zu bytes\n", rank, send_bytes,
                  recv_bytes);
     MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (o.huge_pages) {
+    // A block of 2 MiB and more is a map of its own, its data 16 bytes into its first page: advise the whole map.
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    for (auto [data, bytes] : {std::pair{b.send, send_bytes}, std::pair{b.recv, recv_bytes}}) {
+      if (bytes < (std::size_t{2} << 20)) continue;
+      const auto first = reinterpret_cast<std::uintptr_t>(data) / page * page;
+      const auto last = (reinterpret_cast<std::uintptr_t>(data) + bytes + page - 1) / page * page;
+      madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    }
   }
 
   for (const Case& c : o.cases) {

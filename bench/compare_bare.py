@@ -56,7 +56,7 @@ def run_distbench(args, collective, tmpdir, rnd):
     cmd = common.launcher(args) + [
         args.distbench, collective, "--placement", args.placement, "-d", "float32", "-o", "sum",
         "-b", str(args.minbytes), "-e", str(args.maxbytes), "-f", "2", "-n", str(args.iters),
-        "-w", str(args.warmup), "--mpi-thread", args.mpi_thread, "--json", report]
+        "-w", str(args.warmup), "--mpi-thread", args.mpi_thread, "--huge-pages", args.huge_pages, "--json", report]
     _, _, wall = common.run(cmd, f"distbench {collective}")
     with open(report) as f:
         text = f.read()
@@ -84,7 +84,7 @@ def run_bare(args, collective, plan, tmpdir, rnd):
             c = plan[size]
             f.write(f"{c['count']} {c['k']} {c['n']}  # {size}\n")
     cmd = common.launcher(args) + [args.bare, collective, "--placement", args.placement, "-w", str(args.warmup),
-                                   "--thread", args.mpi_thread, "--cases", cases_file]
+                                   "--thread", args.mpi_thread, "--huge-pages", args.huge_pages, "--cases", cases_file]
     out, _, wall = common.run(cmd, f"bare loop {collective}")
     common.keep(args, f"round{rnd + 1}-{collective}-bare.jsonl", out)
     cases = {}
@@ -253,6 +253,12 @@ def main():
                    help="also run bench/mpi4py_peer.py (allreduce, reduce-scatter, allgather; out-of-place only)")
     p.add_argument("--mpi-thread", default="single", choices=("single", "funneled", "serialized", "multiple"),
                    help="MPI's thread level in every tool (default single, as distbench, IMB and OSU run)")
+    p.add_argument("--huge-pages", default="off", choices=("off", "on"),
+                   help="distbench's and the bare loop's buffer policy (default off: malloc's, as IMB and OSU; on: "
+                        "MADV_HUGEPAGE from 2 MiB, as numpy)")
+    p.add_argument("--numpy", action="store_true",
+                   help="with --mpi4py: numpy arrays with numpy's default huge-page advice (from 4 MiB) instead of "
+                        "array.array (malloc's pages); needs Debian's python3-numpy")
     p.add_argument("--imb", metavar="PATH", help="also run this IMB-MPI1 (allreduce, broadcast, reduce; out of place)")
     p.add_argument("--imb-sync", type=int, choices=(0, 1), default=0,
                    help="IMB's -sync: 0 (default) calls back to back as distbench; 1 a barrier after each call")

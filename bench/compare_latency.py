@@ -21,11 +21,11 @@ without -z).
 
 What each times: osu_latency is MPI_Send then MPI_Recv on rank 0 and MPI_Recv then MPI_Send on rank 1 in
 MPI_COMM_WORLD, MPI_CHAR, one buffer each way (s_buf, r_buf), a clock read around every round trip, no barrier
-inside the timed loop. distbench's MPI backend makes each direction an MPI_Bcast of uint8 on the pair's own
-communicator (root 0 there, root 1 back, one buffer in place), so its figure includes whatever Open MPI's
-broadcast adds over a send and a receive (its algorithm selection, segmentation of large messages), and checks
-every message once after sampling (-c 1, untimed). OSU prints two decimals, so sub-microsecond rows carry up to
-about 2 % rounding in its column.
+inside the timed loop. distbench's MPI backend makes the same calls: MPI_Send then MPI_Recv on the pair's first
+rank, MPI_Recv then MPI_Send on the second, MPI_BYTE, from a send buffer into a separate receive buffer, on the
+pair's own communicator (split from MPI_COMM_WORLD), and checks every received message once after sampling
+(untimed). What differs is the clock: a read around k back-to-back round trips per sample instead of around each
+one. OSU prints two decimals, so sub-microsecond rows carry up to about 2 % rounding in its column.
 
 --np N > 2 gives distbench N/2 pairs at once (rank pairs 0-1, 2-3, ...); osu_latency only runs on two ranks, so
 it stays at -np 2 and the table then compares N/2 concurrent pairs against one.

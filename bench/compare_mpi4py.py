@@ -135,6 +135,8 @@ def run_peer(args, collective, rnd):
     cmd = launcher(args) + [args.python, PEER, collective] + sweep_flags(args)
     if args.peer_page_offset >= 0:
         cmd += ["--page-offset", str(args.peer_page_offset)]
+    if getattr(args, "numpy", False):
+        cmd += ["--numpy"]
     out, _, wall = run(cmd, f"mpi4py peer {collective}")
     keep(args, f"round{rnd + 1}-{collective}-mpi4py.jsonl", out)
     times, wrong = {}, 0

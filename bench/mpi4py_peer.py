@@ -116,14 +116,19 @@ def shape(collective, size_bytes, nranks):
     return count, send, recv, reported
 
 
-def make_buffer(n, value, page_offset):
+def make_buffer(n, value, page_offset, use_numpy=False):
     """n float32 elements, all `value`, every page written (so none is faulted in during timing).
 
     page_offset < 0: an array.array (malloc: below glibc's 128 KiB mmap threshold from the heap, from 128 KiB in a
     map of its own with the data starting 16 bytes into a page, which is where distbench places its host buffers).
     Otherwise anonymous mmap memory starting page_offset bytes after a page boundary, whatever the size (0:
     page-aligned; 16: where malloc puts a large block by default).
+    use_numpy: a numpy array from numpy's own allocator, which advises transparent huge pages (MADV_HUGEPAGE) for
+    arrays of 4 MiB and more unless NUMPY_MADVISE_HUGEPAGE=0: what an mpi4py user's buffers get.
     """
+    if use_numpy:
+        import numpy  # only for --numpy: the peer otherwise needs no numpy
+        return numpy.full(n, value, dtype=numpy.float32)
     if page_offset < 0:
         return array.array("f", [value]) * n
     skip = page_offset // FLOAT_BYTES
@@ -186,8 +191,8 @@ def measure(comm, collective, size_bytes, args):
         return None
     count, send_n, recv_n, reported = s
     # array * n writes every element, so all pages are touched before timing (distbench fills its buffers too).
-    send = make_buffer(send_n, float(rank + 1), args.page_offset)
-    recv = make_buffer(recv_n, 0.0, args.page_offset)
+    send = make_buffer(send_n, float(rank + 1), args.page_offset, args.numpy)
+    recv = make_buffer(recv_n, 0.0, args.page_offset, args.numpy)
     # Explicit [buffer, count, type] specs. The count is the one MPI takes, per rank for the partitioned side
     # (mpi4py checks it against the buffer: Reduce_scatter_block's send holds nranks blocks of `count`,
     # Allgather's receive holds nranks blocks of `count`).
@@ -257,7 +262,12 @@ def main():
                    help="diagnostic: put the buffers BYTES (a multiple of 4) after a page boundary in mmap memory "
                         "(0: page-aligned; 16: where malloc and distbench put large buffers); default -1: "
                         "array.array from malloc")
+    p.add_argument("--numpy", action="store_true",
+                   help="numpy arrays from numpy's allocator (huge pages advised from 4 MiB, as numpy does unless "
+                        "NUMPY_MADVISE_HUGEPAGE=0) instead of array.array")
     args = p.parse_args()
+    if args.numpy and args.page_offset >= 0:
+        p.error("--numpy and --page-offset choose the buffers two ways; give one")
     if args.stepfactor <= 1 or args.iters < 1 or args.warmup < 0 or args.minbytes < 1:
         p.error("need -f > 1, -n >= 1, -w >= 0, -b >= 1")
     if args.page_offset >= 0 and args.page_offset % FLOAT_BYTES:

@@ -47,6 +47,9 @@ class HostBuffer final : public Buffer {
         munmap(base_, mapped_);
         throw std::bad_alloc();
       }
+      // The first page is written before any advice, as malloc writes its chunk header before numpy advises its
+      // array: the huge page that would hold it is then left to the kernel's later collapse, as numpy's is.
+      first[0] = std::byte{0};
       // Advice is a request: a kernel without THP refuses it (EINVAL), and the buffer keeps small pages.
       if (policy == HugePages::on && bytes >= kHugePageAdviceFrom) madvise(first, inner, MADV_HUGEPAGE);
       for (std::size_t at = 0; at < inner; at += page) first[at] = std::byte{0};
