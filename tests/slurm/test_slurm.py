@@ -54,7 +54,10 @@ class Slurm:
         self.dir = tempfile.mkdtemp(prefix="distbench-slurm-")
         os.chmod(self.dir, 0o755)
         self.conf = os.path.join(self.dir, "slurm.conf")
-        self.env = dict(os.environ, SLURM_CONF=self.conf,
+        # OMPI_MCA_mpi_yield_when_idle=1: what the tests' mpirun gets as --mca (the README's advice where ranks may
+        # outnumber free cores): srun's ranks otherwise busy-poll, and next to other load two of them starved each
+        # other past -T (5 runs of the suite beside 5 busy processes: 1 failed, a 1 KiB sweep step over 5 s).
+        self.env = dict(os.environ, SLURM_CONF=self.conf, OMPI_MCA_mpi_yield_when_idle="1",
                         PATH=os.path.dirname(os.path.abspath(BINARY)) + os.pathsep + os.environ.get("PATH", ""))
         for name in list(self.env):  # this test's own job, not one it may run inside
             if name.startswith("SLURM_") and name != "SLURM_CONF":
@@ -215,21 +218,37 @@ class UnderSrun(unittest.TestCase):
         self.assertEqual(versions["slurm.nodelist"], socket.gethostname())
         self.assertNotIn("slurm.job_id", reports["mpirun"]["environment"]["versions"])
 
+    def end_every_step(self, proc):
+        """Cleanup of a test that started a step: whatever the test left (it failed half-way), the step and its job
+        end, so that the next test finds the node free (a step left running holds both CPUs, and the next srun or
+        sbatch --wait would wait for them past meson's timeout)."""
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        SLURM.run(["scancel", "--full", "--user", "root"])
+        deadline = time.monotonic() + 20
+        while SLURM.run(["squeue", "-h", "-o", "%i"]).stdout.split() and time.monotonic() < deadline:
+            time.sleep(0.2)
+
     def long_step(self, js, *extra):
         proc = subprocess.Popen(["srun", "--mpi=pmix", "-n", "2", *extra, BINARY, "allreduce", "-b", "1K", "-e", "64M",
-                                 "-n", "200", "-T", "5", "--json", js],
+                                 "-n", "200", "-T", "30", "--json", js],
                                 env=SLURM.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(self.end_every_step, proc)
         deadline = time.monotonic() + 60
+        records = None
         while time.monotonic() < deadline:
             try:
-                if len(load_json(js)["records"]) >= 4:
+                records = len(load_json(js)["records"])
+                if records >= 4:
                     return proc
             except (OSError, ValueError, KeyError):
                 pass
             if proc.poll() is not None:
                 self.fail(f"the step ended early: {proc.communicate()}")
             time.sleep(0.1)
-        self.fail("the step never measured 4 sizes")
+        self.fail(f"the step never measured 4 sizes in 60 s (records: {records}; distbench processes: "
+                  f"{distbench_pids(js)})")
 
     def assert_gone(self, proc, js, within):
         began = time.monotonic()
@@ -261,7 +280,7 @@ class UnderSrun(unittest.TestCase):
         js = SLURM.path("killed.json")
         proc = self.long_step(js, "--kill-on-bad-exit=1")
         pids = sorted(distbench_pids(js))
-        self.assertEqual(len(pids), 2)
+        self.assertEqual(len(pids), 2, f"distbench processes of the step: {pids}")
         os.kill(pids[-1], signal.SIGKILL)
         err, took = self.assert_gone(proc, js, within=15)
         print(f"\n  a task SIGKILLed: srun exit {proc.returncode} after {took:.1f} s", file=sys.stderr)
