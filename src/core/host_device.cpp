@@ -32,12 +32,16 @@ constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte p
 // neighbour's (their flags differ): /proc/self/smaps then counts its huge pages alone. With --huge-pages on, a
 // buffer of 2 MiB or more is advised MADV_HUGEPAGE over its whole mapping, as numpy advises its large arrays. Every
 // mapped page is touched once here, so the pages the kernel chose exist before anything is measured.
+//
+// HostPlacement::page_start instead starts the data at a page boundary, whatever the size (in a map of its own), as
+// posix_memalign(page size) places the buffers of OSU's point-to-point benchmarks.
 class HostBuffer final : public Buffer {
  public:
-  HostBuffer(std::size_t bytes, HugePages policy) : bytes_(bytes) {
-    if (bytes >= kOwnMapFrom) {
+  HostBuffer(std::size_t bytes, HugePages policy, HostPlacement placement) : bytes_(bytes) {
+    if (bytes >= kOwnMapFrom || placement == HostPlacement::page_start) {
       const std::size_t page = page_size();
-      const std::size_t inner = round_up(bytes + kChunkHeader, page);
+      const std::size_t offset = placement == HostPlacement::page_start ? 0 : kChunkHeader;
+      const std::size_t inner = round_up(std::max<std::size_t>(bytes + offset, 1), page);
       mapped_ = inner + 2 * page;
       void* map = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (map == MAP_FAILED) throw std::bad_alloc();
@@ -55,7 +59,7 @@ class HostBuffer final : public Buffer {
       for (std::size_t at = 0; at < inner; at += page) first[at] = std::byte{0};
       inner_ = first;
       inner_bytes_ = inner;
-      data_ = first + kChunkHeader;
+      data_ = first + offset;
     } else {
       base_ = std::malloc(bytes == 0 ? 1 : bytes);
       if (base_ == nullptr) throw std::bad_alloc();
@@ -116,9 +120,11 @@ std::uint64_t HostDevice::memory_available(int processes_sharing) const {
   return meminfo_available() / static_cast<std::uint64_t>(processes_sharing < 1 ? 1 : processes_sharing);
 }
 
-std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) {
+std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) { return allocate_placed(bytes, HostPlacement::malloc); }
+
+std::unique_ptr<Buffer> HostDevice::allocate_placed(std::size_t bytes, HostPlacement placement) {
   try {
-    return std::make_unique<HostBuffer>(bytes, huge_pages_);
+    return std::make_unique<HostBuffer>(bytes, huge_pages_, placement);
   } catch (const std::bad_alloc&) {
     throw failure(fmt::format("could not allocate {} bytes of host memory; lower -e/--maxbytes", bytes));
   }

@@ -13,6 +13,7 @@ class HostDevice final : public Device {
   std::string describe() const override;
   std::uint64_t memory_available(int processes_sharing) const override;
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  std::unique_ptr<Buffer> allocate_placed(std::size_t bytes, HostPlacement placement) override;
   void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) override;
   void poison(BufferRef at, std::size_t bytes) override;
   std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;

@@ -149,5 +149,18 @@ TEST(HugePages, EveryMappedBufferHasAMappingOfItsOwnAndMallocsPlacement) {
   EXPECT_EQ(device.huge_page_bytes(*heap), 0u);
 }
 
+TEST(HugePages, PageStartPlacementStartsAtAPageBoundaryAtEverySize) {
+  HostDevice device(HugePages::off);
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{4096},
+                            std::size_t{1} << 20}) {
+    auto b = device.allocate_placed(bytes, HostPlacement::page_start);
+    const auto at = reinterpret_cast<std::uintptr_t>(b->data());
+    EXPECT_EQ(at % 4096, 0u) << bytes;
+    EXPECT_EQ(mapping_at(b->data()).first, at) << bytes;  // a map of its own, the data at its start
+    EXPECT_EQ(b->bytes(), bytes);
+    if (bytes > 0) static_cast<char*>(b->data())[bytes - 1] = 1;
+  }
+}
+
 }  // namespace
 }  // namespace distbench

@@ -177,9 +177,9 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   }
   const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
   const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
-  // Separate send and receive buffers, as osu_latency has.
-  auto send_buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
-  auto recv_buffer = world.device().allocate(std::max<std::uint64_t>(largest, 1));
+  // Separate send and receive buffers starting at a page boundary, as osu_latency's.
+  auto send_buffer = world.device().allocate_placed(std::max<std::uint64_t>(largest, 1), HostPlacement::page_start);
+  auto recv_buffer = world.device().allocate_placed(std::max<std::uint64_t>(largest, 1), HostPlacement::page_start);
   const Seconds timeout(plan_.timeout_s);
 
   BenchmarkOutcome outcome;
