@@ -266,6 +266,9 @@ def main():
                                                  "osu_bcast, osu_reduce)")
     p.add_argument("--peer-iters", type=int, default=1000, help="calls IMB and OSU time per size (default 1000)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
+    p.add_argument("--no-aslr", action="store_true",
+                   help="start every job without address-space randomisation (setarch -R), in every tool alike: "
+                        "small-message times then vary far less from run to run (bench/README.md)")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--bind-to", default="core", choices=("core", "none"),
                    help="mpirun --bind-to (default core: each rank keeps its core; with none, where the scheduler "

@@ -189,6 +189,9 @@ def main():
                    help="largest message, both tools (4M, osu_latency's default)")
     p.add_argument("--keep", metavar="DIR",
                    help="keep every run's raw output (distbench JSON, osu_latency stdout) here")
+    p.add_argument("--no-aslr", action="store_true",
+                   help="start every job without address-space randomisation (setarch -R), in every tool alike: "
+                        "small-message times then vary far less from run to run (bench/README.md)")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--bind-to", default="core", choices=("core", "none"),
                    help="mpirun --bind-to (default core: each rank keeps its core; with none, where the scheduler "

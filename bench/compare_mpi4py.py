@@ -68,7 +68,12 @@ def find_distbench(given):
 
 
 def launcher(args):
-    return [args.mpirun, "--allow-run-as-root", "-np", str(args.np), "--bind-to", getattr(args, "bind_to", "none")]
+    # --no-aslr: the job's processes start without address-space randomisation (setarch -R; mpirun's children
+    # inherit it), so that every run of every tool gets the same layout: on the development VM an 8 B allreduce was
+    # bimodal from run to run with it (0.33-0.47 or 0.6-0.9 us, in IMB, the bare loop and distbench alike).
+    prefix = ["setarch", "-R"] if getattr(args, "no_aslr", False) else []
+    return prefix + [args.mpirun, "--allow-run-as-root", "-np", str(args.np), "--bind-to",
+                     getattr(args, "bind_to", "none")]
 
 
 def run(cmd, what):
