@@ -1,5 +1,6 @@
 // `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare). Exit 0: no regression; 1: at least
-// one case SLOWER; 2: bad input or reports that cannot be compared.
+// one case SLOWER; 2: bad input or reports that cannot be compared; 7: the gate could not judge (nothing compared,
+// cases missing from the candidate, a report that did not complete): it fails closed.
 #include "cli/command.hpp"
 #include "cli/validators.hpp"
 #include "compare/compare_views.hpp"
@@ -28,6 +29,7 @@ struct CompareArgs {
   std::string format = "text";
   std::string output;
   int candidates = 1;
+  bool allow_missing = false;
 };
 
 // "5%", "5" (both 5 percent) or "0.5%".
@@ -58,6 +60,7 @@ int run_compare(const CompareArgs& a) {
   options.floor_us = a.floor_us;
   options.alpha = a.alpha;
   options.filter = parse_filter(a.filter);
+  options.allow_missing = a.allow_missing;
   if (!a.output.empty()) check_writable(a.output);
 
   const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
@@ -82,10 +85,16 @@ int run_compare(const CompareArgs& a) {
     std::cout << text << std::flush;
   } else {
     write_file_atomically(a.output, text, Durability::disk);
-    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : "OK", c.summary_line());
+    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED",
+               c.summary_line());
   }
   for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", w);
-  return static_cast<int>(c.regressed() ? ExitCode::regression : ExitCode::ok);
+  if (c.regressed()) return static_cast<int>(ExitCode::regression);
+  if (!c.not_judged.empty()) {
+    fmt::print(stderr, "error: the gate could not judge: {}\n", c.not_judged);
+    return static_cast<int>(ExitCode::not_judged);
+  }
+  return static_cast<int>(ExitCode::ok);
 }
 
 }  // namespace
@@ -104,6 +113,8 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->add_option("--format", a->format, "Output: text, markdown, json, junit or html")
       ->check(one_of({"text", "markdown", "json", "junit", "html"}));
   app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout")->check(non_empty_path());
+  app->add_flag("--allow-missing", a->allow_missing,
+                "Let cases of the baseline that the candidate lacks pass (they fail the gate by default: exit 7)");
   app->add_option("--candidates", a->candidates,
                   "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "
                   "side beyond every run of the other)");

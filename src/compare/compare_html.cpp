@@ -100,8 +100,11 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
          ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
   out += "</head><body>\n";
   out += fmt::format("<h1>distbench compare: {}</h1>\n", html_escape(c.benchmark));
-  out += fmt::format("<p class=\"{}\"><b>{}</b> · {}</p>\n", c.regressed() ? "bad" : "ok",
-                     c.regressed() ? "Regression" : "No regression", html_escape(c.summary_line()));
+  const bool fails = c.regressed() || !c.not_judged.empty();
+  const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
+  out += fmt::format("<p class=\"{}\"><b>{}</b> · {}</p>\n", fails ? "bad" : "ok", outcome,
+                     html_escape(c.summary_line()));
+  if (!c.not_judged.empty()) out += fmt::format("<p class=\"bad\">Not judged: {}</p>\n", html_escape(c.not_judged));
   std::string bases;
   for (const auto& f : sources.baselines) {
     if (!bases.empty()) bases += ", ";

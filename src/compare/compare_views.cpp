@@ -33,8 +33,14 @@ std::string metric_title(const Comparison& c) { return fmt::format("{} ({})", na
 
 std::string verdict_text(const CaseComparison& k) {
   std::string v(name(k.verdict));
-  if (!k.reason.empty() && (k.verdict == Verdict::unknown)) v += " (" + k.reason + ")";
+  if (!k.reason.empty()) v += " (" + k.reason + ")";
   return v;
+}
+
+// The gate's one-word outcome: REGRESSION, NOT JUDGED (it could not judge, and fails) or OK.
+std::string gate_word(const Comparison& c) {
+  if (c.regressed()) return "REGRESSION";
+  return c.not_judged.empty() ? "OK" : "NOT JUDGED";
 }
 
 std::string criteria(const Comparison& c) {
@@ -65,13 +71,16 @@ std::string compare_text(const Comparison& c) {
   out += fmt::format("# {} in {}\n", name(c.options.metric), c.metric_unit);
   for (const auto& w : c.warnings) out += fmt::format("# warning: {}\n", w);
   out += fmt::format("# {}\n", c.summary_line());
-  out += c.regressed() ? "# verdict: REGRESSION\n" : "# verdict: OK\n";
+  if (!c.not_judged.empty()) out += fmt::format("# not judged: {}\n", c.not_judged);
+  out += fmt::format("# verdict: {}\n", gate_word(c));
   return out;
 }
 
 std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
   std::string out = fmt::format("## distbench compare: {}\n\n", c.benchmark);
-  out += fmt::format("**{}** · {}\n\n", c.regressed() ? "Regression" : "No regression", c.summary_line());
+  const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
+  out += fmt::format("**{}** · {}\n\n", outcome, c.summary_line());
+  if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", c.not_judged);
   out += fmt::format("Baseline: {} · candidate: `{}` · {}.\n\n", [&] {
     std::string b;
     for (const auto& f : sources.baselines) b += (b.empty() ? "`" : ", `") + f + "`";
@@ -102,6 +111,9 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["floor_us"] = c.options.floor_us;
   j["alpha"] = c.options.alpha;
   j["regression"] = c.regressed();
+  j["verdict"] = gate_word(c);
+  j["not_judged"] = c.not_judged.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.not_judged);
+  j["allow_missing"] = c.options.allow_missing;
   j["summary"] = {{"slower", c.slower}, {"faster", c.faster}, {"same", c.same},       {"unknown", c.unknown},
                   {"missing", c.missing}, {"new", c.added},   {"geomean_ratio", compare_number(c.geomean_ratio)}};
   j["warnings"] = c.warnings;
@@ -137,23 +149,30 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
 }
 
 std::string compare_junit(const Comparison& c, const CompareSources& sources) {
-  const std::size_t skipped = c.unknown + c.added + c.missing;
+  // Without --allow-missing a case missing from the candidate fails the gate, so it is a failure here too.
+  const bool missing_fails = !c.options.allow_missing;
+  const std::size_t failures = c.slower + (missing_fails ? c.missing : 0);
+  const std::size_t skipped = c.unknown + c.added + (missing_fails ? 0 : c.missing);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     c.cases.size(), c.slower, skipped);
+                     c.cases.size(), failures, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      html_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
-                     c.slower, skipped);
+                     failures, skipped);
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
     out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", html_escape(c.benchmark),
                        html_escape(k.label), seconds);
     const std::string detail =
-        fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}", name(k.verdict), value_text(c, k.base),
-                    c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p));
+        fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}: {}", name(k.verdict),
+                    value_text(c, k.base), c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k),
+                    p_text(k.p), k.reason);
     if (k.verdict == Verdict::slower) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", html_escape(detail),
                          html_escape(criteria(c)));
+    } else if (k.verdict == Verdict::missing && missing_fails) {
+      out += fmt::format("\n      <failure message=\"{}\" type=\"MISSING\">{}</failure>\n    ",
+                         html_escape(fmt::format("MISSING: {}", k.reason)), html_escape(c.not_judged));
     } else if (k.verdict != Verdict::same && k.verdict != Verdict::faster) {
       out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", html_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
     } else {

@@ -2,6 +2,7 @@
 
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
+#include "core/report/text.hpp"
 #include "core/sizes.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace distbench {
 namespace {
@@ -105,6 +107,11 @@ void check_comparable(const ParsedReport& base, const ParsedReport& cand, std::s
   }
 }
 
+std::string p_words(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
+
+// The verdict and the rule that decided it. A change is SLOWER (FASTER) only when four rules all hold for it: the
+// test is significant, the change passes the threshold, the time per operation moved by more than the floor, and
+// every run of one side is beyond every run of the other by the threshold. SAME names the first rule that failed.
 void judge(CaseComparison& c, const CompareOptions& o) {
   if (c.base_samples < kMinSamplesToTest || c.cand_samples < kMinSamplesToTest) {
     c.verdict = Verdict::unknown;
@@ -114,16 +121,28 @@ void judge(CaseComparison& c, const CompareOptions& o) {
   }
   // "worse" is positive when the time grew (bandwidth fell), whatever the metric.
   const double worse = o.metric == CompareMetric::time ? c.change : -c.change;
-  const bool significant = c.p < o.alpha;
-  // Every run of one side beyond every run of the other by the threshold (trivially so with one run a side).
-  const bool runs_slower = c.worst_case_slowdown > o.threshold;
-  const bool runs_faster = c.worst_case_speedup > o.threshold;
-  if (significant && worse > o.threshold && runs_slower && c.time_delta_us > o.floor_us) {
-    c.verdict = Verdict::slower;
-  } else if (significant && worse < -o.threshold && runs_faster && -c.time_delta_us > o.floor_us) {
-    c.verdict = Verdict::faster;
+  const bool slower = worse > 0;
+  const double threshold_pct = o.threshold * 100;
+  const double moved_us = slower ? c.time_delta_us : -c.time_delta_us;
+  const double runs_beyond = slower ? c.worst_case_slowdown : c.worst_case_speedup;
+  c.verdict = Verdict::same;
+  if (!(c.p < o.alpha)) {
+    c.reason = fmt::format("not significant: p {} >= {:g}", p_words(c.p), o.alpha);
+  } else if (!(std::fabs(worse) > o.threshold)) {
+    c.reason = fmt::format("significant, but {:+.1f}% is within the {:g}% threshold", c.change * 100, threshold_pct);
+  } else if (!(moved_us > o.floor_us)) {
+    c.reason = fmt::format("{:+.1f}% (p {}), but {:.3g} us is under the {:g} us floor", c.change * 100,
+                           p_words(c.p), std::fabs(c.time_delta_us), o.floor_us);
+  } else if (!(runs_beyond > o.threshold)) {
+    c.reason = fmt::format("{:+.1f}% (p {}), but the runs overlap: the closest runs of the two sides differ by "
+                           "{:+.1f}%, within the {:g}% threshold",
+                           c.change * 100, p_words(c.p), (slower ? 1 : -1) * runs_beyond * 100, threshold_pct);
   } else {
-    c.verdict = Verdict::same;
+    c.verdict = slower ? Verdict::slower : Verdict::faster;
+    c.reason = fmt::format("{:+.1f}% beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
+                           "every run of one side beyond every run of the other)",
+                           c.change * 100, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us),
+                           o.floor_us);
   }
 }
 
@@ -183,9 +202,35 @@ struct Side {
   std::vector<std::string> order;
 };
 
-Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options) {
+// Throws usage_error for a sample a time cannot be (not finite, or not above 0): a damaged or hand-edited report,
+// which no statistic may judge (a NaN would stall the rank test, zeros would read as infinitely fast).
+void check_samples(const Record& r, const std::vector<double>& us, const std::string& run_name,
+                   const std::vector<std::string>& keys) {
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    if (!(std::isfinite(us[i]) && us[i] > 0)) {
+      throw usage_error(fmt::format("{}: case {} has sample {} = {}: not a positive time (null, infinite, zero or "
+                                    "negative); the report is damaged: measure it again",
+                                    run_name, label_of(r, keys), i + 1, us[i]));
+    }
+  }
+}
+
+Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name) {
   Side side;
-  for (const ParsedReport& run : runs) {
+  for (std::size_t run_index = 0; run_index < runs.size(); ++run_index) {
+    const ParsedReport& run = runs[run_index];
+    const std::string run_name = fmt::format("{} {}", side_name, run_index + 1);
+    std::vector<const Record*> all;
+    for (const Record& r : run.records) all.push_back(&r);
+    const auto keys = varying_keys(all);
+    std::set<std::string> seen;  // this run's cases: one record each
+    for (const Record& r : run.records) {
+      if (!seen.insert(case_key(r)).second) {
+        throw usage_error(fmt::format("{}: case {} appears twice; a report holds each case once (was it edited or "
+                                      "two reports joined?)",
+                                      run_name, label_of(r, keys)));
+      }
+    }
     for (const Record& r : run.records) {
       if (!r.ok() || !matches(r, options.filter)) continue;
       const std::string key = case_key(r);
@@ -195,6 +240,7 @@ Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options) 
         side.order.push_back(key);
       }
       const auto us = time_samples_us(r);
+      check_samples(r, us, run_name, keys);
       it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
       if (!us.empty()) it->second.run_medians_us.push_back(median(us));
     }
@@ -213,6 +259,43 @@ void run_extremes(const Pooled& base, const Pooled& cand, CaseComparison& c) {
   c.worst_case_speedup = *base_lo / *cand_hi - 1;   // > 0: every candidate run faster than every baseline run
   c.base_runs = base.run_medians_us.size();
   c.cand_runs = cand.run_medians_us.size();
+}
+
+// Throws usage_error for a filter condition on a field that no case of any report has (a misspelt key would
+// otherwise keep nothing, or everything, without a word).
+void check_filter_fields(const std::vector<Condition>& filter, const std::vector<ParsedReport>& baselines,
+                         const std::vector<ParsedReport>& candidates) {
+  std::set<std::string> fields;
+  for (const auto* runs : {&baselines, &candidates}) {
+    for (const ParsedReport& run : *runs) {
+      for (const Record& r : run.records) {
+        for (const Param& p : r.params) fields.insert(p.key);
+      }
+    }
+  }
+  for (const Condition& c : filter) {
+    if (fields.count(c.key) > 0) continue;
+    std::string known;
+    for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
+    throw usage_error(fmt::format("--filter: no case has a field '{}'; the fields are {}", c.key,
+                                  known.empty() ? "none (the reports hold no case)" : known));
+  }
+}
+
+// Why no case could be judged: none in common, none left by the filter, or only UNKNOWN ones.
+std::string nothing_judged_message(const Comparison& c, const CompareOptions& o) {
+  const std::string filtered = o.filter.empty() ? "" : " (after --filter)";
+  if (c.cases.empty()) {
+    return fmt::format("nothing to compare: neither side has a measured case{}", filtered);
+  }
+  if (c.unknown > 0) {
+    return fmt::format("nothing could be judged: {} of {} with too few samples to test and the rest on one side only "
+                       "({} missing, {} new); measure with more samples (-n 20)",
+                       c.unknown, plural(c.cases.size(), "case", "cases"), c.missing, c.added);
+  }
+  return fmt::format("nothing to compare: no case{} is in both the baseline and the candidate ({} only in the "
+                     "baseline, {} only in the candidate); compare runs of the same cases",
+                     filtered, c.missing, c.added);
 }
 
 }  // namespace
@@ -244,15 +327,23 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
                                     candidate.benchmark));
     }
   }
-  for (const ParsedReport& r : candidates) {
-    if (r.info.status != "complete") {
-      out.warnings.push_back(fmt::format("a candidate report is {} ({}): only the cases it measured are compared",
-                                         r.info.status, r.info.error.empty() ? "no reason given" : r.info.error));
+  // A report that did not complete may lack exactly the cases that regressed (a run that hung, was killed or timed
+  // out): the gate fails closed instead of judging what is left.
+  auto check_complete = [](const std::vector<ParsedReport>& runs, std::string_view side_name) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const ParsedReport& r = runs[i];
+      if (r.info.status == "complete") continue;
+      throw Error(ExitCode::not_judged,
+                  fmt::format("{} {} is {} ({}): a run that did not complete cannot be judged; measure it again",
+                              side_name, i + 1, r.info.status, r.info.error.empty() ? "no reason given" : r.info.error));
     }
-  }
+  };
+  check_complete(baselines, "baseline");
+  check_complete(candidates, "candidate run");
+  check_filter_fields(options.filter, baselines, candidates);
 
-  Side base = pool(baselines, options);
-  Side cand = pool(candidates, options);
+  Side base = pool(baselines, options, "baseline");
+  Side cand = pool(candidates, options, "candidate run");
   std::vector<const Record*> shown;  // every case, for the labels
   for (const std::string& key : cand.order) shown.push_back(cand.cases[key].record);
   for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
@@ -352,7 +443,16 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
         std::max(moved_up, moved_down), tested, moved_up >= moved_down ? "up" : "down", options.threshold * 100,
         out.geomean_ratio));
   }
-  if (out.cases.empty()) out.warnings.push_back("no case to compare (check --filter)");
+  if (tested == 0) {
+    throw Error(ExitCode::not_judged, nothing_judged_message(out, options));
+  }
+  if (out.missing > 0 && !options.allow_missing) {
+    const auto first = std::find_if(out.cases.begin(), out.cases.end(),
+                                    [](const CaseComparison& k) { return k.verdict == Verdict::missing; });
+    out.not_judged = fmt::format("{} baseline {} not in the candidate (first: {}); a case that stopped being measured "
+                                 "may be the one that regressed: measure it, or pass --allow-missing",
+                                 out.missing, out.missing == 1 ? "case is" : "cases are", first->label);
+  }
   return out;
 }
 

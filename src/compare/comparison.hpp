@@ -21,6 +21,7 @@ struct CompareOptions {
   double floor_us = 1.0;    // and an absolute change of the time per operation that matters, microseconds
   double alpha = 0.01;      // significance level of the two-sided test
   std::vector<Condition> filter;
+  bool allow_missing = false;  // cases of the baseline absent from the candidate do not fail the gate
 };
 
 enum class Verdict { slower, faster, same, unknown, missing, added };
@@ -41,7 +42,7 @@ struct CaseComparison {
   double worst_case_slowdown = kNotMeasured, worst_case_speedup = kNotMeasured;
   std::size_t base_runs = 0, cand_runs = 0;
   Verdict verdict = Verdict::unknown;
-  std::string reason;  // why UNKNOWN, MISSING or NEW
+  std::string reason;  // why this verdict: the rule that decided it (every verdict has one)
   // Per-size samples for plots: the time samples of each side (microseconds per operation).
   std::vector<double> base_us, cand_us;
 };
@@ -56,12 +57,18 @@ struct Comparison {
   double geomean_ratio = kNotMeasured;  // over the cases tested (SLOWER, FASTER, SAME)
   std::vector<std::string> warnings;
 
+  // Why the gate could not judge although cases were compared (baseline cases missing from the candidate without
+  // allow_missing); empty when it judged. A gate that could not judge fails (ExitCode::not_judged).
+  std::string not_judged;
+
   bool regressed() const { return slower > 0; }
   std::string summary_line() const;  // "2 slower, 0 faster, 40 same, 1 unknown, 0 missing, 0 new; geometric mean ..."
 };
 
 // Throws usage_error when the reports cannot be compared (another benchmark, world size or backend; a metric the
-// records do not have). Several candidate runs are pooled like the baselines.
+// records do not have; a filter on a field no case has; a sample that is not a positive finite time; a case twice in
+// one report), and Error(not_judged) when a report is not complete or no case could be judged (none in common, all
+// UNKNOWN). Several candidate runs are pooled like the baselines.
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
                            const CompareOptions& options);
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const ParsedReport& candidate,

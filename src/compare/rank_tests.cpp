@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace distbench {
@@ -124,22 +126,60 @@ double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
 ShiftEstimate hodges_lehmann_shift(std::span<const double> a, std::span<const double> b, double confidence) {
   ShiftEstimate s;
   if (a.empty() || b.empty()) return s;
-  std::vector<double> diffs;
-  diffs.reserve(a.size() * b.size());
-  for (double x : a) {
-    for (double y : b) diffs.push_back(y - x);
-  }
-  std::sort(diffs.begin(), diffs.end());
-  const std::size_t count = diffs.size();
-  s.estimate = count % 2 == 1 ? diffs[count / 2] : (diffs[count / 2 - 1] + diffs[count / 2]) / 2;
+  const PairwiseDifferences diffs(a, b);
+  const std::uint64_t count = diffs.count();
+  s.estimate = count % 2 == 1 ? diffs.kth(count / 2 + 1) : (diffs.kth(count / 2) + diffs.kth(count / 2 + 1)) / 2;
   // Moses: the K-th smallest and K-th largest differences, K from the normal approximation of U's distribution.
   const double md = static_cast<double>(a.size()), nd = static_cast<double>(b.size());
   const double z = normal_quantile(1 - (1 - confidence) / 2);
   const double k = std::floor(md * nd / 2 - z * std::sqrt(md * nd * (md + nd + 1) / 12));
-  const auto index = static_cast<std::size_t>(std::clamp(k, 1.0, static_cast<double>(count)));  // 1-based
-  s.low = diffs[index - 1];
-  s.high = diffs[count - index];
+  const auto index = static_cast<std::uint64_t>(std::clamp(k, 1.0, static_cast<double>(count)));  // 1-based
+  s.low = diffs.kth(index);
+  s.high = diffs.kth(count - index + 1);
   return s;
+}
+
+PairwiseDifferences::PairwiseDifferences(std::span<const double> a, std::span<const double> b)
+    : a_(a.begin(), a.end()), b_(b.begin(), b.end()) {
+  std::sort(a_.begin(), a_.end());
+  std::sort(b_.begin(), b_.end());
+}
+
+std::uint64_t PairwiseDifferences::count_at_most(double x) const {
+  // For one b_j the differences within x come from a suffix of the sorted a_ (a computed difference y - a never
+  // grows with a), and that suffix only shrinks as b_j grows: one pass. The differences are computed as everywhere
+  // else (y - a), so that the count agrees with kth's answer to the last bit.
+  std::uint64_t n = 0;
+  std::size_t first = 0;  // the first a_i with b_j - a_i <= x
+  for (double y : b_) {
+    while (first < a_.size() && y - a_[first] > x) ++first;
+    n += a_.size() - first;
+  }
+  return n;
+}
+
+double PairwiseDifferences::largest_at_most(double x) const {
+  double best = -std::numeric_limits<double>::infinity();
+  for (double y : b_) {
+    // the smallest a_i with y - a_i <= x gives this b_j's largest difference within x
+    const auto it = std::partition_point(a_.begin(), a_.end(), [y, x](double a) { return y - a > x; });
+    if (it != a_.end()) best = std::max(best, y - *it);
+  }
+  return best;
+}
+
+double PairwiseDifferences::kth(std::uint64_t k) const {
+  // The smallest value v with at least k differences <= v is the k-th difference: bisect on v, then take the
+  // largest difference within it (an exact element, whatever rounding the bisection saw).
+  double lo = b_.front() - a_.back();  // the smallest difference: count_at_most(lo) >= 1
+  double hi = b_.back() - a_.front();  // the largest: count_at_most(hi) = all
+  if (count_at_most(lo) >= k) return lo;
+  for (int i = 0; i < 200; ++i) {  // each step halves the interval; doubles run out of room long before 200
+    const double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (count_at_most(mid) >= k ? hi : lo) = mid;
+  }
+  return largest_at_most(hi);
 }
 
 }  // namespace distbench

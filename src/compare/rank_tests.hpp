@@ -3,7 +3,9 @@
 // distributions, which matters for timings: skewed, heavy-tailed, with preempted outliers.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 namespace distbench {
 
@@ -21,8 +23,24 @@ struct ShiftEstimate {
   double low = 0, high = 0;  // its distribution-free confidence interval (Moses), at the given confidence level
 };
 
-// The shift from `a` to `b` (b - a) with a `confidence` (e.g. 0.99) interval.
+// The shift from `a` to `b` (b - a) with a `confidence` (e.g. 0.99) interval. Memory O(m + n), time
+// O((m + n) log(m + n) + (m + n) * 64): the m * n differences are never formed (PairwiseDifferences).
 ShiftEstimate hodges_lehmann_shift(std::span<const double> a, std::span<const double> b, double confidence);
+
+// The m * n differences b_j - a_i of two samples, kept implicit: the k-th smallest found by bisection on its value,
+// counting the differences at most a value in one pass over both sorted samples.
+class PairwiseDifferences {
+ public:
+  PairwiseDifferences(std::span<const double> a, std::span<const double> b);  // neither empty
+  std::uint64_t count() const { return static_cast<std::uint64_t>(a_.size()) * b_.size(); }
+  // The k-th smallest difference, 1 <= k <= count().
+  double kth(std::uint64_t k) const;
+
+ private:
+  std::uint64_t count_at_most(double x) const;
+  double largest_at_most(double x) const;
+  std::vector<double> a_, b_;
+};
 
 // The standard normal quantile (inverse CDF) at p in (0, 1).
 double normal_quantile(double p);

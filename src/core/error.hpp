@@ -29,6 +29,8 @@ enum class ExitCode : int {
   unavailable = 5,   // a requested backend or device is not available on this machine
   below_floor = 6,   // the run finished but its bandwidth is below --min-busbw / --min-algbw
   regression = 1,    // distbench compare: at least one case is SLOWER (the same number as failure, by design)
+  not_judged = 7,    // distbench compare: the gate could not judge (nothing compared, cases missing, a report that
+                     // is not complete): it fails closed
 };
 
 class Error : public std::runtime_error {

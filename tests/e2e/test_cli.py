@@ -901,7 +901,7 @@ class CompareGate(Workdir):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         rows = [line for line in r.stdout.splitlines() if not line.startswith("#")]
         self.assertEqual(len(rows), 10)
-        self.assertTrue(all(line.endswith("SLOWER") for line in rows), r.stdout)
+        self.assertTrue(all(" SLOWER (+20.0% beyond the 5% threshold" in line for line in rows), r.stdout)
         self.assertIn("# verdict: REGRESSION", r.stdout)
         fast = self.scaled("fast.json", 1 / 1.2)
         r = single("compare", self.base, fast, "--metric", "busbw")
@@ -986,6 +986,58 @@ class CompareGate(Workdir):
         self.assertIn("cannot read report", r.stderr)
         r = single("compare", self.base, self.base, "--threshold", "five")
         self.assertEqual(r.returncode, 2)
+
+    def edited(self, name, edit):
+        report = load_json(self.base)
+        edit(report)
+        path = self.path(name)
+        with open(path, "w") as f:
+            json.dump(report, f)
+        return path
+
+    def test_the_gate_fails_closed_when_it_cannot_judge(self):
+        # exit 7 and one error line whenever the gate could not judge; 2 for reports no statistic may read
+        def status(report):
+            report["status"], report["error"] = "interrupted", "interrupted by signal 2 (SIGINT)"
+
+        def collective(report):
+            for rec in report["records"]:
+                rec["params"]["collective"] = "alltoall"
+
+        def drop_last(report):
+            report["records"].pop()
+
+        def null_sample(report):
+            report["records"][0]["phases"][0]["samples_us"][3] = None
+
+        def twice(report):
+            report["records"].append(report["records"][0])
+
+        rows = [
+            ("interrupted candidate", [self.base, self.edited("i.json", status)], 7,
+             "candidate run 1 is interrupted (interrupted by signal 2 (SIGINT)): a run that did not complete"),
+            ("another collective", [self.edited("a.json", collective), self.base], 7,
+             "nothing to compare: no case is in both the baseline and the candidate (10 only in the baseline, 10 "
+             "only in the candidate)"),
+            ("a misspelt filter", [self.base, self.base, "--filter", "dtyp=float32"], 2,
+             "--filter: no case has a field 'dtyp'"),
+            ("a filter that keeps nothing", [self.base, self.base, "--filter", "bytes>1G"], 7,
+             "nothing to compare: neither side has a measured case (after --filter)"),
+            ("a case missing", [self.base, self.edited("m.json", drop_last)], 7,
+             "the gate could not judge: 1 baseline case is not in the candidate"),
+            ("a null sample", [self.base, self.edited("n.json", null_sample)], 2, "has sample 4 = nan: not a positive time"),
+            ("a case twice", [self.edited("t.json", twice), self.base], 2, "appears twice"),
+        ]
+        for what, args, code, words in rows:
+            with self.subTest(what):
+                r = single("compare", *args)
+                self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(words, lines[0])
+        r = single("compare", self.base, self.edited("m.json", drop_last), "--allow-missing")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("# verdict: OK", r.stdout)
 
     def test_bandwidth_floor_fails_the_run_with_exit_code_6(self):
         js = self.path("floor.json")

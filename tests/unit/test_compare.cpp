@@ -9,7 +9,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -41,6 +44,41 @@ TEST(RankTests, ExactPValuesOfSmallSamples) {
   EXPECT_NEAR(mann_whitney_p(e, f), 2 * 7.0 / 20, 1e-12);
   EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>{}, d), 1.0);
   EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>(8, 1.0), std::vector<double>(8, 1.0)), 1.0);  // all tied
+}
+
+// The implicit pairwise differences agree with all m * n of them sorted, ties and negative values included.
+TEST(RankTests, PairwiseDifferencesMatchTheirSortedList) {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int> small(0, 6);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t m = 1 + trial % 7, n = 1 + (trial * 3) % 11;
+    std::vector<double> a, b;
+    for (std::size_t i = 0; i < m; ++i) a.push_back(trial % 2 ? small(rng) : draw(rng, 1, 5, 0.5)[0] - 5);
+    for (std::size_t j = 0; j < n; ++j) b.push_back(trial % 2 ? small(rng) : draw(rng, 1, 5, 0.5)[0] - 5);
+    std::vector<double> all;
+    for (double x : a) {
+      for (double y : b) all.push_back(y - x);
+    }
+    std::sort(all.begin(), all.end());
+    const PairwiseDifferences d(a, b);
+    ASSERT_EQ(d.count(), all.size());
+    for (std::uint64_t k = 1; k <= all.size(); ++k) EXPECT_EQ(d.kth(k), all[k - 1]) << "trial " << trial << " k " << k;
+  }
+}
+
+// The shift of two samples of 200,000 each (4e10 differences, 320 GB were they formed) takes memory of the samples.
+TEST(RankTests, HodgesLehmannOfLargeSamplesNeverFormsTheDifferences) {
+  std::mt19937_64 rng(11);
+  const auto a = draw(rng, 200000, 100, 0.05);
+  auto b = draw(rng, 200000, 100, 0.05);
+  for (double& x : b) x *= 1.1;
+  std::vector<double> la, lb;
+  for (double x : a) la.push_back(std::log(x));
+  for (double x : b) lb.push_back(std::log(x));
+  const ShiftEstimate s = hodges_lehmann_shift(la, lb, 0.99);
+  EXPECT_NEAR(std::exp(s.estimate), 1.1, 0.002);
+  EXPECT_LT(s.low, s.estimate);
+  EXPECT_GT(s.high, s.estimate);
 }
 
 TEST(RankTests, NormalQuantile) {
@@ -153,11 +191,143 @@ TEST(Compare, TheAbsoluteFloorAndTheDirection) {
 }
 
 TEST(Compare, TooFewSamplesAreUnknown) {
-  const Comparison c = compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
+  const std::vector<double> five = {10, 11, 12, 13, 14};
+  const Comparison c =
+      compare_reports({report_of({{10, 11, 12, 13}, five})}, report_of({{20, 21, 22, 23}, five}), {});
   EXPECT_EQ(c.cases[0].verdict, Verdict::unknown);
   EXPECT_NE(c.cases[0].reason.find("at least 5 a side"), std::string::npos) << c.cases[0].reason;
   EXPECT_EQ(c.unknown, 1u);
   ASSERT_FALSE(c.warnings.empty());
+  // With nothing but UNKNOWN cases the gate could not judge anything: it fails closed.
+  try {
+    compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::not_judged);
+    EXPECT_NE(std::string(e.what()).find("nothing could be judged: 1 of 1 case with too few samples"),
+              std::string::npos) << e.what();
+  }
+}
+
+// Every verdict names the rule that decided it.
+TEST(Compare, EveryVerdictSaysWhy) {
+  std::mt19937_64 rng(31);
+  const auto base = draw(rng, 20, 0.5, 0.01);  // 0.5 us
+  std::vector<double> slow = base;
+  for (double& x : slow) x *= 2.448;  // +144.8 %, but 0.72 us: the floor decides
+  const auto floor = compare_reports({report_of({base})}, report_of({slow}), {}).cases.at(0);
+  EXPECT_EQ(floor.verdict, Verdict::same);
+  EXPECT_NE(floor.reason.find("+144.8%"), std::string::npos) << floor.reason;
+  EXPECT_NE(floor.reason.find("under the 1 us floor"), std::string::npos) << floor.reason;
+  CompareOptions no_floor;
+  no_floor.floor_us = 0;
+  const auto slower = compare_reports({report_of({base})}, report_of({slow}), no_floor).cases.at(0);
+  EXPECT_EQ(slower.verdict, Verdict::slower);
+  EXPECT_NE(slower.reason.find("beyond the 5% threshold"), std::string::npos) << slower.reason;
+  const auto faster = compare_reports({report_of({slow})}, report_of({base}), no_floor).cases.at(0);
+  EXPECT_EQ(faster.verdict, Verdict::faster);
+  EXPECT_NE(faster.reason.find("-59.2%"), std::string::npos) << faster.reason;
+  // the same distribution: not significant
+  const auto same = compare_reports({report_of({base})}, report_of({draw(rng, 20, 0.5, 0.01)}), no_floor).cases[0];
+  EXPECT_EQ(same.verdict, Verdict::same);
+  EXPECT_NE(same.reason.find("not significant: p "), std::string::npos) << same.reason;
+  // significant but small: the threshold decides
+  std::vector<double> a, b;
+  for (int i = 0; i < 20; ++i) {
+    a.push_back(100 + i * 0.01);
+    b.push_back(102 + i * 0.01);
+  }
+  const auto small = compare_reports({report_of({a})}, report_of({b}), no_floor).cases[0];
+  EXPECT_EQ(small.verdict, Verdict::same);
+  EXPECT_NE(small.reason.find("within the 5% threshold"), std::string::npos) << small.reason;
+  // every format carries the reason
+  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  const CompareSources sources{{"base.json"}, "cand.json"};
+  for (const std::string& text : {compare_text(c), compare_markdown(c, sources), compare_json(c, sources),
+                                  compare_junit(c, sources), compare_html(c, sources)}) {
+    EXPECT_NE(text.find("under the 1 us floor"), std::string::npos) << text;
+  }
+}
+
+// A gate that could not judge fails: reports that did not complete, no case in common, a filter on no field, and
+// (without --allow-missing) cases the candidate lacks.
+TEST(Compare, TheGateFailsClosed) {
+  const std::vector<double> s = {10, 11, 12, 13, 14, 15};
+  auto not_judged = [](const std::function<void()>& f, const std::string& words) {
+    try {
+      f();
+      ADD_FAILURE() << "judged: " << words;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::not_judged) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  ParsedReport interrupted = report_of({s});
+  interrupted.info.status = "interrupted";
+  interrupted.info.error = "interrupted by signal 2 (SIGINT)";
+  not_judged([&] { compare_reports({report_of({s})}, interrupted, {}); },
+             "candidate run 1 is interrupted (interrupted by signal 2 (SIGINT))");
+  not_judged([&] { compare_reports({interrupted}, report_of({s}), {}); }, "baseline 1 is interrupted");
+  // another collective: every case on one side only
+  ParsedReport alltoall = report_of({s, s});
+  for (Record& r : alltoall.records) r.set("collective", std::string("alltoall"));
+  not_judged([&] { compare_reports({alltoall}, report_of({s, s}), {}); },
+             "nothing to compare: no case is in both the baseline and the candidate (2 only in the baseline, 2 only in "
+             "the candidate)");
+  CompareOptions filtered;
+  filtered.filter = parse_filter("bytes>1G");
+  not_judged([&] { compare_reports({report_of({s})}, report_of({s}), filtered); },
+             "nothing to compare: neither side has a measured case (after --filter)");
+  // a misspelt field
+  filtered.filter = parse_filter("dtyp=float32");
+  try {
+    compare_reports({report_of({s})}, report_of({s}), filtered);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("--filter: no case has a field 'dtyp'; the fields are bytes, collective"),
+              std::string::npos) << e.what();
+  }
+  // a case the candidate lacks: compared, but not judged unless allowed
+  const Comparison missing = compare_reports({report_of({s, s})}, report_of({s}), {});
+  EXPECT_EQ(missing.missing, 1u);
+  EXPECT_NE(missing.not_judged.find("1 baseline case is not in the candidate (first: 2 KiB)"),
+            std::string::npos) << missing.not_judged;
+  EXPECT_NE(compare_text(missing).find("# verdict: NOT JUDGED"), std::string::npos);
+  EXPECT_NE(compare_junit(missing, {{"b"}, "c"}).find("type=\"MISSING\""), std::string::npos);
+  CompareOptions allow;
+  allow.allow_missing = true;
+  const Comparison allowed = compare_reports({report_of({s, s})}, report_of({s}), allow);
+  EXPECT_TRUE(allowed.not_judged.empty());
+  EXPECT_NE(compare_text(allowed).find("# verdict: OK"), std::string::npos);
+}
+
+// Reports no statistic may judge: a sample that is no time, a case twice in one report.
+TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
+  const std::vector<double> s = {10, 11, 12, 13, 14, 15};
+  for (double bad : {std::nan(""), 0.0, -3.0, std::numeric_limits<double>::infinity()}) {
+    std::vector<double> damaged = s;
+    damaged[2] = bad;
+    try {
+      compare_reports({report_of({s})}, report_of({damaged}), {});
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find("candidate run 1: case 1 KiB has sample 3 = "), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("not a positive time"), std::string::npos) << e.what();
+    }
+  }
+  ParsedReport twice = report_of({s});
+  twice.records.push_back(twice.records[0]);
+  for (double& x : twice.records[1].phases[0].samples) x *= 10;  // a slower copy beside the real one
+  try {
+    compare_reports({twice}, report_of({s}), {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("baseline 1: case 1 KiB appears twice"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
@@ -251,7 +421,7 @@ TEST(CompareViews, EveryFormatSaysTheVerdict) {
   const CompareSources src{{"base.json"}, "cand.json"};
   EXPECT_NE(compare_text(c).find("SLOWER"), std::string::npos);
   EXPECT_NE(compare_text(c).find("# verdict: REGRESSION"), std::string::npos);
-  EXPECT_NE(compare_markdown(c, src).find("**SLOWER**"), std::string::npos);
+  EXPECT_NE(compare_markdown(c, src).find("**SLOWER (+30.0% beyond the 5% threshold"), std::string::npos);
   const auto j = nlohmann::json::parse(compare_json(c, src));
   EXPECT_EQ(j["regression"], true);
   EXPECT_EQ(j["summary"]["slower"], 1);
