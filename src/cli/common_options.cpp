@@ -31,8 +31,8 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "line for every case as it starts; off: none")
       ->check(one_of({"auto", "on", "off"}));
   app.add_option("--max-noise", o.max_noise,
-                 "Sample until the median's 95% confidence interval is within this many % (0: -n samples)")
-      ->check(non_negative_number("percent"));
+                 "Sample until the median's 95% confidence interval is within this, e.g. 2% (0: -n samples)")
+      ->transform(percentage(0, 1000));
   app.add_option("--min-samples", o.min_samples,
                  "Samples taken before the noise is judged or the time budget cuts a case short")
       ->check(in_range(1, 1000000));

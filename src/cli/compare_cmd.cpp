@@ -1,10 +1,14 @@
-// `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare). Exit 0: no regression; 1: at least
-// one case SLOWER; 2: bad input or reports that cannot be compared; 7: the gate could not judge (nothing compared,
-// cases missing from the candidate, a report that did not complete): it fails closed.
+// `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare), on reports measured before; or
+// `distbench compare --run-baseline CMD --run-candidate CMD`: the gate runs both sides itself, interleaved, and pairs
+// them round by round. Exit 0: no regression; 1: at least one case SLOWER; 2: bad input or reports that cannot be
+// compared; 7: the gate could not judge (nothing compared, cases missing from the candidate, a report or a run that
+// did not complete): it fails closed.
 #include "cli/command.hpp"
 #include "cli/validators.hpp"
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
+#include "compare/interleaved.hpp"
+#include "compare/paired_comparison.hpp"
 #include "core/report/report_file.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
@@ -12,9 +16,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 namespace distbench::cli {
 namespace {
@@ -22,7 +31,7 @@ namespace {
 struct CompareArgs {
   std::vector<std::string> files;
   std::string metric = "time";
-  std::string threshold = "5%";
+  double threshold_pct = 5;
   double floor_us = 1.0;
   double alpha = 0.01;
   std::string filter;
@@ -30,51 +39,100 @@ struct CompareArgs {
   std::string output;
   int candidates = 1;
   bool allow_missing = false;
+  InterleavedPlan interleaved;  // --run-baseline / --run-candidate
 };
 
-// "5%", "5" (both 5 percent) or "0.5%".
-double parse_threshold(std::string text) {
-  if (!text.empty() && text.back() == '%') text.pop_back();
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0 && std::isfinite(v)) return v / 100;
-  } catch (const std::exception&) {
-  }
-  throw usage_error(fmt::format("--threshold {}: give a percentage, e.g. --threshold 5%", text));
+bool interleaved_mode(const CompareArgs& a) {
+  return !a.interleaved.baseline_command.empty() || !a.interleaved.candidate_command.empty();
 }
 
-int run_compare(const CompareArgs& a) {
-  if (a.candidates < 1) throw usage_error("--candidates must be 1 or more");
-  if (a.files.size() < static_cast<std::size_t>(a.candidates) + 1) {
-    throw usage_error(fmt::format("compare needs a baseline report and {} (BASELINE... CANDIDATE...; --candidates {} "
-                                  "takes the last {} files as the candidate's runs)",
-                                  a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates,
-                                  a.candidates));
+// A new folder for the runs' reports and output: $TMPDIR/distbench-interleaved-XXXXXX.
+std::string new_runs_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
+                      "distbench-interleaved-XXXXXX").string();
+  if (::mkdtemp(path.data()) == nullptr) {
+    throw failure(fmt::format("cannot create a folder for the runs in {}: {}; name one with --runs-dir",
+                              std::filesystem::path(path).parent_path().string(), std::strerror(errno)));
   }
+  return path;
+}
+
+CompareOptions options_of(const CompareArgs& a) {
   CompareOptions options;
   options.metric = parse_compare_metric(a.metric);
-  options.threshold = parse_threshold(a.threshold);
+  options.threshold = a.threshold_pct / 100;
   if (!(a.floor_us >= 0)) throw usage_error("--floor-us must be 0 or more microseconds");
   if (!(a.alpha > 0 && a.alpha < 0.5)) throw usage_error(fmt::format("--alpha {:g}: give a level in (0, 0.5), e.g. 0.01", a.alpha));
   options.floor_us = a.floor_us;
   options.alpha = a.alpha;
   options.filter = parse_filter(a.filter);
   options.allow_missing = a.allow_missing;
-  if (!a.output.empty()) check_writable(a.output);
+  return options;
+}
 
+// The baselines and candidates as reports measured before.
+Comparison compare_files(const CompareArgs& a, const CompareOptions& options, CompareSources& sources) {
+  if (a.candidates < 1) throw usage_error("--candidates must be 1 or more");
+  if (a.files.size() < static_cast<std::size_t>(a.candidates) + 1) {
+    throw usage_error(fmt::format("compare needs a baseline report and {} (BASELINE... CANDIDATE...; --candidates {} "
+                                  "takes the last {} files as the candidate's runs), or --run-baseline and "
+                                  "--run-candidate to measure both sides itself",
+                                  a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates,
+                                  a.candidates));
+  }
   const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
   std::vector<ParsedReport> baselines, candidates;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     (i < first_candidate ? baselines : candidates).push_back(read_report_file(a.files[i]));
   }
-  const Comparison c = compare_reports(baselines, candidates, options);
-
-  CompareSources sources{{a.files.begin(), a.files.begin() + static_cast<std::ptrdiff_t>(first_candidate)}, {}};
+  sources.baselines.assign(a.files.begin(), a.files.begin() + static_cast<std::ptrdiff_t>(first_candidate));
   for (std::size_t i = first_candidate; i < a.files.size(); ++i) {
     if (!sources.candidate.empty()) sources.candidate += ", ";
     sources.candidate += a.files[i];
   }
+  return compare_reports(baselines, candidates, options);
+}
+
+// Both sides measured here, interleaved; an interrupt ends the running command's process group first.
+Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& options, CompareSources& sources,
+                               Invocation& inv) {
+  if (!a.files.empty()) {
+    throw usage_error("give either report files or --run-baseline and --run-candidate, not both");
+  }
+  if (a.candidates != 1) throw usage_error("--candidates is for report files; with --run-candidate use --rounds");
+  InterleavedPlan plan = a.interleaved;
+  if (plan.baseline_command.empty() || plan.candidate_command.empty()) {
+    throw usage_error("an interleaved comparison needs both --run-baseline CMD and --run-candidate CMD");
+  }
+  if (plan.runs_dir.empty()) plan.runs_dir = new_runs_dir();
+  CommandRunner runner;
+  const std::string runs_dir = plan.runs_dir;
+  std::unique_ptr<TerminationSignals::Scoped> on_signal;
+  if (inv.signals != nullptr) {
+    on_signal = std::make_unique<TerminationSignals::Scoped>(*inv.signals, [&runner, runs_dir](int signal) {
+      runner.stop();
+      fmt::print(stderr, "error: interrupted by signal {} (SIG{}); the runs so far are in {}\n", signal,
+                 sigabbrev_np(signal), runs_dir);
+      std::fflush(stderr);
+      std::_Exit(exit_status_for_signal(signal));
+    });
+  }
+  fmt::print(stderr, "compare: {} rounds of baseline and candidate, interleaved; runs kept in {}\n", plan.rounds,
+             runs_dir);
+  const InterleavedRuns runs =
+      run_interleaved(plan, runner, [](const std::string& line) { fmt::print(stderr, "compare: {}\n", line); });
+  sources.baselines = {plan.baseline_command};
+  sources.candidate = plan.candidate_command;
+  return compare_rounds(runs.baseline, runs.candidate, options);
+}
+
+int run_compare(const CompareArgs& a, Invocation& inv) {
+  const CompareOptions options = options_of(a);
+  if (!a.output.empty()) check_writable(a.output);
+  CompareSources sources;
+  const Comparison c = interleaved_mode(a) ? compare_interleaved(a, options, sources, inv)
+                                           : compare_files(a, options, sources);
   std::string text;
   if (a.format == "text") text = compare_text(c);
   if (a.format == "markdown") text = compare_markdown(c, sources);
@@ -103,22 +161,37 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("compare", "Compare baseline reports with a candidate: the CI regression gate");
   auto a = std::make_shared<CompareArgs>();
   app->add_option("reports", a->files, "BASELINE.json [MORE_BASELINES.json ...] CANDIDATE.json (baselines are pooled)")
-      ->required()->check(non_empty_path());
+      ->check(non_empty_path());
   app->add_option("--metric", a->metric, "What to judge: time, busbw or algbw")
       ->check(one_of({"time", "busbw", "algbw"}));
-  app->add_option("--threshold", a->threshold, "Relative change that matters, e.g. 5%");
+  app->add_option("--threshold", a->threshold_pct, "Relative change that matters, e.g. 5%")
+      ->transform(percentage(0, 1000));
   app->add_option("--floor-us", a->floor_us, "Absolute change of the time per operation that matters (microseconds)");
   app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test");
   app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated");
-  app->add_option("--format", a->format, "Output: text, markdown, json, junit or html")
-      ->check(one_of({"text", "markdown", "json", "junit", "html"}));
+  app->add_option("--format", a->format, "Output: text, markdown (md), json, junit or html")
+      ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
   app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout")->check(non_empty_path());
   app->add_flag("--allow-missing", a->allow_missing,
                 "Let cases of the baseline that the candidate lacks pass (they fail the gate by default: exit 7)");
   app->add_option("--candidates", a->candidates,
                   "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "
                   "side beyond every run of the other)");
-  commands.push_back({app, [a](Invocation&) { return run_compare(*a); }});
+  auto* run = app->add_option_group("interleaved", "Measure both sides here, alternately, instead of reading reports");
+  run->add_option("--run-baseline", a->interleaved.baseline_command,
+                  "Command line that measures the baseline, e.g. 'mpirun -np 2 distbench allreduce' ({report}: where "
+                  "its JSON report goes; else --json PATH is appended)");
+  run->add_option("--run-candidate", a->interleaved.candidate_command,
+                  "Command line that measures the candidate (another binary, environment or arguments)");
+  run->add_option("--rounds", a->interleaved.rounds,
+                  "Rounds of one baseline and one candidate run (ABBA order); 8 or more to judge at --alpha 0.01")
+      ->check(in_range(1, 1000));
+  run->add_option("--run-timeout", a->interleaved.run_timeout_s, "Seconds each run may take before it is ended")
+      ->check(positive_number("seconds"));
+  run->add_option("--runs-dir", a->interleaved.runs_dir,
+                  "Keep each run's report and output in this new or empty folder (default: a new one in $TMPDIR)")
+      ->check(non_empty_path());
+  commands.push_back({app, [a](Invocation& inv) { return run_compare(*a, inv); }});
 }
 
 }  // namespace distbench::cli

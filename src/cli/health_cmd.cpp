@@ -25,7 +25,7 @@ struct HealthOptions {
   std::string memory_bytes = "256M";
   std::string allreduce_bytes = "8M";
   std::string link_bytes = "1M";
-  double tolerance = 0.25;
+  double tolerance_pct = 25;
 };
 
 health::HealthPlan make_health_plan(const HealthOptions& o) {
@@ -43,11 +43,12 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.copy_bytes = std::min(plan.copy_bytes, plan.memory_bytes / 2);
   if (o.expect_busbw < 0) throw usage_error("--expect-busbw must be a bandwidth in GB/s, more than 0");
   if (o.expect_busbw > 0) plan.expect_busbw_gbps = o.expect_busbw;
-  if (!(o.tolerance > 0 && o.tolerance < 1)) {
-    throw usage_error(
-        fmt::format("--tolerance {:g} must be a fraction between 0 and 1 (0.25: 25% below the median)", o.tolerance));
+  if (!(o.tolerance_pct > 0 && o.tolerance_pct < 100)) {
+    throw usage_error(fmt::format("--tolerance {:g}% must be more than 0% and less than 100% (25%: a quarter below the "
+                                  "median)",
+                                  o.tolerance_pct));
   }
-  plan.bandwidth.tolerance = o.tolerance;
+  plan.bandwidth.tolerance = o.tolerance_pct / 100;
   if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.prom_path = o.prom;
   return plan;
@@ -67,8 +68,9 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->add_option("--rules", o->rules,
                   "JSON file of absolute rules for a known cluster type (see README.md, 'Health rules')")->check(non_empty_path());
   app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth (GB/s)");
-  app->add_option("--tolerance", o->tolerance,
-                  "A bandwidth this fraction below the cluster's median (and 4 MADs) is degraded");
+  app->add_option("--tolerance", o->tolerance_pct,
+                  "A bandwidth this far below the cluster's median (and 4 MADs) is degraded, e.g. 25%")
+      ->transform(percentage(0, 100));
   app->add_option("--memory-bytes", o->memory_bytes,
                   "Memory each rank allocates and touches (at most a quarter of "
                   "what is free)");

@@ -37,8 +37,8 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
   std::vector<std::string> names;
   for (const Format& f : kFormats) names.emplace_back(f.name);
   app.add_option("--format", opts.format,
-                 "md: a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
-      ->check(one_of(names));
+                 "md (or markdown): a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
+      ->transform(one_of(names, {{"markdown", "md"}}));
   app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout")->check(non_empty_path());
 }
 

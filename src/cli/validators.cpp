@@ -64,6 +64,25 @@ CLI::Validator positive_number(const std::string& unit) { return number_at_least
 
 CLI::Validator non_negative_number(const std::string& unit) { return number_at_least(unit, true); }
 
+CLI::Validator percentage(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        const bool sign = !text.empty() && text.back() == '%';
+        const std::string digits = sign ? text.substr(0, text.size() - 1) : text;
+        const auto value = parse_number(digits);
+        if (!value) return fmt::format("{} is not a percentage; write it like 5%", shown(text));
+        if (!sign && *value > 0 && *value < 1) {
+          return fmt::format("{} is ambiguous: a bare number is a percentage here ({}%), a fraction elsewhere; write "
+                             "{:g}% or {}%",
+                             text, digits, *value * 100, digits);
+        }
+        if (*value < lo || *value > hi) return fmt::format("{} is not a percentage from {:g}% to {:g}%", text, lo, hi);
+        text = digits;
+        return {};
+      },
+      "PERCENT");
+}
+
 CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

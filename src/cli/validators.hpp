@@ -15,6 +15,10 @@ namespace distbench::cli {
 CLI::Validator positive_number(const std::string& unit);
 // A finite number of 0 or more, of `unit`; --help shows "SECONDS >= 0".
 CLI::Validator non_negative_number(const std::string& unit);
+// A relative amount, in percent: "5%" or "5" (the same: a bare number is a percentage in every option of distbench)
+// from lo to hi percent; the option holds the number of percent. A bare number between 0 and 1 ("0.25") is refused as
+// ambiguous (a fraction, 25%, in some tools; 0.25% here): write "25%" or "0.25%". --help shows "PERCENT (e.g. 5%)".
+CLI::Validator percentage(double lo, double hi);
 // A whole number from lo to hi; --help shows "1..64".
 CLI::Validator in_range(long long lo, long long hi);
 // A whole number of lo or more; --help shows "N >= 0".

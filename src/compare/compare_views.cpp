@@ -44,6 +44,15 @@ std::string gate_word(const Comparison& c) {
 }
 
 std::string criteria(const Comparison& c) {
+  if (c.rounds > 0) {
+    return fmt::format("baseline and candidate ran interleaved, {} rounds (baseline first in odd rounds, candidate "
+                       "first in even ones); a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the "
+                       "worse (better), the time per operation by more than {:g} us, and a two-sided Wilcoxon "
+                       "signed-rank test on the rounds' paired log ratios of run medians gives p < {:g}; the change and "
+                       "its {:g}% confidence interval are the Hodges-Lehmann estimate over the rounds",
+                       c.rounds, name(c.options.metric), c.options.threshold * 100, c.options.floor_us,
+                       c.options.alpha, (1 - c.options.alpha) * 100);
+  }
   return fmt::format("a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), the "
                      "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
                      "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
@@ -68,7 +77,11 @@ std::string compare_text(const Comparison& c) {
     out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", k.label, width, value_text(c, k.base),
                        value_text(c, k.cand), change_text(k), p_text(k.p), verdict_text(k));
   }
-  out += fmt::format("# {} in {}\n", name(c.options.metric), c.metric_unit);
+  out += fmt::format("# {} in {}{}\n", name(c.options.metric), c.metric_unit,
+                     c.rounds > 0 ? fmt::format("; medians of the run medians over {} interleaved rounds, change and p "
+                                                "paired by round",
+                                                c.rounds)
+                                  : std::string());
   for (const auto& w : c.warnings) out += fmt::format("# warning: {}\n", w);
   out += fmt::format("# {}\n", c.summary_line());
   if (!c.not_judged.empty()) out += fmt::format("# not judged: {}\n", c.not_judged);
@@ -110,6 +123,8 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["threshold"] = c.options.threshold;
   j["floor_us"] = c.options.floor_us;
   j["alpha"] = c.options.alpha;
+  j["mode"] = c.rounds > 0 ? "interleaved" : "reports";
+  j["rounds"] = c.rounds;
   j["regression"] = c.regressed();
   j["verdict"] = gate_word(c);
   j["not_judged"] = c.not_judged.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.not_judged);
@@ -142,7 +157,8 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
                      {"p", compare_number(k.p)},
                      {"time_delta_us", compare_number(k.time_delta_us)},
                      {"baseline_samples", k.base_samples},
-                     {"candidate_samples", k.cand_samples}});
+                     {"candidate_samples", k.cand_samples},
+                     {"round_ratios", k.round_ratios}});
   }
   j["cases"] = std::move(cases);
   return j.dump(2) + "\n";

@@ -1,5 +1,6 @@
 #include "compare/comparison.hpp"
 
+#include "compare/case_pool.hpp"
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
@@ -13,101 +14,8 @@
 #include <set>
 
 namespace distbench {
+using namespace compare_detail;
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return kNotMeasured;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-// A case's identity: every parameter, in order.
-std::string case_key(const Record& r) {
-  std::string key = r.kind;
-  for (const Param& p : r.params) key += fmt::format("|{}={}", p.key, param_text(p.value));
-  return key;
-}
-
-// The samples a comparison tests: the record's first phase, microseconds per operation.
-std::vector<double> time_samples_us(const Record& r) {
-  std::vector<double> us;
-  if (r.phases.empty()) return us;
-  for (double s : r.phases.front().samples) us.push_back(s * 1e6);
-  return us;
-}
-
-// Bytes moved per operation and the bus factor (busbw / algbw), for the bandwidth metrics.
-struct Bandwidth {
-  double bytes = kNotMeasured;
-  double bus_factor = kNotMeasured;
-};
-
-Bandwidth bandwidth_of(const Record& r) {
-  Bandwidth b;
-  if (const ParamValue* v = r.param("bytes")) {
-    if (const auto* i = std::get_if<std::int64_t>(v)) b.bytes = static_cast<double>(*i);
-  }
-  const double algbw = r.metric("algbw_gbps"), busbw = r.metric("busbw_gbps");
-  b.bus_factor = algbw > 0 ? busbw / algbw : kNotMeasured;
-  return b;
-}
-
-// The metric's value for a time per operation (us).
-double metric_of(CompareMetric m, double time_us, const Bandwidth& b) {
-  if (m == CompareMetric::time) return time_us;
-  const double algbw = b.bytes / (time_us * 1e-6) / 1e9;
-  return m == CompareMetric::algbw ? algbw : algbw * b.bus_factor;
-}
-
-// The label of each case: the parameters whose values differ between cases (bytes as a size), in layout order.
-std::vector<std::string> varying_keys(const std::vector<const Record*>& records) {
-  std::vector<std::string> keys;
-  if (records.empty()) return keys;
-  for (const Param& p : records.front()->params) {
-    const std::string first = param_text(p.value);
-    const bool varies = std::any_of(records.begin(), records.end(), [&](const Record* r) {
-      return r->param_text(p.key) != first;
-    });
-    if (varies || p.key == "bytes") keys.push_back(p.key);
-  }
-  // The size first; the element count says nothing more than the size does.
-  std::erase(keys, std::string("count"));
-  if (auto it = std::find(keys.begin(), keys.end(), "bytes"); it != keys.end()) std::rotate(keys.begin(), it, it + 1);
-  return keys;
-}
-
-std::string label_of(const Record& r, const std::vector<std::string>& keys) {
-  std::string label;
-  for (const std::string& key : keys) {
-    std::string value = r.param_text(key);
-    if (key == "bytes") {
-      if (const auto* i = std::get_if<std::int64_t>(r.param(key))) value = format_bytes(static_cast<std::uint64_t>(*i));
-    }
-    label += (label.empty() ? "" : " ") + value;
-  }
-  return label.empty() ? std::string("all") : label;
-}
-
-void check_comparable(const ParsedReport& base, const ParsedReport& cand, std::size_t index,
-                      std::string_view side = "baseline") {
-  const std::string which = fmt::format("{} {}", side, index + 1);
-  if (base.benchmark != cand.benchmark) {
-    throw usage_error(fmt::format("{} is a '{}' report and the candidate a '{}' report; compare reports of the same "
-                                  "benchmark",
-                                  which, base.benchmark, cand.benchmark));
-  }
-  if (base.info.world_size != cand.info.world_size) {
-    throw usage_error(fmt::format("{} ran on {} ranks and the candidate on {}; compare runs of the same world size",
-                                  which, base.info.world_size, cand.info.world_size));
-  }
-  if (base.info.backend != cand.info.backend) {
-    throw usage_error(fmt::format("{} ran on backend '{}' and the candidate on '{}'; compare runs of the same backend",
-                                  which, base.info.backend, cand.info.backend));
-  }
-}
-
-std::string p_words(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
 
 // The verdict and the rule that decided it. A change is SLOWER (FASTER) only when four rules all hold for it: the
 // test is significant, the change passes the threshold, the time per operation moved by more than the floor, and
@@ -115,7 +23,7 @@ std::string p_words(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt
 void judge(CaseComparison& c, const CompareOptions& o) {
   if (c.base_samples < kMinSamplesToTest || c.cand_samples < kMinSamplesToTest) {
     c.verdict = Verdict::unknown;
-    c.reason = fmt::format("too few samples to test ({} and {}; at least {} a side)", c.base_samples, c.cand_samples,
+    c.reason = fmt::format("too few samples to test: {} and {}, at least {} a side", c.base_samples, c.cand_samples,
                            kMinSamplesToTest);
     return;
   }
@@ -188,66 +96,6 @@ std::string Comparison::summary_line() const {
 
 namespace {
 
-// One side of a comparison (the baselines, or the candidate runs): each case's samples pooled over the runs, and
-// each run's own median time, in first-seen order.
-struct Pooled {
-  const Record* record = nullptr;
-  std::vector<double> samples_us;
-  std::vector<double> run_medians_us;
-  bool used = false;
-};
-
-struct Side {
-  std::map<std::string, Pooled> cases;
-  std::vector<std::string> order;
-};
-
-// Throws usage_error for a sample a time cannot be (not finite, or not above 0): a damaged or hand-edited report,
-// which no statistic may judge (a NaN would stall the rank test, zeros would read as infinitely fast).
-void check_samples(const Record& r, const std::vector<double>& us, const std::string& run_name,
-                   const std::vector<std::string>& keys) {
-  for (std::size_t i = 0; i < us.size(); ++i) {
-    if (!(std::isfinite(us[i]) && us[i] > 0)) {
-      throw usage_error(fmt::format("{}: case {} has sample {} = {}: not a positive time (null, infinite, zero or "
-                                    "negative); the report is damaged: measure it again",
-                                    run_name, label_of(r, keys), i + 1, us[i]));
-    }
-  }
-}
-
-Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name) {
-  Side side;
-  for (std::size_t run_index = 0; run_index < runs.size(); ++run_index) {
-    const ParsedReport& run = runs[run_index];
-    const std::string run_name = fmt::format("{} {}", side_name, run_index + 1);
-    std::vector<const Record*> all;
-    for (const Record& r : run.records) all.push_back(&r);
-    const auto keys = varying_keys(all);
-    std::set<std::string> seen;  // this run's cases: one record each
-    for (const Record& r : run.records) {
-      if (!seen.insert(case_key(r)).second) {
-        throw usage_error(fmt::format("{}: case {} appears twice; a report holds each case once (was it edited or "
-                                      "two reports joined?)",
-                                      run_name, label_of(r, keys)));
-      }
-    }
-    for (const Record& r : run.records) {
-      if (!r.ok() || !matches(r, options.filter)) continue;
-      const std::string key = case_key(r);
-      auto [it, fresh] = side.cases.try_emplace(key);
-      if (fresh) {
-        it->second.record = &r;
-        side.order.push_back(key);
-      }
-      const auto us = time_samples_us(r);
-      check_samples(r, us, run_name, keys);
-      it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
-      if (!us.empty()) it->second.run_medians_us.push_back(median(us));
-    }
-  }
-  return side;
-}
-
 // How far apart the runs of each side are, as the ratio of the extreme run medians that the verdict must clear:
 // a candidate is SLOWER only when even its fastest run is slower than the slowest baseline run by more than the
 // threshold (and FASTER the other way round). With one run a side this is the ratio of the two medians.
@@ -259,43 +107,6 @@ void run_extremes(const Pooled& base, const Pooled& cand, CaseComparison& c) {
   c.worst_case_speedup = *base_lo / *cand_hi - 1;   // > 0: every candidate run faster than every baseline run
   c.base_runs = base.run_medians_us.size();
   c.cand_runs = cand.run_medians_us.size();
-}
-
-// Throws usage_error for a filter condition on a field that no case of any report has (a misspelt key would
-// otherwise keep nothing, or everything, without a word).
-void check_filter_fields(const std::vector<Condition>& filter, const std::vector<ParsedReport>& baselines,
-                         const std::vector<ParsedReport>& candidates) {
-  std::set<std::string> fields;
-  for (const auto* runs : {&baselines, &candidates}) {
-    for (const ParsedReport& run : *runs) {
-      for (const Record& r : run.records) {
-        for (const Param& p : r.params) fields.insert(p.key);
-      }
-    }
-  }
-  for (const Condition& c : filter) {
-    if (fields.count(c.key) > 0) continue;
-    std::string known;
-    for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
-    throw usage_error(fmt::format("--filter: no case has a field '{}'; the fields are {}", c.key,
-                                  known.empty() ? "none (the reports hold no case)" : known));
-  }
-}
-
-// Why no case could be judged: none in common, none left by the filter, or only UNKNOWN ones.
-std::string nothing_judged_message(const Comparison& c, const CompareOptions& o) {
-  const std::string filtered = o.filter.empty() ? "" : " (after --filter)";
-  if (c.cases.empty()) {
-    return fmt::format("nothing to compare: neither side has a measured case{}", filtered);
-  }
-  if (c.unknown > 0) {
-    return fmt::format("nothing could be judged: {} of {} with too few samples to test and the rest on one side only "
-                       "({} missing, {} new); measure with more samples (-n 20)",
-                       c.unknown, plural(c.cases.size(), "case", "cases"), c.missing, c.added);
-  }
-  return fmt::format("nothing to compare: no case{} is in both the baseline and the candidate ({} only in the "
-                     "baseline, {} only in the candidate); compare runs of the same cases",
-                     filtered, c.missing, c.added);
 }
 
 }  // namespace
@@ -311,8 +122,12 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
     throw usage_error("compare needs at least one baseline report and a candidate");
   }
   const ParsedReport& candidate = candidates.front();
-  for (std::size_t i = 0; i < baselines.size(); ++i) check_comparable(baselines[i], candidate, i);
-  for (std::size_t i = 1; i < candidates.size(); ++i) check_comparable(candidates[i], candidate, i, "candidate run");
+  for (std::size_t i = 0; i < baselines.size(); ++i) {
+    check_comparable(baselines[i], candidate, fmt::format("baseline {}", i + 1));
+  }
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    check_comparable(candidates[i], candidate, fmt::format("candidate run {}", i + 1));
+  }
   Comparison out;
   out.benchmark = candidate.benchmark;
   out.options = options;
@@ -329,18 +144,13 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   }
   // A report that did not complete may lack exactly the cases that regressed (a run that hung, was killed or timed
   // out): the gate fails closed instead of judging what is left.
-  auto check_complete = [](const std::vector<ParsedReport>& runs, std::string_view side_name) {
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const ParsedReport& r = runs[i];
-      if (r.info.status == "complete") continue;
-      throw Error(ExitCode::not_judged,
-                  fmt::format("{} {} is {} ({}): a run that did not complete cannot be judged; measure it again",
-                              side_name, i + 1, r.info.status, r.info.error.empty() ? "no reason given" : r.info.error));
-    }
-  };
   check_complete(baselines, "baseline");
   check_complete(candidates, "candidate run");
-  check_filter_fields(options.filter, baselines, candidates);
+  std::vector<const ParsedReport*> all_runs;
+  for (const auto* runs : {&baselines, &candidates}) {
+    for (const ParsedReport& run : *runs) all_runs.push_back(&run);
+  }
+  check_filter_fields(options.filter, all_runs);
 
   Side base = pool(baselines, options, "baseline");
   Side cand = pool(candidates, options, "candidate run");
@@ -417,42 +227,19 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
     c.reason = "not in the candidate";
     out.cases.push_back(std::move(c));
   }
-  for (const CaseComparison& c : out.cases) {
-    switch (c.verdict) {
-      case Verdict::slower: ++out.slower; break;
-      case Verdict::faster: ++out.faster; break;
-      case Verdict::same: ++out.same; break;
-      case Verdict::unknown: ++out.unknown; break;
-      case Verdict::missing: ++out.missing; break;
-      case Verdict::added: ++out.added; break;
-    }
-  }
   if (tested > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(tested));
-  if (out.unknown > 0) {
-    out.warnings.push_back(
-        fmt::format("{} fewer than {} samples on a side and could not be tested; run "
-                    "with more samples (-n 20)",
-                    out.unknown == 1 ? "1 case has" : fmt::format("{} cases have", out.unknown), kMinSamplesToTest));
-  }
   // Most cases moved the same way by more than the threshold: the machine, not one case, may have changed.
   if (tested >= 4 && std::max(moved_up, moved_down) * 2 > tested && (out.baseline_runs < 2 || out.candidate_runs < 2)) {
     out.warnings.push_back(fmt::format(
         "{} of {} cases moved {} by more than {:g}% together (geometric mean {:.3f}): a whole run on a busier or quieter "
         "machine looks like this too; with one run a side the gate cannot tell run-to-run noise from a change, so "
-        "compare a window of baseline runs with two or more candidate runs (--candidates N)",
+        "compare a window of baseline runs with two or more candidate runs (--candidates N), or run both sides "
+        "interleaved (--run-baseline, --run-candidate)",
         std::max(moved_up, moved_down), tested, moved_up >= moved_down ? "up" : "down", options.threshold * 100,
         out.geomean_ratio));
   }
-  if (tested == 0) {
-    throw Error(ExitCode::not_judged, nothing_judged_message(out, options));
-  }
-  if (out.missing > 0 && !options.allow_missing) {
-    const auto first = std::find_if(out.cases.begin(), out.cases.end(),
-                                    [](const CaseComparison& k) { return k.verdict == Verdict::missing; });
-    out.not_judged = fmt::format("{} baseline {} not in the candidate (first: {}); a case that stopped being measured "
-                                 "may be the one that regressed: measure it, or pass --allow-missing",
-                                 out.missing, out.missing == 1 ? "case is" : "cases are", first->label);
-  }
+  conclude(out, fmt::format("fewer than {} samples on a side and could not be tested; run with more samples (-n 20)",
+                            kMinSamplesToTest));
   return out;
 }
 

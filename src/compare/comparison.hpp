@@ -43,6 +43,7 @@ struct CaseComparison {
   std::size_t base_runs = 0, cand_runs = 0;
   Verdict verdict = Verdict::unknown;
   std::string reason;  // why this verdict: the rule that decided it (every verdict has one)
+  std::vector<double> round_ratios;  // interleaved runs: each round's candidate / baseline run median (time)
   // Per-size samples for plots: the time samples of each side (microseconds per operation).
   std::vector<double> base_us, cand_us;
 };
@@ -52,6 +53,7 @@ struct Comparison {
   CompareOptions options;
   std::string metric_unit;    // "us" or "GB/s"
   std::size_t baseline_runs = 0, candidate_runs = 0;
+  std::size_t rounds = 0;  // interleaved runs (compare_rounds): paired rounds; 0: reports compared as they are
   std::vector<CaseComparison> cases;  // candidate order, then baseline-only cases
   std::size_t slower = 0, faster = 0, same = 0, unknown = 0, missing = 0, added = 0;
   double geomean_ratio = kNotMeasured;  // over the cases tested (SLOWER, FASTER, SAME)

@@ -1039,6 +1039,106 @@ class CompareGate(Workdir):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("# verdict: OK", r.stdout)
 
+    def test_interleaved_runs_pair_both_sides_round_by_round(self):
+        # Both sides are real distbench runs under mpirun; the candidate's report is then made 4 times slower, so
+        # that the verdict does not depend on this machine's noise (bench/compare_gate.py measures real changes).
+        import shlex
+        slow_down = self.path("slow_down.py")
+        with open(slow_down, "w") as f:
+            f.write("import json, sys\n"
+                    "r = json.load(open(sys.argv[1]))\n"
+                    "for rec in r['records']:\n"
+                    "    for ph in rec['phases']:\n"
+                    "        ph['samples_us'] = [x * 4 for x in ph['samples_us']]\n"
+                    "json.dump(r, open(sys.argv[2], 'w'))\n")
+        run = shlex.join(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "64K", "-e", "128K", "-n", "10", "-w", "1",
+                                   "--placement", "out-of-place"])
+        candidate = f"{run} --json {{report}}.raw && {shlex.quote(sys.executable)} {shlex.quote(slow_down)} " \
+                    "{report}.raw {report}"
+        runs, out = self.path("runs"), self.path("gate.json")
+        r = single("compare", "--run-baseline", run, "--run-candidate", candidate, "--rounds", "8", "--runs-dir",
+                   runs, "--format", "json", "--output", out, timeout=600)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertTrue(r.stdout.startswith("REGRESSION: 2 slower"), r.stdout)
+        self.assertEqual(len(re.findall(r"compare: \[\d+/16\] round \d candidate", r.stderr)), 8, r.stderr)
+        gate = load_json(out)
+        self.assertEqual((gate["mode"], gate["rounds"]), ("interleaved", 8))
+        for case in gate["cases"]:
+            self.assertEqual(case["verdict"], "SLOWER")
+            self.assertIn("paired over 8 rounds", case["reason"])
+            self.assertEqual(len(case["round_ratios"]), 8)
+            self.assertTrue(all(ratio > 1 for ratio in case["round_ratios"]), case["round_ratios"])
+        kept = sorted(name for name in os.listdir(runs) if name.endswith(".json"))
+        self.assertEqual(len(kept), 16)
+        self.assertEqual(load_json(os.path.join(runs, "round01-baseline.json"))["status"], "complete")
+
+    def test_interleaved_runs_fail_closed_and_end_with_an_interrupt(self):
+        runs = self.path("runs")
+        r = single("compare", "--run-baseline", "true", "--run-candidate", "exit 3", "--rounds", "8", "--runs-dir",
+                   runs)
+        self.assertEqual(r.returncode, 7, r.stderr)
+        self.assertEqual(error_lines(r.stderr), [f"error: round 1's baseline run wrote no report at {runs}/"
+                                                 "round01-baseline.json: end the command with distbench's arguments "
+                                                 "(--json PATH is appended), or put {report} where the report's path "
+                                                 "goes"])
+        r = single("compare", "--run-baseline", "true", "--run-candidate", "true", "--runs-dir", runs)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("the folder is not empty", r.stderr)
+        r = single("compare", self.base, self.base, "--run-baseline", "true", "--run-candidate", "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(error_lines(r.stderr), ["error: give either report files or --run-baseline and "
+                                                 "--run-candidate, not both"])
+        # Ctrl-C while a run is going: the run's whole process group ends with the gate, which says where the runs
+        # are and exits as the signal says.
+        pid_file = self.path("sleeper.pid")
+        proc = subprocess.Popen([BINARY, "compare", "--run-baseline", f"sleep 120 & echo $! > {pid_file}; wait; true",
+                                 "--run-candidate", "true", "--runs-dir", self.path("runs2")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(pid_file) and os.path.getsize(pid_file) > 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(os.path.exists(pid_file), "the baseline run never started")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertEqual(len(error_lines(err)), 1, err)
+        self.assertIn("error: interrupted by signal 2 (SIGINT); the runs so far are in", err)
+        with open(pid_file) as f:
+            sleeper = int(f.read())
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(sleeper, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            self.fail(f"the interrupted run's child {sleeper} still runs")
+
+    def test_relative_options_read_alike_everywhere(self):
+        # A percentage is written 5% or 5; a bare fraction is ambiguous and refused, in every subcommand.
+        slow = self.scaled("slow.json", 1.2)
+        self.assertEqual(single("compare", self.base, slow, "--threshold", "25%").returncode, 0)
+        self.assertEqual(single("compare", self.base, slow, "--threshold", "25").returncode, 0)
+        self.assertEqual(single("compare", self.base, slow, "--threshold", "15%").returncode, 1)
+        # (health's bad input exits 3, "unknown", as monitoring systems expect)
+        for command, code in ((["compare", self.base, slow, "--threshold"], 2), (["health", "--tolerance"], 3),
+                              (["allreduce", "--max-noise"], 2)):
+            with self.subTest(command[0]):
+                r = single(*command, "0.05")
+                self.assertEqual(r.returncode, code, r.stderr)
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn("0.05 is ambiguous: a bare number is a percentage here (0.05%), a fraction elsewhere; "
+                              "write 5% or 0.05%", lines[0])
+        out = self.path("view.md")
+        self.assertEqual(single("compare", self.base, slow, "--format", "md", "--output", out).returncode, 1)
+        with open(out) as f:
+            self.assertIn("| case | baseline time (us) |", f.read())
+        r = single("report", self.base, "--format", "markdown")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("|", r.stdout)
+
     def test_bandwidth_floor_fails_the_run_with_exit_code_6(self):
         js = self.path("floor.json")
         r = mpirun(2, "allreduce", "-b", "64K", "-e", "256K", "-n", "3", "--min-busbw", "1000", "--json", js)

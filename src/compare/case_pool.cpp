@@ -1,0 +1,223 @@
+#include "compare/case_pool.hpp"
+
+#include "core/error.hpp"
+#include "core/report/text.hpp"
+#include "core/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace distbench::compare_detail {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return kNotMeasured;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string p_words(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
+
+std::string case_key(const Record& r) {
+  std::string key = r.kind;
+  for (const Param& p : r.params) key += fmt::format("|{}={}", p.key, param_text(p.value));
+  return key;
+}
+
+std::vector<double> time_samples_us(const Record& r) {
+  std::vector<double> us;
+  if (r.phases.empty()) return us;
+  for (double s : r.phases.front().samples) us.push_back(s * 1e6);
+  return us;
+}
+
+Bandwidth bandwidth_of(const Record& r) {
+  Bandwidth b;
+  if (const ParamValue* v = r.param("bytes")) {
+    if (const auto* i = std::get_if<std::int64_t>(v)) b.bytes = static_cast<double>(*i);
+  }
+  const double algbw = r.metric("algbw_gbps"), busbw = r.metric("busbw_gbps");
+  b.bus_factor = algbw > 0 ? busbw / algbw : kNotMeasured;
+  return b;
+}
+
+double metric_of(CompareMetric m, double time_us, const Bandwidth& b) {
+  if (m == CompareMetric::time) return time_us;
+  const double algbw = b.bytes / (time_us * 1e-6) / 1e9;
+  return m == CompareMetric::algbw ? algbw : algbw * b.bus_factor;
+}
+
+std::vector<std::string> varying_keys(const std::vector<const Record*>& records) {
+  std::vector<std::string> keys;
+  if (records.empty()) return keys;
+  for (const Param& p : records.front()->params) {
+    const std::string first = param_text(p.value);
+    const bool varies = std::any_of(records.begin(), records.end(), [&](const Record* r) {
+      return r->param_text(p.key) != first;
+    });
+    if (varies || p.key == "bytes") keys.push_back(p.key);
+  }
+  // The size first; the element count says nothing more than the size does.
+  std::erase(keys, std::string("count"));
+  if (auto it = std::find(keys.begin(), keys.end(), "bytes"); it != keys.end()) std::rotate(keys.begin(), it, it + 1);
+  return keys;
+}
+
+std::string label_of(const Record& r, const std::vector<std::string>& keys) {
+  std::string label;
+  for (const std::string& key : keys) {
+    std::string value = r.param_text(key);
+    if (key == "bytes") {
+      if (const auto* i = std::get_if<std::int64_t>(r.param(key))) value = format_bytes(static_cast<std::uint64_t>(*i));
+    }
+    label += (label.empty() ? "" : " ") + value;
+  }
+  return label.empty() ? std::string("all") : label;
+}
+
+void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::string_view other_name) {
+  if (other.benchmark != cand.benchmark) {
+    throw usage_error(fmt::format("{} is a '{}' report and the candidate a '{}' report; compare reports of the same "
+                                  "benchmark",
+                                  other_name, other.benchmark, cand.benchmark));
+  }
+  if (other.info.world_size != cand.info.world_size) {
+    throw usage_error(fmt::format("{} ran on {} ranks and the candidate on {}; compare runs of the same world size",
+                                  other_name, other.info.world_size, cand.info.world_size));
+  }
+  if (other.info.backend != cand.info.backend) {
+    throw usage_error(fmt::format("{} ran on backend '{}' and the candidate on '{}'; compare runs of the same backend",
+                                  other_name, other.info.backend, cand.info.backend));
+  }
+}
+
+void check_complete(const std::vector<ParsedReport>& runs, std::string_view side_name) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const ParsedReport& r = runs[i];
+    if (r.info.status == "complete") continue;
+    throw Error(ExitCode::not_judged,
+                fmt::format("{} {} is {} ({}): a run that did not complete cannot be judged; measure it again",
+                            side_name, i + 1, r.info.status, r.info.error.empty() ? "no reason given" : r.info.error));
+  }
+}
+
+void check_filter_fields(const std::vector<Condition>& filter, const std::vector<const ParsedReport*>& runs) {
+  std::set<std::string> fields;
+  for (const ParsedReport* run : runs) {
+    for (const Record& r : run->records) {
+      for (const Param& p : r.params) fields.insert(p.key);
+    }
+  }
+  for (const Condition& c : filter) {
+    if (fields.count(c.key) > 0) continue;
+    std::string known;
+    for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
+    throw usage_error(fmt::format("--filter: no case has a field '{}'; the fields are {}", c.key,
+                                  known.empty() ? "none (the reports hold no case)" : known));
+  }
+}
+
+namespace {
+
+// Throws usage_error for a sample a time cannot be (not finite, or not above 0): a damaged or hand-edited report,
+// which no statistic may judge (a NaN would stall the rank test, zeros would read as infinitely fast).
+void check_samples(const Record& r, const std::vector<double>& us, const std::string& run_name,
+                   const std::vector<std::string>& keys) {
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    if (!(std::isfinite(us[i]) && us[i] > 0)) {
+      throw usage_error(fmt::format("{}: case {} has sample {} = {}: not a positive time (null, infinite, zero or "
+                                    "negative); the report is damaged: measure it again",
+                                    run_name, label_of(r, keys), i + 1, us[i]));
+    }
+  }
+}
+
+}  // namespace
+
+Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name) {
+  Side side;
+  for (std::size_t run_index = 0; run_index < runs.size(); ++run_index) {
+    const ParsedReport& run = runs[run_index];
+    const std::string run_name = fmt::format("{} {}", side_name, run_index + 1);
+    std::vector<const Record*> all;
+    for (const Record& r : run.records) all.push_back(&r);
+    const auto keys = varying_keys(all);
+    std::set<std::string> seen;  // this run's cases: one record each
+    for (const Record& r : run.records) {
+      if (!seen.insert(case_key(r)).second) {
+        throw usage_error(fmt::format("{}: case {} appears twice; a report holds each case once (was it edited or "
+                                      "two reports joined?)",
+                                      run_name, label_of(r, keys)));
+      }
+    }
+    for (const Record& r : run.records) {
+      if (!r.ok() || !matches(r, options.filter)) continue;
+      const std::string key = case_key(r);
+      auto [it, fresh] = side.cases.try_emplace(key);
+      if (fresh) {
+        it->second.record = &r;
+        side.order.push_back(key);
+      }
+      const auto us = time_samples_us(r);
+      check_samples(r, us, run_name, keys);
+      it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
+      if (!us.empty()) it->second.run_medians_us.push_back(median(us));
+    }
+  }
+  return side;
+}
+
+namespace {
+
+// Why no case could be judged: none in common, none left by the filter, or only UNKNOWN ones.
+std::string nothing_judged_message(const Comparison& c) {
+  const std::string filtered = c.options.filter.empty() ? "" : " (after --filter)";
+  if (c.cases.empty()) {
+    return fmt::format("nothing to compare: neither side has a measured case{}", filtered);
+  }
+  if (c.unknown > 0) {
+    const auto first = std::find_if(c.cases.begin(), c.cases.end(),
+                                    [](const CaseComparison& k) { return k.verdict == Verdict::unknown; });
+    return fmt::format("nothing could be judged: {} of {} with {} (the first: {}), the rest on one side only ({} "
+                       "missing, {} new)",
+                       c.unknown, plural(c.cases.size(), "case", "cases"), first->reason, first->label, c.missing,
+                       c.added);
+  }
+  return fmt::format("nothing to compare: no case{} is in both the baseline and the candidate ({} only in the "
+                     "baseline, {} only in the candidate); compare runs of the same cases",
+                     filtered, c.missing, c.added);
+}
+
+}  // namespace
+
+void conclude(Comparison& out, std::string_view unknown_why) {
+  for (const CaseComparison& c : out.cases) {
+    switch (c.verdict) {
+      case Verdict::slower: ++out.slower; break;
+      case Verdict::faster: ++out.faster; break;
+      case Verdict::same: ++out.same; break;
+      case Verdict::unknown: ++out.unknown; break;
+      case Verdict::missing: ++out.missing; break;
+      case Verdict::added: ++out.added; break;
+    }
+  }
+  if (out.unknown > 0) {
+    out.warnings.push_back(
+        fmt::format("{} {}", out.unknown == 1 ? "1 case has" : fmt::format("{} cases have", out.unknown), unknown_why));
+  }
+  if (out.slower + out.faster + out.same == 0) {
+    throw Error(ExitCode::not_judged, nothing_judged_message(out));
+  }
+  if (out.missing > 0 && !out.options.allow_missing) {
+    const auto first = std::find_if(out.cases.begin(), out.cases.end(),
+                                    [](const CaseComparison& k) { return k.verdict == Verdict::missing; });
+    out.not_judged = fmt::format("{} baseline {} not in the candidate (first: {}); a case that stopped being measured "
+                                 "may be the one that regressed: measure it, or pass --allow-missing",
+                                 out.missing, out.missing == 1 ? "case is" : "cases are", first->label);
+  }
+}
+
+}  // namespace distbench::compare_detail

@@ -1,0 +1,71 @@
+// What both ways of comparing share (reports against reports, and interleaved rounds): a case's identity and label,
+// its time samples, its metric, the checks that reports can be compared, and each side's cases pooled over its runs.
+#pragma once
+
+#include "compare/comparison.hpp"
+#include "core/report/json_model.hpp"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace distbench::compare_detail {
+
+double median(std::vector<double> v);  // kNotMeasured when empty
+
+// A p-value in a reason: "0.0031", or "2e-07" below 1e-4.
+std::string p_words(double p);
+
+// A case's identity: its kind and every parameter, in order.
+std::string case_key(const Record& r);
+
+// The samples a comparison tests: the record's first phase, microseconds per operation.
+std::vector<double> time_samples_us(const Record& r);
+
+// Bytes moved per operation and the bus factor (busbw / algbw), for the bandwidth metrics.
+struct Bandwidth {
+  double bytes = kNotMeasured;
+  double bus_factor = kNotMeasured;
+};
+Bandwidth bandwidth_of(const Record& r);
+
+// The metric's value for a time per operation (us).
+double metric_of(CompareMetric m, double time_us, const Bandwidth& b);
+
+// The label of each case: the parameters whose values differ between cases (bytes as a size), in layout order.
+std::vector<std::string> varying_keys(const std::vector<const Record*>& records);
+std::string label_of(const Record& r, const std::vector<std::string>& keys);
+
+// Throws usage_error when `other` (e.g. "baseline 2") ran another benchmark, world size or backend than `cand`.
+void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::string_view other_name);
+
+// Throws Error(not_judged) for a run whose status is not complete: it may lack exactly the cases that regressed.
+void check_complete(const std::vector<ParsedReport>& runs, std::string_view side_name);
+
+// Throws usage_error for a --filter condition on a field that no case of any report has.
+void check_filter_fields(const std::vector<Condition>& filter, const std::vector<const ParsedReport*>& runs);
+
+// One side of a comparison: each case's samples pooled over the runs, and each run's own median time, in run order.
+struct Pooled {
+  const Record* record = nullptr;
+  std::vector<double> samples_us;
+  std::vector<double> run_medians_us;
+  bool used = false;
+};
+
+struct Side {
+  std::map<std::string, Pooled> cases;
+  std::vector<std::string> order;  // first-seen order of the case keys
+};
+
+// Pools the runs' ok records that pass the filter. Throws usage_error for a case twice in one run and for a sample
+// that is not a positive finite time. `side_name` names the runs in messages ("baseline" -> "baseline 2").
+Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name);
+
+// Counts the verdicts, warns about UNKNOWN cases (`unknown_why`: "fewer than 5 samples on a side ..."), and fails
+// closed: throws Error(not_judged) when no case could be judged (none in common, none left by the filter, only
+// UNKNOWN ones), and sets `not_judged` when baseline cases are missing from the candidate without allow_missing.
+void conclude(Comparison& out, std::string_view unknown_why);
+
+}  // namespace distbench::compare_detail

@@ -1,0 +1,184 @@
+#include "compare/paired_comparison.hpp"
+
+#include "compare/case_pool.hpp"
+#include "compare/signed_rank.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace distbench {
+using namespace compare_detail;
+namespace {
+
+// One case's paired evidence: each round's run medians (us), in round order.
+struct Rounds {
+  std::vector<double> base_us, cand_us;
+};
+
+// The verdict of one case from its rounds, and the rule that decided it: SLOWER (FASTER) needs the signed-rank test
+// significant, the estimated change beyond the threshold and the time per operation moved by more than the floor.
+void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
+  const std::size_t n = r.base_us.size();
+  const std::size_t needed = min_pairs_to_test(o.alpha);
+  std::vector<double> log_ratio;
+  std::size_t cand_slower = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    log_ratio.push_back(std::log(r.cand_us[i] / r.base_us[i]));
+    c.round_ratios.push_back(r.cand_us[i] / r.base_us[i]);
+    if (r.cand_us[i] > r.base_us[i]) ++cand_slower;
+  }
+  const CentreEstimate centre = hodges_lehmann_centre(log_ratio, 1 - o.alpha);
+  const double time_ratio = std::exp(centre.estimate);
+  const bool time_metric = o.metric == CompareMetric::time;
+  // A bandwidth is bytes over time: its ratio is the inverse of the time's.
+  c.ratio = time_metric ? time_ratio : 1 / time_ratio;
+  c.change = c.ratio - 1;
+  c.change_low = time_metric ? std::exp(centre.low) - 1 : std::exp(-centre.high) - 1;
+  c.change_high = time_metric ? std::exp(centre.high) - 1 : std::exp(-centre.low) - 1;
+  c.p = signed_rank_p(log_ratio);
+  const double base_time = median(r.base_us);
+  c.time_delta_us = base_time * (time_ratio - 1);  // the estimated change, in us at the baseline's time
+  const std::string rounds_text = fmt::format("{} of {} rounds slower", cand_slower, n);
+  c.verdict = Verdict::unknown;
+  if (n < needed) {
+    c.reason = fmt::format("too few rounds to test: {}; a paired test at alpha {:g} needs {} or more (--rounds)", n,
+                           o.alpha, needed);
+    return;
+  }
+  const double worse = time_ratio - 1;  // > 0: the candidate took longer, whatever the metric
+  const bool slower = worse > 0;
+  const double threshold_pct = o.threshold * 100;
+  c.verdict = Verdict::same;
+  if (!(c.p < o.alpha)) {
+    c.reason = fmt::format("not significant: p {} >= {:g} over {} paired rounds ({})", p_words(c.p), o.alpha, n,
+                           rounds_text);
+  } else if (!(std::fabs(worse) > o.threshold)) {
+    c.reason = fmt::format("significant over {} paired rounds, but {:+.1f}% is within the {:g}% threshold", n,
+                           c.change * 100, threshold_pct);
+  } else if (!(std::fabs(c.time_delta_us) > o.floor_us)) {
+    c.reason = fmt::format("{:+.1f}% (p {}), but {:.3g} us is under the {:g} us floor", c.change * 100, p_words(c.p),
+                           std::fabs(c.time_delta_us), o.floor_us);
+  } else {
+    c.verdict = slower ? Verdict::slower : Verdict::faster;
+    c.reason = fmt::format("{:+.1f}% beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
+                           "over the {:g} us floor)",
+                           c.change * 100, threshold_pct, n, p_words(c.p), o.alpha, rounds_text,
+                           std::fabs(c.time_delta_us), o.floor_us);
+  }
+}
+
+}  // namespace
+
+Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
+                          const CompareOptions& options) {
+  if (baseline.empty() || baseline.size() != candidate.size()) {
+    throw usage_error(fmt::format("an interleaved comparison needs one baseline run and one candidate run a round "
+                                  "(got {} and {})",
+                                  baseline.size(), candidate.size()));
+  }
+  const ParsedReport& first = candidate.front();
+  for (std::size_t i = 0; i < candidate.size(); ++i) {
+    check_comparable(baseline[i], first, fmt::format("round {}'s baseline run", i + 1));
+    check_comparable(candidate[i], first, fmt::format("round {}'s candidate run", i + 1));
+  }
+  check_complete(baseline, "baseline run");
+  check_complete(candidate, "candidate run");
+  std::vector<const ParsedReport*> all_runs;
+  for (const auto* runs : {&baseline, &candidate}) {
+    for (const ParsedReport& run : *runs) all_runs.push_back(&run);
+  }
+  check_filter_fields(options.filter, all_runs);
+
+  Comparison out;
+  out.benchmark = first.benchmark;
+  out.options = options;
+  out.metric_unit = options.metric == CompareMetric::time ? "us" : "GB/s";
+  out.baseline_runs = baseline.size();
+  out.candidate_runs = candidate.size();
+  out.rounds = candidate.size();
+  // Each round's runs on their own, to pair them; and each side pooled, for the samples the views plot.
+  std::vector<Side> base_rounds, cand_rounds;
+  for (std::size_t i = 0; i < candidate.size(); ++i) {
+    base_rounds.push_back(pool({baseline[i]}, options, fmt::format("round {}'s baseline run", i + 1)));
+    cand_rounds.push_back(pool({candidate[i]}, options, fmt::format("round {}'s candidate run", i + 1)));
+  }
+  Side base = pool(baseline, options, "baseline run");
+  Side cand = pool(candidate, options, "candidate run");
+  std::vector<const Record*> shown;
+  for (const std::string& key : cand.order) shown.push_back(cand.cases[key].record);
+  for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
+  const auto keys = varying_keys(shown);
+
+  double log_sum = 0;
+  std::size_t tested = 0;
+  for (const std::string& key : cand.order) {
+    const Pooled& cp = cand.cases[key];
+    CaseComparison c;
+    c.label = label_of(*cp.record, keys);
+    c.params = cp.record->params;
+    c.cand_us = cp.samples_us;
+    c.cand_samples = c.cand_us.size();
+    const Bandwidth bw = bandwidth_of(*cp.record);
+    auto it = base.cases.find(key);
+    if (it == base.cases.end()) {
+      c.cand = metric_of(options.metric, median(c.cand_us), bw);
+      c.verdict = Verdict::added;
+      c.reason = "not in the baseline";
+      out.cases.push_back(std::move(c));
+      continue;
+    }
+    it->second.used = true;
+    c.base_us = it->second.samples_us;
+    c.base_samples = c.base_us.size();
+    Rounds r;
+    std::size_t absent = 0;
+    for (std::size_t i = 0; i < candidate.size(); ++i) {
+      const auto b = base_rounds[i].cases.find(key);
+      const auto k = cand_rounds[i].cases.find(key);
+      if (b == base_rounds[i].cases.end() || k == cand_rounds[i].cases.end() || b->second.run_medians_us.empty() ||
+          k->second.run_medians_us.empty()) {
+        ++absent;
+        continue;
+      }
+      r.base_us.push_back(b->second.run_medians_us.front());
+      r.cand_us.push_back(k->second.run_medians_us.front());
+    }
+    c.base_runs = c.cand_runs = r.base_us.size();
+    c.base = metric_of(options.metric, median(r.base_us), bw);
+    c.cand = metric_of(options.metric, median(r.cand_us), bw);
+    if (absent > 0) {
+      c.verdict = Verdict::unknown;
+      c.reason = fmt::format("measured in {} of {} rounds only: a case must be in every run of both sides to be "
+                             "paired",
+                             r.base_us.size(), candidate.size());
+    } else {
+      judge_rounds(c, r, options);
+    }
+    if (c.verdict != Verdict::unknown && std::isfinite(c.ratio) && c.ratio > 0) {
+      log_sum += std::log(c.ratio);
+      ++tested;
+    }
+    out.cases.push_back(std::move(c));
+  }
+  for (const std::string& key : base.order) {
+    const Pooled& p = base.cases[key];
+    if (p.used) continue;
+    CaseComparison c;
+    c.label = label_of(*p.record, keys);
+    c.params = p.record->params;
+    c.base_us = p.samples_us;
+    c.base_samples = c.base_us.size();
+    c.base = metric_of(options.metric, median(c.base_us), bandwidth_of(*p.record));
+    c.verdict = Verdict::missing;
+    c.reason = "not in the candidate";
+    out.cases.push_back(std::move(c));
+  }
+  if (tested > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(tested));
+  conclude(out, "could not be paired or tested; see each case's reason");
+  return out;
+}
+
+}  // namespace distbench

@@ -1,0 +1,172 @@
+// The interleaved gate's statistics: the signed-rank test and the Hodges-Lehmann centre of paired differences (exact
+// values on small cases, coverage on generated ones), and the comparison of rounds: a real shift under a drift that
+// moves whole runs is caught, the same drift without a shift is not, and what cannot be paired is said.
+#include "compare/comparison.hpp"
+#include "compare/paired_comparison.hpp"
+#include "compare/signed_rank.hpp"
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace distbench {
+namespace {
+
+TEST(SignedRank, ExactPValues) {
+  // All 8 of one sign: the most extreme of 2^8 sign patterns, both tails.
+  EXPECT_NEAR(signed_rank_p(std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}), 2.0 / 256, 1e-12);
+  EXPECT_NEAR(signed_rank_p(std::vector<double>{-1, -2, -3, -4, -5, -6, -7, -8}), 2.0 / 256, 1e-12);
+  // {-1, 2, 3}: T+ = 2 + 3 = 5; of the 8 subsets of {1, 2, 3} two sum to 5 or more: p = 2 * 2/8.
+  EXPECT_NEAR(signed_rank_p(std::vector<double>{-1, 2, 3}), 0.5, 1e-12);
+  // Zeros are dropped: the same as the seven non-zero ones.
+  EXPECT_NEAR(signed_rank_p(std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7}), 2.0 / 128, 1e-12);
+  EXPECT_DOUBLE_EQ(signed_rank_p(std::vector<double>{0, 0}), 1.0);
+  EXPECT_DOUBLE_EQ(signed_rank_p(std::vector<double>{}), 1.0);
+  // Ties go to the normal approximation: symmetric data is nowhere near significant.
+  EXPECT_GT(signed_rank_p(std::vector<double>{-1, 1, -1, 1, -2, 2, -2, 2}), 0.9);
+  EXPECT_EQ(min_pairs_to_test(0.01), 8u);  // 2/128 = 0.0156 > 0.01 >= 2/256
+  EXPECT_EQ(min_pairs_to_test(0.05), 6u);  // 2/32 = 0.0625 > 0.05 >= 2/64
+}
+
+TEST(SignedRank, HodgesLehmannCentre) {
+  // Walsh averages of {1, 2, 3}: 1, 1.5, 2, 2, 2.5, 3; their median 2; too few for 99%: the whole range.
+  const CentreEstimate c = hodges_lehmann_centre(std::vector<double>{1, 2, 3}, 0.99);
+  EXPECT_DOUBLE_EQ(c.estimate, 2.0);
+  EXPECT_DOUBLE_EQ(c.low, 1.0);
+  EXPECT_DOUBLE_EQ(c.high, 3.0);
+  // One far outlier moves the estimate by a rank, not by its size.
+  const CentreEstimate robust = hodges_lehmann_centre(std::vector<double>{1, 1.1, 0.9, 1.05, 0.95, 1000}, 0.9);
+  EXPECT_LT(robust.estimate, 1.2);
+  // The interval covers the true centre at least as often as it says (generated symmetric noise, 10 pairs).
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0, 1);
+  int covered = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> d;
+    for (int i = 0; i < 10; ++i) d.push_back(0.1 + 0.05 * z(rng));
+    const CentreEstimate e = hodges_lehmann_centre(d, 0.95);
+    EXPECT_LE(e.low, e.estimate);
+    EXPECT_LE(e.estimate, e.high);
+    if (e.low <= 0.1 && 0.1 <= e.high) ++covered;
+  }
+  EXPECT_GE(covered, trials * 93 / 100) << covered << " of " << trials;
+}
+
+// One report per run: one case per size with `n` samples around each median (us), 2% noise.
+ParsedReport run_of(std::mt19937_64& rng, const std::vector<double>& medians_us, std::size_t n = 10) {
+  std::normal_distribution<double> z(0, 1);
+  ParsedReport r;
+  r.schema_version = 2;
+  r.benchmark = "collective";
+  r.info.world_size = 2;
+  r.info.backend = "mpi";
+  r.info.status = "complete";
+  r.layout.params = {"collective", "bytes"};
+  r.layout.metrics = {{"time_us", "us", ""}, {"algbw_gbps", "GB/s", ""}, {"busbw_gbps", "GB/s", ""}};
+  std::int64_t bytes = 1024;
+  for (double m : medians_us) {
+    Record rec;
+    rec.kind = "collective";
+    rec.set("collective", std::string("allreduce")).set("bytes", bytes);
+    PhaseStats time;
+    time.name = "time";
+    for (std::size_t i = 0; i < n; ++i) time.samples.push_back(m * std::exp(0.02 * z(rng)) * 1e-6);
+    rec.phases.push_back(time);
+    rec.set_metric("algbw_gbps", 1.0).set_metric("busbw_gbps", 1.0);
+    r.records.push_back(rec);
+    bytes *= 2;
+  }
+  return r;
+}
+
+// Rounds whose whole runs drift by up to +-30% (another tenant comes and goes); the candidate is `slowdown` slower.
+struct Drifting {
+  std::vector<ParsedReport> baseline, candidate;
+};
+Drifting drifting_rounds(std::uint64_t seed, std::size_t rounds, double slowdown) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> drift(0.7, 1.3);
+  std::normal_distribution<double> z(0, 1);
+  Drifting d;
+  for (std::size_t i = 0; i < rounds; ++i) {
+    const double machine = drift(rng);  // both runs of a round see nearly the same machine
+    d.baseline.push_back(run_of(rng, {100 * machine, 400 * machine}));
+    const double next = machine * std::exp(0.02 * z(rng));
+    d.candidate.push_back(run_of(rng, {100 * next * slowdown, 400 * next * slowdown}));
+  }
+  return d;
+}
+
+TEST(PairedComparison, CatchesAShiftUnderDriftThatPoolingCannot) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const Drifting slow = drifting_rounds(seed, 10, 1.10);
+    const Comparison c = compare_rounds(slow.baseline, slow.candidate, {});
+    ASSERT_EQ(c.cases.size(), 2u);
+    for (const CaseComparison& k : c.cases) {
+      EXPECT_EQ(k.verdict, Verdict::slower) << "seed " << seed << ": " << k.reason;
+      EXPECT_NEAR(k.change, 0.10, 0.03) << k.reason;
+      EXPECT_LE(k.change_low, k.change);
+      EXPECT_GE(k.change_high, k.change);
+      EXPECT_EQ(k.round_ratios.size(), 10u);
+      EXPECT_NE(k.reason.find("paired over 10 rounds"), std::string::npos) << k.reason;
+    }
+    EXPECT_TRUE(c.regressed());
+    EXPECT_EQ(c.rounds, 10u);
+    // The same runs pooled as a window of reports: the drift swamps the shift, and the gate cannot call it.
+    const Comparison pooled = compare_reports(slow.baseline, slow.candidate, {});
+    EXPECT_FALSE(pooled.regressed()) << "seed " << seed;
+  }
+  // The same drift, no shift: no false alarm in 20 gates.
+  for (std::uint64_t seed = 100; seed < 120; ++seed) {
+    const Drifting same = drifting_rounds(seed, 10, 1.0);
+    const Comparison c = compare_rounds(same.baseline, same.candidate, {});
+    EXPECT_FALSE(c.regressed()) << "seed " << seed << ": " << c.cases[0].reason << "; " << c.cases[1].reason;
+    for (const CaseComparison& k : c.cases) EXPECT_FALSE(k.reason.empty());
+  }
+}
+
+TEST(PairedComparison, WhatCannotBePairedIsSaid) {
+  // Too few rounds to reach alpha 0.01: UNKNOWN, and with nothing else the gate could not judge.
+  const Drifting few = drifting_rounds(3, 5, 1.5);
+  try {
+    compare_rounds(few.baseline, few.candidate, {});
+    FAIL() << "5 rounds judged at alpha 0.01";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::not_judged);
+    EXPECT_NE(std::string(e.what()).find("too few rounds to test: 5"), std::string::npos) << e.what();
+  }
+  // A case measured in some rounds only is UNKNOWN, with the count; the others are judged.
+  Drifting gappy = drifting_rounds(4, 10, 1.0);
+  gappy.candidate[3].records.pop_back();
+  const Comparison c = compare_rounds(gappy.baseline, gappy.candidate, {});
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::same);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::unknown);
+  EXPECT_NE(c.cases[1].reason.find("measured in 9 of 10 rounds only"), std::string::npos) << c.cases[1].reason;
+  // Unequal sides, another benchmark, a run that did not complete: refused.
+  EXPECT_THROW(compare_rounds(gappy.baseline, {gappy.candidate.begin(), gappy.candidate.end() - 1}, {}), Error);
+  Drifting other = drifting_rounds(5, 10, 1.0);
+  other.candidate[2].benchmark = "latency";
+  try {
+    compare_rounds(other.baseline, other.candidate, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+  }
+  Drifting cut = drifting_rounds(6, 10, 1.0);
+  cut.baseline[7].info.status = "interrupted";
+  try {
+    compare_rounds(cut.baseline, cut.candidate, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::not_judged);
+    EXPECT_NE(std::string(e.what()).find("baseline run 8 is interrupted"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace distbench
