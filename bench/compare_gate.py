@@ -12,6 +12,12 @@ forced to another algorithm through MCA parameters (`coll_tuned_use_dynamic_rule
 `coll_tuned_allreduce_algorithm N`: 1 basic linear, 2 nonoverlapping, 3 recursive doubling, 4 ring), and the same
 sweep under a competing CPU load (a busy process per core). For each it prints the verdict counts and the exit code.
 
+--interleaved: the gate runs both sides itself (`distbench compare --run-baseline --run-candidate --rounds R`),
+--gates times A/A (the same command on both sides) and --gates times A/B (the candidate with --slow-mca, an Open MPI
+setting measured to cost about 10 % at the sizes judged); prints each gate's verdicts and the counts: false alarms
+among the A/A gates, catches among the A/B gates. The report-based windows (--window) and the interleaved gates are
+the two ways to beat run-to-run drift; this measures both with the same sweep.
+
 Needs only the Python standard library. Builds nothing. A benchmark to read: exits 0 whatever it finds (non-zero
 only when a run itself fails).
 """
@@ -50,6 +56,40 @@ def compare(args, base, cand):
     return proc.returncode, doc["summary"], slower
 
 
+def interleaved_gate(args, tmp, name, candidate_mca):
+    """One interleaved gate: (exit code, summary, [SLOWER cases], seconds)."""
+    def command(mca):
+        cmd = common.launcher(args)
+        for key, value in mca:
+            cmd += ["--mca", key, value]
+        return " ".join(cmd + [args.distbench, args.collective] + args.sweep)
+    began = time.monotonic()
+    proc = subprocess.run([args.distbench, "compare", "--run-baseline", command(()), "--run-candidate",
+                           command(candidate_mca), "--rounds", str(args.rounds), "--runs-dir",
+                           os.path.join(tmp, name), "--format", "json"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"compare_gate: distbench compare failed (exit {proc.returncode}): {proc.stderr}")
+    doc = json.loads(proc.stdout)
+    slower = [f"{c['label']} {c['change'] * 100:+.1f}%" for c in doc["cases"] if c["verdict"] == "SLOWER"]
+    return proc.returncode, doc["summary"], slower, time.monotonic() - began
+
+
+def interleaved(args, tmp):
+    mca = [tuple(kv.split("=", 1)) for kv in args.slow_mca.split(",") if kv]
+    print(f"interleaved gates: {args.rounds} rounds each; A/B candidate with "
+          f"{' '.join(f'--mca {k} {v}' for k, v in mca)}")
+    for kind, candidate_mca in (("A/A", ()), ("A/B", mca)):
+        failed = 0
+        for i in range(args.gates):
+            rc, s, slower, took = interleaved_gate(args, tmp, f"{kind[-1]}{i}", candidate_mca)
+            failed += rc == 1
+            print(f"{kind} gate {i + 1:2}: exit {rc}  slower {s['slower']}, faster {s['faster']}, same {s['same']}, "
+                  f"unknown {s['unknown']}; geomean {s['geomean_ratio']:.4f}; {took:.0f} s"
+                  + (f"  SLOWER: {', '.join(slower)}" if slower else ""), flush=True)
+        print(f"{kind}: the interleaved gate failed {failed} of {args.gates}", flush=True)
+
+
 def burn(stop_at):
     while time.monotonic() < stop_at:
         pass
@@ -70,12 +110,20 @@ def main():
     p.add_argument("--candidates", type=int, default=2)
     p.add_argument("--collective", default="allreduce")
     p.add_argument("--algorithms", default="1,2", help="coll_tuned_allreduce_algorithm values to try (default 1,2)")
+    p.add_argument("--interleaved", action="store_true", help="only the interleaved gates (A/A, then A/B)")
+    p.add_argument("--gates", type=int, default=20, help="interleaved gates of each kind (default 20)")
+    p.add_argument("--rounds", type=int, default=10, help="rounds per interleaved gate (default 10)")
+    p.add_argument("--slow-mca", default="coll_tuned_use_dynamic_rules=1,coll_tuned_allreduce_algorithm=2",
+                   help="the A/B candidate's MCA settings, key=value,... (default: allreduce algorithm 2)")
     p.add_argument("sweep", nargs="*", help="flags for the sweep (after --)")
     args = p.parse_args()
     args.distbench = common.find_distbench(args.distbench)
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     with tempfile.TemporaryDirectory(prefix="distbench-gate-") as tmp:
+        if args.interleaved:
+            interleaved(args, tmp)
+            return
         print(f"distbench {args.collective} {' '.join(args.sweep)} at np {args.np}; distbench compare with its "
               f"defaults (time, 5%, 1 us, alpha 0.01)")
         failed = 0

@@ -3,7 +3,7 @@
 
     python3 scripts/repeat-tests.py --runs 5 -- --suite e2e                 # idle
     python3 scripts/repeat-tests.py --runs 5 --hogs 2 -- --suite e2e        # next to two busy processes
-    python3 scripts/repeat-tests.py --build build-asan --runs 3 -- e2e_faults env_launch
+    python3 scripts/repeat-tests.py --build build-asan --sanitizers --runs 3 -- e2e_faults env_launch
 
 Everything after `--` goes to `meson test` (suites with --suite, or test names). The build is not rebuilt. Each run
 writes its own log (<build>/meson-logs/repeat-{idle,hogs}-<N>.txt); a failed test's log is named in the table. The
@@ -32,10 +32,13 @@ def stop_hogs(hogs):
         hog.wait()
 
 
-def run_once(build, logbase, meson_args):
+def run_once(build, logbase, meson_args, sanitizers):
     began = time.monotonic()
-    subprocess.run(["meson", "test", "-C", build, "--no-rebuild", "--num-processes", "2", "--logbase", logbase,
-                    *meson_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = ["meson", "test", "-C", build, "--no-rebuild", "--num-processes", "2", "--logbase", logbase, *meson_args]
+    if sanitizers:  # the sanitizer runtimes' settings, as scripts/sanitize.sh runs the suites
+        command = ["sh", "-c", '. scripts/sanitizer-env.sh && exec "$@"', "sh", *command]
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     took = time.monotonic() - began
     results = {}
     with open(os.path.join(build, "meson-logs", f"{logbase}.json")) as log:
@@ -50,11 +53,14 @@ def main():
     parser.add_argument("--build", default="build", help="the build folder (default: build)")
     parser.add_argument("--runs", type=int, default=5, help="how many times (default: 5)")
     parser.add_argument("--hogs", type=int, default=0, help="busy processes beside the tests (default: 0)")
+    parser.add_argument("--sanitizers", action="store_true",
+                        help="run with the sanitizer runtimes' settings (scripts/sanitizer-env.sh), for build-asan")
     parser.add_argument("meson_args", nargs=argparse.REMAINDER, help="-- then what `meson test` selects")
     options = parser.parse_args()
     meson_args = options.meson_args[1:] if options.meson_args[:1] == ["--"] else options.meson_args
     if options.runs < 1:
         parser.error("--runs must be at least 1")
+    options.build = os.path.abspath(options.build)  # the tests run from the source root
     if not os.path.isfile(os.path.join(options.build, "build.ninja")):
         parser.error(f"{options.build} is not a configured build folder; build it first (sh scripts/test.sh)")
 
@@ -64,7 +70,7 @@ def main():
     try:
         for index in range(1, options.runs + 1):
             logbase = f"repeat-{'hogs' if options.hogs else 'idle'}-{index}"
-            results, took = run_once(options.build, logbase, meson_args)
+            results, took = run_once(options.build, logbase, meson_args, options.sanitizers)
             bad = [n for n, (r, _) in results.items() if r not in PASSED]
             print(f"run {index}/{options.runs}: {len(results)} tests, {len(bad)} failed, {took:.0f} s", flush=True)
             for name, (result, seconds) in results.items():
