@@ -325,7 +325,7 @@ class GoodRuns(Workdir):
         bound = [a if a != "none" else "core" for a in MPIRUN]  # --bind-to core: one CPU each
         # two cases of exactly 1 s each (the noise target is judged only after 10^6 samples): hundreds of the
         # kernel's 10 ms accounting ticks pass, so the steal time is always a figure
-        r = subprocess.run(bound + ["-np", "2", BINARY, "allreduce", "-b", "1K", "-e", "1K", "--max-noise", "0.0001",
+        r = subprocess.run(bound + ["-np", "2", BINARY, "allreduce", "-b", "1K", "-e", "1K", "--max-noise", "0.0001%",
                                     "--min-samples", "1000000", "--max-time", "1", "--json", js],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)

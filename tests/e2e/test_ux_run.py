@@ -97,7 +97,7 @@ class Progress(Workdir):
     # take far longer than the budget. (A target alone is not enough: one process's in-place allreduce moves
     # nothing, its samples can all be equal, and a 0.0001% target was then met at once, so the case ended before the
     # live line was due: a failed CI run.)
-    SLOW = ["--max-noise", "0.0001", "--min-samples", "1000000"]
+    SLOW = ["--max-noise", "0.0001%", "--min-samples", "1000000"]
 
     def test_live_line_at_a_terminal_is_erased_before_each_row(self):
         raw, code = in_terminal([BINARY, "allreduce", "-b", "1K", "-e", "2K", "--placement", "in-place",
@@ -151,7 +151,7 @@ class Progress(Workdir):
 
 class Interruption(Workdir):
     def sweep(self, report):
-        return ["allreduce", "-b", "1K", "-e", "1M", "--max-noise", "0.0001", "--max-time", "0.5", "--json", report]
+        return ["allreduce", "-b", "1K", "-e", "1M", "--max-noise", "0.0001%", "--max-time", "0.5", "--json", report]
 
     def test_signals_mark_the_report_interrupted_and_keep_finished_cases(self):
         for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
@@ -280,7 +280,7 @@ class Table(Workdir):
         self.assertEqual(len([line for line in r.stdout.splitlines() if line.startswith("# Avg bus")]), 1)
 
     def test_a_missed_noise_target_is_said_once_and_marked(self):
-        r = mpirun(2, "allreduce", "-b", "1K", "-e", "2K", "--max-noise", "0.0001", "--max-time", "0.2",
+        r = mpirun(2, "allreduce", "-b", "1K", "-e", "2K", "--max-noise", "0.0001%", "--max-time", "0.2",
                    "--min-samples", "5")
         self.assertEqual(r.returncode, 0, r.stderr)
         said = [line for line in (r.stdout + r.stderr).splitlines() if "noise target" in line.lower()]
