@@ -178,9 +178,16 @@ def assert_stopped_rank_ends_job(test, proc, report, rank, nranks, timeout_s, sl
         took = time.time() - began
         test.assertEqual(proc.returncode, 4, err)
         test.assertIn(f"did not finish within {timeout_s} s", err)
-        left = [pid for pid in pids.values() if running(pid)]
-        test.assertEqual(left, [], f"still running after the launcher ended: {left}")
         test.assertLess(took, timeout_s + slack_s, err)
+        # The launcher kills the ranks as it ends, but a killed process still shows as running until the kernel has
+        # torn it down, which on a loaded machine can come after the launcher's own exit (a clean-clone CI run beside
+        # a compile saw one rank so): what is guaranteed is that every rank is gone within the same bound.
+        deadline = began + timeout_s + slack_s
+        left = [pid for pid in pids.values() if running(pid)]
+        while left and time.time() < deadline:
+            time.sleep(0.05)
+            left = [pid for pid in left if running(pid)]
+        test.assertEqual(left, [], f"still running {timeout_s + slack_s} s after the rank was stopped: {left}")
     finally:
         for pid in pids.values():
             if running(pid):
