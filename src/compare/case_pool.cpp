@@ -193,7 +193,36 @@ std::string nothing_judged_message(const Comparison& c) {
 
 }  // namespace
 
+void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys) {
+  for (const std::string& key : base.order) {
+    const Pooled& p = base.cases.at(key);
+    if (p.used) continue;
+    CaseComparison c;
+    c.label = label_of(*p.record, keys);
+    c.params = p.record->params;
+    c.base_us = p.samples_us;
+    c.base_samples = c.base_us.size();
+    c.base = metric_of(out.options.metric, median(c.base_us), bandwidth_of(*p.record));
+    c.verdict = Verdict::missing;
+    c.reason = "not in the candidate";
+    out.cases.push_back(std::move(c));
+  }
+}
+
+double geometric_mean_ratio(const Comparison& c) {
+  double log_sum = 0;
+  std::size_t judged = 0;
+  for (const CaseComparison& k : c.cases) {
+    const bool tested = k.verdict == Verdict::slower || k.verdict == Verdict::faster || k.verdict == Verdict::same;
+    if (!tested || !std::isfinite(k.ratio) || k.ratio <= 0) continue;
+    log_sum += std::log(k.ratio);
+    ++judged;
+  }
+  return judged > 0 ? std::exp(log_sum / static_cast<double>(judged)) : kNotMeasured;
+}
+
 void conclude(Comparison& out, std::string_view unknown_why) {
+  out.geomean_ratio = geometric_mean_ratio(out);
   for (const CaseComparison& c : out.cases) {
     switch (c.verdict) {
       case Verdict::slower: ++out.slower; break;

@@ -63,7 +63,13 @@ struct Side {
 // that is not a positive finite time. `side_name` names the runs in messages ("baseline" -> "baseline 2").
 Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name);
 
-// Counts the verdicts, warns about UNKNOWN cases (`unknown_why`: "fewer than 5 samples on a side ..."), and fails
+// Adds each case of `base` that no candidate case used (Pooled::used) as MISSING.
+void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys);
+
+// The geometric mean of the ratios of the cases judged (SLOWER, FASTER, SAME); kNotMeasured when none.
+double geometric_mean_ratio(const Comparison& c);
+
+// Sets the geometric mean, counts the verdicts, warns about UNKNOWN cases (`unknown_why`: "fewer than 5 samples on a side ..."), and fails
 // closed: throws Error(not_judged) when no case could be judged (none in common, none left by the filter, only
 // UNKNOWN ones), and sets `not_judged` when baseline cases are missing from the candidate without allow_missing.
 void conclude(Comparison& out, std::string_view unknown_why);

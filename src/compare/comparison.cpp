@@ -159,7 +159,6 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
   const auto keys = varying_keys(shown);
 
-  double log_sum = 0;
   std::size_t tested = 0, moved_up = 0, moved_down = 0;
   const double confidence = 1 - options.alpha;
   for (const std::string& key : cand.order) {
@@ -206,7 +205,6 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
     }
     judge(c, options);
     if (c.verdict != Verdict::unknown && std::isfinite(c.ratio) && c.ratio > 0) {
-      log_sum += std::log(c.ratio);
       ++tested;
       const double worse = options.metric == CompareMetric::time ? c.change : -c.change;
       if (worse > options.threshold) ++moved_up;
@@ -214,20 +212,8 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
     }
     out.cases.push_back(std::move(c));
   }
-  for (const std::string& key : base.order) {
-    const Pooled& p = base.cases[key];
-    if (p.used) continue;
-    CaseComparison c;
-    c.label = label_of(*p.record, keys);
-    c.params = p.record->params;
-    c.base_us = p.samples_us;
-    c.base_samples = c.base_us.size();
-    c.base = metric_of(options.metric, median(c.base_us), bandwidth_of(*p.record));
-    c.verdict = Verdict::missing;
-    c.reason = "not in the candidate";
-    out.cases.push_back(std::move(c));
-  }
-  if (tested > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(tested));
+  add_missing_cases(out, base, keys);
+  out.geomean_ratio = geometric_mean_ratio(out);
   // Most cases moved the same way by more than the threshold: the machine, not one case, may have changed.
   if (tested >= 4 && std::max(moved_up, moved_down) * 2 > tested && (out.baseline_runs < 2 || out.candidate_runs < 2)) {
     out.warnings.push_back(fmt::format(

@@ -112,8 +112,6 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
   const auto keys = varying_keys(shown);
 
-  double log_sum = 0;
-  std::size_t tested = 0;
   for (const std::string& key : cand.order) {
     const Pooled& cp = cand.cases[key];
     CaseComparison c;
@@ -157,26 +155,9 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     } else {
       judge_rounds(c, r, options);
     }
-    if (c.verdict != Verdict::unknown && std::isfinite(c.ratio) && c.ratio > 0) {
-      log_sum += std::log(c.ratio);
-      ++tested;
-    }
     out.cases.push_back(std::move(c));
   }
-  for (const std::string& key : base.order) {
-    const Pooled& p = base.cases[key];
-    if (p.used) continue;
-    CaseComparison c;
-    c.label = label_of(*p.record, keys);
-    c.params = p.record->params;
-    c.base_us = p.samples_us;
-    c.base_samples = c.base_us.size();
-    c.base = metric_of(options.metric, median(c.base_us), bandwidth_of(*p.record));
-    c.verdict = Verdict::missing;
-    c.reason = "not in the candidate";
-    out.cases.push_back(std::move(c));
-  }
-  if (tested > 0) out.geomean_ratio = std::exp(log_sum / static_cast<double>(tested));
+  add_missing_cases(out, base, keys);
   conclude(out, "could not be paired or tested; see each case's reason");
   return out;
 }
