@@ -94,6 +94,8 @@ void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::
   }
 }
 
+namespace {
+
 void check_complete(const std::vector<ParsedReport>& runs, std::string_view side_name) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const ParsedReport& r = runs[i];
@@ -104,11 +106,24 @@ void check_complete(const std::vector<ParsedReport>& runs, std::string_view side
   }
 }
 
-void check_filter_fields(const std::vector<Condition>& filter, const std::vector<const ParsedReport*>& runs) {
+void check_metric(CompareMetric metric, const ParsedReport& report) {
+  if (metric == CompareMetric::time) return;
+  const auto& metrics = report.layout.metrics;
+  const bool has = std::any_of(metrics.begin(), metrics.end(), [](const MetricSpec& m) { return m.key == "algbw_gbps"; });
+  if (!has) {
+    throw usage_error(
+        fmt::format("--metric {}: '{}' reports have no bandwidth; use --metric time", name(metric), report.benchmark));
+  }
+}
+
+void check_filter_fields(const std::vector<Condition>& filter, const std::vector<ParsedReport>& base,
+                         const std::vector<ParsedReport>& cand) {
   std::set<std::string> fields;
-  for (const ParsedReport* run : runs) {
-    for (const Record& r : run->records) {
-      for (const Param& p : r.params) fields.insert(p.key);
+  for (const auto* runs : {&base, &cand}) {
+    for (const ParsedReport& run : *runs) {
+      for (const Record& r : run.records) {
+        for (const Param& p : r.params) fields.insert(p.key);
+      }
     }
   }
   for (const Condition& c : filter) {
@@ -118,6 +133,16 @@ void check_filter_fields(const std::vector<Condition>& filter, const std::vector
     throw usage_error(fmt::format("--filter: no case has a field '{}'; the fields are {}", c.key,
                                   known.empty() ? "none (the reports hold no case)" : known));
   }
+}
+
+}  // namespace
+
+void check_inputs(const std::vector<ParsedReport>& base, const std::vector<ParsedReport>& cand,
+                  const CompareOptions& options, std::string_view base_name, std::string_view cand_name) {
+  check_complete(base, base_name);
+  check_complete(cand, cand_name);
+  if (!cand.empty()) check_metric(options.metric, cand.front());
+  check_filter_fields(options.filter, base, cand);
 }
 
 namespace {
@@ -192,6 +217,37 @@ std::string nothing_judged_message(const Comparison& c) {
 }
 
 }  // namespace
+
+std::vector<std::string> label_keys(const Side& base, const Side& cand) {
+  std::vector<const Record*> shown;
+  for (const std::string& key : cand.order) shown.push_back(cand.cases.at(key).record);
+  for (const std::string& key : base.order) shown.push_back(base.cases.at(key).record);
+  return varying_keys(shown);
+}
+
+CaseComparison begin_case(const Pooled& cand, const std::vector<std::string>& keys) {
+  CaseComparison c;
+  c.label = label_of(*cand.record, keys);
+  c.params = cand.record->params;
+  c.cand_us = cand.samples_us;
+  c.cand_samples = c.cand_us.size();
+  return c;
+}
+
+Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key) {
+  auto it = base.cases.find(key);
+  if (it == base.cases.end()) {
+    c.cand = metric_of(out.options.metric, median(c.cand_us), bandwidth_of(*cand.record));
+    c.verdict = Verdict::added;
+    c.reason = "not in the baseline";
+    out.cases.push_back(std::move(c));
+    return nullptr;
+  }
+  it->second.used = true;
+  c.base_us = it->second.samples_us;
+  c.base_samples = c.base_us.size();
+  return &it->second;
+}
 
 void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys) {
   for (const std::string& key : base.order) {

@@ -40,11 +40,11 @@ std::string label_of(const Record& r, const std::vector<std::string>& keys);
 // Throws usage_error when `other` (e.g. "baseline 2") ran another benchmark, world size or backend than `cand`.
 void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::string_view other_name);
 
-// Throws Error(not_judged) for a run whose status is not complete: it may lack exactly the cases that regressed.
-void check_complete(const std::vector<ParsedReport>& runs, std::string_view side_name);
-
-// Throws usage_error for a --filter condition on a field that no case of any report has.
-void check_filter_fields(const std::vector<Condition>& filter, const std::vector<const ParsedReport*>& runs);
+// The checks before pooling, for both sides' runs: each run complete (else Error(not_judged): it may lack exactly the
+// cases that regressed), the metric in the reports (usage_error for --metric busbw on reports without bandwidth), and
+// every --filter field in some case (usage_error).
+void check_inputs(const std::vector<ParsedReport>& base, const std::vector<ParsedReport>& cand,
+                  const CompareOptions& options, std::string_view base_name, std::string_view cand_name);
 
 // One side of a comparison: each case's samples pooled over the runs, and each run's own median time, in run order.
 struct Pooled {
@@ -62,6 +62,16 @@ struct Side {
 // Pools the runs' ok records that pass the filter. Throws usage_error for a case twice in one run and for a sample
 // that is not a positive finite time. `side_name` names the runs in messages ("baseline" -> "baseline 2").
 Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, std::string_view side_name);
+
+// The keys of the cases' labels, over the cases of both sides.
+std::vector<std::string> label_keys(const Side& base, const Side& cand);
+
+// A case's comparison begun from the candidate's pooled case: its label, parameters and samples.
+CaseComparison begin_case(const Pooled& cand, const std::vector<std::string>& keys);
+
+// The baseline's case of `key`, marked used, with its samples set in `c`; nullptr when the baseline lacks it (`c`
+// is then NEW, with the candidate's median, and added to `out`).
+Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key);
 
 // Adds each case of `base` that no candidate case used (Pooled::used) as MISSING.
 void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys);

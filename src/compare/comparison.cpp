@@ -134,60 +134,30 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   out.metric_unit = options.metric == CompareMetric::time ? "us" : "GB/s";
   out.baseline_runs = baselines.size();
   out.candidate_runs = candidates.size();
-  if (options.metric != CompareMetric::time) {
-    const auto& metrics = candidate.layout.metrics;
-    const bool has = std::any_of(metrics.begin(), metrics.end(), [](const MetricSpec& m) { return m.key == "algbw_gbps"; });
-    if (!has) {
-      throw usage_error(fmt::format("--metric {}: '{}' reports have no bandwidth; use --metric time", name(options.metric),
-                                    candidate.benchmark));
-    }
-  }
   // A report that did not complete may lack exactly the cases that regressed (a run that hung, was killed or timed
   // out): the gate fails closed instead of judging what is left.
-  check_complete(baselines, "baseline");
-  check_complete(candidates, "candidate run");
-  std::vector<const ParsedReport*> all_runs;
-  for (const auto* runs : {&baselines, &candidates}) {
-    for (const ParsedReport& run : *runs) all_runs.push_back(&run);
-  }
-  check_filter_fields(options.filter, all_runs);
+  check_inputs(baselines, candidates, options, "baseline", "candidate run");
 
   Side base = pool(baselines, options, "baseline");
   Side cand = pool(candidates, options, "candidate run");
-  std::vector<const Record*> shown;  // every case, for the labels
-  for (const std::string& key : cand.order) shown.push_back(cand.cases[key].record);
-  for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
-  const auto keys = varying_keys(shown);
+  const auto keys = label_keys(base, cand);
 
   std::size_t tested = 0, moved_up = 0, moved_down = 0;
   const double confidence = 1 - options.alpha;
   for (const std::string& key : cand.order) {
     const Pooled& cp = cand.cases[key];
-    const Record& r = *cp.record;
-    CaseComparison c;
-    c.label = label_of(r, keys);
-    c.params = r.params;
-    c.cand_us = cp.samples_us;
-    c.cand_samples = c.cand_us.size();
-    const Bandwidth bw = bandwidth_of(r);
+    CaseComparison c = begin_case(cp, keys);
+    const Bandwidth bw = bandwidth_of(*cp.record);
     const double cand_time = median(c.cand_us);
     c.cand = metric_of(options.metric, cand_time, bw);
-    auto it = base.cases.find(key);
-    if (it == base.cases.end()) {
-      c.verdict = Verdict::added;
-      c.reason = "not in the baseline";
-      out.cases.push_back(std::move(c));
-      continue;
-    }
-    it->second.used = true;
-    c.base_us = it->second.samples_us;
-    c.base_samples = c.base_us.size();
+    Pooled* matched = match_baseline(out, c, cp, base, key);
+    if (matched == nullptr) continue;  // NEW
     const double base_time = median(c.base_us);
     c.base = metric_of(options.metric, base_time, bw);
     c.ratio = c.cand / c.base;
     c.change = c.ratio - 1;
     c.time_delta_us = cand_time - base_time;
-    run_extremes(it->second, cp, c);
+    run_extremes(*matched, cp, c);
     if (c.base_samples > 0 && c.cand_samples > 0) {
       c.p = mann_whitney_p(c.base_us, c.cand_us);
       // The shift of log time: a ratio of times with its interval; bandwidth ratios are its inverse.

@@ -84,13 +84,7 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     check_comparable(baseline[i], first, fmt::format("round {}'s baseline run", i + 1));
     check_comparable(candidate[i], first, fmt::format("round {}'s candidate run", i + 1));
   }
-  check_complete(baseline, "baseline run");
-  check_complete(candidate, "candidate run");
-  std::vector<const ParsedReport*> all_runs;
-  for (const auto* runs : {&baseline, &candidate}) {
-    for (const ParsedReport& run : *runs) all_runs.push_back(&run);
-  }
-  check_filter_fields(options.filter, all_runs);
+  check_inputs(baseline, candidate, options, "baseline run", "candidate run");
 
   Comparison out;
   out.benchmark = first.benchmark;
@@ -107,30 +101,13 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   }
   Side base = pool(baseline, options, "baseline run");
   Side cand = pool(candidate, options, "candidate run");
-  std::vector<const Record*> shown;
-  for (const std::string& key : cand.order) shown.push_back(cand.cases[key].record);
-  for (const std::string& key : base.order) shown.push_back(base.cases[key].record);
-  const auto keys = varying_keys(shown);
+  const auto keys = label_keys(base, cand);
 
   for (const std::string& key : cand.order) {
     const Pooled& cp = cand.cases[key];
-    CaseComparison c;
-    c.label = label_of(*cp.record, keys);
-    c.params = cp.record->params;
-    c.cand_us = cp.samples_us;
-    c.cand_samples = c.cand_us.size();
+    CaseComparison c = begin_case(cp, keys);
     const Bandwidth bw = bandwidth_of(*cp.record);
-    auto it = base.cases.find(key);
-    if (it == base.cases.end()) {
-      c.cand = metric_of(options.metric, median(c.cand_us), bw);
-      c.verdict = Verdict::added;
-      c.reason = "not in the baseline";
-      out.cases.push_back(std::move(c));
-      continue;
-    }
-    it->second.used = true;
-    c.base_us = it->second.samples_us;
-    c.base_samples = c.base_us.size();
+    if (match_baseline(out, c, cp, base, key) == nullptr) continue;  // NEW
     Rounds r;
     std::size_t absent = 0;
     for (std::size_t i = 0; i < candidate.size(); ++i) {
