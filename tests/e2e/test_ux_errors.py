@@ -70,7 +70,7 @@ class BadValues(ErrorLine):
             (["allreduce", "-g", "0"], "-g/--ngpus: 0 is not a whole number from 1 to 64"),
             (["allreduce", "-g", "65"], "-g/--ngpus: 65 is not a whole number from 1 to 64"),
             (["allreduce", "-z", "2"], "-z/--blocking: '2' is not 0 or 1"),
-            (["allreduce", "--max-noise", "-1"], "--max-noise: -1 is not 0 or more percent"),
+            (["allreduce", "--max-noise", "-1"], "--max-noise: -1 is not a percentage from 0% to 1000%"),
             (["allreduce", "--max-time", "-0.5"], "--max-time: -0.5 is not 0 or more seconds"),
             (["allreduce", "--min-busbw", "-1"], "--min-busbw: -1 is not 0 or more GB/s"),
             (["allreduce", "--group-size", "-2"], "--group-size: -2 is less than 0"),
@@ -101,7 +101,7 @@ class BadValues(ErrorLine):
     def test_a_missing_value_or_argument(self):
         self.assert_one_error(single("allreduce", "-T"), "-T/--timeout needs a value")
         self.assert_one_error(single("hostfile", "check"), "FILE is missing: hostfile to check")
-        self.assert_one_error(single("compare"), "reports is missing")
+        self.assert_one_error(single("compare"), "compare needs a baseline report and a candidate report")
 
     def test_health_keeps_its_unknown_exit_code(self):
         self.assert_one_error(single("health", "--bogus"), "unknown option '--bogus' for health", code=3)
