@@ -1040,10 +1040,11 @@ class CompareGate(Workdir):
         self.assertIn("# verdict: OK", r.stdout)
 
     def test_interleaved_runs_pair_both_sides_round_by_round(self):
-        # Both sides are real distbench runs under mpirun; the candidate's report is then made 100 times slower, so
-        # that the verdict does not depend on this machine's noise (bench/compare_gate.py measures real changes):
-        # a paired test of 8 rounds needs every round's ratio above 1, and beside two busy processes a 4-fold
-        # slowdown once lost a round to a launch that ran 4 times slower than its partner.
+        # Both sides are real distbench runs under mpirun; the candidate's samples are then set to about a second per
+        # operation, so that the verdict does not depend on this machine's noise (bench/compare_gate.py measures
+        # real changes): a paired test of 8 rounds needs every round's ratio above 1, and beside two busy processes
+        # a candidate made 4 times slower lost a round in 2 of 2 repetitions (a baseline launch 4 times slower than
+        # its partner); no launch of a 64-128 KiB allreduce takes a second per operation.
         import shlex
         slow_down = self.path("slow_down.py")
         with open(slow_down, "w") as f:
@@ -1051,7 +1052,7 @@ class CompareGate(Workdir):
                     "r = json.load(open(sys.argv[1]))\n"
                     "for rec in r['records']:\n"
                     "    for ph in rec['phases']:\n"
-                    "        ph['samples_us'] = [x * 100 for x in ph['samples_us']]\n"
+                    "        ph['samples_us'] = [1e6 * (1 + 0.001 * i) for i in range(len(ph['samples_us']))]\n"
                     "json.dump(r, open(sys.argv[2], 'w'))\n")
         run = shlex.join(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "64K", "-e", "128K", "-n", "10", "-w", "1",
                                    "--placement", "out-of-place"])
