@@ -4,6 +4,7 @@
     python3 scripts/repeat-tests.py --runs 5 -- --suite e2e                 # idle
     python3 scripts/repeat-tests.py --runs 5 --hogs 2 -- --suite e2e        # next to two busy processes
     python3 scripts/repeat-tests.py --build build-asan --sanitizers --runs 3 -- e2e_faults env_launch
+    (meson keeps the tests that match both the suites and the names given: give one or the other)
 
 Everything after `--` goes to `meson test` (suites with --suite, or test names). The build is not rebuilt. Each run
 writes its own log (<build>/meson-logs/repeat-{idle,hogs}-<N>.txt); a failed test's log is named in the table. The
@@ -37,11 +38,14 @@ def run_once(build, logbase, meson_args, sanitizers):
     command = ["meson", "test", "-C", build, "--no-rebuild", "--num-processes", "2", "--logbase", logbase, *meson_args]
     if sanitizers:  # the sanitizer runtimes' settings, as scripts/sanitize.sh runs the suites
         command = ["sh", "-c", '. scripts/sanitizer-env.sh && exec "$@"', "sh", *command]
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     took = time.monotonic() - began
     results = {}
-    with open(os.path.join(build, "meson-logs", f"{logbase}.json")) as log:
+    log_path = os.path.join(build, "meson-logs", f"{logbase}.json")
+    if not os.path.exists(log_path):  # meson ran nothing (e.g. no test matched): say what it said
+        sys.exit(f"repeat-tests: meson test wrote no log: {proc.stdout.strip().splitlines()[-1:]}")
+    with open(log_path) as log:
         for line in log:
             test = json.loads(line)
             results[test["name"]] = (test.get("result", "ERROR"), float(test.get("duration", 0.0)))
