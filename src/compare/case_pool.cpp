@@ -189,7 +189,10 @@ Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, 
       const auto us = time_samples_us(r);
       check_samples(r, us, run_name, keys);
       it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
-      if (!us.empty()) it->second.run_medians_us.push_back(median(us));
+      if (!us.empty()) {
+        it->second.run_medians_us.push_back(median(us));
+        it->second.median_runs.push_back(run_index);
+      }
     }
   }
   return side;

@@ -51,6 +51,7 @@ struct Pooled {
   const Record* record = nullptr;
   std::vector<double> samples_us;
   std::vector<double> run_medians_us;
+  std::vector<std::size_t> median_runs;  // the run (index into the runs pooled) of each of run_medians_us
   bool used = false;
 };
 

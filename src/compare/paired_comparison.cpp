@@ -93,12 +93,6 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   out.baseline_runs = baseline.size();
   out.candidate_runs = candidate.size();
   out.rounds = candidate.size();
-  // Each round's runs on their own, to pair them; and each side pooled, for the samples the views plot.
-  std::vector<Side> base_rounds, cand_rounds;
-  for (std::size_t i = 0; i < candidate.size(); ++i) {
-    base_rounds.push_back(pool({baseline[i]}, options, fmt::format("round {}'s baseline run", i + 1)));
-    cand_rounds.push_back(pool({candidate[i]}, options, fmt::format("round {}'s candidate run", i + 1)));
-  }
   Side base = pool(baseline, options, "baseline run");
   Side cand = pool(candidate, options, "candidate run");
   const auto keys = label_keys(base, cand);
@@ -108,18 +102,20 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     CaseComparison c = begin_case(cp, keys);
     const Bandwidth bw = bandwidth_of(*cp.record);
     if (match_baseline(out, c, cp, base, key) == nullptr) continue;  // NEW
+    // Each side's run median of this case in every round, paired by round.
+    const Pooled& bp = base.cases.at(key);
+    std::vector<double> base_of_round(candidate.size(), kNotMeasured), cand_of_round(candidate.size(), kNotMeasured);
+    for (std::size_t i = 0; i < bp.median_runs.size(); ++i) base_of_round[bp.median_runs[i]] = bp.run_medians_us[i];
+    for (std::size_t i = 0; i < cp.median_runs.size(); ++i) cand_of_round[cp.median_runs[i]] = cp.run_medians_us[i];
     Rounds r;
     std::size_t absent = 0;
     for (std::size_t i = 0; i < candidate.size(); ++i) {
-      const auto b = base_rounds[i].cases.find(key);
-      const auto k = cand_rounds[i].cases.find(key);
-      if (b == base_rounds[i].cases.end() || k == cand_rounds[i].cases.end() || b->second.run_medians_us.empty() ||
-          k->second.run_medians_us.empty()) {
+      if (!std::isfinite(base_of_round[i]) || !std::isfinite(cand_of_round[i])) {
         ++absent;
         continue;
       }
-      r.base_us.push_back(b->second.run_medians_us.front());
-      r.cand_us.push_back(k->second.run_medians_us.front());
+      r.base_us.push_back(base_of_round[i]);
+      r.cand_us.push_back(cand_of_round[i]);
     }
     c.base_runs = c.cand_runs = r.base_us.size();
     c.base = metric_of(options.metric, median(r.base_us), bw);
