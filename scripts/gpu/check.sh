@@ -327,7 +327,7 @@ if not copy:
 ok = True
 print(f"{'bytes':>12} {'placement':>13} {'time_us':>10} {'algbw GB/s':>11} {'ratio':>6}")
 for r in rows(report):
-    if r["bytes"] < 64 << 20 or r["status"] != "ok":
+    if r["bytes"] < 64 << 20 or r["status"] != "ok" or r["algbw_gbps"] is None:  # None: in place, one rank
         continue
     ratio = r["algbw_gbps"] / copy
     print(f"{r['bytes']:>12} {r['placement']:>13} {r['time_shown_us']:>10.1f} {r['algbw_gbps']:>11.1f} {ratio:>6.3f}")
@@ -342,43 +342,67 @@ EOF
 phase_peer() {
   local peer="$BUNDLE/peers/all_reduce_perf" rc
   [ -x "$peer" ] || { fail "no $peer"; return; }
-  [ -f "$WORK/one.json" ] || phase_one > /dev/null
   echo "--- all_reduce_perf -b 8 -e $MAXBYTES -f 2 -g 1"
   "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 | tee "$WORK/nccl-tests.txt"; rc=$?
   echo "rc=$rc"
   [ $rc -eq 0 ] || fail "all_reduce_perf rc=$rc"
-  echo "--- distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 (right after, same sizes)"
-  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --json "$WORK/peer.json" > "$WORK/peer-distbench.txt"
-  rc=$?
+  echo "--- distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 (default timing: nccl-tests; right after)"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --columns device --json "$WORK/peer.json" \
+    | tee "$WORK/peer-distbench.txt"; rc=$?
   echo "rc=$rc"
-  py - "$WORK/nccl-tests.txt" "$WORK/peer.json" <<'EOF'
+  [ $rc -eq 0 ] || fail "distbench nccl-tests timing rc=$rc"
+  echo "--- distbench allreduce ... --timing sampled"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --timing sampled --json "$WORK/peer-sampled.json" \
+    > "$WORK/peer-sampled.txt"; rc=$?
+  echo "rc=$rc"
+  [ $rc -eq 0 ] || fail "distbench sampled timing rc=$rc"
+  echo "--- all_reduce_perf again (the peer's own run-to-run spread)"
+  "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 > "$WORK/nccl-tests-2.txt"
+  py - "$WORK/nccl-tests.txt" "$WORK/nccl-tests-2.txt" "$WORK/peer.json" "$WORK/peer-sampled.json" <<'EOF' \
+    || fail "nccl-tests timing not within 2% of all_reduce_perf at every size"
 import json, sys
-from report_rows import rows
-nt = {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    # size count type redop root | out-of-place: time algbw busbw #wrong | in-place: time algbw busbw #wrong
-    if len(f) >= 13 and f[0].isdigit():
-        nt[int(f[0])] = {"out-of-place": (float(f[5]), float(f[6]), float(f[7])),
-                         "in-place": (float(f[9]), float(f[10]), float(f[11]))}
-report = json.load(open(sys.argv[2]))
-db = {(r["bytes"], r["placement"]): r for r in rows(report) if r["status"] == "ok"}
-print("time in us; ratio = distbench / nccl-tests (time: < 1 is faster; algbw: > 1 is faster).")
-print("At 1 rank busbw = algbw x 2(n-1)/n = 0 for both tools, so the algbw ratio stands for the busbw ratio.")
+def nccl_tests(path):
+    nt = {}
+    for line in open(path):
+        f = line.split()
+        # size count type redop root | out-of-place: time algbw busbw #wrong | in-place: time algbw busbw #wrong
+        if len(f) >= 13 and f[0].isdigit():
+            nt[int(f[0])] = {"out-of-place": float(f[5]), "in-place": float(f[9])}
+    return nt
+def records(path):
+    out = {}
+    for r in json.load(open(path))["records"]:
+        if r.get("kind", "collective") == "collective" and r["status"] == "ok":
+            out[(r["params"]["bytes"], r["params"]["placement"])] = r["metrics"]
+    return out
+nt, nt2 = nccl_tests(sys.argv[1]), nccl_tests(sys.argv[2])
+db, sampled = records(sys.argv[3]), records(sys.argv[4])
+print("time in us; ratios distbench / nccl-tests (< 1: distbench reads faster). nt2/nt: the peer's second run / its first.")
+print("dev: the device's events around the same blocks; host/dev: how far the host clock reads above them.")
+within = total = 0
 for placement in ("out-of-place", "in-place"):
     print(f"\n{placement}")
-    print(f"{'bytes':>12} {'nt time':>10} {'db time':>10} {'time ratio':>10} {'nt algbw':>9} {'db algbw':>9}"
-          f" {'bw ratio':>8}")
+    print(f"{'bytes':>11} {'nt':>9} {'nt2/nt':>7} {'db':>9} {'db/nt':>6} {'dev':>9} {'host/dev':>8} {'sampled':>9}"
+          f" {'smp/nt':>6}")
     for size in sorted(nt):
-        r = db.get((size, placement))
-        if r is None:
+        m, s = db.get((size, placement)), sampled.get((size, placement))
+        if m is None or s is None:
             continue
-        t_nt, bw_nt, _ = nt[size][placement]
-        t_db, bw_db = r["time_shown_us"], r["algbw_gbps"]
-        bw_ratio = bw_db / bw_nt if bw_nt > 0 else float("nan")
-        print(f"{size:>12} {t_nt:>10.2f} {t_db:>10.2f} {t_db / t_nt:>10.3f} {bw_nt:>9.2f} {bw_db:>9.2f}"
-              f" {bw_ratio:>8.3f}")
+        t_nt, t_db, t_s = nt[size][placement], m["time_us"], s["time_us"]
+        dev = m.get("device_time_us") or float("nan")
+        again = nt2.get(size, {}).get(placement, float("nan")) / t_nt
+        ratio = t_db / t_nt
+        total += placement == "out-of-place"
+        within += placement == "out-of-place" and abs(ratio - 1) <= 0.02
+        print(f"{size:>11} {t_nt:>9.2f} {again:>7.3f} {t_db:>9.2f} {ratio:>6.3f} {dev:>9.2f} {t_db / dev:>8.3f}"
+              f" {t_s:>9.2f} {t_s / t_nt:>6.3f}")
+print(f"\nout of place, nccl-tests timing within +-2% of all_reduce_perf: {within} of {total} sizes")
+sys.exit(0 if within == total and total > 0 else 1)
 EOF
+  echo "--- alltoall on 1 rank, in place (staged once per block, outside the device events) against out of place"
+  distbench alltoall --backend $BACKEND -b 1M -e 256M -f 4 --columns device --json "$WORK/staging.json" \
+    | tee "$WORK/staging.txt"; rc=$?
+  [ $rc -eq 0 ] || fail "alltoall staging rc=$rc"
 }
 
 phase_ranks() {

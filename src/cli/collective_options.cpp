@@ -86,6 +86,13 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "Time the calls on the host clock: for nccl the time to enqueue them (nccl-tests' report_cputime), "
                  "for mpi the same as without (0 or 1)")
       ->check(one_of({"0", "1"}));
+  app.add_option("--timing", o.timing,
+                 "How a case is timed: nccl-tests (its method: blocks of -n operations, 20 by default, at rotating "
+                 "buffer positions, on the host clock through the streams' completion; the device's events around "
+                 "the same blocks are kept beside), sampled (samples of k calibrated operations at one buffer "
+                 "position, timed where they run: events on a GPU, the host clock for mpi) or auto (default: "
+                 "nccl-tests on nccl, sampled on mpi)")
+      ->check(one_of({"auto", "sampled", "nccl-tests"}));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
       ->delimiter(',')
@@ -121,7 +128,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "Judge the floors on the lowest result at sizes >= this size instead of the average");
   app.add_option("--columns", o.columns,
                  "Add statistics of each case's samples to the table: median, p99, noise (the median's 95% "
-                 "confidence interval, +/-%), samples; a comma-separated list or 'all'")
+                 "confidence interval, +/-%), samples, device (nccl-tests' timing on a GPU: the device's events around the same "
+                 "blocks); a comma-separated list or 'all'")
       ->delimiter(',');
   add_common_options(app, o.common);
 }
@@ -183,6 +191,19 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.group_size = o.group_size;
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
+  plan.timing = o.timing == "sampled" ? Timing::sampled : o.timing == "nccl-tests" ? Timing::nccl_tests : Timing::automatic;
+  {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule
+    CommonOptions blocks = o.common;
+    blocks.iters = CommonOptions{}.iters;
+    blocks.iters_given = false;
+    plan.block_stopping = stopping_rule(blocks);
+    if (o.common.iters_given) plan.block_iters = o.common.iters;
+  }
+  if (plan.tensors > 1 && plan.timing == Timing::nccl_tests) {
+    throw usage_error("--timing nccl-tests times one buffer per operation, not a --tensors list; drop --tensors or "
+                      "use --timing sampled");
+  }
+  if (plan.tensors > 1) plan.timing = Timing::sampled;
   plan.floor.min_busbw = o.min_busbw;
   plan.floor.min_algbw = o.min_algbw;
   if (!o.min_busbw_at.empty()) {
@@ -192,13 +213,13 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     }
   }
   for (const std::string& c : o.columns) {
-    static const std::vector<std::string> kColumns = {"median", "p99", "noise", "samples"};
+    static const std::vector<std::string> kColumns = {"median", "p99", "noise", "samples", "device"};
     if (c == "all") {
       plan.columns = kColumns;
       break;
     }
     if (std::find(kColumns.begin(), kColumns.end(), c) == kColumns.end()) {
-      throw usage_error(fmt::format("--columns {}: no such column; pick from median, p99, noise, samples, or 'all'", c));
+      throw usage_error(fmt::format("--columns {}: no such column; pick from median, p99, noise, samples, device, or 'all'", c));
     }
     if (std::find(plan.columns.begin(), plan.columns.end(), c) == plan.columns.end()) plan.columns.push_back(c);
   }

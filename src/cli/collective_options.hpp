@@ -22,6 +22,7 @@ struct CollectiveOptions {
   int cycles = 1;         // -N: sweeps (nccl-tests' run cycles)
   int timestamps = 0;     // -S: 0/1 (nccl-tests' report_timestamps)
   int cpu_time = 0;       // -C: 0/1 (nccl-tests' report_cputime)
+  std::string timing = "auto";  // --timing: auto, sampled or nccl-tests
   std::vector<std::string> datatypes = {"float32"};
   std::vector<std::string> ops = {"sum"};
   int root = 0;  // -1: every rank in turn

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,12 @@ class Communicator {
   virtual void run_repeated(const CollectiveCall& call, int times) {
     for (int i = 0; i < times; ++i) run(call);
   }
+  // Runs `times` operations back to back, the i-th being calls[i % calls.size()] (the same call at other buffer
+  // positions: nccl-tests' rotation, so that no operation finds its data in a cache the previous one warmed). For
+  // timing only: a backend may stage an input once for the whole series instead of before each operation.
+  virtual void run_series(std::span<const CollectiveCall> calls, int times) {
+    for (int i = 0; i < times; ++i) run(calls[static_cast<std::size_t>(i) % calls.size()]);
+  }
   virtual std::unique_ptr<Work> start(const CollectiveCall& call) = 0;
   // Point to point with any peer of the group (group ranks), asynchronous: `bytes` bytes from/to `data` (one part:
   // throws usage_error on a multi-part buffer). Both sides must call; sends to one peer arrive in order.
@@ -75,6 +82,10 @@ class Communicator {
   virtual BufferRef result_at(const CollectiveCall& call) const { return call.recv; }
   // Waits for everything run() enqueued; throws Error(ExitCode::timeout) past `timeout`.
   virtual void synchronize(Seconds timeout) = 0;
+  // The same wait without ever sleeping (nccl-tests polls its streams this way), for a host clock that stops on it.
+  virtual void synchronize_spinning(Seconds timeout) { synchronize(timeout); }
+  // Whether calls run on a device, after run() returns (make_timer() then times them there, not on the host).
+  virtual bool runs_on_device() const { return false; }
   virtual std::unique_ptr<Timer> make_timer() = 0;
 };
 

@@ -40,13 +40,18 @@ void run_untimed(const TimedOperation& op, int times) {
 
 // One timed batch of `times` operations; seconds for the batch. With phases, adds each phase's seconds for the
 // batch to `phase_seconds` (one entry per phase).
-double timed_batch(const TimedOperation& op, int times, Seconds timeout, std::vector<double>* phase_seconds = nullptr) {
+double timed_batch(const TimedOperation& op, int times, Seconds timeout, std::vector<double>* phase_seconds = nullptr,
+                   const TimerFactory& make_beside_timer = {}, double* beside_seconds = nullptr) {
   if (op.phases.empty()) {
     auto timer = op.make_timer();
+    std::unique_ptr<Timer> beside = make_beside_timer ? make_beside_timer() : nullptr;
     timer->start();
+    if (beside) beside->start();
     op.run(times);
+    if (beside) beside->stop();
     timer->stop();
     op.synchronize(timeout);
+    if (beside && beside_seconds != nullptr) *beside_seconds = beside->seconds();
     return timer->seconds();
   }
   std::vector<std::vector<std::unique_ptr<Timer>>> timers(op.phases.size());
@@ -101,14 +106,21 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
 }  // namespace
 
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
-                          Watchdog& watchdog) {
+                          Watchdog& watchdog, const TimerFactory& make_beside_timer) {
   Sampling out;
   if (rules.warmup_iters > 0) {
     auto guard = watchdog.arm(op.label + ": warm-up");
     run_untimed(op, rules.warmup_iters);
     op.synchronize(rules.timeout);
   }
-  const Calibration calibration = calibrate(connector, op, watchdog, rules.timeout);
+  Calibration calibration;
+  if (rules.fixed_ops_per_sample > 0) {
+    auto guard = watchdog.arm(op.label + ": a first batch");
+    const int ops = rules.fixed_ops_per_sample;
+    calibration = {ops, max_over_ranks(connector, timed_batch(op, ops, rules.timeout)) / ops};
+  } else {
+    calibration = calibrate(connector, op, watchdog, rules.timeout);
+  }
   out.ops_per_sample = calibration.ops_per_sample;
 
   {
@@ -119,9 +131,13 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   auto guard = watchdog.arm(op.label + ": timed samples");
   out.phase_samples.resize(op.phases.size());
   std::vector<double> phase_seconds;
+  double beside_seconds = 0;
   const auto take_sample = [&] {
     watchdog.arm_again();
-    out.samples.push_back(timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds) / out.ops_per_sample);
+    out.samples.push_back(
+        timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds, make_beside_timer, &beside_seconds) /
+        out.ops_per_sample);
+    if (make_beside_timer) out.beside_samples.push_back(beside_seconds / out.ops_per_sample);
     for (std::size_t p = 0; p < phase_seconds.size(); ++p) {
       out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
     }

@@ -36,10 +36,17 @@ struct TimedOperation {
   std::vector<TimedPhase> phases;
 };
 
+// Optional: a second timer around the same batches (device events beside nccl-tests' host clock), started after and
+// stopped before the operation's own; its time is kept beside the samples.
+using TimerFactory = std::function<std::unique_ptr<Timer>()>;
+
 struct SamplingRules {
   int warmup_iters = 5;
   StoppingRule stopping;
   Seconds timeout{300.0};  // bounds each step (a batch, a barrier, a collective decision)
+  // > 0: every sample is this many operations (nccl-tests' -n x -m), not a calibrated count; one untimed batch of
+  // them still plans the number of samples.
+  int fixed_ops_per_sample = 0;
 };
 
 struct Sampling {
@@ -49,10 +56,12 @@ struct Sampling {
   OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
   // With phases: per phase (in order), this rank's seconds per operation in that phase, one per sample.
   std::vector<std::vector<double>> phase_samples;
+  // With a beside timer: its seconds per operation, one per sample.
+  std::vector<double> beside_samples;
 };
 
 // Collective over the connector's ranks: every rank calls it for its own operation at the same time.
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
-                          Watchdog& watchdog);
+                          Watchdog& watchdog, const TimerFactory& make_beside_timer = {});
 
 }  // namespace distbench

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <utility>
 
 namespace distbench {
 
@@ -26,6 +28,23 @@ class HostTimer final : public Timer {
   double seconds() override { return std::chrono::duration<double>(stop_ - start_).count(); }
 
  private:
+  std::chrono::steady_clock::time_point start_, stop_;
+};
+
+// The host clock around enqueued work and its completion (nccl-tests' timing): stop() first waits for everything
+// enqueued since start() through `finish`, then reads the clock.
+class HostThroughCompletionTimer final : public Timer {
+ public:
+  explicit HostThroughCompletionTimer(std::function<void()> finish) : finish_(std::move(finish)) {}
+  void start() override { start_ = std::chrono::steady_clock::now(); }
+  void stop() override {
+    finish_();
+    stop_ = std::chrono::steady_clock::now();
+  }
+  double seconds() override { return std::chrono::duration<double>(stop_ - start_).count(); }
+
+ private:
+  std::function<void()> finish_;
   std::chrono::steady_clock::time_point start_, stop_;
 };
 

@@ -132,6 +132,47 @@ class TimestampsAndCpuTime(Workdir):
         self.assertTrue(load_json(js)["config"]["cpu_time"])
 
 
+class Timing(Workdir):
+    def test_nccl_tests_timing_times_blocks_of_n_at_rotating_positions(self):
+        js = self.path("t.json")
+        # In-place alltoall and sendrecv are the calls a backend may stage: each still checks out.
+        for coll in ("allreduce", "alltoall", "sendrecv", "allgather"):
+            r = mpirun(2, coll, "-b", "64", "-e", "64K", "-f", "32", "--timing", "nccl-tests", "-n", "7", "-w", "1",
+                       "--backend", "mpi", "--json", js)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("timing: nccl-tests", r.stdout)
+            self.assertIn("each a block of 7 operations (-n)", r.stdout)
+            report = load_json(js)
+            self.assertEqual(report["config"]["timing"], "nccl-tests")
+            self.assertEqual(report["config"]["block_iters"], 7)
+            rows = collective_results(report)
+            self.assertEqual(len(rows), 6, coll)
+            for row in rows:
+                self.assertEqual(row["ops_per_sample"], 7, row)  # a block is -n operations, not a calibrated count
+                self.assertEqual(row["wrong"], 0, row)
+                self.assertGreaterEqual(len(row["samples_us"]), 10, row)  # blocks per case: the default rule
+                self.assertNotIn("device_time_us", row)  # the host clock is where MPI's calls run
+        # Over MPI the default stays the sampled method (as IMB and OSU time), and says so.
+        r = mpirun(2, "allreduce", "-b", "64", "-e", "64", *QUICK, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("timing: sampled", r.stdout)
+        self.assertEqual(load_json(js)["config"]["timing"], "sampled")
+
+    def test_one_rank_in_place_moves_nothing_and_has_no_bandwidth(self):
+        js = self.path("t.json")
+        r = single("allreduce", "-b", "1K", "-e", "4K", "-f", "4", "-n", "3", "-w", "1", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = collective_results(load_json(js))
+        for row in rows:
+            if row["placement"] == "in-place":
+                self.assertIsNone(row["algbw_gbps"], row)
+                self.assertIsNone(row["busbw_gbps"], row)
+            else:
+                self.assertGreater(row["algbw_gbps"], 0, row)
+            self.assertEqual(row["wrong"], 0, row)
+        self.assertIn("2 in-place cases ran on one rank", r.stderr)
+
+
 class IgnoredOptions(Workdir):
     def test_each_ignored_option_is_warned_about_once(self):
         r = mpirun(2, "allgather", "-o", "max", "-b", "64", "-e", "64", *QUICK)

@@ -47,6 +47,32 @@ TEST(CollectiveOptions, AnExplicitIterationCountTurnsTheBudgetOff) {
   EXPECT_DOUBLE_EQ(both.stopping.max_time_s, 2.0);
 }
 
+TEST(CollectiveOptions, NcclTestsTimingReadsMinusNAsOperationsPerBlock) {
+  const SweepPlan plain = plan_for(Collective::allreduce, {});
+  EXPECT_EQ(plain.timing, Timing::automatic);
+  EXPECT_EQ(plain.block_iters, 20);  // nccl-tests' default -n
+  EXPECT_EQ(resolve(plain.timing, true), Timing::nccl_tests);  // on a GPU: what a user of nccl-tests expects
+  EXPECT_EQ(resolve(plain.timing, false), Timing::sampled);    // over MPI: as IMB and OSU time
+  // -n given: a block of 7 operations; the blocks per case keep the default rule and its budget.
+  const SweepPlan seven = plan_for(Collective::allreduce, {"--timing", "nccl-tests", "-n", "7"});
+  EXPECT_EQ(seven.timing, Timing::nccl_tests);
+  EXPECT_EQ(seven.block_iters, 7);
+  EXPECT_EQ(seven.block_stopping.samples, 20u);
+  EXPECT_DOUBLE_EQ(seven.block_stopping.max_time_s, 0.05);
+  EXPECT_EQ(seven.stopping.samples, 7u);  // the sampled method's reading is unchanged
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "sampled"}).timing, Timing::sampled);
+  // A --tensors list is timed by samples; asking for nccl-tests' method with one is a usage error.
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--tensors", "4"}).timing, Timing::sampled);
+  try {
+    plan_for(Collective::allreduce, {"--tensors", "4", "--timing", "nccl-tests"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("--timing sampled"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(plan_for(Collective::allreduce, {"--timing", "events"}), CLI::ValidationError);
+}
+
 TEST(CollectiveOptions, ANoiseTargetGetsTenSecondsUnlessTold) {
   SweepPlan plan = plan_for(Collective::allreduce, {"--max-noise", "2"});
   EXPECT_TRUE(plan.stopping.noise_mode());

@@ -164,5 +164,46 @@ TEST(Sampler, ADeviceTimesComputeOnlyPhases) {
   EXPECT_LT(timer->seconds(), 5.0);
 }
 
+TEST(Sampler, FixedBlocksSkipCalibrationAndKeepASecondTimerBeside) {
+  // nccl-tests' timing: every sample is a block of exactly n operations; one first block plans the count; a second
+  // timer (the device's events) runs around the same blocks, inside the first.
+  VirtualClock clock;
+  clock.per_op = 1.0 / 65536;  // 15.3 us: a block of 20 lasts 305 us, 163 fit the 0.05 s budget: 20 blocks
+  SingleConnector connector;
+  auto watchdog = quiet_watchdog();
+  SamplingRules rules;
+  rules.warmup_iters = 1;
+  rules.fixed_ops_per_sample = 20;
+  int beside_made = 0;
+  const TimerFactory beside = [&] {
+    ++beside_made;
+    return std::make_unique<VirtualTimer>(clock);
+  };
+  const Sampling s = sample_operation(connector, operation(clock), rules, watchdog, beside);
+  EXPECT_EQ(s.ops_per_sample, 20);
+  EXPECT_EQ(clock.batches.front(), 1);  // the warm-up
+  for (std::size_t i = 1; i < clock.batches.size(); ++i) EXPECT_EQ(clock.batches[i], 20) << "batch " << i;
+  EXPECT_EQ(clock.batches.size(), 1u + 1u + 20u);  // warm-up, the first block, 20 timed blocks
+  ASSERT_EQ(s.samples.size(), 20u);
+  ASSERT_EQ(s.beside_samples.size(), 20u);
+  EXPECT_EQ(beside_made, 20);  // around timed blocks only
+  for (std::size_t i = 0; i < s.samples.size(); ++i) {
+    EXPECT_NEAR(s.samples[i], clock.per_op, 1e-15);
+    EXPECT_NEAR(s.beside_samples[i], clock.per_op, 1e-15);
+  }
+}
+
+TEST(Sampler, TheHostClockThroughCompletionStopsAfterTheWait) {
+  bool waited = false;
+  HostThroughCompletionTimer timer([&waited] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    waited = true;
+  });
+  timer.start();
+  timer.stop();
+  EXPECT_TRUE(waited);
+  EXPECT_GE(timer.seconds(), 0.019);  // the wait is inside the time
+}
+
 }  // namespace
 }  // namespace distbench

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/deadline.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -198,6 +199,19 @@ void MPICommunicator::run_repeated(const CollectiveCall& call, int times) {
     }
   } else {
     for (int i = 0; i < times; ++i) call_blocking(p, comm_);
+  }
+}
+
+void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int times) {
+  if (times <= 0 || calls.empty()) return;
+  std::vector<Prepared> prepared;
+  const std::size_t distinct = std::min(calls.size(), static_cast<std::size_t>(times));
+  for (std::size_t i = 0; i < distinct; ++i) prepared.push_back(prepare(calls[i], types_, rank_, size_));
+  for (int i = 0; i < times; ++i) {
+    const std::size_t which = static_cast<std::size_t>(i) % distinct;
+    const Prepared& p = prepared[which];
+    call_blocking(p, comm_);
+    if (p.divides) divide(calls[which], p.in_place, p.is_root, size_);
   }
 }
 

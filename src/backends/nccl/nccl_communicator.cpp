@@ -134,37 +134,46 @@ NcclCommunicator::Prepared NcclCommunicator::prepare(const CollectiveCall& call)
   return prepared;
 }
 
-void NcclCommunicator::enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing) {
+void NcclCommunicator::stage(const Prepared& prepared) {
+  if (prepared.staging == 0) return;
   auto& parts = group_->parts();
-  const int batch = prepared.staging > 0 ? 1 : std::max(1, options_.agg_iters);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const cudaError_t copied =
+        cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging, cudaMemcpyDeviceToDevice, parts[p].stream);
+    if (copied != cudaSuccess) {  // the message is formatted only on failure: this runs on every call
+      check_cuda(copied, fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
+    }
+  }
+}
+
+void NcclCommunicator::enqueue(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared, int ops,
+                               bool capturing) {
+  auto& parts = group_->parts();
+  const int batch = std::max(1, options_.agg_iters);
+  const std::size_t kinds = prepared.size();
   if (!capturing) order_after_math();
   for (int done = 0; done < ops;) {
     const int k = std::min(batch, ops - done);
     if (!capturing) group_->record_pending_start();
-    for (std::size_t p = 0; p < parts.size() && prepared.staging > 0; ++p) {
-      const cudaError_t copied =
-          cudaMemcpyAsync(staging_[p], prepared.inputs[p], prepared.staging, cudaMemcpyDeviceToDevice, parts[p].stream);
-      if (copied != cudaSuccess) {  // the message is formatted only on failure: this runs once per operation
-        check_cuda(copied, fmt::format("{}: staging the in-place input (cudaMemcpyAsync)", prepared.what));
-      }
-    }
     ncclResult_t status = ncclGroupStart();
     for (int i = 0; i < k; ++i) {
+      const std::size_t which = static_cast<std::size_t>(done + i) % kinds;
       for (std::size_t p = 0; p < parts.size(); ++p) {
-        status = worse(status, enqueue_part(call, prepared.parts[p], parts[p].comm, parts[p].stream));
+        status = worse(status, enqueue_part(calls[which], prepared[which].parts[p], parts[p].comm, parts[p].stream));
       }
     }
     status = worse(status, ncclGroupEnd());
-    group_->settle(status, prepared.what);
+    group_->settle(status, prepared.front().what);
     if (options_.blocking && !capturing) {
-      group_->wait([this] { return streams_idle(); }, group_->timeout(), prepared.what);
+      group_->wait([this] { return streams_idle(); }, group_->timeout(), prepared.front().what);
     }
     done += k;
   }
 }
 
-std::vector<std::uintptr_t> NcclCommunicator::signature(const CollectiveCall& call, const Prepared& prepared,
-                                                        int ops) const {
+std::vector<std::uintptr_t> NcclCommunicator::signature(std::span<const CollectiveCall> calls,
+                                                        std::span<const Prepared> prepared, int ops) const {
+  const CollectiveCall& call = calls.front();
   std::vector<std::uintptr_t> key = {static_cast<std::uintptr_t>(call.collective),
                                      static_cast<std::uintptr_t>(call.dtype),
                                      static_cast<std::uintptr_t>(call.op),
@@ -172,11 +181,14 @@ std::vector<std::uintptr_t> NcclCommunicator::signature(const CollectiveCall& ca
                                      call.count,
                                      static_cast<std::uintptr_t>(ops),
                                      static_cast<std::uintptr_t>(std::max(1, options_.agg_iters)),
-                                     prepared.staging};
-  for (std::size_t p = 0; p < prepared.parts.size(); ++p) {
-    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.inputs[p]));
-    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.parts[p].send));
-    key.push_back(reinterpret_cast<std::uintptr_t>(prepared.parts[p].recv));
+                                     prepared.front().staging,
+                                     prepared.size()};
+  for (const Prepared& one : prepared) {
+    for (std::size_t p = 0; p < one.parts.size(); ++p) {
+      key.push_back(reinterpret_cast<std::uintptr_t>(one.inputs[p]));
+      key.push_back(reinterpret_cast<std::uintptr_t>(one.parts[p].send));
+      key.push_back(reinterpret_cast<std::uintptr_t>(one.parts[p].recv));
+    }
   }
   return key;
 }
@@ -184,32 +196,43 @@ std::vector<std::uintptr_t> NcclCommunicator::signature(const CollectiveCall& ca
 void NcclCommunicator::run(const CollectiveCall& call) {
   const Prepared prepared = prepare(call);
   last_what_ = prepared.what;
-  enqueue(call, prepared, 1, false);
+  group_->record_pending_start();  // a timer started before this call sees its staging copy too
+  order_after_math();
+  stage(prepared);
+  enqueue(std::span(&call, 1), std::span(&prepared, 1), 1, false);
 }
 
-void NcclCommunicator::run_repeated(const CollectiveCall& call, int times) {
-  if (times <= 0) return;
-  const Prepared prepared = prepare(call);
-  last_what_ = prepared.what;
+void NcclCommunicator::run_repeated(const CollectiveCall& call, int times) { run_series(std::span(&call, 1), times); }
+
+void NcclCommunicator::run_series(std::span<const CollectiveCall> calls, int times) {
+  if (times <= 0 || calls.empty()) return;
+  std::vector<Prepared> prepared;
+  const std::size_t distinct = std::min(calls.size(), static_cast<std::size_t>(times));
+  for (std::size_t i = 0; i < distinct; ++i) prepared.push_back(prepare(calls[i]));
+  calls = calls.first(distinct);
+  last_what_ = prepared.front().what;
+  // Every staged call shares one staging buffer: the first one's input is copied, before any timer's start event.
+  order_after_math();
+  stage(prepared.front());
   if (options_.graph_launches <= 0) {
-    enqueue(call, prepared, times, false);
+    enqueue(calls, prepared, times, false);
     return;
   }
   const GraphPlan plan = plan_graph(times, options_.graph_launches);
-  auto key = signature(call, prepared, plan.per_launch);
+  auto key = signature(calls, prepared, plan.per_launch);
   CapturedGraph* graph = graphs_.find(key);
   if (graph == nullptr) {
     graphs_.clear();
     auto captured =
-        std::make_unique<CapturedGraph>(group_->parts(), [&] { enqueue(call, prepared, plan.per_launch, true); });
+        std::make_unique<CapturedGraph>(group_->parts(), [&] { enqueue(calls, prepared, plan.per_launch, true); });
     graph = &graphs_.store(std::move(key), std::move(captured));
   }
   group_->record_pending_start();  // after the capture: the timer sees the replays only
   for (int launch = 0; launch < plan.launches; ++launch) {
     graph->launch(group_->parts());
-    if (options_.blocking) group_->wait([this] { return streams_idle(); }, group_->timeout(), prepared.what);
+    if (options_.blocking) group_->wait([this] { return streams_idle(); }, group_->timeout(), last_what_);
   }
-  if (plan.rest > 0) enqueue(call, prepared, plan.rest, false);
+  if (plan.rest > 0) enqueue(calls, prepared, plan.rest, false);
 }
 
 std::unique_ptr<Work> NcclCommunicator::start(const CollectiveCall& call) {
@@ -256,6 +279,10 @@ bool NcclCommunicator::streams_idle() const {
 
 void NcclCommunicator::synchronize(Seconds timeout) {
   group_->wait([this] { return streams_idle(); }, timeout, last_what_);
+}
+
+void NcclCommunicator::synchronize_spinning(Seconds timeout) {
+  group_->wait([this] { return streams_idle(); }, timeout, last_what_, true);
 }
 
 std::unique_ptr<Timer> NcclCommunicator::make_timer() { return std::make_unique<EventTimer>(group_); }

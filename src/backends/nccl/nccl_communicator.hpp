@@ -12,6 +12,7 @@
 #include "core/communicator.hpp"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,35 +38,44 @@ class NcclCommunicator final : public Communicator {
   // launched until at most graph_launches - 1 operations are left, which run directly; the graph is captured once
   // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
   void run_repeated(const CollectiveCall& call, int times) override;
+  // As run_repeated(), the i-th operation being calls[i % calls.size()]. An in-place alltoall or sendrecv (which NCCL
+  // cannot run in place) copies its input aside once, before the series and its timer's start event, instead of
+  // before each operation: the operations then read the same input, which a timing does not mind.
+  void run_series(std::span<const CollectiveCall> calls, int times) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   // ncclSend/ncclRecv of bytes on the stream, with -g 1 only (a process driving several GPUs would need every part
   // in one NCCL group call); never to this rank itself, which NCCL pairs only inside one group call.
   std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override;
   std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override;
   void synchronize(Seconds timeout) override;
+  void synchronize_spinning(Seconds timeout) override;
+  bool runs_on_device() const override { return true; }
   std::unique_ptr<Timer> make_timer() override;
 
  private:
   struct Prepared {
     std::vector<PartCall> parts;
     std::vector<const void*> inputs;  // each part's own send pointer (staged from when staging > 0)
-    std::size_t staging = 0;          // bytes copied aside before each operation (in-place alltoall, sendrecv)
+    std::size_t staging = 0;          // bytes copied aside before the operations (in-place alltoall, sendrecv)
     std::string what;                 // "allreduce of 262144 x float32 (sum)" for errors
   };
 
   Prepared prepare(const CollectiveCall& call);
   void register_buffers(const CollectiveCall& call);
   void reserve_staging(std::size_t bytes);
-  // Enqueues `ops` operations, agg_iters per NCCL group (one when staging). `capturing`: inside graph capture, where
-  // nothing may wait on the streams.
-  void enqueue(const CollectiveCall& call, const Prepared& prepared, int ops, bool capturing);
+  // Copies the in-place input aside (when `prepared` stages), on the streams.
+  void stage(const Prepared& prepared);
+  // Enqueues `ops` operations, the i-th being calls[i % calls.size()], agg_iters per NCCL group. `capturing`: inside
+  // graph capture, where nothing may wait on the streams.
+  void enqueue(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared, int ops, bool capturing);
   bool streams_idle() const;
   // Orders the next calls on the streams after what the math queued (with one part on the math's GPU).
   void order_after_math();
   // A checked point-to-point call: sends when `sends`, receives otherwise. Never waits, even with -z: both sides
   // may post their sends before their receives.
   std::unique_ptr<Work> start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends);
-  std::vector<std::uintptr_t> signature(const CollectiveCall& call, const Prepared& prepared, int ops) const;
+  std::vector<std::uintptr_t> signature(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared,
+                                        int ops) const;
   void release_staging() noexcept;
 
   std::shared_ptr<NcclGroup> group_;

@@ -20,8 +20,9 @@ using Clock = std::chrono::steady_clock;
 // adds much latency nor takes a core from the proxy threads.
 class Backoff {
  public:
+  explicit Backoff(bool spin) : spin_(spin) {}
   void pause() {
-    if (++rounds_ < 64) {
+    if (spin_ || ++rounds_ < 64) {
       std::this_thread::yield();
       return;
     }
@@ -30,6 +31,7 @@ class Backoff {
   }
 
  private:
+  bool spin_;
   int rounds_ = 0;
   std::chrono::microseconds sleep_{1};
 };
@@ -143,10 +145,10 @@ void NcclGroup::settle(ncclResult_t status, std::string_view what) {
   wait([] { return true; }, timeout_, what);
 }
 
-void NcclGroup::wait(const std::function<bool()>& finished, Seconds timeout, std::string_view what) {
+void NcclGroup::wait(const std::function<bool()>& finished, Seconds timeout, std::string_view what, bool spin) {
   require_usable(what);
   const auto deadline = deadline_after(timeout.count());
-  Backoff backoff;
+  Backoff backoff(spin);
   while (true) {
     if (!in_progress(what)) {
       bool done = false;

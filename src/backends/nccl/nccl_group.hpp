@@ -52,7 +52,8 @@ class NcclGroup {
   bool in_progress(std::string_view what);
   // Polls until no communicator is in progress and `finished()` answers true. On an asynchronous error (or an
   // exception from `finished`) aborts and throws Error(failure); past `timeout` aborts and throws Error(timeout).
-  void wait(const std::function<bool()>& finished, Seconds timeout, std::string_view what);
+  // Between polls it yields, then sleeps in growing steps; `spin`: it only yields (a host clock waits on it).
+  void wait(const std::function<bool()>& finished, Seconds timeout, std::string_view what, bool spin = false);
   // Throws Error(failure) when an earlier error or timeout aborted the communicators.
   void require_usable(std::string_view what) const;
   void abort() noexcept;

@@ -20,7 +20,9 @@ void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, 
   result.rank_time = phase.stats.rank_spread;
   result.rank_means = std::move(phase.rank_means);
   result.time_shown = pick(average, result.rank_time);
-  if (result.time_shown > 0) {
+  if (result.moves_nothing) {
+    result.algbw = result.busbw = kNotMeasured;
+  } else if (result.time_shown > 0) {
     result.algbw = static_cast<double>(result.bytes) / result.time_shown / 1e9;
     result.busbw = result.algbw * bus_factor(collective, result.nranks);
   }

@@ -36,8 +36,15 @@ struct CaseResult {
   Summary time;             // seconds per operation, over samples (the -a aggregation across ranks per sample)
   RankSpread rank_time;     // seconds per operation: each rank's mean, spread over ranks
   double time_shown = 0;    // seconds: the figure the table shows (rank_time per -a)
-  double algbw = 0;         // GB/s (1e9 bytes per second), from time_shown
+  double algbw = 0;         // GB/s (1e9 bytes per second), from time_shown; not measured when nothing moves
   double busbw = 0;         // GB/s
+  // One rank in place: every collective's result is already where its input is, and a library moves nothing (NCCL
+  // returns at once); the time is the call's own cost and no bandwidth is given.
+  bool moves_nothing = false;
+  std::string timing;       // "nccl-tests" | "sampled" (--timing, resolved)
+  // nccl-tests' timing on a device: the device's events around the same blocks, seconds per operation (-a over
+  // ranks); kNotMeasured otherwise.
+  double device_time_shown = kNotMeasured;
   std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
   bool noise_target_met = true;
   std::vector<double> samples;  // seconds per operation, one per sample (same aggregation as `time`)

@@ -23,6 +23,31 @@ nlohmann::ordered_json names(const std::vector<E>& values) {
   return a;
 }
 
+// The backends whose calls run on a device (the Communicator's runs_on_device()), by name, for what is said before
+// any communicator exists.
+bool runs_on_device(std::string_view backend) { return backend == "nccl"; }
+
+std::string blocks_text(const SweepPlan& plan) {
+  const BackendOptions& o = plan.backend_options;
+  std::string ops = fmt::format("{}", plan.block_iters);
+  if (o.agg_iters > 1) ops += fmt::format(" x {} (-m)", o.agg_iters);
+  if (o.graph_launches > 0) ops += fmt::format(" x {} (-G)", o.graph_launches);
+  return fmt::format("{} per case, each a block of {} operations (-n)", samples_text(plan.block_stopping), ops);
+}
+
+std::string timing_text(Timing timing, bool on_device, bool cpu_time) {
+  if (timing == Timing::nccl_tests) {
+    return fmt::format(
+        "timing: nccl-tests (--timing): the host clock around each block{}, buffer positions rotated per operation "
+        "as nccl-tests does{}",
+        cpu_time ? " until its last call is enqueued (-C 1)" : " and the wait for its completion",
+        on_device ? "; the device's events around the same blocks in the reports (device_time_us, --columns device)"
+                  : "");
+  }
+  return on_device ? "timing: sampled (--timing): CUDA events around each sample's operations, one buffer position"
+                   : "timing: sampled (--timing): the host clock around each sample's operations, one buffer position";
+}
+
 std::string check_text(int iters) {
   if (iters == 0) return "off";
   return iters == 1 ? std::string("on") : fmt::format("{} times per case", iters);
@@ -49,6 +74,8 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["cycles"] = plan.cycles;
   j["timestamps"] = plan.timestamps;
   j["cpu_time"] = plan.cpu_time;
+  j["timing"] = std::string(name(resolve(plan.timing, runs_on_device(backend))));
+  j["block_iters"] = plan.block_iters;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
   j["malloc_reuse"] = plan.malloc_reuse;
@@ -91,6 +118,7 @@ TableLayout collective_table(const SweepPlan& plan) {
     if (c == "median") t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
     if (c == "p99") t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
     if (c == "noise") t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
+    if (c == "device") t.value_columns.push_back({"device_time_us", "device", "(us)", 10, CellFormat::time_us, "device (us)"});
     if (c == "samples") t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
   }
   if (plan.show_faults) {  // the most over ranks, per operation
@@ -117,7 +145,12 @@ std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) 
   double wrong = 0;
   for (const Record& r : records) {
     if (!r.ok()) continue;
+    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+      ++checked;
+      wrong += w;
+    }
     const double busbw = r.metric("busbw_gbps");
+    if (!std::isfinite(busbw)) continue;  // nothing moved (one rank, in place)
     all.sum += busbw;
     ++all.n;
     const std::string dtype = r.param_text("dtype"), op = r.param_text("op");
@@ -125,10 +158,6 @@ std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) 
     if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {dtype, op});
     it->sum += busbw;
     ++it->n;
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
-      ++checked;
-      wrong += w;
-    }
   }
   std::vector<SummaryItem> items;
   if (all.n > 0) {
@@ -178,16 +207,21 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   d.benchmark = "collective";
   d.title = std::string(name(plan.collective));
   d.config = collective_config(plan, info.backend);
-  d.records = collective_record_layout(
-      {.tensor_list = plan.tensors > 1, .cycles = plan.cycles > 1, .timestamps = plan.timestamps});
+  const Timing timing = resolve(plan.timing, runs_on_device(info.backend));
+  d.records = collective_record_layout({.tensor_list = plan.tensors > 1,
+                                        .cycles = plan.cycles > 1,
+                                        .timestamps = plan.timestamps,
+                                        .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
   d.table = collective_table(plan);
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
-      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {}){}", samples_text(plan.stopping),
-                  plan.warmup_iters, check_text(plan.check_iters), average_text(plan.average), name(plan.average),
-                  plan.cpu_time ? ", host clock (-C 1)" : "")};
+      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {}){}",
+                  timing == Timing::nccl_tests ? blocks_text(plan) : samples_text(plan.stopping), plan.warmup_iters,
+                  check_text(plan.check_iters), average_text(plan.average), name(plan.average),
+                  plan.cpu_time ? ", host clock (-C 1)" : ""),
+      timing_text(timing, runs_on_device(info.backend), plan.cpu_time)};
   if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
   if (plan.tensors > 1) {
     d.console_preamble.push_back(fmt::format(

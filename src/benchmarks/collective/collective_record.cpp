@@ -28,12 +28,17 @@ RecordLayout collective_record_layout(const RecordShape& shape) {
     l.params.insert(l.params.begin() + 5, {"tensors", "fusion"});
     l.phases.insert(l.phases.end(), {"pack", "allreduce", "unpack"});
   }
+  if (shape.device_beside) l.phases.emplace_back("device");
   l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks' means)"},
-               {"algbw_gbps", "GB/s", "algorithm bandwidth: bytes / time"},
+               {"algbw_gbps", "GB/s", "algorithm bandwidth: bytes / time; null where nothing moves (one rank, in place)"},
                {"busbw_gbps", "GB/s", "bus bandwidth: algbw times the collective's bus factor (nccl-tests)"},
                {"wrong", "elements", "wrong elements, summed over ranks; null when not checked"},
                {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
                {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
+  if (shape.device_beside) {
+    l.metrics.push_back({"device_time_us", "us",
+                         "the device's events around the same timed blocks, per operation (-a over ranks' means)"});
+  }
   if (shape.timestamps) {
     l.metrics.push_back({"start_time_s", std::string(kUnixTimeUnit), "when the case started (root rank's clock)"});
   }
@@ -71,6 +76,7 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
       .set_metric("wrong", r.wrong < 0 ? kNotMeasured : static_cast<double>(r.wrong))
       .set_metric("faults_per_op", max_over_ranks(r.os_per_op, &OsCounters::faults))
       .set_metric("switches_per_op", max_over_ranks(r.os_per_op, &OsCounters::switches));
+  if (std::isfinite(r.device_time_shown)) rec.set_metric("device_time_us", r.device_time_shown * kMicro);
   if (std::isfinite(r.start_time_s)) rec.set_metric("start_time_s", r.start_time_s);
   const std::size_t ranks = std::max(r.rank_means.size(), r.os_per_op.size());
   for (std::size_t i = 0; i < ranks; ++i) {

@@ -16,6 +16,7 @@ struct RecordShape {
   bool tensor_list = false;  // a --tensors sweep: how many tensors and how they were reduced (params)
   bool cycles = false;       // -N > 1: the "cycle" parameter
   bool timestamps = false;   // -S: the "start_time_s" metric
+  bool device_beside = false;  // nccl-tests' timing on a device: the "device" phase and "device_time_us" metric
 };
 
 // The shape of a collective record (JSON and CSV columns).

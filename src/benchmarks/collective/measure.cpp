@@ -1,8 +1,10 @@
 #include "benchmarks/collective/measure.hpp"
 
+#include "benchmarks/collective/rotation.hpp"
 #include "core/fused_allreduce.hpp"
 #include "core/timer.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -67,6 +69,34 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   };
   const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
   Measured out;
+
+  if (setup.tensors <= 1 && resolve(plan.timing, comm.runs_on_device()) == Timing::nccl_tests) {
+    // nccl-tests' method: blocks of -n (x -m, x -G) operations at rotating positions, on the host clock from before
+    // the first enqueue until the streams are idle (polled without sleeping, as nccl-tests does; with -C 1 until
+    // the last is enqueued), and the device's events around the same block beside.
+    const BackendOptions& o = plan.backend_options;
+    const int ops = plan.block_iters * std::max(1, o.agg_iters) * std::max(1, o.graph_launches);
+    const std::vector<CollectiveCall> calls = rotated_calls(setup, ops);
+    SamplingRules blocks{plan.warmup_iters, plan.block_stopping, timeout, ops};
+    const auto host_timer = [&comm, timeout, enqueue_only = plan.cpu_time]() -> std::unique_ptr<Timer> {
+      if (enqueue_only) return std::make_unique<HostTimer>();
+      return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
+    };
+    const TimedOperation op{
+        setup.label, [&comm, &calls](int times) { comm.run_series(calls, times); }, sync, host_timer, {}};
+    TimerFactory device_timer;
+    if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
+    out.timing = Timing::nccl_tests;
+    out.sampling = sample_operation(world.connector(), op, blocks, watchdog, device_timer);
+    out.wrong = verify_times(
+        plan.check_iters, world, comm, setup,
+        [&] {
+          comm.run(call);
+          comm.synchronize(timeout);
+        },
+        watchdog);
+    return out;
+  }
 
   if (setup.tensors <= 1) {
     const TimedOperation op{

@@ -22,6 +22,15 @@ namespace distbench {
 enum class Fusion { per_tensor, fused };
 std::string_view name(Fusion f);
 
+// How a case is timed (--timing). sampled: samples of k calibrated operations at one buffer position, timed where
+// they run (CUDA events on a GPU, the host clock for MPI). nccl_tests: nccl-tests' method, blocks of -n operations
+// (x -m, x -G) at rotating buffer positions, timed on the host clock from before the first enqueue until the
+// streams are idle, with the device's events around the same block beside. automatic: nccl_tests on a backend
+// whose calls run on a device, else sampled.
+enum class Timing { automatic, sampled, nccl_tests };
+std::string_view name(Timing t);
+Timing resolve(Timing asked, bool runs_on_device);
+
 // -r -1: every rank of the group is the root in turn.
 inline constexpr int kAllRoots = -1;
 
@@ -37,6 +46,11 @@ struct SweepPlan {
   int group_size = 0;  // 0: the whole world
   int warmup_iters = 5;
   StoppingRule stopping;
+  Timing timing = Timing::automatic;
+  // nccl-tests' timing: operations per timed block (its -n; -n here when given), and the rule that picks how many
+  // blocks a case takes (-n not counted as samples).
+  int block_iters = 20;
+  StoppingRule block_stopping;
   int check_iters = 1;      // -c: verifications per case, each refilled and poisoned afresh (0: none)
   int cycles = 1;           // -N: the whole sweep this many times, each a set of rows of its own
   bool timestamps = false;  // -S: each record's start time (metric start_time_s) and a table column

@@ -170,6 +170,20 @@ double unix_seconds_now() {
 
 std::string_view name(Fusion f) { return f == Fusion::fused ? "fused" : "per-tensor"; }
 
+std::string_view name(Timing t) {
+  switch (t) {
+    case Timing::sampled: return "sampled";
+    case Timing::nccl_tests: return "nccl-tests";
+    case Timing::automatic: break;
+  }
+  return "auto";
+}
+
+Timing resolve(Timing asked, bool runs_on_device) {
+  if (asked != Timing::automatic) return asked;
+  return runs_on_device ? Timing::nccl_tests : Timing::sampled;
+}
+
 Partition sweep_partition(const SweepPlan& plan, int world_size) {
   return plan.group_size > 0 ? consecutive_partition(world_size, plan.group_size) : world_partition(world_size);
 }
@@ -264,6 +278,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       std::vector<std::vector<double>> by_rank;
       std::vector<std::vector<OsCounters>> os_by_rank;
       std::vector<std::vector<std::vector<double>>> phases_by_rank;  // fused lists: [phase][rank][sample]
+      std::vector<std::vector<double>> device_by_rank;  // nccl-tests' timing: the device's events beside
       {
         auto guard = watchdog.arm(setup.label + ": gathering samples");
         by_rank = gather_vector<double>(connector, m.sampling.samples, connector.root_rank());
@@ -271,13 +286,23 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
         for (const auto& phase : m.sampling.phase_samples) {
           phases_by_rank.push_back(gather_vector<double>(connector, phase, connector.root_rank()));
         }
+        if (!m.sampling.beside_samples.empty()) {  // every rank times the same way
+          device_by_rank = gather_vector<double>(connector, m.sampling.beside_samples, connector.root_rank());
+        }
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
       if (!root) continue;
       result.ops_per_sample = m.sampling.ops_per_sample;
       result.wrong = m.wrong;
       result.noise_target_met = m.sampling.noise_target_met;
+      result.timing = std::string(name(m.timing));
+      result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion;
       aggregate_samples(by_rank, plan.average, plan.collective, result);
+      if (!device_by_rank.empty()) {
+        ReducedPhase device = reduce_phase("device", device_by_rank, plan.average);
+        result.device_time_shown = pick(plan.average, device.stats.rank_spread);
+        result.phases.push_back(std::move(device.stats));
+      }
       for (const auto& counters : os_by_rank) result.os_per_op.push_back(counters.at(0));
       static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
       for (std::size_t p = 0; p < phases_by_rank.size() && p < std::size(kListPhases); ++p) {

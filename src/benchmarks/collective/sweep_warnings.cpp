@@ -4,8 +4,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace distbench {
 namespace {
+
+constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
 
 std::string case_text(const CaseResult& r) {
   if (r.tensors > 1) {
@@ -79,6 +84,42 @@ void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan
       hit, measured, case_text(*worst), worst_faults, remedy)});
 }
 
+// nccl-tests' timing on a device: where the host clock reads well above the device's events around the same blocks,
+// the device sat idle between calls waiting for the host to enqueue them. That is the diagnosis no peer gives.
+void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  if (plan.cpu_time) return;  // -C 1: the host clock stops at the last enqueue, before the device is done
+  std::size_t above = 0, compared = 0;
+  const CaseResult* first = nullptr;
+  const CaseResult* last = nullptr;
+  double worst = 0;
+  for (const auto& r : results) {
+    if (r.status != "ok" || !std::isfinite(r.device_time_shown) || r.device_time_shown <= 0) continue;
+    ++compared;
+    const double ratio = r.time_shown / r.device_time_shown;
+    if (ratio <= 1 + kHostAboveDevice) continue;
+    ++above;
+    if (first == nullptr) first = &r;
+    last = &r;
+    worst = std::max(worst, ratio);
+  }
+  if (above == 0) return;
+  out.push_back(Warning{"host_bound", fmt::format(
+      "{} of {} cases took more than {:g}% longer on the host clock than on the device (up to {:.2f}x; sizes {} to "
+      "{}): the device waited for the host to enqueue the calls (launch- or enqueue-bound), so there the time is "
+      "the host's cost per call, not the transfer's; the device's time is device_time_us in the reports "
+      "(--columns device), and CUDA graphs (-G) or aggregated calls (-m) take the host's cost out",
+      above, compared, kHostAboveDevice * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes))});
+}
+
+void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
+  std::size_t none = 0;
+  for (const auto& r : results) none += r.status == "ok" && r.moves_nothing ? 1 : 0;
+  if (none == 0) return;
+  out.push_back(Warning{"nothing_moved", fmt::format(
+      "{} in-place cases ran on one rank, where the result is already in place and nothing moves: their time is the "
+      "call's own cost and they have no bandwidth (- in the table, null in the reports)",
+      none)});
+}
 
 }  // namespace
 
@@ -86,6 +127,8 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   std::vector<Warning> warnings;
   noise_warnings(results, plan, warnings);
   fault_warning(results, plan, warnings);
+  host_bound_warning(results, plan, warnings);
+  nothing_moved_warning(results, warnings);
   return warnings;
 }
 
