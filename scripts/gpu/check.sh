@@ -8,7 +8,9 @@
 #   tests     every single-process gpu test executable, then phase mpitests
 #   mpitests  test_nccl_ranks under mpirun -np 2 and 4 (the missing-peer test on its own)
 #   one       1 rank: allreduce -b 8 -e 8G -f 2 against the device copy bandwidth (target >= 0.9 from 64 MiB)
-#   peer      nccl-tests all_reduce_perf at the same sizes against distbench (needs .gpu/peers/all_reduce_perf)
+#   peer      nccl-tests all_reduce_perf at the same sizes against distbench in both timings (nccl-tests' and
+#             sampled; needs .gpu/peers/all_reduce_perf), and in-place alltoall on 1 rank (staging outside the events)
+#   rounds    ROUNDS (5) interleaved rounds of all_reduce_perf and distbench: ratio of medians per size (+-2%)
 #   flags     1 rank: -G (CUDA graphs), -g 2 (must fail clearly on one GPU), -R (registered buffers), -m, -z
 #   canary    2 ranks on the one GPU (NCCL_HOSTID per rank), one small allreduce with NCCL_DEBUG=INFO
 #   timeout   -T 10 with one rank stopped (SIGSTOP), rank 1 then rank 0: the job must end within the timeout
@@ -403,6 +405,63 @@ EOF
   distbench alltoall --backend $BACKEND -b 1M -e 256M -f 4 --columns device --json "$WORK/staging.json" \
     | tee "$WORK/staging.txt"; rc=$?
   [ $rc -eq 0 ] || fail "alltoall staging rc=$rc"
+}
+
+phase_rounds() {
+  # ROUNDS interleaved rounds of all_reduce_perf and distbench's default (nccl-tests) timing at the same sizes,
+  # compared as ratios of medians per size (one run of each reads up to +-50% apart at small sizes on its own);
+  # then each once with blocks of 200 after 20 warm-up operations, for sizes where a short block reads slow.
+  local peer="$BUNDLE/peers/all_reduce_perf" k
+  [ -x "$peer" ] || { fail "no $peer"; return; }
+  for k in $(seq 1 "${ROUNDS:-5}"); do
+    [ "$(time_left)" -lt 60 ] && { echo "deadline: round $k not run"; break; }
+    "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 > "$WORK/rounds-nt-$k.txt" || fail "all_reduce_perf round $k"
+    distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --json "$WORK/rounds-db-$k.json" -q \
+      || fail "distbench round $k"
+    echo "round $k done at ${SECONDS}s"
+  done
+  "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 -n 200 -w 20 > "$WORK/rounds-nt-long.txt"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -n 200 -w 20 --json "$WORK/rounds-db-long.json" -q
+  py - "$WORK" <<'EOF' || fail "nccl-tests timing: median ratio outside +-2% of all_reduce_perf at some size"
+import glob, json, statistics, sys
+work = sys.argv[1]
+def nccl_tests(path):
+    nt = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 13 and f[0].isdigit():
+            nt[int(f[0])] = {"out-of-place": float(f[5]), "in-place": float(f[9])}
+    return nt
+def distbench(path):
+    out = {}
+    for r in json.load(open(path))["records"]:
+        if r.get("kind", "collective") == "collective" and r["status"] == "ok":
+            out.setdefault(r["params"]["bytes"], {})[r["params"]["placement"]] = r["metrics"]
+    return out
+nts = [nccl_tests(p) for p in sorted(glob.glob(f"{work}/rounds-nt-[0-9]*.txt"))]
+dbs = [distbench(p) for p in sorted(glob.glob(f"{work}/rounds-db-[0-9]*.json"))]
+long_nt, long_db = nccl_tests(f"{work}/rounds-nt-long.txt"), distbench(f"{work}/rounds-db-long.json")
+print(f"{len(nts)} rounds; time in us, medians over rounds; ratio distbench / nccl-tests; spread = max/min of a tool's rounds")
+print(f"{'bytes':>11} {'nt':>9} {'nt spread':>9} {'db':>9} {'db spread':>9} {'db/nt':>6} {'dev':>9} {'-n 200 db/nt':>12}")
+within = total = 0
+for size in sorted(nts[0]):
+    t_nt = [n[size]["out-of-place"] for n in nts if size in n]
+    t_db = [d[size]["out-of-place"]["time_us"] for d in dbs if size in d]
+    dev = [d[size]["out-of-place"].get("device_time_us") for d in dbs if size in d]
+    if not t_nt or not t_db:
+        continue
+    ratio = statistics.median(t_db) / statistics.median(t_nt)
+    total += 1
+    within += abs(ratio - 1) <= 0.02
+    lr = float("nan")
+    if size in long_nt and size in long_db:
+        lr = long_db[size]["out-of-place"]["time_us"] / long_nt[size]["out-of-place"]
+    devm = statistics.median([d for d in dev if d]) if any(dev) else float("nan")
+    print(f"{size:>11} {statistics.median(t_nt):>9.2f} {max(t_nt) / min(t_nt):>9.3f} {statistics.median(t_db):>9.2f}"
+          f" {max(t_db) / min(t_db):>9.3f} {ratio:>6.3f} {devm:>9.2f} {lr:>12.3f}")
+print(f"out of place, ratio of medians within +-2%: {within} of {total} sizes")
+sys.exit(0 if within == total and total > 0 else 1)
+EOF
 }
 
 phase_ranks() {

@@ -86,6 +86,9 @@ class Communicator {
   virtual void synchronize_spinning(Seconds timeout) { synchronize(timeout); }
   // Whether calls run on a device, after run() returns (make_timer() then times them there, not on the host).
   virtual bool runs_on_device() const { return false; }
+  // Whether an in-place call of `c` copies its data even where nothing needs to move (one rank): a backend that
+  // runs it out of place from a staged copy of its input.
+  virtual bool copies_in_place(Collective) const { return false; }
   virtual std::unique_ptr<Timer> make_timer() = 0;
 };
 

@@ -296,7 +296,8 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.wrong = m.wrong;
       result.noise_target_met = m.sampling.noise_target_met;
       result.timing = std::string(name(m.timing));
-      result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion;
+      result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion &&
+                             !comm->copies_in_place(plan.collective);
       aggregate_samples(by_rank, plan.average, plan.collective, result);
       if (!device_by_rank.empty()) {
         ReducedPhase device = reduce_phase("device", device_by_rank, plan.average);
