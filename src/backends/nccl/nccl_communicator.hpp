@@ -81,12 +81,16 @@ class NcclCommunicator final : public Communicator {
   std::vector<std::uintptr_t> signature(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared,
                                         int ops) const;
   void release_staging() noexcept;
+  bool same_memory(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared) const;
 
   std::shared_ptr<NcclGroup> group_;
   BackendOptions options_;
   std::vector<void*> staging_;  // one per part
   std::size_t staging_capacity_ = 0;
   GraphCache graphs_;
+  // The last series run_series() ran, worked out; reused while the calls and their device memory are the same.
+  std::vector<CollectiveCall> series_calls_;
+  std::vector<Prepared> series_prepared_;
   std::string last_what_ = "NCCL calls";
   std::shared_ptr<CudaMath> math_;
 };
