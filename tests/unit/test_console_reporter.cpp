@@ -58,6 +58,7 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "# group: world (1 group)\n"
       "# sweep: 8 .. 1048576 B, 3 sizes\n"
       "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# timing: sampled (--timing): the host clock around each sample's operations, one buffer position\n"
       "#\n"
       "#                                                            out-of-place                           in-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong        time    algbw    busbw #wrong\n"
@@ -97,6 +98,7 @@ TEST(ConsoleReporter, FaultColumnsAndMallocReuse) {
       "# group: world (1 group)\n"
       "# sweep: 65536 .. 65536 B, 1 size\n"
       "# samples: 20 per case   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# timing: sampled (--timing): the host clock around each sample's operations, one buffer position\n"
       "# malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)\n"
       "#\n"
       "#                                                                     out-of-place\n"
@@ -127,6 +129,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
   plan.stopping.max_noise = 0.5;
   plan.stopping.min_samples = 10;
   plan.stopping.max_time_s = 2;
+  plan.block_stopping = plan.stopping;
   plan.check_iters = 0;
   plan.average = RankAverage::max;
 
@@ -166,8 +169,11 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# collective: broadcast   backend: nccl   world size: 6   ranks per host: node-a 4, node-b 2\n"
       "# group: group-size 2 (3 groups of 2 ranks)\n"
       "# sweep: 1024 .. 1073741824 B, 4 sizes\n"
-      "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case)   warm-up: 3 iterations   check: off"
-      "   time: slowest rank (-a max)\n"
+      "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case) per case, each a block of 20 "
+      "operations (-n)   warm-up: 3 iterations   check: off   time: slowest rank (-a max)\n"
+      "# timing: nccl-tests (--timing): the host clock around each block and the wait for its completion, buffer positions "
+      "rotated per operation as nccl-tests does; the device's events around the same blocks in the reports "
+      "(device_time_us, --columns device)\n"
       "#\n"
       "#                                                                  in-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong  noise\n"
@@ -207,6 +213,7 @@ TEST(ConsoleReporter, NothingMeasured) {
       "# group: world (1 group)\n"
       "# sweep: no sizes\n"
       "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# timing: sampled (--timing): the host clock around each sample's operations, one buffer position\n"
       "#\n"
       "#                                                            out-of-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong\n"
