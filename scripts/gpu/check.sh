@@ -10,7 +10,10 @@
 #   one       1 rank: allreduce -b 8 -e 8G -f 2 against the device copy bandwidth (target >= 0.9 from 64 MiB)
 #   peer      nccl-tests all_reduce_perf at the same sizes against distbench in both timings (nccl-tests' and
 #             sampled; needs .gpu/peers/all_reduce_perf), and in-place alltoall on 1 rank (staging outside the events)
+#   staging   1 rank: in-place alltoall (staged) against out of place, host clock and device events
 #   rounds    ROUNDS (5) interleaved rounds of all_reduce_perf and distbench: ratio of medians per size (+-2%)
+#   ranksperf the same at 2 and 4 ranks on the one GPU (RANKS_NP; ROUNDS, default 3 here) against nccl-tests built
+#             with MPI=1 (.gpu/peers/all_reduce_perf_mpi), NCCL over sockets
 #   flags     1 rank: -G (CUDA graphs), -g 2 (must fail clearly on one GPU), -R (registered buffers), -m, -z
 #   canary    2 ranks on the one GPU (NCCL_HOSTID per rank), one small allreduce with NCCL_DEBUG=INFO
 #   timeout   -T 10 with one rank stopped (SIGSTOP), rank 1 then rank 0: the job must end within the timeout
@@ -45,7 +48,7 @@ DEADLINE=${DEADLINE:-0}
 MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/*"}  # which test_nccl_ranks runs
 RANKS_NP=${RANKS_NP:-"2 4"}  # phase ranks: rank counts and collectives
 RANKS_COLLS=${RANKS_COLLS:-"allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv"}
-phases=${*:-env canary tests one peer flags timeout ranks flags2}
+phases=${*:-env canary tests one peer rounds flags timeout ranks flags2}
 # Rows of a report, schema 1 (`results`) or 2 (`records` with `params` and `metrics`), as flat dicts with the keys
 # bytes, placement, dtype, op, status, skip_reason, time_shown_us, algbw_gbps, wrong. Imported by the checks below.
 cat > "$WORK/report_rows.py" <<'EOF'
@@ -401,7 +404,12 @@ for placement in ("out-of-place", "in-place"):
 print(f"\nout of place, nccl-tests timing within +-2% of all_reduce_perf: {within} of {total} sizes")
 sys.exit(0 if within == total and total > 0 else 1)
 EOF
-  echo "--- alltoall on 1 rank, in place (staged once per block, outside the device events) against out of place"
+  phase_staging
+}
+
+phase_staging() {
+  local rc
+  echo "--- alltoall on 1 rank, in place (its input staged when the case's warm-up starts) against out of place"
   distbench alltoall --backend $BACKEND -b 1M -e 256M -f 4 --columns device --json "$WORK/staging.json" \
     | tee "$WORK/staging.txt"; rc=$?
   [ $rc -eq 0 ] || fail "alltoall staging rc=$rc"
@@ -462,6 +470,56 @@ for size in sorted(nts[0]):
 print(f"out of place, ratio of medians within +-2%: {within} of {total} sizes")
 sys.exit(0 if within == total and total > 0 else 1)
 EOF
+}
+
+phase_ranksperf() {
+  # 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank: NCCL goes over sockets), nccl-tests built with MPI=1
+  # (.gpu/peers/all_reduce_perf_mpi) against distbench's default timing: ROUNDS interleaved rounds, ratio of medians.
+  local peer="$BUNDLE/peers/all_reduce_perf_mpi" np k
+  [ -x "$peer" ] || { fail "no $peer (nccl-tests built with MPI=1)"; return; }
+  for np in ${RANKS_NP:-2 4}; do
+    for k in $(seq 1 "${ROUNDS:-3}"); do
+      [ "$(time_left)" -lt 60 ] && { echo "deadline: np $np round $k not run"; break; }
+      guarded 120 "ranksperf-nt-np$np-$k" "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" "$peer" -b 8 -e 4M -f 4 -g 1 \
+        || fail "all_reduce_perf_mpi np $np round $k"
+      guarded 120 "ranksperf-db-np$np-$k" "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" distbench allreduce --backend $BACKEND \
+        -b 8 -e 4M -f 4 --placement out-of-place -q --json "$WORK/ranksperf-db-np$np-$k.json" || fail "distbench np $np round $k"
+    done
+    py - "$WORK" "$np" <<'EOF' || fail "np $2: nccl-tests timing outside +-2% of all_reduce_perf (median ratio)"
+import glob, json, statistics, sys
+work, np = sys.argv[1], sys.argv[2]
+def nccl_tests(path):
+    nt = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 13 and f[0].isdigit():
+            nt[int(f[0])] = (float(f[5]), float(f[7]))
+    return nt
+def distbench(path):
+    out = {}
+    for r in json.load(open(path))["records"]:
+        if r.get("kind", "collective") == "collective" and r["status"] == "ok" and r["params"]["placement"] == "out-of-place":
+            out[r["params"]["bytes"]] = (r["metrics"]["time_us"], r["metrics"]["busbw_gbps"], r["metrics"]["wrong"])
+    return out
+nts = [nccl_tests(p) for p in sorted(glob.glob(f"{work}/ranksperf-nt-np{np}-*.out"))]
+dbs = [distbench(p) for p in sorted(glob.glob(f"{work}/ranksperf-db-np{np}-*.json"))]
+print(f"np {np}, {len(nts)} rounds, out of place; time us, busbw GB/s: medians; spread = max/min over a tool's rounds")
+print(f"{'bytes':>10} {'nt time':>10} {'spread':>7} {'db time':>10} {'spread':>7} {'time ratio':>10} {'busbw ratio':>11} {'wrong':>5}")
+within = total = 0
+for size in sorted(nts[0]) if nts else []:
+    t = [n[size][0] for n in nts if size in n]; b = [n[size][1] for n in nts if size in n]
+    dt = [d[size][0] for d in dbs if size in d]; db = [d[size][1] for d in dbs if size in d]
+    if not t or not dt:
+        continue
+    ratio = statistics.median(dt) / statistics.median(t)
+    total += 1; within += abs(ratio - 1) <= 0.02
+    wrong = sum(d[size][2] or 0 for d in dbs if size in d)
+    print(f"{size:>10} {statistics.median(t):>10.1f} {max(t) / min(t):>7.3f} {statistics.median(dt):>10.1f}"
+          f" {max(dt) / min(dt):>7.3f} {ratio:>10.3f} {statistics.median(db) / statistics.median(b) if statistics.median(b) else float('nan'):>11.3f} {wrong:>5}")
+print(f"np {np}: within +-2%: {within} of {total} sizes")
+sys.exit(0 if total and within == total else 1)
+EOF
+  done
 }
 
 phase_ranks() {

@@ -104,5 +104,46 @@ TEST(SweepWarnings, SkippedCasesAreNotJudged) {
   EXPECT_TRUE(sweep_warnings({r}, SweepPlan{}).empty());
 }
 
+bool has_code(const std::vector<Warning>& warnings, std::string_view code) {
+  return std::any_of(warnings.begin(), warnings.end(), [&](const Warning& w) { return w.code == code; });
+}
+
+TEST(SweepWarnings, AHostClockWellAboveTheDevicesTimeIsAFindingWithItsSizePerBlock) {
+  // nccl-tests' timing on a GPU: 5.2 us on the host clock, 4.5 on the device's events, blocks of 20: 14 us a block.
+  CaseResult small = with_samples(steady(), 8);
+  small.time_shown = 5.2e-6;
+  small.device_time_shown = 4.5e-6;
+  small.ops_per_sample = 20;
+  CaseResult large = with_samples(steady(), 1 << 30);
+  large.time_shown = 500e-6;
+  large.device_time_shown = 499e-6;  // within 5%: no finding
+  large.ops_per_sample = 20;
+  auto warnings = sweep_warnings({small, large}, SweepPlan{});
+  ASSERT_TRUE(has_code(warnings, "host_bound"));
+  EXPECT_TRUE(mentions(warnings, "1 of 2 cases read more than 5% above the device's own time")) << warnings[0].message;
+  EXPECT_TRUE(mentions(warnings, "a median 14.0 us more per block of 20 operations"));
+  EXPECT_TRUE(mentions(warnings, "sizes 8 B to 8 B"));
+  // Without the device's time (sampled timing, MPI), or with -C 1 (the host clock stops at the last enqueue): none.
+  small.device_time_shown = kNotMeasured;
+  EXPECT_FALSE(has_code(sweep_warnings({small, large}, SweepPlan{}), "host_bound"));
+  small.device_time_shown = 4.5e-6;
+  SweepPlan cpu_time;
+  cpu_time.cpu_time = true;
+  EXPECT_FALSE(has_code(sweep_warnings({small, large}, cpu_time), "host_bound"));
+  // A case that moves nothing is no finding about the transfer either.
+  small.moves_nothing = true;
+  EXPECT_FALSE(has_code(sweep_warnings({small, large}, SweepPlan{}), "host_bound"));
+}
+
+TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {
+  CaseResult r = with_samples(steady());
+  r.placement = "in-place";
+  EXPECT_FALSE(has_code(sweep_warnings({r}, SweepPlan{}), "nothing_moved"));
+  r.moves_nothing = true;
+  const auto warnings = sweep_warnings({r, r}, SweepPlan{});
+  ASSERT_TRUE(has_code(warnings, "nothing_moved"));
+  EXPECT_TRUE(mentions(warnings, "2 in-place cases ran on one rank"));
+}
+
 }  // namespace
 }  // namespace distbench

@@ -39,8 +39,8 @@ class NcclCommunicator final : public Communicator {
   // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
   void run_repeated(const CollectiveCall& call, int times) override;
   // As run_repeated(), the i-th operation being calls[i % calls.size()]. An in-place alltoall or sendrecv (which NCCL
-  // cannot run in place) copies its input aside once, before the series and its timer's start event, instead of
-  // before each operation: the operations then read the same input, which a timing does not mind.
+  // cannot run in place) copies its input aside once, when a series is first run (a case's warm-up), instead of
+  // before each operation: the operations then read that input, which a timing does not mind.
   void run_series(std::span<const CollectiveCall> calls, int times) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   // ncclSend/ncclRecv of bytes on the stream, with -g 1 only (a process driving several GPUs would need every part
