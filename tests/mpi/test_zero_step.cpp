@@ -3,6 +3,7 @@
 // holds agree, for every parameter type and a Ψ and layer sizes that N does not divide.
 #include "tests/mpi/mpi_environment.hpp"
 
+#include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "core/groups.hpp"
@@ -150,6 +151,63 @@ TEST_P(ZeroStages, HeldBytesAreTheFormulas) {
 
 INSTANTIATE_TEST_SUITE_P(Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32),
                          [](const auto& info) { return std::string(name(info.param)); });
+
+// The mutation suite: each deliberate mistake in the step must fail the check, which names what differs. One rank
+// alone cannot hold a mistake between ranks.
+struct MutantCase {
+  Mutant mutant;
+  Stage stage;
+  const char* what;  // a part of the mismatch's name, or "" for any
+};
+
+TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
+  const int n = connector().size();
+  if (n < 2) GTEST_SKIP() << "the mistakes are between ranks: needs 2 or more";
+  const std::vector<MutantCase> cases = {
+      {Mutant::no_grad_scale, Stage::s0, ""},          {Mutant::no_grad_scale, Stage::s1, ""},
+      {Mutant::no_grad_scale, Stage::s2, ""},          {Mutant::no_grad_scale, Stage::s3, ""},
+      {Mutant::doubled_grad_scale, Stage::s0, ""},     {Mutant::doubled_grad_scale, Stage::s3, ""},
+      {Mutant::doubled_reduction, Stage::s0, ""},      {Mutant::doubled_reduction, Stage::s1, ""},
+      {Mutant::skipped_bucket, Stage::s0, ""},         {Mutant::skipped_bucket, Stage::s1, ""},
+      {Mutant::skipped_bucket, Stage::s2, ""},         {Mutant::skipped_bucket, Stage::s3, ""},
+      {Mutant::skipped_forward_gather, Stage::s3, "parameter gathered for the forward"},
+      {Mutant::skipped_backward_gather, Stage::s3, "parameter gathered for the backward"},
+      {Mutant::wrong_gather_block, Stage::s1, ""},  // fp32: the parameters are the master weights
+      {Mutant::wrong_gather_block, Stage::s2, ""},
+  };
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(n));
+  for (const DType type : {DType::bfloat16, DType::float32}) {
+    for (const MutantCase& c : cases) {
+      StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
+      config.mutant = c.mutant;
+      ZeroStep step(comm, config);
+      for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
+      const auto m = check_step(step, n, type, AdamConfig{});
+      const std::uint64_t mine = m ? m->count : 0;
+      std::uint64_t all = 0;
+      for (const auto count : allgather_value(connector(), mine)) all += count;
+      const std::string label = fmt::format("mutant {} at stage {}, {}, np {}", static_cast<int>(c.mutant),
+                                            name(c.stage), name(type), n);
+      EXPECT_GT(all, 0u) << label << " survived the check";
+      if (m && *c.what != '\0') {
+        EXPECT_NE(m->what.find(c.what), std::string::npos) << label << ": " << m->what;
+      }
+    }
+  }
+}
+
+TEST(ZeroMutants, TheCorrectStepPassesTheSameChecks) {
+  const int n = connector().size();
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(n));
+  for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+    ZeroStep step(comm, step_config(stage, DType::bfloat16, layers, 300));
+    for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
+    const auto m = check_step(step, n, DType::bfloat16, AdamConfig{});
+    EXPECT_FALSE(m.has_value()) << name(stage) << ": " << (m ? m->what : std::string());
+  }
+}
 
 }  // namespace
 }  // namespace distbench::zero

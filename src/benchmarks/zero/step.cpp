@@ -45,7 +45,7 @@ float load_value(DType t, const std::byte* at, std::size_t i) {
 
 float gradient_value(std::uint64_t i, int rank, int step) {
   return static_cast<float>(
-      static_cast<int>((i * 7 + static_cast<std::uint64_t>(rank) * 3 + static_cast<std::uint64_t>(step) * 5) % 9) - 4);
+      static_cast<int>((i * 7 + static_cast<std::uint64_t>(rank) * 2 + static_cast<std::uint64_t>(step) * 5) % 9) - 4);
 }
 
 float initial_weight(std::uint64_t i) { return 0.5f + static_cast<float>(i % 7) * 0.125f; }
@@ -58,6 +58,8 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_
   const auto n = static_cast<std::size_t>(comm.size());
   me_ = static_cast<std::size_t>(comm.rank());
   config_.adam.grad_scale = 1.0f / static_cast<float>(n);
+  if (config_.mutant == Mutant::no_grad_scale) config_.adam.grad_scale = 1.0f;
+  if (config_.mutant == Mutant::doubled_grad_scale) config_.adam.grad_scale = 2.0f / static_cast<float>(n);
   const Stage stage = config_.stage;
   segments_ = stage_segments(stage, config_.layers, config_.bucket, n);
   const std::size_t g = size_of(t);
@@ -160,17 +162,51 @@ void ZeroStep::make_gradients(std::byte* at, const Segment& s) {
   for (std::size_t k = s.part.elements; k < slot; ++k) store_value(config_.type, at, k, 0.0f);
 }
 
+void ZeroStep::check_gathered(std::size_t l, const char* pass) {
+  const std::size_t g = size_of(config_.type), shard = segments_[l].part.shard;
+  const std::byte* got = gathered_.data() + me_ * shard * g;
+  const std::byte* mine = params_.data() + shard_at_[l] * g;
+  std::uint64_t differ = 0;
+  std::size_t first = shard;
+  for (std::size_t k = 0; k < shard; ++k) {
+    if (std::memcmp(got + k * g, mine + k * g, g) == 0) continue;
+    ++differ;
+    first = std::min(first, k);
+  }
+  if (differ == 0) return;
+  if (gather_mismatch_) {
+    gather_mismatch_->count += differ;
+    return;
+  }
+  gather_mismatch_ = Mismatch{fmt::format("parameter gathered for the {} (step {})", pass, next_step_),
+                              segments_[l].begin + me_ * shard + first, load_value(config_.type, got, first),
+                              load_value(config_.type, mine, first), differ};
+}
+
+void ZeroStep::gather_layer(std::size_t l, Seconds timeout, const char* pass) {
+  collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+  if (config_.gradients == Gradients::exact) check_gathered(l, pass);
+}
+
 void ZeroStep::forward_gathers(Seconds timeout) {
   if (config_.stage != Stage::s3) return;
   for (std::size_t l = 0; l < segments_.size(); ++l) {
-    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+    if (config_.mutant == Mutant::skipped_forward_gather && l + 1 == segments_.size()) {
+      if (config_.gradients == Gradients::exact) check_gathered(l, "forward");
+      continue;
+    }
+    gather_layer(l, timeout, "forward");
   }
 }
 
 void ZeroStep::backward_gathers(Seconds timeout) {
   if (config_.stage != Stage::s3) return;
   for (std::size_t l = segments_.size(); l-- > 0;) {
-    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+    if (config_.mutant == Mutant::skipped_backward_gather && l == 0) {
+      if (config_.gradients == Gradients::exact) check_gathered(l, "backward");
+      continue;
+    }
+    gather_layer(l, timeout, "backward");
   }
 }
 
@@ -183,6 +219,7 @@ void ZeroStep::reduce(Seconds timeout) {
     for (std::size_t b = segments_.size(); b-- > 0;) {
       const Segment& s = segments_[b];
       if (exact) make_gradients(staging_.data(), s);
+      if (config_.mutant == Mutant::skipped_bucket && b + 1 == segments_.size()) continue;
       collective(Collective::reduce_scatter, {&staging_view_, 0}, grads_at(shard_at_[b]), s.part.shard, timeout);
     }
     return;
@@ -192,12 +229,16 @@ void ZeroStep::reduce(Seconds timeout) {
   }
   for (std::size_t b = segments_.size(); b-- > 0;) {
     const Segment& s = segments_[b];
+    if (config_.mutant == Mutant::skipped_bucket && b + 1 == segments_.size()) continue;
     if (stage == Stage::s1 && config_.zero1 == Zero1Reduce::reduce_scatter) {
       collective(Collective::reduce_scatter, grads_at(slot_[b]), grads_at(slot_[b] + me_ * s.part.shard), s.part.shard,
                  timeout);
     } else {
       const std::size_t count = stage == Stage::s0 ? s.part.elements : s.part.padded();
       collective(Collective::allreduce, grads_at(slot_[b]), grads_at(slot_[b]), count, timeout);
+      if (config_.mutant == Mutant::doubled_reduction) {
+        collective(Collective::allreduce, grads_at(slot_[b]), grads_at(slot_[b]), count, timeout);
+      }
     }
   }
 }
@@ -219,7 +260,9 @@ void ZeroStep::gather(Seconds timeout) {
   // In place: this rank's shard sits at its block of each bucket.
   for (std::size_t b = 0; b < segments_.size(); ++b) {
     const std::size_t shard = segments_[b].part.shard;
-    collective(Collective::allgather, params_at(slot_[b] + me_ * shard), params_at(slot_[b]), shard, timeout);
+    const std::size_t from =
+        config_.mutant == Mutant::wrong_gather_block ? (me_ + 1) % static_cast<std::size_t>(comm_.size()) : me_;
+    collective(Collective::allgather, params_at(slot_[b] + from * shard), params_at(slot_[b]), shard, timeout);
   }
 }
 

@@ -16,6 +16,8 @@
 #include "core/timer.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace distbench::zero {
@@ -24,12 +26,35 @@ namespace distbench::zero {
 void store_value(DType t, std::byte* at, std::size_t i, float value);
 float load_value(DType t, const std::byte* at, std::size_t i);
 
-// The gradient of global element `i` on `rank` at step `step`: an integer in [-4, 4].
+// The gradient of global element `i` on `rank` at step `step`: an integer in [-4, 4], different on any two of 9
+// consecutive ranks (so that a block from the wrong peer, or a rank counted twice, changes the sum).
 float gradient_value(std::uint64_t i, int rank, int step);
 // The initial master weight of global element `i`.
 float initial_weight(std::uint64_t i);
 
 enum class Gradients { exact, zero };
+
+// A deliberate mistake in the step, for the tests that prove --check catches it (the mutation suite); nothing outside
+// the tests sets one, and the command line cannot.
+enum class Mutant {
+  none,
+  no_grad_scale,            // the 1/N of the averaged gradient left out
+  doubled_grad_scale,       // 2/N
+  doubled_reduction,        // every allreduce of the gradients run twice (stages 0-1)
+  skipped_bucket,           // the last bucket's gradients never reduced
+  skipped_forward_gather,   // stage 3: the last layer's forward all-gather left out
+  skipped_backward_gather,  // stage 3: the first layer's backward all-gather left out
+  wrong_gather_block,       // stages 1-2: each rank sends the next rank's block in the parameter all-gather
+};
+
+// Where a check found its first difference: what (e.g. "master weight"), the global element, both values, and how
+// many elements differ.
+struct Mismatch {
+  std::string what;
+  std::uint64_t index = 0;
+  float got = 0, expected = 0;
+  std::uint64_t count = 0;
+};
 
 struct StepConfig {
   Stage stage = Stage::s0;
@@ -39,6 +64,7 @@ struct StepConfig {
   AdamConfig adam;         // grad_scale is set to 1/N
   Zero1Reduce zero1 = Zero1Reduce::allreduce;
   Gradients gradients = Gradients::exact;
+  Mutant mutant = Mutant::none;  // tests only
 };
 
 // One collective of a step and how often a step runs it with that count.
@@ -79,6 +105,12 @@ class ZeroStep {
   Range owned_run(std::size_t run) const { return {runs_[run].global, runs_[run].global + runs_[run].count}; }
   float master_at(std::size_t run, std::size_t k) const;
   float param_at(std::size_t run, std::size_t k) const;
+  // Adam's moments of the same element.
+  float m_at(std::size_t run, std::size_t k) const { return m_[runs_[run].state + k]; }
+  float v_at(std::size_t run, std::size_t k) const { return v_[runs_[run].state + k]; }
+  // Stage 3 with exact gradients: the first gathered layer whose block from this rank differed from this rank's
+  // shard right after the all-gather (what the forward or backward would have consumed), over every step so far.
+  const std::optional<Mismatch>& gather_mismatch() const { return gather_mismatch_; }
   // Stages 0-2 hold every parameter; `i` (global) as this rank holds it.
   bool holds_full_params() const { return config_.stage != Stage::s3; }
   float held_param(std::uint64_t i) const;
@@ -101,6 +133,9 @@ class ZeroStep {
   BufferRef params_at(std::size_t element) { return {&params_view_, element * size_of(config_.type)}; }
   BufferRef grads_at(std::size_t element) { return {&grads_view_, element * size_of(config_.type)}; }
   void make_gradients(std::byte* at, const Segment& s);  // exact: this step's gradients of the segment's elements
+  // Stage 3, exact gradients: layer `l` just gathered; this rank's block must be its shard.
+  void check_gathered(std::size_t l, const char* pass);
+  void gather_layer(std::size_t l, Seconds timeout, const char* pass);
 
   Communicator& comm_;
   StepConfig config_;
@@ -116,6 +151,7 @@ class ZeroStep {
   std::vector<std::byte> staging_;     // stage 2: one bucket's gradients; stage 3: one layer's gradients
   std::vector<std::byte> gathered_;    // stage 3: one layer's parameters
   std::vector<float> master_, m_, v_;
+  std::optional<Mismatch> gather_mismatch_;
   ExternalBuffer params_view_{nullptr, 0}, grads_view_{nullptr, 0}, staging_view_{nullptr, 0},
       gathered_view_{nullptr, 0};
 };

@@ -16,7 +16,8 @@ bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 
 
 Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
                         const AdamConfig& adam) {
-  Reference out{std::vector<float>(count), std::vector<float>(count)};
+  Reference out{std::vector<float>(count), std::vector<float>(count), std::vector<float>(count),
+                std::vector<float>(count)};
   AdamConfig config = adam;
   config.grad_scale = 1.0f / static_cast<float>(ranks);
   config.threads = 1;
@@ -41,6 +42,8 @@ Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int s
     // fp32: the master weights are the parameters; else what the update wrote
     for (std::size_t k = 0; k < n; ++k) {
       out.params[at + k] = type == DType::float32 ? master[k] : load_value(type, param.data(), k);
+      out.m[at + k] = m[k];
+      out.v[at + k] = v[k];
     }
   }
   return out;
@@ -61,7 +64,8 @@ std::optional<Mismatch> first_mismatch(const std::string& what, const std::vecto
 
 std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam) {
   // Block by block, so that the check holds no more than a block beside the step.
-  std::optional<Mismatch> master_first, param_first;
+  if (step.gather_mismatch()) return step.gather_mismatch();
+  std::optional<Mismatch> master_first, param_first, m_first, v_first;
   const auto note = [](std::optional<Mismatch>& first, const std::optional<Mismatch>& block) {
     if (!block) return;
     if (!first) {
@@ -71,7 +75,7 @@ std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, 
     first->count += block->count;  // blocks come in global order: the first one found stays first
   };
   std::vector<std::uint64_t> indices;
-  std::vector<float> master, params;
+  std::vector<float> master, params, m, v;
   for (std::size_t run = 0; run < step.owned_runs(); ++run) {
     const Range r = step.owned_run(run);
     for (std::size_t at = 0; at < r.size(); at += kBlock) {
@@ -80,17 +84,25 @@ std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, 
       indices.resize(n);
       master.resize(n);
       params.resize(n);
+      m.resize(n);
+      v.resize(n);
       for (std::size_t k = 0; k < n; ++k) {
         indices[k] = r.begin + at + k;
         master[k] = step.master_at(run, at + k);
         params[k] = step.param_at(run, at + k);
+        m[k] = step.m_at(run, at + k);
+        v[k] = step.v_at(run, at + k);
       }
       note(master_first, first_mismatch("master weight", indices, master, ref.master));
       note(param_first, first_mismatch("parameter", indices, params, ref.params));
+      note(m_first, first_mismatch("Adam first moment m", indices, m, ref.m));
+      note(v_first, first_mismatch("Adam second moment v", indices, v, ref.v));
     }
   }
   if (master_first) return master_first;
   if (param_first) return param_first;
+  if (m_first) return m_first;
+  if (v_first) return v_first;
   if (!step.holds_full_params()) return std::nullopt;
   // Stages 0-2: every parameter the rank holds, so that all ranks hold the same.
   const std::uint64_t psi = step.parameters();

@@ -1,5 +1,5 @@
-// zero --check: after k steps with exact gradients, every element a rank updates must hold the master weight and
-// parameter of a single-rank run of the same global steps (the gradient of each element summed over the ranks, which
+// zero --check: after k steps with exact gradients, every element a rank updates must hold the master weight,
+// parameter and Adam moments (m, v) of a single-rank run of the same global steps (the gradient of each element summed over the ranks, which
 // is exact, then the same update), bit for bit; stages 0-2 also compare every parameter the rank holds, so that the
 // parameters agree across ranks. A stage that matches this reference matches stage 0, which matches it too.
 #pragma once
@@ -16,23 +16,21 @@ namespace distbench::zero {
 // The reference master weights and parameters (as floats) of elements [begin, begin + count) after `steps` steps of
 // `ranks` ranks.
 struct Reference {
-  std::vector<float> master, params;
+  std::vector<float> master, params, m, v;  // m, v: Adam's moments, which a wrong gradient scale changes even where
+                                            // m / sqrt(v) cancels it out of the weights
 };
 Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
                         const AdamConfig& adam);
 
-// The first element (lowest global index) whose value differs from the reference, and how many differ.
-struct Mismatch {
-  std::string what;  // "master weight" or "parameter"
-  std::uint64_t index = 0;
-  float got = 0, expected = 0;
-  std::uint64_t count = 0;
-};
+// The first element (lowest global index) whose value differs from the reference, and how many differ (Mismatch:
+// step.hpp).
 // `values[k]` belongs to global element `indices[k]`; `expected[k]` is its reference value. Bitwise comparison.
 std::optional<Mismatch> first_mismatch(const std::string& what, const std::vector<std::uint64_t>& indices,
                                        const std::vector<float>& values, const std::vector<float>& expected);
 
-// This rank's check of `step` (which has run `step.steps_done()` steps with exact gradients).
+// This rank's check of `step` (which has run `step.steps_done()` steps with exact gradients): stage 3's gathered
+// layers first (what the forward and backward consumed), then the master weights, the parameters, m and v.
+
 std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam);
 
 // "tensor 7 (of 48), index 123": where a global index falls among the layers.

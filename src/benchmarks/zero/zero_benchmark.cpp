@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -31,7 +32,7 @@ constexpr int kCopyRepeats = 5;
 struct MismatchWire {
   std::uint64_t count = 0, index = 0;
   float got = 0, expected = 0;
-  int parameter = 0;  // 0: master weight, 1: parameter
+  std::array<char, 96> what{};  // "master weight", "Adam first moment m", "parameter gathered for the forward (step 2)"
 };
 
 double mean(const std::vector<double>& v) {
@@ -124,10 +125,13 @@ std::string fault_advice(std::size_t stages, const ZeroPlan& plan) {
 std::string mismatch_text(Stage stage, const MismatchWire& m, int rank, int steps,
                           const std::vector<std::size_t>& layers) {
   return fmt::format(
-      "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} in a "
-      "single-rank run of the same steps ({} elements differ over all ranks)",
-      name(stage), steps, m.parameter == 0 ? "master weight" : "parameter", tensor_position(m.index, layers), m.index,
-      m.got, rank, m.expected, m.count);
+      "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} {} ({} elements "
+      "differ over all ranks)",
+      name(stage), steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank,
+      m.expected,
+      std::string_view(m.what.data()).starts_with("parameter gathered") ? "in the rank's own shard"
+                                                                         : "in a single-rank run of the same steps",
+      m.count);
 }
 
 }  // namespace
@@ -294,7 +298,8 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
       }
       MismatchWire mine;
       if (const auto m = check_step(step, connector.size(), plan_.type, adam)) {
-        mine = {m->count, m->index, m->got, m->expected, m->what == "parameter" ? 1 : 0};
+        mine = {m->count, m->index, m->got, m->expected, {}};
+        m->what.copy(mine.what.data(), mine.what.size() - 1);
       }
       std::vector<MismatchWire> all;
       {
