@@ -61,6 +61,7 @@ DataParallel::DataParallel(Communicator& comm, Mlp& model, const DataParallelCon
       optimizer_(config.optimizer, model),
       stage_(config.zero_stage),
       wire_(config.wire),
+      skip_last_bucket_(config.skip_last_bucket),
       ranks_(static_cast<std::size_t>(comm.size())),
       me_(static_cast<std::size_t>(comm.rank())) {
   if (stage_ < 0 || stage_ > 3) {
@@ -107,6 +108,7 @@ void DataParallel::start_reduce(std::size_t b) {
   const auto call = [&](Collective c, BufferRef send, BufferRef recv, std::size_t count) {
     f.work.push_back(comm_.start({c, send, recv, count, wire_, ReduceOp::sum, 0}));
   };
+  if (skip_last_bucket_ && b + 1 == buckets_.size()) return;
   if (stage_ < 2 || block == 0) {
     call(Collective::allreduce, wire_at(first), wire_at(first), n);
     return;

@@ -73,6 +73,7 @@ struct DataParallelConfig {
   Optimizer optimizer;
   int zero_stage = 0;           // 0-3 (above)
   DType wire = DType::float32;  // the gradients' type in the collectives: float32 or bfloat16
+  bool skip_last_bucket = false;  // tests only (the mutation suite): the last bucket's gradients are never reduced
 };
 
 class DataParallel {
@@ -129,6 +130,7 @@ class DataParallel {
   OptimizerState optimizer_;
   int stage_;
   DType wire_;
+  bool skip_last_bucket_;
   std::unique_ptr<Buffer> wire_buffer_;  // bfloat16 gradients (wire_ bfloat16)
   std::size_t ranks_, me_;
   int steps_ = 0;

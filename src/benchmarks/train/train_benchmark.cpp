@@ -1,6 +1,7 @@
 #include "benchmarks/train/train_benchmark.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
@@ -57,7 +58,7 @@ RecordLayout train_layout() {
       {"samples_per_s_1rank", "1/s", "--scaling: one rank alone training a rank's share of each batch"},
       {"scaling_efficiency", "1", "--scaling: samples_per_s / (ranks x samples_per_s_1rank)"},
       {"max_rel_diff", "1", "--check: largest relative difference from one rank trained on the global batches"},
-      {"wrong", "parameters", "--check: parameters beyond the tolerance; null when not checked"}};
+      {"wrong", "parameters", "--check: parameters beyond the tolerance, plus the ranks whose parameters differ bit for bit from their first replica's; null when not checked"}};
   l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
   return l;
 }
@@ -349,6 +350,17 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       max_diff = *std::max_element(diffs.begin(), diffs.end());
       wrong = 0;
       for (auto b : allgather_value(connector, beyond)) wrong += b;
+      // Replicas bit for bit: what a tolerance against one rank misses (a small bucket left unreduced).
+      const std::int64_t diverged = diverged_replicas(connector, params, plan_.tp_size);
+      if (diverged > 0 && root) {
+        outcome.warnings.push_back(
+            {"train_replicas_differ",
+             fmt::format("train --check, overlap {}: {} of {} ranks hold parameters that differ bit for bit from the "
+                         "first replica holding the same part of the model: the replicas did not apply the same "
+                         "reduced gradients",
+                         overlap ? "on" : "off", diverged, connector.size())});
+      }
+      wrong += diverged;
       outcome.wrong += wrong;
       if (wrong > 0 && root) {
         outcome.warnings.push_back(
