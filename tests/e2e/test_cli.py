@@ -660,7 +660,11 @@ class Train(Workdir):
                         self.assertEqual(m["wrong"], 0, m)
                         self.assertLess(m["max_rel_diff"], 1e-3)
                         self.assertLess(m["loss_last"], m["loss_first"])
-                        self.assertAlmostEqual(m["exposed_ms"], m["step_ms"] - m["compute_ms"], places=6)
+                        # exposed: what the steps waited for after their backward, a part of the step
+                        self.assertGreaterEqual(m["exposed_ms"], 0, m)
+                        self.assertLessEqual(m["exposed_ms"], m["step_ms"], m)
+                        if m["overlap_efficiency"] is not None:
+                            self.assertTrue(0 <= m["overlap_efficiency"] <= 1, m)
                         self.assertAlmostEqual(m["samples_per_s"], 48 / (m["step_ms"] / 1e3),
                                                delta=1e-6 * m["samples_per_s"])
                         if np == 1:

@@ -49,9 +49,12 @@ RecordLayout train_layout() {
       {"step_p90_ms", "ms", "90th percentile of the step"},
       {"compute_ms", "ms", "median of forward + backward alone (no communication) + the step's update"},
       {"comm_ms", "ms", "median of every bucket's allreduce alone (no compute)"},
-      {"exposed_ms", "ms", "step - compute: the communication the step did not hide"},
+      {"exposed_ms", "ms",
+       "the communication the step did not hide: what it waited for its reductions after the backward (median of the "
+       "slowest rank per step)"},
       {"overlap_efficiency", "1",
-       "1 - exposed / comm (1: all communication hidden; 0: none); null with one replica (nothing to communicate)"},
+       "1 - exposed / comm (1: all communication hidden; 0: none); null with one replica (nothing to communicate) or "
+       "when exposed exceeds comm (a figure_out_of_range warning says so)"},
       {"samples_per_s", "1/s", "global batch / median step"},
       {"loss_first", "1", "mean loss over ranks at the first timed step"},
       {"loss_last", "1", "mean loss over ranks at the last step"},
@@ -308,7 +311,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     if (root && progress) progress(i, plan_.overlaps.size(), label);
     Mlp model(plan_.shape, plan_.seed, device, math, {tp_comm, timeout});
     DataParallel dp(*dp_comm, model, {bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
-    std::vector<double> step_s, update_s, compute_s, comm_s;
+    std::vector<double> step_s, update_s, compute_s, comm_s, wait_s;
     double loss_first = 0, loss_last = 0;
     {
       auto guard = watchdog.arm(label + ": steps");
@@ -321,6 +324,7 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         if (s < plan_.warmup_steps) continue;
         step_s.push_back(dp.last_times().total);
         update_s.push_back(dp.last_times().update);
+        wait_s.push_back(dp.last_times().wait);  // what the step itself waited for, after its backward
         if (!plan_.trace_path.empty()) {
           const double offset = std::chrono::duration<double>(dp.last_began() - origin).count();
           const std::string events = trace_events(dp.last_timeline(), offset, connector.rank(), static_cast<int>(i));
@@ -385,13 +389,14 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         comm_s.push_back(dp.communicate_only(timeout));
       }
     }
-    std::vector<std::vector<double>> step_by_rank, compute_by_rank, comm_by_rank;  // on the root
+    std::vector<std::vector<double>> step_by_rank, compute_by_rank, comm_by_rank, wait_by_rank;  // on the root
     {
       auto guard = watchdog.arm(label + ": gathering");
       const int to = connector.root_rank();
       step_by_rank = gather_vector<double>(connector, std::span<const double>(step_s), to);
       compute_by_rank = gather_vector<double>(connector, std::span<const double>(compute_s), to);
       comm_by_rank = gather_vector<double>(connector, std::span<const double>(comm_s), to);
+      wait_by_rank = gather_vector<double>(connector, std::span<const double>(wait_s), to);
       const auto first = allgather_value(connector, loss_first);
       const auto last = allgather_value(connector, loss_last);
       loss_first = 0;
@@ -424,13 +429,25 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
         .set("tp_size", static_cast<std::int64_t>(plan_.tp_size));
     const double step = percentile(step_max, 50), compute = percentile(compute_max, 50),
                  comm_t = percentile(comm_max, 50);
-    const double exposed = step - compute;
+    // Exposed: what the steps themselves waited for their reductions after the backward (slowest rank per step, then
+    // the median) — a duration of the same steps, never negative, unlike step minus a compute-only run.
+    const double exposed = percentile(slowest_per_sample(wait_by_rank), 50);
+    if (dp_comm->size() > 1 && comm_t > 0 && exposed > comm_t) {
+      outcome.warnings.push_back(
+          {"figure_out_of_range",
+           fmt::format("train, overlap {}: the steps waited {:.3f} ms for their reductions after the backward, more "
+                       "than the {:.3f} ms the same collectives take alone: the overlap efficiency would be negative "
+                       "and is not given (the collectives were slower inside the step: contention with compute, or "
+                       "a rank late to them)",
+                       overlap ? "on" : "off", exposed * kMilli, comm_t * kMilli)});
+    }
     r.set_metric("step_ms", step * kMilli)
         .set_metric("step_p90_ms", percentile(step_max, 90) * kMilli)
         .set_metric("compute_ms", compute * kMilli)
         .set_metric("comm_ms", comm_t * kMilli)
         .set_metric("exposed_ms", exposed * kMilli)
-        .set_metric("overlap_efficiency", dp_comm->size() > 1 && comm_t > 0 ? 1.0 - exposed / comm_t : kNotMeasured)
+        .set_metric("overlap_efficiency",
+                    dp_comm->size() > 1 && comm_t > 0 && exposed <= comm_t ? 1.0 - exposed / comm_t : kNotMeasured)
         .set_metric("samples_per_s", step > 0 ? static_cast<double>(plan_.batch) / step : kNotMeasured)
         .set_metric("samples_per_s_1rank", one_rank_throughput)
         .set_metric("scaling_efficiency",
