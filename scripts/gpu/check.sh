@@ -66,6 +66,26 @@ def rows(report):
         out.append(row)
     return out
 EOF
+# all_reduce_perf's table and distbench's collective records, by size (and placement), for the peer comparisons.
+cat > "$WORK/peer_rows.py" <<'EOF'
+import json
+def nccl_tests(path):
+    """{bytes: {"out-of-place": time_us, "in-place": time_us, "busbw": out-of-place busbw}} from nccl-tests' table."""
+    nt = {}
+    for line in open(path):
+        f = line.split()
+        # size count type redop root | out-of-place: time algbw busbw #wrong | in-place: time algbw busbw #wrong
+        if len(f) >= 13 and f[0].isdigit():
+            nt[int(f[0])] = {"out-of-place": float(f[5]), "in-place": float(f[9]), "busbw": float(f[7])}
+    return nt
+def records(path):
+    """{bytes: {placement: metrics}} of a distbench report's measured collective records."""
+    out = {}
+    for r in json.load(open(path))["records"]:
+        if r.get("kind", "collective") == "collective" and r["status"] == "ok":
+            out.setdefault(r["params"]["bytes"], {})[r["params"]["placement"]] = r["metrics"]
+    return out
+EOF
 export PYTHONPATH="$WORK${PYTHONPATH:+:$PYTHONPATH}"
 fail() { echo "CHECK FAILED: $*"; echo "$*" >> "$WORK/failures"; }  # phases run in a pipeline: count in a file
 : > "$WORK/failures"
@@ -365,21 +385,8 @@ phase_peer() {
   "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 > "$WORK/nccl-tests-2.txt"
   py - "$WORK/nccl-tests.txt" "$WORK/nccl-tests-2.txt" "$WORK/peer.json" "$WORK/peer-sampled.json" <<'EOF' \
     || fail "nccl-tests timing not within 2% of all_reduce_perf at every size"
-import json, sys
-def nccl_tests(path):
-    nt = {}
-    for line in open(path):
-        f = line.split()
-        # size count type redop root | out-of-place: time algbw busbw #wrong | in-place: time algbw busbw #wrong
-        if len(f) >= 13 and f[0].isdigit():
-            nt[int(f[0])] = {"out-of-place": float(f[5]), "in-place": float(f[9])}
-    return nt
-def records(path):
-    out = {}
-    for r in json.load(open(path))["records"]:
-        if r.get("kind", "collective") == "collective" and r["status"] == "ok":
-            out[(r["params"]["bytes"], r["params"]["placement"])] = r["metrics"]
-    return out
+import sys
+from peer_rows import nccl_tests, records
 nt, nt2 = nccl_tests(sys.argv[1]), nccl_tests(sys.argv[2])
 db, sampled = records(sys.argv[3]), records(sys.argv[4])
 print("time in us; ratios distbench / nccl-tests (< 1: distbench reads faster). nt2/nt: the peer's second run / its first.")
@@ -390,7 +397,7 @@ for placement in ("out-of-place", "in-place"):
     print(f"{'bytes':>11} {'nt':>9} {'nt2/nt':>7} {'db':>9} {'db/nt':>6} {'dev':>9} {'host/dev':>8} {'sampled':>9}"
           f" {'smp/nt':>6}")
     for size in sorted(nt):
-        m, s = db.get((size, placement)), sampled.get((size, placement))
+        m, s = db.get(size, {}).get(placement), sampled.get(size, {}).get(placement)
         if m is None or s is None:
             continue
         t_nt, t_db, t_s = nt[size][placement], m["time_us"], s["time_us"]
@@ -431,21 +438,9 @@ phase_rounds() {
   "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 -n 200 -w 20 > "$WORK/rounds-nt-long.txt"
   distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -n 200 -w 20 --json "$WORK/rounds-db-long.json" -q
   py - "$WORK" <<'EOF' || fail "nccl-tests timing: median ratio outside +-2% of all_reduce_perf at some size"
-import glob, json, statistics, sys
+import glob, statistics, sys
+from peer_rows import nccl_tests, records as distbench
 work = sys.argv[1]
-def nccl_tests(path):
-    nt = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) >= 13 and f[0].isdigit():
-            nt[int(f[0])] = {"out-of-place": float(f[5]), "in-place": float(f[9])}
-    return nt
-def distbench(path):
-    out = {}
-    for r in json.load(open(path))["records"]:
-        if r.get("kind", "collective") == "collective" and r["status"] == "ok":
-            out.setdefault(r["params"]["bytes"], {})[r["params"]["placement"]] = r["metrics"]
-    return out
 nts = [nccl_tests(p) for p in sorted(glob.glob(f"{work}/rounds-nt-[0-9]*.txt"))]
 dbs = [distbench(p) for p in sorted(glob.glob(f"{work}/rounds-db-[0-9]*.json"))]
 long_nt, long_db = nccl_tests(f"{work}/rounds-nt-long.txt"), distbench(f"{work}/rounds-db-long.json")
@@ -486,28 +481,19 @@ phase_ranksperf() {
         -b 8 -e 4M -f 4 --placement out-of-place -q --json "$WORK/ranksperf-db-np$np-$k.json" || fail "distbench np $np round $k"
     done
     py - "$WORK" "$np" <<'EOF' || fail "np $2: nccl-tests timing outside +-2% of all_reduce_perf (median ratio)"
-import glob, json, statistics, sys
+import glob, statistics, sys
+from peer_rows import nccl_tests, records
 work, np = sys.argv[1], sys.argv[2]
-def nccl_tests(path):
-    nt = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) >= 13 and f[0].isdigit():
-            nt[int(f[0])] = (float(f[5]), float(f[7]))
-    return nt
-def distbench(path):
-    out = {}
-    for r in json.load(open(path))["records"]:
-        if r.get("kind", "collective") == "collective" and r["status"] == "ok" and r["params"]["placement"] == "out-of-place":
-            out[r["params"]["bytes"]] = (r["metrics"]["time_us"], r["metrics"]["busbw_gbps"], r["metrics"]["wrong"])
-    return out
+def distbench(path):  # out of place: (time, busbw, wrong) by size
+    return {size: (m["out-of-place"]["time_us"], m["out-of-place"]["busbw_gbps"], m["out-of-place"]["wrong"])
+            for size, m in records(path).items() if "out-of-place" in m}
 nts = [nccl_tests(p) for p in sorted(glob.glob(f"{work}/ranksperf-nt-np{np}-*.out"))]
 dbs = [distbench(p) for p in sorted(glob.glob(f"{work}/ranksperf-db-np{np}-*.json"))]
 print(f"np {np}, {len(nts)} rounds, out of place; time us, busbw GB/s: medians; spread = max/min over a tool's rounds")
 print(f"{'bytes':>10} {'nt time':>10} {'spread':>7} {'db time':>10} {'spread':>7} {'time ratio':>10} {'busbw ratio':>11} {'wrong':>5}")
 within = total = 0
 for size in sorted(nts[0]) if nts else []:
-    t = [n[size][0] for n in nts if size in n]; b = [n[size][1] for n in nts if size in n]
+    t = [n[size]["out-of-place"] for n in nts if size in n]; b = [n[size]["busbw"] for n in nts if size in n]
     dt = [d[size][0] for d in dbs if size in d]; db = [d[size][1] for d in dbs if size in d]
     if not t or not dt:
         continue

@@ -8,6 +8,7 @@
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
 #include "compare/interleaved.hpp"
+#include "compare/signed_rank.hpp"
 #include "compare/paired_comparison.hpp"
 #include "core/report/report_file.hpp"
 #include "core/error.hpp"
@@ -104,6 +105,12 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
   InterleavedPlan plan = a.interleaved;
   if (plan.baseline_command.empty() || plan.candidate_command.empty()) {
     throw usage_error("an interleaved comparison needs both --run-baseline CMD and --run-candidate CMD");
+  }
+  // Fail before running anything when the rounds could never make a change significant at this level.
+  if (const std::size_t needed = min_pairs_to_test(options.alpha); static_cast<std::size_t>(plan.rounds) < needed) {
+    throw usage_error(fmt::format("--rounds {} can never show a change at --alpha {:g}: the signed-rank test needs "
+                                  "{} rounds or more there; raise --rounds to {} (or --alpha)",
+                                  plan.rounds, options.alpha, needed, needed));
   }
   if (plan.runs_dir.empty()) plan.runs_dir = new_runs_dir();
   CommandRunner runner;

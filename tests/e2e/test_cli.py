@@ -1091,6 +1091,14 @@ class CompareGate(Workdir):
         r = single("compare", "--run-baseline", "true", "--run-candidate", "true", "--runs-dir", runs)
         self.assertEqual(r.returncode, 2)
         self.assertIn("the folder is not empty", r.stderr)
+        # Too few rounds to ever reach --alpha: refused before anything runs.
+        few = self.path("few")
+        r = single("compare", "--run-baseline", "true", "--run-candidate", "true", "--rounds", "3", "--runs-dir", few)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(error_lines(r.stderr), ["error: --rounds 3 can never show a change at --alpha 0.01: the "
+                                                 "signed-rank test needs 8 rounds or more there; raise --rounds to 8 "
+                                                 "(or --alpha)"])
+        self.assertFalse(os.path.exists(few))
         r = single("compare", self.base, self.base, "--run-baseline", "true", "--run-candidate", "true")
         self.assertEqual(r.returncode, 2)
         self.assertEqual(error_lines(r.stderr), ["error: give either report files or --run-baseline and "

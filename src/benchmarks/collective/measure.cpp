@@ -68,6 +68,10 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     return comm.make_timer();
   };
   const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
+  const std::function<void()> one_call = [&] {  // one call, waited for: what a check verifies
+    comm.run(call);
+    comm.synchronize(timeout);
+  };
   Measured out;
 
   if (setup.tensors <= 1 && resolve(plan.timing, comm.runs_on_device()) == Timing::nccl_tests) {
@@ -88,13 +92,7 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
     out.timing = Timing::nccl_tests;
     out.sampling = sample_operation(world.connector(), op, blocks, watchdog, device_timer);
-    out.wrong = verify_times(
-        plan.check_iters, world, comm, setup,
-        [&] {
-          comm.run(call);
-          comm.synchronize(timeout);
-        },
-        watchdog);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
     return out;
   }
 
@@ -102,13 +100,7 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     const TimedOperation op{
         setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync, comm_timer, {}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
-    out.wrong = verify_times(
-        plan.check_iters, world, comm, setup,
-        [&] {
-          comm.run(call);
-          comm.synchronize(timeout);
-        },
-        watchdog);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
     return out;
   }
 
