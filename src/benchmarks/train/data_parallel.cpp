@@ -71,8 +71,9 @@ DataParallel::DataParallel(Communicator& comm, Mlp& model, const DataParallelCon
     throw usage_error(fmt::format("gradients travel as float32 or bfloat16, not {}", name(wire_)));
   }
   if (wire_ == DType::bfloat16) wire_buffer_ = model.device().allocate(model.parameters() * sizeof(std::uint16_t));
-  // Buckets by the bytes that travel: half as many elements per bucket in float32 as in bfloat16.
-  buckets_ = assign_buckets(model.tensors(), size_of(wire_), config.bucket_bytes);
+  // Buckets by the gradients' own bytes (float32), as PyTorch DDP caps them before a compression hook turns them
+  // into bfloat16: the same buckets whatever travels.
+  buckets_ = assign_buckets(model.tensors(), sizeof(float), config.bucket_bytes);
   bucket_of_.resize(model.tensors().size());
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     std::size_t first = model.parameters();
