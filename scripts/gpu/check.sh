@@ -522,7 +522,7 @@ phase_ranks() {
           echo "deadline: $tag not run"; echo "$tag: not run (deadline)" >> "$WORK/failures"; continue
         fi
         guarded 120 "$tag" "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" distbench "$coll" --backend $BACKEND \
-          -b 8 -e 2M -f 16 -d all "${ops[@]}" -r "$root" --placement both -n 2 -w 1 -T 60 --json "$WORK/$tag.json"
+          -b 8 -e 2M -f 16 -d all "${ops[@]}" -r "$root" --placement both -n 2 -w 1 --min-samples 2 --max-time 0.01 -T 60 --json "$WORK/$tag.json"
         rc=$?
         py - "$WORK/$tag.json" "$tag" "$rc" "$((SECONDS - t0))" <<'EOF' || fail "$tag"
 import json, sys, collections
