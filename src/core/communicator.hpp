@@ -53,9 +53,7 @@ class Communicator {
   // Runs `call`: complete on return for host backends, enqueued for stream backends (see synchronize()).
   virtual void run(const CollectiveCall& call) = 0;
   // Runs `call` `times` times back to back (a backend may batch them).
-  virtual void run_repeated(const CollectiveCall& call, int times) {
-    for (int i = 0; i < times; ++i) run(call);
-  }
+  void run_repeated(const CollectiveCall& call, int times) { run_series(std::span(&call, 1), times); }
   // Runs `times` operations back to back, the i-th being calls[i % calls.size()] (the same call at other buffer
   // positions: nccl-tests' rotation, so that no operation finds its data in a cache the previous one warmed). For
   // timing only: a backend may stage an input once for the whole series instead of before each operation.

@@ -190,18 +190,6 @@ void MPICommunicator::run(const CollectiveCall& call) {
   if (p.divides) divide(call, p.in_place, p.is_root, size_);
 }
 
-void MPICommunicator::run_repeated(const CollectiveCall& call, int times) {
-  const Prepared p = prepare(call, types_, rank_, size_);
-  if (p.divides) {
-    for (int i = 0; i < times; ++i) {
-      call_blocking(p, comm_);
-      divide(call, p.in_place, p.is_root, size_);
-    }
-  } else {
-    for (int i = 0; i < times; ++i) call_blocking(p, comm_);
-  }
-}
-
 void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int times) {
   if (times <= 0 || calls.empty()) return;
   std::vector<Prepared> prepared;

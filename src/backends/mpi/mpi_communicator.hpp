@@ -23,9 +23,8 @@ class MPICommunicator final : public Communicator {
   std::optional<std::string> unsupported(Collective, DType, ReduceOp) const override { return std::nullopt; }
 
   void run(const CollectiveCall& call) override;
-  // Works out the MPI arguments once, then makes one MPI call per operation and nothing else (avg also divides).
-  void run_repeated(const CollectiveCall& call, int times) override;
-  // The same with the calls in turn, each worked out once.
+  // Works out the MPI arguments of each distinct call once, then makes one MPI call per operation and nothing else
+  // (avg also divides).
   void run_series(std::span<const CollectiveCall> calls, int times) override;
   // The root of an out-of-place broadcast keeps its data in its send buffer (nothing is copied); an in-place
   // reduce-scatter leaves each rank's block at the start of the buffer, where MPI puts it.

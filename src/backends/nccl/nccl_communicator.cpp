@@ -210,8 +210,6 @@ void NcclCommunicator::run(const CollectiveCall& call) {
   enqueue(std::span(&call, 1), std::span(&prepared, 1), 1, false);
 }
 
-void NcclCommunicator::run_repeated(const CollectiveCall& call, int times) { run_series(std::span(&call, 1), times); }
-
 // Whether each call's buffers still have the device memory its preparation saw (a Buffer freed and another made at
 // the same address would not).
 bool NcclCommunicator::same_memory(std::span<const CollectiveCall> calls, std::span<const Prepared> prepared) const {

@@ -37,10 +37,9 @@ class NcclCommunicator final : public Communicator {
   // Runs exactly `times` operations. With -G the graph holds times / graph_launches of them (at least one) and is
   // launched until at most graph_launches - 1 operations are left, which run directly; the graph is captured once
   // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
-  void run_repeated(const CollectiveCall& call, int times) override;
-  // As run_repeated(), the i-th operation being calls[i % calls.size()]. An in-place alltoall or sendrecv (which NCCL
-  // cannot run in place) copies its input aside once, when a series is first run (a case's warm-up), instead of
-  // before each operation: the operations then read that input, which a timing does not mind.
+  // The i-th operation is calls[i % calls.size()] (run_repeated() is a series of one call). An in-place alltoall or
+  // sendrecv (which NCCL cannot run in place) copies its input aside once, when a series is first run (a case's
+  // warm-up), instead of before each operation: the operations then read that input, which a timing does not mind.
   void run_series(std::span<const CollectiveCall> calls, int times) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   // ncclSend/ncclRecv of bytes on the stream, with -g 1 only (a process driving several GPUs would need every part

@@ -135,7 +135,7 @@ class ZeroStep {
   void make_gradients(std::byte* at, const Segment& s);  // exact: this step's gradients of the segment's elements
   // Stage 3, exact gradients: layer `l` just gathered; this rank's block must be its shard.
   void check_gathered(std::size_t l, const char* pass);
-  void gather_layer(std::size_t l, Seconds timeout, const char* pass);
+  void gather_layer(std::size_t l, Seconds timeout, const char* pass, bool skipped);  // skipped: a mutant
 
   Communicator& comm_;
   StepConfig config_;
