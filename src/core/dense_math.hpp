@@ -8,6 +8,8 @@
 // it returns.
 #pragma once
 
+#include "core/dtype.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,6 +56,11 @@ class DenseMath {
   virtual void sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum) = 0;
   // Adam over fp32 parameters that are their own master weights.
   virtual void adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) = 0;
+  // Adam with fp32 master weights beside parameters of `type` (ZeRO's mixed-precision update, zero/adam.hpp):
+  // reads `type` gradients, updates master, m and v and writes the master weights rounded to `type` into `params`.
+  // bfloat16, float16 or float32; for float32, `params` may be null (the master weights are the parameters).
+  virtual void mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,
+                          void* params, std::size_t n) = 0;
 
   // `rows` rows of `row_bytes` bytes from `src` (rows `src_pitch` bytes apart) to `dst` (`dst_pitch` apart): a block of
   // a row-major matrix of any element type, e.g. one rank's columns.
@@ -65,6 +72,8 @@ class DenseMath {
 
   // Host memory to device memory and back; download() returns once the bytes are in `dst` (after everything queued).
   virtual void upload(void* dst, const void* src, std::size_t bytes) = 0;
+  // `bytes` zero bytes at `dst` (device memory).
+  virtual void zero(void* dst, std::size_t bytes) = 0;
   virtual void download(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void synchronize() = 0;
 

@@ -5,6 +5,7 @@
 #include "backends/nccl/nccl_backend.hpp"
 
 #include "benchmarks/math/host_math.hpp"
+#include "core/half.hpp"
 #include "core/host_device.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 #include "connectors/single_connector.hpp"
@@ -15,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace distbench::nccl {
@@ -157,6 +159,56 @@ TEST(CudaMath, OptimizersAreBitIdenticalToTheCpu) {
   EXPECT_EQ(r.back(gp, n), p) << "Adam";
   EXPECT_EQ(r.back(gm, n), m) << "Adam's m";
   EXPECT_EQ(r.back(gs, n), s) << "Adam's v";
+}
+
+// ZeRO's update: fp32 master weights beside bfloat16, float16 or float32 parameters, over masters that round to
+// 16-bit subnormals, to the largest finite half and past it, and signed zero.
+TEST(CudaMath, MixedPrecisionAdamIsBitIdenticalToTheCpu) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  Rig r;
+  const std::size_t n = 70001;
+  std::vector<float> master0 = values(n, 31);
+  const float special[] = {1e-6f, 3e-8f, 6e-8f, 65519.0f, 65520.0f, 1e5f, -0.0f, 1e-40f};
+  for (std::size_t i = 0; i < std::size(special); ++i) master0[i * 11] = special[i];
+  for (const DType type : {DType::bfloat16, DType::float16, DType::float32}) {
+    const std::size_t g = size_of(type);
+    std::vector<float> master = master0, m(n, 0.0f), v(n, 0.0f);
+    std::vector<std::byte> params(n * g), grads(n * g);
+    float* gmaster = r.on_gpu(master0);
+    float* gm = r.on_gpu(m);
+    float* gv = r.on_gpu(v);
+    auto gparams = r.device.allocate(n * g);
+    auto ggrads = r.device.allocate(n * g);
+    AdamStep adam;
+    adam.grad_scale = 0.25f;
+    for (int step = 1; step <= 3; ++step) {
+      adam.step = step;
+      const auto gf = values(n, 40 + static_cast<std::uint32_t>(step));
+      for (std::size_t i = 0; i < n; ++i) {
+        const float x = gf[i] * 4.0f;
+        if (type == DType::float32) {
+          std::memcpy(grads.data() + i * 4, &x, 4);
+        } else {
+          const std::uint16_t h = type == DType::bfloat16 ? float_to_bfloat16(x) : float_to_half(x);
+          std::memcpy(grads.data() + i * 2, &h, 2);
+        }
+      }
+      r.gpu.upload(ggrads->data(), grads.data(), grads.size());
+      r.cpu.mixed_adam(adam, type, grads.data(), master.data(), m.data(), v.data(), params.data(), n);
+      r.gpu.mixed_adam(adam, type, ggrads->data(), gmaster, gm, gv, gparams->data(), n);
+    }
+    std::vector<std::byte> gpu_params(n * g);
+    r.gpu.download(gpu_params.data(), gparams->data(), gpu_params.size());
+    const auto bits = [](const std::vector<float>& f) {
+      std::vector<std::uint32_t> out(f.size());
+      std::memcpy(out.data(), f.data(), f.size() * 4);
+      return out;
+    };
+    EXPECT_EQ(bits(r.back(gmaster, n)), bits(master)) << name(type) << " master";
+    EXPECT_EQ(bits(r.back(gm, n)), bits(m)) << name(type) << " m";
+    EXPECT_EQ(bits(r.back(gv, n)), bits(v)) << name(type) << " v";
+    EXPECT_TRUE(gpu_params == params) << name(type) << " parameters";
+  }
 }
 
 TEST(CudaMath, Bfloat16ConversionsAreBitIdenticalToTheCpu) {

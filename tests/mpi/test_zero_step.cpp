@@ -3,11 +3,13 @@
 // holds agree, for every parameter type and a Ψ and layer sizes that N does not divide.
 #include "tests/mpi/mpi_environment.hpp"
 
+#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "core/groups.hpp"
 #include "core/half.hpp"
+#include "core/host_device.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -99,6 +101,13 @@ void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allre
   }
 }
 
+// The path a GPU takes (arrays a Device allocates, the update and every transfer through its DenseMath), here with
+// host memory behind both, so that it runs wherever the tests do.
+struct DeviceArrays {
+  HostDevice device;
+  HostMath math{1};
+};
+
 class ZeroStages : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ZeroStages, Stage0MatchesOneRank) { check_stage(Stage::s0, GetParam()); }
@@ -133,6 +142,34 @@ TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
     EXPECT_EQ(m->what, "master weight");
     EXPECT_EQ(m->index, bad.owned_run(0).begin);  // every element moved: the first owned one is first
     EXPECT_GT(m->count, 0U);
+  }
+}
+
+// The step on a device's arrays (uploads, downloads, DenseMath::mixed_adam) ends bit for bit where the step on host
+// memory does, and passes the same check.
+TEST_P(ZeroStages, TheStepOnDeviceArraysIsTheHostStep) {
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(connector().size()));
+  DeviceArrays on;
+  for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+    const StepConfig config = step_config(stage, GetParam(), layers, 100);
+    ZeroStep host(comm, config);
+    ZeroStep device(comm, config, &on.device, &on.math);
+    for (int s = 1; s <= kSteps; ++s) {
+      host.run(kTimeout);
+      device.run(kTimeout);
+    }
+    device.to_host();
+    EXPECT_EQ(device.state_bytes(), host.state_bytes());
+    EXPECT_EQ(device.buffer_bytes(), host.buffer_bytes());
+    const auto m = check_step(device, comm.size(), GetParam(), AdamConfig{});
+    EXPECT_FALSE(m.has_value()) << name(stage) << ": " << (m ? m->what : std::string());
+    const auto a = host.owned_master(), b = device.owned_master();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) ASSERT_TRUE(same_bits(a[k], b[k])) << name(stage) << " master " << k;
+    const auto pa = host.full_params(), pb = device.full_params();
+    ASSERT_EQ(pa.size(), pb.size());
+    for (std::size_t k = 0; k < pa.size(); ++k) ASSERT_TRUE(same_bits(pa[k], pb[k])) << name(stage) << " param " << k;
   }
 }
 
@@ -177,18 +214,22 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
   };
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
   Communicator& comm = world().communicator(world_partition(n));
-  for (const DType type : {DType::bfloat16, DType::float32}) {
+  DeviceArrays on;
+  // bfloat16 and float32 on host memory; bfloat16 on a device's arrays (the check reads them back).
+  for (const auto& [type, device] : {std::pair{DType::bfloat16, false}, std::pair{DType::float32, false},
+                                     std::pair{DType::bfloat16, true}}) {
     for (const MutantCase& c : cases) {
       StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
       config.mutant = c.mutant;
-      ZeroStep step(comm, config);
+      ZeroStep step(comm, config, device ? &on.device : nullptr, device ? &on.math : nullptr);
       for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
+      step.to_host();
       const auto m = check_step(step, n, type, AdamConfig{});
       const std::uint64_t mine = m ? m->count : 0;
       std::uint64_t all = 0;
       for (const auto count : allgather_value(connector(), mine)) all += count;
-      const std::string label = fmt::format("mutant {} at stage {}, {}, np {}", static_cast<int>(c.mutant),
-                                            name(c.stage), name(type), n);
+      const std::string label = fmt::format("mutant {} at stage {}, {}{}, np {}", static_cast<int>(c.mutant),
+                                            name(c.stage), name(type), device ? " on device arrays" : "", n);
       EXPECT_GT(all, 0u) << label << " survived the check";
       if (m && *c.what != '\0') {
         EXPECT_NE(m->what.find(c.what), std::string::npos) << label << ": " << m->what;

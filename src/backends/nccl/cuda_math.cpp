@@ -112,12 +112,26 @@ void CudaMath::sgd(float* params, const float* grads, float* velocity, std::size
 }
 
 void CudaMath::adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) {
+  mixed_adam(step, DType::float32, grads, params, m, v, nullptr, n);
+}
+
+void CudaMath::mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,
+                          void* params, std::size_t n) {
+  if (type != DType::bfloat16 && type != DType::float16 && type != DType::float32) {
+    throw usage_error(fmt::format("the Adam kernel takes bfloat16, float16 or float32 parameters, not {}", name(type)));
+  }
+  if (params == nullptr && type != DType::float32) {
+    throw usage_error("the Adam kernel writes 16-bit parameters to their own buffer: params must not be null");
+  }
+  if (n == 0) return;
   // The bias corrections as the host's update computes them (zero/adam.cpp), so that both round alike.
   const float bc1 = 1.0f - std::pow(step.beta1, static_cast<float>(step.step));
   const float bc2 = 1.0f - std::pow(step.beta2, static_cast<float>(step.step));
-  launched(launch_adam(grads, params, m, v, n, step.beta1, step.beta2, step.eps, step.grad_scale, step.lr / bc1,
-                       1.0f / bc2, stream_),
-           "the Adam kernel");
+  const AdamKernelArgs args{step.beta1, step.beta2, step.eps, step.grad_scale, step.lr / bc1, 1.0f / bc2};
+  const ParamType kind = type == DType::bfloat16 ? ParamType::bfloat16
+                         : type == DType::float16 ? ParamType::float16
+                                                  : ParamType::float32;
+  launched(launch_adam(args, kind, grads, master, m, v, params, n, stream_), "the Adam kernel");
 }
 
 void CudaMath::copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
@@ -141,6 +155,10 @@ void CudaMath::upload(void* dst, const void* src, std::size_t bytes) {
 void CudaMath::download(void* dst, const void* src, std::size_t bytes) {
   check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (from the GPU)");
   synchronize();
+}
+
+void CudaMath::zero(void* dst, std::size_t bytes) {
+  launched(cudaMemsetAsync(dst, 0, bytes, stream_), "cudaMemsetAsync (zeros)");
 }
 
 void CudaMath::synchronize() { check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (math)"); }

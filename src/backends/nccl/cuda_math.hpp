@@ -38,12 +38,15 @@ class CudaMath final : public DenseMath {
                               float scale) override;
   void sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum) override;
   void adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) override;
+  void mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v, void* params,
+                  std::size_t n) override;
   void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t row_bytes,
                  std::size_t rows) override;
   void to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n) override;
   void from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n) override;
   void upload(void* dst, const void* src, std::size_t bytes) override;
   void download(void* dst, const void* src, std::size_t bytes) override;
+  void zero(void* dst, std::size_t bytes) override;
   void synchronize() override;
   void reset_marks() override;
   std::size_t mark() override;

@@ -75,19 +75,71 @@ __global__ void sgd_kernel(float* params, const float* grads, float* velocity, s
   }
 }
 
+// The 16-bit formats as core/half.hpp converts them (to nearest, ties to even; NaN stays NaN), written for the device.
+__device__ std::uint16_t bfloat16_bits(float f) {
+  const std::uint32_t bits = __float_as_uint(f);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+__device__ std::uint16_t half_bits(float f) {
+  const std::uint32_t bits = __float_as_uint(f);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (abs < 0x38800000u) {
+    if (abs < 0x33000000u) return sign;
+    const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23);
+    const std::uint32_t value = mantissa >> shift, rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
+    return static_cast<std::uint16_t>(sign | (value + ((rest > halfway || (rest == halfway && (value & 1u))) ? 1u : 0u)));
+  }
+  const std::uint32_t rebased = abs - 0x38000000u;
+  const std::uint32_t value = rebased >> 13, rest = rebased & 0x1fffu;
+  return static_cast<std::uint16_t>(sign | (value + ((rest > 0x1000u || (rest == 0x1000u && (value & 1u))) ? 1u : 0u)));
+}
+
+__device__ float half_value(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) return (sign != 0 ? -1.0f : 1.0f) * static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+struct Bfloat16 {
+  using Bits = std::uint16_t;
+  __device__ static float load(Bits b) { return __uint_as_float(static_cast<std::uint32_t>(b) << 16); }
+  __device__ static Bits store(float f) { return bfloat16_bits(f); }
+};
+struct Float16 {
+  using Bits = std::uint16_t;
+  __device__ static float load(Bits b) { return half_value(b); }
+  __device__ static Bits store(float f) { return half_bits(f); }
+};
+struct Float32 {
+  using Bits = float;
+  __device__ static float load(Bits b) { return b; }
+  __device__ static Bits store(float f) { return f; }
+};
+
 // Every operation rounded on its own, in the host loop's order (zero/adam.cpp), so that no multiply-add is fused.
-__global__ void adam_kernel(const float* grads, float* params, float* m, float* v, std::size_t n, float b1, float b2,
-                            float eps, float scale, float step_size, float inv_bc2) {
-  const float one_b1 = 1.0f - b1, one_b2 = 1.0f - b2;
+template <typename T>
+__global__ void adam_kernel(AdamKernelArgs a, const typename T::Bits* grads, float* master, float* m, float* v,
+                            typename T::Bits* params, std::size_t n) {
+  const float one_b1 = 1.0f - a.beta1, one_b2 = 1.0f - a.beta2;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    const float g = __fmul_rn(grads[i], scale);
-    const float mi = __fadd_rn(__fmul_rn(b1, m[i]), __fmul_rn(one_b1, g));
-    const float vi = __fadd_rn(__fmul_rn(b2, v[i]), __fmul_rn(one_b2, __fmul_rn(g, g)));
-    const float denom = __fadd_rn(__fsqrt_rn(__fmul_rn(vi, inv_bc2)), eps);
-    params[i] = __fsub_rn(params[i], __fdiv_rn(__fmul_rn(step_size, mi), denom));
+    const float g = __fmul_rn(T::load(grads[i]), a.grad_scale);
+    const float mi = __fadd_rn(__fmul_rn(a.beta1, m[i]), __fmul_rn(one_b1, g));
+    const float vi = __fadd_rn(__fmul_rn(a.beta2, v[i]), __fmul_rn(one_b2, __fmul_rn(g, g)));
+    const float denom = __fadd_rn(__fsqrt_rn(__fmul_rn(vi, a.inv_correction2)), a.eps);
+    const float w = __fsub_rn(master[i], __fdiv_rn(__fmul_rn(a.step_size, mi), denom));
     m[i] = mi;
     v[i] = vi;
+    master[i] = w;
+    if (params != nullptr) params[i] = T::store(w);
   }
 }
 
@@ -156,10 +208,22 @@ cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::
   return cudaGetLastError();
 }
 
-cudaError_t launch_adam(const float* grads, float* params, float* m, float* v, std::size_t n, float beta1, float beta2,
-                        float eps, float grad_scale, float step_size, float inv_correction2, cudaStream_t stream) {
-  adam_kernel<<<grid_for(n), kThreads, 0, stream>>>(grads, params, m, v, n, beta1, beta2, eps, grad_scale, step_size,
-                                                    inv_correction2);
+cudaError_t launch_adam(const AdamKernelArgs& args, ParamType type, const void* grads, float* master, float* m,
+                        float* v, void* params, std::size_t n, cudaStream_t stream) {
+  switch (type) {
+    case ParamType::bfloat16:
+      adam_kernel<Bfloat16><<<grid_for(n), kThreads, 0, stream>>>(args, static_cast<const std::uint16_t*>(grads), master,
+                                                                  m, v, static_cast<std::uint16_t*>(params), n);
+      break;
+    case ParamType::float16:
+      adam_kernel<Float16><<<grid_for(n), kThreads, 0, stream>>>(args, static_cast<const std::uint16_t*>(grads), master,
+                                                                 m, v, static_cast<std::uint16_t*>(params), n);
+      break;
+    case ParamType::float32:
+      adam_kernel<Float32><<<grid_for(n), kThreads, 0, stream>>>(args, static_cast<const float*>(grads), master, m, v,
+                                                                 static_cast<float*>(params), n);
+      break;
+  }
   return cudaGetLastError();
 }
 

@@ -22,9 +22,15 @@ cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::
 // fp32 to bfloat16 and back, with core/half.hpp's rounding (to nearest, ties to even; NaN stays NaN).
 cudaError_t launch_to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n, cudaStream_t stream);
 cudaError_t launch_from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n, cudaStream_t stream);
-// Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to zero/adam.cpp's
-// float32 path for the same step size lr / correction1 and 1 / correction2.
-cudaError_t launch_adam(const float* grads, float* params, float* m, float* v, std::size_t n, float beta1, float beta2,
-                        float eps, float grad_scale, float step_size, float inv_correction2, cudaStream_t stream);
+// Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to zero/adam.cpp for
+// the same step size lr / correction1 and 1 / correction2. Gradients and parameters are of `type` (the parameters
+// being the master weights rounded with core/half.hpp's rounding); with float32 and `params` null the master weights
+// are the parameters.
+enum class ParamType { bfloat16, float16, float32 };
+struct AdamKernelArgs {
+  float beta1, beta2, eps, grad_scale, step_size, inv_correction2;
+};
+cudaError_t launch_adam(const AdamKernelArgs& args, ParamType type, const void* grads, float* master, float* m,
+                        float* v, void* params, std::size_t n, cudaStream_t stream);
 
 }  // namespace distbench::nccl

@@ -78,6 +78,11 @@ void HostMath::sgd(float* params, const float* grads, float* velocity, std::size
 }
 
 void HostMath::adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) {
+  mixed_adam(step, DType::float32, grads, params, m, v, nullptr, n);
+}
+
+void HostMath::mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,
+                          void* params, std::size_t n) {
   zero::AdamConfig config;
   config.lr = step.lr;
   config.beta1 = step.beta1;
@@ -85,7 +90,7 @@ void HostMath::adam(const AdamStep& step, const float* grads, float* params, flo
   config.eps = step.eps;
   config.grad_scale = step.grad_scale;
   config.threads = threads_;
-  zero::adam_update(config, step.step, DType::float32, grads, params, m, v, nullptr, n);
+  zero::adam_update(config, step.step, type, grads, master, m, v, params, n);
 }
 
 void HostMath::copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
@@ -106,6 +111,7 @@ void HostMath::from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n
 
 void HostMath::upload(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 void HostMath::download(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void HostMath::zero(void* dst, std::size_t bytes) { std::memset(dst, 0, bytes); }
 
 void HostMath::reset_marks() {
   marks_.clear();

@@ -50,7 +50,8 @@ float gradient_value(std::uint64_t i, int rank, int step) {
 
 float initial_weight(std::uint64_t i) { return 0.5f + static_cast<float>(i % 7) * 0.125f; }
 
-ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_(std::move(config)) {
+ZeroStep::ZeroStep(Communicator& comm, StepConfig config, Device* device, DenseMath* math)
+    : comm_(comm), config_(std::move(config)), device_(device), math_(math) {
   const DType t = config_.type;
   if (t != DType::bfloat16 && t != DType::float16 && t != DType::float32) {
     throw usage_error(fmt::format("ZeRO parameters are bfloat16, float16 or float32, not {}", name(t)));
@@ -72,38 +73,24 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_
     sharded += s.part.shard;
   }
   const bool fp32 = t == DType::float32;  // the master weights are the parameters: no copy of them
-  switch (stage) {
-    case Stage::s0:
-      params_.assign(full * g, std::byte{0});
-      grads_.assign(full * g, std::byte{0});
-      state_elements_ = full;
-      break;
-    case Stage::s1:
-      params_.assign(full * g, std::byte{0});
-      grads_.assign(full * g, std::byte{0});
-      state_elements_ = sharded;
-      break;
-    case Stage::s2:
-      params_.assign(full * g, std::byte{0});
-      grads_.assign(sharded * g, std::byte{0});
-      staging_.assign(largest_padded(segments_) * g, std::byte{0});
-      state_elements_ = sharded;
-      break;
-    case Stage::s3:
-      params_.assign(sharded * g, std::byte{0});
-      grads_.assign(sharded * g, std::byte{0});
-      staging_.assign(largest_padded(segments_) * g, std::byte{0});
-      gathered_.assign(largest_padded(segments_) * g, std::byte{0});
-      state_elements_ = sharded;
-      break;
+  std::size_t param_elements = full, grad_elements = full, staging_elements = 0, gathered_elements = 0;
+  state_elements_ = stage == Stage::s0 ? full : sharded;
+  if (stage == Stage::s2 || stage == Stage::s3) {
+    grad_elements = sharded;
+    staging_elements = largest_padded(segments_);
   }
-  params_view_ = ExternalBuffer(params_.data(), params_.size());
-  grads_view_ = ExternalBuffer(grads_.data(), grads_.size());
-  staging_view_ = ExternalBuffer(staging_.data(), staging_.size());
-  gathered_view_ = ExternalBuffer(gathered_.data(), gathered_.size());
-  if (!fp32) master_.assign(state_elements_, 0.0f);
-  m_.assign(state_elements_, 0.0f);
-  v_.assign(state_elements_, 0.0f);
+  if (stage == Stage::s3) {
+    param_elements = sharded;
+    gathered_elements = largest_padded(segments_);
+  }
+  const auto array = [this](std::size_t bytes) { return StepArray(bytes, device_, math_); };
+  params_ = array(param_elements * g);
+  grads_ = array(grad_elements * g);
+  staging_ = array(staging_elements * g);
+  gathered_ = array(gathered_elements * g);
+  master_ = array(fp32 ? 0 : state_elements_ * sizeof(float));
+  m_ = array(state_elements_ * sizeof(float));
+  v_ = array(state_elements_ * sizeof(float));
 
   for (std::size_t b = 0; b < segments_.size(); ++b) {
     const Segment& s = segments_[b];
@@ -133,18 +120,26 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config) : comm_(comm), config_
     runs_.push_back(r);
   }
   // Initial weights: the parameters every rank holds, and the owned master weights.
+  std::byte* params = params_.host();
+  auto* master = reinterpret_cast<float*>(master_.host());
   if (stage != Stage::s3) {
     for (std::size_t b = 0; b < segments_.size(); ++b) {
       for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
-        store_value(t, params_.data(), slot_[b] + k, initial_weight(segments_[b].begin + k));
+        store_value(t, params, slot_[b] + k, initial_weight(segments_[b].begin + k));
       }
     }
   }
   for (const Run& r : runs_) {
     for (std::size_t k = 0; k < r.count; ++k) {
-      if (stage == Stage::s3) store_value(t, params_.data(), r.param + k, initial_weight(r.global + k));
-      if (!fp32) master_[r.state + k] = initial_weight(r.global + k);
+      if (stage == Stage::s3) store_value(t, params, r.param + k, initial_weight(r.global + k));
+      if (!fp32) master[r.state + k] = initial_weight(r.global + k);
     }
+  }
+  params_.upload(0, params_.bytes());
+  master_.upload(0, master_.bytes());
+  if (config_.gradients == Gradients::zero) {  // nothing reads the host copies again
+    params_.drop_host_copy();
+    master_.drop_host_copy();
   }
 }
 
@@ -153,19 +148,24 @@ void ZeroStep::collective(Collective c, BufferRef send, BufferRef recv, std::siz
   comm_.start(call)->wait(timeout);
 }
 
-void ZeroStep::make_gradients(std::byte* at, const Segment& s) {
+void ZeroStep::make_gradients(StepArray& to, std::size_t at, const Segment& s) {
   const int rank = comm_.rank();
   const std::size_t slot = config_.stage == Stage::s0 ? s.part.elements : s.part.padded();
+  const std::size_t g = size_of(config_.type);
+  std::byte* out = to.host() + at * g;
   for (std::size_t k = 0; k < s.part.elements; ++k) {
-    store_value(config_.type, at, k, gradient_value(s.begin + k, rank, next_step_));
+    store_value(config_.type, out, k, gradient_value(s.begin + k, rank, next_step_));
   }
-  for (std::size_t k = s.part.elements; k < slot; ++k) store_value(config_.type, at, k, 0.0f);
+  for (std::size_t k = s.part.elements; k < slot; ++k) store_value(config_.type, out, k, 0.0f);
+  to.upload(at * g, slot * g);
 }
 
 void ZeroStep::check_gathered(std::size_t l, const char* pass) {
   const std::size_t g = size_of(config_.type), shard = segments_[l].part.shard;
-  const std::byte* got = gathered_.data() + me_ * shard * g;
-  const std::byte* mine = params_.data() + shard_at_[l] * g;
+  gathered_.download(me_ * shard * g, shard * g);
+  params_.download(shard_at_[l] * g, shard * g);
+  const std::byte* got = gathered_.host() + me_ * shard * g;
+  const std::byte* mine = params_.host() + shard_at_[l] * g;
   std::uint64_t differ = 0;
   std::size_t first = shard;
   for (std::size_t k = 0; k < shard; ++k) {
@@ -185,7 +185,8 @@ void ZeroStep::check_gathered(std::size_t l, const char* pass) {
 
 void ZeroStep::gather_layer(std::size_t l, Seconds timeout, const char* pass, bool skipped) {
   if (!skipped) {
-    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_view_, 0}, segments_[l].part.shard, timeout);
+    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_.buffer(), 0}, segments_[l].part.shard,
+               timeout);
   }
   if (config_.gradients == Gradients::exact) check_gathered(l, pass);
 }
@@ -206,20 +207,19 @@ void ZeroStep::backward_gathers(Seconds timeout) {
 
 void ZeroStep::reduce(Seconds timeout) {
   const bool exact = config_.gradients == Gradients::exact;
-  const std::size_t g = size_of(config_.type);
   const Stage stage = config_.stage;
   // Last segment first, as the backward makes them.
   if (stage == Stage::s2 || stage == Stage::s3) {
     for (std::size_t b = segments_.size(); b-- > 0;) {
       const Segment& s = segments_[b];
-      if (exact) make_gradients(staging_.data(), s);
+      if (exact) make_gradients(staging_, 0, s);
       if (config_.mutant == Mutant::skipped_bucket && b + 1 == segments_.size()) continue;
-      collective(Collective::reduce_scatter, {&staging_view_, 0}, grads_at(shard_at_[b]), s.part.shard, timeout);
+      collective(Collective::reduce_scatter, {&staging_.buffer(), 0}, grads_at(shard_at_[b]), s.part.shard, timeout);
     }
     return;
   }
   if (exact) {
-    for (std::size_t b = 0; b < segments_.size(); ++b) make_gradients(grads_.data() + slot_[b] * g, segments_[b]);
+    for (std::size_t b = 0; b < segments_.size(); ++b) make_gradients(grads_, slot_[b], segments_[b]);
   }
   for (std::size_t b = segments_.size(); b-- > 0;) {
     const Segment& s = segments_[b];
@@ -240,12 +240,23 @@ void ZeroStep::reduce(Seconds timeout) {
 void ZeroStep::update() {
   const DType t = config_.type;
   const std::size_t g = size_of(t);
+  const bool fp32 = t == DType::float32;
+  auto* m = reinterpret_cast<float*>(m_.data());
+  auto* v = reinterpret_cast<float*>(v_.data());
   for (const Run& r : runs_) {
     std::byte* param = params_.data() + r.param * g;
-    float* master = t == DType::float32 ? reinterpret_cast<float*>(param) : master_.data() + r.state;
-    adam_update(config_.adam, next_step_, t, grads_.data() + r.grad * g, master, m_.data() + r.state,
-                v_.data() + r.state, t == DType::float32 ? nullptr : param, r.count);
+    float* master = fp32 ? reinterpret_cast<float*>(param) : reinterpret_cast<float*>(master_.data()) + r.state;
+    const std::byte* grad = grads_.data() + r.grad * g;
+    void* out = fp32 ? nullptr : param;
+    if (math_ != nullptr) {
+      const AdamStep step{config_.adam.lr,   config_.adam.beta1,      config_.adam.beta2,
+                          config_.adam.eps,  config_.adam.grad_scale, next_step_};
+      math_->mixed_adam(step, t, grad, master, m + r.state, v + r.state, out, r.count);
+    } else {
+      adam_update(config_.adam, next_step_, t, grad, master, m + r.state, v + r.state, out, r.count);
+    }
   }
+  if (math_ != nullptr) math_->synchronize();
   ++next_step_;
 }
 
@@ -258,6 +269,13 @@ void ZeroStep::gather(Seconds timeout) {
         config_.mutant == Mutant::wrong_gather_block ? (me_ + 1) % static_cast<std::size_t>(comm_.size()) : me_;
     collective(Collective::allgather, params_at(slot_[b] + from * shard), params_at(slot_[b]), shard, timeout);
   }
+}
+
+void ZeroStep::to_host() {
+  params_.download();
+  master_.download();
+  m_.download();
+  v_.download();
 }
 
 void ZeroStep::run(Seconds timeout) {
@@ -307,10 +325,10 @@ std::vector<StepCall> ZeroStep::calls() const {
 }
 
 std::uint64_t ZeroStep::state_bytes() const {
-  return params_.size() + grads_.size() + (master_.size() + m_.size() + v_.size()) * sizeof(float);
+  return params_.bytes() + grads_.bytes() + master_.bytes() + m_.bytes() + v_.bytes();
 }
 
-std::uint64_t ZeroStep::buffer_bytes() const { return staging_.size() + gathered_.size(); }
+std::uint64_t ZeroStep::buffer_bytes() const { return staging_.bytes() + gathered_.bytes(); }
 
 std::size_t ZeroStep::updated_elements() const {
   std::size_t n = 0;
@@ -321,17 +339,17 @@ std::size_t ZeroStep::updated_elements() const {
 float ZeroStep::master_at(std::size_t run, std::size_t k) const {
   const Run& r = runs_[run];
   if (config_.type == DType::float32) return param_at(run, k);
-  return master_[r.state + k];
+  return host_floats(master_)[r.state + k];
 }
 
 float ZeroStep::param_at(std::size_t run, std::size_t k) const {
-  return load_value(config_.type, params_.data(), runs_[run].param + k);
+  return load_value(config_.type, params_.host(), runs_[run].param + k);
 }
 
 float ZeroStep::held_param(std::uint64_t i) const {
   // Buckets are of equal size but the last.
   const std::size_t b = static_cast<std::size_t>(i / segments_.front().part.elements);
-  return load_value(config_.type, params_.data(), slot_[b] + (i - segments_[b].begin));
+  return load_value(config_.type, params_.host(), slot_[b] + (i - segments_[b].begin));
 }
 
 std::uint64_t ZeroStep::parameters() const {
@@ -352,8 +370,8 @@ std::vector<float> ZeroStep::owned_master() const {
   if (config_.type == DType::float32) return owned_params();
   std::vector<float> out;
   for (const Run& r : runs_) {
-    out.insert(out.end(), master_.begin() + static_cast<std::ptrdiff_t>(r.state),
-               master_.begin() + static_cast<std::ptrdiff_t>(r.state + r.count));
+    const float* master = host_floats(master_) + r.state;
+    out.insert(out.end(), master, master + r.count);
   }
   return out;
 }
@@ -361,7 +379,7 @@ std::vector<float> ZeroStep::owned_master() const {
 std::vector<float> ZeroStep::owned_params() const {
   std::vector<float> out;
   for (const Run& r : runs_) {
-    for (std::size_t k = 0; k < r.count; ++k) out.push_back(load_value(config_.type, params_.data(), r.param + k));
+    for (std::size_t k = 0; k < r.count; ++k) out.push_back(load_value(config_.type, params_.host(), r.param + k));
   }
   return out;
 }
@@ -371,7 +389,7 @@ std::vector<float> ZeroStep::full_params() const {
   if (config_.stage == Stage::s3) return out;
   for (std::size_t b = 0; b < segments_.size(); ++b) {
     for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
-      out.push_back(load_value(config_.type, params_.data(), slot_[b] + k));
+      out.push_back(load_value(config_.type, params_.host(), slot_[b] + k));
     }
   }
   return out;

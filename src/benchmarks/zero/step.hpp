@@ -1,8 +1,10 @@
-// One ZeRO training step over a communicator, stages 0-3, on host memory (the MPI backend), in the phases the
+// One ZeRO training step over a communicator, stages 0-3, in the phases the
 // benchmark times: the gradients reduced segment by segment (buckets; layers in stage 3), the owned shard updated by
 // the fused Adam pass, the parameters gathered (stages 1-2: every bucket once after the update; stage 3: every layer
 // before the forward and again before the backward, each into one reused buffer). What each rank holds is what the
 // stage keeps: full or sharded parameters, gradients and optimizer state, plus the buffers formulas.hpp states.
+// They live where the backend's collectives work: host memory (MPI), or a GPU's memory (NCCL), where the update is the
+// device's fused Adam kernel (DenseMath::mixed_adam), bit-identical to the host's.
 //
 // Gradients are either exact (the check: small integers made for each step, whose sums over ranks are exact in 16
 // bits) or zero (timing: made once; the reductions keep them zero, so neither the collectives' nor the update's
@@ -12,7 +14,10 @@
 #include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
 #include "benchmarks/zero/partition.hpp"
+#include "benchmarks/zero/step_array.hpp"
 #include "core/communicator.hpp"
+#include "core/dense_math.hpp"
+#include "core/device.hpp"
 #include "core/timer.hpp"
 
 #include <cstdint>
@@ -77,14 +82,15 @@ struct StepCall {
 
 class ZeroStep {
  public:
-  ZeroStep(Communicator& comm, StepConfig config);
+  // On host memory, updated by zero/adam.hpp; or, with `math`, on the memory `device` allocates, updated by `math`.
+  ZeroStep(Communicator& comm, StepConfig config, Device* device = nullptr, DenseMath* math = nullptr);
 
   // The phases of one step, in this order (stage 3: forward_gathers, backward_gathers, reduce, update; stages 1-2:
   // reduce, update, gather; stage 0: reduce, update). Each wait is bounded by `timeout`.
   void forward_gathers(Seconds timeout);
   void backward_gathers(Seconds timeout);
   void reduce(Seconds timeout);
-  void update();  // ends the step
+  void update();  // ends the step; on a device, returns once the update has run
   void gather(Seconds timeout);
   // A whole step.
   void run(Seconds timeout);
@@ -99,6 +105,10 @@ class ZeroStep {
   // Elements the update moves over (this rank's shard).
   std::size_t updated_elements() const;
 
+  // Brings the state to where the accessors below read it (a device's arrays to their host copies; nothing on host
+  // memory): call it after the steps and before reading.
+  void to_host();
+
   // The runs of consecutive global elements this rank updates (in global order), and an element's master weight and
   // parameter as floats (`k` within run `run`).
   std::size_t owned_runs() const { return runs_.size(); }
@@ -106,8 +116,8 @@ class ZeroStep {
   float master_at(std::size_t run, std::size_t k) const;
   float param_at(std::size_t run, std::size_t k) const;
   // Adam's moments of the same element.
-  float m_at(std::size_t run, std::size_t k) const { return m_[runs_[run].state + k]; }
-  float v_at(std::size_t run, std::size_t k) const { return v_[runs_[run].state + k]; }
+  float m_at(std::size_t run, std::size_t k) const { return host_floats(m_)[runs_[run].state + k]; }
+  float v_at(std::size_t run, std::size_t k) const { return host_floats(v_)[runs_[run].state + k]; }
   // Stage 3 with exact gradients: the first gathered layer whose block from this rank differed from this rank's
   // shard right after the all-gather (what the forward or backward would have consumed), over every step so far.
   const std::optional<Mismatch>& gather_mismatch() const { return gather_mismatch_; }
@@ -130,15 +140,19 @@ class ZeroStep {
     std::size_t count = 0, state = 0, param = 0, grad = 0;
   };
   void collective(Collective c, BufferRef send, BufferRef recv, std::size_t count, Seconds timeout);
-  BufferRef params_at(std::size_t element) { return {&params_view_, element * size_of(config_.type)}; }
-  BufferRef grads_at(std::size_t element) { return {&grads_view_, element * size_of(config_.type)}; }
-  void make_gradients(std::byte* at, const Segment& s);  // exact: this step's gradients of the segment's elements
+  BufferRef params_at(std::size_t element) { return {&params_.buffer(), element * size_of(config_.type)}; }
+  BufferRef grads_at(std::size_t element) { return {&grads_.buffer(), element * size_of(config_.type)}; }
+  static const float* host_floats(const StepArray& a) { return reinterpret_cast<const float*>(a.host()); }
+  // Exact gradients: this step's gradients of the segment's elements, written to `to` from element `at` on.
+  void make_gradients(StepArray& to, std::size_t at, const Segment& s);
   // Stage 3, exact gradients: layer `l` just gathered; this rank's block must be its shard.
   void check_gathered(std::size_t l, const char* pass);
   void gather_layer(std::size_t l, Seconds timeout, const char* pass, bool skipped);  // skipped: a mutant
 
   Communicator& comm_;
   StepConfig config_;
+  Device* device_ = nullptr;
+  DenseMath* math_ = nullptr;  // null: host memory, zero/adam.hpp's update
   std::size_t me_ = 0;
   int next_step_ = 1;
   std::vector<Segment> segments_;
@@ -146,14 +160,12 @@ class ZeroStep {
   std::vector<std::size_t> shard_at_;  // per segment: its shard's first element in the sharded buffers
   std::vector<Run> runs_;              // what this rank owns, in global order
   std::size_t state_elements_ = 0;     // master/m/v elements
-  std::vector<std::byte> params_;      // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
-  std::vector<std::byte> grads_;       // full (stages 0-1) or shards (stages 2-3)
-  std::vector<std::byte> staging_;     // stage 2: one bucket's gradients; stage 3: one layer's gradients
-  std::vector<std::byte> gathered_;    // stage 3: one layer's parameters
-  std::vector<float> master_, m_, v_;
+  StepArray params_;    // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
+  StepArray grads_;     // full (stages 0-1) or shards (stages 2-3)
+  StepArray staging_;   // stage 2: one bucket's gradients; stage 3: one layer's gradients
+  StepArray gathered_;  // stage 3: one layer's parameters
+  StepArray master_, m_, v_;  // fp32; no master copy for fp32 parameters
   std::optional<Mismatch> gather_mismatch_;
-  ExternalBuffer params_view_{nullptr, 0}, grads_view_{nullptr, 0}, staging_view_{nullptr, 0},
-      gathered_view_{nullptr, 0};
 };
 
 }  // namespace distbench::zero

@@ -26,6 +26,9 @@ namespace {
 
 constexpr int kNetworkSteps = 3;                           // untimed steps between the interface counter reads
 constexpr std::size_t kCopyBytes = std::size_t{64} << 20;  // per buffer: well past the caches
+// On a GPU: past its cache (50-60 MB on an H100/H200), and long enough (~0.5 ms) that the launch and the host's wait
+// around each timed copy cost ~2%.
+constexpr std::size_t kDeviceCopyBytes = std::size_t{512} << 20;
 constexpr int kCopyRepeats = 5;
 
 // One rank's first mismatch, as the root gathers it.
@@ -45,9 +48,10 @@ double mean(const std::vector<double>& v) {
 // kCopyBytes, (read + written) / time, the slowest rank's.
 double copy_gbps(World& world, Watchdog& watchdog) {
   Device& device = world.device();
-  auto src = device.allocate(kCopyBytes);
-  auto dst = device.allocate(kCopyBytes);
-  device.copy({dst.get(), 0}, {src.get(), 0}, kCopyBytes);  // first touch
+  const std::size_t bytes = device.math() != nullptr ? kDeviceCopyBytes : kCopyBytes;
+  auto src = device.allocate(bytes);
+  auto dst = device.allocate(bytes);
+  device.copy({dst.get(), 0}, {src.get(), 0}, bytes);  // first touch
   device.synchronize();
   auto guard = watchdog.arm("zero: measuring the copy bandwidth");
   world.connector().barrier();
@@ -55,13 +59,13 @@ double copy_gbps(World& world, Watchdog& watchdog) {
   for (int i = 0; i < kCopyRepeats; ++i) {
     auto timer = device.make_timer();
     timer->start();
-    device.copy({dst.get(), 0}, {src.get(), 0}, kCopyBytes);
+    device.copy({dst.get(), 0}, {src.get(), 0}, bytes);
     timer->stop();
     device.synchronize();
     const double t = timer->seconds();
     if (t > 0 && (best == 0 || t < best)) best = t;
   }
-  const double gbps = best > 0 ? 2.0 * static_cast<double>(kCopyBytes) / best / 1e9 : kNotMeasured;
+  const double gbps = best > 0 ? 2.0 * static_cast<double>(bytes) / best / 1e9 : kNotMeasured;
   const auto all = allgather_value(world.connector(), gbps);
   return *std::min_element(all.begin(), all.end());
 }
@@ -82,9 +86,30 @@ std::vector<TimedPhase> step_phases(ZeroStep& step, Communicator& comm, Device& 
   return phases;
 }
 
+// Zeros in host memory, owned.
+class HostZeros final : public Buffer {
+ public:
+  explicit HostZeros(std::size_t bytes) : bytes_(bytes, std::byte{0}) {}
+  std::size_t bytes() const override { return bytes_.size(); }
+  void* data(int) override { return bytes_.data(); }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+// Zeros where the step's arrays live: host memory (written, so that no page is the kernel's shared zero page), or
+// the memory of a device with math of its own.
+std::unique_ptr<Buffer> zeros(Device& device, std::size_t bytes) {
+  DenseMath* math = device.math();
+  if (math == nullptr) return std::make_unique<HostZeros>(bytes);
+  auto buffer = device.allocate(bytes);
+  math->zero(buffer->data(), bytes);
+  math->synchronize();
+  return buffer;
+}
+
 // Seconds of one call of `call` alone, made as the step makes it — started (non-blocking) and waited for at once, in
-// place or not as the step runs it — on zeros in host memory as the step's are (written, so that no page is the
-// kernel's shared zero page), repeated on one buffer: mean over samples, the slowest rank's. Open MPI runs a
+// place or not as the step runs it — on zeros where the step's arrays are, repeated on one buffer: mean over samples, the slowest rank's. Open MPI runs a
 // non-blocking collective by other algorithms than the blocking one (libnbc): timing MPI_Allreduce here while the
 // step ran MPI_Iallreduce read 0.9-1.7 against 1.8-3.1 ms at 1 M bf16 elements, most of step_vs_predicted's excess.
 double collective_alone(World& world, Communicator& comm, const StepCall& call, DType type, const SamplingRules& rules,
@@ -92,14 +117,14 @@ double collective_alone(World& world, Communicator& comm, const StepCall& call, 
   const std::size_t elem = size_of(type);
   const BufferShape shape = buffer_shape(call.collective, call.count, comm.size(), comm.rank());
   const std::size_t send_elems = call.in_place ? std::max(shape.send_count, shape.recv_count) : shape.send_count;
-  std::vector<std::byte> memory((send_elems + (call.in_place ? 0 : shape.recv_count)) * elem + 1, std::byte{0});
-  ExternalBuffer buffer(memory.data(), memory.size());
-  CollectiveCall c{call.collective, {&buffer, 0}, {&buffer, 0}, call.count, type, ReduceOp::sum, 0};
+  const auto memory = zeros(world.device(), (send_elems + (call.in_place ? 0 : shape.recv_count)) * elem + 1);
+  Buffer* buffer = memory.get();
+  CollectiveCall c{call.collective, {buffer, 0}, {buffer, 0}, call.count, type, ReduceOp::sum, 0};
   if (call.in_place) {
-    c.send = {&buffer, shape.in_place_send_offset * elem};
-    c.recv = {&buffer, shape.in_place_recv_offset * elem};
+    c.send = {buffer, shape.in_place_send_offset * elem};
+    c.recv = {buffer, shape.in_place_recv_offset * elem};
   } else {
-    c.recv = {&buffer, send_elems * elem};
+    c.recv = {buffer, send_elems * elem};
   }
   const TimedOperation op{fmt::format("zero: {} of {} alone", name(call.collective), call.count),
                           [&comm, &c, timeout = rules.timeout](int times) {
@@ -111,6 +136,18 @@ double collective_alone(World& world, Communicator& comm, const StepCall& call, 
   const Sampling s = sample_operation(world.connector(), op, rules, watchdog);
   const auto all = allgather_value(world.connector(), mean(s.samples));
   return *std::max_element(all.begin(), all.end());
+}
+
+// Free memory of a device with math of its own (a GPU), this rank's share, read when every rank has reached the same
+// point (so that ranks sharing the GPU have made the same allocations); nothing on host memory.
+std::optional<std::uint64_t> device_free(World& world, DenseMath* math) {
+  if (math == nullptr) return std::nullopt;
+  math->synchronize();
+  world.device().synchronize();
+  world.connector().barrier();
+  const std::uint64_t free = world.device().memory_available(1);
+  world.connector().barrier();
+  return free;
 }
 
 std::string fault_advice(std::size_t stages, const ZeroPlan& plan) {
@@ -167,10 +204,10 @@ std::uint64_t bytes_needed(const ZeroPlan& plan, Stage stage, std::size_t ranks)
 
 void ZeroBenchmark::check(World& world) const {
   Connector& connector = world.connector();
-  if (world.backend().name() != "mpi") {
+  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
     throw usage_error(
-        fmt::format("zero runs its step on host memory over MPI; the {} backend's GPU step is not built "
-                    "yet: run with --backend mpi",
+        fmt::format("zero runs its step on host memory (--backend mpi) or on a GPU (--backend nccl); the {} "
+                    "backend's device computes nothing: run with one of those",
                     world.backend().name()));
   }
   const auto ranks = static_cast<std::size_t>(connector.size());
@@ -257,6 +294,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
   adam.threads = static_cast<int>(
       std::max(1U, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, connector.local_size()))));
   const Precision precision = precision_of(plan_.dtype);
+  DenseMath* math = world.device().math();  // null: the step on host memory, updated by the CPU
 
   BenchmarkOutcome outcome;
   std::size_t faulting = 0;  // stages whose timed steps took page faults enough to shape their time
@@ -287,16 +325,18 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     result.state = model_state_bytes(stage, segments, precision);
     result.buffers = step_buffer_bytes(stage, segments, precision);
     result.sent = bytes_sent_per_step(stage, segments, precision, plan_.zero1);
-    result.library = reduction_temporary_bytes(segments, precision);
+    // NCCL reduces inside its own buffers, made with the communicator (or at a collective's first use: measured below).
+    result.library = math != nullptr ? 0 : reduction_temporary_bytes(segments, precision);
     for (const Segment& s : segments) result.padding += s.part.padding();
 
     if (plan_.check) {
       // Exact gradients for a few steps, then every owned element against a single-rank run.
       config.gradients = Gradients::exact;
-      ZeroStep step(*comm, config);
+      ZeroStep step(*comm, config, &world.device(), math);
       {
         auto guard = watchdog.arm(label + ": --check steps");
         for (int k = 0; k < plan_.check_steps; ++k) step.run(timeout);
+        step.to_host();
       }
       MismatchWire mine;
       if (const auto m = check_step(step, connector.size(), plan_.type, adam)) {
@@ -332,10 +372,13 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     const auto base = resident_bytes();
     double update_alone = 0;
     double held = 0, net_sent = kNotMeasured, net_received = kNotMeasured;
+    double device_arrays = kNotMeasured, device_during = kNotMeasured;
     Sampling sampling;
     std::vector<StepCall> calls;
     {
-      ZeroStep step(*comm, config);
+      const auto free_before = device_free(world, math);
+      ZeroStep step(*comm, config, &world.device(), math);
+      const auto free_made = device_free(world, math);
       held = static_cast<double>(step.state_bytes() + step.buffer_bytes());
       calls = step.calls();
       TimedOperation op{label,
@@ -344,6 +387,11 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
                         [comm] { return comm->make_timer(); },
                         step_phases(step, *comm, world.device(), stage, timeout)};
       sampling = sample_operation(connector, op, rules, watchdog);
+      const auto free_after = device_free(world, math);
+      if (free_before && free_made && free_after) {
+        device_arrays = static_cast<double>(*free_before) - static_cast<double>(*free_made);
+        device_during = static_cast<double>(*free_made) - static_cast<double>(*free_after);
+      }
       result.update_bytes =
           static_cast<double>(adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
       {
@@ -395,6 +443,8 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
       }
       result.held_bytes = allgather_value(connector, held);
       result.peak_rss_bytes = allgather_value(connector, peak_growth);
+      result.device_array_bytes = allgather_value(connector, device_arrays);
+      result.device_step_bytes = allgather_value(connector, device_during);
       result.net_sent_bytes = allgather_value(connector, net_sent);
       result.net_received_bytes = allgather_value(connector, net_received);
     }

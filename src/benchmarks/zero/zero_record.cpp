@@ -67,6 +67,13 @@ RecordLayout zero_record_layout() {
       {"held_mb", "MB", "bytes the step allocated, largest over ranks"},
       {"peak_rss_mb", "MB", "measured: growth of peak resident memory over the stage, largest over ranks"},
       {"peak_vs_predicted", "1", "peak_rss_mb / (state_mb + buffer_mb + library_mb)"},
+      {"device_mb", "MB",
+       "measured on a GPU: device memory the step's arrays took (the CUDA runtime's free memory before and after "
+       "they were made), largest over ranks; null on host memory"},
+      {"device_vs_predicted", "1", "device_mb / (state_mb + buffer_mb)"},
+      {"device_step_mb", "MB",
+       "measured on a GPU: device memory the timed steps added beyond the arrays (the backend's buffers, made at a "
+       "collective's first use), largest over ranks"},
       {"padding", "elements", "padding added so that every rank's shard of every segment is equal"},
       {"faults_per_step", "1", "page faults per timed step, the most of any rank (the library's temporaries)"},
       {"wrong", "elements", "elements differing from a single-rank run after --check's steps; null when not checked"}};
@@ -93,6 +100,7 @@ TableLayout zero_table() {
                      {"buffer_mb", "+bufs", "(MB)", 8, CellFormat::number, "+ buffers (MB)"},
                      {"library_mb", "+mpi", "(MB)", 8, CellFormat::number, "+ library (MB)"},
                      {"peak_rss_mb", "peak", "(MB)", 9, CellFormat::number, "peak RSS (MB)"},
+                     {"device_mb", "device", "(MB)", 9, CellFormat::number, "device memory (MB)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
   return t;
 }
@@ -171,6 +179,10 @@ Record zero_record(const StageResult& s) {
       .set_metric("held_mb", max_of(s.held_bytes) / kMega)
       .set_metric("peak_rss_mb", peak / kMega)
       .set_metric("peak_vs_predicted", ratio(peak, state + buffers))
+      .set_metric("device_mb", max_of(s.device_array_bytes) / kMega)
+      .set_metric("device_vs_predicted",
+                  ratio(max_of(s.device_array_bytes), state + static_cast<double>(s.buffers)))
+      .set_metric("device_step_mb", max_of(s.device_step_bytes) / kMega)
       .set_metric("padding", static_cast<double>(s.padding))
       .set_metric("faults_per_step", s.faults_per_step)
       .set_metric("wrong", s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));

@@ -32,6 +32,9 @@ struct StageResult {
   std::uint64_t sent = 0;     // formulas: bytes each rank sends per step
   std::size_t padding = 0;    // padding elements of the shards
   std::vector<double> held_bytes, peak_rss_bytes, net_sent_bytes, net_received_bytes;
+  // A GPU's memory (the CUDA runtime's free memory; NaN on host memory): what the step's arrays took, and what the
+  // timed steps added (the backend's buffers made at a collective's first use).
+  std::vector<double> device_array_bytes, device_step_bytes;
   double faults_per_step = kNotMeasured;  // page faults per timed step, the most of any rank
   bool network_measured = false;          // ranks on more than one host: the interfaces carry the step's traffic
   std::int64_t wrong = -1;                // elements that differ from the reference over all ranks; -1: not checked
