@@ -22,6 +22,9 @@
 #   latency   distbench latency over the backend, 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank), #wrong = 0
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
+#   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
+#   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
+#             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
 #
 # Every mpirun runs under a guard: when it outlives its limit the ranks' stacks are taken (cuda-gdb, when there)
 # into $WORK/TAG.bt before the job is ended.
@@ -45,7 +48,7 @@ MAXBYTES=${MAXBYTES:-8G}  # the largest size of phases one and peer
 mkdir -p "$OUT" "$WORK"
 exec > >(tee -a "$OUT/check.log") 2>&1  # all output in one file: few files come back from $OUT
 DEADLINE=${DEADLINE:-0}
-MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/*"}  # which test_nccl_ranks runs
+MPITESTS=${MPITESTS:-"np2:NcclMpi/* np2:NcclMpi.AWaitForAMissingPeer* np4:NcclMpi/* np1:NcclZero.* np2:NcclZero.* np4:NcclZero.*"}  # which test_nccl_ranks runs
 RANKS_NP=${RANKS_NP:-"2 4"}  # phase ranks: rank counts and collectives
 RANKS_COLLS=${RANKS_COLLS:-"allreduce reduce-scatter allgather broadcast reduce alltoall gather scatter sendrecv"}
 phases=${*:-env canary tests one peer rounds flags timeout ranks flags2}
@@ -258,30 +261,32 @@ phase_tests() {
 }
 
 phase_mpitests() {
-  local np rc filter tag secs
+  local - entry np filter tag secs rc
+  set -f  # the filters' * are gtest's, not the shell's
   canary_failed mpitests && return
   # As tests/gpu/meson.build runs it; the test gives each rank its own NCCL_HOSTID when ranks outnumber GPUs.
-  for np in 2 4; do
-    for filter in 'NcclMpi/*' 'NcclMpi.AWaitForAMissingPeer*'; do
-      [ $np -eq 4 ] && [ "$filter" != 'NcclMpi/*' ] && continue
-      case " $MPITESTS " in *" np$np:$filter "*) ;; *) continue;; esac
-      [ $np -eq 4 ] && [ -f "$WORK/mpitests-np2.failed" ] && { echo "np=4 not run: np=2 failed"; continue; }
-      [ "$(time_left)" -lt 70 ] && { echo "deadline: test_nccl_ranks np=$np $filter not run"; continue; }
-      tag="test_nccl_ranks_np$np-$([ "$filter" = 'NcclMpi/*' ] && echo collectives || echo missing_peer)"
-      secs=60; [ "$filter" = 'NcclMpi/*' ] || secs=45
-      guarded $secs "$tag" "${MPIRUN[@]}" --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
-        --mca btl_tcp_if_include lo -np $np "${LINEBUF[@]}" "$BUNDLE/tests/test_nccl_ranks" --gtest_filter="$filter" \
-        --gtest_color=no
-      rc=$?
-      gtest_summary "test_nccl_ranks -np $np $filter" "$WORK/$tag.out" $rc || fail "test_nccl_ranks np=$np $filter rc=$rc"
-      if [ $rc -ne 0 ]; then
-        [ $np -eq 2 ] && [ "$filter" = 'NcclMpi/*' ] && touch "$WORK/mpitests-np2.failed"
-        echo "    last lines:"; tail -25 "$WORK/$tag.out" | sed 's/^/    | /'
-        [ -f "$WORK/$tag.bt" ] && grep -E '^-----|^State|#[0-9]+ ' "$WORK/$tag.bt" \
-          | grep -v -E ' in (poll|epoll_wait|nanosleep|clock_nanosleep|__GI___poll|sched_yield|pthread_cond_wait)' \
-          | head -80 | sed 's/^/    bt /'
-      fi
-    done
+  for entry in $MPITESTS; do
+    np=${entry%%:*}; np=${np#np}; filter=${entry#*:}
+    [ $np -eq 4 ] && [ -f "$WORK/mpitests-np2.failed" ] && { echo "np=4 $filter not run: np=2 failed"; continue; }
+    [ "$(time_left)" -lt 70 ] && { echo "deadline: test_nccl_ranks np=$np $filter not run"; continue; }
+    case "$filter" in
+      'NcclMpi/*') tag=collectives; secs=60 ;;
+      NcclMpi.AWaitForAMissingPeer*) tag=missing_peer; secs=45 ;;
+      *) tag=$(echo "$filter" | tr -c 'A-Za-z0-9\n' _); secs=90 ;;
+    esac
+    tag="test_nccl_ranks_np$np-$tag"
+    guarded $secs "$tag" "${MPIRUN[@]}" --mca mpi_yield_when_idle 1 --mca btl self,vader,tcp \
+      --mca btl_tcp_if_include lo -np $np "${LINEBUF[@]}" "$BUNDLE/tests/test_nccl_ranks" --gtest_filter="$filter" \
+      --gtest_color=no
+    rc=$?
+    gtest_summary "test_nccl_ranks -np $np $filter" "$WORK/$tag.out" $rc || fail "test_nccl_ranks np=$np $filter rc=$rc"
+    if [ $rc -ne 0 ]; then
+      [ $np -eq 2 ] && [ "$filter" = 'NcclMpi/*' ] && touch "$WORK/mpitests-np2.failed"
+      echo "    last lines:"; tail -25 "$WORK/$tag.out" | sed 's/^/    | /'
+      [ -f "$WORK/$tag.bt" ] && grep -E '^-----|^State|#[0-9]+ ' "$WORK/$tag.bt" \
+        | grep -v -E ' in (poll|epoll_wait|nanosleep|clock_nanosleep|__GI___poll|sched_yield|pthread_cond_wait)' \
+        | head -80 | sed 's/^/    bt /'
+    fi
   done
 }
 
@@ -698,6 +703,73 @@ phase_tp() {  # tensor parallelism on the GPU: the operations and the layers (cu
   guarded 200 tp2-layers "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench tp --backend $BACKEND \
     --layer all --in 1024 --out 4096 --batch 64 --check -n 5 --json "$WORK/tp2-layers.json"; rc=$?
   cat "$WORK/tp2-layers.out"; [ $rc -eq 0 ] || fail "tp layers 2 ranks rc=$rc"
+}
+
+phase_cublas() {  # why cuBLAS crashed in cublasCreate: which libraries load, weak symbols, a stack; the rest of the math
+  local lib=${CUBLAS_LIB%%:*} t="$BUNDLE/tests/test_cuda_math" tool
+  echo "CUBLAS_LIB=$lib"; ls -la "$lib" | grep -E 'cublas|cudart|nvJit|nvrtc' | head -20
+  ldd "$lib/libcublas.so.13" 2>&1 | head -20
+  tool=$(command -v nm || command -v readelf)
+  echo "--- undefined dynamic symbols of libcublas.so.13 (weak ones: 'w'; via $tool)"
+  if [ -n "$tool" ] && [ "${tool##*/}" = nm ]; then nm -D --undefined-only "$lib/libcublas.so.13" | grep -v GLIBC | head -40
+  elif [ -n "$tool" ]; then readelf --dyn-syms -W "$lib/libcublas.so.13" | awk '$7 == "UND"' | grep -v GLIBC | head -40; fi
+  echo "--- torch's matmul on this GPU"
+  py -c "import torch; a=torch.randn(256,256,device='cuda'); print('torch', torch.__version__, 'cuda', torch.version.cuda, 'matmul sum', float((a@a).abs().sum()))" 2>&1 | tail -2
+  echo "--- the math tests that need no cuBLAS"
+  timeout 120 "$t" --gtest_filter='*Optimizers*:*MixedPrecision*:*Bfloat16*:*CopyRows*:*ACollective*:*Marks*' \
+    > "$WORK/cuda_math_nogemm.out" 2>&1; rc=$?
+  gtest_summary test_cuda_math-no-gemm "$WORK/cuda_math_nogemm.out" $rc || fail "test_cuda_math without gemm rc=$rc"
+  echo "--- the gemm test: libraries the loader opens"
+  LD_DEBUG=libs timeout 60 "$t" --gtest_filter='*Gemm*' 2>&1 | grep -E 'calling init: .*(cu|nv)|trying file=.*(cublas|cudart)' \
+    | sed 's/^ *[0-9]*: *//' | sort -u | head -30
+  for pre in "" "$lib/libcudart.so.13"; do
+    [ -n "$pre" ] && [ ! -e "$pre" ] && continue
+    LD_PRELOAD=$pre timeout 60 "$t" --gtest_filter='*Gemm*' > "$WORK/gemm.out" 2>&1; rc=$?
+    echo "gemm test with LD_PRELOAD='$pre': rc=$rc $(grep -E '^\[ +(OK|FAILED) ' "$WORK/gemm.out" | head -1)"
+  done
+  if command -v gdb > /dev/null; then
+    timeout 120 gdb -q -batch -ex run -ex bt -ex 'info registers rip rax rdx' -ex 'frame 1' -ex 'x/6i $pc-16' \
+      -ex 'info sharedlibrary' --args "$t" --gtest_filter='*Gemm*' 2>&1 | grep -v -E 'New Thread|exited|^\[Thread' \
+      | tail -60
+  fi
+}
+
+phase_zero() {  # ZeRO on the GPU: --check of every stage at 1, 2 and 4 ranks, then the timed step of a large model
+  local rc np dt
+  for dt in bf16 fp32; do
+    echo "--- 1 rank, $dt, --check, every stage"
+    guarded 200 "zero1-check-$dt" distbench zero --backend $BACKEND --params 10M --layers 7 --dtype $dt \
+      --stage all --check --max-time 0.2 --json "$WORK/zero1-check-$dt.json"; rc=$?
+    cat "$WORK/zero1-check-$dt.out"; [ $rc -eq 0 ] || fail "zero 1 rank --check $dt rc=$rc"
+  done
+  canary_failed zero || for np in 2 4; do
+    echo "--- $np ranks on the one GPU (sockets), bf16, --check, every stage"
+    guarded 200 "zero$np-check" "${MPIRUN[@]}" -np $np "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench zero \
+      --backend $BACKEND --params 1M --layers 5 --bucket-mb 0.5 --stage all --check --max-time 0.2 \
+      --json "$WORK/zero$np-check.json"; rc=$?
+    cat "$WORK/zero$np-check.out"; [ $rc -eq 0 ] || fail "zero $np ranks --check rc=$rc"
+  done
+  echo "--- 1 rank, ${ZERO_PARAMS:-2G} parameters bf16: the update against the device copy, memory against the formulas"
+  guarded 300 zero1-big distbench zero --backend $BACKEND --params "${ZERO_PARAMS:-2G}" --stage all --max-time 1 \
+    --json "$WORK/zero1-big.json"; rc=$?
+  cat "$WORK/zero1-big.out"; [ $rc -eq 0 ] || fail "zero 1 rank large rc=$rc"
+  py - "$WORK" <<'PYEOF' || fail "zero targets (update >= 0.8 of the copy bandwidth, device memory within 10%, #wrong 0)"
+import glob, json, os, sys
+ok = True
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "zero*.json"))):
+    r = json.load(open(path))
+    for x in r["records"]:
+        p, m = x["params"], x["metrics"]
+        print(f"{os.path.basename(path):<22} stage {p['stage']} {p['dtype']} np {p['ranks']}: step {m['step_ms']:.3f} ms, "
+              f"update {m['update_ms']:.3f} ms = {m['update_gbps']:.0f} GB/s, copy {m['copy_gbps']:.0f} GB/s, "
+              f"update/copy {m['update_vs_copy']:.3f}, device {m['device_mb']:.1f} MB vs formulas "
+              f"{m['state_mb'] + m['buffer_mb']:.1f} ({m['device_vs_predicted']:.3f}), steps added "
+              f"{m['device_step_mb']:.1f} MB, wrong {m['wrong']}")
+        ok &= m["wrong"] in (None, 0)
+        if "big" in path:
+            ok &= m["update_vs_copy"] >= 0.8 and abs(m["device_vs_predicted"] - 1) <= 0.1
+sys.exit(0 if ok else 1)
+PYEOF
 }
 
 phase_timeout() {

@@ -1,10 +1,14 @@
 // NCCL across processes, formed by mpirun (MPI's connector) or by tests/env/launch.py (env://, as torchrun would):
-// every collective over the world (and in consecutive groups of 2 from 4 ranks), and the hang path: a call whose
-// peer never joins times out on both sides and aborts the communicators.
+// every collective over the world (and in consecutive groups of 2 from 4 ranks), ZeRO's step on the GPU against a
+// single-rank reference with its deliberate mistakes caught, and the hang path: a call whose peer never joins times
+// out on both sides and aborts the communicators.
 // On a machine with fewer GPUs than local ranks each rank gets its own NCCL_HOSTID, which lets NCCL run several
 // ranks on one GPU (over sockets: correct, not fast). Without a GPU every test skips with the reason.
 #include "backends/registry.hpp"
 #include "backends/nccl/gpu_info.hpp"
+#include "benchmarks/zero/plan.hpp"
+#include "benchmarks/zero/step.hpp"
+#include "benchmarks/zero/verify.hpp"
 #include "core/world.hpp"
 #include "tests/gpu/nccl_cases.hpp"
 
@@ -65,6 +69,49 @@ INSTANTIATE_TEST_SUITE_P(NcclMpi, EveryCollective, ::testing::ValuesIn(all_colle
   std::replace(s.begin(), s.end(), '-', '_');
   return s;
 });
+
+// ZeRO on NCCL: the step's arrays on the GPU, the update by the CUDA kernel. Every stage ends where a single-rank
+// run of the same steps on the CPU does (bfloat16 and float32), and each deliberate mistake fails that check.
+TEST(NcclZero, EveryStageMatchesOneRankAndEveryMistakeIsCaught) {
+  SKIP_WITHOUT_NCCL_WORLD();
+  using namespace zero;
+  World& world = *shared().world;
+  Connector& connector = world.connector();
+  const int n = connector.size();
+  Communicator& comm = world.communicator(world_partition(n));
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  const auto run = [&](Stage stage, DType type, Mutant mutant) {
+    StepConfig config;
+    config.stage = stage;
+    config.type = type;
+    config.layers = layers;
+    config.bucket = 300;
+    config.mutant = mutant;
+    ZeroStep step(comm, config, &world.device(), world.device().math());
+    for (int k = 0; k < 3; ++k) step.run(kTimeout);
+    step.to_host();
+    const auto m = check_step(step, n, type, AdamConfig{});
+    std::uint64_t all = 0;
+    for (const auto count : allgather_value(connector, m ? m->count : std::uint64_t{0})) all += count;
+    return std::pair{all, m ? m->what : std::string()};
+  };
+  for (const DType type : {DType::bfloat16, DType::float32}) {
+    for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+      const auto [wrong, what] = run(stage, type, Mutant::none);
+      EXPECT_EQ(wrong, 0u) << "stage " << name(stage) << " " << name(type) << ": " << what;
+    }
+  }
+  if (n < 2) return;  // the mistakes below are between ranks
+  const std::vector<std::pair<Mutant, Stage>> mutants = {
+      {Mutant::no_grad_scale, Stage::s0},          {Mutant::doubled_grad_scale, Stage::s3},
+      {Mutant::doubled_reduction, Stage::s1},      {Mutant::skipped_bucket, Stage::s2},
+      {Mutant::skipped_forward_gather, Stage::s3}, {Mutant::skipped_backward_gather, Stage::s3},
+      {Mutant::wrong_gather_block, Stage::s1},     {Mutant::wrong_gather_block, Stage::s2}};
+  for (const auto& [mutant, stage] : mutants) {
+    const auto [wrong, what] = run(stage, DType::bfloat16, mutant);
+    EXPECT_GT(wrong, 0u) << "mutant " << static_cast<int>(mutant) << " at stage " << name(stage) << " survived";
+  }
+}
 
 // Rank 0 waits for an allreduce that rank 1 has not joined: it times out and aborts; rank 1 then joins a call that
 // can never complete and times out (or sees the peer's abort) too.
