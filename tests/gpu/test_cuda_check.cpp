@@ -1,4 +1,5 @@
-// CUDA / NCCL status codes as errors, and the version texts (no device needed).
+// CUDA / NCCL status codes as errors, the version texts, and cuBLAS opened at run time (no device needed).
+#include "backends/nccl/cublas_library.hpp"
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/nccl_calls.hpp"
 
@@ -8,6 +9,23 @@
 
 namespace distbench::nccl {
 namespace {
+
+// Every function distbench calls is bound (a helper once named `bind` lost to std::bind by overload resolution and
+// bound nothing: cuBLAS's first call jumped to address 0). Skips where no libcublas is found.
+TEST(CublasLibrary, OpeningBindsEveryFunction) {
+  std::shared_ptr<const CublasLibrary> lib;
+  try {
+    lib = CublasLibrary::open();
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EXPECT_NE(lib->create, nullptr);
+  EXPECT_NE(lib->destroy, nullptr);
+  EXPECT_NE(lib->set_stream, nullptr);
+  EXPECT_NE(lib->sgemm, nullptr);
+  EXPECT_NE(lib->get_version, nullptr);
+  EXPECT_NE(lib->path.find("libcublas"), std::string::npos) << lib->path;
+}
 
 TEST(VersionText, NcclCodesInBothEncodings) {
   EXPECT_EQ(nccl_version_text(22809), "2.28.9");  // NCCL_VERSION(2,28,9) = 2*10000 + 28*100 + 9

@@ -10,8 +10,10 @@
 namespace distbench::nccl {
 namespace {
 
+// Not named bind: with a std::string argument, lookup also finds std::bind, which is the better match for these
+// arguments and silently binds nothing (every pointer stayed null: cuBLAS's first call jumped to address 0).
 template <typename F>
-void bind(void* handle, const char* name, F& out, const std::string& path) {
+void bind_symbol(void* handle, const char* name, F& out, const std::string& path) {
   out = reinterpret_cast<F>(dlsym(handle, name));
   if (out == nullptr) {
     throw Error(ExitCode::unavailable, fmt::format("{} has no {}: it is not the cuBLAS {} distbench was built for",
@@ -41,11 +43,11 @@ std::shared_ptr<const CublasLibrary> CublasLibrary::open() {
                             "LD_LIBRARY_PATH",
                             CUBLAS_VER_MAJOR, errors, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR));
   }
-  bind(lib->handle_, "cublasCreate_v2", lib->create, lib->path);
-  bind(lib->handle_, "cublasDestroy_v2", lib->destroy, lib->path);
-  bind(lib->handle_, "cublasSetStream_v2", lib->set_stream, lib->path);
-  bind(lib->handle_, "cublasSgemm_v2", lib->sgemm, lib->path);
-  bind(lib->handle_, "cublasGetVersion_v2", lib->get_version, lib->path);
+  bind_symbol(lib->handle_, "cublasCreate_v2", lib->create, lib->path);
+  bind_symbol(lib->handle_, "cublasDestroy_v2", lib->destroy, lib->path);
+  bind_symbol(lib->handle_, "cublasSetStream_v2", lib->set_stream, lib->path);
+  bind_symbol(lib->handle_, "cublasSgemm_v2", lib->sgemm, lib->path);
+  bind_symbol(lib->handle_, "cublasGetVersion_v2", lib->get_version, lib->path);
   return lib;
 }
 
