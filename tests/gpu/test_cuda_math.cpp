@@ -197,6 +197,12 @@ TEST(CudaMath, MixedPrecisionAdamIsBitIdenticalToTheCpu) {
       r.cpu.mixed_adam(adam, type, grads.data(), master.data(), m.data(), v.data(), params.data(), n);
       r.gpu.mixed_adam(adam, type, ggrads->data(), gmaster, gm, gv, gparams->data(), n);
     }
+    // A fourth step from element 1 on: a run that starts off the vectors' boundaries (the kernel's head and tail).
+    adam.step = 4;
+    r.cpu.mixed_adam(adam, type, grads.data() + g, master.data() + 1, m.data() + 1, v.data() + 1, params.data() + g,
+                     n - 1);
+    r.gpu.mixed_adam(adam, type, static_cast<std::byte*>(ggrads->data()) + g, gmaster + 1, gm + 1, gv + 1,
+                     static_cast<std::byte*>(gparams->data()) + g, n - 1);
     std::vector<std::byte> gpu_params(n * g);
     r.gpu.download(gpu_params.data(), gparams->data(), gpu_params.size());
     const auto bits = [](const std::vector<float>& f) {
