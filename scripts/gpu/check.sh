@@ -22,6 +22,7 @@
 #   latency   distbench latency over the backend, 2 and 4 ranks on the one GPU (NCCL_HOSTID per rank), #wrong = 0
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
+#   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
@@ -703,6 +704,30 @@ phase_tp() {  # tensor parallelism on the GPU: the operations and the layers (cu
   guarded 200 tp2-layers "${MPIRUN[@]}" -np 2 "${LINEBUF[@]}" "${HOSTID_WRAP[@]}" distbench tp --backend $BACKEND \
     --layer all --in 1024 --out 4096 --batch 64 --check -n 5 --json "$WORK/tp2-layers.json"; rc=$?
   cat "$WORK/tp2-layers.out"; [ $rc -eq 0 ] || fail "tp layers 2 ranks rc=$rc"
+}
+
+phase_datacheck() {  # all_reduce_perf with its data check on (-c 1, its default) and off, distbench beside, 3 rounds
+  local peer="$BUNDLE/peers/all_reduce_perf" k
+  [ -x "$peer" ] || { fail "no $peer"; return; }
+  for k in 1 2 3; do
+    "$peer" -b 8M -e 256M -f 2 -g 1 -c 1 > "$WORK/dc-nt-c1-$k.txt" 2>&1
+    "$peer" -b 8M -e 256M -f 2 -g 1 -c 0 > "$WORK/dc-nt-c0-$k.txt" 2>&1
+    distbench allreduce --backend $BACKEND -b 8M -e 256M -f 2 -q --json "$WORK/dc-db-$k.json" > /dev/null 2>&1
+  done
+  py - "$WORK" <<'PYEOF'
+import glob, statistics, sys
+from peer_rows import nccl_tests, records
+w = sys.argv[1]
+c1 = [nccl_tests(p) for p in sorted(glob.glob(f"{w}/dc-nt-c1-*.txt"))]
+c0 = [nccl_tests(p) for p in sorted(glob.glob(f"{w}/dc-nt-c0-*.txt"))]
+db = [records(p) for p in sorted(glob.glob(f"{w}/dc-db-*.json"))]
+print(f"{'bytes':>10} {'nt -c 1':>9} {'nt -c 0':>9} {'distbench':>9} {'db/c1':>6} {'db/c0':>6}  (medians of 3, us, out of place)")
+for b in sorted(c1[0]):
+    m1 = statistics.median(x[b]["out-of-place"] for x in c1)
+    m0 = statistics.median(x[b]["out-of-place"] for x in c0)
+    d = statistics.median(x[b]["out-of-place"]["time_us"] for x in db)
+    print(f"{b:>10} {m1:9.2f} {m0:9.2f} {d:9.2f} {d / m1:6.3f} {d / m0:6.3f}")
+PYEOF
 }
 
 phase_cublas() {  # why cuBLAS crashed in cublasCreate: which libraries load, weak symbols, a stack; the rest of the math
