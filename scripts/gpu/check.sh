@@ -712,7 +712,7 @@ phase_datacheck() {  # all_reduce_perf with its data check on (-c 1, its default
   for k in 1 2 3; do
     "$peer" -b 8M -e "${DC_MAX:-256M}" -f 2 -g 1 -c 1 > "$WORK/dc-nt-c1-$k.txt" 2>&1
     "$peer" -b 8M -e "${DC_MAX:-256M}" -f 2 -g 1 -c 0 > "$WORK/dc-nt-c0-$k.txt" 2>&1
-    distbench allreduce --backend $BACKEND -b 8M -e "${DC_MAX:-256M}" -f 2 -q --json "$WORK/dc-db-$k.json" > /dev/null 2>&1
+    distbench allreduce --backend $BACKEND -b 8M -e "${DC_MAX:-256M}" -f 2 ${DC_DB_FLAGS:-} -q --json "$WORK/dc-db-$k.json" > /dev/null 2>&1
   done
   py - "$WORK" <<'PYEOF'
 import glob, statistics, sys
