@@ -23,6 +23,7 @@
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
+#   gap       all_reduce_perf's 8-512 MiB slowdown with an 8 GiB sweep: allocator and single-block variants
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
@@ -727,6 +728,43 @@ for b in sorted(c1[0]):
     m0 = statistics.median(x[b]["out-of-place"] for x in c0)
     d = statistics.median(x[b]["out-of-place"]["time_us"] for x in db)
     print(f"{b:>10} {m1:9.2f} {m0:9.2f} {d:9.2f} {d / m1:6.3f} {d / m0:6.3f}")
+PYEOF
+}
+
+phase_gap() {  # why all_reduce_perf reads slower at 8-512 MiB with an 8 GiB sweep: its allocator, its single block
+  # Variants, 3 interleaved rounds each, -b 8M -e GAP_MAX (8G) out of place: all_reduce_perf as built (ncclMemAlloc),
+  # with -n 200, and a build of it that allocates with cudaMalloc (.gpu/peers/all_reduce_perf_cudamalloc, made by
+  # hand: nccl-tests' AllocateBuffs with its ncclMemAlloc branch off); distbench as is, with one timed block per case
+  # (as all_reduce_perf times), with -R 1 (ncclMemAlloc), both, and with -n 200.
+  local peer="$BUNDLE/peers/all_reduce_perf" cm="$BUNDLE/peers/all_reduce_perf_cudamalloc" k max=${GAP_MAX:-8G}
+  [ -x "$peer" ] || { fail "no $peer"; return; }
+  local one=(--min-samples 1 --max-time 0.000001) db=(distbench allreduce --backend $BACKEND -b 8M -e "$max" -f 2 -q)
+  for k in 1 2 3; do
+    "$peer" -b 8M -e "$max" -f 2 -g 1 -c 0 > "$WORK/gap-nt-$k.txt" 2>&1
+    "$peer" -b 8M -e "$max" -f 2 -g 1 -c 0 -n 200 > "$WORK/gap-nt200-$k.txt" 2>&1
+    [ -x "$cm" ] && "$cm" -b 8M -e "$max" -f 2 -g 1 -c 0 > "$WORK/gap-ntcm-$k.txt" 2>&1
+    "${db[@]}" --json "$WORK/gap-db-$k.json" > /dev/null 2>&1
+    "${db[@]}" "${one[@]}" --json "$WORK/gap-db1-$k.json" > /dev/null 2>&1
+    "${db[@]}" -R 1 --json "$WORK/gap-dbR-$k.json" > /dev/null 2>&1
+    "${db[@]}" -R 1 "${one[@]}" --json "$WORK/gap-dbR1-$k.json" > /dev/null 2>&1
+    "${db[@]}" -n 200 --json "$WORK/gap-db200-$k.json" > /dev/null 2>&1
+    echo "round $k done at ${SECONDS}s"
+  done
+  py - "$WORK" <<'PYEOF'
+import glob, statistics, sys
+from peer_rows import nccl_tests, records
+w = sys.argv[1]
+def nt(v): return [{b: r["out-of-place"] for b, r in nccl_tests(p).items()} for p in sorted(glob.glob(f"{w}/gap-{v}-*.txt"))]
+def db(v): return [{b: r["out-of-place"]["time_us"] for b, r in records(p).items()} for p in sorted(glob.glob(f"{w}/gap-{v}-*.json"))]
+runs = {"nt": nt("nt"), "nt200": nt("nt200"), "ntcm": nt("ntcm"), "db": db("db"), "db1": db("db1"),
+        "dbR": db("dbR"), "dbR1": db("dbR1"), "db200": db("db200")}
+runs = {k: v for k, v in runs.items() if v}
+print("medians of 3 rounds, us, out of place; then each variant / nt")
+print(f"{'bytes':>10} " + " ".join(f"{k:>8}" for k in runs) + "  " + " ".join(f"{k:>6}" for k in runs if k != "nt"))
+for b in sorted(runs["nt"][0]):
+    med = {k: statistics.median(x[b] for x in v if b in x) for k, v in runs.items()}
+    print(f"{b:>10} " + " ".join(f"{med[k]:8.2f}" for k in runs) + "  " +
+          " ".join(f"{med[k] / med['nt']:6.3f}" for k in runs if k != "nt"))
 PYEOF
 }
 

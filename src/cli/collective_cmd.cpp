@@ -17,7 +17,7 @@ void add_collective_commands(CLI::App& root, Commands& commands) {
     add_collective_options(*app, *options);
     commands.push_back({app, [c, options](Invocation& inv) {
                           CollectiveBenchmark benchmark(make_plan(c, *options));  // bad input fails here, before MPI
-                          return run_benchmark(inv, run_settings(options->common), benchmark);
+                          return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);
                         }});
   }
 }

@@ -93,6 +93,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "position, timed where they run: events on a GPU, the host clock for mpi) or auto (default: "
                  "nccl-tests on nccl, sampled on mpi)")
       ->check(one_of({"auto", "sampled", "nccl-tests"}));
+  app.add_option("--blocks", o.blocks,
+                 "nccl-tests' timing: timed blocks per case (default: as the sampling rule takes them, 20 within "
+                 "--max-time; 1: all_reduce_perf's own, one block after -w warm-up operations, whose first pass over "
+                 "the rotated positions can read slower than later ones)")
+      ->check(in_range(1, 1000000));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
       ->delimiter(',')
@@ -199,6 +204,17 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     plan.block_stopping = stopping_rule(blocks);
     if (o.common.iters_given) plan.block_iters = o.common.iters;
   }
+  if (o.blocks > 0) {  // exactly that many blocks: 1 is all_reduce_perf's own (one timed block after -w)
+    if (o.timing == "sampled") {
+      throw usage_error("--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
+                        "one of them");
+    }
+    plan.block_stopping = StoppingRule{.samples = static_cast<std::size_t>(o.blocks),
+                                       .max_noise = 0.0,
+                                       .min_samples = static_cast<std::size_t>(o.blocks),
+                                       .max_time_s = 0.0};
+    plan.blocks_given = true;
+  }
   if (plan.tensors > 1 && plan.timing == Timing::nccl_tests) {
     throw usage_error("--timing nccl-tests times one buffer per operation, not a --tensors list; drop --tensors or "
                       "use --timing sampled");
@@ -241,8 +257,14 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
                                       : RankAverage::avg;
   plan.timeout_s = o.common.timeout_s;
   plan.backend = o.common.backend;
-  plan.backend_options = backend_options(o.common);
+  plan.backend_options = backend_options(collective_common(o));
   return plan;
+}
+
+CommonOptions collective_common(const CollectiveOptions& o) {
+  CommonOptions c = o.common;
+  if (c.alloc == "auto" && o.timing != "sampled" && o.tensors <= 1) c.alloc = "ncclMemAlloc";
+  return c;
 }
 
 }  // namespace distbench::cli

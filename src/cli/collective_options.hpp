@@ -23,6 +23,7 @@ struct CollectiveOptions {
   int timestamps = 0;     // -S: 0/1 (nccl-tests' report_timestamps)
   int cpu_time = 0;       // -C: 0/1 (nccl-tests' report_cputime)
   std::string timing = "auto";  // --timing: auto, sampled or nccl-tests
+  int blocks = 0;               // --blocks: nccl-tests' timing's timed blocks per case (0: the sampling rule)
   std::vector<std::string> datatypes = {"float32"};
   std::vector<std::string> ops = {"sum"};
   int root = 0;  // -1: every rank in turn
@@ -47,5 +48,8 @@ struct CollectiveOptions {
 void add_collective_options(CLI::App& app, CollectiveOptions& options);
 // Throws usage_error for anything inconsistent (sizes, steps, dtypes, ops and their combination).
 SweepPlan make_plan(Collective collective, const CollectiveOptions& options);
+// The common options as the collective runs them: --alloc auto becomes ncclMemAlloc where nccl-tests' timing may
+// apply (not --timing sampled, not a --tensors list), so that the buffers are what all_reduce_perf allocates.
+CommonOptions collective_common(const CollectiveOptions& options);
 
 }  // namespace distbench::cli

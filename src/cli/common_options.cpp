@@ -67,6 +67,11 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(one_of({"0", "1"}));
   app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
       ->check(one_of({"0", "1"}));
+  app.add_option("--alloc", o.alloc,
+                 "Where device buffers come from (nccl): cudaMalloc, ncclMemAlloc (what nccl-tests allocates with "
+                 "since NCCL 2.19; -R needs it) or auto (ncclMemAlloc for a collective under nccl-tests' timing, "
+                 "else cudaMalloc)")
+      ->check(one_of({"auto", "cudaMalloc", "ncclMemAlloc"}));
 }
 
 void add_launcher_option(CLI::App& app, std::string& launcher) {
@@ -105,6 +110,10 @@ BackendOptions backend_options(const CommonOptions& o) {
   b.graph_launches = o.graph_launches;
   b.blocking = o.blocking != 0;
   b.register_buffers = o.register_buffers != 0;
+  if (b.register_buffers && o.alloc == "cudaMalloc") {
+    throw usage_error("-R 1 registers buffers that ncclMemAlloc allocated; drop --alloc cudaMalloc, or -R");
+  }
+  b.nccl_mem_alloc = b.register_buffers || o.alloc == "ncclMemAlloc";
   b.timeout_s = o.timeout_s;
   b.huge_pages = parse_huge_pages(o.huge_pages);
   return b;

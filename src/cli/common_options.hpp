@@ -23,6 +23,7 @@ struct CommonOptions {
   int graph_launches = 0;
   int blocking = 0;
   int register_buffers = 0;
+  std::string alloc = "auto";  // --alloc: auto, cudaMalloc or ncclMemAlloc (device buffers)
   double timeout_s = 300.0;
   std::string json;
   std::string csv;
@@ -49,7 +50,8 @@ void add_launcher_option(CLI::App& app, std::string& launcher);
 // The stopping rule the options ask for: -n samples within a 0.05 s budget by default, exactly -n when -n is given
 // alone, a noise target with 10 s by default; throws usage_error for a noise target without a time budget.
 StoppingRule stopping_rule(const CommonOptions& options);
-// The backend's settings from the options (-g, -m, -G, -z, -R, -T).
+// The backend's settings from the options (-g, -m, -G, -z, -R, --alloc, -T); --alloc auto reads as cudaMalloc here
+// (a benchmark whose peer allocates otherwise resolves it first). Throws usage_error for -R with cudaMalloc.
 BackendOptions backend_options(const CommonOptions& options);
 
 }  // namespace distbench::cli

@@ -25,6 +25,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace distbench::cli {
@@ -271,6 +272,15 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       fail_and_exit(fmt::format("{} did not finish within {:g} s (-T/--timeout); ended by signal {} ({}) before its "
                                 "watchdog could say so",
                                 step, watchdog.timeout_s(), signal, strsignal(signal)),
+                    timeout_exit_code);
+    }
+    if (const std::optional<double> frozen = watchdog.frozen_s()) {
+      // Stopped between steps for longer than the timeout (nothing was armed to run out): the peers' steps that
+      // waited for this rank did not finish within it, which is why the launcher ends the job.
+      fail_and_exit(fmt::format("this rank was stopped (or its host frozen) for {:.1f} s {}; its peers' steps did not "
+                                "finish within {:g} s (-T/--timeout); ended by signal {} ({}) once it was continued",
+                                *frozen, step.empty() ? "between steps" : fmt::format("during {}", step),
+                                watchdog.timeout_s(), signal, strsignal(signal)),
                     timeout_exit_code);
     }
     end_and_exit("interrupted",

@@ -28,6 +28,7 @@ struct BackendOptions {
   int graph_launches = 0;    // -G: replay a captured timed loop this many times (0: no graphs)
   bool blocking = false;     // -z: blocking communicator initialisation and calls
   bool register_buffers = false;  // -R
+  bool nccl_mem_alloc = false;    // --alloc: device buffers from ncclMemAlloc, not cudaMalloc (-R implies it)
   double timeout_s = 300.0;  // -T: bound on the backend's own waits (communicator set-up, teardown)
   HugePages huge_pages = HugePages::off;  // --huge-pages: host buffers' policy (core/huge_pages.hpp)
 };

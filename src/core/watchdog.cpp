@@ -6,6 +6,9 @@
 namespace distbench {
 namespace {
 
+// How recently a freeze must have ended to explain what happens now (a signal the launcher sends on resuming it).
+constexpr std::int64_t kRecentFreezeNs = 5'000'000'000;
+
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -14,7 +17,7 @@ std::int64_t now_ns() {
 }  // namespace
 
 Watchdog::Watchdog(double timeout_s, Expired on_expire)
-    : timeout_s_(timeout_s), on_expire_(std::move(on_expire)), thread_([this] { watch(); }) {}
+    : timeout_s_(timeout_s), on_expire_(std::move(on_expire)), last_poll_ns_(now_ns()), thread_([this] { watch(); }) {}
 
 Watchdog::~Watchdog() {
   {
@@ -53,6 +56,19 @@ bool Watchdog::overdue() const {
   return deadline != 0 && now_ns() > deadline;
 }
 
+std::optional<double> Watchdog::frozen_s() const {
+  const std::int64_t limit = timeout_nanoseconds(timeout_s_);
+  if (limit <= 0) return std::nullopt;
+  const std::int64_t now = now_ns();
+  const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
+  if (gap > limit) return static_cast<double>(gap) * 1e-9;  // frozen until just now: the thread has not looked yet
+  const std::int64_t freeze = freeze_ns_.load(std::memory_order_relaxed);
+  if (freeze > limit && now - freeze_end_ns_.load(std::memory_order_relaxed) < kRecentFreezeNs) {
+    return static_cast<double>(freeze) * 1e-9;
+  }
+  return std::nullopt;
+}
+
 void Watchdog::disarm() {
   if (!overdue()) deadline_ns_.store(0, std::memory_order_relaxed);
 }
@@ -65,6 +81,13 @@ void Watchdog::watch() {
   while (!stopping_) {
     wake_.wait_for(lock, interval);
     if (stopping_) break;
+    const std::int64_t now = now_ns();
+    const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
+    if (gap > timeout_nanoseconds(timeout_s_)) {
+      freeze_ns_.store(gap, std::memory_order_relaxed);
+      freeze_end_ns_.store(now, std::memory_order_relaxed);
+    }
+    last_poll_ns_.store(now, std::memory_order_relaxed);
     const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
     if (deadline != 0 && now_ns() > deadline) {
       const std::string step = step_;

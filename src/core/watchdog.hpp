@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -48,6 +49,10 @@ class Watchdog {
   // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
   // and has just been continued, and the step may even have finished since).
   bool overdue() const;
+  // How long this process was just frozen (stopped by SIGSTOP, its host suspended), when that was longer than the
+  // timeout and ended in the last few seconds or lasts still: the watchdog's own thread could not poll for that long.
+  // A stop between two steps arms nothing, and is seen only so. Empty otherwise, and with no timeout.
+  std::optional<double> frozen_s() const;
 
  private:
   void watch();
@@ -56,6 +61,9 @@ class Watchdog {
   const double timeout_s_;
   Expired on_expire_;
   std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
+  std::atomic<std::int64_t> last_poll_ns_;     // when the watchdog's thread last looked
+  std::atomic<std::int64_t> freeze_ns_{0};     // the last gap between its looks longer than the timeout
+  std::atomic<std::int64_t> freeze_end_ns_{0};  // and when it ended
   std::mutex mutex_;
   std::condition_variable wake_;
   std::string step_;

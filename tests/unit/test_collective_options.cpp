@@ -73,6 +73,42 @@ TEST(CollectiveOptions, NcclTestsTimingReadsMinusNAsOperationsPerBlock) {
   EXPECT_THROW(plan_for(Collective::allreduce, {"--timing", "events"}), CLI::ValidationError);
 }
 
+// all_reduce_perf times one block per case in buffers from ncclMemAlloc: --blocks 1 takes exactly one block, and
+// nccl-tests' timing allocates as the peer does unless told otherwise.
+TEST(CollectiveOptions, BlocksAndTheAllocatorFollowNcclTests) {
+  const SweepPlan one = plan_for(Collective::allreduce, {"--timing", "nccl-tests", "--blocks", "1"});
+  EXPECT_TRUE(one.blocks_given);
+  EXPECT_EQ(one.block_stopping.samples, 1u);
+  EXPECT_EQ(one.block_stopping.min_samples, 1u);
+  EXPECT_DOUBLE_EQ(one.block_stopping.max_time_s, 0.0);  // no budget cuts it, and none adds blocks
+  EXPECT_FALSE(plan_for(Collective::allreduce, {}).blocks_given);
+  try {
+    plan_for(Collective::allreduce, {"--timing", "sampled", "--blocks", "3"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("--blocks"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(plan_for(Collective::allreduce, {"--blocks", "0"}), CLI::ValidationError);
+
+  EXPECT_TRUE(plan_for(Collective::allreduce, {}).backend_options.nccl_mem_alloc);  // auto: nccl-tests' on a GPU
+  EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "nccl-tests"}).backend_options.nccl_mem_alloc);
+  EXPECT_FALSE(plan_for(Collective::allreduce, {"--timing", "sampled"}).backend_options.nccl_mem_alloc);
+  EXPECT_FALSE(plan_for(Collective::allreduce, {"--tensors", "4"}).backend_options.nccl_mem_alloc);
+  EXPECT_FALSE(plan_for(Collective::allreduce, {"--alloc", "cudaMalloc"}).backend_options.nccl_mem_alloc);
+  EXPECT_TRUE(
+      plan_for(Collective::allreduce, {"--timing", "sampled", "--alloc", "ncclMemAlloc"}).backend_options.nccl_mem_alloc);
+  EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "sampled", "-R", "1"}).backend_options.nccl_mem_alloc);
+  try {
+    plan_for(Collective::allreduce, {"-R", "1", "--alloc", "cudaMalloc"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("ncclMemAlloc"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(plan_for(Collective::allreduce, {"--alloc", "malloc"}), CLI::ValidationError);
+}
+
 TEST(CollectiveOptions, ANoiseTargetGetsTenSecondsUnlessTold) {
   SweepPlan plan = plan_for(Collective::allreduce, {"--max-noise", "2"});
   EXPECT_TRUE(plan.stopping.noise_mode());

@@ -130,6 +130,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
   plan.stopping.min_samples = 10;
   plan.stopping.max_time_s = 2;
   plan.block_stopping = plan.stopping;
+  plan.backend_options.nccl_mem_alloc = true;  // what --timing nccl-tests allocates with by default
   plan.check_iters = 0;
   plan.average = RankAverage::max;
 
@@ -169,11 +170,11 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# collective: broadcast   backend: nccl   world size: 6   ranks per host: node-a 4, node-b 2\n"
       "# group: group-size 2 (3 groups of 2 ranks)\n"
       "# sweep: 1024 .. 1073741824 B, 4 sizes\n"
-      "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case) per case, each a block of 20 "
+      "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case), each a block of 20 "
       "operations (-n)   warm-up: 3 iterations   check: off   time: slowest rank (-a max)\n"
       "# timing: nccl-tests (--timing): the host clock around each block and the wait for its completion, buffer positions "
       "rotated per operation as nccl-tests does; the device's events around the same blocks in the reports "
-      "(device_time_us, --columns device)\n"
+      "(device_time_us, --columns device); buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)\n"
       "#\n"
       "#                                                                  in-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong  noise\n"

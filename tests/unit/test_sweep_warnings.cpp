@@ -135,6 +135,41 @@ TEST(SweepWarnings, AHostClockWellAboveTheDevicesTimeIsAFindingWithItsSizePerBlo
   EXPECT_FALSE(has_code(sweep_warnings({small, large}, SweepPlan{}), "host_bound"));
 }
 
+// What an H200 showed with ncclMemAlloc's buffers (docs/gpu.md): the first block of 256 MiB read 10% above the
+// blocks after it; all_reduce_perf times that block alone. The finding names the sizes and what reproduces the peer.
+TEST(SweepWarnings, AFirstBlockSlowerThanTheRestIsAFindingWithTheFlagThatReproducesThePeer) {
+  auto blocks = [](double first_us, double later_us, std::uint64_t bytes) {
+    std::vector<double> xs{first_us * 1e-6};
+    for (int k = 0; k < 19; ++k) xs.push_back(later_us * 1e-6 * (1 + 0.001 * (k % 3)));
+    CaseResult r = with_samples(xs, bytes);
+    r.timing = "nccl-tests";
+    r.device_time_shown = later_us * 1e-6;
+    return r;
+  };
+  const CaseResult cold = blocks(143.0, 129.0, 256u << 20);
+  const CaseResult warm = blocks(7.5, 7.4, 8u << 20);  // 1.4% above: within the 5% a first block may read
+  SweepPlan plan;
+  plan.backend_options.nccl_mem_alloc = true;
+  auto warnings = sweep_warnings({warm, cold}, plan);
+  ASSERT_TRUE(has_code(warnings, "first_block_slower"));
+  EXPECT_TRUE(mentions(warnings, "1 of 2 cases read their first timed block more than 5% slower")) << warnings[0].message;
+  EXPECT_TRUE(mentions(warnings, "up to 1.11x, sizes 256 MiB to 256 MiB"));
+  EXPECT_TRUE(mentions(warnings, "--blocks 1 reproduces"));
+  plan.backend_options.nccl_mem_alloc = false;  // cudaMalloc's buffers: the peer's allocator is part of the recipe
+  EXPECT_TRUE(mentions(sweep_warnings({cold}, plan), "--blocks 1 with --alloc ncclMemAlloc reproduces"));
+  // The same samples timed as samples (no first pass over rotated positions), or two blocks only: no finding.
+  CaseResult sampled = cold;
+  sampled.timing = "sampled";
+  EXPECT_FALSE(has_code(sweep_warnings({sampled}, plan), "first_block_slower"));
+  CaseResult two = cold;
+  two.samples.resize(2);
+  EXPECT_FALSE(has_code(sweep_warnings({two}, plan), "first_block_slower"));
+  // Off a device (no device time: MPI under --timing nccl-tests) the peer it points to does not apply.
+  CaseResult host = cold;
+  host.device_time_shown = kNotMeasured;
+  EXPECT_FALSE(has_code(sweep_warnings({host}, plan), "first_block_slower"));
+}
+
 TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {
   CaseResult r = with_samples(steady());
   r.placement = "in-place";

@@ -4,6 +4,9 @@
 #include "core/deadline.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -119,6 +122,47 @@ TEST(Watchdog, DoesNotFireBeforeTheTimeout) {
   while (!fired && std::chrono::steady_clock::now() - began < 5s) std::this_thread::sleep_for(10ms);
   ASSERT_TRUE(fired);
   EXPECT_GE(after.load(), 0.3);
+}
+
+// Stops this very process for `stopped` (SIGSTOP; a forked child sends SIGCONT), as a launcher's user or a frozen host
+// would; the watchdog's thread cannot poll meanwhile.
+void stop_self_for(std::chrono::milliseconds stopped) {
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // only async-signal-safe calls here
+    const timespec pause{stopped.count() / 1000, (stopped.count() % 1000) * 1000000};
+    nanosleep(&pause, nullptr);
+    kill(parent, SIGCONT);
+    _exit(0);
+  }
+  raise(SIGSTOP);
+  int status = 0;
+  waitpid(child, &status, 0);
+}
+
+// Stopped between two steps, nothing is armed to run out; the freeze itself is what the peers' timeouts saw, and what
+// a signal arriving on resumption must be put down to (a root stopped between cases reported "interrupted").
+TEST(Watchdog, SeesAFreezeLongerThanTheTimeoutBetweenSteps) {
+  Watchdog dog(0.3, [](const std::string&, double) { ADD_FAILURE() << "fired with no step armed"; });
+  { auto guard = dog.arm("a step that finished"); }
+  EXPECT_FALSE(dog.frozen_s().has_value());
+  stop_self_for(900ms);
+  const std::optional<double> frozen = dog.frozen_s();  // at once, and once its thread has looked again
+  ASSERT_TRUE(frozen.has_value());
+  EXPECT_GE(*frozen, 0.8);
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(dog.frozen_s().has_value());
+  EXPECT_GE(*dog.frozen_s(), 0.8);
+  EXPECT_EQ(dog.step(), "");
+}
+
+TEST(Watchdog, AFreezeShorterThanTheTimeoutIsNone) {
+  Watchdog dog(2.0, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  stop_self_for(300ms);
+  EXPECT_FALSE(dog.frozen_s().has_value());
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(dog.frozen_s().has_value());
 }
 
 }  // namespace

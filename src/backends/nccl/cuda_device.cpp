@@ -26,20 +26,21 @@ std::string device_name(int device) {
 
 }  // namespace
 
-CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, std::shared_ptr<BufferRegistry> registry)
-    : devices_(devices), bytes_(bytes), registry_(std::move(registry)) {
+CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, bool nccl_mem_alloc,
+                       std::shared_ptr<BufferRegistry> registry)
+    : devices_(devices), bytes_(bytes), nccl_mem_alloc_(nccl_mem_alloc || registry), registry_(std::move(registry)) {
   const std::size_t size = std::max<std::size_t>(bytes, 1);
   try {
     for (int device : devices_) {
       DeviceGuard guard(device);
       void* ptr = nullptr;
-      if (registry_) {
+      if (nccl_mem_alloc_) {
         const ncclResult_t status = ncclMemAlloc(&ptr, size);
         if (status != ncclSuccess) {
-          throw failure(
-              fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc (-R): {}; lower "
-                          "-e/--maxbytes",
-                          bytes, device, nccl_error_text(status)));
+          throw failure(fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc ({}): {}; lower "
+                                    "-e/--maxbytes{}",
+                                    bytes, device, registry_ ? "-R" : "--alloc", nccl_error_text(status),
+                                    registry_ ? "" : ", or allocate with cudaMalloc (--alloc cudaMalloc)"));
         }
       } else {
         const cudaError_t status = cudaMalloc(&ptr, size);
@@ -63,8 +64,8 @@ void CudaBuffer::release() noexcept {
   for (std::size_t p = 0; p < data_.size(); ++p) {
     try {
       DeviceGuard guard(devices_[p]);
-      if (registry_) {
-        registry_->forget_buffer(data_[p]);
+      if (registry_) registry_->forget_buffer(data_[p]);
+      if (nccl_mem_alloc_) {
         ncclMemFree(data_[p]);
       } else {
         cudaFree(data_[p]);
@@ -84,9 +85,10 @@ void* CudaBuffer::data(int part) {
 }
 
 CudaDevice::CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry,
-                       std::shared_ptr<CudaMath> math)
+                       std::shared_ptr<CudaMath> math, bool nccl_mem_alloc)
     : devices_(std::move(devices)),
       processes_per_gpu_(std::max(1, processes_per_gpu)),
+      nccl_mem_alloc_(nccl_mem_alloc),
       registry_(std::move(registry)),
       math_(std::move(math)) {
   try {
@@ -140,7 +142,7 @@ std::uint64_t CudaDevice::memory_available(int) const {
 }
 
 std::unique_ptr<Buffer> CudaDevice::allocate(std::size_t bytes) {
-  return std::make_unique<CudaBuffer>(devices_, bytes, registry_);
+  return std::make_unique<CudaBuffer>(devices_, bytes, nccl_mem_alloc_, registry_);
 }
 
 void CudaDevice::require_parts(BufferRef at, std::string_view what) const {

@@ -15,10 +15,12 @@
 
 namespace distbench::nccl {
 
-// One allocation per device, with cudaMalloc or (for -R) ncclMemAlloc.
+// One allocation per device, with cudaMalloc or ncclMemAlloc (--alloc, and always for -R: NCCL registers only
+// memory it allocated).
 class CudaBuffer final : public Buffer {
  public:
-  CudaBuffer(const std::vector<int>& devices, std::size_t bytes, std::shared_ptr<BufferRegistry> registry);
+  CudaBuffer(const std::vector<int>& devices, std::size_t bytes, bool nccl_mem_alloc,
+             std::shared_ptr<BufferRegistry> registry);
   ~CudaBuffer() override;
   CudaBuffer(const CudaBuffer&) = delete;
   CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -35,16 +37,18 @@ class CudaBuffer final : public Buffer {
   std::vector<int> devices_;
   std::vector<void*> data_;
   std::size_t bytes_;
-  std::shared_ptr<BufferRegistry> registry_;  // null: cudaMalloc
+  bool nccl_mem_alloc_;
+  std::shared_ptr<BufferRegistry> registry_;  // null: not registered
 };
 
 class CudaDevice final : public Device {
  public:
   // `devices`: the CUDA ordinals this process drives, in part order. `processes_per_gpu`: processes of this node that
   // share each GPU (1 normally). `registry`: set when buffers are to be registered (-R). `math`: the dense math on
-  // the first GPU (null: none).
+  // the first GPU (null: none). `nccl_mem_alloc`: buffers from ncclMemAlloc (as nccl-tests allocates them) rather
+  // than cudaMalloc; implied by a registry.
   CudaDevice(std::vector<int> devices, int processes_per_gpu, std::shared_ptr<BufferRegistry> registry,
-             std::shared_ptr<CudaMath> math = nullptr);
+             std::shared_ptr<CudaMath> math = nullptr, bool nccl_mem_alloc = false);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -81,6 +85,7 @@ class CudaDevice final : public Device {
   std::vector<int> devices_;
   std::vector<std::string> names_;
   int processes_per_gpu_;
+  bool nccl_mem_alloc_;
   std::shared_ptr<BufferRegistry> registry_;
   std::vector<Part> parts_;
   std::shared_ptr<CudaMath> math_;

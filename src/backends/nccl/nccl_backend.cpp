@@ -46,7 +46,8 @@ class NcclBackend final : public Backend {
         choose_devices(connector_.local_rank(), options_.gpus_per_process, options_.device_index, count);
     if (options_.register_buffers) registry_ = std::make_shared<BufferRegistry>();
     math_ = std::make_shared<CudaMath>(devices.front());
-    device_ = std::make_unique<CudaDevice>(devices, processes_per_gpu(connector_, options_, count), registry_, math_);
+    device_ = std::make_unique<CudaDevice>(devices, processes_per_gpu(connector_, options_, count), registry_, math_,
+                                           options_.nccl_mem_alloc);
   }
 
   std::string_view name() const override { return "nccl"; }

@@ -32,17 +32,21 @@ std::string blocks_text(const SweepPlan& plan) {
   std::string ops = fmt::format("{}", plan.block_iters);
   if (o.agg_iters > 1) ops += fmt::format(" x {} (-m)", o.agg_iters);
   if (o.graph_launches > 0) ops += fmt::format(" x {} (-G)", o.graph_launches);
-  return fmt::format("{} per case, each a block of {} operations (-n)", samples_text(plan.block_stopping), ops);
+  return fmt::format("{}, each a block of {} operations (-n{})", samples_text(plan.block_stopping), ops,
+                     plan.blocks_given ? ", --blocks" : "");
 }
 
-std::string timing_text(Timing timing, bool on_device, bool cpu_time) {
+std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
   if (timing == Timing::nccl_tests) {
     return fmt::format(
         "timing: nccl-tests (--timing): the host clock around each block{}, buffer positions rotated per operation "
-        "as nccl-tests does{}",
+        "as nccl-tests does{}{}",
         cpu_time ? " until its last call is enqueued (-C 1)" : " and the wait for its completion",
         on_device ? "; the device's events around the same blocks in the reports (device_time_us, --columns device)"
-                  : "");
+                  : "",
+        !on_device        ? ""
+        : nccl_mem_alloc ? "; buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)"
+                         : "; buffers from cudaMalloc (--alloc; all_reduce_perf allocates with ncclMemAlloc)");
   }
   return on_device ? "timing: sampled (--timing): CUDA events around each sample's operations, one buffer position"
                    : "timing: sampled (--timing): the host clock around each sample's operations, one buffer position";
@@ -85,7 +89,10 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   const BackendOptions& o = plan.backend_options;
   j["backend_options"] = {{"gpus_per_process", o.gpus_per_process}, {"device_index", o.device_index},
                           {"agg_iters", o.agg_iters},               {"graph_launches", o.graph_launches},
-                          {"blocking", o.blocking},                 {"register_buffers", o.register_buffers}};
+                          {"blocking", o.blocking},                 {"register_buffers", o.register_buffers},
+                          {"alloc", !runs_on_device(backend) ? "host"
+                                    : o.nccl_mem_alloc       ? "ncclMemAlloc"
+                                                             : "cudaMalloc"}};
   return j;
 }
 
@@ -221,7 +228,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                   timing == Timing::nccl_tests ? blocks_text(plan) : samples_text(plan.stopping), plan.warmup_iters,
                   check_text(plan.check_iters), average_text(plan.average), name(plan.average),
                   plan.cpu_time ? ", host clock (-C 1)" : ""),
-      timing_text(timing, runs_on_device(info.backend), plan.cpu_time)};
+      timing_text(timing, runs_on_device(info.backend), plan.cpu_time, plan.backend_options.nccl_mem_alloc)};
   if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
   if (plan.tensors > 1) {
     d.console_preamble.push_back(fmt::format(
@@ -265,6 +272,13 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
   outcome.wrong = sweep.wrong;
   outcome.warnings = std::move(sweep.warnings);
   outcome.facts = std::move(sweep.facts);
+  if (connector.is_root() && plan_.blocks_given &&
+      resolve(plan_.timing, runs_on_device(world.backend().name())) != Timing::nccl_tests) {
+    outcome.warnings.push_back({"option_ignored", fmt::format("--blocks ignored: the {} backend's cases were timed by "
+                                                              "samples (--timing sampled); add --timing nccl-tests to "
+                                                              "time them in blocks",
+                                                              world.backend().name())});
+  }
   if (connector.is_root() && plan_.floor.active()) {
     const FloorVerdict v = judge_floor(records, plan_.floor);
     if (!v.ok) outcome.below_floor = v.text;

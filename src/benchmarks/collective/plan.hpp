@@ -51,6 +51,7 @@ struct SweepPlan {
   // blocks a case takes (-n not counted as samples).
   int block_iters = 20;
   StoppingRule block_stopping;
+  bool blocks_given = false;  // --blocks: block_stopping takes exactly that many
   int check_iters = 1;      // -c: verifications per case, each refilled and poisoned afresh (0: none)
   int cycles = 1;           // -N: the whole sweep this many times, each a set of rows of its own
   bool timestamps = false;  // -S: each record's start time (metric start_time_s) and a table column

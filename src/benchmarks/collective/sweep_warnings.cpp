@@ -1,6 +1,7 @@
 #include "benchmarks/collective/sweep_warnings.hpp"
 
 #include "core/sizes.hpp"
+#include "core/stats.hpp"
 
 #include <fmt/core.h>
 
@@ -11,6 +12,8 @@ namespace distbench {
 namespace {
 
 constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
+constexpr double kFirstBlockAbove = 0.05;  // a first block this much above the later blocks' median is a finding
+constexpr std::size_t kFirstBlockMinBlocks = 3;  // the first against at least two more
 
 std::string case_text(const CaseResult& r) {
   if (r.tensors > 1) {
@@ -120,6 +123,38 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
       extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
 }
 
+// nccl-tests' timing on a device: its first block makes the first pass over the rotated buffer positions, and on a
+// GPU that pass can read slower than the passes after it (memory the case had not touched yet; on an H200 about 10%
+// at 128-512 MiB with ncclMemAlloc's buffers). all_reduce_perf times one block only, so that first pass is its
+// figure; here the blocks after it dominate. Said once, with what reproduces the peer.
+void first_block_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  std::size_t above = 0, compared = 0;
+  const CaseResult* first = nullptr;
+  const CaseResult* last = nullptr;
+  double worst = 0;
+  for (const auto& r : results) {
+    if (r.status != "ok" || r.timing != "nccl-tests" || !std::isfinite(r.device_time_shown) ||
+        r.samples.size() < kFirstBlockMinBlocks) {
+      continue;
+    }
+    ++compared;
+    const double later = percentile(std::vector<double>(r.samples.begin() + 1, r.samples.end()), 50);
+    if (!(later > 0) || r.samples.front() <= later * (1 + kFirstBlockAbove)) continue;
+    ++above;
+    if (first == nullptr) first = &r;
+    last = &r;
+    worst = std::max(worst, r.samples.front() / later);
+  }
+  if (above == 0) return;
+  out.push_back(Warning{"first_block_slower", fmt::format(
+      "{} of {} cases read their first timed block more than {:g}% slower than the median of the blocks after it (up "
+      "to {:.2f}x, sizes {} to {}): the first pass over the rotated buffer positions finds memory the case has not "
+      "used yet; all_reduce_perf times that one block only, the figures here are mostly later passes; {} reproduces "
+      "its figures",
+      above, compared, kFirstBlockAbove * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes),
+      plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
+}
+
 void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
   std::size_t none = 0;
   for (const auto& r : results) none += r.status == "ok" && r.moves_nothing ? 1 : 0;
@@ -137,6 +172,7 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   noise_warnings(results, plan, warnings);
   fault_warning(results, plan, warnings);
   host_bound_warning(results, plan, warnings);
+  first_block_warning(results, plan, warnings);
   nothing_moved_warning(results, warnings);
   return warnings;
 }
