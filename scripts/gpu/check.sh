@@ -11,7 +11,8 @@
 #   peer      nccl-tests all_reduce_perf at the same sizes against distbench in both timings (nccl-tests' and
 #             sampled; needs .gpu/peers/all_reduce_perf), and in-place alltoall on 1 rank (staging outside the events)
 #   staging   1 rank: in-place alltoall (staged) against out of place, host clock and device events
-#   rounds    ROUNDS (5) interleaved rounds of all_reduce_perf and distbench: ratio of medians per size (+-2%)
+#   rounds    ROUNDS (5) interleaved rounds of all_reduce_perf and distbench (ROUNDS_DB_FLAGS): ratio of medians
+#             per size (+-2%)
 #   ranksperf the same at 2 and 4 ranks on the one GPU (RANKS_NP; ROUNDS, default 3 here) against nccl-tests built
 #             with MPI=1 (.gpu/peers/all_reduce_perf_mpi), NCCL over sockets
 #   flags     1 rank: -G (CUDA graphs), -g 2 (must fail clearly on one GPU), -R (registered buffers), -m, -z
@@ -23,7 +24,7 @@
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
-#   gap       all_reduce_perf's 8-512 MiB slowdown with an 8 GiB sweep: allocator and single-block variants
+#   gap       all_reduce_perf at 8 MiB-8 GiB against distbench's allocators (--alloc) and one block (--blocks 1)
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
@@ -438,12 +439,12 @@ phase_rounds() {
   for k in $(seq 1 "${ROUNDS:-5}"); do
     [ "$(time_left)" -lt 60 ] && { echo "deadline: round $k not run"; break; }
     "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 > "$WORK/rounds-nt-$k.txt" || fail "all_reduce_perf round $k"
-    distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 --json "$WORK/rounds-db-$k.json" -q \
+    distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 ${ROUNDS_DB_FLAGS:-} --json "$WORK/rounds-db-$k.json" -q \
       || fail "distbench round $k"
     echo "round $k done at ${SECONDS}s"
   done
   "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 -n 200 -w 20 > "$WORK/rounds-nt-long.txt"
-  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -n 200 -w 20 --json "$WORK/rounds-db-long.json" -q
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -n 200 -w 20 ${ROUNDS_DB_FLAGS:-} --json "$WORK/rounds-db-long.json" -q
   py - "$WORK" <<'EOF' || fail "nccl-tests timing: median ratio outside +-2% of all_reduce_perf at some size"
 import glob, statistics, sys
 from peer_rows import nccl_tests, records as distbench
@@ -731,35 +732,33 @@ for b in sorted(c1[0]):
 PYEOF
 }
 
-phase_gap() {  # why all_reduce_perf reads slower at 8-512 MiB with an 8 GiB sweep: its allocator, its single block
-  # Variants, 3 interleaved rounds each, -b 8M -e GAP_MAX (8G) out of place: all_reduce_perf as built (ncclMemAlloc),
-  # with -n 200, and a build of it that allocates with cudaMalloc (.gpu/peers/all_reduce_perf_cudamalloc, made by
-  # hand: nccl-tests' AllocateBuffs with its ncclMemAlloc branch off); distbench as is, with one timed block per case
-  # (as all_reduce_perf times), with -R 1 (ncclMemAlloc), both, and with -n 200.
-  local peer="$BUNDLE/peers/all_reduce_perf" cm="$BUNDLE/peers/all_reduce_perf_cudamalloc" k max=${GAP_MAX:-8G}
+phase_gap() {  # all_reduce_perf (-c 0 and its default -c 1) against distbench's allocators and block counts
+  # 3 interleaved rounds, -b 8M -e GAP_MAX (8G), out of place. distbench: as is (nccl-tests' timing, ncclMemAlloc,
+  # blocks per the sampling rule), --blocks 1 (all_reduce_perf's one block), and both with --alloc cudaMalloc. (The
+  # first version of this phase, at 76b3015, also ran a cudaMalloc build of all_reduce_perf, -n 200, and -R 1: see
+  # docs/gpu.md.)
+  local peer="$BUNDLE/peers/all_reduce_perf" k max=${GAP_MAX:-8G}
   [ -x "$peer" ] || { fail "no $peer"; return; }
-  local one=(--min-samples 1 --max-time 0.000001) db=(distbench allreduce --backend $BACKEND -b 8M -e "$max" -f 2 -q)
+  local db=(distbench allreduce --backend $BACKEND -b 8M -e "$max" -f 2 -q)
   for k in 1 2 3; do
     "$peer" -b 8M -e "$max" -f 2 -g 1 -c 0 > "$WORK/gap-nt-$k.txt" 2>&1
-    "$peer" -b 8M -e "$max" -f 2 -g 1 -c 0 -n 200 > "$WORK/gap-nt200-$k.txt" 2>&1
-    [ -x "$cm" ] && "$cm" -b 8M -e "$max" -f 2 -g 1 -c 0 > "$WORK/gap-ntcm-$k.txt" 2>&1
-    "${db[@]}" --json "$WORK/gap-db-$k.json" > /dev/null 2>&1
-    "${db[@]}" "${one[@]}" --json "$WORK/gap-db1-$k.json" > /dev/null 2>&1
-    "${db[@]}" -R 1 --json "$WORK/gap-dbR-$k.json" > /dev/null 2>&1
-    "${db[@]}" -R 1 "${one[@]}" --json "$WORK/gap-dbR1-$k.json" > /dev/null 2>&1
-    "${db[@]}" -n 200 --json "$WORK/gap-db200-$k.json" > /dev/null 2>&1
+    "$peer" -b 8M -e "$max" -f 2 -g 1 > "$WORK/gap-ntc1-$k.txt" 2>&1
+    "${db[@]}" --json "$WORK/gap-db-$k.json" > "$WORK/gap-db-$k.out" 2>&1
+    "${db[@]}" --timing nccl-tests --blocks 1 --json "$WORK/gap-db1-$k.json" > /dev/null 2>&1
+    "${db[@]}" --alloc cudaMalloc --json "$WORK/gap-dbc-$k.json" > /dev/null 2>&1
+    "${db[@]}" --alloc cudaMalloc --blocks 1 --json "$WORK/gap-dbc1-$k.json" > /dev/null 2>&1
     echo "round $k done at ${SECONDS}s"
   done
+  echo "--- distbench's own findings (round 1, as is)"; grep -i "warning" "$WORK/gap-db-1.out"
   py - "$WORK" <<'PYEOF'
 import glob, statistics, sys
 from peer_rows import nccl_tests, records
 w = sys.argv[1]
 def nt(v): return [{b: r["out-of-place"] for b, r in nccl_tests(p).items()} for p in sorted(glob.glob(f"{w}/gap-{v}-*.txt"))]
 def db(v): return [{b: r["out-of-place"]["time_us"] for b, r in records(p).items()} for p in sorted(glob.glob(f"{w}/gap-{v}-*.json"))]
-runs = {"nt": nt("nt"), "nt200": nt("nt200"), "ntcm": nt("ntcm"), "db": db("db"), "db1": db("db1"),
-        "dbR": db("dbR"), "dbR1": db("dbR1"), "db200": db("db200")}
+runs = {"nt": nt("nt"), "ntc1": nt("ntc1"), "db": db("db"), "db1": db("db1"), "dbc": db("dbc"), "dbc1": db("dbc1")}
 runs = {k: v for k, v in runs.items() if v}
-print("medians of 3 rounds, us, out of place; then each variant / nt")
+print("medians of 3 rounds, us, out of place; then each variant / nt (-c 0)")
 print(f"{'bytes':>10} " + " ".join(f"{k:>8}" for k in runs) + "  " + " ".join(f"{k:>6}" for k in runs if k != "nt"))
 for b in sorted(runs["nt"][0]):
     med = {k: statistics.median(x[b] for x in v if b in x) for k, v in runs.items()}

@@ -195,6 +195,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.ignored_options = ignored_options(collective, o);
   plan.group_size = o.group_size;
   plan.warmup_iters = o.common.warmup_iters;
+  if (o.timing == "nccl-tests" && !o.common.warmup_given) plan.warmup_iters = 1;  // all_reduce_perf's -w default
   plan.stopping = stopping_rule(o.common);
   plan.timing = o.timing == "sampled" ? Timing::sampled : o.timing == "nccl-tests" ? Timing::nccl_tests : Timing::automatic;
   {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule

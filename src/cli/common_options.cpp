@@ -14,8 +14,10 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "unless --max-time is given too")
       ->check(in_range(1, 1000000))
       ->each([&o](const std::string&) { o.iters_given = true; });
-  app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations before sampling")
-      ->check(in_range(0, 1000000));
+  app.add_option("-w,--warmup-iters", o.warmup_iters,
+                 "Untimed operations before sampling (5; 1 under --timing nccl-tests, as all_reduce_perf)")
+      ->check(in_range(0, 1000000))
+      ->each([&o](const std::string&) { o.warmup_given = true; });
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
       ->check(positive_number("seconds"));
   app.add_option("-J,--json", o.json,

@@ -39,6 +39,7 @@ struct CommonOptions {
   bool malloc_reuse = false;
   std::string huge_pages = "off";  // --huge-pages: off (malloc's policy) or on (numpy's)
   bool iters_given = false;
+  bool warmup_given = false;
   bool max_time_given = false;
 };
 

@@ -78,6 +78,9 @@ TEST(CollectiveOptions, NcclTestsTimingReadsMinusNAsOperationsPerBlock) {
 TEST(CollectiveOptions, BlocksAndTheAllocatorFollowNcclTests) {
   const SweepPlan one = plan_for(Collective::allreduce, {"--timing", "nccl-tests", "--blocks", "1"});
   EXPECT_TRUE(one.blocks_given);
+  EXPECT_EQ(one.warmup_iters, 1);  // all_reduce_perf's -w
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "nccl-tests", "-w", "3"}).warmup_iters, 3);
+  EXPECT_EQ(plan_for(Collective::allreduce, {}).warmup_iters, 5);
   EXPECT_EQ(one.block_stopping.samples, 1u);
   EXPECT_EQ(one.block_stopping.min_samples, 1u);
   EXPECT_DOUBLE_EQ(one.block_stopping.max_time_s, 0.0);  // no budget cuts it, and none adds blocks

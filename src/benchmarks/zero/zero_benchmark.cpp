@@ -298,6 +298,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
 
   BenchmarkOutcome outcome;
   std::size_t faulting = 0;  // stages whose timed steps took page faults enough to shape their time
+  std::vector<std::string> memory_withheld;  // stages whose device memory readings went below zero
   for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
     const Stage stage = plan_.stages[i];
     const std::string label = fmt::format("zero stage {}", name(stage));
@@ -391,6 +392,12 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
       if (free_before && free_made && free_after) {
         device_arrays = static_cast<double>(*free_before) - static_cast<double>(*free_made);
         device_during = static_cast<double>(*free_made) - static_cast<double>(*free_after);
+        // Free memory that rose meanwhile (something else on the GPU released memory): the difference is not this
+        // step's, and a negative size is no size; withheld, and said.
+        if (device_arrays < 0 || device_during < 0) {
+          device_arrays = device_during = kNotMeasured;
+          memory_withheld.push_back(std::string(name(stage)));
+        }
       }
       result.update_bytes =
           static_cast<double>(adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
@@ -464,6 +471,14 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
   }
   if (root && progress) progress(plan_.stages.size(), plan_.stages.size(), "");
   if (root && faulting > 0) outcome.warnings.push_back({"page_faults", fault_advice(faulting, plan_)});
+  if (root && !memory_withheld.empty()) {
+    outcome.warnings.push_back(
+        {"figure_out_of_range",
+         fmt::format("device memory withheld at stage {} (device_mb, device_step_mb null): the GPU's free memory rose "
+                     "while this rank's step allocated, so the difference is not the step's; another process on the "
+                     "GPU released memory meanwhile: rerun where nothing else uses the GPU",
+                     fmt::join(memory_withheld, ", "))});
+  }
   return outcome;
 }
 
