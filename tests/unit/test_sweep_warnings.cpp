@@ -141,9 +141,11 @@ TEST(SweepWarnings, AFirstBlockSlowerThanTheRestIsAFindingWithTheFlagThatReprodu
   auto blocks = [](double first_us, double later_us, std::uint64_t bytes) {
     std::vector<double> xs{first_us * 1e-6};
     for (int k = 0; k < 19; ++k) xs.push_back(later_us * 1e-6 * (1 + 0.001 * (k % 3)));
-    CaseResult r = with_samples(xs, bytes);
+    CaseResult r = with_samples(xs, bytes);  // the host clock's blocks, and the device's beside
     r.timing = "nccl-tests";
+    r.time_shown = later_us * 1.01e-6;
     r.device_time_shown = later_us * 1e-6;
+    r.phases.push_back(PhaseStats{"device", xs, summarize(xs), {}});
     return r;
   };
   const CaseResult cold = blocks(143.0, 129.0, 256u << 20);
@@ -163,11 +165,20 @@ TEST(SweepWarnings, AFirstBlockSlowerThanTheRestIsAFindingWithTheFlagThatReprodu
   EXPECT_FALSE(has_code(sweep_warnings({sampled}, plan), "first_block_slower"));
   CaseResult two = cold;
   two.samples.resize(2);
+  two.phases[0].samples.resize(2);
   EXPECT_FALSE(has_code(sweep_warnings({two}, plan), "first_block_slower"));
   // Off a device (no device time: MPI under --timing nccl-tests) the peer it points to does not apply.
   CaseResult host = cold;
   host.device_time_shown = kNotMeasured;
   EXPECT_FALSE(has_code(sweep_warnings({host}, plan), "first_block_slower"));
+  // Launch-bound (the host clock well above the device's): a slow first block is the host's, not the memory's.
+  CaseResult launch_bound = cold;
+  launch_bound.time_shown = cold.device_time_shown * 1.2;
+  EXPECT_FALSE(has_code(sweep_warnings({launch_bound}, plan), "first_block_slower"));
+  // Judged on the device's blocks: a host clock whose first block alone was slow is no finding.
+  CaseResult host_only = warm;
+  host_only.samples.front() *= 1.5;
+  EXPECT_FALSE(has_code(sweep_warnings({host_only}, plan), "first_block_slower"));
 }
 
 TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {

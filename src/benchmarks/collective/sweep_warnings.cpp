@@ -126,24 +126,31 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
 // nccl-tests' timing on a device: its first block makes the first pass over the rotated buffer positions, and on a
 // GPU that pass can read slower than the passes after it (memory the case had not touched yet; on an H200 about 10%
 // at 128-512 MiB with ncclMemAlloc's buffers). all_reduce_perf times one block only, so that first pass is its
-// figure; here the blocks after it dominate. Said once, with what reproduces the peer.
+// figure; here the blocks after it dominate. Judged on the device's own time of each block, and only where the
+// device, not the host, sets the pace (a launch-bound first block is slow for the host's reasons). Said once, with
+// what reproduces the peer.
 void first_block_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
   std::size_t above = 0, compared = 0;
   const CaseResult* first = nullptr;
   const CaseResult* last = nullptr;
   double worst = 0;
   for (const auto& r : results) {
-    if (r.status != "ok" || r.timing != "nccl-tests" || !std::isfinite(r.device_time_shown) ||
-        r.samples.size() < kFirstBlockMinBlocks) {
+    if (r.status != "ok" || r.timing != "nccl-tests" || r.moves_nothing || !std::isfinite(r.device_time_shown) ||
+        r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
       continue;
     }
+    const auto device = std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) {
+      return p.name == "device";
+    });
+    if (device == r.phases.end() || device->samples.size() < kFirstBlockMinBlocks) continue;
+    const std::vector<double>& blocks = device->samples;
     ++compared;
-    const double later = percentile(std::vector<double>(r.samples.begin() + 1, r.samples.end()), 50);
-    if (!(later > 0) || r.samples.front() <= later * (1 + kFirstBlockAbove)) continue;
+    const double later = percentile(std::vector<double>(blocks.begin() + 1, blocks.end()), 50);
+    if (!(later > 0) || blocks.front() <= later * (1 + kFirstBlockAbove)) continue;
     ++above;
     if (first == nullptr) first = &r;
     last = &r;
-    worst = std::max(worst, r.samples.front() / later);
+    worst = std::max(worst, blocks.front() / later);
   }
   if (above == 0) return;
   out.push_back(Warning{"first_block_slower", fmt::format(
