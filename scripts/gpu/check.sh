@@ -25,6 +25,7 @@
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
 #   gap       all_reduce_perf at 8 MiB-8 GiB against distbench's allocators (--alloc) and one block (--blocks 1)
+#   blocks    every block's time in order (20 blocks; -w 0/1/5, cudaMalloc, -n 200) at 128 MiB-1 GiB
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
@@ -764,6 +765,32 @@ for b in sorted(runs["nt"][0]):
     med = {k: statistics.median(x[b] for x in v if b in x) for k, v in runs.items()}
     print(f"{b:>10} " + " ".join(f"{med[k]:8.2f}" for k in runs) + "  " +
           " ".join(f"{med[k] / med['nt']:6.3f}" for k in runs if k != "nt"))
+PYEOF
+}
+
+phase_blocks() {  # the time of every block, in order, at 128-512 MiB with 8 GiB buffers: which blocks read slow
+  local peer="$BUNDLE/peers/all_reduce_perf" v
+  local db=(distbench allreduce --backend $BACKEND -b 64M -e 8G -f 2 -q --timing nccl-tests --blocks 20 --placement out-of-place)
+  "$peer" -b 64M -e 8G -f 2 -g 1 -c 0 > "$WORK/blocks-nt.txt" 2>&1
+  "${db[@]}" --json "$WORK/blocks-w1.json" > /dev/null 2>&1
+  "${db[@]}" -w 5 --json "$WORK/blocks-w5.json" > /dev/null 2>&1
+  "${db[@]}" -w 0 --json "$WORK/blocks-w0.json" > /dev/null 2>&1
+  "${db[@]}" --alloc cudaMalloc --json "$WORK/blocks-cm.json" > /dev/null 2>&1
+  "${db[@]}" -n 200 --blocks 5 --json "$WORK/blocks-n200.json" > /dev/null 2>&1
+  py - "$WORK" <<'PYEOF'
+import json, sys
+from peer_rows import nccl_tests
+w = sys.argv[1]
+nt = nccl_tests(f"{w}/blocks-nt.txt")
+for v in ["w1", "w5", "w0", "cm", "n200"]:
+    rep = json.load(open(f"{w}/blocks-{v}.json"))
+    for r in rep["records"]:
+        b = r["params"]["bytes"]
+        if r["status"] != "ok" or b not in (134217728, 268435456, 536870912, 1073741824):
+            continue
+        ph = {p["name"]: p["samples_us"] for p in r["phases"]}
+        print(f"{v:>5} {b >> 20:>5} MiB nt {nt[b]['out-of-place']:8.2f} host " +
+              " ".join(f"{x:.1f}" for x in ph["time"]) + " | device " + " ".join(f"{x:.1f}" for x in ph.get("device", [])))
 PYEOF
 }
 

@@ -95,8 +95,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
       ->check(one_of({"auto", "sampled", "nccl-tests"}));
   app.add_option("--blocks", o.blocks,
                  "nccl-tests' timing: timed blocks per case (default: as the sampling rule takes them, 20 within "
-                 "--max-time; 1: all_reduce_perf's own, one block after -w warm-up operations, whose first pass over "
-                 "the rotated positions can read slower than later ones)")
+                 "--max-time; 1: all_reduce_perf's own, one block after -w warm-up operations, in whatever state the "
+                 "GPU is then: a speed_changed warning says where a case's blocks did not run at one speed)")
       ->check(in_range(1, 1000000));
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")

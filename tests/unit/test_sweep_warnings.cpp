@@ -135,50 +135,54 @@ TEST(SweepWarnings, AHostClockWellAboveTheDevicesTimeIsAFindingWithItsSizePerBlo
   EXPECT_FALSE(has_code(sweep_warnings({small, large}, SweepPlan{}), "host_bound"));
 }
 
-// What an H200 showed with ncclMemAlloc's buffers (docs/gpu.md): the first block of 256 MiB read 10% above the
-// blocks after it; all_reduce_perf times that block alone. The finding names the sizes and what reproduces the peer.
-TEST(SweepWarnings, AFirstBlockSlowerThanTheRestIsAFindingWithTheFlagThatReproducesThePeer) {
-  auto blocks = [](double first_us, double later_us, std::uint64_t bytes) {
-    std::vector<double> xs{first_us * 1e-6};
-    for (int k = 0; k < 19; ++k) xs.push_back(later_us * 1e-6 * (1 + 0.001 * (k % 3)));
+// What an H200 showed with ncclMemAlloc's buffers (docs/gpu.md): 128 MiB read 74 us a block for 12 blocks, then
+// 66.7 us from the 13th on. The finding names the sizes, the change and what reproduces the peer.
+TEST(SweepWarnings, ACaseThatChangesSpeedWhileItRunsIsAFindingWithTheFlagThatReproducesThePeer) {
+  auto blocks = [](double early_us, double late_us, int switch_at, std::uint64_t bytes) {
+    std::vector<double> xs;
+    for (int k = 0; k < 20; ++k) xs.push_back((k < switch_at ? early_us : late_us) * 1e-6 * (1 + 0.001 * (k % 3)));
     CaseResult r = with_samples(xs, bytes);  // the host clock's blocks, and the device's beside
     r.timing = "nccl-tests";
-    r.time_shown = later_us * 1.01e-6;
-    r.device_time_shown = later_us * 1e-6;
+    r.time_shown = r.time.mean * 1.01;
+    r.device_time_shown = r.time.mean;
     r.phases.push_back(PhaseStats{"device", xs, summarize(xs), {}});
     return r;
   };
-  const CaseResult cold = blocks(143.0, 129.0, 256u << 20);
-  const CaseResult warm = blocks(7.5, 7.4, 8u << 20);  // 1.4% above: within the 5% a first block may read
+  const CaseResult stepped = blocks(74.0, 66.7, 12, 128u << 20);
+  const CaseResult steady_case = blocks(129.0, 129.0, 0, 256u << 20);
   SweepPlan plan;
   plan.backend_options.nccl_mem_alloc = true;
-  auto warnings = sweep_warnings({warm, cold}, plan);
-  ASSERT_TRUE(has_code(warnings, "first_block_slower"));
-  EXPECT_TRUE(mentions(warnings, "1 of 2 cases read their first timed block more than 5% slower")) << warnings[0].message;
-  EXPECT_TRUE(mentions(warnings, "up to 1.11x, sizes 256 MiB to 256 MiB"));
+  auto warnings = sweep_warnings({stepped, steady_case}, plan);
+  ASSERT_TRUE(has_code(warnings, "speed_changed"));
+  EXPECT_TRUE(mentions(warnings, "1 of 2 cases changed speed while they ran")) << warnings[0].message;
+  EXPECT_TRUE(mentions(warnings, "differed by up to 11% (sizes 128 MiB to 128 MiB)"));
   EXPECT_TRUE(mentions(warnings, "--blocks 1 reproduces"));
   plan.backend_options.nccl_mem_alloc = false;  // cudaMalloc's buffers: the peer's allocator is part of the recipe
-  EXPECT_TRUE(mentions(sweep_warnings({cold}, plan), "--blocks 1 with --alloc ncclMemAlloc reproduces"));
-  // The same samples timed as samples (no first pass over rotated positions), or two blocks only: no finding.
-  CaseResult sampled = cold;
+  EXPECT_TRUE(mentions(sweep_warnings({stepped}, plan), "--blocks 1 with --alloc ncclMemAlloc reproduces"));
+  // Slower at the end (a GPU that throttles) is a change too.
+  EXPECT_TRUE(has_code(sweep_warnings({blocks(66.7, 74.0, 8, 128u << 20)}, plan), "speed_changed"));
+  // A change within 5%, or one in the middle third only, is none.
+  EXPECT_FALSE(has_code(sweep_warnings({blocks(70.0, 67.0, 10, 128u << 20)}, plan), "speed_changed"));
+  CaseResult blip = steady_case;
+  blip.phases[0].samples[10] *= 1.5;
+  EXPECT_FALSE(has_code(sweep_warnings({blip}, plan), "speed_changed"));
+  // The same samples timed as samples, fewer than 6 blocks, off a device, or launch-bound: no finding.
+  CaseResult sampled = stepped;
   sampled.timing = "sampled";
-  EXPECT_FALSE(has_code(sweep_warnings({sampled}, plan), "first_block_slower"));
-  CaseResult two = cold;
-  two.samples.resize(2);
-  two.phases[0].samples.resize(2);
-  EXPECT_FALSE(has_code(sweep_warnings({two}, plan), "first_block_slower"));
-  // Off a device (no device time: MPI under --timing nccl-tests) the peer it points to does not apply.
-  CaseResult host = cold;
+  EXPECT_FALSE(has_code(sweep_warnings({sampled}, plan), "speed_changed"));
+  CaseResult five = stepped;
+  five.phases[0].samples = {74e-6, 74e-6, 74e-6, 66e-6, 66e-6};
+  EXPECT_FALSE(has_code(sweep_warnings({five}, plan), "speed_changed"));
+  CaseResult host = stepped;
   host.device_time_shown = kNotMeasured;
-  EXPECT_FALSE(has_code(sweep_warnings({host}, plan), "first_block_slower"));
-  // Launch-bound (the host clock well above the device's): a slow first block is the host's, not the memory's.
-  CaseResult launch_bound = cold;
-  launch_bound.time_shown = cold.device_time_shown * 1.2;
-  EXPECT_FALSE(has_code(sweep_warnings({launch_bound}, plan), "first_block_slower"));
-  // Judged on the device's blocks: a host clock whose first block alone was slow is no finding.
-  CaseResult host_only = warm;
-  host_only.samples.front() *= 1.5;
-  EXPECT_FALSE(has_code(sweep_warnings({host_only}, plan), "first_block_slower"));
+  EXPECT_FALSE(has_code(sweep_warnings({host}, plan), "speed_changed"));
+  CaseResult launch_bound = stepped;
+  launch_bound.time_shown = stepped.device_time_shown * 1.2;
+  EXPECT_FALSE(has_code(sweep_warnings({launch_bound}, plan), "speed_changed"));
+  // Judged on the device's blocks: a host clock that alone changed is no finding.
+  CaseResult host_only = steady_case;
+  for (std::size_t k = 0; k < 7; ++k) host_only.samples[k] *= 1.5;
+  EXPECT_FALSE(has_code(sweep_warnings({host_only}, plan), "speed_changed"));
 }
 
 TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {

@@ -12,8 +12,8 @@ namespace distbench {
 namespace {
 
 constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
-constexpr double kFirstBlockAbove = 0.05;  // a first block this much above the later blocks' median is a finding
-constexpr std::size_t kFirstBlockMinBlocks = 3;  // the first against at least two more
+constexpr double kSpeedChange = 0.05;  // a case's first and last blocks this far apart is a finding
+constexpr std::size_t kSpeedChangeMinBlocks = 6;  // its first third against its last, two blocks each at least
 
 std::string case_text(const CaseResult& r) {
   if (r.tensors > 1) {
@@ -123,17 +123,15 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
       extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
 }
 
-// nccl-tests' timing on a device: its first block makes the first pass over the rotated buffer positions, and on a
-// GPU that pass can read slower than the passes after it (memory the case had not touched yet; on an H200 about 10%
-// at 128-512 MiB with ncclMemAlloc's buffers). all_reduce_perf times one block only, so that first pass is its
-// figure; here the blocks after it dominate. Judged on the device's own time of each block, and only where the
-// device, not the host, sets the pace (a launch-bound first block is slow for the host's reasons). Said once, with
-// what reproduces the peer.
-void first_block_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  std::size_t above = 0, compared = 0;
+// nccl-tests' timing on a device: the device's own time of a case's first blocks against its last. On an H200 with
+// ncclMemAlloc's buffers the same block ran 10% slower until enough work had passed, then stepped to full speed for
+// the rest of the run (docs/gpu.md): a figure then depends on what ran before it, and all_reduce_perf's one block per
+// size reads whichever state it meets. Judged only where the device, not the host, sets the pace. Said once.
+void speed_change_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  std::size_t changed = 0, compared = 0;
   const CaseResult* first = nullptr;
   const CaseResult* last = nullptr;
-  double worst = 0;
+  double worst = 0;  // the larger of early/late and late/early, minus 1
   for (const auto& r : results) {
     if (r.status != "ok" || r.timing != "nccl-tests" || r.moves_nothing || !std::isfinite(r.device_time_shown) ||
         r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
@@ -142,23 +140,28 @@ void first_block_warning(const std::vector<CaseResult>& results, const SweepPlan
     const auto device = std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) {
       return p.name == "device";
     });
-    if (device == r.phases.end() || device->samples.size() < kFirstBlockMinBlocks) continue;
+    if (device == r.phases.end() || device->samples.size() < kSpeedChangeMinBlocks) continue;
     const std::vector<double>& blocks = device->samples;
+    const auto third = static_cast<std::ptrdiff_t>(blocks.size() / 3);
+    const double early = percentile(std::vector<double>(blocks.begin(), blocks.begin() + third), 50);
+    const double late = percentile(std::vector<double>(blocks.end() - third, blocks.end()), 50);
     ++compared;
-    const double later = percentile(std::vector<double>(blocks.begin() + 1, blocks.end()), 50);
-    if (!(later > 0) || blocks.front() <= later * (1 + kFirstBlockAbove)) continue;
-    ++above;
+    if (!(early > 0) || !(late > 0)) continue;
+    const double change = std::max(early / late, late / early) - 1;
+    if (change <= kSpeedChange) continue;
+    ++changed;
     if (first == nullptr) first = &r;
     last = &r;
-    worst = std::max(worst, blocks.front() / later);
+    worst = std::max(worst, change);
   }
-  if (above == 0) return;
-  out.push_back(Warning{"first_block_slower", fmt::format(
-      "{} of {} cases read their first timed block more than {:g}% slower than the median of the blocks after it (up "
-      "to {:.2f}x, sizes {} to {}): the first pass over the rotated buffer positions finds memory the case has not "
-      "used yet; all_reduce_perf times that one block only, the figures here are mostly later passes; {} reproduces "
-      "its figures",
-      above, compared, kFirstBlockAbove * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes),
+  if (changed == 0) return;
+  out.push_back(Warning{"speed_changed", fmt::format(
+      "{} of {} cases changed speed while they ran: the device's time of their first blocks and of their last "
+      "differed by up to {:.0f}% (sizes {} to {}), so the GPU was not in one steady state (an H200 ran ncclMemAlloc's "
+      "buffers 10% slower until enough work had passed; docs/gpu.md). A single block, as all_reduce_perf times each "
+      "size, reads whichever state it meets: {} reproduces its figures; more blocks or a longer warm-up (-w) measure "
+      "the steady state",
+      changed, compared, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes),
       plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
 }
 
@@ -179,7 +182,7 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   noise_warnings(results, plan, warnings);
   fault_warning(results, plan, warnings);
   host_bound_warning(results, plan, warnings);
-  first_block_warning(results, plan, warnings);
+  speed_change_warning(results, plan, warnings);
   nothing_moved_warning(results, warnings);
   return warnings;
 }
