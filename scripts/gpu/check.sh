@@ -25,7 +25,7 @@
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
 #   gap       all_reduce_perf at 8 MiB-8 GiB against distbench's allocators (--alloc) and one block (--blocks 1)
-#   blocks    every block's time in order (20 blocks; -w 0/1/5, cudaMalloc, -n 200) at 128 MiB-1 GiB
+#   blocks    every block's time in order (20 blocks; -w 0/1/5, cudaMalloc) at 128 MiB-1 GiB
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
@@ -750,7 +750,7 @@ phase_gap() {  # all_reduce_perf (-c 0 and its default -c 1) against distbench's
     "${db[@]}" --alloc cudaMalloc --blocks 1 --json "$WORK/gap-dbc1-$k.json" > /dev/null 2>&1
     echo "round $k done at ${SECONDS}s"
   done
-  echo "--- distbench's own findings (round 1, as is)"; grep -i "warning" "$WORK/gap-db-1.out"
+  echo "--- distbench's own findings (round 1, as is)"; grep -i "warning" "$WORK/gap-db-1.out" | grep -v "nothing moves"
   py - "$WORK" <<'PYEOF'
 import glob, statistics, sys
 from peer_rows import nccl_tests, records
@@ -776,13 +776,12 @@ phase_blocks() {  # the time of every block, in order, at 128-512 MiB with 8 GiB
   "${db[@]}" -w 5 --json "$WORK/blocks-w5.json" > /dev/null 2>&1
   "${db[@]}" -w 0 --json "$WORK/blocks-w0.json" > /dev/null 2>&1
   "${db[@]}" --alloc cudaMalloc --json "$WORK/blocks-cm.json" > /dev/null 2>&1
-  "${db[@]}" -n 200 --blocks 5 --json "$WORK/blocks-n200.json" > /dev/null 2>&1
   py - "$WORK" <<'PYEOF'
 import json, sys
 from peer_rows import nccl_tests
 w = sys.argv[1]
 nt = nccl_tests(f"{w}/blocks-nt.txt")
-for v in ["w1", "w5", "w0", "cm", "n200"]:
+for v in ["w1", "w5", "w0", "cm"]:
     rep = json.load(open(f"{w}/blocks-{v}.json"))
     for r in rep["records"]:
         b = r["params"]["bytes"]
