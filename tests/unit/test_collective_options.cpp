@@ -23,6 +23,17 @@ SweepPlan plan_for(Collective c, std::vector<std::string> args) {
   return make_plan(c, options);
 }
 
+// The options are refused as bad input (exit code 2) with a message that names `fragment`.
+void expect_usage_error(std::vector<std::string> args, const std::string& fragment) {
+  try {
+    plan_for(Collective::allreduce, std::move(args));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
 TEST(CollectiveOptions, DefaultsAreTheDocumentedOnes) {
   const SweepPlan plan = plan_for(Collective::allreduce, {});
   EXPECT_EQ(plan.sizes.front(), 8u);
@@ -63,13 +74,7 @@ TEST(CollectiveOptions, NcclTestsTimingReadsMinusNAsOperationsPerBlock) {
   EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "sampled"}).timing, Timing::sampled);
   // A --tensors list is timed by samples; asking for nccl-tests' method with one is a usage error.
   EXPECT_EQ(plan_for(Collective::allreduce, {"--tensors", "4"}).timing, Timing::sampled);
-  try {
-    plan_for(Collective::allreduce, {"--tensors", "4", "--timing", "nccl-tests"});
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_NE(std::string(e.what()).find("--timing sampled"), std::string::npos) << e.what();
-  }
+  expect_usage_error({"--tensors", "4", "--timing", "nccl-tests"}, "--timing sampled");
   EXPECT_THROW(plan_for(Collective::allreduce, {"--timing", "events"}), CLI::ValidationError);
 }
 
@@ -85,13 +90,7 @@ TEST(CollectiveOptions, BlocksAndTheAllocatorFollowNcclTests) {
   EXPECT_EQ(one.block_stopping.min_samples, 1u);
   EXPECT_DOUBLE_EQ(one.block_stopping.max_time_s, 0.0);  // no budget cuts it, and none adds blocks
   EXPECT_FALSE(plan_for(Collective::allreduce, {}).blocks_given);
-  try {
-    plan_for(Collective::allreduce, {"--timing", "sampled", "--blocks", "3"});
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_NE(std::string(e.what()).find("--blocks"), std::string::npos) << e.what();
-  }
+  expect_usage_error({"--timing", "sampled", "--blocks", "3"}, "--blocks");
   EXPECT_THROW(plan_for(Collective::allreduce, {"--blocks", "0"}), CLI::ValidationError);
 
   EXPECT_TRUE(plan_for(Collective::allreduce, {}).backend_options.nccl_mem_alloc);  // auto: nccl-tests' on a GPU
@@ -102,13 +101,7 @@ TEST(CollectiveOptions, BlocksAndTheAllocatorFollowNcclTests) {
   EXPECT_TRUE(
       plan_for(Collective::allreduce, {"--timing", "sampled", "--alloc", "ncclMemAlloc"}).backend_options.nccl_mem_alloc);
   EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "sampled", "-R", "1"}).backend_options.nccl_mem_alloc);
-  try {
-    plan_for(Collective::allreduce, {"-R", "1", "--alloc", "cudaMalloc"});
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_NE(std::string(e.what()).find("ncclMemAlloc"), std::string::npos) << e.what();
-  }
+  expect_usage_error({"-R", "1", "--alloc", "cudaMalloc"}, "ncclMemAlloc");
   EXPECT_THROW(plan_for(Collective::allreduce, {"--alloc", "malloc"}), CLI::ValidationError);
 }
 
