@@ -98,8 +98,8 @@ TEST(CollectiveOptions, BlocksAndTheAllocatorFollowNcclTests) {
   EXPECT_FALSE(plan_for(Collective::allreduce, {"--timing", "sampled"}).backend_options.nccl_mem_alloc);
   EXPECT_FALSE(plan_for(Collective::allreduce, {"--tensors", "4"}).backend_options.nccl_mem_alloc);
   EXPECT_FALSE(plan_for(Collective::allreduce, {"--alloc", "cudaMalloc"}).backend_options.nccl_mem_alloc);
-  EXPECT_TRUE(
-      plan_for(Collective::allreduce, {"--timing", "sampled", "--alloc", "ncclMemAlloc"}).backend_options.nccl_mem_alloc);
+  const SweepPlan asked = plan_for(Collective::allreduce, {"--timing", "sampled", "--alloc", "ncclMemAlloc"});
+  EXPECT_TRUE(asked.backend_options.nccl_mem_alloc);
   EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "sampled", "-R", "1"}).backend_options.nccl_mem_alloc);
   expect_usage_error({"-R", "1", "--alloc", "cudaMalloc"}, "ncclMemAlloc");
   EXPECT_THROW(plan_for(Collective::allreduce, {"--alloc", "malloc"}), CLI::ValidationError);

@@ -224,14 +224,15 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
                        const ProgressFn& progress) {
   Connector& connector = world.connector();
   const Partition partition = sweep_partition(plan, connector.size());
-  const int nranks = static_cast<int>(partition.groups[static_cast<std::size_t>(partition.group_of(connector.rank()))].size());
+  const auto& group = partition.groups[static_cast<std::size_t>(partition.group_of(connector.rank()))];
+  const int nranks = static_cast<int>(group.size());
   check_root(plan, nranks);
 
   const auto rows = plan_rows(plan, nranks);
   const auto variants = plan_variants(plan);
   const auto extents = buffer_extents(plan, rows, nranks);
-  // The buffers before the communicators, in all_reduce_perf's order: on a GPU, where the library's own memory lies
-  // against them moved its times by 2-5% at 8-32 MiB on an H200 (docs/gpu.md).
+  // The buffers before the communicators, in all_reduce_perf's order, so that on a GPU both tools' buffers and the
+  // library's own memory are allocated alike (where memory lies can move a GPU's times by several percent).
   auto send_buffer = world.device().allocate(extents.send);
   auto recv_buffer = world.device().allocate(extents.recv);
   Communicator* comm = nullptr;
@@ -240,8 +241,9 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
     comm = &world.communicator(partition);
   }
   if (comm->size() != nranks) {
-    throw Error(ExitCode::failure, fmt::format("internal error: the {} communicator has {} ranks where its group has {}", partition.label,
-                                               comm->size(), nranks));
+    throw Error(ExitCode::failure,
+                fmt::format("internal error: the {} communicator has {} ranks where its group has {}", partition.label,
+                            comm->size(), nranks));
   }
 
   SweepOutcome outcome;
