@@ -13,8 +13,12 @@ int Partition::group_of(int world_rank) const {
   throw failure(fmt::format("rank {} is in no group of partition '{}'", world_rank, label));
 }
 
+const std::vector<int>& Partition::members_of(int world_rank) const {
+  return groups[static_cast<std::size_t>(group_of(world_rank))];
+}
+
 int Partition::rank_in_group(int world_rank) const {
-  const auto& members = groups[static_cast<std::size_t>(group_of(world_rank))];
+  const auto& members = members_of(world_rank);
   return static_cast<int>(std::find(members.begin(), members.end(), world_rank) - members.begin());
 }
 

@@ -14,6 +14,8 @@ struct Partition {
 
   // Index of the group that holds `world_rank`.
   int group_of(int world_rank) const;
+  // The world ranks of the group that holds `world_rank`.
+  const std::vector<int>& members_of(int world_rank) const;
   // Rank of `world_rank` within its group.
   int rank_in_group(int world_rank) const;
   bool operator==(const Partition& other) const { return groups == other.groups; }

@@ -89,7 +89,7 @@ void Watchdog::watch() {
     }
     last_poll_ns_.store(now, std::memory_order_relaxed);
     const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
-    if (deadline != 0 && now_ns() > deadline) {
+    if (deadline != 0 && now > deadline) {
       const std::string step = step_;
       lock.unlock();
       on_expire_(step, timeout_s_);

@@ -224,8 +224,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
                        const ProgressFn& progress) {
   Connector& connector = world.connector();
   const Partition partition = sweep_partition(plan, connector.size());
-  const auto& group = partition.groups[static_cast<std::size_t>(partition.group_of(connector.rank()))];
-  const int nranks = static_cast<int>(group.size());
+  const int nranks = static_cast<int>(partition.members_of(connector.rank()).size());
   check_root(plan, nranks);
 
   const auto rows = plan_rows(plan, nranks);
@@ -239,11 +238,6 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   {
     auto guard = watchdog.arm(fmt::format("creating the {} communicators", partition.label));
     comm = &world.communicator(partition);
-  }
-  if (comm->size() != nranks) {
-    throw Error(ExitCode::failure,
-                fmt::format("internal error: the {} communicator has {} ranks where its group has {}", partition.label,
-                            comm->size(), nranks));
   }
 
   SweepOutcome outcome;

@@ -15,6 +15,11 @@ constexpr double kHostAboveDevice = 0.05;  // a host time this much above the de
 constexpr double kSpeedChange = 0.05;  // a case's first and last blocks this far apart is a finding
 constexpr std::size_t kSpeedChangeMinBlocks = 6;  // its first third against its last, two blocks each at least
 
+// A measured case that moved data, with the device's own time beside the host's (nccl-tests' timing on a device).
+bool device_timed(const CaseResult& r) {
+  return r.status == "ok" && !r.moves_nothing && std::isfinite(r.device_time_shown) && r.device_time_shown > 0;
+}
+
 std::string case_text(const CaseResult& r) {
   if (r.tensors > 1) {
     return fmt::format("{} {} {} as {} tensors, {}", r.collective, format_bytes(r.bytes), r.dtype, r.tensors, r.fusion);
@@ -99,9 +104,7 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
   double worst = 0;
   std::vector<double> extra_per_block;
   for (const auto& r : results) {
-    if (r.status != "ok" || r.moves_nothing || !std::isfinite(r.device_time_shown) || r.device_time_shown <= 0) {
-      continue;
-    }
+    if (!device_timed(r)) continue;
     ++compared;
     const double ratio = r.time_shown / r.device_time_shown;
     if (ratio <= 1 + kHostAboveDevice) continue;
@@ -133,8 +136,7 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
   const CaseResult* last = nullptr;
   double worst = 0;  // the larger of early/late and late/early, minus 1
   for (const auto& r : results) {
-    if (r.status != "ok" || r.timing != "nccl-tests" || r.moves_nothing || !std::isfinite(r.device_time_shown) ||
-        r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
+    if (!device_timed(r) || r.timing != "nccl-tests" || r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
       continue;
     }
     const auto device = std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) {
