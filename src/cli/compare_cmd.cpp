@@ -11,7 +11,9 @@
 #include "compare/signed_rank.hpp"
 #include "compare/paired_comparison.hpp"
 #include "core/report/report_file.hpp"
+#include "core/text_file.hpp"
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "core/report/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -136,7 +138,12 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
 
 int run_compare(const CompareArgs& a, Invocation& inv) {
   const CompareOptions options = options_of(a);
-  if (!a.output.empty()) check_writable(a.output);
+  if (!a.output.empty()) {
+    check_writable(a.output);
+    std::vector<NamedPath> inputs;
+    for (const std::string& f : a.files) inputs.push_back({"a report", f});
+    check_distinct_files({{"--output", a.output}}, inputs);
+  }
   CompareSources sources;
   const Comparison c = interleaved_mode(a) ? compare_interleaved(a, options, sources, inv)
                                            : compare_files(a, options, sources);
@@ -147,16 +154,16 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
   if (a.format == "junit") text = compare_junit(c, sources);
   if (a.format == "html") text = compare_html(c, sources);
   if (a.output.empty()) {
-    std::cout << text << std::flush;
+    write_stdout(text);
   } else {
     write_file_atomically(a.output, text, Durability::disk);
     fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED",
                c.summary_line());
   }
-  for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", w);
+  for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", escape_text(w));
   if (c.regressed()) return static_cast<int>(ExitCode::regression);
   if (!c.not_judged.empty()) {
-    fmt::print(stderr, "error: the gate could not judge: {}\n", c.not_judged);
+    fmt::print(stderr, "error: the gate could not judge: {}\n", escape_text(c.not_judged));
     return static_cast<int>(ExitCode::not_judged);
   }
   return static_cast<int>(ExitCode::ok);

@@ -50,6 +50,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   }
   plan.bandwidth.tolerance = o.tolerance_pct / 100;
   if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
+  plan.rules_path = o.rules;
   plan.prom_path = o.prom;
   return plan;
 }
@@ -92,6 +93,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
                         // periods, and the verdict.
                         s.timeout_s = 3 * o->timeout_s + 30;
                         s.timeout_exit_code = static_cast<int>(health::Status::unknown);
+                        s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
                         s.json_path = o->json;
                         s.csv_path = o->csv;
                         s.md_path = o->md;

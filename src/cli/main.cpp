@@ -7,6 +7,7 @@
 #include "cli/validators.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "core/termination.hpp"
 #include "version.hpp"
 
@@ -33,15 +34,15 @@ int report_error(Invocation& inv, ExitCode error, const std::string& message, co
     // to form a job is each process's own story (which rank clashed, which never came): each says it.
     const bool prints =
         c != nullptr ? c->rank() == 0 : inv.forming_failed || prints_early_errors(process_environment());
-    if (prints) fmt::print(stderr, "error: {}\n", message);
+    if (prints) fmt::print(stderr, "error: {}\n", escape_text(message));
     return static_cast<int>(code);
   }
   if (many) {
-    fmt::print(stderr, "error: rank {} ({}): {}\n", c->rank(), c->hostname(), message);
+    fmt::print(stderr, "error: rank {} ({}): {}\n", c->rank(), escape_text(c->hostname()), escape_text(message));
     std::fflush(stderr);
     c->abort(static_cast<int>(code), message);  // the other ranks may be waiting for this one: end the whole job
   }
-  fmt::print(stderr, "error: {}\n", message);
+  fmt::print(stderr, "error: {}\n", escape_text(message));
   return static_cast<int>(code);
 }
 
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);
   cli::add_report_command(app, commands);
+  cli::check_number_types(app);
 
   // The command named on the command line (for its exit-code convention), even when its options do not parse.
   const cli::Command* command = nullptr;

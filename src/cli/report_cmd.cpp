@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/report_file.hpp"
+#include "core/text_file.hpp"
 #include "views/report_views.hpp"
 
 #include <CLI/CLI.hpp>
@@ -50,11 +51,14 @@ View view_of(const std::string& format) {
 }
 
 int run_report(const ReportOptions& opts) {
-  if (!opts.output.empty()) check_writable(opts.output);
+  if (!opts.output.empty()) {
+    check_writable(opts.output);
+    check_distinct_files({{"--output", opts.output}}, {{"the report", opts.path}});
+  }
   const ParsedReport report = read_report_file(opts.path);
   const std::string view = view_of(opts.format)(report);
   if (opts.output.empty()) {
-    fmt::print("{}", view);
+    write_stdout(view);
   } else {
     write_file_atomically(opts.output, view);
   }

@@ -5,6 +5,7 @@
 #include "cli/run_info.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "core/malloc_tuning.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
@@ -51,31 +52,23 @@ std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings, Progres
   return set;
 }
 
-// One report at most on stdout: two would interleave into neither format. Two reports in one file: the last
-// written would silently replace the other (--json run.out --csv run.out, or ./run.out and run.out).
-void check_report_paths(const RunSettings& s) {
+// One report at most on stdout: two would interleave into neither format. The files the run writes (its reports,
+// the benchmark's own) each their own, and none an input of the run: the last written would silently replace the
+// other (--json run.out --csv run.out, or ./run.out and run.out; --prom rules.json --rules rules.json).
+std::vector<NamedPath> output_files(const RunSettings& s, const Benchmark& benchmark) {
   int on_stdout = 0;
   for (const std::string* path : {&s.json_path, &s.csv_path, &s.md_path}) on_stdout += *path == kStdoutReport;
   if (on_stdout > 1) {
     throw usage_error("only one of --json, --csv and --md can go to stdout ('-'); write the others to files");
   }
-  const std::pair<const char*, const std::string*> reports[] = {
-      {"--json", &s.json_path}, {"--csv", &s.csv_path}, {"--md", &s.md_path}};
-  for (std::size_t i = 0; i < std::size(reports); ++i) {
-    for (std::size_t j = i + 1; j < std::size(reports); ++j) {
-      const std::string& a = *reports[i].second;
-      const std::string& b = *reports[j].second;
-      if (a.empty() || b.empty() || a == kStdoutReport || b == kStdoutReport) continue;
-      std::error_code ea, eb;
-      const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
-      const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
-      if (a == b || (!ea && !eb && ca == cb)) {
-        throw usage_error(fmt::format("{} and {} both name the file '{}': one report would replace the other; give "
-                                      "each its own file",
-                                      reports[i].first, reports[j].first, a));
-      }
-    }
+  std::vector<NamedPath> outputs;
+  for (const auto& [option, path] :
+       {std::pair{"--json", &s.json_path}, std::pair{"--csv", &s.csv_path}, std::pair{"--md", &s.md_path}}) {
+    if (!path->empty() && *path != kStdoutReport) outputs.push_back({option, *path});
   }
+  for (NamedPath& file : benchmark.output_files()) outputs.push_back(std::move(file));
+  check_distinct_files(outputs, benchmark.input_files());
+  return outputs;
 }
 
 // A run of one process that no launcher started measures that process alone: say how to start several.
@@ -95,9 +88,7 @@ void check_before_run(Connector& connector, World& world, const RunSettings& set
   std::unique_ptr<Error> problem;
   try {
     if (connector.is_root()) {
-      for (const std::string* path : {&settings.json_path, &settings.csv_path, &settings.md_path}) {
-        if (!path->empty() && *path != kStdoutReport) check_writable(*path);
-      }
+      for (const NamedPath& file : output_files(settings, benchmark)) check_writable(file.path);
       if (reporters) reporters->claim();
     }
     benchmark.check(world);
@@ -143,7 +134,7 @@ class FailureHandlerScope {
 };
 
 void print_warnings(const std::vector<Warning>& warnings) {
-  for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", w.message);
+  for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", escape_text(w.message));
 }
 
 // A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
@@ -187,7 +178,7 @@ RunSettings run_settings(const CommonOptions& options) {
 }
 
 int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
-  check_report_paths(settings);
+  output_files(settings, benchmark);  // refuses what no rank need see, before MPI
   const ProgressMode progress_mode = settings.quiet && settings.progress == "auto"
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);
@@ -263,8 +254,9 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   // Ended from outside (Ctrl-C, a scheduler, or the launcher after another rank failed or timed out): keep every
   // finished case and say it was interrupted, by which signal, during what.
   const bool launched = connector.size() > 1;
+  const std::optional<int> interrupted_exit_code = settings.interrupted_exit_code;
   TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit, &end_and_exit, timeout_exit_code,
-                                                      launched](int signal) {
+                                                      interrupted_exit_code, launched](int signal) {
     const std::string step = watchdog.step();
     if (!step.empty() && watchdog.overdue()) {
       // This rank's own step had already timed out (the process was stopped, and the launcher continues it only
@@ -289,7 +281,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
                              launched ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "
                                         "rank failed (that rank's error line then says why)"
                                       : ""),
-                 signal, exit_status_for_signal(signal));
+                 signal, interrupted_exit_code.value_or(exit_status_for_signal(signal)));
   });
 
   ProgressFn on_progress;

@@ -8,6 +8,7 @@
 #include "cli/common_options.hpp"
 #include "core/benchmark.hpp"
 
+#include <optional>
 #include <string>
 
 namespace distbench::cli {
@@ -24,6 +25,9 @@ struct RunSettings {
   bool quiet = false;                         // -q: no table
   bool malloc_reuse = false;
   int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
+  // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so
+  // that every ending it can act on stays within the 0-3 a monitoring system reads).
+  std::optional<int> interrupted_exit_code;
 };
 RunSettings run_settings(const CommonOptions& options);
 

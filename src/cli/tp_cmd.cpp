@@ -2,6 +2,7 @@
 #include "benchmarks/tp/tp_benchmark.hpp"
 #include "cli/command.hpp"
 #include "cli/runner.hpp"
+#include "core/bounded_product.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,6 +32,11 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
   }
   plan.group_size = o.group_size;
   plan.shape = tp::parse_shape(o.shape, "--shape");
+  if (!bounded_product({plan.shape.rows, plan.shape.cols})) {
+    throw usage_error(fmt::format("--shape {}: more than 2^56 elements, beyond any machine's memory; give a smaller "
+                                  "tensor",
+                                  o.shape));
+  }
   if (o.dim == "all") {
     plan.dims = {0, 1};
   } else {
@@ -65,6 +71,11 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
     if (o.in == 0 || o.out == 0 || o.batch == 0) {
       throw usage_error(
           fmt::format("--in {} --out {} --batch {}: a layer needs all three above 0", o.in, o.out, o.batch));
+    }
+    if (!bounded_product({o.in, o.out}) || !bounded_product({o.batch, o.in + o.out})) {
+      throw usage_error(fmt::format("--in {} --out {} --batch {}: the layer's weights (in x out) or activations "
+                                    "(batch x (in + out)) pass 2^56 elements, beyond any machine's memory; lower them",
+                                    o.in, o.out, o.batch));
     }
   }
   plan.layer = {o.in, o.out, o.batch};

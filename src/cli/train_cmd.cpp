@@ -3,11 +3,13 @@
 #include "cli/command.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
+#include "core/bounded_product.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -50,7 +52,16 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   if (o.zero < 0 || o.zero > 3) {
     throw usage_error(fmt::format("--zero {}: ZeRO's stages are 0 (plain data parallelism), 1, 2 and 3", o.zero));
   }
-  if (!(o.lr >= 0)) throw usage_error(fmt::format("--lr {:g} must be above 0", o.lr));
+  if (!(o.lr >= 0) || !std::isfinite(o.lr)) {
+    throw usage_error(fmt::format("--lr {:g} must be a finite number above 0", o.lr));
+  }
+  const std::size_t widest = std::max({o.inputs, o.hidden, o.classes});
+  if (!bounded_product({o.layers, widest, widest}) || !bounded_product({o.layers + 3, o.batch, widest})) {
+    throw usage_error(fmt::format("--layers {} --hidden {} --inputs {} --classes {} --batch {}: the model's parameters "
+                                  "(about layers x width²) or activations (layers x batch x width) pass 2^56 "
+                                  "elements, beyond any machine's memory; lower them",
+                                  o.layers, o.hidden, o.inputs, o.classes, o.batch));
+  }
   if (o.check && o.optimizer == "adam") {
     throw usage_error(
         "--check compares float sums taken in another order; Adam turns the rounding noise of "

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -128,6 +129,40 @@ CLI::Validator one_of(std::vector<std::string> names, std::vector<std::pair<std:
         return fmt::format("{} is not {}{}", shown(text), either(names), did_you_mean(text, names));
       },
       rule);
+}
+
+void check_number_types(CLI::App& app) {
+  // No description: the option's --help text keeps its own rule.
+  const CLI::Validator whole_unsigned(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+        const char* last = text.data() + text.size();
+        const bool digits = first != last && std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) return fmt::format("{} is not a whole number of 0 or more", shown(text));
+        if (std::from_chars(first, last, value).ec != std::errc()) {
+          return fmt::format("{} is too large (at most {})", text, UINT64_MAX);
+        }
+        text = std::to_string(value);  // what CLI11 converts: "010" is 10 here, not its octal 8
+        return {};
+      },
+      "");
+  const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() + text.size() && !text.empty() && !std::isfinite(value)) {
+          return fmt::format("{} is not a finite number", text);
+        }
+        return {};  // what is not a number at all is CLI11's to refuse
+      },
+      "");
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type.rfind("UINT", 0) == 0) option->transform(whole_unsigned);
+    if (type.rfind("FLOAT", 0) == 0) option->check(finite);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_number_types(*sub);
 }
 
 std::string RuleFormatter::make_option_opts(const CLI::Option* option) const {

@@ -30,6 +30,11 @@ CLI::Validator non_empty_path();
 // (another case, a typo) is answered with "did you mean".
 CLI::Validator one_of(std::vector<std::string> names, std::vector<std::pair<std::string, std::string>> aliases = {});
 
+// Adds to every option of `app` and its subcommands, by the type it holds, what CLI11 leaves out: an unsigned one
+// refuses a negative number (CLI11 would wrap -1 to 2^64-1), a number too large for it, and anything but decimal
+// digits (CLI11 reads 010 as octal 8); a floating one refuses inf and nan. Call once, after every option is added.
+void check_number_types(CLI::App& app);
+
 // The help formatter that shows a checked option's rule and default ("SECONDS > 0 (default 300)") where CLI11 shows
 // its type, rule and default ("FLOAT:SECONDS > 0=300"). Subcommands added after it is set on the root inherit it.
 class RuleFormatter : public CLI::Formatter {

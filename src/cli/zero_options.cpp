@@ -2,6 +2,7 @@
 
 #include "benchmarks/zero/partition.hpp"
 #include "core/error.hpp"
+#include "core/report/json_fields.hpp"
 #include "core/sizes.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +13,7 @@
 namespace distbench::cli {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 std::vector<zero::Stage> parse_stages(const std::string& text) {
   if (text == "all") return {zero::Stage::s0, zero::Stage::s1, zero::Stage::s2, zero::Stage::s3};
@@ -39,13 +40,13 @@ std::string text_value(const json& v, const std::string& key, const std::string&
 
 // Applies the config file's keys to `o`, except those given on the command line.
 void apply_config(ZeroOptions& o, const std::string& text, const std::string& path) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  std::string problem;
+  const auto parsed = parse_json_text(text, problem);
+  if (!parsed) {
     throw usage_error(
-        fmt::format("{} is not JSON ({}); write an object such as {{\"zero_opt_level\": 2}}", path, e.what()));
+        fmt::format("{} is {}; write an object such as {{\"zero_opt_level\": 2}}", path, problem));
   }
+  const json& doc = *parsed;
   if (!doc.is_object()) throw usage_error(fmt::format("{} must hold a JSON object of settings", path));
   const auto set = [&](const std::string& option, auto apply) {
     if (o.given.count(option) == 0) apply();

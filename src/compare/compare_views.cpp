@@ -1,5 +1,6 @@
 #include "compare/compare_views.hpp"
 
+#include "core/quote.hpp"
 #include "core/report/text.hpp"
 #include "views/svg_plot.hpp"
 
@@ -68,13 +69,13 @@ nlohmann::ordered_json compare_number(double v) {
 
 std::string compare_text(const Comparison& c) {
   std::size_t width = 4;
-  for (const auto& k : c.cases) width = std::max(width, k.label.size());
+  for (const auto& k : c.cases) width = std::max(width, escape_text(k.label).size());
   const std::string title = metric_title(c);
-  std::string out = fmt::format("# distbench compare: {} ({})\n", c.benchmark, plural(c.cases.size(), "case", "cases"));
+  std::string out = fmt::format("# distbench compare: {} ({})\n", escape_text(c.benchmark), plural(c.cases.size(), "case", "cases"));
   out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width, "base " + title.substr(0, title.find(' ')),
                      "candidate", "change [CI]", "p", "verdict");
   for (const auto& k : c.cases) {
-    out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", k.label, width, value_text(c, k.base),
+    out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", escape_text(k.label), width, value_text(c, k.base),
                        value_text(c, k.cand), change_text(k), p_text(k.p), verdict_text(k));
   }
   out += fmt::format("# {} in {}{}\n", name(c.options.metric), c.metric_unit,
@@ -82,32 +83,32 @@ std::string compare_text(const Comparison& c) {
                                                 "paired by round",
                                                 c.rounds)
                                   : std::string());
-  for (const auto& w : c.warnings) out += fmt::format("# warning: {}\n", w);
+  for (const auto& w : c.warnings) out += fmt::format("# warning: {}\n", escape_text(w));
   out += fmt::format("# {}\n", c.summary_line());
-  if (!c.not_judged.empty()) out += fmt::format("# not judged: {}\n", c.not_judged);
+  if (!c.not_judged.empty()) out += fmt::format("# not judged: {}\n", escape_text(c.not_judged));
   out += fmt::format("# verdict: {}\n", gate_word(c));
   return out;
 }
 
 std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
-  std::string out = fmt::format("## distbench compare: {}\n\n", c.benchmark);
+  std::string out = fmt::format("## distbench compare: {}\n\n", markdown_text(c.benchmark));
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
   out += fmt::format("**{}** · {}\n\n", outcome, c.summary_line());
-  if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", c.not_judged);
-  out += fmt::format("Baseline: {} · candidate: `{}` · {}.\n\n", [&] {
+  if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", markdown_text(c.not_judged));
+  out += fmt::format("Baseline: {} · candidate: {} · {}.\n\n", [&] {
     std::string b;
-    for (const auto& f : sources.baselines) b += (b.empty() ? "`" : ", `") + f + "`";
+    for (const auto& f : sources.baselines) b += (b.empty() ? "" : ", ") + markdown_text(f);
     return b;
-  }(), sources.candidate, criteria(c));
+  }(), markdown_text(sources.candidate), criteria(c));
   const std::string title = metric_title(c);
   out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
   out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
   for (const auto& k : c.cases) {
     const bool flag = k.verdict == Verdict::slower;
-    out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", k.label, value_text(c, k.base), value_text(c, k.cand),
+    out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", markdown_text(k.label), value_text(c, k.base), value_text(c, k.cand),
                        change_text(k), p_text(k.p), flag ? "**" : "", verdict_text(k), flag ? "**" : "");
   }
-  for (const auto& w : c.warnings) out += fmt::format("\n> warning: {}\n", w);
+  for (const auto& w : c.warnings) out += fmt::format("\n> warning: {}\n", markdown_text(w));
   return out;
 }
 
@@ -173,26 +174,26 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      c.cases.size(), failures, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     html_escape(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
+                     xml_text(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
                      failures, skipped);
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
-    out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", html_escape(c.benchmark),
-                       html_escape(k.label), seconds);
+    out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_text(c.benchmark),
+                       xml_text(k.label), seconds);
     const std::string detail =
         fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}: {}", name(k.verdict),
                     value_text(c, k.base), c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k),
                     p_text(k.p), k.reason);
     if (k.verdict == Verdict::slower) {
-      out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", html_escape(detail),
-                         html_escape(criteria(c)));
+      out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", xml_text(detail),
+                         xml_text(criteria(c)));
     } else if (k.verdict == Verdict::missing && missing_fails) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"MISSING\">{}</failure>\n    ",
-                         html_escape(fmt::format("MISSING: {}", k.reason)), html_escape(c.not_judged));
+                         xml_text(fmt::format("MISSING: {}", k.reason)), xml_text(c.not_judged));
     } else if (k.verdict != Verdict::same && k.verdict != Verdict::faster) {
-      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", html_escape(fmt::format("{}: {}", name(k.verdict), k.reason)));
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_text(fmt::format("{}: {}", name(k.verdict), k.reason)));
     } else {
-      out += fmt::format("\n      <system-out>{}</system-out>\n    ", html_escape(detail));
+      out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_text(detail));
     }
     out += "</testcase>\n";
   }

@@ -15,13 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// `text` quoted for /bin/sh: in single quotes, each single quote closed, escaped and reopened.
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 void prepare_runs_dir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {

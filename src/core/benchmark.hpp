@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/record.hpp"
+#include "core/report/atomic_file.hpp"
 #include "core/report/layout.hpp"
 #include "core/report/reporter.hpp"
 #include "core/run_info.hpp"
@@ -50,6 +51,11 @@ class Benchmark {
   // Collective over the world. Emits each row of records to `reporter` on the root rank (null elsewhere); every
   // step that waits is armed on `watchdog`.
   virtual BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) = 0;
+  // The files the benchmark itself writes at its end on the root rank (health's --prom, train's --trace) and those
+  // it read (health's --rules), each with its option: the runner checks them beside its reports' before anything
+  // runs — each output writable and a regular file or new, none the same file as an input or another output.
+  virtual std::vector<NamedPath> output_files() const { return {}; }
+  virtual std::vector<NamedPath> input_files() const { return {}; }
 };
 
 }  // namespace distbench

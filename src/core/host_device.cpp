@@ -126,7 +126,7 @@ std::unique_ptr<Buffer> HostDevice::allocate_placed(std::size_t bytes, HostPlace
   try {
     return std::make_unique<HostBuffer>(bytes, huge_pages_, placement);
   } catch (const std::bad_alloc&) {
-    throw failure(fmt::format("could not allocate {} bytes of host memory; lower -e/--maxbytes", bytes));
+    throw failure(fmt::format("could not allocate {} bytes of host memory; lower the sizes asked for (-e/--maxbytes, or the command's size options)", bytes));
   }
 }
 

@@ -80,4 +80,77 @@ std::string excerpt(std::string_view text, std::size_t max_code_points) {
   return out;
 }
 
+std::string shell_quote(std::string_view arg) {
+  constexpr std::string_view kSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
+  if (!arg.empty() && arg.find_first_not_of(kSafe) == std::string_view::npos) return std::string(arg);
+  std::string quoted(1, '\'');
+  for (char c : arg) {
+    if (c == '\'') {
+      quoted.append("'\\''");
+    } else {
+      quoted.push_back(c);
+    }
+  }
+  quoted.push_back('\'');
+  return quoted;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\t': case '\n': case '\r': out += c; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));  // not allowed in HTML, even as &#1;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string xml_text(std::string_view text) { return html_escape(escape_text(text)); }
+
+std::string markdown_text(std::string_view text) {
+  std::string flat(text);
+  for (char& c : flat) c = c == '\n' || c == '\r' ? ' ' : c;  // one line: a line break ends a table row
+  std::string out;
+  for (char c : escape_text(flat)) {  // the other control characters escaped
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t code_point = 0;
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t length = c < 0x80 ? 1 : utf8_sequence(text, i, code_point);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
 }  // namespace distbench

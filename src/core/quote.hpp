@@ -1,5 +1,6 @@
-// Showing untrusted text (a line of a hostfile, a value in a report, a path) inside a one-line error message: every
-// byte that could break the line or the terminal is escaped, and long text is cut to an excerpt.
+// Untrusted text (a line of a hostfile, a value in a report, a host name, a path) made inert for where it is shown:
+// a one-line message on a terminal (every byte that could break the line or the terminal escaped, long text cut to
+// an excerpt), a command line a user may paste into a shell, HTML, XML, Markdown, and a Prometheus label.
 #pragma once
 
 #include <cstddef>
@@ -19,5 +20,25 @@ std::string escape_text(std::string_view text);
 // escape_text of at most `max_code_points` code points of `text` (an escape counts as one), followed by "..." when
 // something was cut; the cut never splits a UTF-8 sequence or an escape.
 std::string excerpt(std::string_view text, std::size_t max_code_points = kExcerptCodePoints);
+
+// `arg` as /bin/sh reads it back as one word: as it is when it holds only characters no shell treats specially,
+// else in single quotes (each ' inside closed, escaped and reopened). `nodename=x;touch PWN` stays one argument.
+std::string shell_quote(std::string_view arg);
+
+// Text made safe for HTML and SVG content and attribute values: & < > " ' become entities, control characters other
+// than tab and line breaks (which HTML forbids) the text \xNN.
+std::string html_escape(std::string_view text);
+
+// Text for XML 1.0 (JUnit): escape_text's escapes (no control character, which XML forbids even as an entity; valid
+// UTF-8 only), then html_escape's entities.
+std::string xml_text(std::string_view text);
+
+// Text made inert in Markdown (a table cell, a line of a pull-request comment): no cell boundary (|), no HTML (&, <,
+// > as entities), no backslash escape, no line break, no control character.
+std::string markdown_text(std::string_view text);
+
+// `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD (what Prometheus' parser requires of a
+// label value).
+std::string valid_utf8(std::string_view text);
 
 }  // namespace distbench

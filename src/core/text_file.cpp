@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace distbench {
@@ -82,6 +83,21 @@ std::string read_text_file(const std::string& path, std::string_view what, std::
     text.append(buffer, static_cast<std::size_t>(got));
   }
   return text;
+}
+
+void write_stdout(std::string_view text) {
+  std::fflush(stdout);  // what was printed before goes first
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      throw failure(fmt::format("cannot write to standard output: {}; check where it goes (a full disk, a closed pipe)",
+                                std::strerror(err)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
 }
 
 }  // namespace distbench

@@ -1,4 +1,5 @@
-// Reading a whole input file (a hostfile, a report) for the commands that take one.
+// Reading a whole input file (a hostfile, a report) for the commands that take one, and writing a command's whole
+// output to standard output with its errors seen.
 #pragma once
 
 #include <cstddef>
@@ -16,5 +17,9 @@ inline constexpr std::size_t kSmallTextFileMaxBytes = std::size_t{1} << 20;  // 
 // and its permissions", "WHAT 'PATH' is not a regular file (a character device); ...", "WHAT 'PATH' is larger than
 // 1 MiB; ...".
 std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes);
+
+// Writes `text` to standard output and flushes it; throws failure ("cannot write to standard output: No space left
+// on device") when any of it was not written, so that `distbench report r.json > /dev/full` does not exit 0.
+void write_stdout(std::string_view text);
 
 }  // namespace distbench

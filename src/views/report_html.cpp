@@ -44,27 +44,11 @@ details > summary { cursor: pointer; font-weight: 600; margin: 8px 0; }
 
 std::string esc(std::string_view text) { return html_escape(text); }
 
-// An argument as a shell would take it back: in single quotes unless it has only safe characters.
-std::string shell_quoted(const std::string& arg) {
-  constexpr std::string_view kSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-";
-  if (!arg.empty() && arg.find_first_not_of(kSafe) == std::string::npos) return arg;
-  std::string quoted(1, '\'');
-  for (char c : arg) {
-    if (c == '\'') {
-      quoted.append("'\\''");
-    } else {
-      quoted.push_back(c);
-    }
-  }
-  quoted.push_back('\'');
-  return quoted;
-}
-
 std::string shell_line(const std::vector<std::string>& argv) {
   std::string line;
   for (const std::string& arg : argv) {
     if (!line.empty()) line.push_back(' ');
-    line += shell_quoted(arg);
+    line += shell_quote(arg);
   }
   return line;
 }

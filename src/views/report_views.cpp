@@ -1,6 +1,7 @@
 // The text views of a report: Markdown and CSV (the HTML page is in report_html.cpp).
 #include "views/report_views.hpp"
 
+#include "core/quote.hpp"
 #include "core/report/csv_reporter.hpp"
 #include "views/report_tables.hpp"
 
@@ -9,26 +10,9 @@
 namespace distbench {
 namespace {
 
-// Report text made inert in Markdown: no table cell boundaries, no HTML, no line breaks.
-std::string md_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '|': out += "\\|"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n': case '\r': out += ' '; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string md_row(const std::vector<std::string>& cells) {
   std::string line = "|";
-  for (const std::string& cell : cells) line += fmt::format(" {} |", md_text(cell));
+  for (const std::string& cell : cells) line += fmt::format(" {} |", markdown_text(cell));
   return line + "\n";
 }
 
@@ -47,17 +31,17 @@ std::string md_table(const ResultsTable& table) {
 }  // namespace
 
 std::string report_markdown(const ParsedReport& r) {
-  std::string text = fmt::format("## distbench {}\n\n{}\n\n", md_text(r.title), md_text(run_facts(r)));
+  std::string text = fmt::format("## distbench {}\n\n{}\n\n", markdown_text(r.title), markdown_text(run_facts(r)));
   text += md_table(results_table(r));
 
   text += "\n";
-  for (const auto& [key, value] : summary_items(r)) text += fmt::format("**{}:** {} · ", md_text(key), md_text(value));
-  text += fmt::format("**Status:** {}\n", md_text(r.info.status));
-  if (!r.info.error.empty()) text += fmt::format("\n**Error:** {}\n", md_text(r.info.error));
+  for (const auto& [key, value] : summary_items(r)) text += fmt::format("**{}:** {} · ", markdown_text(key), markdown_text(value));
+  text += fmt::format("**Status:** {}\n", markdown_text(r.info.status));
+  if (!r.info.error.empty()) text += fmt::format("\n**Error:** {}\n", markdown_text(r.info.error));
   if (!r.info.warnings.empty()) {
     text += "\n";
     for (const Warning& w : r.info.warnings) {
-      text += fmt::format("- **warning ({}):** {}\n", md_text(w.code), md_text(w.message));
+      text += fmt::format("- **warning ({}):** {}\n", markdown_text(w.code), markdown_text(w.message));
     }
   }
   return text;

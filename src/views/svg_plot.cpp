@@ -237,22 +237,6 @@ void legend(const Frame& f, const PlotSpec& spec, const std::vector<Drawable>& d
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series) {
   const int width = std::max(spec.width, 240);
   const int height = std::max(spec.height, 160);

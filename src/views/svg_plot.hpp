@@ -3,6 +3,8 @@
 // translucent band per series and red rings on marked points. Pages embed the result as it is.
 #pragma once
 
+#include "core/quote.hpp"  // html_escape, for the pages that embed a plot
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +32,5 @@ struct PlotSpec {
 // "<svg ...>...</svg>". Every text is escaped; a plot without a drawable point says "no data".
 std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series);
 
-// Text made safe for HTML and SVG content and attribute values: & < > " ' become entities.
-std::string html_escape(std::string_view text);
 
 }  // namespace distbench

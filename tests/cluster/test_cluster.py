@@ -8,6 +8,7 @@ sandbox without CAP_SYS_ADMIN/CAP_NET_ADMIN) it prints why and exits 77, which m
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -339,7 +340,13 @@ class Health(unittest.TestCase):
         verdict = checks[("node.status", "nodeC")]
         self.assertIn("nodeC->", health_param(verdict, "why"))
         self.assertIn("GB/s", health_param(verdict, "why"))
-        self.assertIn('scontrol update nodename=nodeC state=drain reason="distbench health: degraded', r.stdout)
+        drain = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("scontrol ")]
+        self.assertEqual(len(drain), 1, r.stdout)
+        # What a shell makes of the printed line: scontrol and four words, the reason whole.
+        words = shlex.split(drain[0])
+        self.assertEqual(words[:4], ["scontrol", "update", "nodename=nodeC", "state=drain"], drain)
+        self.assertEqual(len(words), 5, drain)
+        self.assertTrue(words[4].startswith("reason=distbench health: degraded: nodeC->"), drain)
         self.assertNotIn("nodename=nodeA", r.stdout)
         self.assertNotIn("nodename=nodeB", r.stdout)
         check_prometheus_text(self, prom)

@@ -87,6 +87,17 @@ def fifo(dir):
     yield
 
 
+@contextlib.contextmanager
+def symlink(dir):
+    """{dir}/link.json points to {dir}/target.json, a file someone else owns."""
+    with open(os.path.join(dir, "target.json"), "w") as f:
+        f.write("theirs")
+    os.symlink(os.path.join(dir, "target.json"), os.path.join(dir, "link.json"))
+    yield
+
+
+RULE_MISSPELT = json.dumps({"rules": [{"metric": "memory.copy_gpbs", "compare": ">=", "threshold": 1}]}).encode()
+RULE_TOO_LARGE = b'{"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e400}]}'
 SIZE_OVER_MEMORY = fits_without_scratch_size()
 ROWS = [
     # options
@@ -181,6 +192,45 @@ ROWS = [
      ["a.json", "records[0].ops_per_sample", "1e+30"],
      {"files": {"a.json": report_with(lambda r: r["records"][0].__setitem__("ops_per_sample", 1e30))}}),
     ("a report that is a device", 0, ["compare", "/dev/zero", "/dev/zero"], 2, ["/dev/zero", "not a regular file"], {}),
+    # the newer surfaces (issue 29): sizes checked, not wrapped; numbers finite; outputs claimed like --json's
+    ("a tensor whose bytes wrap at 2^64", 0, ["tp", "--shape", "4611686018427387904x4"], 2,
+     ["--shape 4611686018427387904x4", "2^56 elements"], {}),
+    ("a tensor of 2^63 rows", 0, ["tp", "--shape", "9223372036854775808x2"], 2, ["--shape", "2^56 elements"], {}),
+    ("a layer of 2^62 inputs", 0, ["tp", "--layer", "column", "--in", "4611686018427387904"], 2,
+     ["--in 4611686018427387904", "2^56 elements"], {}),
+    ("a model of 2^62 inputs", 0, ["train", "--inputs", "4611686018427387904"], 2,
+     ["--inputs 4611686018427387904", "2^56 elements"], {}),
+    ("a negative layer count", 0, ["train", "--layers", "-1"], 2, ["--layers", "'-1' is not a whole number of 0 or more"],
+     {}),
+    ("a negative tensor width", 0, ["tp", "--layer", "row", "--out", "-4"], 2, ["--out", "'-4' is not a whole number"],
+     {}),
+    ("an infinite learning rate", 0, ["train", "--lr", "inf"], 2, ["--lr", "inf is not a finite number"], {}),
+    ("a NaN bus bandwidth for health", 0, ["health", "--expect-busbw", "nan"], 3,
+     ["--expect-busbw", "nan is not a finite number"], {}),
+    ("a trace onto a device", 0, ["train", "--trace", "/dev/full", "--steps", "1"], 2,
+     ["/dev/full", "not a regular file"], {}),
+    ("a trace onto a FIFO", 0, ["train", "--trace", "{dir}/pipe", "--steps", "1"], 2, ["pipe", "not a regular file"],
+     {"setup": fifo}),
+    ("a report path that is a symbolic link", 0, ["allreduce", "-e", "64", "--json", "{dir}/link.json"], 2,
+     ["link.json", "symbolic link"], {"setup": symlink}),
+    ("a view written over the report it shows", 0,
+     ["report", "{dir}/a.json", "--format", "html", "--output", "{dir}/a.json"], 2,
+     ["--output", "that is the report this run reads"], {"files": {"a.json": example_report()}}),
+    ("a comparison written over its baseline", 0,
+     ["compare", "{dir}/a.json", "{dir}/b.json", "--format", "junit", "--output", "{dir}/./a.json"], 2,
+     ["--output", "that is a report this run reads"], {"files": {"a.json": example_report(), "b.json": example_report()}}),
+    ("health's report and Prometheus file in one file", 0, ["health", "--json", "{dir}/h.out", "--prom", "{dir}/h.out"],
+     3, ["--json and --prom both name the file"], {}),
+    ("health's Prometheus file over its rules", 0, ["health", "--rules", "{dir}/r.json", "--prom", "{dir}/r.json"], 3,
+     ["--prom", "that is --rules this run reads"], {"files": {"r.json": b'{"rules": []}'}}),
+    ("a health allreduce larger than memory", 0, ["health", "--allreduce-bytes", "1T"], 3,
+     ["--allreduce-bytes", "lower --allreduce-bytes"], {}),
+    ("a misspelt health rule", 0, ["health", "--rules", "{dir}/r.json"], 3, ["rule 1", "matches no metric"],
+     {"files": {"r.json": RULE_MISSPELT}}),
+    ("a number beyond double in health rules", 0, ["health", "--rules", "{dir}/r.json"], 3,
+     ["the number 1e400 is beyond the range of a double"], {"files": {"r.json": RULE_TOO_LARGE}}),
+    ("a number beyond double in zero's config", 0, ["zero", "--config", "{dir}/z.json"], 2,
+     ["z.json", "the number 1e400 is beyond the range of a double"], {"files": {"z.json": b'{"bucket_mb": 1e400}'}}),
 ]
 
 
@@ -224,6 +274,25 @@ class BadInput(unittest.TestCase):
         for row in ROWS:
             with self.subTest(row[0]):
                 self.run_row(*row)
+
+    def test_views_that_cannot_be_written_to_stdout_fail(self):
+        """`report` and `compare` in every format, with standard output on a full disk: exit 1 and one line, not 0."""
+        dir = tempfile.mkdtemp(prefix="bad-input-full-")
+        try:
+            path = os.path.join(dir, "a.json")
+            with open(path, "wb") as f:
+                f.write(example_report())
+            commands = [["report", path, "--format", f] for f in ("md", "csv", "html")]
+            commands += [["compare", path, path, "--format", f] for f in ("text", "markdown", "json", "junit", "html")]
+            for args in commands:
+                with self.subTest(" ".join(args[:1] + args[-2:])), open("/dev/full", "w") as full:
+                    r = subprocess.run([BINARY] + args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+                    lines = error_lines(r.stderr)
+                    self.assertEqual(r.returncode, 1, r.stderr)
+                    self.assertEqual(len(lines), 1, r.stderr)
+                    self.assertIn("cannot write to standard output: No space left on device", lines[0])
+        finally:
+            shutil.rmtree(dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -623,7 +623,7 @@ class Zero(Workdir):
             (2, ["--dtype", "int8"], "int8"),
             (2, ["--zero1-reduce", "ring"], "ring"),
             (2, ["--config", self.path("missing.json")], "missing.json"),
-            (2, ["--config", not_json], "not JSON"),
+            (2, ["--config", not_json], "not valid JSON"),
             (2, ["--config", unknown], "unknown key \"zero_stage\""),
             (2, ["--config", no_dp], "enable_data_parallel"),
             (4, ["--params", "6", "--layers", "2"], "4 ranks share layers of 3 parameters"),

@@ -82,5 +82,42 @@ TEST_F(AtomicFile, ALongUtf8NameIsCutOnACharacterBoundary) {
   EXPECT_EQ(names(), std::vector<std::string>{name});
 }
 
+// The usage_error's text of `f`, or "" when it throws nothing.
+template <typename F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(AtomicFile, ASymbolicLinkIsRefusedBeforeTheRunAndLeftAlone) {
+  { std::ofstream(path("target.json")) << "theirs"; }
+  fs::create_symlink(path("target.json"), path("link.json"));
+  fs::create_symlink(path("nowhere.json"), path("dangling.json"));
+  EXPECT_NE(refusal([&] { check_writable(path("link.json")); }).find("it is a symbolic link"), std::string::npos);
+  EXPECT_NE(refusal([&] { check_writable(path("dangling.json")); }).find("it is a symbolic link"), std::string::npos);
+  EXPECT_TRUE(fs::is_symlink(path("link.json")));
+  EXPECT_EQ(read(path("target.json")), "theirs");
+}
+
+TEST_F(AtomicFile, AnOutputThatIsAnInputOrAnotherOutputIsRefused) {
+  { std::ofstream(path("in.json")) << "{}"; }
+  fs::create_symlink(path("in.json"), path("alias.json"));
+  fs::create_hard_link(path("in.json"), path("hard.json"));
+  const std::vector<NamedPath> inputs = {{"the report", path("in.json")}};
+  EXPECT_EQ(refusal([&] { check_distinct_files({{"--output", path("out.html")}}, inputs); }), "");
+  for (const std::string& same : {path("in.json"), path("./in.json"), path("alias.json"), path("hard.json")}) {
+    const std::string why = refusal([&] { check_distinct_files({{"--output", same}}, inputs); });
+    EXPECT_NE(why.find("that is the report this run reads"), std::string::npos) << same << ": " << why;
+  }
+  const std::string two = refusal([&] {
+    check_distinct_files({{"--json", path("r.out")}, {"--prom", path("sub/../r.out")}}, {});
+  });
+  EXPECT_NE(two.find("--json and --prom both name the file"), std::string::npos) << two;
+}
+
 }  // namespace
 }  // namespace distbench

@@ -431,5 +431,36 @@ TEST(CompareViews, EveryFormatSaysTheVerdict) {
   EXPECT_NE(junit.find("<failure message=\"SLOWER"), std::string::npos);
 }
 
+// Strings a report carries (a case's parameters, warnings) and the paths given reach every format inert: no markup
+// in Markdown (meant for pull-request comments), no control character in JUnit's XML, no terminal escape or forged
+// line in the text.
+TEST(Compare, ReportStringsCannotInjectIntoAnyFormat) {
+  std::vector<double> base, slow;
+  for (int i = 0; i < 20; ++i) {
+    base.push_back(100 + i * 0.01);
+    slow.push_back(130 + i * 0.01);
+  }
+  Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  c.cases.at(0).label = "<script>alert(1)</script>|x\n| forged | row |\x01\x1b[2J";
+  c.warnings.push_back("<img src=x onerror=alert(1)>\nerror: forged");
+  const CompareSources sources{{"b|ase<b>.json"}, "cand\n.json"};
+  const std::string md = compare_markdown(c, sources);
+  for (const char* bad : {"<script", "<img", "\n| forged", "<b>", "\x01", "\x1b", "b|ase"}) {
+    EXPECT_EQ(md.find(bad), std::string::npos) << bad << " in\n" << md;
+  }
+  EXPECT_NE(md.find("&lt;script&gt;alert(1)&lt;/script&gt;\\|x \\| forged \\| row \\|"), std::string::npos) << md;
+  const std::string junit = compare_junit(c, sources);
+  for (char ch = 1; ch < 0x20; ++ch) {
+    if (ch != '\n') {
+      EXPECT_EQ(junit.find(ch), std::string::npos) << static_cast<int>(ch) << " in\n" << junit;
+    }
+  }
+  EXPECT_EQ(junit.find("<script"), std::string::npos) << junit;
+  const std::string text = compare_text(c);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nerror: forged"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n| forged"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace distbench

@@ -13,12 +13,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace distbench::health {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(RoundRobin, EveryPairOnceInDisjointRounds) {
   for (int n = 1; n <= 9; ++n) {
@@ -144,6 +147,20 @@ TEST(Rules, BadFilesSayWhatIsWrong) {
   EXPECT_THAT(message(R"({"rules": [{"metric": "x", "compare": ">=", "threshold": 1, "sev": "failed"}]})"),
               HasSubstr("unknown key \"sev\""));
   EXPECT_THAT(message("{"), HasSubstr("bad.json"));
+  // A misspelt metric would disable its rule in silence; a number beyond a double is said in words.
+  EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gpbs", "compare": ">=", "threshold": 1}]})"),
+              AllOf(HasSubstr("rule 1"), HasSubstr("\"memory.copy_gpbs\" matches no metric"), HasSubstr("memory.copy_gbps")));
+  EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e400}]})"),
+              AllOf(HasSubstr("the number 1e400 is beyond the range of a double"), Not(HasSubstr("json.exception"))));
+}
+
+TEST(Rules, EveryMetricOfTheCheckCanBeRuled) {
+  for (const std::string& metric : health_metrics()) {
+    const std::string text =
+        R"({"rules": [{"metric": ")" + metric + R"(", "compare": ">=", "threshold": 0}]})";
+    EXPECT_NO_THROW(parse_rules(text, "r.json")) << metric;
+  }
+  EXPECT_NO_THROW(parse_rules(R"({"rules": [{"metric": "*.wrong", "compare": "<=", "threshold": 0}]})", "r.json"));
 }
 
 TEST(Isolation, TheNodeInEverySlowPairIsRetestedAgainstAGoodOne) {
@@ -311,13 +328,44 @@ TEST(HealthText, VerdictsMatrixAndSlurmLines) {
   EXPECT_THAT(all, ::testing::ContainsRegex("nodeC +degraded"));
   EXPECT_THAT(all, ::testing::ContainsRegex("cluster +degraded"));
   EXPECT_THAT(all, HasSubstr("0.012*"));  // the slow cell is marked
-  EXPECT_THAT(all, HasSubstr("scontrol update nodename=nodeC state=drain reason=\"distbench health: degraded: "
-                             "nodeC->nodeA 'slow'\""));
+  EXPECT_THAT(all, HasSubstr("scontrol update nodename=nodeC state=drain reason='distbench health: degraded: "
+                             "nodeC->nodeA \"slow\"'"));
   EXPECT_THAT(all, ::testing::Not(HasSubstr("nodename=nodeA")));
   const auto summary = health_summary(sample_run());
   ASSERT_EQ(summary.size(), 1U);
   EXPECT_EQ(summary[0].value, 1);
   EXPECT_THAT(summary[0].text, HasSubstr("degraded (1 degraded, 1 healthy; 2 nodes)"));
+}
+
+// The words /bin/sh makes of `line`, one per line.
+std::string shell_words(const std::string& line) {
+  std::string out;
+  FILE* p = ::popen(("printf '%s\\n' " + line).c_str(), "r");
+  if (p == nullptr) return "popen failed";
+  char buffer[256];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, p)) out.append(buffer, n);
+  ::pclose(p);
+  return out;
+}
+
+TEST(HealthText, ADrainLineIsOneCommandWhateverTheHostIsNamed) {
+  std::vector<Record> records;
+  Check c = make_check("verdict", "x;touch PWN $(id)", "x;touch PWN $(id)", "node.status", 2, "1");
+  c.status = Status::failed;
+  c.why = "rank 1 (x;touch PWN $(id)) did not arrive; it's `gone`\nscontrol update nodename=good state=drain";
+  records.push_back(check_record(c));
+  std::string drain;
+  for (const auto& section : health_sections(records)) {
+    for (const auto& line : section.lines) {
+      if (line.rfind("scontrol ", 0) == 0) drain += line;
+    }
+  }
+  ASSERT_EQ(drain.rfind("scontrol ", 0), 0U) << drain;
+  EXPECT_EQ(drain.find('\n'), std::string::npos) << drain;  // one line: nothing forged after it
+  // What a shell given the line runs: scontrol with exactly these four arguments.
+  EXPECT_EQ(shell_words(drain.substr(std::string("scontrol ").size())),
+            "update\nnodename=x;touch PWN $(id)\nstate=drain\nreason=distbench health: failed: rank 1 (x;touch PWN "
+            "$(id)) did not arrive; it's `gone`\\nscontrol update nodename=good state=drain\n");
 }
 
 TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
@@ -328,7 +376,10 @@ TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
   odd.metric = "node.status";
   odd.value = 2;
   records.push_back(check_record(odd));
+  odd.subject = "vm\xff";  // not UTF-8, which Prometheus requires of a label
+  records.push_back(check_record(odd));
   const std::string text = prometheus_text(records, 1.7e9);
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"vm\xEF\xBF\xBD\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_node_status gauge\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"nodeC\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"we\\\"ird\\\\host\"} 2\n"));
@@ -344,6 +395,15 @@ TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
     ++at;
   }
   EXPECT_EQ(types, 1U);
+}
+
+TEST(Prometheus, AnUnfinishedCheckSaysUnknownWithItsReason) {
+  const std::string text = prometheus_unfinished_text(1.7e9);
+  EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_status gauge\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_status{reason=\"the check started and has not ended: still running, "
+                              "or killed\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_started_timestamp_seconds 1700000000\n"));
+  EXPECT_THAT(text, Not(HasSubstr("last_run_timestamp")));  // it has not ended
 }
 
 // A phase's results as the root gets them: one JSON per rank, nullopt for a rank that did not arrive.

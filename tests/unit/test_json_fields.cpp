@@ -95,5 +95,26 @@ TEST(JsonFields, LongAndControlValuesAreExcerpted) {
   EXPECT_NE(msg.find("..."), std::string::npos);
 }
 
+TEST(ParseJsonText, WhatIsWrongInWordsNeverNlohmannsText) {
+  std::string problem;
+  EXPECT_TRUE(parse_json_text(R"({"a": [1, 2.5, "x"]})", problem).has_value());
+  EXPECT_FALSE(parse_json_text(R"({"a": 1e400})", problem).has_value());
+  EXPECT_NE(problem.find("the number 1e400 is beyond the range of a double"), std::string::npos) << problem;
+  EXPECT_FALSE(parse_json_text(R"({"a": )", problem).has_value());
+  EXPECT_EQ(problem.rfind("not valid JSON at byte ", 0), 0U) << problem;
+  EXPECT_EQ(problem.find("json.exception"), std::string::npos) << problem;
+  EXPECT_FALSE(parse_json_text(std::string("{}\0", 3), problem).has_value());  // a NUL after the value
+  EXPECT_EQ(problem, "not valid JSON at byte 3: a NUL byte");
+}
+
+TEST(ParseJsonText, DeepNestingIsRefusedAsItIsRead) {
+  std::string problem;
+  const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_TRUE(parse_json_text(nested(kMaxJsonDepth), problem).has_value());
+  EXPECT_FALSE(parse_json_text(nested(kMaxJsonDepth + 1), problem).has_value());
+  EXPECT_EQ(problem, "nested more than 64 levels deep");
+  EXPECT_FALSE(parse_json_text(std::string(1000000, '['), problem).has_value());  // stops at level 65
+}
+
 }  // namespace
 }  // namespace distbench

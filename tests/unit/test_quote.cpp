@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace distbench {
@@ -48,6 +49,53 @@ TEST(Quote, CutNeverSplitsAUtf8Sequence) {
 
 TEST(Quote, AnEscapeCountsAsOneAndIsNeverSplit) {
   EXPECT_EQ(excerpt("\0\0\0"s, 2), "\\x00\\x00...");
+}
+
+// What /bin/sh makes of `line`: its standard output.
+std::string shell_output(const std::string& line) {
+  std::string out;
+  FILE* p = ::popen(line.c_str(), "r");
+  if (p == nullptr) return "popen failed";
+  char buffer[256];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, p)) out.append(buffer, n);
+  ::pclose(p);
+  return out;
+}
+
+TEST(Quote, ShellQuoteKeepsSafeWordsAndQuotesTheRest) {
+  EXPECT_EQ(shell_quote("node-1.example.org"), "node-1.example.org");
+  EXPECT_EQ(shell_quote("x;touch PWN"), "'x;touch PWN'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+TEST(Quote, AShellReadsAQuotedWordBackAsItWas) {
+  for (const std::string hostile : {"x;touch PWN", "$(id)", "`id`", "a'b\"c", "a b\tc", "*", "-n", "x\ny", "\\"}) {
+    EXPECT_EQ(shell_output("printf '%s|' " + shell_quote(hostile)), hostile + "|") << hostile;
+  }
+}
+
+TEST(Quote, HtmlEscapeMakesEntities) { EXPECT_EQ(html_escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"); }
+
+TEST(Quote, XmlTextHasNoControlCharacterAndOnlyValidUtf8) {
+  EXPECT_EQ(xml_text("case\x01<b>"), "case\\x01&lt;b&gt;");
+  EXPECT_EQ(xml_text("vm\xff"), "vm\\xff");
+  EXPECT_EQ(xml_text("nœud"), "nœud");
+}
+
+TEST(Quote, MarkdownTextIsInert) {
+  EXPECT_EQ(markdown_text("a|b"), "a\\|b");
+  EXPECT_EQ(markdown_text("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
+  EXPECT_EQ(markdown_text("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)&gt;");
+  EXPECT_EQ(markdown_text("row\n| forged | row |"), "row \\| forged \\| row \\|");
+  EXPECT_EQ(markdown_text("a\\b"), "a\\\\b");
+  EXPECT_EQ(markdown_text("\x1b[31mred"), "\\\\x1b[31mred");
+}
+
+TEST(Quote, ValidUtf8ReplacesStrayBytesOnly) {
+  EXPECT_EQ(valid_utf8("vm\xff"), "vm\xEF\xBF\xBD");
+  EXPECT_EQ(valid_utf8("nœud-日本"), "nœud-日本");
+  EXPECT_EQ(valid_utf8("\xC3"), "\xEF\xBF\xBD");  // a cut sequence
 }
 
 }  // namespace

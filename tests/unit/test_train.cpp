@@ -73,6 +73,10 @@ TEST(Mlp, TensorsAreWeightThenBiasPerLayer) {
   EXPECT_EQ(m.tensor_offset(5), 30U + 5 + 25 + 5 + 20);
   EXPECT_EQ(m.parameters(), 30U + 5 + 25 + 5 + 20 + 4);
   EXPECT_EQ(parameter_count({6, 5, 3, 4}), m.parameters());
+  EXPECT_EQ(parameter_count({2, 3, 4, 5}), 2U * 3 + 3 + 2 * (3 * 3 + 3) + 3 * 5 + 5);
+  EXPECT_EQ(parameter_count({2, 3, 1, 5}), 2U * 5 + 5);  // one layer: inputs straight to the classes
+  // Counted at once, not layer by layer: 2^40 layers take no time (the plan refuses such a model by its size).
+  EXPECT_EQ(parameter_count({1, 1, std::size_t{1} << 40, 2}), 2U + (((std::size_t{1} << 40) - 2) * 2) + 2 + 2);
   EXPECT_THROW(Mlp({6, 5, 0, 4}, 1, cpu.device, cpu.math), Error);
 }
 

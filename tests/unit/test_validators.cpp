@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -34,6 +36,60 @@ TEST(Validators, NonNegativeNumber) {
   EXPECT_EQ(message(v, "12.5"), "");
   EXPECT_EQ(message(v, "-0.5"), "-0.5 is not 0 or more GB/s");
   EXPECT_EQ(v.get_description(), "GB/S >= 0");
+}
+
+// An app whose subcommand holds a count and a number, with check_number_types added as main() adds it.
+struct Typed {
+  CLI::App app{"typed"};
+  std::size_t count = 0;
+  double number = 0;
+  float single = 0;
+  Typed() {
+    auto* sub = app.add_subcommand("run");
+    sub->add_option("--count", count);
+    sub->add_option("--number", number);
+    sub->add_option("--single", single);
+    check_number_types(app);
+  }
+  // The parse error's text ("" when it parses).
+  std::string parse(const std::string& option, const std::string& value) {
+    try {
+      app.parse(std::vector<std::string>{value, option, "run"});  // CLI11 takes the arguments in reverse
+      return "";
+    } catch (const CLI::ParseError& e) {
+      return e.what();
+    }
+  }
+};
+
+TEST(Validators, UnsignedOptionsRefuseWhatWouldWrap) {
+  EXPECT_EQ(Typed().parse("--count", "12"), "");
+  EXPECT_EQ(Typed().parse("--count", "+12"), "");
+  Typed t;
+  EXPECT_EQ(t.parse("--count", "18446744073709551615"), "");
+  EXPECT_EQ(t.count, UINT64_MAX);
+  EXPECT_NE(Typed().parse("--count", "-1").find("'-1' is not a whole number of 0 or more"), std::string::npos);
+  Typed decimal;
+  EXPECT_EQ(decimal.parse("--count", "010"), "");
+  EXPECT_EQ(decimal.count, 10U);  // decimal, as written: not CLI11's octal 8
+  EXPECT_NE(Typed().parse("--count", "0x10").find("'0x10' is not a whole number"), std::string::npos);
+  EXPECT_NE(Typed().parse("--count", "18446744073709551616").find("is too large"), std::string::npos);
+}
+
+TEST(Validators, FloatingOptionsRefuseInfinityAndNan) {
+  Typed t;
+  EXPECT_EQ(t.parse("--number", "1.5e3"), "");
+  EXPECT_EQ(t.number, 1500);
+  EXPECT_NE(Typed().parse("--number", "inf").find("inf is not a finite number"), std::string::npos);
+  EXPECT_NE(Typed().parse("--number", "-inf").find("is not a finite number"), std::string::npos);
+  EXPECT_NE(Typed().parse("--number", "nan").find("nan is not a finite number"), std::string::npos);
+  EXPECT_NE(Typed().parse("--single", "1e400").find("is not a finite number"), std::string::npos);
+}
+
+TEST(Validators, TheTypeChecksLeaveTheHelpAlone) {
+  Typed t;
+  EXPECT_EQ(t.app.get_subcommand("run")->get_option("--count")->get_type_name(), "UINT");
+  EXPECT_EQ(t.app.get_subcommand("run")->get_option("--number")->get_type_name(), "FLOAT");
 }
 
 TEST(Validators, NonEmptyPath) {

@@ -76,7 +76,12 @@ TEST(ZeroOptions, BadInputIsAUsageErrorThatNamesIt) {
   EXPECT_NE(usage_message(with([](ZeroOptions& o) { o.check_steps = 0; })).find("--check-steps"), std::string::npos);
   ZeroOptions c;
   c.config = std::string("z.json");
-  EXPECT_NE(usage_message(c, "{zero_opt_level: 1").find("z.json is not JSON"), std::string::npos);
+  EXPECT_NE(usage_message(c, "{zero_opt_level: 1").find("z.json is not valid JSON at byte"),
+            std::string::npos);
+  const std::string huge = usage_message(c, R"({"bucket_mb": 1e400})");
+  EXPECT_NE(huge.find("z.json is not valid JSON at byte"), std::string::npos) << huge;
+  EXPECT_NE(huge.find("the number 1e400 is beyond the range of a double"), std::string::npos) << huge;
+  EXPECT_EQ(huge.find("json.exception"), std::string::npos) << huge;
   EXPECT_NE(usage_message(c, "[1, 2]").find("JSON object"), std::string::npos);
   EXPECT_NE(usage_message(c, R"({"zero_stage": 2})").find("unknown key \"zero_stage\""), std::string::npos);
   EXPECT_NE(usage_message(c, R"({"enable_data_parallel": false})").find("enable_data_parallel"), std::string::npos);

@@ -38,7 +38,7 @@ CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, bool 
         const ncclResult_t status = ncclMemAlloc(&ptr, size);
         if (status != ncclSuccess) {
           throw failure(fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc ({}): {}; lower "
-                                    "-e/--maxbytes{}",
+                                    "the sizes asked for (-e/--maxbytes, or the command's size options){}",
                                     bytes, device, registry_ ? "-R" : "--alloc", nccl_error_text(status),
                                     registry_ ? "" : ", or allocate with cudaMalloc (--alloc cudaMalloc)"));
         }
@@ -46,7 +46,7 @@ CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, bool 
         const cudaError_t status = cudaMalloc(&ptr, size);
         if (status != cudaSuccess) {
           cudaGetLastError();  // clear the (non-sticky) allocation error
-          throw failure(fmt::format("could not allocate {} bytes on GPU {}: {}; lower -e/--maxbytes", bytes, device,
+          throw failure(fmt::format("could not allocate {} bytes on GPU {}: {}; lower the sizes asked for (-e/--maxbytes, or the command's size options)", bytes, device,
                                     cuda_error_text(status)));
         }
       }

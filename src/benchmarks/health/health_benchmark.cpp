@@ -6,6 +6,7 @@
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "core/groups.hpp"
+#include "core/memory_budget.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
 
@@ -16,6 +17,11 @@
 
 namespace distbench::health {
 namespace {
+
+double unix_time_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 
 constexpr int kPhases = 8;
 
@@ -89,8 +95,7 @@ class Findings {
     add(std::move(verdicts));
     if (!plan_.prom_path.empty()) {
       std::vector<Record> records = records_of(all_);
-      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-      write_file_atomically(plan_.prom_path, prometheus_text(records, now));
+      write_file_atomically(plan_.prom_path, prometheus_text(records, unix_time_now()));
     }
     return static_cast<int>(overall);
   }
@@ -103,8 +108,33 @@ class Findings {
 
 }  // namespace
 
+// Sizes that cannot fit are bad input (exit 3, unknown), found before any phase: judged inside a phase, they would
+// read as a failed node and print a drain line for a healthy one.
 void HealthBenchmark::check(World& world) const {
-  if (world.connector().is_root() && !plan_.prom_path.empty()) check_writable(plan_.prom_path);
+  const std::uint64_t have = world.device().memory_available(world.connector().local_size());
+  const std::pair<const char*, MemoryNeed> needs[] = {
+      {"--allreduce-bytes", {add_saturating(plan_.allreduce_bytes, plan_.allreduce_bytes), plan_.allreduce_bytes}},
+      {"--link-bytes",
+       {plan_.link_message_bytes > UINT64_MAX / 8 ? UINT64_MAX
+                                                  : plan_.link_message_bytes * static_cast<std::uint64_t>(plan_.link_window),
+        0}},
+  };
+  for (const auto& [option, need] : needs) {
+    if (const auto why = memory_shortfall(need, have)) {
+      throw usage_error(fmt::format("{}: the check {} on {}; lower {}", option, *why, world.connector().hostname(),
+                                    option));
+    }
+  }
+}
+
+std::vector<NamedPath> HealthBenchmark::output_files() const {
+  if (plan_.prom_path.empty()) return {};
+  return {{"--prom", plan_.prom_path}};
+}
+
+std::vector<NamedPath> HealthBenchmark::input_files() const {
+  if (plan_.rules_path.empty()) return {};
+  return {{"--rules", plan_.rules_path}};
 }
 
 RunDescription HealthBenchmark::describe(const RunInfo& info) const {
@@ -156,6 +186,9 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
     node_comm = &world.communicator(node_partition(connector.node_of_ranks()));
   }
   const Topology topo = make_topology(connector.node_of_ranks(), host_of_rank);
+  if (root && !plan_.prom_path.empty()) {
+    write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
+  }
   PhaseRunner phases(connector, plan_.timeout_s);
   Findings findings(reporter, plan_);
   int done = 0;

@@ -15,6 +15,8 @@ class HealthBenchmark final : public Benchmark {
   void check(World& world) const override;
   RunDescription describe(const RunInfo& info) const override;
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
+  std::vector<NamedPath> output_files() const override;
+  std::vector<NamedPath> input_files() const override;
 
  private:
   HealthPlan plan_;

@@ -2,6 +2,8 @@
 
 #include "benchmarks/health/verdict.hpp"
 
+#include "core/quote.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,18 +22,16 @@ std::vector<Check> checks_of(const std::vector<Record>& records) {
 }
 
 // Slurm's reason is one argument: no double quotes inside.
-std::string slurm_reason(std::string text) {
-  std::replace(text.begin(), text.end(), '"', '\'');
-  if (text.size() > 200) text = text.substr(0, 197) + "...";
-  return text;
-}
+// Slurm's drain reason, one shell word: the text on one line (control characters escaped), cut to 200 code points.
+std::string slurm_reason(const std::string& text) { return shell_quote(excerpt(text, 200)); }
 
 std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts) {
   std::size_t host_w = 4;
-  for (const Check& v : verdicts) host_w = std::max(host_w, v.subject.size());
+  for (const Check& v : verdicts) host_w = std::max(host_w, escape_text(v.subject).size());
   std::vector<std::string> lines{fmt::format("{:<{}}  {:<8}  {}", "node", host_w, "verdict", "reason")};
   for (const Check& v : verdicts) {
-    lines.push_back(fmt::format("{:<{}}  {:<8}  {}", v.subject, host_w, name(v.status), v.why.empty() ? "-" : v.why));
+    lines.push_back(fmt::format("{:<{}}  {:<8}  {}", escape_text(v.subject), host_w, name(v.status),
+                                v.why.empty() ? "-" : escape_text(v.why)));
   }
   return lines;
 }
@@ -99,8 +99,11 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records) {
   std::vector<std::string> drain;
   for (const Check& v : verdicts) {
     if (v.metric == "node.status" && (v.status == Status::degraded || v.status == Status::failed)) {
-      drain.push_back(fmt::format("scontrol update nodename={} state=drain reason=\"distbench health: {}: {}\"",
-                                  v.subject, name(v.status), slurm_reason(v.why)));
+      // Host names come from the machines (and a report may carry any): quoted, so that piping these lines to a
+      // shell drains a node named "x;touch PWN" instead of running its name.
+      drain.push_back(fmt::format("scontrol update nodename={} state=drain reason={}",
+                                  shell_quote(escape_text(v.subject)),
+                                  slurm_reason(fmt::format("distbench health: {}: {}", name(v.status), v.why))));
     }
   }
   if (!drain.empty()) out.push_back({"Slurm: to drain the bad nodes (printed, not run)", drain});

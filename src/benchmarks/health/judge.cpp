@@ -1,9 +1,12 @@
 #include "benchmarks/health/judge.hpp"
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
+#include "core/report/json_fields.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -110,16 +113,24 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+const std::vector<std::string>& health_metrics() {
+  static const std::vector<std::string> names = {
+      "memory.wrong",         "memory.copy_gbps",        "clock.skew_ms",           "node.allreduce.busbw_gbps",
+      "node.allreduce.wrong", "job.allreduce.busbw_gbps", "job.allreduce.wrong",     "link.bandwidth_gbps",
+      "link.latency_us",      "isolation.bandwidth_gbps", "isolation.isolated",      "straggler.lateness_us",
+      "phase.seconds",        "phase.arrived",           "phase.completed",         "node.checked",
+      "node.status",          "cluster.status"};
+  return names;
+}
+
 Rules parse_rules(std::string_view text, const std::string& origin) {
   auto bad = [&origin](const std::string& what) {
     return usage_error(fmt::format("rules file {}: {}; see README.md, 'Health rules'", origin, what));
   };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw bad(fmt::format("not valid JSON ({})", e.what()));
-  }
+  std::string problem;
+  const auto parsed = parse_json_text(text, problem);
+  if (!parsed) throw bad(problem);
+  const nlohmann::ordered_json& j = *parsed;
   if (!j.is_object()) throw bad("expected an object with a \"rules\" list");
   Rules out;
   for (const auto& [key, value] : j.items()) {
@@ -166,6 +177,11 @@ Rules parse_rules(std::string_view text, const std::string& origin) {
     }
     if (!r.contains("threshold")) throw bad(where + ": \"threshold\" (a number) is missing");
     if (!std::isfinite(rule.threshold)) throw bad(where + ": \"threshold\" must be finite");
+    const auto& known = health_metrics();
+    if (std::none_of(known.begin(), known.end(), [&](const std::string& m) { return glob_match(rule.metric, m); })) {
+      throw bad(fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})", where,
+                            excerpt(rule.metric), fmt::join(known, ", ")));
+    }
     out.rules.push_back(std::move(rule));
   }
   return out;

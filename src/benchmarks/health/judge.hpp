@@ -61,6 +61,10 @@ struct Rules {
   bool relative = true;  // also judge against the cluster's median (the rules file's "relative": false turns it off)
 };
 
+// Every metric a health check reports, by name: a rule's pattern must match one of them (a misspelt metric would
+// otherwise disable its rule in silence).
+const std::vector<std::string>& health_metrics();
+
 // A rules file's text, {"relative": bool, "rules": [{"metric", "compare", "threshold", "severity"}, ...]};
 // throws usage_error naming `origin` and what is wrong.
 Rules parse_rules(std::string_view text, const std::string& origin);

@@ -31,6 +31,7 @@ struct HealthPlan {
   double clock_skew_ms = 100;               // hosts whose wall clocks differ more from the root's are degraded
   std::optional<double> expect_busbw_gbps;  // the job's allreduce busbw must reach this (--expect-busbw)
   Rules rules;                              // --rules
+  std::string rules_path;                   // the file they came from ("" when none)
   RelativeRule bandwidth{0.25, 4.0};        // bandwidths against the cluster's median
   RelativeRule latency{1.0, 4.0};           // latencies: twice the median, and 4 MAD
   std::string prom_path;                    // --prom: Prometheus text for node-exporter's textfile collector

@@ -1,6 +1,7 @@
 #include "benchmarks/health/prometheus.hpp"
 
 #include "benchmarks/health/verdict.hpp"
+#include "core/quote.hpp"
 
 #include <fmt/format.h>
 
@@ -10,10 +11,11 @@
 namespace distbench::health {
 namespace {
 
-// A label value as the exposition format wants it: backslash, double quote and newline escaped.
+// A label value as the exposition format wants it: valid UTF-8 (a host's 0xFF byte as U+FFFD), backslash, double
+// quote and newline escaped.
 std::string label_value(const std::string& v) {
   std::string out;
-  for (char c : v) {
+  for (char c : valid_utf8(v)) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {
@@ -123,6 +125,16 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
     out += f->text();
   }
   return out;
+}
+
+std::string prometheus_unfinished_text(double started_s) {
+  Family cluster_status("distbench_health_status",
+                        "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
+  cluster_status.add({{"reason", "the check started and has not ended: still running, or killed"}},
+                     static_cast<double>(Status::unknown));
+  Family started("distbench_health_started_timestamp_seconds", "When the unfinished check started (Unix time).");
+  started.add({}, started_s);
+  return cluster_status.text() + started.text();
 }
 
 }  // namespace distbench::health

@@ -13,4 +13,9 @@ namespace distbench::health {
 // `timestamp_s`: when the check ended (Unix seconds), exported as distbench_health_last_run_timestamp_seconds.
 std::string prometheus_text(const std::vector<Record>& records, double timestamp_s);
 
+// What the file holds while a check runs, written before its first phase: the status unknown (3), with the reason
+// that the check started at `started_s` and has not ended, so that a check killed outright (SIGKILL, a node lost)
+// leaves that, not the verdict of the run before it.
+std::string prometheus_unfinished_text(double started_s);
+
 }  // namespace distbench::health

@@ -23,9 +23,12 @@ std::size_t layer_out(const MlpShape& s, std::size_t l) { return l + 1 == s.laye
 }  // namespace
 
 std::size_t parameter_count(const MlpShape& s) {
-  std::size_t n = 0;
-  for (std::size_t l = 0; l < s.layers; ++l) n += layer_in(s, l) * layer_out(s, l) + layer_out(s, l);
-  return n;
+  if (s.layers == 0) return 0;
+  // The first layer, the hidden-to-hidden ones between (all alike: counted at once, not layer by layer), the last.
+  const std::size_t first = layer_in(s, 0) * layer_out(s, 0) + layer_out(s, 0);
+  if (s.layers == 1) return first;
+  const std::size_t middle = (s.layers - 2) * (s.hidden * s.hidden + s.hidden);
+  return first + middle + s.hidden * s.classes + s.classes;
 }
 
 Mlp::Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& math, const TensorParallel& tp)

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 
 namespace distbench::train {
 namespace {
@@ -130,12 +129,6 @@ void TrainBenchmark::check(World& world) const {
   Connector& connector = world.connector();
   require_dense_math(world, "train");
   const auto ranks = static_cast<std::size_t>(connector.size());
-  if (!plan_.trace_path.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(plan_.trace_path).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-      throw usage_error(fmt::format("--trace {}: the folder {} does not exist", plan_.trace_path, dir.string()));
-    }
-  }
   const auto tp = static_cast<std::size_t>(plan_.tp_size);
   if (tp < 1 || ranks % tp != 0) {
     throw usage_error(
@@ -173,6 +166,11 @@ void TrainBenchmark::check(World& world) const {
                     "--layers or --batch",
                     format_bytes(need), params, local, connector.hostname(), format_bytes(have)));
   }
+}
+
+std::vector<NamedPath> TrainBenchmark::output_files() const {
+  if (plan_.trace_path.empty()) return {};
+  return {{"--trace", plan_.trace_path}};
 }
 
 RunDescription TrainBenchmark::describe(const RunInfo& info) const {

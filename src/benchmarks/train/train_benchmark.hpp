@@ -17,6 +17,7 @@ class TrainBenchmark final : public Benchmark {
   void check(World& world) const override;
   RunDescription describe(const RunInfo& info) const override;
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
+  std::vector<NamedPath> output_files() const override;
 
  private:
   TrainPlan plan_;

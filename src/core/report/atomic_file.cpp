@@ -1,6 +1,9 @@
 #include "core/report/atomic_file.hpp"
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
+
+#include <fmt/format.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -122,6 +125,9 @@ void check_writable(const std::string& path) {
   if (path.empty()) not_writable(path, "the path is empty");
 
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    not_writable(path, "it is a symbolic link, which writing would replace by a file; name the file it points to");
+  }
   const fs::file_status target = fs::status(path, ec);
   if (fs::is_directory(target)) not_writable(path, "it is a directory, not a file");
   if (fs::exists(target) && !fs::is_regular_file(target)) not_writable(path, "it exists and is not a regular file");
@@ -152,6 +158,39 @@ void check_writable(const std::string& path) {
   }
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec) && !ec) return true;  // both exist: device and inode
+  if (a == b) return true;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ec && ca == cb;
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    for (const NamedPath& in : inputs) {
+      if (same_file(out.path, in.path)) {
+        throw usage_error(fmt::format("{} {}: that is {} this run reads ({}); write to another path",
+                                      out.option, excerpt(out.path), in.option, excerpt(in.path)));
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (same_file(out.path, outputs[j].path)) {
+        throw usage_error(fmt::format("{} and {} both name the file '{}': one would replace the other; give each its "
+                                      "own file",
+                                      outputs[j].option, out.option, excerpt(outputs[j].path)));
+      }
+    }
+  }
 }
 
 }  // namespace distbench

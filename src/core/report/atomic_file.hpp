@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace distbench {
 
@@ -31,8 +32,21 @@ int write_file_atomically_locked(const std::string& path, std::string_view conte
                                  const std::function<void()>& before_rename);
 
 // Checks, before a run, that a report can later be written at `path`: its directory exists and a file can be
-// created there (a probe file is created and removed; the target itself is neither created nor truncated).
-// Throws distbench::usage_error saying why not and what to do.
+// created there (a probe file is created and removed; the target itself is neither created nor truncated), and the
+// path is new or a regular file — not a directory, a device, a FIFO, nor a symbolic link (every file distbench writes
+// is replaced by rename, which would put a file where the link was: name the file itself). Throws
+// distbench::usage_error saying why not and what to do.
 void check_writable(const std::string& path);
+
+// A file a run names on its command line, with the option that names it ("--json", "the report").
+struct NamedPath {
+  std::string option;
+  std::string path;
+};
+
+// Refuses (usage_error) an output that is the same file as one of the run's inputs or as another output — by path
+// (symbolic links and ".." resolved) or, for files that exist, by device and inode: `report r.json --output r.json`
+// would replace what it reads, `--json p --prom p` keep only one of the two.
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 }  // namespace distbench

@@ -15,6 +15,13 @@
 
 namespace distbench {
 
+// `text` as JSON, or nullopt with `problem` saying in words where and what is wrong: "not valid JSON at byte 12 (line
+// 1, column 13): syntax error ...", "... the number 1e400 is beyond the range of a double"; never nlohmann's
+// "[json.exception...]" text, never an exception out of nlohmann. Every JSON file distbench reads goes through it.
+// Objects and arrays nested deeper than kMaxJsonDepth are refused the same way.
+inline constexpr int kMaxJsonDepth = 64;
+std::optional<nlohmann::ordered_json> parse_json_text(std::string_view text, std::string& problem);
+
 class JsonField {
  public:
   // `value` must outlive the field; `path` is how messages name it ("" for the top level).

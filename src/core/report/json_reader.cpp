@@ -28,46 +28,11 @@ using json = ordered_json;
       fmt::format("malformed distbench report: {}; pass a JSON report written by distbench --json", what));
 }
 
-// nlohmann's own DOM builder, with its errors turned into one usage_error with the byte offset: a syntax error
-// (parse_error) and a number beyond a double (out_of_range 406, "1e400") alike.
-class DomBuilder {
- public:
-  explicit DomBuilder(json& result) : dom_(result, true) {}
-  bool null() { return dom_.null(); }
-  bool boolean(bool v) { return dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
-  bool string(json::string_t& v) { return dom_.string(v); }
-  bool binary(json::binary_t& v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) { return dom_.start_object(n); }
-  bool key(json::string_t& k) { return dom_.key(k); }
-  bool end_object() { return dom_.end_object(); }
-  bool start_array(std::size_t n) { return dom_.start_array(n); }
-  bool end_array() { return dom_.end_array(); }
-  [[noreturn]] bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    if (const auto end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
-      what.erase(0, end + 2);  // "[json.exception.parse_error.101] " says nothing to the user
-    std::string where = fmt::format("byte {}", position);
-    constexpr std::string_view prefix = "parse error at ";  // "parse error at line 1, column 22: syntax error ..."
-    if (const auto colon = what.find(": "); what.rfind(prefix, 0) == 0 && colon != std::string::npos) {
-      where += fmt::format(" ({})", what.substr(prefix.size(), colon - prefix.size()));
-      what.erase(0, colon + 2);
-    }
-    if (e.id == 406) what = fmt::format("the number {} is beyond the range of a double", excerpt(token));
-    malformed(fmt::format("not valid JSON at {}: {}", where, excerpt(what, 200)));
-  }
-
- private:
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-};
-
 json parse_json(std::string_view text) {
-  json result;
-  DomBuilder builder(result);
-  json::sax_parse(text, &builder);
-  return result;
+  std::string problem;
+  auto result = parse_json_text(text, problem);
+  if (!result) malformed(problem);
+  return std::move(*result);
 }
 
 double seconds_from(const JsonField& f) { return f.number_or_nan() / kMicro; }
