@@ -45,31 +45,30 @@ RankSums rank_sums(std::span<const double> a, std::span<const double> b) {
 }
 
 // P(U <= u) for U of sizes m and n with no ties: the number of arrangements with U = k, by the recurrence
-// f(m, n, k) = f(m - 1, n, k - n) + f(m, n - 1, k), divided by C(m + n, m). Computed in doubles (counts up to
-// C(200, 100) stay finite).
+// f(i, j, k) = f(i - 1, j, k - j) + f(i, j - 1, k) (the largest of the i + j values is from a, beating all j of b,
+// or from b), divided by C(m + n, m). A count for U = k needs only counts for U <= k, so only U = 0..u are counted
+// (half the table at most: u is the smaller tail). Computed in doubles (counts up to C(200, 100) stay finite).
 double exact_cdf(std::size_t m, std::size_t n, std::size_t u) {
-  const std::size_t max_u = m * n;
-  // table[j][k]: arrangements of i values of a and j values of b with U = k, for the current i.
-  std::vector<std::vector<double>> table(n + 1, std::vector<double>(max_u + 1, 0.0));
-  for (std::size_t j = 0; j <= n; ++j) table[j][0] = 1.0;  // i = 0: U = 0
+  const std::size_t width = std::min(u, m * n) + 1;
+  // table[j * width + k]: arrangements of i values of a and j values of b with U = k, for the current i.
+  std::vector<double> table((n + 1) * width, 0.0), next((n + 1) * width, 0.0);
+  for (std::size_t j = 0; j <= n; ++j) table[j * width] = 1.0;  // i = 0: U = 0
   for (std::size_t i = 1; i <= m; ++i) {
-    std::vector<std::vector<double>> next(n + 1, std::vector<double>(max_u + 1, 0.0));
-    next[0][0] = 1.0;
+    std::fill(next.begin(), next.end(), 0.0);
+    next[0] = 1.0;
     for (std::size_t j = 1; j <= n; ++j) {
-      for (std::size_t k = 0; k <= i * j; ++k) {
-        // The largest of the i + j values is from a (it beats all j of b: k - j) or from b.
-        double v = next[j - 1][k];
-        if (k >= j) v += table[j][k - j];
-        next[j][k] = v;
-      }
+      const double* left = &next[(j - 1) * width];  // f(i, j - 1, .)
+      const double* up = &table[j * width];         // f(i - 1, j, .)
+      double* out = &next[j * width];
+      const std::size_t top = std::min(i * j, width - 1);
+      for (std::size_t k = 0; k <= top; ++k) out[k] = left[k] + (k >= j ? up[k - j] : 0.0);
     }
-    table = std::move(next);
+    std::swap(table, next);
   }
-  double total = 0, below = 0;
-  for (std::size_t k = 0; k <= max_u; ++k) {
-    total += table[n][k];
-    if (k <= u) below += table[n][k];
-  }
+  double below = 0;
+  for (std::size_t k = 0; k < width; ++k) below += table[n * width + k];
+  double total = 1;  // C(m + n, m)
+  for (std::size_t i = 1; i <= m; ++i) total = total * static_cast<double>(n + i) / static_cast<double>(i);
   return below / total;
 }
 
