@@ -7,13 +7,13 @@
 #include "benchmarks/health/schedule.hpp"
 #include "benchmarks/health/verdict.hpp"
 #include "core/error.hpp"
+#include "tests/support/shell_output.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 namespace distbench::health {
@@ -338,15 +338,7 @@ TEST(HealthText, VerdictsMatrixAndSlurmLines) {
 }
 
 // The words /bin/sh makes of `line`, one per line.
-std::string shell_words(const std::string& line) {
-  std::string out;
-  FILE* p = ::popen(("printf '%s\\n' " + line).c_str(), "r");
-  if (p == nullptr) return "popen failed";
-  char buffer[256];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, p)) out.append(buffer, n);
-  ::pclose(p);
-  return out;
-}
+std::string shell_words(const std::string& line) { return test_support::shell_output("printf '%s\\n' " + line); }
 
 TEST(HealthText, ADrainLineIsOneCommandWhateverTheHostIsNamed) {
   std::vector<Record> records;

@@ -1,8 +1,8 @@
 #include "core/quote.hpp"
+#include "tests/support/shell_output.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 namespace distbench {
@@ -51,16 +51,7 @@ TEST(Quote, AnEscapeCountsAsOneAndIsNeverSplit) {
   EXPECT_EQ(excerpt("\0\0\0"s, 2), "\\x00\\x00...");
 }
 
-// What /bin/sh makes of `line`: its standard output.
-std::string shell_output(const std::string& line) {
-  std::string out;
-  FILE* p = ::popen(line.c_str(), "r");
-  if (p == nullptr) return "popen failed";
-  char buffer[256];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, p)) out.append(buffer, n);
-  ::pclose(p);
-  return out;
-}
+using test_support::shell_output;
 
 TEST(Quote, ShellQuoteKeepsSafeWordsAndQuotesTheRest) {
   EXPECT_EQ(shell_quote("node-1.example.org"), "node-1.example.org");

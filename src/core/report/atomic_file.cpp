@@ -71,9 +71,9 @@ void sync_directory(const std::string& dir) {
   throw failure(fmt::format("cannot write report '{}': {} failed: {}", path, step, std::strerror(err)));
 }
 
-[[noreturn]] void not_writable(const std::string& path, const std::string& reason) {
-  throw usage_error(fmt::format("cannot write report '{}': {}; choose a path in an existing, writable directory",
-                                path, reason));
+[[noreturn]] void not_writable(const std::string& path, const std::string& reason,
+                               std::string_view fix = "choose a path in an existing, writable directory") {
+  throw usage_error(fmt::format("cannot write report '{}': {}; {}", path, reason, fix));
 }
 
 }  // namespace
@@ -126,7 +126,8 @@ void check_writable(const std::string& path) {
 
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(path, ec))) {
-    not_writable(path, "it is a symbolic link, which writing would replace by a file; name the file it points to");
+    not_writable(path, "it is a symbolic link, which writing would replace by a file",
+                 "name the file it points to, or another path");
   }
   const fs::file_status target = fs::status(path, ec);
   if (fs::is_directory(target)) not_writable(path, "it is a directory, not a file");
