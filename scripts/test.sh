@@ -3,7 +3,7 @@
 # network-namespace cluster, Slurm), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA
 # and NCCL) and its env:// and GPU suites (the suites that need MPI skip there, saying why), then the sanitizer build (clang, ASan and
 # UBSan: scripts/sanitize.sh) and the suites that sanitizers find things in, then the fuzz targets (scripts/fuzz.sh,
-# in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 30 s each). Ends with a summary:
+# in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 20 s each). Ends with a summary:
 # the tests counted per build, and the wall time of each part (package install when DISTBENCH_SETUP_SECONDS says it,
 # each build's compile, each build's suites), so that every log shows where the time goes.
 # DISTBENCH_SKIP_SANITIZERS=1 leaves the sanitizer build out, DISTBENCH_SKIP_FUZZ=1 the fuzzing (quicker local runs).
@@ -48,8 +48,8 @@ if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
   logs="$logs build-asan/meson-logs/asan-cli-errors.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
-  # 30 s a target here (2 at a time: 1 minute), after replaying every saved crash; scripts/fuzz.sh alone runs 60 s
-  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-30}" sh scripts/fuzz.sh \
+  # 20 s a target here (2 at a time: 40 s), after replaying every saved crash; scripts/fuzz.sh alone runs 60 s
+  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-20}" sh scripts/fuzz.sh \
     || status=$?
   logs="$logs build-asan/meson-logs/fuzzlog.json"
 fi

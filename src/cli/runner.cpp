@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -83,12 +82,12 @@ void hint_single_process(const RunInfo& info) {
 
 // Checks that only make sense once the ranks exist; every rank leaves the same way when one fails. The root's
 // reporters take their files here (another live run writing one of them is refused).
-void check_before_run(Connector& connector, World& world, const RunSettings& settings, const Benchmark& benchmark,
-                      ReporterSet* reporters) {
+void check_before_run(Connector& connector, World& world, const std::vector<NamedPath>& outputs,
+                      const Benchmark& benchmark, ReporterSet* reporters) {
   std::unique_ptr<Error> problem;
   try {
     if (connector.is_root()) {
-      for (const NamedPath& file : output_files(settings, benchmark)) check_writable(file.path);
+      for (const NamedPath& file : outputs) check_writable(file.path);
       if (reporters) reporters->claim();
     }
     benchmark.check(world);
@@ -140,6 +139,15 @@ void print_warnings(const std::vector<Warning>& warnings) {
 // A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
 // first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
 // time, and leave with the same code.
+// The benchmark's own verdict files say the run ended without one; leaving anyway when they cannot.
+void mark_unfinished(const Benchmark& benchmark, const std::string& status, const std::string& message) noexcept {
+  try {
+    benchmark.mark_unfinished(message);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: the run's own files could not be marked {}: {}\n", status, escape_text(e.what()));
+  }
+}
+
 [[noreturn]] void leave_abandoned_job(Connector& connector, ReporterSet* reporters, RunInfo info,
                                       const BenchmarkOutcome& outcome) {
   const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
@@ -178,7 +186,7 @@ RunSettings run_settings(const CommonOptions& options) {
 }
 
 int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
-  output_files(settings, benchmark);  // refuses what no rank need see, before MPI
+  const std::vector<NamedPath> outputs = output_files(settings, benchmark);  // refuses what no rank need see, before MPI
   const ProgressMode progress_mode = settings.quiet && settings.progress == "auto"
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);
@@ -192,7 +200,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     progress = std::make_unique<ProgressLine>(progress_mode, isatty(STDERR_FILENO) != 0);
     reporters = make_reporters(settings, progress.get());
   }
-  check_before_run(connector, world, settings, benchmark, reporters.get());
+  check_before_run(connector, world, outputs, benchmark, reporters.get());
 
   RunInfo info = make_run_info(connector, world, entry, inv.arguments());
   const std::optional<CpuTicks> ticks_at_start = machine_cpu_ticks();
@@ -205,8 +213,9 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   // Marks the report failed (on the root) and ends this process without calling MPI: the watchdog and signal
   // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
   std::mutex leaving;
-  auto end_and_exit = [&leaving, &reporters, &progress, info](const std::string& status, const std::string& message,
-                                                              int signal, int exit_code) {
+  auto end_and_exit = [&leaving, &reporters, &progress, &benchmark, info](const std::string& status,
+                                                                          const std::string& message, int signal,
+                                                                          int exit_code) {
     std::lock_guard lock(leaving);  // the first of the watchdog and a signal decides
     if (progress) progress->clear();
     if (reporters) {
@@ -220,6 +229,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
         fmt::print(stderr, "error: the report could not be marked {}: {}\n", status, e.what());
       }
+      mark_unfinished(benchmark, status, message);
       std::cout.flush();
       // An interrupted run says so once, on the root (the table's footer may be silenced by -q or lost with mpirun).
       if (status == "interrupted") fmt::print(stderr, "error: {}\n", message);
@@ -301,6 +311,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
       info.error = e.what();
       info.end_time = iso_time_now();
       reporters->end(info);
+      mark_unfinished(benchmark, info.status, info.error);
     }
     throw;
   }

@@ -56,6 +56,10 @@ class Benchmark {
   // runs — each output writable and a regular file or new, none the same file as an input or another output.
   virtual std::vector<NamedPath> output_files() const { return {}; }
   virtual std::vector<NamedPath> input_files() const { return {}; }
+  // On the root, when the run ends without its result (interrupted, timed out, failed; `reason` says how): a file
+  // that stands for a verdict (health's --prom) is replaced by one that says there is none. Called by the thread
+  // that ends the run, perhaps while run() is inside MPI: no MPI here. Throws Error when the file cannot be written.
+  virtual void mark_unfinished(const std::string& reason) const { (void)reason; }
 };
 
 }  // namespace distbench

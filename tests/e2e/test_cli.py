@@ -538,31 +538,34 @@ class Zero(Workdir):
         return r, js
 
     def test_check_every_stage_and_type_at_np_1_to_4(self):
-        for np in (1, 2, 3, 4):
-            for dtype in ("bf16", "fp16", "fp32"):
-                with self.subTest(np=np, dtype=dtype):
-                    r, js = self.run_zero(np, "--check", "--params", str(self.PSI), "--layers", "7", "--dtype", dtype,
-                                          "--bucket-mb", "0.05", "-n", "3", "-w", "1")
-                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                    report = load_json(js)
-                    self.assertEqual(report["status"], "complete")
-                    records = zero_records(report)
-                    self.assertEqual(sorted(records), [0, 1, 2, 3])
-                    size = 4 if dtype == "fp32" else 2
-                    bucket = int(0.05 * 1024 * 1024) // size
-                    for stage, rec in records.items():
-                        m = rec["metrics"]
-                        self.assertEqual(m["wrong"], 0, (stage, m))
-                        self.assertAlmostEqual(m["sent_mb"] * 1e6, zero_sent_bytes(stage, self.PSI, 7, np, bucket, size),
-                                               delta=0.5, msg=(stage, np))
-                        self.assertGreater(m["step_ms"], 0)
-                        if np == 1:
-                            self.assertEqual(m["sent_mb"], 0)
-                        self.assertEqual([p["name"] for p in rec["phases"]],
-                                         {0: ["step", "reduce", "update"], 1: ["step", "reduce", "update", "gather"],
-                                          2: ["step", "reduce", "update", "gather"],
-                                          3: ["step", "fwd_gather", "bwd_gather", "reduce", "update"]}[stage])
-                    self.assertIn("Elements differing from one rank: 0", r.stdout)
+        # Exactness and byte counts, no timing: the twelve jobs run three at a time (most of a job's second is mpirun
+        # starting and wiring up).
+        cases = [(np, dtype) for np in (1, 2, 3, 4) for dtype in ("bf16", "fp16", "fp32")]
+        runs = run_concurrently([lambda np=np, dtype=dtype, js=self.path(f"z{np}{dtype}.json"): (mpirun(
+            np, "zero", "--json", js, "--check", "--params", str(self.PSI), "--layers", "7", "--dtype", dtype,
+            "--bucket-mb", "0.05", "-n", "3", "-w", "1", timeout=180), js) for np, dtype in cases])
+        for (np, dtype), (r, js) in zip(cases, runs):
+            with self.subTest(np=np, dtype=dtype):
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                report = load_json(js)
+                self.assertEqual(report["status"], "complete")
+                records = zero_records(report)
+                self.assertEqual(sorted(records), [0, 1, 2, 3])
+                size = 4 if dtype == "fp32" else 2
+                bucket = int(0.05 * 1024 * 1024) // size
+                for stage, rec in records.items():
+                    m = rec["metrics"]
+                    self.assertEqual(m["wrong"], 0, (stage, m))
+                    self.assertAlmostEqual(m["sent_mb"] * 1e6, zero_sent_bytes(stage, self.PSI, 7, np, bucket, size),
+                                           delta=0.5, msg=(stage, np))
+                    self.assertGreater(m["step_ms"], 0)
+                    if np == 1:
+                        self.assertEqual(m["sent_mb"], 0)
+                    self.assertEqual([p["name"] for p in rec["phases"]],
+                                     {0: ["step", "reduce", "update"], 1: ["step", "reduce", "update", "gather"],
+                                      2: ["step", "reduce", "update", "gather"],
+                                      3: ["step", "fwd_gather", "bwd_gather", "reduce", "update"]}[stage])
+                self.assertIn("Elements differing from one rank: 0", r.stdout)
 
     @skip_under_sanitizers
     def test_memory_and_time_accounting(self):

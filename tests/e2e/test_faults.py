@@ -8,6 +8,7 @@ Environment: DISTBENCH (the binary). The disk cases mount small tmpfs file syste
 without it.
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,8 +17,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import (SANITIZERS, Workdir, assert_stopped_rank_ends_job, error_lines, load_json,  # noqa: E402
-                               rank_pids, running, wait_for_results)
+from distbench_testing import (SANITIZERS, Workdir, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
+                               error_lines, load_json, rank_pids, running, wait_for_results)
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 # mpirun gives a rank 1 s between the SIGTERM that ends the job and a SIGKILL (odls_base_sigkill_timeout); on this
@@ -129,6 +130,117 @@ class Faults(Workdir):
                 sanitized = SANITIZERS != ""
                 proc = self.start(report, grace=sanitized)
                 assert_stopped_rank_ends_job(self, proc, report, rank, NP, TIMEOUT_S, slack_s=8 if sanitized else 5)
+
+
+def prometheus_status(path):
+    """(value, labels text) of distbench_health_status in a textfile-collector file."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^distbench_health_status(\{.*\})? (\S+)$", line.rstrip("\n"))
+            if m:
+                return int(float(m.group(2))), m.group(1) or ""
+    raise AssertionError(f"no distbench_health_status in {path}")
+
+
+# The healthy verdict a run before this one left: what a check that ends without a verdict must not leave in place.
+STALE_PROM = ("# HELP distbench_health_status stale\n# TYPE distbench_health_status gauge\n"
+              "distbench_health_status 0\n")
+HEALTH_TIMEOUT_S = 3
+# Large buffers: a check that lasts long enough to be hit mid-run (about 6 s here, and the launcher took up to 2 s to
+# pass a signal on).
+LONG_CHECK = ["--allreduce-bytes", "256M", "--memory-bytes", "1G"]
+# Smaller ones: about 1.5 s, no phase longer than 0.7 s, well inside the -T below beside busy processes.
+MEDIUM_CHECK = ["--allreduce-bytes", "32M", "--memory-bytes", "512M"]
+
+
+@unittest.skipIf(SANITIZERS != "", "phases timed against -T, and 1 GiB buffers: under the sanitizers the signal path "
+                 "these take is the one Faults.test_signals runs")
+class HealthFaults(Workdir):
+    """distbench health ended from outside, or its root stopped: the .prom file never keeps the verdict of the run
+    before (status unknown, 3, with the reason instead), the exit code agrees with it when distbench sets it, and a
+    stopped root is the rank named, never a healthy one."""
+
+    def start(self, np, *extra, grace=False):
+        """The check, its .prom holding a stale healthy verdict first. `grace`: the 3 s the root may need to write its
+        files when the launcher passes a signal on (mpirun waits that long before it exits, whatever the ranks do)."""
+        self.js, self.prom = self.path("h.json"), self.path("h.prom")
+        with open(self.prom, "w") as f:
+            f.write(STALE_PROM)
+        return subprocess.Popen(MPIRUN + (GRACE if grace else []) + [
+            "-np", str(np), BINARY, "health", "-T", str(HEALTH_TIMEOUT_S), "--json", self.js, "--prom", self.prom,
+            *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_until_running(self, proc, np):
+        """Waits until the .prom says the check started (written just before its first phase); {rank: pid}."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            with open(self.prom) as f:
+                if "has not ended" in f.read():
+                    pids = rank_pids(self.js)
+                    self.assertEqual(sorted(pids), list(range(np)), pids)
+                    return pids
+            time.sleep(0.02)
+        self.fail(f"the check never said it started in {self.prom}\n{proc.communicate()[1] if proc.poll() is not None else ''}")
+
+    def test_a_check_ended_from_outside_leaves_unknown_not_the_last_verdict(self):
+        # (target, signal, the exit code when distbench sets it, the .prom's reason): Open MPI's mpirun exits 1 once
+        # it has passed a signal to the ranks, and a rank killed outright makes it exit with that rank's status.
+        # (A rank killed outright ends the root as the launcher's SIGTERM does: the first case.)
+        cases = [("mpirun", signal.SIGTERM, None, "interrupted by signal 15 (SIGTERM)"),
+                 (0, signal.SIGINT, 3, "interrupted by signal 2 (SIGINT)"),
+                 (0, signal.SIGKILL, None, "has not ended: still running, or killed")]  # nothing more is written
+        for target, sig, code, reason in cases:
+            with self.subTest(target=target, signal=sig.name):
+                began = time.monotonic()
+                through_launcher = target == "mpirun"
+                proc = self.start(2, *(LONG_CHECK if through_launcher else MEDIUM_CHECK), grace=through_launcher)
+                pids = self.wait_until_running(proc, 2)
+                os.kill(proc.pid if target == "mpirun" else pids[target], sig)
+                err, killed = ended(proc, GONE_WITHIN + 30)
+                self.assertFalse(killed, err)
+                if code is not None:
+                    self.assertEqual(proc.returncode, code, err)
+                else:  # the launcher's own: README, health's "Exit codes"
+                    self.assertNotEqual(proc.returncode, 0, err)
+                print(f"\n  {sig.name} to {target}: exit {proc.returncode} after {time.monotonic() - began:.1f} s",
+                      file=sys.stderr)
+                check_prometheus_text(self, self.prom)
+                status, labels = prometheus_status(self.prom)
+                self.assertEqual(status, 3, labels)
+                self.assertIn(reason, labels)
+                self.assertEqual(load_json(self.js)["status"], "incomplete" if target == 0 and
+                                 sig == signal.SIGKILL else "interrupted", err)
+                self.assertEqual(stray_files(self.prom), [])
+
+    def test_a_stopped_root_is_the_rank_named(self):
+        # The root stopped past a phase's timeout plus its grace (1 s + 5 % of it), for two lengths: continued while
+        # the others still wait for its decision (3 graces past the phase's end), the root is named and its node
+        # failed (2); continued later, the others have ended without a verdict and so does the check (3). Where
+        # the stop lands (a phase's work, the wait for the others) moves the root between the two; whichever it is,
+        # the rank that kept time is never the one blamed, and the exit code and the .prom agree.
+        grace = 1 + 0.05 * HEALTH_TIMEOUT_S
+        for stop_s in (HEALTH_TIMEOUT_S + 1.5 * grace, HEALTH_TIMEOUT_S + 5 * grace):
+            with self.subTest(stop_s=stop_s):
+                began = time.monotonic()
+                proc = self.start(2, *MEDIUM_CHECK)
+                pids = self.wait_until_running(proc, 2)
+                os.kill(pids[0], signal.SIGSTOP)
+                time.sleep(stop_s)
+                os.kill(pids[0], signal.SIGCONT)
+                out, err = proc.communicate(timeout=GONE_WITHIN + 60)
+                print(f"\n  root stopped {stop_s:.1f} s: exit {proc.returncode} after {time.monotonic() - began:.1f} s",
+                      file=sys.stderr)
+                status, labels = prometheus_status(self.prom)
+                self.assertEqual(proc.returncode, status, out + err)
+                self.assertIn(proc.returncode, (0, 2, 3), out + err)
+                report = load_json(self.js)
+                judged = [r["params"] for r in report["records"] if r["params"].get("metric", "").startswith("phase.")
+                          and r["params"].get("status") in ("failed", "unknown")]
+                self.assertFalse([p for p in judged if p["subject"] == "rank 1" and p["status"] == "failed"],
+                                 out + err)
+                if proc.returncode in (2, 3):
+                    self.assertIn("rank 0", {p["subject"] for p in judged}, out + err)
+                    self.assertIn("the root", out)
 
 
 def mount_tmpfs(folder, size):

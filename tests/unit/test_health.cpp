@@ -396,6 +396,12 @@ TEST(Prometheus, AnUnfinishedCheckSaysUnknownWithItsReason) {
                               "or killed\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_started_timestamp_seconds 1700000000\n"));
   EXPECT_THAT(text, Not(HasSubstr("last_run_timestamp")));  // it has not ended
+  // ended without a verdict: unknown, the reason as a label (escaped), and when it ended
+  const std::string ended = prometheus_ended_early_text("interrupted by signal 15 (SIGTERM) during \"rank\"", 1.8e9);
+  EXPECT_THAT(ended, HasSubstr("distbench_health_status{reason=\"interrupted by signal 15 (SIGTERM) during "
+                               "\\\"rank\\\"\"} 3\n"));
+  EXPECT_THAT(ended, HasSubstr("distbench_health_last_run_timestamp_seconds 1800000000\n"));
+  EXPECT_THAT(ended, Not(HasSubstr("started_timestamp")));
 }
 
 // A phase's results as the root gets them: one JSON per rank, nullopt for a rank that did not arrive.
@@ -444,7 +450,7 @@ TEST(Arrival, MissingRanksFailTheirNodeAndWaitersAreUnknown) {
   auto phase = phase_of("links", {nlohmann::json{{"error", "receive from rank 2 timed out"}, {"timeout", true}},
                                   nlohmann::json::object(), std::nullopt, std::nullopt});
   EXPECT_EQ(phase.missing(), (std::vector<int>{2, 3}));
-  const auto checks = arrival_checks(phase, topo, 5);
+  const auto checks = arrival_checks(phase, topo, 5, 0);
   ASSERT_EQ(checks.size(), 3U);
   EXPECT_EQ(checks[0].host, "b");
   EXPECT_EQ(checks[0].status, Status::failed);
@@ -457,7 +463,31 @@ TEST(Arrival, MissingRanksFailTheirNodeAndWaitersAreUnknown) {
   // with everyone present, a rank whose calls failed is the failure
   phase.ranks[2] = nlohmann::json::object();
   phase.ranks[3] = nlohmann::json::object();
-  EXPECT_EQ(arrival_checks(phase, topo, 5)[0].status, Status::failed);
+  EXPECT_EQ(arrival_checks(phase, topo, 5, 0)[0].status, Status::failed);
+}
+
+TEST(Arrival, ALateRootIsNamedAndTheRanksItMissedAreNotBlamed) {
+  // The root (rank 0, host a) was stopped past the phase's wait: rank 3's result did not reach it in time, and its
+  // own body failed waiting for the others. Blaming rank 3 would drain host b, which kept time.
+  const Topology topo = make_topology({0, 0, 1, 1}, {"a", "a", "b", "b"});
+  auto phase = phase_of("node", {nlohmann::json{{"error", "allreduce timed out"}, {"timeout", true}},
+                                 nlohmann::json::object(), nlohmann::json{{"error", "allreduce timed out"}},
+                                 std::nullopt});
+  phase.root_behind_s = 2.25;
+  const auto checks = arrival_checks(phase, topo, 5, 0);
+  ASSERT_EQ(checks.size(), 3U);
+  EXPECT_EQ(checks[0].subject, "rank 0");
+  EXPECT_EQ(checks[0].host, "a");
+  EXPECT_EQ(checks[0].status, Status::failed);
+  EXPECT_THAT(checks[0].why, HasSubstr("the root, was 2.25 s late in phase node (timeout 5 s)"));
+  EXPECT_EQ(checks[1].subject, "rank 3");
+  EXPECT_EQ(checks[1].status, Status::unknown);
+  EXPECT_THAT(checks[1].why, HasSubstr("the root itself was late"));
+  EXPECT_EQ(checks[2].subject, "rank 2");  // its failure waited for the root: not its own
+  EXPECT_EQ(checks[2].status, Status::unknown);
+  const auto v = node_verdicts(topo.hosts, topo.ranks_of_node, checks);
+  EXPECT_EQ(v[0].status, Status::failed);
+  EXPECT_EQ(v[1].status, Status::unknown);
 }
 
 TEST(Topology, NodesInOrderOfTheirFirstRank) {

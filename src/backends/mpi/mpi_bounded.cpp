@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <thread>
 
 namespace distbench::mpi {
@@ -16,19 +17,33 @@ namespace {
 constexpr int kFirstTag = 1024;
 constexpr int kGuaranteedTagUb = 32767;
 
-// Calls `finished` until it answers true or `deadline` passes; at least once, so that what has already arrived
-// counts even when the deadline is behind us. Yields between polls for the first 200 us (a reply that is on its
-// way), then sleeps, 50 us growing to 1 ms: a rank that waits long for a slow or stopped one must leave the cores
-// to the ranks still measuring (they may share them).
+// A process that finds itself this long between two polls was away (stopped, or its host starved it).
+constexpr auto kAway = std::chrono::milliseconds(100);
+// How long it goes on polling past the deadline when the deadline passed while it was away, or before the call:
+// what the others sent meanwhile is here, but one poll only starts receiving it (Open MPI's first probe after a
+// while may match nothing that has arrived).
+constexpr auto kCatchUp = std::chrono::milliseconds(20);
+
+// Calls `finished` until it answers true or `deadline` passes; when the deadline passed before the call or while
+// this process was away, for kCatchUp more, so that what has already arrived counts. Yields between polls for the
+// first 200 us (a reply that is on its way), then sleeps, 50 us growing to 1 ms: a rank that waits long for a slow
+// or stopped one must leave the cores to the ranks still measuring (they may share them).
 template <typename Finished>
 bool poll_until(BoundedMessages::Deadline deadline, Finished finished) {
   using namespace std::chrono_literals;
   const auto began = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> last;  // the previous poll
+  bool caught_up = false;
   auto nap = std::chrono::microseconds(50);
   for (;;) {
     if (finished()) return true;
     const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline && !caught_up && (!last || now - *last > kAway)) {
+      deadline = now + kCatchUp;
+      caught_up = true;
+    }
     if (now >= deadline) return false;
+    last = now;
     if (now - began < 200us) {
       std::this_thread::yield();
     } else {

@@ -74,19 +74,33 @@ void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
   for (Check& c : checks) apply_rules(c, rules);
 }
 
-std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s) {
+Check root_late_check(const std::string& phase, const Topology& topo, int root, double behind_s, double timeout_s) {
+  Check c = make_check(phase, fmt::format("rank {}", root), topo.host_of(root), "phase.arrived", kNotMeasured, "1");
+  c.status = Status::failed;
+  c.why = fmt::format("TIMEOUT: this rank, the root, was {:.3g} s late in phase {} (timeout {:g} s): it "
+                      "was stopped or starved",
+                      behind_s, phase, timeout_s);
+  return c;
+}
+
+std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s, int root) {
   std::vector<Check> out;
   const auto missing = phase.missing();
+  if (phase.root_late()) out.push_back(root_late_check(phase.name, topo, root, phase.root_behind_s, timeout_s));
   for (int r : missing) {
     Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", kNotMeasured, "1");
-    c.status = Status::failed;
-    c.why = fmt::format("TIMEOUT: did not arrive at the end of phase {} within {:g} s", phase.name, timeout_s);
+    c.status = phase.root_late() ? Status::unknown : Status::failed;
+    c.why = phase.root_late()
+                ? fmt::format("not heard from by the end of phase {}: the root itself was late", phase.name)
+                : fmt::format("TIMEOUT: did not arrive at the end of phase {} within {:g} s", phase.name, timeout_s);
     out.push_back(std::move(c));
   }
+  const bool someone_late = !missing.empty() || phase.root_late();
   for (const auto& [r, error] : phase.failures()) {
+    if (phase.root_late() && r == root) continue;  // its lateness is the finding
     Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", kNotMeasured, "1");
-    c.status = missing.empty() ? Status::failed : Status::unknown;
-    c.why = missing.empty() ? error : fmt::format("waiting for a rank that did not arrive: {}", error);
+    c.status = someone_late ? Status::unknown : Status::failed;
+    c.why = someone_late ? fmt::format("waiting for a rank that did not arrive in time: {}", error) : error;
     out.push_back(std::move(c));
   }
   return out;

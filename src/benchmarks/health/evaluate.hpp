@@ -27,8 +27,11 @@ struct Topology {
 Topology make_topology(const std::vector<int>& node_of_rank, const std::vector<std::string>& host_of_rank);
 
 // Ranks that did not arrive (failed: the node is named), and ranks whose body failed: failed when they are the only
-// trouble, unknown when they were waiting for a rank that did not arrive.
-std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s);
+// trouble, unknown when they were waiting for a rank that did not arrive. When the root (`root`) was late itself,
+// it is the one named (failed), and the ranks it did not hear from are unknown.
+std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo, double timeout_s, int root);
+// The root, `behind_s` seconds behind the others in `phase` (stopped or starved): its node failed.
+Check root_late_check(const std::string& phase, const Topology& topo, int root, double behind_s, double timeout_s);
 
 // What a screening phase (every rank or node measuring at once) leaves for its confirmation: the bound its group
 // gave, and the subjects (ranks, or nodes) that broke it, to be re-tested alone.

@@ -7,6 +7,7 @@
 #include "benchmarks/health/prometheus.hpp"
 #include "core/groups.hpp"
 #include "core/memory_budget.hpp"
+#include "core/quote.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
 
@@ -137,6 +138,11 @@ std::vector<NamedPath> HealthBenchmark::input_files() const {
   return {{"--rules", plan_.rules_path}};
 }
 
+void HealthBenchmark::mark_unfinished(const std::string& reason) const {
+  if (plan_.prom_path.empty()) return;
+  write_file_atomically(plan_.prom_path, prometheus_ended_early_text(reason, unix_time_now()), Durability::process);
+}
+
 RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   RunDescription d;
   d.benchmark = "health";
@@ -204,8 +210,8 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
     PhaseResult result = phases.run(name, body);
     nlohmann::json decision = {{"go", true}};
     if (root) {
-      std::vector<Check> checks = arrival_checks(result, topo, plan_.timeout_s);
-      const bool arrived = result.missing().empty();
+      std::vector<Check> checks = arrival_checks(result, topo, plan_.timeout_s, connector.root_rank());
+      const bool arrived = result.missing().empty() && !result.root_late();
       // A rank whose calls failed may be stuck inside one: nothing more can run safely (the rank phase's calls are
       // its own).
       const bool stuck = !arrived || (name != "rank" && !result.failures().empty());
@@ -213,7 +219,10 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
       auto more = judge(result, decision);
       checks.insert(checks.end(), more.begin(), more.end());
       Check t = make_check("phase", name, "", "phase.seconds", result.seconds, "s");
-      if (!arrived) {
+      if (result.root_late()) {
+        t.why = fmt::format("TIMEOUT: the root, rank {} ({}), was {:.3g} s late: it was stopped or starved",
+                            connector.root_rank(), topo.host_of(connector.root_rank()), result.root_behind_s);
+      } else if (!arrived) {
         std::string who;
         for (int r : result.missing()) who += fmt::format("{}{} ({})", who.empty() ? "" : ", ", r, topo.host_of(r));
         t.why = fmt::format("TIMEOUT: {} {} did not arrive within {:g} s",
@@ -222,10 +231,26 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
         t.why = fmt::format("calls did not complete on {}: {}", plural(result.failures().size(), "rank", "ranks"),
                             result.failures().front().second);
       }
+      if (stuck) decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, t.why)}};
+      if (const double overdue = phases.decision_overdue_s(); overdue > 0) {
+        // Stopped or starved past the others' wait for this decision: they end without a verdict (unknown, exit
+        // 3), and so does the root's own finding, so that the job's exit code and the .prom agree.
+        const std::string root_subject = fmt::format("rank {}", connector.root_rank());
+        auto late = std::find_if(checks.begin(), checks.end(), [&](const Check& c) {
+          return c.metric == "phase.arrived" && c.subject == root_subject;
+        });
+        if (late == checks.end()) {
+          checks.push_back(root_late_check(name, topo, connector.root_rank(), overdue, plan_.timeout_s));
+          late = std::prev(checks.end());
+        }
+        late->status = Status::unknown;
+        late->why += "; the others stopped waiting for its decision and ended without a verdict";
+        if (t.why.empty()) t.why = late->why;
+        decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, late->why)}};
+      }
       // The phase's own time is information (status healthy): the ranks' checks carry the verdict.
       checks.push_back(t);
       findings.add(std::move(checks));
-      if (stuck) decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, t.why)}};
     }
     return phases.decide(decision);
   };
@@ -358,7 +383,14 @@ BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter
   BenchmarkOutcome outcome;
   outcome.exit_code = ending["exit"].get<int>();
   outcome.abandon = abandoned;
-  if (!abandoned.empty() && !root) outcome.exit_code = static_cast<int>(Status::failed);
+  if (!abandoned.empty() && !root) {
+    // The root's verdict is the job's: it leaves first. A rank that never heard it says why it ends unknown.
+    outcome.exit_code = decision.value("exit", static_cast<int>(Status::failed));
+    if (decision.contains("exit")) {
+      fmt::print(stderr, "error: rank {} ({}): health phase {}: {}\n", connector.rank(),
+                 escape_text(connector.hostname()), last_phase, abandoned);
+    }
+  }
   return outcome;
 }
 

@@ -17,6 +17,7 @@ class HealthBenchmark final : public Benchmark {
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
   std::vector<NamedPath> output_files() const override;
   std::vector<NamedPath> input_files() const override;
+  void mark_unfinished(const std::string& reason) const override;
 
  private:
   HealthPlan plan_;

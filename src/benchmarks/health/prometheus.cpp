@@ -127,14 +127,29 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
   return out;
 }
 
-std::string prometheus_unfinished_text(double started_s) {
+namespace {
+
+// The whole check's status, unknown (3), with its reason as a label, and when.
+std::string unknown_text(const std::string& reason, const char* stamp_name, const char* stamp_help, double t) {
   Family cluster_status("distbench_health_status",
                         "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
-  cluster_status.add({{"reason", "the check started and has not ended: still running, or killed"}},
-                     static_cast<double>(Status::unknown));
-  Family started("distbench_health_started_timestamp_seconds", "When the unfinished check started (Unix time).");
-  started.add({}, started_s);
-  return cluster_status.text() + started.text();
+  cluster_status.add({{"reason", reason}}, static_cast<double>(Status::unknown));
+  Family stamp(stamp_name, stamp_help);
+  stamp.add({}, t);
+  return cluster_status.text() + stamp.text();
+}
+
+}  // namespace
+
+std::string prometheus_unfinished_text(double started_s) {
+  return unknown_text("the check started and has not ended: still running, or killed",
+                      "distbench_health_started_timestamp_seconds", "When the unfinished check started (Unix time).",
+                      started_s);
+}
+
+std::string prometheus_ended_early_text(const std::string& reason, double ended_s) {
+  return unknown_text(reason, "distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time).",
+                      ended_s);
 }
 
 }  // namespace distbench::health

@@ -18,4 +18,8 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
 // leaves that, not the verdict of the run before it.
 std::string prometheus_unfinished_text(double started_s);
 
+// What replaces it when the check ends without a verdict (interrupted, timed out, failed): unknown (3), `reason` as a
+// label, and when it ended.
+std::string prometheus_ended_early_text(const std::string& reason, double ended_s);
+
 }  // namespace distbench::health
