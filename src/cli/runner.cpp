@@ -136,9 +136,6 @@ void print_warnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", escape_text(w.message));
 }
 
-// A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
-// first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
-// time, and leave with the same code.
 // The benchmark's own verdict files say the run ended without one; leaving anyway when they cannot.
 void mark_unfinished(const Benchmark& benchmark, const std::string& status, const std::string& message) noexcept {
   try {
@@ -148,6 +145,9 @@ void mark_unfinished(const Benchmark& benchmark, const std::string& status, cons
   }
 }
 
+// A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
+// first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
+// time, and leave with the same code.
 [[noreturn]] void leave_abandoned_job(Connector& connector, ReporterSet* reporters, RunInfo info,
                                       const BenchmarkOutcome& outcome) {
   const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
@@ -186,7 +186,8 @@ RunSettings run_settings(const CommonOptions& options) {
 }
 
 int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
-  const std::vector<NamedPath> outputs = output_files(settings, benchmark);  // refuses what no rank need see, before MPI
+  // Refuses what no rank need see, before MPI.
+  const std::vector<NamedPath> outputs = output_files(settings, benchmark);
   const ProgressMode progress_mode = settings.quiet && settings.progress == "auto"
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);

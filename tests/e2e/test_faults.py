@@ -180,7 +180,8 @@ class HealthFaults(Workdir):
                     self.assertEqual(sorted(pids), list(range(np)), pids)
                     return pids
             time.sleep(0.02)
-        self.fail(f"the check never said it started in {self.prom}\n{proc.communicate()[1] if proc.poll() is not None else ''}")
+        err = proc.communicate()[1] if proc.poll() is not None else ""
+        self.fail(f"the check never said it started in {self.prom}\n{err}")
 
     def test_a_check_ended_from_outside_leaves_unknown_not_the_last_verdict(self):
         # (target, signal, the exit code when distbench sets it, the .prom's reason): Open MPI's mpirun exits 1 once
