@@ -24,6 +24,7 @@
 #   train     distbench train on the GPU (cuBLAS, kernels, NCCL): 1 rank --check and bucket sizes, 2 ranks --check
 #   tp        distbench tp on the GPU: the operations (fp32, bf16) and the layers, 1 rank and 2, --check
 #   datacheck all_reduce_perf with and without its data check (-c 1, -c 0) beside distbench, 8 MiB-256 MiB, 3 rounds
+#   warmup    all_reduce_perf with and without -w (its warm-up of every size) against distbench --blocks 1, both ways
 #   gap       all_reduce_perf at 8 MiB-8 GiB against distbench's allocators (--alloc) and one block (--blocks 1)
 #   blocks    every block's time in order (20 blocks; -w 0/1/5, cudaMalloc) at 128 MiB-1 GiB
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
@@ -730,6 +731,46 @@ for b in sorted(c1[0]):
     m0 = statistics.median(x[b]["out-of-place"] for x in c0)
     d = statistics.median(x[b]["out-of-place"]["time_us"] for x in db)
     print(f"{b:>10} {m1:9.2f} {m0:9.2f} {d:9.2f} {d / m1:6.3f} {d / m0:6.3f}")
+PYEOF
+}
+
+phase_warmup() {  # all_reduce_perf with and without its warm-up of every size against distbench's
+  # WARMUP_ROUNDS (5) interleaved rounds, -b 8 -e MAXBYTES -f 2, out of place: all_reduce_perf as it is (-w 1: one
+  # operation at each size, doubling, before the sweep) and with -w 0; distbench --timing nccl-tests --blocks 1 (its
+  # reproduction of all_reduce_perf, now with the same warm-up of every size) and with -w 0 (no warm-up at all).
+  local peer="$BUNDLE/peers/all_reduce_perf" k
+  [ -x "$peer" ] || { fail "no $peer"; return; }
+  local db=(distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -q --timing nccl-tests --blocks 1)
+  for k in $(seq 1 "${WARMUP_ROUNDS:-5}"); do
+    [ "$(time_left)" -lt 40 ] && { echo "deadline: round $k not run"; break; }
+    "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 > "$WORK/warmup-nt-$k.txt" 2>&1
+    "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 -w 0 > "$WORK/warmup-nt0-$k.txt" 2>&1
+    "${db[@]}" --json "$WORK/warmup-db-$k.json" > "$WORK/warmup-db-$k.out" 2>&1 || fail "distbench warmup round $k"
+    "${db[@]}" -w 0 --json "$WORK/warmup-db0-$k.json" > /dev/null 2>&1 || fail "distbench -w 0 warmup round $k"
+    echo "round $k done at ${SECONDS}s"
+  done
+  grep -m1 "warm-up" "$WORK/warmup-db-1.out"
+  py - "$WORK" <<'PYEOF'
+import glob, statistics, sys
+from peer_rows import nccl_tests, records
+w = sys.argv[1]
+def nt(v): return [{b: r["out-of-place"] for b, r in nccl_tests(p).items()} for p in sorted(glob.glob(f"{w}/warmup-{v}-*.txt"))]
+def db(v, key="time_us"):
+    return [{b: r["out-of-place"].get(key) for b, r in records(p).items()} for p in sorted(glob.glob(f"{w}/warmup-{v}-*.json"))]
+runs = {"nt": nt("nt"), "nt0": nt("nt0"), "db": db("db"), "db0": db("db0"), "dbdev": db("db", "device_time_us")}
+runs = {k: v for k, v in runs.items() if v}
+print(f"medians of {len(runs['nt'])} rounds, us, out of place; then each / nt (all_reduce_perf -w 1 -c 1);"
+      " nt spread = max/min of its rounds")
+print(f"{'bytes':>11} " + " ".join(f"{k:>8}" for k in runs) + f" {'ntspr':>6} " + " ".join(f"{k:>6}" for k in runs if k != "nt"))
+within = total = 0
+for b in sorted(runs["nt"][0]):
+    med = {k: statistics.median(x[b] for x in v if b in x and x[b]) for k, v in runs.items()}
+    spread = max(x[b] for x in runs["nt"]) / min(x[b] for x in runs["nt"])
+    total += 1
+    within += abs(med["db"] / med["nt"] - 1) <= 0.02
+    print(f"{b:>11} " + " ".join(f"{med[k]:8.2f}" for k in runs) + f" {spread:6.3f} " +
+          " ".join(f"{med[k] / med['nt']:6.3f}" for k in runs if k != "nt"))
+print(f"db / nt within +-2%: {within} of {total} sizes")
 PYEOF
 }
 

@@ -2,9 +2,11 @@
 // do not divide evenly, a single element, and the largest tested size: #wrong must be 0 on every rank.
 #include "tests/mpi/mpi_environment.hpp"
 
+#include "benchmarks/collective/measure.hpp"
 #include "core/error.hpp"
 #include "core/fused_allreduce.hpp"
 #include "core/groups.hpp"
+#include "core/pattern.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -199,6 +201,77 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
     comm.start(call)->wait(kTimeout);
   }
   EXPECT_EQ(data, std::vector<float>(16, static_cast<float>(comm.size())));
+}
+
+// The real communicator, with a log of the collective calls (count, send and receive offsets) and the waits.
+class LoggedCalls final : public Communicator {
+ public:
+  explicit LoggedCalls(Communicator& real) : real_(real) {}
+  std::vector<std::string> log;
+
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
+  std::string_view backend() const override { return real_.backend(); }
+  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
+    return real_.unsupported(c, t, op);
+  }
+  void run(const CollectiveCall& call) override {
+    log.push_back(fmt::format("{} at {}/{}", call.count, call.send.byte_offset, call.recv.byte_offset));
+    real_.run(call);
+  }
+  std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
+  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_send(data, bytes, peer);
+  }
+  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_recv(data, bytes, peer);
+  }
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    real_.send(data, bytes, peer, timeout);
+  }
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    real_.recv(data, bytes, peer, timeout);
+  }
+  void synchronize(Seconds timeout) override {
+    log.push_back("wait");
+    real_.synchronize(timeout);
+  }
+  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
+
+ private:
+  Communicator& real_;
+};
+
+// nccl-tests' warm-up of a sweep: -w operations at each size, at the rotating positions nccl-tests gives them, each
+// size waited for before the next; -w 0 runs nothing.
+TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
+  LoggedCalls comm(world().communicator(world_partition(mpitest::connector().size())));
+  auto send = world().device().allocate(4096);
+  auto recv = world().device().allocate(4096);
+  std::vector<CaseSetup> setups;
+  for (std::size_t count : {64, 128, 256}) {  // 256, 512 and 1024 bytes of float32: 16, 8 and 4 positions
+    CaseSetup s;
+    s.call = {Collective::allreduce, {send.get(), 0}, {recv.get(), 0}, count, DType::float32, ReduceOp::sum, 0};
+    s.send_count = count;
+    s.recv_bytes = count * 4;
+    s.poison_at = s.call.recv;
+    s.pattern = make_pattern(Collective::allreduce, ReduceOp::sum, DType::float32, comm.size());
+    s.label = fmt::format("allreduce {} elements", count);
+    setups.push_back(s);
+  }
+  Watchdog watchdog(60, [](const std::string& step, double) { ADD_FAILURE() << "overdue: " << step; });
+  SweepPlan plan;
+  plan.warmup_iters = 5;
+  warm_up_sizes(world(), comm, plan, watchdog, setups);
+  EXPECT_EQ(comm.log, (std::vector<std::string>{
+                          "64 at 0/0", "64 at 256/256", "64 at 512/512", "64 at 768/768", "64 at 1024/1024", "wait",
+                          "128 at 0/0", "128 at 512/512", "128 at 1024/1024", "128 at 1536/1536", "128 at 2048/2048",
+                          "wait", "256 at 0/0", "256 at 1024/1024", "256 at 2048/2048", "256 at 3072/3072",
+                          "256 at 0/0", "wait"}));
+  comm.log.clear();
+  plan.warmup_iters = 0;
+  warm_up_sizes(world(), comm, plan, watchdog, setups);
+  EXPECT_TRUE(comm.log.empty());
 }
 
 // Point to point with any peer: bytes that name their sender, the distance k and the message.

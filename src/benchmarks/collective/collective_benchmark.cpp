@@ -36,6 +36,16 @@ std::string blocks_text(const SweepPlan& plan) {
                      plan.blocks_given ? ", --blocks" : "");
 }
 
+// nccl-tests' timing also warms up every size of the sweep first (all_reduce_perf's order).
+std::string warmup_text(const SweepPlan& plan, Timing timing) {
+  if (timing != Timing::nccl_tests || plan.tensors > 1 || plan.warmup_iters <= 0) {
+    return fmt::format("{} iterations", plan.warmup_iters);
+  }
+  return fmt::format("{} iterations at each size, doubling, before the first case of each type and operator, and {} "
+                     "before each case",
+                     plan.warmup_iters, plan.warmup_iters);
+}
+
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
   if (timing == Timing::nccl_tests) {
     return fmt::format(
@@ -224,8 +234,9 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
-      fmt::format("samples: {}   warm-up: {} iterations   check: {}   time: {} (-a {}){}",
-                  timing == Timing::nccl_tests ? blocks_text(plan) : samples_text(plan.stopping), plan.warmup_iters,
+      fmt::format("samples: {}   warm-up: {}   check: {}   time: {} (-a {}){}",
+                  timing == Timing::nccl_tests ? blocks_text(plan) : samples_text(plan.stopping),
+                  warmup_text(plan, timing),
                   check_text(plan.check_iters), average_text(plan.average), name(plan.average),
                   plan.cpu_time ? ", host clock (-C 1)" : ""),
       timing_text(timing, runs_on_device(info.backend), plan.cpu_time, plan.backend_options.nccl_mem_alloc)};

@@ -56,6 +56,21 @@ std::int64_t verify_times(int times, World& world, Communicator& comm, const Cas
 
 }  // namespace
 
+void warm_up_sizes(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
+                   const std::vector<CaseSetup>& setups) {
+  if (plan.warmup_iters <= 0 || setups.empty()) return;
+  const Seconds timeout(plan.timeout_s);
+  const CaseSetup& largest = setups.back();  // its send region holds every smaller one's
+  world.device().fill(largest.call.send, largest.send_count, largest.call.dtype,
+                      FillSpec{largest.pattern, comm.rank()});
+  for (const CaseSetup& setup : setups) {
+    auto guard = watchdog.arm(setup.label + ": warm-up of the sweep");
+    const std::vector<CollectiveCall> calls = rotated_calls(setup, plan.warmup_iters);
+    for (int k = 0; k < plan.warmup_iters; ++k) comm.run(calls[static_cast<std::size_t>(k) % calls.size()]);
+    comm.synchronize(timeout);
+  }
+}
+
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup) {
   const Seconds timeout(plan.timeout_s);

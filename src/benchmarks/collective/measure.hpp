@@ -32,6 +32,12 @@ struct Measured {
   std::int64_t wrong = -1;  // summed over all ranks; -1 when not checked
 };
 
+// nccl-tests' warm-up at the start of a sweep (its TimeTest, before the first size of an element type and operator):
+// -w operations at each of `setups` (its sizes, smallest to largest, doubling), each size waited for. Every rank runs
+// it at the same time.
+void warm_up_sizes(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
+                   const std::vector<CaseSetup>& setups);
+
 // Collective over the whole world: every rank runs its group's case at the same time.
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup);

@@ -156,6 +156,35 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
   return s;
 }
 
+// The cases nccl-tests' timing warms up before the rows of one element type and operator that start at `first`:
+// every size from their smallest to their largest, doubling (all_reduce_perf's warm-up, whatever -f), at the first
+// buffer position, out of place unless the plan runs in place only. None where that placement cannot run.
+std::vector<CaseSetup> warm_up_setups(const SweepPlan& plan, const std::vector<Row>& rows, std::size_t first,
+                                      const Communicator& comm, Buffer* send_buffer, Buffer* recv_buffer,
+                                      int nranks) {
+  const Row& head = rows[first];
+  const bool out_of_place = std::find(plan.placements.begin(), plan.placements.end(), Placement::out_of_place) !=
+                            plan.placements.end();
+  const Variant variant{out_of_place ? Placement::out_of_place : Placement::in_place, std::nullopt};
+  if (comm.unsupported(plan.collective, head.dtype, head.op) ||
+      (!out_of_place && comm.local_parts() > 1 && in_place_moves_with_rank(plan.collective))) {
+    return {};
+  }
+  std::uint64_t smallest = head.size, largest = head.size;
+  for (std::size_t i = first; i < rows.size() && rows[i].dtype == head.dtype && rows[i].op == head.op; ++i) {
+    smallest = std::min(smallest, rows[i].size);
+    largest = std::max(largest, rows[i].size);
+  }
+  std::vector<CaseSetup> out;
+  for (const std::uint64_t size : size_sweep(smallest, largest, 2.0, 0)) {
+    Row row = head;
+    row.size = size;
+    row.count = call_count(plan.collective, size / size_of(head.dtype), nranks);
+    if (row.count > 0) out.push_back(make_setup(plan, row, variant, send_buffer, recv_buffer, comm.rank(), nranks));
+  }
+  return out;
+}
+
 // "cycle 2/3: allreduce ..." when the sweep runs several times.
 std::string cycle_label(const SweepPlan& plan, int cycle, std::string label) {
   if (plan.cycles <= 1) return label;
@@ -251,11 +280,16 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
         {"small_sizes_skipped",
          fmt::format("sizes too small to give every one of the {} ranks an element were skipped", nranks)});
   }
+  const bool sweep_warm_up = plan.tensors <= 1 && resolve(plan.timing, comm->runs_on_device()) == Timing::nccl_tests;
   const std::size_t total = rows.size() * static_cast<std::size_t>(plan.cycles);
   for (std::size_t i = 0; i < total; ++i) {
     const Row& row = rows[i % rows.size()];
     const int cycle = static_cast<int>(i / rows.size());
     if (root && progress) progress(i, total, cycle_label(plan, cycle, case_label(plan, row, variants.front())));
+    if (sweep_warm_up && i < rows.size() && (i == 0 || rows[i - 1].dtype != row.dtype || rows[i - 1].op != row.op)) {
+      warm_up_sizes(world, *comm, plan, watchdog,
+                    warm_up_setups(plan, rows, i, *comm, send_buffer.get(), recv_buffer.get(), nranks));
+    }
     std::vector<CaseResult> done;
     for (const Variant& variant : variants) {
       const Placement placement = variant.placement;
