@@ -737,7 +737,8 @@ PYEOF
 phase_warmup() {  # all_reduce_perf with and without its warm-up of every size against distbench's
   # WARMUP_ROUNDS (5) interleaved rounds, -b 8 -e MAXBYTES -f 2, out of place: all_reduce_perf as it is (-w 1: one
   # operation at each size, doubling, before the sweep) and with -w 0; distbench --timing nccl-tests --blocks 1 (its
-  # reproduction of all_reduce_perf, now with the same warm-up of every size) and with -w 0 (no warm-up at all).
+  # reproduction of all_reduce_perf, now with the same warm-up of every size) and with -w 0 (no warm-up at all); and
+  # .gpu/peers/distbench_alt the same way as distbench when that binary was carried.
   local peer="$BUNDLE/peers/all_reduce_perf" k
   [ -x "$peer" ] || { fail "no $peer"; return; }
   local db=(distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 2 -q --timing nccl-tests --blocks 1)
@@ -747,6 +748,10 @@ phase_warmup() {  # all_reduce_perf with and without its warm-up of every size a
     "$peer" -b 8 -e $MAXBYTES -f 2 -g 1 -w 0 > "$WORK/warmup-nt0-$k.txt" 2>&1
     "${db[@]}" --json "$WORK/warmup-db-$k.json" > "$WORK/warmup-db-$k.out" 2>&1 || fail "distbench warmup round $k"
     "${db[@]}" -w 0 --json "$WORK/warmup-db0-$k.json" > /dev/null 2>&1 || fail "distbench -w 0 warmup round $k"
+    if [ -x "$BUNDLE/peers/distbench_alt" ]; then  # a variant built by hand (e.g. one that fills its buffers first)
+      "$BUNDLE/peers/distbench_alt" "${db[@]:1}" --json "$WORK/warmup-dbalt-$k.json" > /dev/null 2>&1 \
+        || fail "distbench_alt warmup round $k"
+    fi
     echo "round $k done at ${SECONDS}s"
   done
   grep -m1 "warm-up" "$WORK/warmup-db-1.out"
@@ -757,7 +762,8 @@ w = sys.argv[1]
 def nt(v): return [{b: r["out-of-place"] for b, r in nccl_tests(p).items()} for p in sorted(glob.glob(f"{w}/warmup-{v}-*.txt"))]
 def db(v, key="time_us"):
     return [{b: r["out-of-place"].get(key) for b, r in records(p).items()} for p in sorted(glob.glob(f"{w}/warmup-{v}-*.json"))]
-runs = {"nt": nt("nt"), "nt0": nt("nt0"), "db": db("db"), "db0": db("db0"), "dbdev": db("db", "device_time_us")}
+runs = {"nt": nt("nt"), "nt0": nt("nt0"), "db": db("db"), "db0": db("db0"), "dbdev": db("db", "device_time_us"),
+        "dbalt": db("dbalt")}
 runs = {k: v for k, v in runs.items() if v}
 print(f"medians of {len(runs['nt'])} rounds, us, out of place; then each / nt (all_reduce_perf -w 1 -c 1);"
       " nt spread = max/min of its rounds")

@@ -262,7 +262,7 @@ TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
   Watchdog watchdog(60, [](const std::string& step, double) { ADD_FAILURE() << "overdue: " << step; });
   SweepPlan plan;
   plan.warmup_iters = 5;
-  warm_up_sizes(world(), comm, plan, watchdog, setups);
+  warm_up_sizes(comm, plan, watchdog, setups);
   EXPECT_EQ(comm.log, (std::vector<std::string>{
                           "64 at 0/0", "64 at 256/256", "64 at 512/512", "64 at 768/768", "64 at 1024/1024", "wait",
                           "128 at 0/0", "128 at 512/512", "128 at 1024/1024", "128 at 1536/1536", "128 at 2048/2048",
@@ -270,7 +270,7 @@ TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
                           "256 at 0/0", "wait"}));
   comm.log.clear();
   plan.warmup_iters = 0;
-  warm_up_sizes(world(), comm, plan, watchdog, setups);
+  warm_up_sizes(comm, plan, watchdog, setups);
   EXPECT_TRUE(comm.log.empty());
 }
 

@@ -35,7 +35,7 @@ struct Measured {
 // nccl-tests' warm-up at the start of a sweep (its TimeTest, before the first size of an element type and operator):
 // -w operations at each of `setups` (its sizes, smallest to largest, doubling), each size waited for. Every rank runs
 // it at the same time.
-void warm_up_sizes(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
+void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                    const std::vector<CaseSetup>& setups);
 
 // Collective over the whole world: every rank runs its group's case at the same time.

@@ -287,7 +287,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
     const int cycle = static_cast<int>(i / rows.size());
     if (root && progress) progress(i, total, cycle_label(plan, cycle, case_label(plan, row, variants.front())));
     if (sweep_warm_up && i < rows.size() && (i == 0 || rows[i - 1].dtype != row.dtype || rows[i - 1].op != row.op)) {
-      warm_up_sizes(world, *comm, plan, watchdog,
+      warm_up_sizes(*comm, plan, watchdog,
                     warm_up_setups(plan, rows, i, *comm, send_buffer.get(), recv_buffer.get(), nranks));
     }
     std::vector<CaseResult> done;
