@@ -15,7 +15,8 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(in_range(1, 1000000))
       ->each([&o](const std::string&) { o.iters_given = true; });
   app.add_option("-w,--warmup-iters", o.warmup_iters,
-                 "Untimed operations before sampling (5; 1 under --timing nccl-tests, as all_reduce_perf)")
+                 "Untimed operations before sampling (5; 1 under --timing nccl-tests, which also runs them at every size "
+                 "before the sweep, as all_reduce_perf)")
       ->check(in_range(0, 1000000))
       ->each([&o](const std::string&) { o.warmup_given = true; });
   app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")

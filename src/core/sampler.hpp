@@ -45,7 +45,7 @@ struct SamplingRules {
   StoppingRule stopping;
   Seconds timeout{300.0};  // bounds each step (a batch, a barrier, a collective decision)
   // > 0: every sample is this many operations (nccl-tests' -n x -m), not a calibrated count; one untimed batch of
-  // them still plans the number of samples.
+  // them still plans the number of samples, unless that number does not depend on time (then none runs).
   int fixed_ops_per_sample = 0;
 };
 

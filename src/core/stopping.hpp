@@ -17,6 +17,8 @@ struct StoppingRule {
   double max_time_s = 0.05;      // seconds of sampling per case; 0: no budget (count mode takes exactly -n)
 
   bool noise_mode() const { return max_noise > 0.0; }
+  // Whether how many samples are taken depends on how long they take (noise mode, or a time budget in count mode).
+  bool depends_on_time() const { return noise_mode() || max_time_s > 0; }
   // Count mode: the samples to take when one sample lasts `sample_s` seconds.
   std::size_t planned_samples(double sample_s) const;
   // Noise mode: whether sampling should stop, given the samples so far and the seconds spent sampling this case.

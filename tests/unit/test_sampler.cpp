@@ -193,6 +193,25 @@ TEST(Sampler, FixedBlocksSkipCalibrationAndKeepASecondTimerBeside) {
   }
 }
 
+TEST(Sampler, AFixedCountOfFixedBlocksTimesTheFirstBlockItRuns) {
+  // --blocks N: nothing depends on how long a block takes, so no untimed block precedes the timed ones (nccl-tests
+  // times the first block after its warm-up).
+  VirtualClock clock;
+  SingleConnector connector;
+  auto watchdog = quiet_watchdog();
+  SamplingRules rules;
+  rules.warmup_iters = 1;
+  rules.fixed_ops_per_sample = 20;
+  rules.stopping = StoppingRule{.samples = 1, .max_noise = 0.0, .min_samples = 1, .max_time_s = 0.0};
+  const Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
+  EXPECT_EQ(clock.batches, (std::vector<int>{1, 20}));  // the warm-up, then the one timed block
+  EXPECT_EQ(s.samples.size(), 1u);
+  clock.batches.clear();
+  rules.stopping.max_time_s = 1.0;  // a time budget: one untimed block plans how many fit
+  sample_operation(connector, operation(clock), rules, watchdog);
+  EXPECT_EQ(clock.batches, (std::vector<int>{1, 20, 20}));
+}
+
 TEST(Sampler, TheHostClockThroughCompletionStopsAfterTheWait) {
   bool waited = false;
   HostThroughCompletionTimer timer([&waited] {
