@@ -171,7 +171,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# group: group-size 2 (3 groups of 2 ranks)\n"
       "# sweep: 1024 .. 1073741824 B, 4 sizes\n"
       "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case), each a block of 20 "
-      "operations (-n)   warm-up: 3 iterations   check: off   time: slowest rank (-a max)\n"
+      "operations (-n)   warm-up: 3 at each size (doubling) first, 3 per case   check: off   time: slowest rank (-a max)\n"
       "# timing: nccl-tests (--timing): the host clock around each block and the wait for its completion, buffer positions "
       "rotated per operation as nccl-tests does; the device's events around the same blocks in the reports "
       "(device_time_us, --columns device); buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)\n"

@@ -36,14 +36,13 @@ std::string blocks_text(const SweepPlan& plan) {
                      plan.blocks_given ? ", --blocks" : "");
 }
 
-// nccl-tests' timing also warms up every size of the sweep first (all_reduce_perf's order).
+// nccl-tests' timing also warms up every size of the sweep first, for each element type and operator (as
+// all_reduce_perf does).
 std::string warmup_text(const SweepPlan& plan, Timing timing) {
   if (timing != Timing::nccl_tests || plan.tensors > 1 || plan.warmup_iters <= 0) {
     return fmt::format("{} iterations", plan.warmup_iters);
   }
-  return fmt::format("{} iterations at each size, doubling, before the first case of each type and operator, and {} "
-                     "before each case",
-                     plan.warmup_iters, plan.warmup_iters);
+  return fmt::format("{} at each size (doubling) first, {} per case", plan.warmup_iters, plan.warmup_iters);
 }
 
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
