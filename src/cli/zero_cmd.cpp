@@ -25,7 +25,9 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->add_option("--dtype", o->dtype, "Parameter and gradient type: bf16, fp16 (fp32 master weights) or fp32");
   app->add_option("--bucket-mb", o->bucket_mb, "MiB of gradients reduced at once, stages 0-2 (0: all at once)");
   app->add_option("--zero1-reduce", o->zero1_reduce,
-                  "Stage 1's gradient reduction: allreduce (the seeds') or reduce-scatter (the paper's)");
+                  "Stage 1's gradient reduction: allreduce (the seeds' and RAF's, 3 x the gradients' bytes), "
+                  "reduce-scatter (DeepSpeed's ZeRO-1 and the paper's, 2 x), both (a row each), or auto (default: "
+                  "both with --stage all, else allreduce)");
   app->add_flag("--check", o->check,
                 "First run a few steps with exact gradients and compare every stage with a single-rank run, bit for "
                 "bit (exit 3 and the first differing element if one differs)");

@@ -109,12 +109,18 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
     throw usage_error(fmt::format("--bucket-mb {:g} holds no {} gradient; give at least {} bytes' worth", o.bucket_mb,
                                   o.dtype, size_of(plan.type)));
   }
+  using zero::Zero1Reduce;
   if (o.zero1_reduce == "allreduce") {
-    plan.zero1 = zero::Zero1Reduce::allreduce;
+    plan.zero1 = {Zero1Reduce::allreduce};
   } else if (o.zero1_reduce == "reduce-scatter") {
-    plan.zero1 = zero::Zero1Reduce::reduce_scatter;
+    plan.zero1 = {Zero1Reduce::reduce_scatter};
+  } else if (o.zero1_reduce == "both" || (o.zero1_reduce == "auto" && plan.stages.size() > 1)) {
+    plan.zero1 = {Zero1Reduce::allreduce, Zero1Reduce::reduce_scatter};
+  } else if (o.zero1_reduce == "auto") {
+    plan.zero1 = {Zero1Reduce::allreduce};
   } else {
-    throw usage_error(fmt::format("--zero1-reduce {}: choose allreduce (the seeds') or reduce-scatter (the paper's)",
+    throw usage_error(fmt::format("--zero1-reduce {}: choose allreduce (the seeds' and RAF's), reduce-scatter "
+                                  "(DeepSpeed's and the paper's), both, or auto (both with --stage all)",
                                   o.zero1_reduce));
   }
   plan.check = o.check;

@@ -16,7 +16,7 @@ struct ZeroOptions {
   std::size_t layers = 24;
   std::string dtype = "bf16";
   double bucket_mb = 25;
-  std::string zero1_reduce = "allreduce";
+  std::string zero1_reduce = "auto";
   bool check = false;
   int check_steps = 3;
   std::string config;

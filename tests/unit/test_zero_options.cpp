@@ -39,6 +39,28 @@ TEST(ZeroOptions, DefaultsAndSizes) {
   EXPECT_EQ(fp32.stages, std::vector<Stage>{Stage::s2});
 }
 
+TEST(ZeroOptions, StageOneRunsInBothFormsUnderStageAll) {
+  using zero::Zero1Reduce;
+  using Forms = std::vector<Zero1Reduce>;
+  ZeroOptions o;  // --stage all, --zero1-reduce auto: the RAF design's allreduce, then DeepSpeed's reduce-scatter
+  zero::ZeroPlan plan = make_zero_plan(o);
+  EXPECT_EQ(plan.zero1, (Forms{Zero1Reduce::allreduce, Zero1Reduce::reduce_scatter}));
+  const auto runs = zero::stage_runs(plan);
+  ASSERT_EQ(runs.size(), 5U);
+  EXPECT_EQ(runs[1].stage, Stage::s1);
+  EXPECT_EQ(runs[1].zero1, Zero1Reduce::allreduce);
+  EXPECT_EQ(runs[2].stage, Stage::s1);
+  EXPECT_EQ(runs[2].zero1, Zero1Reduce::reduce_scatter);
+  EXPECT_EQ(runs[3].stage, Stage::s2);
+  o.stage = std::string("1");  // one stage: the seeds' form unless asked
+  EXPECT_EQ(make_zero_plan(o).zero1, Forms{Zero1Reduce::allreduce});
+  o.zero1_reduce = std::string("both");
+  EXPECT_EQ(zero::stage_runs(make_zero_plan(o)).size(), 2U);
+  o.stage = std::string("all");
+  o.zero1_reduce = std::string("allreduce");
+  EXPECT_EQ(zero::stage_runs(make_zero_plan(o)).size(), 4U);
+}
+
 TEST(ZeroOptions, ConfigUsesTheSeedsNamesAndTheCommandLineWins) {
   ZeroOptions o;
   o.config = std::string("z.json");
@@ -49,7 +71,7 @@ TEST(ZeroOptions, ConfigUsesTheSeedsNamesAndTheCommandLineWins) {
   EXPECT_EQ(plan.params, 1U << 20);
   EXPECT_EQ(plan.layers.size(), 4U);
   EXPECT_EQ(plan.type, DType::float16);
-  EXPECT_EQ(plan.zero1, zero::Zero1Reduce::reduce_scatter);
+  EXPECT_EQ(plan.zero1, std::vector<zero::Zero1Reduce>{zero::Zero1Reduce::reduce_scatter});
   EXPECT_TRUE(plan.check);
   EXPECT_EQ(plan.config_file, "z.json");
   o.stage = std::string("1");

@@ -20,7 +20,9 @@ struct ZeroPlan {
   DType type = DType::bfloat16;
   double bucket_mb = 25;   // MiB of gradients per bucket (PyTorch DDP's default); 0: one bucket
   std::size_t bucket = 0;  // the same in elements
-  Zero1Reduce zero1 = Zero1Reduce::allreduce;
+  // The forms stage 1 runs in, in order: the seeds' and RAF's allreduce, DeepSpeed's and the paper's
+  // reduce-scatter, or both (each a row of its own).
+  std::vector<Zero1Reduce> zero1 = {Zero1Reduce::allreduce};
   bool check = false;
   int check_steps = 3;
   AdamConfig adam;
@@ -33,5 +35,13 @@ struct ZeroPlan {
 
 std::string_view name(Stage s);        // "0" .. "3"
 std::string_view name(Zero1Reduce z);  // "allreduce", "reduce-scatter"
+
+// One stage as it runs: stage 1 in one of the plan's forms (the other stages' form is unused).
+struct StageRun {
+  Stage stage;
+  Zero1Reduce zero1;
+};
+// The plan's runs in order: each stage once, stage 1 once per form.
+std::vector<StageRun> stage_runs(const ZeroPlan& plan);
 
 }  // namespace distbench::zero

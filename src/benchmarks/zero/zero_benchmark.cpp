@@ -161,12 +161,25 @@ std::string fault_advice(std::size_t stages, const ZeroPlan& plan) {
                           "allocator converges to)");
 }
 
-std::string mismatch_text(Stage stage, const MismatchWire& m, int rank, int steps,
+// The forms of stage 1, as the report's config names them: one name, or "both".
+std::string zero1_text(const std::vector<Zero1Reduce>& forms) {
+  return forms.size() == 1 ? std::string(name(forms.front())) : std::string("both");
+}
+
+// What the header says of stage 1's reduction.
+std::string zero1_sentence(const std::vector<Zero1Reduce>& forms) {
+  static constexpr const char* kAllreduce = "allreduce (the seeds' and RAF's: 3x the gradients' bytes)";
+  static constexpr const char* kReduceScatter = "reduce-scatter (DeepSpeed's ZeRO-1: 2x)";
+  if (forms.size() > 1) return fmt::format("stage 1 twice: by {}, by {}", kAllreduce, kReduceScatter);
+  return fmt::format("stage 1 reduces by {}", forms.front() == Zero1Reduce::allreduce ? kAllreduce : kReduceScatter);
+}
+
+std::string mismatch_text(std::string_view stage, const MismatchWire& m, int rank, int steps,
                           const std::vector<std::size_t>& layers) {
   return fmt::format(
       "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} {} ({} elements "
       "differ over all ranks)",
-      name(stage), steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank,
+      stage, steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank,
       m.expected,
       std::string_view(m.what.data()).starts_with("parameter gathered") ? "in the rank's own shard"
                                                                          : "in a single-rank run of the same steps",
@@ -194,6 +207,18 @@ std::string_view name(Stage s) {
 }
 
 std::string_view name(Zero1Reduce z) { return z == Zero1Reduce::allreduce ? "allreduce" : "reduce-scatter"; }
+
+std::vector<StageRun> stage_runs(const ZeroPlan& plan) {
+  std::vector<StageRun> runs;
+  for (Stage s : plan.stages) {
+    if (s != Stage::s1) {
+      runs.push_back({s, Zero1Reduce::allreduce});
+      continue;
+    }
+    for (Zero1Reduce z : plan.zero1) runs.push_back({s, z});
+  }
+  return runs;
+}
 
 std::uint64_t bytes_needed(const ZeroPlan& plan, Stage stage, std::size_t ranks) {
   const auto segments = stage_segments(stage, plan.layers, plan.bucket, ranks);
@@ -244,7 +269,7 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"dtype", plan_.dtype},
       {"bucket_mb", plan_.bucket_mb},
       {"bucket_elements", plan_.bucket},
-      {"zero1_reduce", std::string(name(plan_.zero1))},
+      {"zero1_reduce", zero1_text(plan_.zero1)},
       {"check", plan_.check},
       {"check_steps", plan_.check_steps},
       {"adam",
@@ -254,7 +279,7 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"timeout_s", plan_.timeout_s},
       {"config_file", plan_.config_file}};
   d.records = zero_record_layout();
-  d.table = zero_table();
+  d.table = zero_table(plan_.zero1.size() > 1);
   std::string stage_list;
   for (Stage s : plan_.stages) stage_list += fmt::format("{}{}", stage_list.empty() ? "" : ", ", name(s));
   const Precision p = precision_of(plan_.dtype);
@@ -265,8 +290,8 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       fmt::format("zero: ZeRO stages {}: {}", stage_list, model),
       fmt::format("backend: {}   world size: {}   ranks per host: {}", info.backend, info.world_size,
                   ranks_per_host_text(info.ranks)),
-      fmt::format("bytes per parameter: {} param + {} grad + {} optimizer (fp32 master, m, v); stage 1 reduces by {}",
-                  p.param, p.grad, p.optimizer, name(plan_.zero1)),
+      fmt::format("bytes per parameter: {} param + {} grad + {} optimizer (fp32 master, m, v); {}", p.param, p.grad,
+                  p.optimizer, zero1_sentence(plan_.zero1)),
       fmt::format(
           "samples: {}   warm-up: {} steps   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
           plan_.check ? fmt::format("{} steps against a single-rank run", plan_.check_steps) : std::string("off"))};
@@ -299,23 +324,27 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
   BenchmarkOutcome outcome;
   std::size_t faulting = 0;  // stages whose timed steps took page faults enough to shape their time
   std::vector<std::string> memory_withheld;  // stages whose device memory readings went below zero
-  for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
-    const Stage stage = plan_.stages[i];
-    const std::string label = fmt::format("zero stage {}", name(stage));
-    if (root && progress) progress(i, plan_.stages.size(), label);
+  const std::vector<StageRun> runs = stage_runs(plan_);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Stage stage = runs[i].stage;
+    const Zero1Reduce zero1 = runs[i].zero1;
+    std::string stage_text(name(stage));  // "1 (reduce-scatter)" where stage 1 runs in both forms
+    if (stage == Stage::s1 && plan_.zero1.size() > 1) stage_text += fmt::format(" ({})", name(zero1));
+    const std::string label = fmt::format("zero stage {}", stage_text);
+    if (root && progress) progress(i, runs.size(), label);
     StepConfig config;
     config.stage = stage;
     config.type = plan_.type;
     config.layers = plan_.layers;
     config.bucket = plan_.bucket;
     config.adam = adam;
-    config.zero1 = plan_.zero1;
+    config.zero1 = zero1;
 
     StageResult result;
     result.stage = stage;
     result.backend = std::string(comm->backend());
     result.dtype = plan_.dtype;
-    result.zero1 = std::string(name(plan_.zero1));
+    result.zero1 = std::string(name(zero1));
     result.params = plan_.params;
     result.layers = plan_.layers.size();
     result.bucket_mb = plan_.bucket_mb;
@@ -325,7 +354,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     const auto segments = stage_segments(stage, plan_.layers, plan_.bucket, ranks);
     result.state = model_state_bytes(stage, segments, precision);
     result.buffers = step_buffer_bytes(stage, segments, precision);
-    result.sent = bytes_sent_per_step(stage, segments, precision, plan_.zero1);
+    result.sent = bytes_sent_per_step(stage, segments, precision, zero1);
     // NCCL reduces inside its own buffers, made with the communicator (or at a collective's first use: measured below).
     result.library = math != nullptr ? 0 : reduction_temporary_bytes(segments, precision);
     for (const Segment& s : segments) result.padding += s.part.padding();
@@ -363,7 +392,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
         MismatchWire shown = all[static_cast<std::size_t>(first)];
         shown.count = static_cast<std::uint64_t>(wrong);
         outcome.warnings.push_back(
-            {"zero_mismatch", mismatch_text(stage, shown, first, plan_.check_steps, plan_.layers)});
+            {"zero_mismatch", mismatch_text(stage_text, shown, first, plan_.check_steps, plan_.layers)});
       }
     }
 
@@ -396,7 +425,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
         // step's, and a negative size is no size; withheld, and said.
         if (device_arrays < 0 || device_during < 0) {
           device_arrays = device_during = kNotMeasured;
-          memory_withheld.push_back(std::string(name(stage)));
+          memory_withheld.push_back(stage_text);
         }
       }
       result.update_bytes =
@@ -469,7 +498,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     result.noise_target_met = sampling.noise_target_met;
     if (root && reporter != nullptr) reporter->add({zero_record(result)});
   }
-  if (root && progress) progress(plan_.stages.size(), plan_.stages.size(), "");
+  if (root && progress) progress(runs.size(), runs.size(), "");
   if (root && faulting > 0) outcome.warnings.push_back({"page_faults", fault_advice(faulting, plan_)});
   if (root && !memory_withheld.empty()) {
     outcome.warnings.push_back(

@@ -83,9 +83,12 @@ RecordLayout zero_record_layout() {
   return l;
 }
 
-TableLayout zero_table() {
+TableLayout zero_table(bool both_zero1_forms) {
   TableLayout t;
   t.key_columns = {{"stage", "stage", "", 5, CellFormat::text, "stage"}};
+  if (both_zero1_forms) {
+    t.key_columns.push_back({"zero1_reduce", "stage 1 by", "", 14, CellFormat::text, "stage 1 reduces by"});
+  }
   t.value_columns = {{"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
                      {"reduce_ms", "reduce", "(ms)", 9, CellFormat::number, "reduce (ms)"},
                      {"update_ms", "update", "(ms)", 9, CellFormat::number, "update (ms)"},

@@ -42,7 +42,8 @@ struct StageResult {
 };
 
 RecordLayout zero_record_layout();
-TableLayout zero_table();
+// With both forms of stage 1, a column says which reduction each row's stage 1 ran.
+TableLayout zero_table(bool both_zero1_forms = false);
 std::vector<SummaryItem> zero_summary(const std::vector<Record>& records);
 Record zero_record(const StageResult& r);
 
