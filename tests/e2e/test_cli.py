@@ -838,6 +838,8 @@ class TensorParallel(Workdir):
             self.assertGreaterEqual(m["comm_share"], 0)
             self.assertLessEqual(m["comm_share"], 1)
             self.assertGreater(m["tflops"], 0)
+            # the parts shown come from the step shown: they fit in it (device marks inside a host-timed step)
+            self.assertLessEqual(m["forward_ms"] + m["backward_ms"], m["step_ms"] * 1.0001, m)
 
     def test_bad_input_runs_nothing(self):
         cases = [

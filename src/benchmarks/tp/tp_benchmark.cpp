@@ -52,10 +52,11 @@ RecordLayout layers_layout() {
   RecordLayout l;
   l.params = {"backend", "layer", "in", "out", "batch", "group_size", "groups", "ranks"};
   l.phases = {"step", "comm"};
-  l.metrics = {{"forward_ms", "ms", "median forward (device time), slowest rank per step"},
-               {"backward_ms", "ms", "median backward (device time), slowest rank per step"},
-               {"step_ms", "ms", "median forward + backward, slowest rank per step"},
-               {"comm_ms", "ms", "median time inside the layer's collectives, slowest rank per step"},
+  l.metrics = {{"forward_ms", "ms", "forward (device time) of the step shown, on its slowest rank"},
+               {"backward_ms", "ms", "backward (device time) of the step shown, on its slowest rank"},
+               {"step_ms", "ms",
+                "median step (forward + backward, host clock), slowest rank per step: the median sample itself"},
+               {"comm_ms", "ms", "time inside the layer's collectives in the step shown, on its slowest rank"},
                {"comm_share", "1", "comm / step"},
                {"tflops", "TFLOP/s", "one rank's floating-point operations / step"},
                {"max_rel_diff", "1", "--check: largest relative difference from the single-rank layer"},
@@ -315,8 +316,8 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     const auto backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to);
     const auto comms = gather_vector<double>(connector, std::span<const double>(comm_s), to);
     if (!root || reporter == nullptr) continue;
-    const std::vector<double> step_w = slowest_per_sample(steps), comm_w = slowest_per_sample(comms);
-    const double step = percentile(step_w, 50), comm = percentile(comm_w, 50);
+    const ShownStep shown = median_step(steps, forwards, backwards, comms);
+    const double step = shown.step, comm = shown.parts.comm;
     Record rec;
     rec.kind = "tp_layer";
     rec.set("backend", std::string(group.backend()))
@@ -327,8 +328,8 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
         .set("group_size", static_cast<std::int64_t>(g))
         .set("groups", static_cast<std::int64_t>(n / g))
         .set("ranks", static_cast<std::int64_t>(n));
-    rec.set_metric("forward_ms", percentile(slowest_per_sample(forwards), 50) * kMilli)
-        .set_metric("backward_ms", percentile(slowest_per_sample(backwards), 50) * kMilli)
+    rec.set_metric("forward_ms", shown.parts.forward * kMilli)
+        .set_metric("backward_ms", shown.parts.backward * kMilli)
         .set_metric("step_ms", step * kMilli)
         .set_metric("comm_ms", comm * kMilli)
         .set_metric("comm_share", step > 0 ? comm / step : kNotMeasured)
@@ -338,6 +339,15 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     rec.phases.push_back(reduce_phase("step", steps, RankAverage::max).stats);
     rec.phases.push_back(reduce_phase("comm", comms, RankAverage::max).stats);
     reporter->add({rec});
+    if (shown.parts.forward + shown.parts.backward > step || comm > step) {
+      outcome.warnings.push_back(
+          {"figure_out_of_range",
+           fmt::format("tp {}: the step shown ({:.4g} ms, host clock) is shorter than its parts (forward {:.4g} + "
+                       "backward {:.4g} ms on the device, comm {:.4g} ms): the two clocks disagree; compare the "
+                       "parts with one another, not with the step",
+                       label, step * kMilli, shown.parts.forward * kMilli, shown.parts.backward * kMilli,
+                       comm * kMilli)});
+    }
     if (wrong > 0) {
       outcome.warnings.push_back(
           {"tp_mismatch", fmt::format("tp {}: {} elements of outputs and gradients differ from the single-rank layer "

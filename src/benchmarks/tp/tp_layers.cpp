@@ -360,4 +360,25 @@ LayerCheck ParallelLayer::check(double tolerance, int cpu_threads) {
   return c;
 }
 
+ShownStep median_step(const std::vector<std::vector<double>>& steps, const std::vector<std::vector<double>>& forwards,
+                      const std::vector<std::vector<double>>& backwards,
+                      const std::vector<std::vector<double>>& comms) {
+  std::size_t samples = steps.empty() ? 0 : steps.front().size();
+  for (const auto& rank : steps) samples = std::min(samples, rank.size());
+  if (samples == 0) return {};
+  std::vector<std::pair<double, std::size_t>> slowest;  // (step, rank) per sample: the rank whose step took longest
+  for (std::size_t s = 0; s < samples; ++s) {
+    std::pair<double, std::size_t> worst{steps[0][s], 0};
+    for (std::size_t r = 1; r < steps.size(); ++r) worst = std::max(worst, {steps[r][s], r});
+    slowest.push_back(worst);
+  }
+  std::vector<std::size_t> order(samples);
+  for (std::size_t s = 0; s < samples; ++s) order[s] = s;
+  const auto middle = order.begin() + static_cast<std::ptrdiff_t>((samples - 1) / 2);
+  std::nth_element(order.begin(), middle, order.end(),
+                   [&](std::size_t a, std::size_t b) { return slowest[a].first < slowest[b].first; });
+  const std::size_t s = *middle, r = slowest[s].second;
+  return {slowest[s].first, {forwards.at(r).at(s), backwards.at(r).at(s), comms.at(r).at(s)}};
+}
+
 }  // namespace distbench::tp

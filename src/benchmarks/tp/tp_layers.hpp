@@ -43,6 +43,17 @@ struct LayerTimes {
   double forward = 0, backward = 0, comm = 0;
 };
 
+// The step a layer's row shows, and its parts from that same step: the sample whose slowest rank's step time is the
+// median (the lower middle one for an even count), with that rank's forward, backward and communication in it. (A
+// median of each column on its own can show parts that add up to more than the step.) Inputs by rank, then sample.
+struct ShownStep {
+  double step = 0;
+  LayerTimes parts;
+};
+ShownStep median_step(const std::vector<std::vector<double>>& steps, const std::vector<std::vector<double>>& forwards,
+                      const std::vector<std::vector<double>>& backwards,
+                      const std::vector<std::vector<double>>& comms);
+
 struct LayerCheck {
   std::uint64_t wrong = 0;  // elements of outputs and gradients beyond the tolerance
   double max_rel_diff = 0;
