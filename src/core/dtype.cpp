@@ -44,6 +44,15 @@ std::string_view name(DType t) {
   return "?";
 }
 
+std::string_view nccl_tests_name(DType t) {
+  switch (t) {
+    case DType::float16: return "half";
+    case DType::float32: return "float";
+    case DType::float64: return "double";
+    default: return name(t);
+  }
+}
+
 std::optional<DType> parse_dtype(std::string_view text) {
   for (const auto& alias : kAliases) {
     if (alias.text == text) return alias.type;

@@ -13,6 +13,8 @@ enum class DType { int8, uint8, int32, uint32, int64, uint64, float16, bfloat16,
 
 std::span<const DType> all_dtypes();
 std::string_view name(DType t);
+// The name nccl-tests' tables print: float, half, double for the IEEE types; the others as name() has them.
+std::string_view nccl_tests_name(DType t);
 // Accepts the canonical names and the aliases nccl-tests users type (half, float, double, bf16, ...).
 std::optional<DType> parse_dtype(std::string_view text);
 std::size_t size_of(DType t);

@@ -110,8 +110,8 @@ class GoodRuns(Workdir):
         self.assertEqual(lines[0], "## distbench allreduce")
         rows = [line for line in lines if line.startswith("| ") and line[2].isdigit()]
         self.assertEqual([row.split(" | ")[0] for row in rows], ["| 8", "| 32", "| 128", "| 512"])
-        self.assertTrue(lines[-1].startswith("**Avg bus bandwidth:**"), lines[-1])
-        self.assertIn("**Wrong elements:** 0", lines[-1])
+        self.assertTrue(lines[-1].startswith("**Wrong elements:** 0 OK"), lines[-1])
+        self.assertIn("**Avg bus bandwidth:**", lines[-1])
         self.assertIn("**Status:** complete", lines[-1])
 
     def test_latency_between_pairs_has_its_own_columns_in_every_report(self):
@@ -573,7 +573,11 @@ class Zero(Workdir):
     def test_memory_and_time_accounting(self):
         # buckets and layers small beside Ψ, so that MPI's reduction temporaries (one or two of a bucket, as the
         # library pleases) stay a small part of the peak
-        r, js = self.run_zero(2, "--params", "4M", "--layers", "64", "--bucket-mb", "1", "-n", "5")
+        # the four stages as they ran before stage 1's second form existed: each stage's peak is measured from the
+        # resident memory it starts with, which what the stages before it freed (and malloc kept) shapes; one run with
+        # five stages read 1.24 at stage 3 under the full suite's load
+        r, js = self.run_zero(2, "--params", "4M", "--layers", "64", "--bucket-mb", "1", "-n", "5",
+                              "--zero1-reduce", "allreduce")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         records = zero_records(load_json(js))
         psi, n = 4 << 20, 2

@@ -23,6 +23,59 @@ def ignored_warnings(stderr):
     return [line for line in stderr.splitlines() if line.startswith("warning:") and " ignored: " in line]
 
 
+# A table row as scripts written for nccl-tests match it: size, count, type, redop, root, then time, algbw, busbw and
+# #wrong out of place and in place.
+NUMBER = r"(-|[0-9.]+(?:e[+-]?[0-9]+)?)"
+ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)" + (r"\s+" + NUMBER) * 3 + r"\s+(\d+|N/A)"
+                 + (r"\s+" + NUMBER) * 3 + r"\s+(\d+|N/A)\s*$")
+
+
+def shell(script, text):
+    """What a shell pipeline (grep, awk) prints for `text` on its standard input."""
+    import subprocess
+    return subprocess.run(["sh", "-c", script], input=text, capture_output=True, text=True, check=True).stdout.split()
+
+
+def nccl_tests_fields(text):
+    """The fields scripts take from nccl-tests' output: the rows by a regex, the footer by grep and awk."""
+    rows = [m.groups() for line in text.splitlines() if (m := ROW.match(line))]
+    return {"rows": rows,
+            "avg_busbw": shell("grep 'Avg bus bandwidth' | awk '{print $6}'", text),
+            "out_of_bounds": shell("grep 'Out of bounds values' | awk '{print $7, $8}'", text),
+            "closing": text.split("# Avg bus bandwidth", 1)[1].splitlines()[1:2] if "# Avg bus bandwidth" in text else []}
+
+
+class NcclTestsOutput(Workdir):
+    """distbench's console output read by parsers written for nccl-tests' (a regex over the rows, grep and awk on the
+    footer) gives the same fields as the same parsers give on real all_reduce_perf output (tests/data: nccl-tests
+    2.19.6, one rank on an H200, trimmed)."""
+
+    def test_parsers_written_for_nccl_tests_read_distbench(self):
+        with open(os.path.join(os.environ["DISTBENCH_SOURCE_ROOT"], "tests", "data",
+                               "nccl_tests_all_reduce_sample.txt")) as f:
+            peer = nccl_tests_fields(f.read())
+        self.assertEqual(len(peer["rows"]), 7)
+        self.assertEqual(peer["rows"][0][:5], ("8", "2", "float", "sum", "-1"))
+        self.assertEqual(peer["avg_busbw"], ["0"])
+        self.assertEqual(peer["out_of_bounds"], ["0", "OK"])
+        self.assertEqual(peer["closing"], ["#"])
+
+        js = self.path("r.json")
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "4K", "-f", "8", "-d", "float32,float16,float64", *QUICK,
+                   "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ours = nccl_tests_fields(r.stdout)
+        self.assertEqual([row[:5] for row in ours["rows"]],
+                         [(str(size), str(size // width), name, "sum", "-1")
+                          for name, width in (("float", 4), ("half", 2), ("double", 8)) for size in (8, 64, 512, 4096)])
+        summary = load_json(js)["summary"]
+        self.assertEqual(len(ours["avg_busbw"]), 1, r.stdout)  # one line, however many types
+        self.assertAlmostEqual(float(ours["avg_busbw"][0]), summary["avg_busbw_gbps"], delta=1e-5 * summary[
+            "avg_busbw_gbps"])
+        self.assertEqual(ours["out_of_bounds"], ["0", "OK"])
+        self.assertEqual(ours["closing"], ["#"])
+
+
 class EveryRoot(Workdir):
     def test_minus_one_runs_each_rank_as_the_root(self):
         for collective in ("broadcast", "reduce", "gather", "scatter"):
@@ -97,7 +150,7 @@ class Cycles(Workdir):
         self.assertEqual(len(results), 3 * 2 * 2)  # sizes x placements x cycles
         self.assertEqual([x["cycle"] for x in results], [1] * 6 + [2] * 6)
         self.assertEqual([x["bytes"] for x in results[:6]], [x["bytes"] for x in results[6:]])
-        rows = [line for line in r.stdout.splitlines() if re.match(r"^\s+[12]\s+\d+\s+\d+\s+float32", line)]
+        rows = [line for line in r.stdout.splitlines() if re.match(r"^\s+[12]\s+\d+\s+\d+\s+float", line)]
         self.assertEqual(len(rows), 6, r.stdout)
 
     def test_forever_is_refused_with_a_way_to_run_long(self):

@@ -307,7 +307,7 @@ class UnderSrun(unittest.TestCase):
         job = r.stdout.strip().split(";")[0]
         with open(os.path.join(work, f"distbench-{job}.out")) as f:
             out = f.read()
-        self.assertIn("# Wrong elements: 0 OK", out)
+        self.assertIn("# Out of bounds values : 0 OK", out)
         report = load_json(os.path.join(work, f"distbench-{job}.json"))
         self.assertEqual(report["status"], "complete")
         self.assertEqual(report["environment"]["world_size"], 2)

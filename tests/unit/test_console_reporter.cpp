@@ -63,11 +63,12 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "#                                                            out-of-place                           in-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong        time    algbw    busbw #wrong\n"
       "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)               (us)   (GB/s)   (GB/s)\n"
-      "             8            2  float32    sum   -1       12.50     0.00     0.00      0       12.25     0.00     0.00      0\n"
-      "         65536        16384  float32    sum   -1       40.13     1.63     2.45      0       39.88     1.64     2.47      0\n"
-      "       1048576       262144  float32    sum   -1      250.25     4.19     6.29      0      250.00     4.19     6.29      2\n"
-      "# Avg bus bandwidth: 2.92 GB/s\n"
-      "# Wrong elements: 2 FAILED\n";
+      "             8            2    float    sum   -1       12.50     0.00     0.00      0       12.25     0.00     0.00      0\n"
+      "         65536        16384    float    sum   -1       40.13     1.63     2.45      0       39.88     1.64     2.47      0\n"
+      "       1048576       262144    float    sum   -1      250.25     4.19     6.29      0      250.00     4.19     6.29      2\n"
+      "# Out of bounds values : 2 FAILED\n"
+      "# Avg bus bandwidth    : 2.91562 \n"
+      "#\n";
   EXPECT_EQ(out.str(), expected);
 }
 
@@ -104,9 +105,10 @@ TEST(ConsoleReporter, FaultColumnsAndMallocReuse) {
       "#                                                                     out-of-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong    faults     csw\n"
       "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)            (/op)   (/op)\n"
-      "         65536        16384  float32    sum   -1       40.13     1.63     2.45      0      1235    3.00\n"
-      "# Avg bus bandwidth: 2.45 GB/s\n"
-      "# Wrong elements: 0 OK\n";
+      "         65536        16384    float    sum   -1       40.13     1.63     2.45      0      1235    3.00\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 2.4497 \n"
+      "#\n";
   EXPECT_EQ(out.str(), expected);
 }
 
@@ -183,8 +185,9 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "      33554432     16777216 bfloat16   none    0     skipped\n"
       "     268435456    134217728 bfloat16   none    0    345678.9     0.78     0.78    N/A    0.0\n"
       "    1073741824    536870912 bfloat16   none    0     1234568     0.87     0.87    N/A    0.0\n"
-      "# Avg bus bandwidth: 0.57 GB/s\n"
-      "# Wrong elements: not checked\n"
+      "# Out of bounds values : N/A (not checked: -c 0)\n"
+      "# Avg bus bandwidth    : 0.567267 \n"
+      "#\n"
       "# Noise target not met: 1 of 3 results; allow more time per case or relax the noise target\n"
       "# Skipped: 1 result: the buffers do not fit in device memory\n"
       "# Run failed: broadcast of 1073741824 B timed out after 300 s; ranks 3, 5 never arrived\n";
@@ -219,8 +222,9 @@ TEST(ConsoleReporter, NothingMeasured) {
       "#                                                            out-of-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong\n"
       "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)\n"
-      "# Avg bus bandwidth: N/A (nothing measured)\n"
-      "# Wrong elements: not checked\n";
+      "# Out of bounds values : N/A (not checked: -c 0)\n"
+      "# Avg bus bandwidth    : N/A (nothing measured)\n"
+      "#\n";
   EXPECT_EQ(out.str(), expected);
 }
 

@@ -76,7 +76,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   skipped.status = "skipped";
   clock.let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 250.25, 0), skipped}));
-  const std::string rows = header + "| 1048576 | 262144 | float32 | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
+  const std::string rows = header + "| 1048576 | 262144 | float | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
                                     "skipped |  |  |  |  |  |\n";
   EXPECT_EQ(read(path), rows);
 
@@ -84,7 +84,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   info.error = "allreduce 1 MiB: timed samples did not finish within 3 s";
   reporter.end(info);
   EXPECT_EQ(read(path), rows +
-                            "\n**Avg bus bandwidth:** 6.29 GB/s · **Wrong elements:** 0 OK · **Status:** failed "
+                            "\n**Wrong elements:** 0 OK · **Avg bus bandwidth:** 6.29 GB/s · **Status:** failed "
                             "(allreduce 1 MiB: timed samples did not finish within 3 s)\n");
   fs::remove_all(dir);
 }

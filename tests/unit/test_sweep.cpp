@@ -129,13 +129,17 @@ TEST(CollectiveSummary, AverageBusBandwidthAndWrongElementsOverMeasuredRecords) 
   const auto recs = collective_records({measured_case("out-of-place", 1.0, 0), measured_case("in-place", 2.0, 3)}, {});
   const auto items = collective_summary(recs);
   ASSERT_EQ(items.size(), 2u);
-  EXPECT_EQ(items[0].key, "avg_busbw_gbps");
-  EXPECT_DOUBLE_EQ(items[0].value, 1.5);
-  EXPECT_EQ(items[0].text, "1.50 GB/s");
-  EXPECT_EQ(items[1].text, "3 FAILED");
+  // nccl-tests' footer first, as it prints it: "Out of bounds values", then "Avg bus bandwidth" (%g) and "#"
+  EXPECT_EQ(items[0].key, "wrong");
+  EXPECT_EQ(items[0].text, "3 FAILED");
+  EXPECT_EQ(items[0].console, "# Out of bounds values : 3 FAILED");
+  EXPECT_EQ(items[1].key, "avg_busbw_gbps");
+  EXPECT_DOUBLE_EQ(items[1].value, 1.5);
+  EXPECT_EQ(items[1].text, "1.50 GB/s");
+  EXPECT_EQ(items[1].console, "# Avg bus bandwidth    : 1.5 \n#");
   const auto none = collective_summary({});
-  EXPECT_EQ(none[0].text, "N/A (nothing measured)");
-  EXPECT_EQ(none[1].text, "not checked");
+  EXPECT_EQ(none[0].text, "not checked");
+  EXPECT_EQ(none[1].text, "N/A (nothing measured)");
 }
 
 TEST(CollectiveSummary, OneAveragePerDatatypeAndOperatorWhenThereAreSeveral) {
@@ -147,15 +151,16 @@ TEST(CollectiveSummary, OneAveragePerDatatypeAndOperatorWhenThereAreSeveral) {
   cases.back().op = "max";
   const auto items = collective_summary(collective_records(cases, {}));
   ASSERT_EQ(items.size(), 5u);
-  EXPECT_EQ(items[0].key, "avg_busbw_gbps");
-  EXPECT_DOUBLE_EQ(items[0].value, 8.5);
-  EXPECT_EQ(items[1].key, "avg_busbw_gbps.float32.sum");
-  EXPECT_EQ(items[1].label, "Avg bus bandwidth, float32 sum");
-  EXPECT_DOUBLE_EQ(items[1].value, 2.0);
-  EXPECT_EQ(items[2].key, "avg_busbw_gbps.int8.sum");
-  EXPECT_DOUBLE_EQ(items[2].value, 10.0);
-  EXPECT_EQ(items[3].key, "avg_busbw_gbps.int8.max");
-  EXPECT_EQ(items[4].text, "0 OK");
+  EXPECT_EQ(items[0].text, "0 OK");
+  EXPECT_EQ(items[1].key, "avg_busbw_gbps");
+  EXPECT_DOUBLE_EQ(items[1].value, 8.5);
+  EXPECT_EQ(items[2].key, "avg_busbw_gbps.float32.sum");
+  EXPECT_EQ(items[2].label, "Average busbw, float32 sum");
+  EXPECT_TRUE(items[2].console.empty());  // distbench's own lines after nccl-tests' footer, as "# label: text"
+  EXPECT_DOUBLE_EQ(items[2].value, 2.0);
+  EXPECT_EQ(items[3].key, "avg_busbw_gbps.int8.sum");
+  EXPECT_DOUBLE_EQ(items[3].value, 10.0);
+  EXPECT_EQ(items[4].key, "avg_busbw_gbps.int8.max");
 }
 
 TEST(CollectiveTable, ColumnsOnRequestAndTheNoiseColumnWithANoiseTarget) {

@@ -109,7 +109,7 @@ TableLayout collective_table(const SweepPlan& plan) {
   TableLayout t;
   t.key_columns = {{"bytes", "size", "(B)", 12, CellFormat::integer, "size (B)"},
                    {"count", "count", "(elements)", 12, CellFormat::integer, "count"},
-                   {"dtype", "type", "", 8, CellFormat::text, "type"},
+                   {"dtype", "type", "", 8, CellFormat::nccl_type, "type"},
                    {"op", "redop", "", 6, CellFormat::text, "redop"},
                    {"root", "root", "", 4, CellFormat::integer, "root"}};
   if (plan.cycles > 1)
@@ -147,6 +147,20 @@ TableLayout collective_table(const SweepPlan& plan) {
   return t;
 }
 
+namespace {
+
+std::string nccl_tests_footer_line(std::string_view label, std::string_view value) {
+  return fmt::format("# {:<20} : {}", label, value);
+}
+
+// nccl-tests' "# Avg bus bandwidth    : 2.91667 " (printf's %g, GB/s; then its floor's OK or FAILED, or nothing) and
+// the "#" that closes its footer.
+std::string nccl_tests_busbw_lines(double avg, std::string_view verdict) {
+  return fmt::format("{} {}\n#", nccl_tests_footer_line("Avg bus bandwidth", fmt::format("{:g}", avg)), verdict);
+}
+
+}  // namespace
+
 std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) {
   // The average over every measured record, then (with several datatypes or operators) one per datatype and
   // operator, in the order measured: an average over float64 and int8 together says little about either.
@@ -175,27 +189,34 @@ std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) 
     it->sum += busbw;
     ++it->n;
   }
+  // nccl-tests' two footer lines first, as it prints them (scripts parse them), then distbench's own.
   std::vector<SummaryItem> items;
+  if (checked > 0) {
+    const std::string text = fmt::format("{:.0f} {}", wrong, wrong == 0 ? "OK" : "FAILED");
+    items.push_back({"wrong", "Wrong elements", wrong, text, nccl_tests_footer_line("Out of bounds values", text)});
+  } else {
+    const std::string text = "not checked";
+    items.push_back({"wrong", "Wrong elements", kNotMeasured, text,
+                     nccl_tests_footer_line("Out of bounds values", "N/A (not checked: -c 0)")});
+  }
   if (all.n > 0) {
     const double avg = all.sum / static_cast<double>(all.n);
-    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg)});
+    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg),
+                     nccl_tests_busbw_lines(avg, "")});
   } else {
-    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)"});
+    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)",
+                     nccl_tests_footer_line("Avg bus bandwidth", "N/A (nothing measured)") + "\n#"});
   }
   if (by_kind.size() > 1) {
     for (const Average& a : by_kind) {
       const double avg = a.sum / static_cast<double>(a.n);
       const bool reduces = a.op != "none";
       items.push_back({reduces ? fmt::format("avg_busbw_gbps.{}.{}", a.dtype, a.op) : fmt::format("avg_busbw_gbps.{}", a.dtype),
-                       reduces ? fmt::format("Avg bus bandwidth, {} {}", a.dtype, a.op)
-                               : fmt::format("Avg bus bandwidth, {}", a.dtype),
+                       // not "Avg bus bandwidth ...": scripts grep nccl-tests' footer line by those words
+                       reduces ? fmt::format("Average busbw, {} {}", a.dtype, a.op)
+                               : fmt::format("Average busbw, {}", a.dtype),
                        avg, fmt::format("{:.2f} GB/s", avg)});
     }
-  }
-  if (checked > 0) {  // nccl-tests' "Out of bounds values : 0 OK"
-    items.push_back({"wrong", "Wrong elements", wrong, fmt::format("{:.0f} {}", wrong, wrong == 0 ? "OK" : "FAILED")});
-  } else {
-    items.push_back({"wrong", "Wrong elements", kNotMeasured, "not checked"});
   }
   return items;
 }
@@ -259,6 +280,11 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
     std::vector<SummaryItem> items = collective_summary(records);
     if (floor.active()) {
       const FloorVerdict v = judge_floor(records, floor);
+      for (SummaryItem& item : items) {  // the floor's word where nccl-tests puts NCCL_TESTS_MIN_BW's
+        if (item.key == "avg_busbw_gbps" && std::isfinite(item.value)) {
+          item.console = nccl_tests_busbw_lines(item.value, v.ok ? "OK" : "FAILED");
+        }
+      }
       items.push_back({"bandwidth_floor_ok", "Bandwidth floor", v.ok ? 1.0 : 0.0,
                        fmt::format("{}: {}", v.ok ? "OK" : "FAILED", v.text)});
     }

@@ -108,7 +108,9 @@ void ConsoleReporter::do_end(const RunInfo& info) {
   }
   // A run that stopped before measuring anything says only why (below), not that nothing was measured.
   if (measured > 0 || info.status == "complete") {
-    for (const SummaryItem& item : summary()) line(fmt::format("# {}: {}", item.label, item.text));
+    for (const SummaryItem& item : summary()) {
+      line(item.console.empty() ? fmt::format("# {}: {}", item.label, item.text) : item.console);
+    }
   }
   // Said once: by the benchmark's warning when it has one (printed after the table), else here.
   const bool warned = std::any_of(info.warnings.begin(), info.warnings.end(),

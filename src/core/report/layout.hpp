@@ -27,6 +27,7 @@ enum class CellFormat {
   number,     // a figure in any unit, 4 significant digits
   noise,      // a percentage with one decimal, marked '*' when the record missed its noise target (--max-noise)
   timestamp,  // seconds since the Unix epoch: timestamp_text (ISO 8601, UTC)
+  nccl_type,  // an element type's name as nccl-tests' tables print it (float, half, double; left-aligned in Markdown)
 };
 
 struct ColumnSpec {
@@ -72,6 +73,9 @@ struct SummaryItem {
   std::string label;  // "Avg bus bandwidth"
   double value = kNotMeasured;
   std::string text;   // "2.92 GB/s"
+  // The console's line(s) for it, when not "# label: text": the collectives' first two lines are nccl-tests' own
+  // footer ("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 2.91667 ", "#"), byte for byte.
+  std::string console = {};
 };
 
 // A block of text a benchmark adds after its table (health: the verdict per node, the link matrix): preformatted

@@ -14,7 +14,9 @@ std::string row_text(const std::vector<std::string>& cells) {
   return line + "\n";
 }
 
-std::string_view alignment(const ColumnSpec& c) { return c.format == CellFormat::text ? ":---" : "---:"; }
+std::string_view alignment(const ColumnSpec& c) {
+  return c.format == CellFormat::text || c.format == CellFormat::nccl_type ? ":---" : "---:";
+}
 
 }  // namespace
 

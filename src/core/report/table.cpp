@@ -1,5 +1,6 @@
 #include "core/report/table.hpp"
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 
@@ -31,6 +32,9 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     if (column.format == CellFormat::integer) {
       if (const auto* d = std::get_if<double>(p)) return whole_text(*d);
     }
+    if (column.format == CellFormat::nccl_type) {
+      if (const auto t = parse_dtype(param_text(*p))) return std::string(nccl_tests_name(*t));
+    }
     return param_text(*p);
   }
   const double v = column.phase.empty() ? record.metric(column.key) : phase_statistic(record, column);
@@ -42,7 +46,8 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     case CellFormat::integer: return whole_text(v);
     case CellFormat::timestamp: return timestamp_text(v);
     case CellFormat::number: return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("-");
-    case CellFormat::text: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
+    case CellFormat::text:
+    case CellFormat::nccl_type: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
     case CellFormat::noise:
       return std::isfinite(v) ? fmt::format("{:.1f}{}", v, record.noise_target_met ? "" : "*") : std::string("-");
   }
