@@ -2,6 +2,7 @@
 // (none, one, uneven, past Open MPI's eager limit), and its verification counts the messages of wrong implementations
 // (a message one byte short, a reply from the receive buffer instead of the send buffer).
 #include "tests/mpi/mpi_environment.hpp"
+#include "tests/support/forwarding_communicator.hpp"
 
 #include "benchmarks/latency/ping_pong.hpp"
 #include "core/groups.hpp"
@@ -19,41 +20,22 @@ using mpitest::world;
 constexpr Seconds kPingPongTimeout{60.0};
 
 // A wrong implementation around the real communicator: everything forwards, but `send` misbehaves as told.
-class MutantSends final : public Communicator {
+class MutantSends final : public ForwardingCommunicator {
  public:
   enum class Mutation { one_byte_short, sends_the_receive_buffer };
-  MutantSends(Communicator& real, Mutation mutation, Buffer* recv) : real_(real), mutation_(mutation), recv_(recv) {}
+  MutantSends(Communicator& real, Mutation mutation, Buffer* recv)
+      : ForwardingCommunicator(real), mutation_(mutation), recv_(recv) {}
 
-  int rank() const override { return real_.rank(); }
-  int size() const override { return real_.size(); }
-  std::string_view backend() const override { return real_.backend(); }
-  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
-    return real_.unsupported(c, t, op);
-  }
-  void run(const CollectiveCall& call) override { real_.run(call); }
-  std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
-  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_send(data, bytes, peer);
-  }
-  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_recv(data, bytes, peer);
-  }
   void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
     if (mutation_ == Mutation::one_byte_short) {
       // the receiver still expects `bytes`: a shorter message is legal in MPI and leaves the last byte poisoned
-      real_.send(data, bytes - 1, peer, timeout);
+      real().send(data, bytes - 1, peer, timeout);
     } else {
-      real_.send({recv_, 0}, bytes, peer, timeout);
+      real().send({recv_, 0}, bytes, peer, timeout);
     }
   }
-  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
-    real_.recv(data, bytes, peer, timeout);
-  }
-  void synchronize(Seconds timeout) override { real_.synchronize(timeout); }
-  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
 
  private:
-  Communicator& real_;
   Mutation mutation_;
   Buffer* recv_;
 };

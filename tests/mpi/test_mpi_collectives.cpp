@@ -1,6 +1,7 @@
 // Every collective x dtype x operator x placement on the MPI backend, blocking and asynchronous, at sizes that
 // do not divide evenly, a single element, and the largest tested size: #wrong must be 0 on every rank.
 #include "tests/mpi/mpi_environment.hpp"
+#include "tests/support/forwarding_communicator.hpp"
 
 #include "benchmarks/collective/measure.hpp"
 #include "core/error.hpp"
@@ -204,42 +205,19 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
 }
 
 // The real communicator, with a log of the collective calls (count, send and receive offsets) and the waits.
-class LoggedCalls final : public Communicator {
+class LoggedCalls final : public ForwardingCommunicator {
  public:
-  explicit LoggedCalls(Communicator& real) : real_(real) {}
+  using ForwardingCommunicator::ForwardingCommunicator;
   std::vector<std::string> log;
 
-  int rank() const override { return real_.rank(); }
-  int size() const override { return real_.size(); }
-  std::string_view backend() const override { return real_.backend(); }
-  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
-    return real_.unsupported(c, t, op);
-  }
   void run(const CollectiveCall& call) override {
     log.push_back(fmt::format("{} at {}/{}", call.count, call.send.byte_offset, call.recv.byte_offset));
-    real_.run(call);
-  }
-  std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
-  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_send(data, bytes, peer);
-  }
-  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_recv(data, bytes, peer);
-  }
-  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
-    real_.send(data, bytes, peer, timeout);
-  }
-  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
-    real_.recv(data, bytes, peer, timeout);
+    real().run(call);
   }
   void synchronize(Seconds timeout) override {
     log.push_back("wait");
-    real_.synchronize(timeout);
+    real().synchronize(timeout);
   }
-  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
-
- private:
-  Communicator& real_;
 };
 
 // nccl-tests' warm-up of a sweep: -w operations at each size, at the rotating positions nccl-tests gives them, each

@@ -1,0 +1,48 @@
+// A communicator that forwards every call to a real one: tests derive from it to log calls or to make one of them
+// wrong (a mutant), and override only that call.
+#pragma once
+
+#include "core/communicator.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace distbench {
+
+class ForwardingCommunicator : public Communicator {
+ public:
+  explicit ForwardingCommunicator(Communicator& real) : real_(real) {}
+
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
+  std::string_view backend() const override { return real_.backend(); }
+  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
+    return real_.unsupported(c, t, op);
+  }
+  void run(const CollectiveCall& call) override { real_.run(call); }
+  std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
+  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_send(data, bytes, peer);
+  }
+  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
+    return real_.start_recv(data, bytes, peer);
+  }
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    real_.send(data, bytes, peer, timeout);
+  }
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+    real_.recv(data, bytes, peer, timeout);
+  }
+  void synchronize(Seconds timeout) override { real_.synchronize(timeout); }
+  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
+
+ protected:
+  Communicator& real() { return real_; }
+
+ private:
+  Communicator& real_;
+};
+
+}  // namespace distbench
