@@ -51,6 +51,10 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
                                                  "gather and scatter do)",
                                                  o.root, name(collective))});
   }
+  if (o.parallel_init_given) {
+    out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
+                                     "are no threads' communicators to initialise in parallel"});
+  }
   if (o.fuse_given && o.tensors <= 1) {
     out.push_back({"option_ignored", fmt::format("--fuse {} ignored: it applies to a list of tensors; add --tensors N "
                                                  "(N > 1) to reduce one",
@@ -98,6 +102,19 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
                  "--max-time; 1: all_reduce_perf's own, one block after -w warm-up operations, in whatever state the "
                  "GPU is then: a speed_changed warning says where a case's blocks did not run at one speed)")
       ->check(in_range(1, 1000000));
+  app.add_option("-t,--nthreads", o.nthreads, "nccl-tests' threads per process: 1 only (one thread per process here)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v == "1" ? std::string()
+                            : fmt::format("{} threads per process: distbench runs one; start {} times the processes "
+                                          "instead (mpirun -np), with -g for several GPUs each",
+                                          v, v);
+          },
+          "1", "one thread"));
+  app.add_option("-p,--parallel_init", o.parallel_init,
+                 "nccl-tests' parallel initialisation of its threads (0 or 1): nothing to do here, said so once")
+      ->check(one_of({"0", "1"}))
+      ->each([&o](const std::string&) { o.parallel_init_given = true; });
   app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
   app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
       ->delimiter(',')

@@ -41,6 +41,9 @@ struct CollectiveOptions {
   bool ops_given = false;
   bool root_given = false;
   bool fuse_given = false;
+  int nthreads = 1;                  // -t: nccl-tests' threads per process; 1 is the only value here
+  int parallel_init = 0;             // -p: nccl-tests' parallel initialisation of its threads (warned as ignored)
+  bool parallel_init_given = false;
   CommonOptions common;
 };
 

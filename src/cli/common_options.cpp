@@ -1,9 +1,12 @@
 #include "cli/common_options.hpp"
 
+#include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace distbench::cli {
 
@@ -120,6 +123,17 @@ BackendOptions backend_options(const CommonOptions& o) {
   b.timeout_s = o.timeout_s;
   b.huge_pages = parse_huge_pages(o.huge_pages);
   return b;
+}
+
+std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused) {
+  std::vector<Warning> out;
+  for (const UnusedOption& u : unused) {
+    const CLI::Option* opt = app.get_option_no_throw(u.name);
+    if (opt == nullptr || opt->count() == 0) continue;
+    out.push_back({"option_ignored", fmt::format("{} {} ignored: {}", shown_names(*opt), fmt::join(opt->results(), ","),
+                                                 u.why)});
+  }
+  return out;
 }
 
 }  // namespace distbench::cli

@@ -4,9 +4,11 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/record.hpp"
 #include "core/stopping.hpp"
 
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -45,6 +47,15 @@ struct CommonOptions {
 
 // Adds the common options to a subcommand.
 void add_common_options(CLI::App& app, CommonOptions& options);
+
+// An option a subcommand's benchmark has no use for, and what to use instead.
+struct UnusedOption {
+  std::string name;  // a name of the option: "--iters"
+  std::string why;   // "train times --steps steps; give --steps"
+};
+// One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
+// dropped without a word.
+std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);
 // --launcher auto|mpi|env|none, for every command that forms a job (the common options, info).
 void add_launcher_option(CLI::App& app, std::string& launcher);
 

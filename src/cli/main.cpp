@@ -3,6 +3,7 @@
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
 #include "cli/launcher.hpp"
+#include "cli/nccl_tests_spellings.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
 #include "core/backend.hpp"
@@ -18,6 +19,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace distbench::cli {
 
@@ -80,10 +83,15 @@ int main(int argc, char** argv) {
                               : c.app;
     if (argc > 1 && top->get_name() == argv[1]) command = &c;
   }
+  // Command lines written for nccl-tests (--warmup_iters, ...) parse as distbench's spellings.
+  std::vector<std::string> args = cli::with_distbench_spellings(argc, argv);
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  const int arg_count = static_cast<int>(arg_ptrs.size());
   try {
-    cli::check_command_word(app, argc, argv);
+    cli::check_command_word(app, arg_count, arg_ptrs.data());
     try {
-      app.parse(argc, argv);
+      app.parse(arg_count, arg_ptrs.data());
     } catch (const CLI::CallForHelp& e) {
       return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

@@ -57,14 +57,6 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   return nullptr;
 }
 
-// The option as the user may type it: "-T/--timeout", "--json", "FILE".
-std::string shown(const CLI::Option& opt) {
-  std::vector<std::string> names;
-  for (const auto& s : opt.get_snames()) names.push_back("-" + s);
-  for (const auto& l : opt.get_lnames()) names.push_back("--" + l);
-  if (names.empty()) return opt.get_name();
-  return fmt::format("{}", fmt::join(names, "/"));
-}
 
 // CLI11's messages start with the option's name and a colon ("--timeout: ..."); returns the name and the rest.
 std::pair<std::string, std::string> split_name(const std::string& what) {
@@ -117,24 +109,35 @@ std::string describe(const CLI::App& root, const CLI::App& app, const CLI::Parse
     const auto is = what.rfind(" is required");
     const CLI::Option* opt = is == std::string::npos ? nullptr : find_option(app, what.substr(0, is));
     if (opt == nullptr) return what;
-    return fmt::format("{} is missing: {}", shown(*opt), opt->get_description());
+    return fmt::format("{} is missing: {}", shown_names(*opt), opt->get_description());
   }
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && starts_with(what, "Could not convert: ")) {
     const std::string rest = what.substr(std::string("Could not convert: ").size());
     const auto eq = rest.find(" = ");
     const CLI::Option* opt = eq == std::string::npos ? nullptr : find_option(app, rest.substr(0, eq));
-    if (opt != nullptr) return fmt::format("{}: '{}' is not {}", shown(*opt), rest.substr(eq + 3), kind_of_value(*opt));
+    if (opt != nullptr) {
+      return fmt::format("{}: '{}' is not {}", shown_names(*opt), rest.substr(eq + 3), kind_of_value(*opt));
+    }
   }
   const auto [name, message] = split_name(what);
   const CLI::Option* opt = name.empty() ? nullptr : find_option(app, name);
   if (opt == nullptr) return what;
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && message.find(" missing") != std::string::npos) {
-    return fmt::format("{} needs a value", shown(*opt));
+    return fmt::format("{} needs a value", shown_names(*opt));
   }
-  return fmt::format("{}: {}", shown(*opt), message);
+  return fmt::format("{}: {}", shown_names(*opt), message);
 }
 
 }  // namespace
+
+// The option's names as the user may type them: "-T/--timeout", "--json", "FILE".
+std::string shown_names(const CLI::Option& opt) {
+  std::vector<std::string> names;
+  for (const auto& s : opt.get_snames()) names.push_back("-" + s);
+  for (const auto& l : opt.get_lnames()) names.push_back("--" + l);
+  if (names.empty()) return opt.get_name();
+  return fmt::format("{}", fmt::join(names, "/"));
+}
 
 void check_command_word(const CLI::App& root, int argc, char** argv) {
   if (argc < 2) {

@@ -327,6 +327,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
     outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "
                                                               "not host memory", info.backend)});
   }
+  outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());
   info.warnings = outcome.warnings;
   if (reporters) {
     reporters->end(info);

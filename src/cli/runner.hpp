@@ -28,6 +28,8 @@ struct RunSettings {
   // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so
   // that every ending it can act on stays within the 0-3 a monitoring system reads).
   std::optional<int> interrupted_exit_code;
+  // Options given that the benchmark does not use (cli/common_options.hpp: given_but_unused): warned at the end.
+  std::vector<Warning> ignored_options;
 };
 RunSettings run_settings(const CommonOptions& options);
 

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -88,6 +90,17 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
   return plan;
 }
 
+// The options of the mode not chosen: the operations' (--shape, --dim, --op, --dtype) with --layer, the layer's
+// (--in, --out, --batch) without it.
+std::vector<UnusedOption> tp_unused(const TpOptions& o) {
+  if (!o.layer.empty()) {
+    const std::string why = "it is the operations'; the layers (--layer) compute in fp32 at --in, --out, --batch";
+    return {{"--dtype", why}, {"--shape", why}, {"--dim", why}, {"--op", why}};
+  }
+  const std::string why = "it sizes a layer; add --layer to measure layers";
+  return {{"--in", why}, {"--out", why}, {"--batch", why}};
+}
+
 }  // namespace
 
 void add_tp_command(CLI::App& root, Commands& commands) {
@@ -110,9 +123,11 @@ void add_tp_command(CLI::App& root, Commands& commands) {
                 "Compare with the non-parallel computation: the operations exactly, the layers' outputs and "
                 "gradients within a relative 1e-3 (exit 3 beyond)");
   add_common_options(*app, o->common);
-  commands.push_back({app, [o](Invocation& inv) {
+  commands.push_back({app, [o, app](Invocation& inv) {
                         tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI
-                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                        RunSettings settings = run_settings(o->common);
+                        settings.ignored_options = given_but_unused(*app, tp_unused(*o));
+                        return run_benchmark(inv, settings, benchmark);
                       }});
 }
 

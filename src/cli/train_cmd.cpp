@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -91,6 +93,17 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   return plan;
 }
 
+// The common options a training run has no use for: it runs a fixed number of steps.
+std::vector<UnusedOption> train_unused() {
+  return {
+      {"--iters", "train times --steps steps; give --steps"},
+      {"--warmup-iters", "train runs --warmup untimed steps first; give --warmup"},
+      {"--max-noise", "train times a fixed number of steps (--steps), with no noise target"},
+      {"--min-samples", "train times a fixed number of steps (--steps)"},
+      {"--max-time", "train times a fixed number of steps (--steps), with no time budget"},
+  };
+}
+
 }  // namespace
 
 void add_train_command(CLI::App& root, Commands& commands) {
@@ -134,9 +147,11 @@ void add_train_command(CLI::App& root, Commands& commands) {
                   "Write a Chrome trace-event JSON of every timed step here (per rank: each layer's forward and "
                   "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)")->check(non_empty_path());
   add_common_options(*app, o->common);
-  commands.push_back({app, [o](Invocation& inv) {
+  commands.push_back({app, [o, app](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI
-                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                        RunSettings settings = run_settings(o->common);
+                        settings.ignored_options = given_but_unused(*app, train_unused());
+                        return run_benchmark(inv, settings, benchmark);
                       }});
 }
 

@@ -541,17 +541,20 @@ class Zero(Workdir):
     def test_check_every_stage_and_type_at_np_1_to_4(self):
         # Exactness and byte counts, no timing: the twelve jobs run three at a time (most of a job's second is mpirun
         # starting and wiring up).
+        # Stage 1's second form (DeepSpeed's reduce-scatter, --stage all's default) at np 2 and 3 only: the MPI suite
+        # checks it bit for bit at np 1-4 (test_zero_step.cpp); here its rows and byte counts.
         cases = [(np, dtype) for np in (1, 2, 3, 4) for dtype in ("bf16", "fp16", "fp32")]
         runs = run_concurrently([lambda np=np, dtype=dtype, js=self.path(f"z{np}{dtype}.json"): (mpirun(
             np, "zero", "--json", js, "--check", "--params", str(self.PSI), "--layers", "7", "--dtype", dtype,
-            "--bucket-mb", "0.05", "-n", "3", "-w", "1", timeout=180), js) for np, dtype in cases])
+            "--bucket-mb", "0.05", "-n", "3", "-w", "1", "--zero1-reduce", "both" if np in (2, 3) else "allreduce",
+            timeout=180), js) for np, dtype in cases])
         for (np, dtype), (r, js) in zip(cases, runs):
             with self.subTest(np=np, dtype=dtype):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 report = load_json(js)
                 self.assertEqual(report["status"], "complete")
                 records = zero_records(report)
-                self.assertEqual(list(records), [0, 1, "1rs", 2, 3])  # --stage all: stage 1 in both forms
+                self.assertEqual(list(records), [0, 1, "1rs", 2, 3] if np in (2, 3) else [0, 1, 2, 3])
                 size = 4 if dtype == "fp32" else 2
                 bucket = int(0.05 * 1024 * 1024) // size
                 for stage, rec in records.items():
@@ -743,10 +746,16 @@ class Train(Workdir):
     def test_bfloat16_gradients(self):
         js = self.path("bf16.json")
         r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "48", "--steps", "6", "--dtype", "bf16",
-                   "--zero", "2", "--check", "--json", js)
+                   "--zero", "2", "--check", "--json", js, "-n", "3", "-w", "1")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("gradients travel as bfloat16", r.stdout)
-        for rec in load_json(js)["records"]:
+        # common options train has no use for are said once each, in the report too (no silent option)
+        ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
+        self.assertEqual([line.split(" ignored:")[0] for line in ignored],
+                         ["warning: -n/--iters 3", "warning: -w/--warmup-iters 1"], r.stderr)
+        report = load_json(js)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in report["warnings"]), 2)
+        for rec in report["records"]:
             self.assertEqual(rec["params"]["dtype"], "bfloat16")
             self.assertEqual(rec["metrics"]["wrong"], 0)
             self.assertGreater(rec["metrics"]["max_rel_diff"], 0)  # rounded on the way

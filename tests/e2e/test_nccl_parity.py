@@ -240,6 +240,19 @@ class IgnoredOptions(Workdir):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(ignored_warnings(r.stderr), [])
 
+    def test_nccl_tests_command_lines_run_as_written(self):
+        # its long spellings, -t 1 and -p: the run goes on, -p said to be ignored once
+        r = mpirun(2, "allreduce", "-t", "1", "-p", "1", "--warmup_iters", "1", "--agg_iters", "1", "--run_cycles", "1",
+                   "--report_cputime", "0", "-b", "64", "-e", "64", "-n", "3", "--backend", "mpi")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("warm-up: 1 iterations", r.stdout)
+        self.assertEqual([w.split(":")[1].strip() for w in ignored_warnings(r.stderr)], ["-p/--parallel_init ignored"])
+        # threads beyond one: one line that says what to run instead, exit code 2, nothing started
+        r = single("allreduce", "-t", "4", "-b", "64", "-e", "64")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        self.assertIn("start 4 times the processes instead", r.stderr)
+
     def test_the_warning_lands_in_the_report(self):
         js = self.path("w.json")
         r = mpirun(2, "allreduce", "-r", "1", "-b", "64", "-e", "64", *QUICK, "--json", js)

@@ -1,6 +1,7 @@
 // From the command line to the plan, before MPI starts: defaults, the stopping rule each combination of -n,
 // --max-time and --max-noise asks for, the common options reaching the plan, and bad input as usage errors.
 #include "cli/collective_options.hpp"
+#include "cli/nccl_tests_spellings.hpp"
 #include "cli/runner.hpp"
 
 #include "core/error.hpp"
@@ -49,6 +50,41 @@ TEST(CollectiveOptions, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(plan.backend, "auto");
   EXPECT_FALSE(plan.show_faults);
   EXPECT_FALSE(plan.malloc_reuse);
+}
+
+TEST(CollectiveOptions, NcclTestsCommandLinesParse) {
+  // main respells nccl-tests' long names before parsing, alone or before '=', never after "--"
+  const char* argv[] = {"distbench", "allreduce", "--warmup_iters", "3", "--agg_iters=2", "--run_cycles",
+                        "2",         "--report_cputime", "1", "--warmup_itersX", "--", "--warmup_iters"};
+  EXPECT_EQ(with_distbench_spellings(12, argv),
+            (std::vector<std::string>{"distbench", "allreduce", "--warmup-iters", "3", "--agg-iters=2", "--run-cycles",
+                                      "2", "--report-cputime", "1", "--warmup_itersX", "--", "--warmup_iters"}));
+  // -t 1 and -p are nccl-tests' thread options: one thread is what runs; -p is said to be ignored
+  const SweepPlan plan = plan_for(Collective::allreduce, {"-t", "1", "-p", "1", "--warmup-iters", "3"});
+  EXPECT_EQ(plan.warmup_iters, 3);
+  ASSERT_EQ(plan.ignored_options.size(), 1u);
+  EXPECT_NE(plan.ignored_options[0].message.find("-p/--parallel_init ignored"), std::string::npos);
+  try {
+    plan_for(Collective::allreduce, {"-t", "4"});
+    FAIL() << "-t 4 was accepted";
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("start 4 times the processes instead"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CommonOptions, AGivenOptionTheBenchmarkDoesNotUseIsWarnedAbout) {
+  CLI::App app{"test"};
+  CommonOptions o;
+  add_common_options(app, o);
+  const std::vector<std::string> args = {"-n", "3", "--max-noise", "2", "-T", "5"};
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  app.parse(reversed);
+  const auto warnings = given_but_unused(
+      app, {{"--iters", "give --steps"}, {"--warmup-iters", "give --warmup"}, {"--max-noise", "no noise target"}});
+  ASSERT_EQ(warnings.size(), 2u);  // -w was not given; -T is used
+  EXPECT_EQ(warnings[0].code, "option_ignored");
+  EXPECT_EQ(warnings[0].message, "-n/--iters 3 ignored: give --steps");
+  EXPECT_EQ(warnings[1].message, "--max-noise 2 ignored: no noise target");
 }
 
 TEST(CollectiveOptions, AnExplicitIterationCountTurnsTheBudgetOff) {
