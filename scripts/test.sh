@@ -48,8 +48,8 @@ if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
   logs="$logs build-asan/meson-logs/asan-cli-errors.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
-  # 20 s a target here (2 at a time: 40 s), after replaying every saved crash; scripts/fuzz.sh alone runs 60 s
-  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-20}" sh scripts/fuzz.sh \
+  # 15 s a target here (2 at a time: 30 s), after replaying every saved crash; scripts/fuzz.sh alone runs 60 s
+  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-15}" sh scripts/fuzz.sh \
     || status=$?
   logs="$logs build-asan/meson-logs/fuzzlog.json"
 fi

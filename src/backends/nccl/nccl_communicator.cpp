@@ -227,10 +227,10 @@ bool NcclCommunicator::same_memory(std::span<const CollectiveCall> calls, std::s
 
 void NcclCommunicator::run_series(std::span<const CollectiveCall> calls, int times) {
   if (times <= 0 || calls.empty()) return;
-  const std::size_t distinct = std::min(calls.size(), static_cast<std::size_t>(times));
-  calls = calls.first(distinct);
   // The samples of a case run the same series again and again: its calls are worked out once, not inside every
-  // timed block (formatting and checking each call costs the host more than a small NCCL call's enqueue).
+  // timed block (formatting and checking each call costs the host more than a small NCCL call's enqueue). All of
+  // them, however few this run takes: the warm-up's one call prepares the series the timed blocks run (--blocks
+  // times the first block it runs, with no untimed block before it).
   if (!std::equal(calls.begin(), calls.end(), series_calls_.begin(), series_calls_.end(), same_call) ||
       !same_memory(calls, series_prepared_)) {
     std::vector<Prepared> made;  // prepare() may reserve staging afresh, which forgets the series it held
