@@ -185,7 +185,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "      33554432     16777216 bfloat16   none    0     skipped\n"
       "     268435456    134217728 bfloat16   none    0    345678.9     0.78     0.78    N/A    0.0\n"
       "    1073741824    536870912 bfloat16   none    0     1234568     0.87     0.87    N/A    0.0\n"
-      "# Out of bounds values : N/A (not checked: -c 0)\n"
+      "# Out of bounds values : N/A (not checked)\n"
       "# Avg bus bandwidth    : 0.567267 \n"
       "#\n"
       "# Noise target not met: 1 of 3 results; allow more time per case or relax the noise target\n"
@@ -222,7 +222,7 @@ TEST(ConsoleReporter, NothingMeasured) {
       "#                                                            out-of-place\n"
       "#         size        count     type  redop root        time    algbw    busbw #wrong\n"
       "#          (B)   (elements)                             (us)   (GB/s)   (GB/s)\n"
-      "# Out of bounds values : N/A (not checked: -c 0)\n"
+      "# Out of bounds values : N/A (not checked)\n"
       "# Avg bus bandwidth    : N/A (nothing measured)\n"
       "#\n";
   EXPECT_EQ(out.str(), expected);
