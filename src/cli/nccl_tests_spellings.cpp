@@ -33,7 +33,7 @@ std::vector<std::string> with_distbench_spellings(int argc, const char* const* a
   std::vector<std::string> out;
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    out.push_back(arg == "--" ? std::string(arg) : respelt(arg));
+    out.push_back(respelt(arg));
     if (arg == "--") {  // after it, nothing is an option
       for (++i; i < argc; ++i) out.emplace_back(argv[i]);
     }
