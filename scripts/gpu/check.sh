@@ -28,6 +28,8 @@
 #   gap       all_reduce_perf at 8 MiB-8 GiB against distbench's allocators (--alloc) and one block (--blocks 1)
 #   blocks    every block's time in order (20 blocks; -w 0/1/5, cudaMalloc) at 128 MiB-1 GiB
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
+#   dropin    nccl-tests' output as a drop-in: one command line in nccl-tests' spelling run by each *_perf carried in
+#             .gpu/peers and by distbench; header lines, row layout, type and operator names and footer compared
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
 #
@@ -904,6 +906,69 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "zero*.json"))):
         if "big" in path:
             ok &= m["update_vs_copy"] >= 0.8 and abs(m["device_vs_predicted"] - 1) <= 0.1
 sys.exit(0 if ok else 1)
+PYEOF
+}
+
+phase_dropin() {  # nccl-tests' output, byte for byte where it overlaps: the same command line to the peer and to distbench
+  # DROPIN_ARGS (nccl-tests' spelling) to every nccl-tests binary carried (.gpu/peers/<collective>_perf) and to
+  # distbench's collective of that name, then `-d all -o all` to all_reduce_perf and distbench allreduce. Checked:
+  # the table's three header lines identical, every row's fields ending in the same columns, the same sizes, counts,
+  # type, operator and root names row by row, the footer's first two lines in nccl-tests' form and a closing "#".
+  local args=(${DROPIN_ARGS:--b 8 -e 64M -f 4 -g 1 -t 1 -w 5 -n 20 -c 1}) pair peer coll ran=0
+  for pair in all_reduce:allreduce all_gather:allgather broadcast:broadcast reduce_scatter:reduce-scatter \
+              alltoall:alltoall all_reduce:allreduce-all; do
+    peer="$BUNDLE/peers/${pair%%:*}_perf"; coll=${pair#*:}
+    [ -x "$peer" ] || { echo "no $peer: $coll not compared"; continue; }
+    local line=("${args[@]}")
+    [ "$coll" = allreduce-all ] && line=(-b 8 -e 64K -f 8 -g 1 -t 1 -w 5 -n 20 -c 1 -d all -o all)
+    "$peer" "${line[@]}" > "$WORK/dropin-nt-$coll.txt" 2>&1 || fail "dropin: ${peer##*/} rc=$?"
+    distbench "${coll%-all}" "${line[@]}" > "$WORK/dropin-db-$coll.txt" 2> "$WORK/dropin-db-$coll.err" \
+      || fail "dropin: distbench ${coll%-all} ${line[*]} rc=$?"
+    ran=$((ran + 1))
+  done
+  [ $ran -gt 0 ] || { fail "dropin: no nccl-tests binary carried"; return; }
+  sed -n '/^#  *size/,$p' "$WORK/dropin-nt-allreduce.txt" "$WORK/dropin-db-allreduce.txt" 2>/dev/null | head -60
+  py - "$WORK" <<'PYEOF' || fail "dropin: distbench's output differs from nccl-tests' where they overlap"
+import glob, re, sys
+w = sys.argv[1]
+ROW = re.compile(r"^\s+\d+\s+\d+\s+\S+\s+\S+\s+-?\d+\s")
+def parts(path):
+    lines = open(path).read().splitlines()
+    first = next((i for i, l in enumerate(lines) if ROW.match(l)), None)
+    rows = [l for l in lines if ROW.match(l)]
+    foot = [i for i, l in enumerate(lines) if l.startswith("# Out of bounds values")]
+    footer = lines[foot[0]:foot[0] + 3] if foot else []
+    return {"header": lines[first - 3:first] if first else [], "rows": rows, "footer": footer}
+def ends(line): return [m.end() for m in re.finditer(r"\S+", line)]
+bad = 0
+for nt_path in sorted(glob.glob(f"{w}/dropin-nt-*.txt")):
+    coll = nt_path.rsplit("/dropin-nt-", 1)[1][:-4]
+    nt, db = parts(nt_path), parts(f"{w}/dropin-db-{coll}.txt")
+    problems = []
+    if nt["header"] != db["header"]:
+        problems.append(f"header lines differ:\n  nt {nt['header']!r}\n  db {db['header']!r}")
+    key = lambda r: tuple(r.split()[:5])
+    nt_keys, db_keys = {key(r): r for r in nt["rows"]}, {key(r): r for r in db["rows"]}
+    only_nt = [k for k in nt_keys if k not in db_keys]
+    only_db = [k for k in db_keys if k not in nt_keys]
+    if (only_nt and coll != "allreduce-all") or only_db:  # nccl-tests has element types distbench lacks (fp8)
+        problems.append(f"rows only in nccl-tests {only_nt[:6]} ({len(only_nt)}), only in distbench {only_db[:6]} ({len(only_db)})")
+    moved = [(nt_keys[k], db_keys[k]) for k in nt_keys if k in db_keys and ends(nt_keys[k]) != ends(db_keys[k])]
+    if moved:
+        problems.append(f"{len(moved)} rows laid out differently, e.g.\n  nt {moved[0][0]!r}\n  db {moved[0][1]!r}")
+    ok_footer = (len(db["footer"]) == 3 and db["footer"][0] == nt["footer"][0]
+                 and re.fullmatch(r"# Avg bus bandwidth    : \S+ (OK|FAILED)?", db["footer"][1]) and db["footer"][2] == "#")
+    if not ok_footer:
+        problems.append(f"footer: nt {nt['footer']!r} db {db['footer']!r}")
+    common = [k for k in nt_keys if k in db_keys]
+    print(f"{coll}: {len(nt['rows'])} rows nccl-tests, {len(db['rows'])} distbench, {len(common)} in common:"
+          f" {'same layout' if not problems else 'DIFFERENT'}")
+    for p in problems:
+        print("  " + p)
+    bad += bool(problems)
+    if coll == "allreduce-all" and only_nt:  # informative: what nccl-tests has that distbench lacks
+        print("  types/operators only in nccl-tests:", sorted({k[2:4] for k in only_nt}))
+sys.exit(1 if bad else 0)
 PYEOF
 }
 

@@ -226,6 +226,36 @@ class Timing(Workdir):
         self.assertIn("2 in-place cases ran on one rank", r.stderr)
 
 
+def field_ends(line):
+    """Where each field of a line ends (the column after its last character): the layout of a right-aligned row."""
+    return [m.end() for m in re.finditer(r"\S+", line)]
+
+
+class NcclTestsLayout(Workdir):
+    """The table as nccl-tests prints it: the three header lines byte for byte, and every row's fields ending in the
+    same columns as the rows of real all_reduce_perf output (tests/data), so that a fixed-column reader (cut -c, awk
+    on a column range, a diff of two runs) reads both alike."""
+
+    def test_header_and_rows_line_up_with_all_reduce_perf(self):
+        with open(os.path.join(os.environ["DISTBENCH_SOURCE_ROOT"], "tests", "data",
+                               "nccl_tests_all_reduce_sample.txt")) as f:
+            peer = f.read().splitlines()
+        peer_header, peer_rows = peer[:3], [line for line in peer if ROW.match(line)]
+        self.assertEqual({tuple(field_ends(line)) for line in peer_rows}, {tuple(field_ends(peer_rows[0]))})
+
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "1M", "-f", "32", "-d", "float32,bfloat16", *QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn(peer_header[0], lines, r.stdout)
+        start = lines.index(peer_header[0])
+        self.assertEqual(lines[start:start + 3], peer_header)
+        rows = [line for line in lines if ROW.match(line)]
+        self.assertEqual(len(rows), 8, r.stdout)
+        for row in rows:
+            self.assertEqual(field_ends(row), field_ends(peer_rows[0]), f"{row!r} against {peer_rows[0]!r}")
+        self.assertEqual([row.split()[2] for row in rows], ["float"] * 4 + ["bfloat16"] * 4)
+
+
 class IgnoredOptions(Workdir):
     def test_each_ignored_option_is_warned_about_once(self):
         r = mpirun(2, "allgather", "-o", "max", "-b", "64", "-e", "64", *QUICK)

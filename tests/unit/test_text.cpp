@@ -19,6 +19,18 @@ TEST(Text, NumbersKeepTheirColumnWidth) {
   EXPECT_EQ(count_text(8194), "8194");
 }
 
+// nccl-tests' numbers (its times in 7 characters, bandwidths in 6), as its sample in tests/data prints them.
+TEST(Text, FittedNumbersShedDecimalsThenTakeAnExponentAsNcclTestsDoes) {
+  EXPECT_EQ(fitted_text(6.92, 7), "6.92");
+  EXPECT_EQ(fitted_text(2002.85, 7), "2002.85");
+  EXPECT_EQ(fitted_text(1024.42, 6), "1024.4");   // %.2f would take 7
+  EXPECT_EQ(fitted_text(21444.9, 6), "21445");    // then %.0f
+  EXPECT_EQ(fitted_text(3.1e6, 6), "3e+06");      // then an exponent, no decimal below a width of 7
+  EXPECT_EQ(fitted_text(12345678.9, 7), "1.2e+07");
+  EXPECT_EQ(fitted_text(-1.5, 6), "-1.50");
+  EXPECT_EQ(fitted_text(std::numeric_limits<double>::infinity(), 6), "-");
+}
+
 TEST(Text, TimestampsAreIso8601UtcWithMilliseconds) {
   EXPECT_EQ(timestamp_text(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(timestamp_text(1795423778.1239), "2026-11-23T08:49:38.123Z");

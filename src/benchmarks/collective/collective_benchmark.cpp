@@ -106,14 +106,15 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
 }
 
 TableLayout collective_table(const SweepPlan& plan) {
-  TableLayout t;
+  TableLayout t;  // nccl-tests' columns, widths and number formats, then distbench's own (--columns, --show-faults)
+  t.nccl_tests_layout = true;
   t.key_columns = {{"bytes", "size", "(B)", 12, CellFormat::integer, "size (B)"},
                    {"count", "count", "(elements)", 12, CellFormat::integer, "count"},
                    {"dtype", "type", "", 8, CellFormat::nccl_type, "type"},
                    {"op", "redop", "", 6, CellFormat::text, "redop"},
-                   {"root", "root", "", 4, CellFormat::integer, "root"}};
-  if (plan.cycles > 1)
-    t.key_columns.insert(t.key_columns.begin(), {"cycle", "cycle", "", 5, CellFormat::integer, "cycle"});
+                   {"root", "root", "", 6, CellFormat::integer, "root"}};
+  if (plan.cycles > 1)  // 7: the header's "# " sits over its padding
+    t.key_columns.insert(t.key_columns.begin(), {"cycle", "cycle", "", 7, CellFormat::integer, "cycle"});
   if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
@@ -122,9 +123,9 @@ TableLayout collective_table(const SweepPlan& plan) {
     for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
   }
   const char* time = plan.cpu_time ? "cputime" : "time";
-  t.value_columns = {{"time_us", time, "(us)", 10, CellFormat::time_us, fmt::format("{} (us)", time)},
-                     {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
-                     {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
+  t.value_columns = {{"time_us", time, "(us)", 7, CellFormat::fitted, fmt::format("{} (us)", time)},
+                     {"algbw_gbps", "algbw", "(GB/s)", 6, CellFormat::fitted, "algbw (GB/s)"},
+                     {"busbw_gbps", "busbw", "(GB/s)", 6, CellFormat::fitted, "busbw (GB/s)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
   std::vector<std::string> columns = plan.columns;
   if (plan.stopping.noise_mode() && std::find(columns.begin(), columns.end(), "noise") == columns.end()) {

@@ -12,28 +12,43 @@
 namespace distbench {
 namespace {
 
-constexpr std::string_view kGroupGap = "  ";  // between the key columns and each group
+// Where the columns sit: distbench's own tables put one space between columns, two before each group, and indent
+// rows by two; nccl-tests' (TableLayout::nccl_tests_layout) put two everywhere and indent nothing.
+struct Spacing {
+  std::string_view column_gap, group_gap, row_indent;
+};
 
-int span_width(const std::vector<ColumnSpec>& columns) {
-  int w = 0;
-  for (const ColumnSpec& c : columns) w += c.width;
-  return w + static_cast<int>(columns.size()) - 1;  // one space between columns
+Spacing spacing(const TableLayout& t) {
+  return t.nccl_tests_layout ? Spacing{"  ", "  ", ""} : Spacing{" ", "  ", "  "};
 }
 
-// Right-aligned cells, one space apart.
-std::string cells(const std::vector<ColumnSpec>& columns, const std::vector<std::string>& values) {
+int span_width(const std::vector<ColumnSpec>& columns, std::string_view gap) {
+  int w = 0;
+  for (const ColumnSpec& c : columns) w += c.width;
+  return w + static_cast<int>((columns.size() - 1) * gap.size());
+}
+
+// Right-aligned cells, `gap` apart.
+std::string cells(const std::vector<ColumnSpec>& columns, const std::vector<std::string>& values, std::string_view gap) {
   std::string line;
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    if (i > 0) line += ' ';
+    if (i > 0) line += gap;
     line += fmt::format("{:>{}}", i < values.size() ? values[i] : std::string(), columns[i].width);
   }
   return line;
 }
 
-std::string header_cells(const std::vector<ColumnSpec>& columns, bool units) {
+std::string header_cells(const std::vector<ColumnSpec>& columns, bool units, std::string_view gap) {
   std::vector<std::string> values;
   for (const ColumnSpec& c : columns) values.push_back(units ? c.unit : c.title);
-  return cells(columns, values);
+  return cells(columns, values, gap);
+}
+
+// A header line: "# " then its cells where rows are indented; over the row's first two characters where they are
+// not (and those are padding).
+std::string header_line(const Spacing& s, std::string cells_text) {
+  if (s.row_indent.empty() && cells_text.compare(0, 2, "  ") == 0) return cells_text.replace(0, 2, "# ");
+  return "# " + cells_text;
 }
 
 void trim_right(std::string& s) { s.erase(s.find_last_not_of(' ') + 1); }
@@ -57,21 +72,28 @@ void ConsoleReporter::do_begin(const RunInfo& info) {
   for (const std::string& p : d.console_preamble) line("# " + p);
   line("#");
 
-  const int group_width = span_width(t.value_columns);
-  std::string captions = fmt::format("# {:{}}", "", span_width(t.key_columns));
-  std::string titles = "# " + header_cells(t.key_columns, false);
-  std::string units = "# " + header_cells(t.key_columns, true);
+  const Spacing sp = spacing(t);
+  const int group_width = span_width(t.value_columns, sp.column_gap);
+  std::string captions = header_line(sp, std::string(span_width(t.key_columns, sp.column_gap), ' '));
+  std::string titles = header_line(sp, header_cells(t.key_columns, false, sp.column_gap));
+  std::string units = header_line(sp, header_cells(t.key_columns, true, sp.column_gap));
   for (const std::string& group : table_groups(t)) {
-    captions += fmt::format("{}{:^{}}", kGroupGap, group, group_width);
-    titles += fmt::format("{}{}", kGroupGap, header_cells(t.value_columns, false));
-    units += fmt::format("{}{}", kGroupGap, header_cells(t.value_columns, true));
+    captions += fmt::format("{}{:^{}}", sp.group_gap, group, group_width);
+    titles += fmt::format("{}{}", sp.group_gap, header_cells(t.value_columns, false, sp.column_gap));
+    units += fmt::format("{}{}", sp.group_gap, header_cells(t.value_columns, true, sp.column_gap));
   }
   trim_right(captions);
-  if (!t.split_key.empty()) line(captions);
-  for (std::string* s : {&titles, &units}) {
-    trim_right(*s);
-    line(*s);
+  if (t.nccl_tests_layout) {  // nccl-tests' header lines end in one space; its captions' line 3 short of the titles'
+    titles += ' ';
+    units += ' ';
+    if (captions.size() < titles.size() - 3) captions.resize(titles.size() - 3, ' ');
+  } else {
+    trim_right(titles);
+    trim_right(units);
   }
+  if (!t.split_key.empty()) line(captions);
+  line(titles);
+  line(units);
   write(text);
 }
 
@@ -79,10 +101,11 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
   if (row.empty()) return;
   const TableLayout& t = description().table;
   const TableRow cells_of = table_row(t, row);
-  std::string line = "  " + cells(t.key_columns, cells_of.keys);
+  const Spacing sp = spacing(t);
+  std::string line = std::string(sp.row_indent) + cells(t.key_columns, cells_of.keys, sp.column_gap);
   for (const auto& group : cells_of.groups) {
-    line += kGroupGap;
-    line += cells(t.value_columns, group);
+    line += sp.group_gap;
+    line += cells(t.value_columns, group, sp.column_gap);
   }
   trim_right(line);
   write(line + '\n');

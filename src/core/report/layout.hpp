@@ -28,6 +28,7 @@ enum class CellFormat {
   noise,      // a percentage with one decimal, marked '*' when the record missed its noise target (--max-noise)
   timestamp,  // seconds since the Unix epoch: timestamp_text (ISO 8601, UTC)
   nccl_type,  // an element type's name as nccl-tests' tables print it (float, half, double; left-aligned in Markdown)
+  fitted,     // a figure fitted to the column's width as nccl-tests fits its times and bandwidths: fitted_text
 };
 
 struct ColumnSpec {
@@ -49,6 +50,10 @@ struct TableLayout {
   std::string split_key;                  // a parameter whose values sit side by side (e.g. "placement"); "": none
   std::vector<std::string> split_values;  // the groups, in order
   std::vector<ColumnSpec> value_columns;  // once per group
+  // The console table laid out as nccl-tests lays out its own, so that its readers read this one: two spaces between
+  // columns and before each group, rows from the line's first character, the header lines' "# " over the first
+  // column's padding and their trailing space kept, the captions' line three characters short of the titles'.
+  bool nccl_tests_layout = false;
 };
 
 // The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).

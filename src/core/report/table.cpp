@@ -41,6 +41,7 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
   switch (column.format) {
     case CellFormat::time_us: return time_text(v);
     case CellFormat::bandwidth: return bandwidth_text(v);
+    case CellFormat::fitted: return fitted_text(v, column.width);
     case CellFormat::per_op: return count_text(v);
     case CellFormat::checked: return std::isfinite(v) ? whole_text(v) : std::string("N/A");
     case CellFormat::integer: return whole_text(v);

@@ -20,6 +20,15 @@ std::string time_text(double us) {
 
 std::string bandwidth_text(double gbps) { return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : "-"; }
 
+std::string fitted_text(double v, int width) {
+  if (!std::isfinite(v)) return "-";
+  for (int decimals = 2; decimals >= 0; --decimals) {
+    std::string text = fmt::format("{:.{}f}", v, decimals);
+    if (static_cast<int>(text.size()) <= width) return text;
+  }
+  return width >= 7 ? fmt::format("{:.1e}", v) : fmt::format("{:.0e}", v);
+}
+
 std::string count_text(double per_op) {
   if (!std::isfinite(per_op)) return "-";
   return per_op < 100 ? fmt::format("{:.2f}", per_op) : fmt::format("{:.0f}", per_op);

@@ -17,6 +17,9 @@ namespace distbench {
 std::string time_text(double us);
 // GB/s with two decimals; "-" if not finite.
 std::string bandwidth_text(double gbps);
+// A figure in at most `width` characters as nccl-tests fits its times and bandwidths: two decimals, else one, else
+// none, else an exponent (one decimal from a width of 7); "-" if not finite.
+std::string fitted_text(double v, int width);
 // A count per operation: two decimals below 100, none above.
 std::string count_text(double per_op);
 // Seconds since the Unix epoch as ISO 8601 UTC with milliseconds, "2026-11-23T08:49:38.123Z"; "-" if not finite.
