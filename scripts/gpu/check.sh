@@ -48,6 +48,8 @@ set -o pipefail
 cd "$(dirname "$0")/../.."
 BUNDLE=$(cd "${BUNDLE:-.gpu}" && pwd) || { echo "error: no bundle (run scripts/gpu/bundle.sh first)" >&2; exit 2; }
 OUT=${OUT:-/tmp/distbench-gpu-out}
+# the peers travel packed (bundle.sh)
+[ -f "$BUNDLE/peers.tar.gz" ] && [ ! -d "$BUNDLE/peers" ] && tar -C "$BUNDLE" -xzf "$BUNDLE/peers.tar.gz"
 PFX=${PFX:-/tmp/distbench-pfx}
 WORK=${WORK:-/tmp/distbench-gpu}
 BACKEND=${BACKEND:-nccl}
