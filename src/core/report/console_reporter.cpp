@@ -28,12 +28,16 @@ int span_width(const std::vector<ColumnSpec>& columns, std::string_view gap) {
   return w + static_cast<int>((columns.size() - 1) * gap.size());
 }
 
-// Right-aligned cells, `gap` apart.
-std::string cells(const std::vector<ColumnSpec>& columns, const std::vector<std::string>& values, std::string_view gap) {
+// Right-aligned cells, `gap` apart. `nccl_unchecked`: an unchecked count ("N/A") one character narrower, as
+// nccl-tests prints it ("    N/A" where a count takes "  %6g"), which moves what follows one column left.
+std::string cells(const std::vector<ColumnSpec>& columns, const std::vector<std::string>& values, std::string_view gap,
+                  bool nccl_unchecked = false) {
   std::string line;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) line += gap;
-    line += fmt::format("{:>{}}", i < values.size() ? values[i] : std::string(), columns[i].width);
+    const std::string value = i < values.size() ? values[i] : std::string();
+    const bool narrow = nccl_unchecked && columns[i].format == CellFormat::checked && value == "N/A";
+    line += fmt::format("{:>{}}", value, columns[i].width - (narrow ? 1 : 0));
   }
   return line;
 }
@@ -105,7 +109,7 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
   std::string line = std::string(sp.row_indent) + cells(t.key_columns, cells_of.keys, sp.column_gap);
   for (const auto& group : cells_of.groups) {
     line += sp.group_gap;
-    line += cells(t.value_columns, group, sp.column_gap);
+    line += cells(t.value_columns, group, sp.column_gap, t.nccl_tests_layout);
   }
   trim_right(line);
   write(line + '\n');
