@@ -67,7 +67,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->add_option("-T,--timeout", o->timeout_s,
                   "Seconds each phase may take; ranks that have not arrived by then are named (TIMEOUT)");
   app->add_option("--rules", o->rules,
-                  "JSON file of absolute rules for a known cluster type (see README.md, 'Health rules')")->check(non_empty_path());
+                  "JSON file of absolute rules for a known cluster type (see docs/health.md, 'Health rules')")->check(non_empty_path());
   app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth (GB/s)");
   app->add_option("--tolerance", o->tolerance_pct,
                   "A bandwidth this far below the cluster's median (and 4 MADs) is degraded, e.g. 25%")

@@ -3,7 +3,7 @@
 slurm.conf in a temporary folder (their own ports, munge socket and key), and stopped after, always. srun starts the
 ranks through PMIx; info and the report agree with mpirun on ranks, local ranks and hosts and record the job, step
 and node list; a cancelled or broken step ends non-zero with nothing left running; a step started without PMIx is
-told how to start; the README's sbatch script runs as a batch job.
+told how to start; the sbatch script docs/launching.md shows (scripts/slurm/distbench.sbatch) runs as a batch job.
 
 Environment: DISTBENCH (the binary; its folder goes first on PATH, as an installed distbench would be). Needs root
 and Debian's slurmd, slurmctld, slurm-client and munge; where the daemons cannot start it prints why and exits 77
@@ -297,7 +297,7 @@ class UnderSrun(unittest.TestCase):
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertIn("srun --mpi=pmix", lines[0])
 
-    def test_f_the_readme_sbatch_script_runs_as_a_batch_job(self):
+    def test_f_the_sbatch_script_runs_as_a_batch_job(self):
         work = SLURM.path("batch")
         os.mkdir(work)
         env = dict(SLURM.env, DISTBENCH_MAX_BYTES="64K")

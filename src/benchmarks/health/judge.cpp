@@ -125,7 +125,7 @@ const std::vector<std::string>& health_metrics() {
 
 Rules parse_rules(std::string_view text, const std::string& origin) {
   auto bad = [&origin](const std::string& what) {
-    return usage_error(fmt::format("rules file {}: {}; see README.md, 'Health rules'", origin, what));
+    return usage_error(fmt::format("rules file {}: {}; see docs/health.md, 'Health rules'", origin, what));
   };
   std::string problem;
   const auto parsed = parse_json_text(text, problem);
