@@ -256,6 +256,20 @@ class NcclTestsLayout(Workdir):
         self.assertEqual([row.split()[2] for row in rows], ["float"] * 4 + ["bfloat16"] * 4)
 
 
+    def test_unchecked_runs_print_what_nccl_tests_prints_under_c_0(self):
+        # nccl-tests under -c 0: "    N/A" (one column narrower than a count) and "Out of bounds values : 0 OK"
+        r = mpirun(2, "allreduce", "-b", "8", "-e", "64", "-f", "8", "-c", "0", *QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line for line in r.stdout.splitlines() if ROW.match(line)]
+        self.assertEqual(len(rows), 2, r.stdout)
+        for row in rows:
+            self.assertTrue(row.endswith("    N/A"), repr(row))
+            self.assertEqual(row.count("N/A"), 2, repr(row))
+        fields = nccl_tests_fields(r.stdout)
+        self.assertEqual(fields["out_of_bounds"], ["0", "OK"])
+        self.assertIn("# Out of bounds values : 0 OK (nothing was checked)", r.stdout.splitlines())
+
+
 class IgnoredOptions(Workdir):
     def test_each_ignored_option_is_warned_about_once(self):
         r = mpirun(2, "allgather", "-o", "max", "-b", "64", "-e", "64", *QUICK)

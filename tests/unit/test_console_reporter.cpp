@@ -185,7 +185,7 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "    33554432      16777216  bfloat16    none       0  skipped\n"
       "   268435456     134217728  bfloat16    none       0   345679    0.78    0.78    N/A     0.0\n"
       "  1073741824     536870912  bfloat16    none       0  1234568    0.87    0.87    N/A     0.0\n"
-      "# Out of bounds values : N/A (not checked)\n"
+      "# Out of bounds values : 0 OK (nothing was checked)\n"
       "# Avg bus bandwidth    : 0.567267 \n"
       "#\n"
       "# Noise target not met: 1 of 3 results; allow more time per case or relax the noise target\n"
