@@ -23,7 +23,7 @@ from distbench_testing import (SANITIZERS, Workdir, assert_stopped_rank_ends_job
 BINARY = os.environ.get("DISTBENCH", "distbench")
 # mpirun gives a rank 1 s between the SIGTERM that ends the job and a SIGKILL (odls_base_sigkill_timeout); on this
 # 2-core machine, loaded by 3 ranks and whatever else runs, the root is not always scheduled in time to mark its
-# report. GRACE, 3 s (README: raise it on loaded machines), lets the signal cases judge distbench rather than the
+# report. GRACE, 3 s (docs/reports.md: raise it on loaded machines), lets the signal cases judge distbench rather than the
 # scheduler, and mpirun, which waits that long before it exits, still ends within the timeout + 5 s.
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
           "--mca", "mpi_yield_when_idle", "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
@@ -126,7 +126,7 @@ class Faults(Workdir):
                 # within the timeout + 5 s. Under the sanitizers every step is several times slower, and a root
                 # resumed by mpirun's SIGCONT did not always write its report within that 1 s on a loaded CI machine
                 # (status left 'incomplete'), and its exit (the leak check) may use the whole grace: there the job
-                # gets the 3 s grace the README advises for loaded machines, and 3 s more to end.
+                # gets the 3 s grace docs/reports.md advises for loaded machines, and 3 s more to end.
                 sanitized = SANITIZERS != ""
                 proc = self.start(report, grace=sanitized)
                 assert_stopped_rank_ends_job(self, proc, report, rank, NP, TIMEOUT_S, slack_s=8 if sanitized else 5)

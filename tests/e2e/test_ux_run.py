@@ -173,7 +173,7 @@ class Interruption(Workdir):
     def test_ctrl_c_to_mpirun_in_a_terminal(self):
         report = self.path("mpirun.json")
         # mpirun's 1 s between SIGTERM and SIGKILL can pass before a loaded 2-core machine schedules the root to mark
-        # its report (a run under load saw 'incomplete'): 3 s, as README advises for loaded machines
+        # its report (a run under load saw 'incomplete'): 3 s, as docs/reports.md advises for loaded machines
         raw, code = in_terminal(MPIRUN + ["--mca", "odls_base_sigkill_timeout", "3", "-np", "2", BINARY,
                                           *self.sweep(report)], interrupt_after=4)
         self.assertNotEqual(code, 0, raw)
