@@ -27,7 +27,12 @@ fi
 status=0
 timed "build: configure, compile the binary" sh scripts/build.sh "$@"
 timed "build: compile the tests" meson compile -C build
-timed "build: tests" meson test -C build --no-rebuild --print-errorlogs --num-processes 2 || status=$?
+# The fault tests (suite faults: killed, stopped and signalled ranks, 80 s, alone on the machine) run once, under the
+# sanitizers below, where the same paths are also checked for memory errors; here only when those are skipped.
+only_once=""
+[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || only_once="--no-suite faults"
+# shellcheck disable=SC2086
+timed "build: tests" meson test -C build --no-rebuild --print-errorlogs --num-processes 2 $only_once || status=$?
 if [ ! -f build-nompi/build.ninja ]; then
   meson setup build-nompi --buildtype=release -Dmpi=disabled "$@"
 fi
