@@ -200,7 +200,7 @@ class Docs(unittest.TestCase):
 
     def test_what_the_sources_point_to_exists(self):
         # "see docs/health.md, 'Health rules'" in a message, 'README.md ("Exit codes")' in a comment
-        pointer = re.compile(r"\b((?:docs/)?[\w.-]+\.md),? \(?['\"]([^'\"]+)['\"]")
+        pointer = re.compile(r"\b(README\.md|docs/[\w.-]+\.md),? \(?['\"]([^'\"]+)['\"]")  # not `o.md, "...`
         found = 0
         for path in glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]pp"), recursive=True):
             for page, title in pointer.findall(read(path)):
