@@ -110,8 +110,16 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   Sampling out;
   if (rules.warmup_iters > 0) {
     auto guard = watchdog.arm(op.label + ": warm-up");
-    run_untimed(op, rules.warmup_iters);
-    op.synchronize(rules.timeout);
+    if (rules.barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
+      for (int i = 0; i < rules.warmup_iters; ++i) {
+        run_untimed(op, 1);
+        op.synchronize(rules.timeout);
+        connector.barrier();
+      }
+    } else {
+      run_untimed(op, rules.warmup_iters);
+      op.synchronize(rules.timeout);
+    }
   }
   Calibration calibration;
   if (rules.fixed_ops_per_sample > 0 && !rules.stopping.depends_on_time()) {
@@ -142,6 +150,7 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
         timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds, make_beside_timer, &beside_seconds) /
         out.ops_per_sample);
     if (make_beside_timer) out.beside_samples.push_back(beside_seconds / out.ops_per_sample);
+    if (rules.barrier_after_sample) connector.barrier();
     for (std::size_t p = 0; p < phase_seconds.size(); ++p) {
       out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
     }

@@ -47,6 +47,9 @@ struct SamplingRules {
   // > 0: every sample is this many operations (nccl-tests' -n x -m), not a calibrated count; one untimed batch of
   // them still plans the number of samples, unless that number does not depend on time (then none runs).
   int fixed_ops_per_sample = 0;
+  // A barrier over the connector's ranks after every sample, outside its timer (OSU's and IMB's loops: one call
+  // timed, then MPI_Barrier), so that no rank starts its next call before every rank has finished the last.
+  bool barrier_after_sample = false;
 };
 
 struct Sampling {

@@ -224,5 +224,25 @@ TEST(Sampler, TheHostClockThroughCompletionStopsAfterTheWait) {
   EXPECT_GE(timer.seconds(), 0.019);  // the wait is inside the time
 }
 
+// OSU's and IMB's loops (--timing osu|imb): every call alone, untimed ones first, then exactly the count asked for,
+// each waited for; no calibration and no batch that is not one of them.
+TEST(Sampler, ThePeersLoopTimesOneCallAtATimeExactlyAsManyTimesAsAsked) {
+  VirtualClock clock;
+  clock.per_op = 1.0 / 1024;  // 1 ms: a time budget would cut 1000 samples short; a fixed count must not
+  SingleConnector connector;
+  auto watchdog = quiet_watchdog();
+  StoppingRule exactly;
+  exactly.samples = exactly.min_samples = 1000;
+  exactly.max_time_s = 0;
+  SamplingRules rules{100, exactly, Seconds(300.0), 1};
+  rules.barrier_after_sample = true;
+  const Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
+  EXPECT_EQ(clock.batches, std::vector<int>(1100, 1));  // 100 untimed, 1000 timed, one call each
+  EXPECT_EQ(clock.synchronized, 1100);
+  EXPECT_EQ(s.ops_per_sample, 1);
+  ASSERT_EQ(s.samples.size(), 1000u);
+  for (double x : s.samples) EXPECT_DOUBLE_EQ(x, clock.per_op);
+}
+
 }  // namespace
 }  // namespace distbench

@@ -39,13 +39,30 @@ std::string blocks_text(const SweepPlan& plan) {
 // nccl-tests' timing also warms up every size of the sweep first, for each element type and operator (as
 // all_reduce_perf does).
 std::string warmup_text(const SweepPlan& plan, Timing timing) {
+  if (timing == Timing::osu || timing == Timing::imb) {
+    return plan.warmup_given >= 0 ? fmt::format("{} calls (-w)", plan.warmup_given) : std::string("the peer's, per size");
+  }
   if (timing != Timing::nccl_tests || plan.tensors > 1 || plan.warmup_iters <= 0) {
     return fmt::format("{} iterations", plan.warmup_iters);
   }
   return fmt::format("{} at each size (doubling) first, {} per case", plan.warmup_iters, plan.warmup_iters);
 }
 
+// --timing osu|imb: how many calls a case times, in the peer's words.
+std::string peer_samples_text(const SweepPlan& plan, Timing timing) {
+  if (plan.iters_given > 0) return fmt::format("{} calls per case (-n), one at a time", plan.iters_given);
+  return timing == Timing::osu ? "OSU's: 1000 calls after 100 untimed up to 8 KiB, 100 after 10 above, one at a time"
+                               : "IMB's: min(1000, 40 MiB / size) calls after a tenth as many untimed (at least 10), "
+                                 "one at a time";
+}
+
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
+  if (timing == Timing::osu || timing == Timing::imb) {
+    return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
+                       "time is the mean of a rank's calls, as {} averages them",
+                       name(timing), cpu_time ? " until it is enqueued (-C 1)" : " and the wait for its completion",
+                       timing == Timing::osu ? "osu_* (its Avg Latency: -a avg)" : "IMB-MPI1 (its t_avg: -a avg)");
+  }
   if (timing == Timing::nccl_tests) {
     return fmt::format(
         "timing: nccl-tests (--timing): the host clock around each block{}, buffer positions rotated per operation "
@@ -259,7 +276,9 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
       fmt::format("samples: {}   warm-up: {}   check: {}   time: {} (-a {}){}",
-                  timing == Timing::nccl_tests ? blocks_text(plan) : samples_text(plan.stopping),
+                  timing == Timing::nccl_tests                       ? blocks_text(plan)
+                  : timing == Timing::osu || timing == Timing::imb ? peer_samples_text(plan, timing)
+                                                                   : samples_text(plan.stopping),
                   warmup_text(plan, timing),
                   check_text(plan.check_iters), average_text(plan.average), name(plan.average),
                   plan.cpu_time ? ", host clock (-C 1)" : ""),

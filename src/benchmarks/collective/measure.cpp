@@ -1,5 +1,6 @@
 #include "benchmarks/collective/measure.hpp"
 
+#include "benchmarks/collective/peer_counts.hpp"
 #include "benchmarks/collective/rotation.hpp"
 #include "core/fused_allreduce.hpp"
 #include "core/timer.hpp"
@@ -106,6 +107,30 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
     out.timing = Timing::nccl_tests;
     out.sampling = sample_operation(world.connector(), op, blocks, watchdog, device_timer);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
+    return out;
+  }
+
+  if (const Timing timing = resolve(plan.timing, comm.runs_on_device());
+      setup.tensors <= 1 && (timing == Timing::osu || timing == Timing::imb)) {
+    // The peers' loops: one call at a time on the host clock through its completion, a barrier after each outside
+    // the timer, their own counts of timed and untimed calls at each size; the table's mean per rank is their
+    // per-rank average, and -a avg (the default) their average over ranks.
+    const PeerCounts counts = peer_counts(plan, timing, setup.bytes);
+    StoppingRule exactly;
+    exactly.samples = static_cast<std::size_t>(counts.iterations);
+    exactly.min_samples = exactly.samples;
+    exactly.max_time_s = 0;
+    SamplingRules calls{counts.warmup, exactly, timeout, 1};
+    calls.barrier_after_sample = true;
+    const auto host_timer = [&comm, timeout, enqueue_only = plan.cpu_time]() -> std::unique_ptr<Timer> {
+      if (enqueue_only) return std::make_unique<HostTimer>();
+      return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
+    };
+    const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync,
+                            host_timer, {}};
+    out.timing = timing;
+    out.sampling = sample_operation(world.connector(), op, calls, watchdog);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
     return out;
   }

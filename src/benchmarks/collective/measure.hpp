@@ -20,6 +20,7 @@ struct CaseSetup {
   BufferRef poison_at;         // where that region starts
   PatternParams pattern;
   std::string label;  // "allreduce 1 MiB float32 sum out-of-place", for the watchdog and warnings
+  std::uint64_t bytes = 0;  // the row's size, as the table shows it (what the peers' counts go by: peer_counts.hpp)
   // --tensors: the call's buffer (in place) is a list of this many tensors of count / tensors elements (the last one
   // takes the remainder), reduced one call each or fused into one.
   int tensors = 1;

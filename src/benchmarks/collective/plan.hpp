@@ -27,7 +27,9 @@ std::string_view name(Fusion f);
 // (x -m, x -G) at rotating buffer positions, timed on the host clock from before the first enqueue until the
 // streams are idle, with the device's events around the same block beside. automatic: nccl_tests on a backend
 // whose calls run on a device, else sampled.
-enum class Timing { automatic, sampled, nccl_tests };
+// How a case is timed: sampled (distbench's), nccl_tests (all_reduce_perf's blocks), osu and imb (one call at a time
+// with a barrier after each, the peers' own counts: peer_counts.hpp).
+enum class Timing { automatic, sampled, nccl_tests, osu, imb };
 std::string_view name(Timing t);
 Timing resolve(Timing asked, bool runs_on_device);
 
@@ -52,6 +54,9 @@ struct SweepPlan {
   int block_iters = 20;
   StoppingRule block_stopping;
   bool blocks_given = false;  // --blocks: block_stopping takes exactly that many
+  // --timing osu|imb: -n and -w as given (0 and -1: not given, the peer's own counts at each size)
+  int iters_given = 0;
+  int warmup_given = -1;
   int check_iters = 1;      // -c: verifications per case, each refilled and poisoned afresh (0: none)
   int cycles = 1;           // -N: the whole sweep this many times, each a set of rows of its own
   bool timestamps = false;  // -S: each record's start time (metric start_time_s) and a table column

@@ -138,6 +138,7 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
   s.send_count = shape.send_count;
   s.pattern = make_pattern(plan.collective, row.op, row.dtype, nranks);
   s.label = case_label(plan, row, variant);
+  s.bytes = row.size;
   if (variant.fusion) {
     s.tensors = plan.tensors;
     s.fused = *variant.fusion == Fusion::fused;
@@ -203,6 +204,8 @@ std::string_view name(Timing t) {
   switch (t) {
     case Timing::sampled: return "sampled";
     case Timing::nccl_tests: return "nccl-tests";
+    case Timing::osu: return "osu";
+    case Timing::imb: return "imb";
     case Timing::automatic: break;
   }
   return "auto";
