@@ -299,5 +299,23 @@ class Table(Workdir):
         self.assertNotIn("warning:", r.stderr)
 
 
+
+class Verdicts(Workdir):
+    """A verdict is not a crash: the ranks finalize and exit with the verdict's code, so `mpirun -q` (README's way)
+    passes the code on without Open MPI's banner about a process that returned non-zero."""
+
+    def test_a_bandwidth_floor_under_mpirun_q_keeps_its_code_without_the_banner(self):
+        r = subprocess.run(MPIRUN + ["-q", "-np", "2", BINARY, "allreduce", "-b", "64", "-e", "64", "-n", "3", "-w",
+                                     "1", "--min-busbw", "1000000"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 6, r.stdout + r.stderr)
+        self.assertIn("# Bandwidth floor: FAILED", r.stdout)
+        for banner in ("Primary job", "mpirun detected", "---------"):
+            self.assertNotIn(banner, r.stdout + r.stderr)
+        # without -q the same verdict comes with the banner (what -q is for)
+        r = mpirun(2, "allreduce", "-b", "64", "-e", "64", "-n", "3", "-w", "1", "--min-busbw", "1000000")
+        self.assertEqual(r.returncode, 6, r.stdout + r.stderr)
+        self.assertIn("mpirun detected", r.stdout + r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
