@@ -127,7 +127,7 @@ class GoodRuns(Workdir):
         self.assertEqual([row[0] for row in rows], ["1", "8", "64", "512", "4096"])
         self.assertEqual({row[1] for row in rows}, {"2"})
         self.assertEqual({row[-1] for row in rows}, {"0"})
-        self.assertIn("# Wrong bytes: 0", lines)
+        self.assertIn("# Wrong elements: 0", lines)
 
         report = load_json(js)
         self.assertEqual((report["schema_version"], report["benchmark"], report["status"]), (2, "latency", "complete"))
@@ -153,7 +153,7 @@ class GoodRuns(Workdir):
             md_lines = f.read().splitlines()
         self.assertEqual(md_lines[0], "## distbench latency")
         self.assertTrue(any(line.startswith("| size (B) | pairs | latency (us) |") for line in md_lines), md_lines)
-        self.assertIn("**Wrong bytes:** 0", md_lines[-1])
+        self.assertIn("**Wrong elements:** 0", md_lines[-1])
 
     def test_latency_needs_ranks_that_pair_up(self):
         r = mpirun(3, "latency", "-e", "8")

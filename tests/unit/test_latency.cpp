@@ -36,7 +36,7 @@ TEST(Latency, RecordFromThePairsOneWaySamples) {
   EXPECT_NEAR(r.metric("latency_us"), mean, 1e-9);
   EXPECT_NEAR(r.metric("slowest_rank_us"), 13.0 / 3, 1e-9);
   EXPECT_NEAR(r.metric("latency_median_us"), 2.0, 1e-9);  // samples across ranks: 2, 2, 3
-  EXPECT_NEAR(r.metric("bandwidth_mbps"), 1000 / (mean * 1e-6) / 1e6, 1e-6);
+  EXPECT_NEAR(r.metric("bandwidth_gbps"), 1000 / (mean * 1e-6) / 1e9, 1e-9);
   EXPECT_EQ(r.metric("wrong"), 0);
   ASSERT_EQ(r.ranks.size(), 4u);
   EXPECT_EQ(r.ranks[2].host, "b");

@@ -52,8 +52,8 @@ RecordLayout latency_record_layout() {
                {"latency_median_us", "us", "median over samples of the mean over ranks"},
                {"latency_p99_us", "us", "99th percentile over samples of the mean over ranks"},
                {"slowest_rank_us", "us", "the slowest rank's mean: its pair's one-way time"},
-               {"bandwidth_mbps", "MB/s", "bytes / latency (1e6 B/s)"},
-               {"wrong", "bytes", "wrong bytes over both directions and all ranks; null when not checked"}};
+               {"bandwidth_gbps", "GB/s", "bytes / latency (1e9 B/s), as the collectives' algbw"},
+               {"wrong", "1", "wrong elements (bytes: it moves uint8) over both directions and all ranks; null when not checked"}};
   l.rank_figures = {{"latency_us", "us", "this rank's mean one-way time"},
                     {"peer", "rank", "the other rank of its pair"}};
   return l;
@@ -67,7 +67,7 @@ TableLayout latency_table() {
                      {"latency_median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)"},
                      {"latency_p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)"},
                      {"slowest_rank_us", "slowest", "(us)", 10, CellFormat::time_us, "slowest rank (us)"},
-                     {"bandwidth_mbps", "bw", "(MB/s)", 10, CellFormat::bandwidth, "bw (MB/s)"},
+                     {"bandwidth_gbps", "bw", "(GB/s)", 10, CellFormat::bandwidth, "bw (GB/s)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
   return t;
 }
@@ -85,7 +85,7 @@ std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
   } else {
     items.push_back({"smallest_latency_us", "Latency of the smallest message", kNotMeasured, "N/A (nothing measured)"});
   }
-  items.push_back(wrong_item(records, "Wrong bytes"));
+  items.push_back(wrong_item(records, "Wrong elements"));  // the collectives' word (its elements are bytes)
   return items;
 }
 
@@ -102,7 +102,7 @@ Record latency_record(std::uint64_t bytes, const std::string& backend, const std
       .set_metric("latency_median_us", p.summary.median * kMicro)
       .set_metric("latency_p99_us", p.summary.p99 * kMicro)
       .set_metric("slowest_rank_us", p.rank_spread.max * kMicro)
-      .set_metric("bandwidth_mbps", latency > 0 ? static_cast<double>(bytes) / latency / 1e6 : kNotMeasured)
+      .set_metric("bandwidth_gbps", latency > 0 ? static_cast<double>(bytes) / latency / 1e9 : kNotMeasured)
       .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
   for (std::size_t i = 0; i < phase.rank_means.size(); ++i) {
     RankFigures f;
