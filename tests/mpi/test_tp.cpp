@@ -6,6 +6,7 @@
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
 #include "core/groups.hpp"
+#include "tests/support/forwarding_communicator.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -71,10 +72,57 @@ TEST(Tp, EveryLayerMatchesTheSingleRankLayer) {
       const LayerTimes t = layer.step(kTimeout);
       EXPECT_GE(t.forward, 0.0);
       EXPECT_GE(t.comm, 0.0);
-      const LayerCheck c = layer.check(kLayerTolerance, 1);
-      EXPECT_EQ(c.wrong, 0U) << fmt::format("group {}, {} layer: largest relative difference {:.3g}", g, name(kind),
-                                            c.max_rel_diff);
-      EXPECT_LT(c.max_rel_diff, kLayerTolerance);
+      const LayerCheck c = layer.check(1);
+      EXPECT_EQ(c.wrong, 0U) << fmt::format("group {}, {} layer: up to {:.3g} times the bound", g, name(kind),
+                                            c.max_over_bound);
+      EXPECT_LE(c.max_over_bound, 1.0);
+    }
+  }
+}
+
+// The layer's all-reduces made wrong, one way each: left out (each rank keeps its partial sums), done twice (x the
+// group size), or reduced from one element further on (a wrong block offset: each element gets its neighbour's sum).
+enum class Mistake { skip, twice, offset };
+
+class MutantAllreduce final : public ForwardingCommunicator {
+ public:
+  MutantAllreduce(Communicator& real, Mistake mistake) : ForwardingCommunicator(real), mistake_(mistake) {}
+  std::unique_ptr<Work> start(const CollectiveCall& call) override {
+    if (call.collective != Collective::allreduce) return real().start(call);
+    CollectiveCall c = call;
+    switch (mistake_) {
+      case Mistake::skip: c.count = 0; break;
+      case Mistake::twice: real().start(call)->wait(kTimeout); break;
+      case Mistake::offset:
+        c.send = c.recv = call.recv.at(sizeof(float));
+        c.count = call.count - 1;
+        break;
+    }
+    return real().start(c);
+  }
+
+ private:
+  Mistake mistake_;
+};
+
+// The derived bound is tight enough to see each mistake in every layer that all-reduces in the pass it breaks
+// (column: the input gradient; row: the output; MLP: both), at every group size above 1.
+TEST(Tp, EveryLayerMistakeInItsAllreducesIsCaught) {
+  HostMath math(1);
+  for (int g : group_sizes()) {
+    if (g < 2) continue;
+    for (Mistake mistake : {Mistake::skip, Mistake::twice, Mistake::offset}) {
+      for (LayerKind kind : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
+        MutantAllreduce group(world().communicator(consecutive_partition(connector().size(), g)), mistake);
+        ParallelLayer layer(kind, {24, 36, 5}, group, world().device(), math, 7);
+        layer.step(kTimeout);
+        const LayerCheck c = layer.check(1);
+        const auto all = allgather_value(connector(), static_cast<std::int64_t>(c.wrong));
+        std::int64_t wrong = 0;
+        for (auto w : all) wrong += w;
+        EXPECT_GT(wrong, 0) << fmt::format("group {}, {} layer, mistake {}: not caught (up to {:.3g} of the bound)", g,
+                                           name(kind), static_cast<int>(mistake), c.max_over_bound);
+      }
     }
   }
 }
