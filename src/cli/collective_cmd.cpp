@@ -1,7 +1,9 @@
-// `distbench <collective>`: one subcommand per collective, all with the same options, run by the runner.
+// `distbench <collective>`: one subcommand per collective, each showing the options that apply to it, run by the
+// runner.
 #include "benchmarks/collective/collective_benchmark.hpp"
 #include "cli/collective_options.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/runner.hpp"
 
 #include <CLI/CLI.hpp>
@@ -13,8 +15,13 @@ namespace distbench::cli {
 void add_collective_commands(CLI::App& root, Commands& commands) {
   for (Collective c : all_collectives()) {
     auto* app = root.add_subcommand(std::string(name(c)), std::string(traits(c).description));
+    app->group("Collectives");
+    app->footer(help_footer("More: docs/collectives.md, 'Options'; docs/methods.md, 'What is measured'.",
+                            exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
+                                             ExitCode::timeout, ExitCode::unavailable, ExitCode::below_floor},
+                                            true)));
     auto options = std::make_shared<CollectiveOptions>();
-    add_collective_options(*app, *options);
+    add_collective_options(*app, *options, c);
     commands.push_back({app, [c, options](Invocation& inv) {
                           CollectiveBenchmark benchmark(make_plan(c, *options));  // bad input fails here, before MPI
                           return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);

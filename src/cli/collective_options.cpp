@@ -1,5 +1,6 @@
 #include "cli/collective_options.hpp"
 
+#include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/sizes.hpp"
@@ -56,53 +57,127 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
                                      "are no threads' communicators to initialise in parallel"});
   }
   if (o.fuse_given && o.tensors <= 1) {
-    out.push_back({"option_ignored", fmt::format("--fuse {} ignored: it applies to a list of tensors; add --tensors N "
-                                                 "(N > 1) to reduce one",
-                                                 o.fuse)});
+    out.push_back({"option_ignored",
+                   collective == Collective::allreduce
+                       ? fmt::format("--fuse {} ignored: it applies to a list of tensors; add --tensors N (N > 1) to "
+                                     "reduce one",
+                                     o.fuse)
+                       : fmt::format("--fuse {} ignored: {} has no list of tensors (only allreduce has --tensors)",
+                                     o.fuse, name(collective))});
   }
   return out;
 }
 
 }  // namespace
 
-void add_collective_options(CLI::App& app, CollectiveOptions& o) {
-  app.add_option("-b,--minbytes", o.minbytes,
-                 "Smallest message size S in bytes (K, M, G, T suffixes are binary; 1.5M, 1MiB, 1Ki work too)");
-  app.add_option("-e,--maxbytes", o.maxbytes, "Largest message size S in bytes");
-  app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this factor between steps (> 1)")
+void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<Collective> collective) {
+  using namespace groups;
+  // What this collective's --help shows: every option when it is not named (a test's parser).
+  const bool reduces = !collective || is_reduction(*collective);
+  const bool rooted = !collective || is_rooted(*collective);
+  const bool lists = !collective || *collective == Collective::allreduce;
+  add_common_options(app, o.common);
+  app.get_option("--iters")
+      ->description("Samples per case (nccl-tests timing: calls per block)");
+  app.get_option("--warmup-iters")->default_str("5; 1 with --timing nccl-tests");
+
+  app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
+      ->option_text("SIZE")
+      ->group(kSweep);
+  app.add_option("-e,--maxbytes", o.maxbytes, "Largest size S in bytes")->option_text("SIZE")->group(kSweep);
+  app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by X (> 1) between steps")
+      ->option_text("X")
+      ->group(kSweep)
       ->each([&o](const std::string&) { o.stepfactor_given = true; });
-  app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between steps instead of multiplying")
+  app.add_option("-i,--stepbytes", o.stepbytes, "Add SIZE bytes between steps instead of multiplying")
+      ->option_text("SIZE")
+      ->group(kSweep)
       ->each([&o](const std::string&) { o.stepbytes_given = true; });
-  app.add_option("-c,--check", o.check,
-                 "Verify results against exact expected values this many times per case, each on freshly filled "
-                 "buffers, stopping at the first that finds wrong elements (nccl-tests' check iteration count; 0: no "
-                 "check)")
+  app.add_option("-d,--datatype", o.datatypes, "Element types, a list or all ('distbench list')")
+      ->option_text("TYPES")
+      ->group(kSweep)
+      ->delimiter(',');
+  // Accepted where they do not apply (nccl-tests' scripts pass them to every *_perf) and said to be ignored.
+  app.add_option("-o,--op", o.ops, "Reduction operators, a list or all ('distbench list')")
+      ->option_text("OPS")
+      ->group(reduces ? kSweep : kHidden)
+      ->delimiter(',')
+      ->each([&o](const std::string&) { o.ops_given = true; });
+  app.add_option("-r,--root", o.root, "Root rank in the group; -1: every rank in turn")
+      ->option_text("RANK")
+      ->group(rooted ? kSweep : kHidden)
+      ->check(at_least(-1))
+      ->each([&o](const std::string&) { o.root_given = true; });
+  app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
+      ->option_text("WHERE")
+      ->group(kSweep)
+      ->check(one_of({"out-of-place", "in-place", "both"}));
+  app.add_option("--group-size", o.group_size, "Run in groups of N consecutive ranks; 0: one group")
+      ->option_text("N")
+      ->group(kSweep)
+      ->check(at_least(0));
+  // Elsewhere --tensors N > 1 is refused with the reason, and --fuse said to be ignored.
+  app.add_option("--tensors", o.tensors, "Reduce a list of N tensors of S/N bytes each, in place")
+      ->option_text("N")
+      ->group(lists ? kSweep : kHidden)
+      ->check(at_least(1));
+  app.add_option("--fuse", o.fuse, "With --tensors: on (packed), off (one by one) or both")
+      ->option_text("MODE")
+      ->group(lists ? kSweep : kHidden)
+      ->check(one_of({"on", "off", "both"}))
+      ->each([&o](const std::string&) { o.fuse_given = true; });
+  app.add_option("-N,--run-cycles", o.cycles, "Run the whole sweep N times, each cycle its own rows")
+      ->option_text("N")
+      ->group(kSweep)
       ->check(in_range(0, 1000000));
-  app.add_option("-N,--run-cycles", o.cycles,
-                 "Run the whole sweep this many times, each cycle a set of rows of its own (nccl-tests' run cycles; "
-                 "its 0 = forever is not supported: give a count)")
-      ->check(in_range(0, 1000000));
-  app.add_option("-S,--report-timestamps", o.timestamps,
-                 "Show each row's start time (UTC) in the table and keep start_time_s in the reports (0 or 1; "
-                 "nccl-tests' report_timestamps)")
-      ->check(one_of({"0", "1"}));
-  app.add_option("-C,--report-cputime", o.cpu_time,
-                 "Time the calls on the host clock: for nccl the time to enqueue them (nccl-tests' report_cputime), "
-                 "for mpi the same as without (0 or 1)")
-      ->check(one_of({"0", "1"}));
+
   app.add_option("--timing", o.timing,
-                 "How a case is timed: nccl-tests (its method: blocks of -n operations, 20 by default, at rotating "
-                 "buffer positions, on the host clock through the streams' completion; the device's events around "
-                 "the same blocks are kept beside), sampled (samples of k calibrated operations at one buffer "
-                 "position, timed where they run: events on a GPU, the host clock for mpi) or auto (default: "
-                 "nccl-tests on nccl, sampled on mpi)")
+                 "sampled or nccl-tests; auto: nccl-tests on nccl")
+      ->option_text("HOW")
+      ->group(kSampling)
       ->check(one_of({"auto", "sampled", "nccl-tests"}));
-  app.add_option("--blocks", o.blocks,
-                 "nccl-tests' timing: timed blocks per case (default: as the sampling rule takes them, 20 within "
-                 "--max-time; 1: all_reduce_perf's own, one block after -w warm-up operations, in whatever state the "
-                 "GPU is then: a speed_changed warning says where a case's blocks did not run at one speed)")
+  app.add_option("--blocks", o.blocks, "nccl-tests timing: exactly N blocks per case (1: all_reduce_perf's)")
+      ->option_text("N")
+      ->default_str("")  // none: the blocks follow the sampling rule
+      ->group(kSampling)
       ->check(in_range(1, 1000000));
+  app.add_option("-a,--average", o.average, "Time across ranks: rank0, avg, min or max (or 0..3)")
+      ->option_text("HOW")
+      ->group(kSampling)
+      ->transform(one_of({"rank0", "avg", "min", "max"}, {{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"}}));
+  app.add_option("-C,--report-cputime", o.cpu_time, "1: time on the host clock (nccl: time to enqueue)")
+      ->option_text("0|1")
+      ->group(kSampling)
+      ->check(one_of({"0", "1"}));
+
+  app.add_option("-c,--check", o.check, "Verify results N times per case; 0: no check")
+      ->option_text("N")
+      ->group(kVerification)
+      ->check(in_range(0, 1000000));
+  app.add_option("--min-busbw", o.min_busbw, "Exit 6 when the average busbw is below this; 0: none")
+      ->option_text("GB/S")
+      ->group(kVerification)
+      ->check(non_negative_number("GB/s"));
+  app.add_option("--min-algbw", o.min_algbw, "Exit 6 when the average algbw is below this; 0: none")
+      ->option_text("GB/S")
+      ->group(kVerification)
+      ->check(non_negative_number("GB/s"));
+  app.add_option("--min-busbw-at", o.min_busbw_at, "Judge the floors on the lowest result at sizes >= SIZE instead")
+      ->option_text("SIZE")
+      ->group(kVerification);
+
+  app.add_option("--columns", o.columns, "Add columns: median, p99, noise, samples, device, a list or all")
+      ->option_text("LIST")
+      ->group(kReports)
+      ->delimiter(',');
+  app.add_option("-S,--report-timestamps", o.timestamps, "1: each row's start time (UTC) in the table and reports")
+      ->option_text("0|1")
+      ->group(kReports)
+      ->check(one_of({"0", "1"}));
+
+  // nccl-tests' threads: accepted so that its command lines run, never shown.
   app.add_option("-t,--nthreads", o.nthreads, "nccl-tests' threads per process: 1 only (one thread per process here)")
+      ->group(kHidden)
       ->check(CLI::Validator(
           [](const std::string& v) {
             return v == "1" ? std::string()
@@ -113,47 +188,9 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o) {
           "1", "one thread"));
   app.add_option("-p,--parallel_init", o.parallel_init,
                  "nccl-tests' parallel initialisation of its threads (0 or 1): nothing to do here, said so once")
+      ->group(kHidden)
       ->check(one_of({"0", "1"}))
       ->each([&o](const std::string&) { o.parallel_init_given = true; });
-  app.add_option("-d,--datatype", o.datatypes, "Element types: one, a comma-separated list, or 'all'")->delimiter(',');
-  app.add_option("-o,--op", o.ops, "Reduction operators: sum, prod, min, max, avg, band, bor, bxor, a list or 'all'")
-      ->delimiter(',')
-      ->each([&o](const std::string&) { o.ops_given = true; });
-  app.add_option("-r,--root", o.root,
-                 "Root rank (within the group) of broadcast, reduce, gather and scatter; -1: every rank in turn, a "
-                 "row each")
-      ->check(at_least(-1))
-      ->each([&o](const std::string&) { o.root_given = true; });
-  app.add_option("-a,--average", o.average, "Time shown per case across ranks: rank0, avg, min or max (or 0..3)")
-      ->transform(one_of({"rank0", "avg", "min", "max"}, {{"0", "rank0"}, {"1", "avg"}, {"2", "min"}, {"3", "max"}}));
-  app.add_option("--group-size", o.group_size,
-                 "Run in consecutive groups of this many ranks at once (0: one group of all ranks)")
-      ->check(at_least(0));
-  app.add_option("--placement", o.placement, "Buffers: out-of-place, in-place or both")
-      ->check(one_of({"out-of-place", "in-place", "both"}));
-  app.add_option("--tensors", o.tensors,
-                 "allreduce: reduce a list of this many tensors of S/N bytes per operation, in place (the seeds' "
-                 "gradient list)")
-      ->check(at_least(1));
-  app.add_option("--fuse", o.fuse,
-                 "With --tensors: on (pack into one buffer, one allreduce, unpack), off (one allreduce per tensor) "
-                 "or both, side by side")
-      ->check(one_of({"on", "off", "both"}))
-      ->each([&o](const std::string&) { o.fuse_given = true; });
-  app.add_option("--min-busbw", o.min_busbw,
-                 "Fail (exit code 6) when the average bus bandwidth is below this many GB/s (nccl-tests' "
-                 "NCCL_TESTS_MIN_BW)")
-      ->check(non_negative_number("GB/s"));
-  app.add_option("--min-algbw", o.min_algbw, "Fail (exit code 6) when the average algorithm bandwidth is below this")
-      ->check(non_negative_number("GB/s"));
-  app.add_option("--min-busbw-at", o.min_busbw_at,
-                 "Judge the floors on the lowest result at sizes >= this size instead of the average");
-  app.add_option("--columns", o.columns,
-                 "Add statistics of each case's samples to the table: median, p99, noise (the median's 95% "
-                 "confidence interval, +/-%), samples, device (nccl-tests' timing on a GPU: the device's events around the same "
-                 "blocks); a comma-separated list or 'all'")
-      ->delimiter(',');
-  add_common_options(app, o.common);
 }
 
 SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {

@@ -4,6 +4,7 @@
 #include "cli/common_options.hpp"
 #include "benchmarks/collective/plan.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,12 @@ struct CollectiveOptions {
   CommonOptions common;
 };
 
-// Adds the sweep's options, then the common ones, to a collective's subcommand.
-void add_collective_options(CLI::App& app, CollectiveOptions& options);
+// Adds the common options and the sweep's to the subcommand of `collective`, in their help groups; options that do not
+// apply to it (-o where nothing is reduced, -r where there is no root, --tensors and --fuse but on allreduce) and
+// nccl-tests' -t and -p are accepted but not shown (make_plan warns about or refuses them). Without a collective,
+// every option is shown.
+void add_collective_options(CLI::App& app, CollectiveOptions& options,
+                            std::optional<Collective> collective = std::nullopt);
 // Throws usage_error for anything inconsistent (sizes, steps, dtypes, ops and their combination).
 SweepPlan make_plan(Collective collective, const CollectiveOptions& options);
 // The common options as the collective runs them: --alloc auto becomes ncclMemAlloc where nccl-tests' timing may

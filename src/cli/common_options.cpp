@@ -1,5 +1,7 @@
 #include "cli/common_options.hpp"
 
+#include "backends/registry.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
@@ -8,84 +10,136 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace distbench::cli {
 
-void add_common_options(CLI::App& app, CommonOptions& o) {
-  app.add_option("-n,--iters", o.iters,
-                 "Timed samples per case (each times k operations, k calibrated per case; nccl-tests' -n counts "
-                 "single operations); by default fewer when they would outlast --max-time; given, exactly this many "
-                 "unless --max-time is given too")
+namespace {
+
+// Puts `option` in `group`, or hides it when the benchmark has no use for it (`unused`): still accepted, so that a
+// command line written for another benchmark runs, and said once to be ignored (given_but_unused).
+CLI::Option* place(CLI::Option* option, const char* group, const std::vector<UnusedOption>& unused) {
+  const bool used = std::none_of(unused.begin(), unused.end(),
+                                 [option](const UnusedOption& u) { return option->check_name(u.name); });
+  return option->group(used ? group : groups::kHidden);
+}
+
+}  // namespace
+
+bool nccl_built_in() {
+  const auto backends = backend_registry();
+  return std::any_of(backends.begin(), backends.end(), [](const BackendEntry& e) { return e.name == "nccl"; });
+}
+
+void add_common_options(CLI::App& app, CommonOptions& o, const std::vector<UnusedOption>& unused) {
+  using namespace groups;
+  place(app.add_option("-n,--iters", o.iters,
+                       "Timed samples per case"),
+        kSampling, unused)
+      ->option_text("N")
       ->check(in_range(1, 1000000))
       ->each([&o](const std::string&) { o.iters_given = true; });
-  app.add_option("-w,--warmup-iters", o.warmup_iters,
-                 "Untimed operations before sampling (5; 1 under --timing nccl-tests, which also runs them at every size "
-                 "before the sweep, as all_reduce_perf)")
+  place(app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations first"), kSampling, unused)
+      ->option_text("N")
       ->check(in_range(0, 1000000))
       ->each([&o](const std::string&) { o.warmup_given = true; });
-  app.add_option("-T,--timeout", o.timeout_s, "Seconds any single step (a sample, a check, a barrier) may take")
-      ->check(positive_number("seconds"));
-  app.add_option("-J,--json", o.json,
-                 "Write a JSON report here (rewritten after every size, paced by its cost; -J as in nccl-tests); '-': to stdout at the end, "
-                 "the table then going to stderr")->check(non_empty_path());
-  app.add_option("--csv", o.csv, "Write a CSV report here (rewritten after every size, paced by its cost); '-': to stdout at the end")->check(non_empty_path());
-  app.add_option("--md", o.md,
-                 "Write a Markdown report here, e.g. for a pull-request comment (rewritten after every size, paced by its cost); '-': "
-                 "to stdout at the end")->check(non_empty_path());
-  app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr");
-  app.add_option("--progress", o.progress,
-                 "auto: a live line on a terminal, else a line on stderr for a case still running after 5 s; on: a "
-                 "line for every case as it starts; off: none")
-      ->check(one_of({"auto", "on", "off"}));
-  app.add_option("--max-noise", o.max_noise,
-                 "Sample until the median's 95% confidence interval is within this, e.g. 2% (0: -n samples)")
+  place(app.add_option("--max-noise", o.max_noise,
+                       "Stop when the median's 95% CI is within this, e.g. 2%"),
+        kSampling, unused)
+      ->option_text("PERCENT")
+      ->default_str("off")
       ->transform(percentage(0, 1000));
-  app.add_option("--min-samples", o.min_samples,
-                 "Samples taken before the noise is judged or the time budget cuts a case short")
+  place(app.add_option("--min-samples", o.min_samples, "Samples before the noise or time budget may end a case"),
+        kSampling, unused)
+      ->option_text("N")
       ->check(in_range(1, 1000000));
-  app.add_option("--max-time", o.max_time_s,
-                 "Seconds of sampling per case at most (default 0.05; with --max-noise 10; 0: no budget)")
+  place(app.add_option("--max-time", o.max_time_s, "Sampling budget per case in seconds; 0: none"), kSampling,
+        unused)
+      ->option_text("SECONDS")
+      ->default_str("0.05; none when -n is given alone; 10 with --max-noise")
       ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
-  app.add_flag("--show-faults", o.show_faults,
-               "Show page faults and context switches per operation in the table (the reports always have them)");
-  app.add_flag("--malloc-reuse", o.malloc_reuse,
-               "Keep freed memory mapped (mallopt M_MMAP_MAX=0, M_TRIM_THRESHOLD=2G before MPI starts), so a "
-               "library's per-call temporary buffers are not faulted in afresh on every call");
-  app.add_option("--huge-pages", o.huge_pages,
-                 "Transparent huge pages for host buffers (mpi): off (default: what malloc gets, as IMB and OSU) or "
-                 "on (buffers from 2 MiB advised MADV_HUGEPAGE, as numpy does); matters when the machine's THP mode "
-                 "is madvise; the report says what the buffers got")
-      ->check(one_of({"off", "on"}));
-  app.add_option("--backend", o.backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
-  add_launcher_option(app, o.launcher);
-  app.add_option("--mpi-thread", o.mpi_thread,
-                 "MPI's thread level for an MPI launch: single (default, as IMB and OSU run), funneled, serialized or "
-                 "multiple; Open MPI takes its thread-safe paths above single, at a cost per small call; the report "
-                 "says which level ran")
-      ->check(one_of({"single", "funneled", "serialized", "multiple"}));
-  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl)")->check(in_range(1, 64));
-  app.add_option("-m,--agg-iters", o.agg_iters, "Operations aggregated per NCCL group call (nccl)")
+
+  place(app.add_option("-J,--json", o.json, "Write a JSON report, updated as the run goes; '-': stdout at the end"),
+        kReports, unused)
+      ->option_text("PATH")
+      ->check(non_empty_path());
+  place(app.add_option("--csv", o.csv, "Write a CSV report, the same way"), kReports, unused)
+      ->option_text("PATH")
+      ->check(non_empty_path());
+  place(app.add_option("--md", o.md, "Write a Markdown report, the same way (e.g. for a pull request)"), kReports,
+        unused)
+      ->option_text("PATH")
+      ->check(non_empty_path());
+  place(app.add_flag("--show-faults", o.show_faults, "Add page faults and context switches per operation to the table"),
+        kReports, unused);
+  place(app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr"),
+        kReports, unused);
+  place(app.add_option("--progress", o.progress,
+                       "Progress lines: auto (live on a terminal), on or off"),
+        kReports, unused)
+      ->option_text("MODE")
+      ->check(one_of({"auto", "on", "off"}));
+
+  add_backend_option(app, o.backend);
+  // NCCL's settings, shown where NCCL is built in; accepted everywhere, so that nccl-tests' command lines run.
+  const char* nccl = nccl_built_in() ? kBackend : kHidden;
+  place(app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process"), nccl, unused)
+      ->option_text("N")
+      ->check(in_range(1, 64));
+  place(app.add_option("-m,--agg-iters", o.agg_iters, "Operations per NCCL group call"), nccl, unused)
+      ->option_text("N")
       ->check(in_range(1, 100000));
-  app.add_option("-G,--cudagraph", o.graph_launches,
-                 "Capture the timed loop in a CUDA graph and replay it this many times (nccl; 0: off)")
+  place(app.add_option("-G,--cudagraph", o.graph_launches, "Replay the timed loop as a CUDA graph N times; 0: off"),
+        nccl, unused)
+      ->option_text("N")
       ->check(in_range(0, 100000));
-  app.add_option("-z,--blocking", o.blocking, "Blocking NCCL initialisation and calls (nccl; 0 or 1)")
+  place(app.add_option("-z,--blocking", o.blocking, "NCCL's blocking mode for initialisation and calls"), nccl, unused)
+      ->option_text("0|1")
       ->check(one_of({"0", "1"}));
-  app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (nccl; 0 or 1)")
+  place(app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (allocated by ncclMemAlloc)"),
+        nccl, unused)
+      ->option_text("0|1")
       ->check(one_of({"0", "1"}));
-  app.add_option("--alloc", o.alloc,
-                 "Where device buffers come from (nccl): cudaMalloc, ncclMemAlloc (what nccl-tests allocates with "
-                 "since NCCL 2.19; -R needs it) or auto (ncclMemAlloc for a collective under nccl-tests' timing, "
-                 "else cudaMalloc)")
+  place(app.add_option("--alloc", o.alloc,
+                       "Device buffers from cudaMalloc, ncclMemAlloc, or auto: ncclMemAlloc for a collective "
+                       "timed as nccl-tests"),
+        nccl, unused)
+      ->option_text("HOW")
       ->check(one_of({"auto", "cudaMalloc", "ncclMemAlloc"}));
+  place(app.add_option("--huge-pages", o.huge_pages,
+                       "Transparent huge pages for host buffers: on or off"),
+        kBackend, unused)
+      ->option_text("MODE")
+      ->check(one_of({"off", "on"}));
+  place(app.add_flag("--malloc-reuse", o.malloc_reuse,
+                     "Keep freed memory mapped, so temporaries are not faulted in again"),
+        kBackend, unused);
+
+  add_launcher_option(app, o.launcher);
+  place(app.add_option("--mpi-thread", o.mpi_thread, "MPI threads: single, funneled, serialized, multiple"),
+        kLaunch, unused)
+      ->option_text("LEVEL")
+      ->check(one_of({"single", "funneled", "serialized", "multiple"}));
+  place(app.add_option("-T,--timeout", o.timeout_s, "Seconds a step (sample, check, barrier) may take"),
+        kLaunch, unused)
+      ->option_text("SECONDS")
+      ->check(positive_number("seconds"));
+}
+
+void add_backend_option(CLI::App& app, std::string& backend) {
+  app.add_option("--backend", backend,
+                 nccl_built_in() ? "nccl, mpi, or auto: nccl when a GPU is visible"
+                                 : "auto or mpi (this build has no NCCL)")
+      ->option_text("NAME")
+      ->group(groups::kBackend);
 }
 
 void add_launcher_option(CLI::App& app, std::string& launcher) {
   app.add_option("--launcher", launcher,
-                 "How the processes form a job: auto (an MPI launcher's variables: MPI; else torchrun's RANK and "
-                 "WORLD_SIZE: env://; else MPI's singleton, or this process alone without MPI), mpi, env (MASTER_ADDR, "
-                 "MASTER_PORT, RANK, WORLD_SIZE: rank 0 listens, the others connect, within -T), none (this process "
-                 "alone)")
+                 "How the job forms: mpi, env (torchrun), none or auto")
+      ->option_text("HOW")
+      ->group(groups::kLaunch)
       ->check(one_of({"auto", "mpi", "env", "none"}));
 }
 
@@ -130,8 +184,10 @@ std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<Unu
   for (const UnusedOption& u : unused) {
     const CLI::Option* opt = app.get_option_no_throw(u.name);
     if (opt == nullptr || opt->count() == 0) continue;
-    out.push_back({"option_ignored", fmt::format("{} {} ignored: {}", shown_names(*opt), fmt::join(opt->results(), ","),
-                                                 u.why)});
+    // A flag is named alone ("--show-faults ignored: ..."), an option with what it was given ("-n/--iters 3").
+    const std::string given =
+        opt->get_type_size() == 0 ? std::string() : fmt::format(" {}", fmt::join(opt->results(), ","));
+    out.push_back({"option_ignored", fmt::format("{}{} ignored: {}", shown_names(*opt), given, u.why)});
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// The options every benchmark that starts ranks shares: backend and its flags, the watchdog's -T, report files,
-// samples and warm-up, the stopping rule and the OS-level switches. One group, added to each subcommand; the
-// sweep-only flags (sizes, dtypes, operators, root, placement, groups) stay with the sweep.
+// The options every benchmark that starts ranks shares: samples and warm-up and the stopping rule (Sampling), report
+// files and the console (Reports), the backend and its flags (Backend), how the job forms and the watchdog's -T
+// (Launch); each subcommand adds them, telling which of them its benchmark has no use for. The sweep-only flags
+// (sizes, dtypes, operators, root, placement, groups) stay with the sweep.
 #pragma once
 
 #include "core/backend.hpp"
@@ -45,19 +46,25 @@ struct CommonOptions {
   bool max_time_given = false;
 };
 
-// Adds the common options to a subcommand.
-void add_common_options(CLI::App& app, CommonOptions& options);
-
 // An option a subcommand's benchmark has no use for, and what to use instead.
 struct UnusedOption {
   std::string name;  // a name of the option: "--iters"
   std::string why;   // "train times --steps steps; give --steps"
 };
+
+// Adds the common options to a subcommand, each in its help group (cli/option_groups.hpp). Those named in `unused`
+// (the benchmark never uses them) are accepted but hidden from its --help; warn about them with given_but_unused.
+// NCCL's options (-g, -m, -G, -z, -R, --alloc) show only in a build with NCCL, and are accepted in every build.
+void add_common_options(CLI::App& app, CommonOptions& options, const std::vector<UnusedOption>& unused = {});
 // One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);
-// --launcher auto|mpi|env|none, for every command that forms a job (the common options, info).
+// --launcher auto|mpi|env|none, for every command that forms a job (the common options, health, info).
 void add_launcher_option(CLI::App& app, std::string& launcher);
+// --backend, its help naming the backends this build has (the common options, health, info).
+void add_backend_option(CLI::App& app, std::string& backend);
+// Whether this build has the NCCL backend (backends/registry.hpp).
+bool nccl_built_in();
 
 // The stopping rule the options ask for: -n samples within a 0.05 s budget by default, exactly -n when -n is given
 // alone, a noise target with 10 s by default; throws usage_error for a noise target without a time budget.

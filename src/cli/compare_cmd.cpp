@@ -4,6 +4,8 @@
 // compared; 7: the gate could not judge (nothing compared, cases missing from the candidate, a report or a run that
 // did not complete): it fails closed.
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
@@ -173,37 +175,64 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
 
 void add_compare_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("compare", "Compare baseline reports with a candidate: the CI regression gate");
+  app->group("Reports and tools");
+  app->footer(help_footer("More: docs/compare.md, 'Usage'; interleaved runs: docs/compare.md, 'Interleaved A/B'.",
+                          compare_exit_code_lines()));
   auto a = std::make_shared<CompareArgs>();
-  app->add_option("reports", a->files, "BASELINE.json [MORE_BASELINES.json ...] CANDIDATE.json (baselines are pooled)")
+  app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json (the baselines are pooled)")
       ->check(non_empty_path());
+  const char* gate = "Comparison";
   app->add_option("--metric", a->metric, "What to judge: time, busbw or algbw")
+      ->option_text("METRIC")
+      ->group(gate)
       ->check(one_of({"time", "busbw", "algbw"}));
   app->add_option("--threshold", a->threshold_pct, "Relative change that matters, e.g. 5%")
+      ->option_text("PERCENT")
+      ->default_str("5%")
+      ->group(gate)
       ->transform(percentage(0, 1000));
-  app->add_option("--floor-us", a->floor_us, "Absolute change of the time per operation that matters (microseconds)");
-  app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test");
-  app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated");
-  app->add_option("--format", a->format, "Output: text, markdown (md), json, junit or html")
-      ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
-  app->add_option("--output", a->output, "Write the output to this file (atomically) instead of stdout")->check(non_empty_path());
-  app->add_flag("--allow-missing", a->allow_missing,
-                "Let cases of the baseline that the candidate lacks pass (they fail the gate by default: exit 7)");
-  app->add_option("--candidates", a->candidates,
-                  "How many of the last files are runs of the candidate (pooled; a verdict needs every run of one "
-                  "side beyond every run of the other)");
-  auto* run = app->add_option_group("interleaved", "Measure both sides here, alternately, instead of reading reports");
-  run->add_option("--run-baseline", a->interleaved.baseline_command,
-                  "Command line that measures the baseline, e.g. 'mpirun -np 2 distbench allreduce' ({report}: where "
-                  "its JSON report goes; else --json PATH is appended)");
-  run->add_option("--run-candidate", a->interleaved.candidate_command,
-                  "Command line that measures the candidate (another binary, environment or arguments)");
-  run->add_option("--rounds", a->interleaved.rounds,
-                  "Rounds of one baseline and one candidate run (ABBA order); 8 or more to judge at --alpha 0.01")
+  app->add_option("--floor-us", a->floor_us, "Change of the time per operation that matters (us)")
+      ->option_text("US")
+      ->group(gate);
+  app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test")
+      ->option_text("P")
+      ->group(gate);
+  app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated")
+      ->option_text("RULES")
+      ->group(gate);
+  app->add_option("--candidates", a->candidates, "The last N files are the candidate's runs (pooled)")
+      ->option_text("N")
+      ->group(gate);
+  app->add_flag("--allow-missing", a->allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
+      ->group(gate);
+  const char* interleaved = "Interleaved A/B (instead of reports)";
+  app->add_option("--run-baseline", a->interleaved.baseline_command,
+                  "Command measuring the baseline ({report}: where its JSON goes)")
+      ->option_text("CMD")
+      ->group(interleaved);
+  app->add_option("--run-candidate", a->interleaved.candidate_command, "Command measuring the candidate")
+      ->option_text("CMD")
+      ->group(interleaved);
+  app->add_option("--rounds", a->interleaved.rounds, "Baseline-candidate rounds (ABBA); 8 or more to judge")
+      ->option_text("N")
+      ->group(interleaved)
       ->check(in_range(1, 1000));
-  run->add_option("--run-timeout", a->interleaved.run_timeout_s, "Seconds each run may take before it is ended")
+  app->add_option("--run-timeout", a->interleaved.run_timeout_s, "Seconds each run may take before it is ended")
+      ->option_text("SECONDS")
+      ->group(interleaved)
       ->check(positive_number("seconds"));
-  run->add_option("--runs-dir", a->interleaved.runs_dir,
-                  "Keep each run's report and output in this new or empty folder (default: a new one in $TMPDIR)")
+  app->add_option("--runs-dir", a->interleaved.runs_dir, "Keep the runs' reports and output in this new or empty folder")
+      ->option_text("DIR")
+      ->default_str("a new one in $TMPDIR")
+      ->group(interleaved)
+      ->check(non_empty_path());
+  app->add_option("--format", a->format, "text, markdown (md), json, junit or html")
+      ->option_text("FORMAT")
+      ->group(groups::kOutput)
+      ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
+  app->add_option("--output", a->output, "Write it to this file (atomically) instead of stdout")
+      ->option_text("PATH")
+      ->group(groups::kOutput)
       ->check(non_empty_path());
   commands.push_back({app, [a](Invocation& inv) { return run_compare(*a, inv); }});
 }

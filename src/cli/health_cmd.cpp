@@ -2,6 +2,9 @@
 // systems read them: 0 healthy, 1 degraded, 2 failed, 3 unknown (bad input, or the check could not run).
 #include "benchmarks/health/health_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "cli/runner.hpp"
 #include "core/error.hpp"
@@ -12,12 +15,14 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
 
 struct HealthOptions {
   std::string backend = "auto";
+  std::string launcher = "auto";
   double timeout_s = 30.0;
   std::string json, csv, md, prom;
   std::string rules;
@@ -55,39 +60,67 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   return plan;
 }
 
+// Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off.
+std::vector<UnusedOption> health_unused_by(const health::HealthPlan& plan) {
+  if (plan.rules.relative) return {};
+  return {{"--tolerance", fmt::format("the rules file {} turns the median judgement off (\"relative\": false)",
+                                      plan.rules_path)}};
+}
+
 }  // namespace
 
 void add_health_command(CLI::App& root, Commands& commands) {
   auto* app =
       root.add_subcommand("health",
-                          "Cluster check: per-rank, per-node, whole-job and pairwise link tests; a verdict per node "
-                          "(exit 0 healthy, 1 degraded, 2 failed, 3 unknown)");
+                          "Cluster check: per-rank, per-node, job-wide and link tests; a verdict per node");
+  app->group("Benchmarks");
+  app->footer(help_footer("More: docs/health.md, 'Usage'; rules files: docs/health.md, 'Health rules'.",
+                          health_exit_code_lines()));
   auto o = std::make_shared<HealthOptions>();
-  app->add_option("--backend", o->backend, "auto (nccl when a GPU is visible and built in, else mpi), mpi or nccl");
-  app->add_option("-T,--timeout", o->timeout_s,
-                  "Seconds each phase may take; ranks that have not arrived by then are named (TIMEOUT)");
-  app->add_option("--rules", o->rules,
-                  "JSON file of absolute rules for a known cluster type (see docs/health.md, 'Health rules')")->check(non_empty_path());
-  app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth (GB/s)");
-  app->add_option("--tolerance", o->tolerance_pct,
-                  "A bandwidth this far below the cluster's median (and 4 MADs) is degraded, e.g. 25%")
+  const char* probes = "Probes";
+  app->add_option("--memory-bytes", o->memory_bytes, "Memory each rank touches, at most 1/4 of what is free")
+      ->option_text("SIZE")
+      ->group(probes);
+  app->add_option("--allreduce-bytes", o->allreduce_bytes, "Size of the per-node and whole-job allreduce")
+      ->option_text("SIZE")
+      ->group(probes);
+  app->add_option("--link-bytes", o->link_bytes, "Messages of the pairwise bandwidth test (4 in flight)")
+      ->option_text("SIZE")
+      ->group(probes);
+  app->add_option("--rules", o->rules, "JSON file of absolute rules for a known cluster type")
+      ->option_text("PATH")
+      ->group(groups::kVerification)
+      ->check(non_empty_path());
+  app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth")
+      ->option_text("GB/S")
+      ->default_str("")  // none
+      ->group(groups::kVerification);
+  app->add_option("--tolerance", o->tolerance_pct, "Degraded when this far below the median (and 4 MADs)")
+      ->option_text("PERCENT")
+      ->default_str("25%")
+      ->group(groups::kVerification)
       ->transform(percentage(0, 100));
-  app->add_option("--memory-bytes", o->memory_bytes,
-                  "Memory each rank allocates and touches (at most a quarter of "
-                  "what is free)");
-  app->add_option("--allreduce-bytes", o->allreduce_bytes, "Size of the per-node and whole-job allreduce");
-  app->add_option("--link-bytes", o->link_bytes, "Message size of the pairwise bandwidth test (4 in flight)");
-  app->add_option("--json", o->json, "Write a JSON report here (rewritten after every phase)")->check(non_empty_path());
-  app->add_option("--csv", o->csv, "Write a CSV report here")->check(non_empty_path());
-  app->add_option("--md", o->md, "Write a Markdown report here")->check(non_empty_path());
-  app->add_option("--prom", o->prom,
-                  "Write Prometheus text here for node-exporter's textfile collector (e.g. "
-                  "/var/lib/prometheus/node-exporter/distbench.prom; written atomically)")->check(non_empty_path());
+  app->add_option("--json", o->json, "Write a JSON report, rewritten after every phase")
+      ->option_text("PATH")
+      ->group(groups::kReports)
+      ->check(non_empty_path());
+  app->add_option("--csv", o->csv, "Write a CSV report")->option_text("PATH")->group(groups::kReports)->check(non_empty_path());
+  app->add_option("--md", o->md, "Write a Markdown report")->option_text("PATH")->group(groups::kReports)->check(non_empty_path());
+  app->add_option("--prom", o->prom, "Write Prometheus text for node-exporter's textfile collector")
+      ->option_text("PATH")
+      ->group(groups::kReports)
+      ->check(non_empty_path());
+  add_backend_option(*app, o->backend);
+  add_launcher_option(*app, o->launcher);
+  app->add_option("-T,--timeout", o->timeout_s, "Seconds each phase may take; late ranks are named")
+      ->option_text("SECONDS")
+      ->group(groups::kLaunch);
   commands.push_back({app,
-                      [o](Invocation& inv) {
-                        health::HealthBenchmark benchmark(make_health_plan(*o));  // bad input fails before MPI
+                      [o, app](Invocation& inv) {
+                        const health::HealthPlan plan = make_health_plan(*o);  // bad input fails before MPI
                         RunSettings s;
                         s.backend = o->backend;
+                        s.launcher = o->launcher;
                         s.backend_options.timeout_s = o->timeout_s;
                         // The watchdog is the backstop behind the phases' own bounds: a phase, its grace
                         // periods, and the verdict.
@@ -97,6 +130,8 @@ void add_health_command(CLI::App& root, Commands& commands) {
                         s.json_path = o->json;
                         s.csv_path = o->csv;
                         s.md_path = o->md;
+                        s.ignored_options = given_but_unused(*app, health_unused_by(plan));
+                        health::HealthBenchmark benchmark(plan);
                         return run_benchmark(inv, s, benchmark);
                       },
                       [](ExitCode) { return static_cast<int>(health::Status::unknown); }});

@@ -1,5 +1,6 @@
 // `distbench hostfile check FILE`: parse a hostfile as mpirun would and print what it describes.
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/validators.hpp"
 #include "core/hostfile.hpp"
 
@@ -31,15 +32,19 @@ int run_hostfile_check(const HostfileCheckOptions& opts) {
 
 void add_hostfile_command(CLI::App& root, Commands& commands) {
   auto* hostfile = root.add_subcommand("hostfile", "Work with MPI hostfiles: the hosts mpirun starts ranks on");
+  hostfile->group("Reports and tools");
   hostfile->require_subcommand(1);
-  hostfile->footer(
+  const std::string formats =
       "A hostfile lists one host per line, in one of two formats ('#' starts a comment):\n"
       "  OpenMPI  node1 slots=4 max_slots=8   (slots defaults to 1; count= means slots)\n"
       "  MPICH    node1:4                     (:4 is the slots; it defaults to 1)\n"
-      "A file of bare host names (node1) works with both.");
+      "A file of bare host names (node1) works with both.";
+  const auto codes = exit_code_lines({ExitCode::ok, ExitCode::usage}, false);
+  hostfile->footer(help_footer(formats, codes));
 
   auto opts = std::make_shared<HostfileCheckOptions>();
   auto* check = hostfile->add_subcommand("check", "Validate a hostfile and print its hosts and slot count");
+  check->footer(help_footer(formats, codes));
   setup_hostfile_check(*check, *opts);
   commands.push_back(Command{check, [opts](Invocation&) { return run_hostfile_check(*opts); }});
 }

@@ -2,6 +2,8 @@
 // see every host; the first rank prints.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/common_options.hpp"
 #include "cli/validators.hpp"
 #include "core/backend.hpp"
@@ -141,12 +143,19 @@ int run_info(Invocation& inv, const InfoOptions& o) {
 
 void add_info_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("info", "Show versions, backends, devices and the hosts the ranks run on");
+  app->group("Reports and tools");
+  app->footer(help_footer("Run it under mpirun (or srun) to see every host; the first rank prints.",
+                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::timeout,
+                                           ExitCode::unavailable},
+                                          false)));
   auto o = std::make_shared<InfoOptions>();
-  app->add_option("--backend", o->backend, "Backend to describe: auto, mpi or nccl");
+  app->add_flag("--json", o->json, "Print JSON for tools instead of text")->group(groups::kOutput);
+  add_backend_option(*app, o->backend);
   add_launcher_option(*app, o->launcher);
   app->add_option("-T,--timeout", o->timeout_s, "Seconds the job may take to form (the env:// rendezvous)")
+      ->option_text("SECONDS")
+      ->group(groups::kLaunch)
       ->check(positive_number("seconds"));
-  app->add_flag("--json", o->json, "Print JSON for tools instead of text (from the first rank)");
   commands.push_back({app, [o](Invocation& inv) { return run_info(inv, *o); }});
 }
 

@@ -1,6 +1,8 @@
 // `distbench latency`: ping-pong between rank pairs (benchmarks/latency), run by the runner.
 #include "benchmarks/latency/latency_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
@@ -10,6 +12,7 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -35,20 +38,43 @@ LatencyPlan make_latency_plan(const LatencyOptions& o) {
   return plan;
 }
 
+// The common options latency has no use for: its table has no fault columns, and it sends one message at a time.
+std::vector<UnusedOption> latency_unused() {
+  return {
+      {"--show-faults", "latency's table has no fault columns (the collectives' has)"},
+      {"--agg-iters", "latency sends one message at a time, never a group of calls"},
+      {"--cudagraph", "latency sends one message at a time, never a captured loop"},
+  };
+}
+
 }  // namespace
 
 void add_latency_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("latency", "One-way message latency between rank pairs (ping-pong, as OSU)");
+  app->group("Benchmarks");
+  app->footer(help_footer("More: docs/latency.md; the common options: docs/collectives.md, 'Options'.",
+                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
+                                           ExitCode::timeout, ExitCode::unavailable},
+                                          true)));
   auto o = std::make_shared<LatencyOptions>();
-  app->add_option("-b,--minbytes", o->minbytes, "Smallest message in bytes (K, M, G suffixes are binary)");
-  app->add_option("-e,--maxbytes", o->maxbytes, "Largest message in bytes");
-  app->add_option("-f,--stepfactor", o->stepfactor, "Multiply the size by this factor between steps (> 1)");
-  app->add_option("-c,--check", o->check, "Verify every message against its sender's data (0 or 1)")
+  add_common_options(*app, o->common, latency_unused());
+  app->get_option("--warmup-iters")->description("Untimed round trips first");
+  app->add_option("-b,--minbytes", o->minbytes, "Smallest message in bytes; 1K = 1024, 1.5M, 1MiB")
+      ->option_text("SIZE")
+      ->group(groups::kSweep);
+  app->add_option("-e,--maxbytes", o->maxbytes, "Largest message in bytes")->option_text("SIZE")->group(groups::kSweep);
+  app->add_option("-f,--stepfactor", o->stepfactor, "Multiply the size by X (> 1) between steps")
+      ->option_text("X")
+      ->group(groups::kSweep);
+  app->add_option("-c,--check", o->check, "1: check every message against its sender's data; 0: none")
+      ->option_text("0|1")
+      ->group(groups::kVerification)
       ->check(one_of({"0", "1"}));
-  add_common_options(*app, o->common);
-  commands.push_back({app, [o](Invocation& inv) {
+  commands.push_back({app, [o, app](Invocation& inv) {
                         LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI
-                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                        RunSettings settings = run_settings(o->common);
+                        settings.ignored_options = given_but_unused(*app, latency_unused());
+                        return run_benchmark(inv, settings, benchmark);
                       }});
 }
 

@@ -1,6 +1,8 @@
 // `distbench list`: what this build can run (collectives, types, operators, backends), as text or as JSON for tools.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "core/backend.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -86,8 +88,10 @@ int run_list_json() {
 
 void add_list_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("list", "List collectives, datatypes, operators and backends of this build");
+  app->group("Reports and tools");
+  app->footer(help_footer("", exit_code_lines({ExitCode::ok, ExitCode::usage}, false)));
   auto json = std::make_shared<bool>(false);
-  app->add_flag("--json", *json, "Print JSON for tools instead of text");
+  app->add_flag("--json", *json, "Print JSON for tools instead of text")->group(groups::kOutput);
   commands.push_back({app, [json](Invocation&) { return *json ? run_list_json() : run_list_text(); }});
 }
 

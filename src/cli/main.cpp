@@ -2,6 +2,8 @@
 // to the exit codes documented in README.md.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/help_formatter.hpp"
 #include "cli/launcher.hpp"
 #include "cli/nccl_tests_spellings.hpp"
 #include "cli/parse_errors.hpp"
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   TerminationSignals signals;  // first: before MPI or anything else starts a thread
   cli::Invocation inv{argc, argv, nullptr, &signals};
   CLI::App app{"distbench: how fast, how correct and how healthy distributed communication is", "distbench"};
-  app.formatter(std::make_shared<cli::RuleFormatter>());  // before the subcommands, which inherit it
+  app.formatter(std::make_shared<cli::HelpFormatter>());  // before the subcommands, which inherit it
   app.set_version_flag("-V,--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   cli::add_hostfile_command(app, commands);
   cli::add_report_command(app, commands);
   cli::check_number_types(app);
+  app.footer(cli::help_footer("Each command's options: distbench COMMAND --help.", cli::all_exit_code_lines()));
 
   // The command named on the command line (for its exit-code convention), even when its options do not parse.
   const cli::Command* command = nullptr;

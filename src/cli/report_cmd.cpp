@@ -1,6 +1,8 @@
 // `distbench report FILE [--format md|csv|html] [--output PATH]`: a view of a JSON report, on stdout or written
 // atomically to a file. Needs no other process: MPI is never started.
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
@@ -37,10 +39,14 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
   app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required()->check(non_empty_path());
   std::vector<std::string> names;
   for (const Format& f : kFormats) names.emplace_back(f.name);
-  app.add_option("--format", opts.format,
-                 "md (or markdown): a Markdown table; csv: the --csv columns; html: a page with the run, plots and table")
+  app.add_option("--format", opts.format, "md (a table), csv (the --csv columns) or html (a page with plots)")
+      ->option_text("FORMAT")
+      ->group(groups::kOutput)
       ->transform(one_of(names, {{"markdown", "md"}}));
-  app.add_option("--output", opts.output, "write the view to this file (atomically) instead of stdout")->check(non_empty_path());
+  app.add_option("--output", opts.output, "Write the view to this file (atomically) instead of stdout")
+      ->option_text("PATH")
+      ->group(groups::kOutput)
+      ->check(non_empty_path());
 }
 
 View view_of(const std::string& format) {
@@ -70,6 +76,9 @@ int run_report(const ReportOptions& opts) {
 void add_report_command(CLI::App& root, Commands& commands) {
   auto opts = std::make_shared<ReportOptions>();
   auto* app = root.add_subcommand("report", "Show a JSON report as Markdown, CSV or an HTML page with plots");
+  app->group("Reports and tools");
+  app->footer(help_footer("More: docs/reports.md, 'Reports and schema'.",
+                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage}, false)));
   setup_report(*app, *opts);
   commands.push_back(Command{app, [opts](Invocation&) { return run_report(*opts); }});
 }

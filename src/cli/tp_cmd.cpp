@@ -1,6 +1,8 @@
 // `distbench tp`: TorchShard's tensor parallelism (benchmarks/tp), run by the runner.
 #include "benchmarks/tp/tp_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/runner.hpp"
 #include "core/bounded_product.hpp"
 #include "core/error.hpp"
@@ -90,15 +92,34 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
   return plan;
 }
 
-// The options of the mode not chosen: the operations' (--shape, --dim, --op, --dtype) with --layer, the layer's
-// (--in, --out, --batch) without it.
+// The common options tp has no use for: it times -n steps after -w, has no fault columns, and runs each operation
+// once.
+std::vector<UnusedOption> tp_never_used() {
+  const std::string steps = "tp times exactly -n steps after -w, with no stopping rule";
+  return {
+      {"--max-noise", steps},
+      {"--min-samples", steps},
+      {"--max-time", steps},
+      {"--show-faults", "tp's table has no fault columns (the collectives' has)"},
+      {"--agg-iters", "tp runs each operation once, never a group of calls"},
+      {"--cudagraph", "tp runs each operation once, never a captured loop"},
+  };
+}
+
+// Those, and the options of the mode not chosen: the operations' (--shape, --dim, --op, --dtype) with --layer, the
+// layer's (--in, --out, --batch) without it.
 std::vector<UnusedOption> tp_unused(const TpOptions& o) {
+  std::vector<UnusedOption> out;
   if (!o.layer.empty()) {
     const std::string why = "it is the operations'; the layers (--layer) compute in fp32 at --in, --out, --batch";
-    return {{"--dtype", why}, {"--shape", why}, {"--dim", why}, {"--op", why}};
+    out = {{"--dtype", why}, {"--shape", why}, {"--dim", why}, {"--op", why}};
+  } else {
+    const std::string why = "it sizes a layer; add --layer to measure layers";
+    out = {{"--in", why}, {"--out", why}, {"--batch", why}};
   }
-  const std::string why = "it sizes a layer; add --layer to measure layers";
-  return {{"--in", why}, {"--out", why}, {"--batch", why}};
+  const auto never = tp_never_used();
+  out.insert(out.end(), never.begin(), never.end());
+  return out;
 }
 
 }  // namespace
@@ -106,23 +127,38 @@ std::vector<UnusedOption> tp_unused(const TpOptions& o) {
 void add_tp_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand(
       "tp",
-      "Tensor parallelism (TorchShard): scatter/gather/reduce/copy along a dim, forward and backward, or the column- "
-      "and row-parallel linear layers and the MLP block, in model-parallel groups");
+      "Tensor parallelism (TorchShard): split-tensor operations and parallel linear layers in groups");
+  app->group("Benchmarks");
+  app->footer(help_footer("More: docs/tp.md, 'Usage'; the common options: docs/collectives.md, 'Options'.",
+                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
+                                           ExitCode::timeout, ExitCode::unavailable},
+                                          true)));
   auto o = std::make_shared<TpOptions>();
-  app->add_option("--group-size", o->group_size, "Ranks per model-parallel group, consecutive (0: the whole world)");
-  app->add_option("--shape", o->shape, "The full tensor, ROWSxCOLS (the operations)");
-  app->add_option("--dim", o->dim, "The dim the tensor is split along: 0 (rows), 1 or -1 (columns), all");
-  app->add_option("--op", o->op, "scatter, gather, reduce, copy or all");
-  app->add_option("--dtype", o->dtype, "The operations' element type: fp32, bf16 or fp16");
-  app->add_option("--layer", o->layer,
-                  "Measure layers instead: column, row, mlp (column -> ReLU -> row, Megatron's block) or all");
-  app->add_option("--in", o->in, "The layer's input features");
-  app->add_option("--out", o->out, "The layer's output features (the MLP's hidden width)");
-  app->add_option("--batch", o->batch, "Rows of the layer's input");
+  const char* operations = "Operations";
+  const char* layers = "Layers (--layer)";
+  app->add_option("--shape", o->shape, "The full tensor, ROWSxCOLS")->option_text("SHAPE")->group(operations);
+  app->add_option("--dim", o->dim, "Split along dim 0 (rows), 1 or -1 (columns), or all")
+      ->option_text("DIM")
+      ->group(operations);
+  app->add_option("--op", o->op, "scatter, gather, reduce, copy or all")->option_text("OP")->group(operations);
+  app->add_option("--dtype", o->dtype, "Element type: fp32, bf16 or fp16")->option_text("TYPE")->group(operations);
+  app->add_option("--layer", o->layer, "Measure layers instead: column, row, mlp (column, ReLU, row) or all")
+      ->option_text("KIND")
+      ->group(layers);
+  app->add_option("--in", o->in, "The layer's input features")->option_text("N")->group(layers);
+  app->add_option("--out", o->out, "The layer's output features (the MLP's hidden width)")
+      ->option_text("N")
+      ->group(layers);
+  app->add_option("--batch", o->batch, "Rows of the layer's input")->option_text("N")->group(layers);
+  app->add_option("--group-size", o->group_size, "Ranks per model-parallel group, consecutive; 0: all")
+      ->option_text("N")
+      ->group(groups::kSweep);
+  add_common_options(*app, o->common, tp_never_used());
+  app->get_option("--iters")->description("Timed steps");
+  app->get_option("--warmup-iters")->description("Untimed steps first");
   app->add_flag("--check", o->check,
-                "Compare with the non-parallel computation: the operations exactly, the layers' outputs and "
-                "gradients within a relative 1e-3 (exit 3 beyond)");
-  add_common_options(*app, o->common);
+                "Compare with one rank: operations exactly, layers within 1e-3 (exit 3)")
+      ->group(groups::kVerification);
   commands.push_back({app, [o, app](Invocation& inv) {
                         tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI
                         RunSettings settings = run_settings(o->common);

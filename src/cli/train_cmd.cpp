@@ -1,6 +1,8 @@
 // `distbench train`: data-parallel training of an MLP (benchmarks/train), run by the runner.
 #include "benchmarks/train/train_benchmark.hpp"
 #include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
 #include "core/bounded_product.hpp"
@@ -93,7 +95,8 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   return plan;
 }
 
-// The common options a training run has no use for: it runs a fixed number of steps.
+// The common options a training run has no use for: it runs a fixed number of steps, has no fault columns, and calls
+// each collective once.
 std::vector<UnusedOption> train_unused() {
   return {
       {"--iters", "train times --steps steps; give --steps"},
@@ -101,6 +104,9 @@ std::vector<UnusedOption> train_unused() {
       {"--max-noise", "train times a fixed number of steps (--steps), with no noise target"},
       {"--min-samples", "train times a fixed number of steps (--steps)"},
       {"--max-time", "train times a fixed number of steps (--steps), with no time budget"},
+      {"--show-faults", "train's table has no fault columns (the collectives' has)"},
+      {"--agg-iters", "train calls each collective once, never a group of calls"},
+      {"--cudagraph", "train calls each collective once, never a captured loop"},
   };
 }
 
@@ -108,45 +114,61 @@ std::vector<UnusedOption> train_unused() {
 
 void add_train_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand(
-      "train", "Data-parallel training of an MLP: step, compute and communication times, overlap, throughput, loss");
+      "train", "Data-parallel training of an MLP: step, compute and communication times, throughput");
+  app->group("Benchmarks");
+  app->footer(help_footer("More: docs/train.md, 'Usage'; the common options: docs/collectives.md, 'Options'.",
+                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
+                                           ExitCode::timeout, ExitCode::unavailable},
+                                          true)));
   auto o = std::make_shared<TrainOptions>();
-  app->add_option("--model", o->model, "The model: mlp (Linear + ReLU layers, softmax cross-entropy)");
-  app->add_option("--layers", o->layers, "Linear layers (the last one classifies)");
-  app->add_option("--hidden", o->hidden, "Width of the hidden layers");
-  app->add_option("--inputs", o->inputs, "Features per sample (0: --hidden)");
-  app->add_option("--classes", o->classes, "Classes of the synthetic teacher's labels");
-  app->add_option("--batch", o->batch, "The global batch; every rank trains on batch / N samples of it");
-  app->add_option("--steps", o->steps, "Timed steps");
-  app->add_option("--warmup", o->warmup, "Untimed steps first");
-  app->add_option("--bucket-mb", o->bucket_mb,
-                  "MiB of gradients per allreduce (DDP's rule and default; 0: one allreduce per tensor)");
-  app->add_option("--overlap", o->overlap,
-                  "on: a bucket's allreduce starts once its gradients are made; off: after the backward; both")
-      ->check(one_of({"on", "off", "both"}));
-  app->add_option("--zero", o->zero,
-                  "ZeRO stage: 0 allreduce, every rank updates all (DDP); 1 allreduce, each rank updates its shard, "
-                  "allgather of the parameters; 2 reduce-scatter instead of allreduce; 3 also the parameters "
-                  "gathered before the forward and the backward");
-  app->add_option("--tp-size", o->tp_size,
-                  "Tensor parallelism inside groups of this many consecutive ranks (Megatron's column- and "
-                  "row-parallel pairs of hidden layers), data parallelism across the groups (1: none)");
-  app->add_option("--dtype", o->dtype,
-                  "The gradients' type in the collectives: fp32, or bf16 (each bucket converted before its reduction "
-                  "and back after it, as PyTorch DDP's bf16 compression hook; the model computes in fp32)")
-      ->check(one_of({"fp32", "bf16"}));
-  app->add_flag("--check", o->check,
-                "Compare the parameters every rank ends with to one rank trained on the global batches (exit 3 "
-                "beyond a relative 1e-3; 1e-2 with --dtype bf16)");
-  app->add_option("--optimizer", o->optimizer, "sgd (with momentum 0.9) or adam (the ZeRO step's fused update)")
+  const char* model = "Model";
+  const char* training = "Training";
+  app->add_option("--model", o->model, "mlp: Linear + ReLU layers, softmax cross-entropy")
+      ->option_text("NAME")
+      ->group(model);
+  app->add_option("--layers", o->layers, "Linear layers (the last one classifies)")->option_text("N")->group(model);
+  app->add_option("--hidden", o->hidden, "Width of the hidden layers")->option_text("N")->group(model);
+  app->add_option("--inputs", o->inputs, "Features per sample; 0: --hidden")->option_text("N")->group(model);
+  app->add_option("--classes", o->classes, "Classes of the synthetic teacher's labels")->option_text("N")->group(model);
+  app->add_option("--batch", o->batch, "The global batch; each rank trains on batch / ranks of it")
+      ->option_text("N")
+      ->group(model);
+  app->add_option("--optimizer", o->optimizer, "sgd (momentum 0.9) or adam (the ZeRO step's fused update)")
+      ->option_text("NAME")
+      ->group(training)
       ->check(one_of({"sgd", "adam"}));
-  app->add_option("--lr", o->lr, "Learning rate (default: 0.01 for SGD, 0.001 for Adam)");
-  app->add_flag("--scaling", o->scaling,
-                "Also train one rank alone on a rank's share of each batch first: scaling efficiency = throughput / "
-                "(ranks x its throughput)");
-  app->add_option("--trace", o->trace,
-                  "Write a Chrome trace-event JSON of every timed step here (per rank: each layer's forward and "
-                  "backward, each bucket's allreduce, the update; open it in Perfetto or chrome://tracing)")->check(non_empty_path());
-  add_common_options(*app, o->common);
+  app->add_option("--lr", o->lr, "Learning rate")
+      ->option_text("RATE")
+      ->default_str("0.01 for sgd, 0.001 for adam")
+      ->group(training);
+  app->add_option("--dtype", o->dtype, "Gradients on the wire: fp32 or bf16 (as DDP's bf16 hook)")
+      ->option_text("TYPE")
+      ->group(training)
+      ->check(one_of({"fp32", "bf16"}));
+  app->add_option("--bucket-mb", o->bucket_mb, "MiB of gradients per allreduce (DDP's); 0: one per tensor")
+      ->option_text("MIB")
+      ->group(training);
+  app->add_option("--overlap", o->overlap, "Buckets reduced during the backward: on, off or both")
+      ->option_text("MODE")
+      ->group(training)
+      ->check(one_of({"on", "off", "both"}));
+  app->add_option("--zero", o->zero, "ZeRO stage: 0 (DDP), 1, 2 or 3")
+      ->option_text("STAGE")
+      ->group(training);
+  app->add_option("--tp-size", o->tp_size, "Tensor parallelism in groups of N consecutive ranks; 1: none")
+      ->option_text("N")
+      ->group(training);
+  app->add_flag("--scaling", o->scaling, "Also train one rank alone first: scaling efficiency")->group(training);
+  app->add_option("--steps", o->steps, "Timed steps")->option_text("N")->group(groups::kSampling);
+  app->add_option("--warmup", o->warmup, "Untimed steps first")->option_text("N")->group(groups::kSampling);
+  app->add_flag("--check", o->check,
+                "Compare with one rank trained alone: exit 3 beyond 1e-3 (bf16: 1e-2)")
+      ->group(groups::kVerification);
+  add_common_options(*app, o->common, train_unused());
+  app->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto) of every timed step here")
+      ->option_text("PATH")
+      ->group(groups::kReports)
+      ->check(non_empty_path());
   commands.push_back({app, [o, app](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI
                         RunSettings settings = run_settings(o->common);
