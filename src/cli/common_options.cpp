@@ -186,7 +186,7 @@ std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<Unu
     if (opt == nullptr || opt->count() == 0) continue;
     // A flag is named alone ("--show-faults ignored: ..."), an option with what it was given ("-n/--iters 3").
     const std::string given =
-        opt->get_type_size() == 0 ? std::string() : fmt::format(" {}", fmt::join(opt->results(), ","));
+        opt->get_expected_max() == 0 ? std::string() : fmt::format(" {}", fmt::join(opt->results(), ","));
     out.push_back({"option_ignored", fmt::format("{}{} ignored: {}", shown_names(*opt), given, u.why)});
   }
   return out;

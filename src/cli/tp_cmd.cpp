@@ -157,7 +157,7 @@ void add_tp_command(CLI::App& root, Commands& commands) {
   app->get_option("--iters")->description("Timed steps");
   app->get_option("--warmup-iters")->description("Untimed steps first");
   app->add_flag("--check", o->check,
-                "Compare with one rank: operations exactly, layers within 1e-3 (exit 3)")
+                "Compare with one rank: operations exactly, layers within a rounding bound")
       ->group(groups::kVerification);
   commands.push_back({app, [o, app](Invocation& inv) {
                         tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI

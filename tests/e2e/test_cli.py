@@ -155,6 +155,18 @@ class GoodRuns(Workdir):
         self.assertTrue(any(line.startswith("| size (B) | pairs | latency (us) |") for line in md_lines), md_lines)
         self.assertIn("**Wrong elements:** 0", md_lines[-1])
 
+    def test_latency_warns_once_for_each_option_it_does_not_use(self):
+        js = self.path("l.json")
+        r = mpirun(2, "latency", "-b", "8", "-e", "8", "-n", "3", "-w", "1", "--show-faults", "-m", "2", "-G", "1",
+                   "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
+        self.assertEqual([line.split(" ignored:")[0] for line in ignored],
+                         ["warning: --show-faults", "warning: -m/--agg-iters 2", "warning: -G/--cudagraph 1"], r.stderr)
+        self.assertIn("warning: -m/--agg-iters 2 ignored: latency sends one message at a time, never a group of calls",
+                      ignored)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in load_json(js)["warnings"]), 3)
+
     def test_latency_needs_ranks_that_pair_up(self):
         r = mpirun(3, "latency", "-e", "8")
         self.assertEqual(r.returncode, 2, r.stderr)
@@ -480,6 +492,22 @@ class Health(Workdir):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"cluster +degraded +job job.allreduce.busbw_gbps = [0-9.]+ GB/s, needs >= 100000 GB/s")
 
+    def test_tolerance_is_said_to_be_ignored_when_the_rules_turn_the_median_off(self):
+        absolute, relative = self.path("absolute.json"), self.path("relative.json")
+        for path, keep in ((absolute, False), (relative, True)):
+            with open(path, "w") as f:
+                json.dump({"relative": keep, "rules": []}, f)
+        js = self.path("h.json")
+        r = mpirun(2, "health", "--rules", absolute, "--tolerance", "10%", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
+        self.assertEqual(ignored, [f"warning: --tolerance 10 ignored: the rules file {absolute} turns the median "
+                                   "judgement off (\"relative\": false)"], r.stderr)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in load_json(js)["warnings"]), 1)
+        r = mpirun(2, "health", "--rules", relative, "--tolerance", "10%")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn(" ignored: ", r.stderr)
+
     def test_bad_input_is_unknown_and_runs_nothing(self):
         bad_json, bad_rule = self.path("bad.json"), self.path("rule.json")
         with open(bad_json, "w") as f:
@@ -620,6 +648,23 @@ class Zero(Workdir):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(list(zero_records(load_json(js))), [1])
 
+    def test_options_it_does_not_use_are_said_once(self):
+        r, js = self.run_zero(2, "--params", "4K", "--layers", "2", "--stage", "2", "-n", "2", "-w", "0",
+                              "--zero1-reduce", "reduce-scatter", "--check-steps", "2", "--show-faults", "-G", "1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
+        self.assertEqual([line.split(" ignored:")[0] for line in ignored],
+                         ["warning: --show-faults", "warning: -G/--cudagraph 1", "warning: --check-steps 2",
+                          "warning: --zero1-reduce reduce-scatter"], r.stderr)
+        self.assertIn("warning: --zero1-reduce reduce-scatter ignored: it is stage 1's, and --stage runs no stage 1",
+                      ignored)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in load_json(js)["warnings"]), 4)
+        # where they apply: nothing to say
+        r, js = self.run_zero(2, "--params", "4K", "--layers", "2", "--stage", "1", "-n", "2", "-w", "0",
+                              "--zero1-reduce", "reduce-scatter", "--check", "--check-steps", "2")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn(" ignored: ", r.stderr)
+
     def test_bad_input_runs_nothing(self):
         not_json, unknown, no_dp = self.path("a.json"), self.path("b.json"), self.path("c.json")
         with open(not_json, "w") as f:
@@ -746,15 +791,15 @@ class Train(Workdir):
     def test_bfloat16_gradients(self):
         js = self.path("bf16.json")
         r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "48", "--steps", "6", "--dtype", "bf16",
-                   "--zero", "2", "--check", "--json", js, "-n", "3", "-w", "1")
+                   "--zero", "2", "--check", "--json", js, "-n", "3", "-w", "1", "--show-faults")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("gradients travel as bfloat16", r.stdout)
         # common options train has no use for are said once each, in the report too (no silent option)
         ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
         self.assertEqual([line.split(" ignored:")[0] for line in ignored],
-                         ["warning: -n/--iters 3", "warning: -w/--warmup-iters 1"], r.stderr)
+                         ["warning: -n/--iters 3", "warning: -w/--warmup-iters 1", "warning: --show-faults"], r.stderr)
         report = load_json(js)
-        self.assertEqual(sum(w["code"] == "option_ignored" for w in report["warnings"]), 2)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in report["warnings"]), 3)
         for rec in report["records"]:
             self.assertEqual(rec["params"]["dtype"], "bfloat16")
             self.assertEqual(rec["metrics"]["wrong"], 0)
@@ -853,6 +898,16 @@ class TensorParallel(Workdir):
             self.assertGreater(m["tflops"], 0)
             # the parts shown come from the step shown: they fit in it (device marks inside a host-timed step)
             self.assertLessEqual(m["forward_ms"] + m["backward_ms"], m["step_ms"] * 1.0001, m)
+
+    def test_options_it_does_not_use_are_said_once(self):
+        js = self.path("tp.json")
+        r = mpirun(2, "tp", "--shape", "8x8", "--op", "copy", "-n", "2", "-w", "0", "--in", "64", "--max-time", "1",
+                   "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        ignored = [line for line in r.stderr.splitlines() if " ignored: " in line]
+        self.assertEqual([line.split(" ignored:")[0] for line in ignored],
+                         ["warning: --in 64", "warning: --max-time 1"], r.stderr)
+        self.assertEqual(sum(w["code"] == "option_ignored" for w in load_json(js)["warnings"]), 2)
 
     def test_bad_input_runs_nothing(self):
         cases = [
