@@ -56,6 +56,11 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
     out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
                                      "are no threads' communicators to initialise in parallel"});
   }
+  if ((o.timing == "osu" || o.timing == "imb") && (o.common.max_noise > 0 || o.common.max_time_given)) {
+    out.push_back({"option_ignored", fmt::format("--max-noise and --max-time ignored: --timing {} times the peer's own "
+                                                 "count of calls (-n replaces it)",
+                                                 o.timing)});
+  }
   if (o.fuse_given && o.tensors <= 1) {
     out.push_back({"option_ignored",
                    collective == Collective::allreduce
@@ -78,8 +83,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   const bool lists = !collective || *collective == Collective::allreduce;
   add_common_options(app, o.common);
   app.get_option("--iters")
-      ->description("Samples per case (nccl-tests timing: calls per block)");
-  app.get_option("--warmup-iters")->default_str("5; 1 with --timing nccl-tests");
+      ->description("Samples per case (nccl-tests timing: calls per block; osu, imb: calls, the peer's by default)");
+  app.get_option("--warmup-iters")->default_str("5; 1 with --timing nccl-tests; the peer's with osu, imb");
 
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
@@ -132,10 +137,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->check(in_range(0, 1000000));
 
   app.add_option("--timing", o.timing,
-                 "sampled or nccl-tests; auto: nccl-tests on nccl")
+                 "sampled, nccl-tests, osu or imb (each peer's loop and counts); auto: nccl-tests on nccl, else "
+                 "sampled")
       ->option_text("HOW")
       ->group(kSampling)
-      ->check(one_of({"auto", "sampled", "nccl-tests"}));
+      ->check(one_of({"auto", "sampled", "nccl-tests", "osu", "imb"}));
   app.add_option("--blocks", o.blocks, "nccl-tests timing: exactly N blocks per case (1: all_reduce_perf's)")
       ->option_text("N")
       ->default_str("")  // none: the blocks follow the sampling rule
@@ -251,7 +257,13 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.warmup_iters = o.common.warmup_iters;
   if (o.timing == "nccl-tests" && !o.common.warmup_given) plan.warmup_iters = 1;  // all_reduce_perf's -w default
   plan.stopping = stopping_rule(o.common);
-  plan.timing = o.timing == "sampled" ? Timing::sampled : o.timing == "nccl-tests" ? Timing::nccl_tests : Timing::automatic;
+  plan.timing = o.timing == "sampled"      ? Timing::sampled
+                : o.timing == "nccl-tests" ? Timing::nccl_tests
+                : o.timing == "osu"        ? Timing::osu
+                : o.timing == "imb"        ? Timing::imb
+                                           : Timing::automatic;
+  if (o.common.iters_given) plan.iters_given = o.common.iters;  // --timing osu|imb: in place of the peer's counts
+  if (o.common.warmup_given) plan.warmup_given = o.common.warmup_iters;
   {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule
     CommonOptions blocks = o.common;
     blocks.iters = CommonOptions{}.iters;
@@ -260,6 +272,11 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     if (o.common.iters_given) plan.block_iters = o.common.iters;
   }
   if (o.blocks > 0) {  // exactly that many blocks: 1 is all_reduce_perf's own (one timed block after -w)
+    if (o.timing == "osu" || o.timing == "imb") {
+      throw usage_error(fmt::format("--blocks counts nccl-tests' timed blocks; --timing {} times one call at a time: "
+                                    "drop one of them",
+                                    o.timing));
+    }
     if (o.timing == "sampled") {
       throw usage_error("--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
                         "one of them");
@@ -270,9 +287,10 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
                                        .max_time_s = 0.0};
     plan.blocks_given = true;
   }
-  if (plan.tensors > 1 && plan.timing == Timing::nccl_tests) {
-    throw usage_error("--timing nccl-tests times one buffer per operation, not a --tensors list; drop --tensors or "
-                      "use --timing sampled");
+  if (plan.tensors > 1 && plan.timing != Timing::sampled && plan.timing != Timing::automatic) {
+    throw usage_error(fmt::format("--timing {} times one buffer per operation, not a --tensors list; drop --tensors or "
+                                  "use --timing sampled",
+                                  o.timing));
   }
   if (plan.tensors > 1) plan.timing = Timing::sampled;
   plan.floor.min_busbw = o.min_busbw;
@@ -318,7 +336,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
 
 CommonOptions collective_common(const CollectiveOptions& o) {
   CommonOptions c = o.common;
-  if (c.alloc == "auto" && o.timing != "sampled" && o.tensors <= 1) c.alloc = "ncclMemAlloc";
+  if (c.alloc == "auto" && (o.timing == "auto" || o.timing == "nccl-tests") && o.tensors <= 1) c.alloc = "ncclMemAlloc";
   return c;
 }
 

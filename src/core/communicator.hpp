@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -59,6 +60,11 @@ class Communicator {
   // timing only: a backend may stage an input once for the whole series instead of before each operation.
   virtual void run_series(std::span<const CollectiveCall> calls, int times) {
     for (int i = 0; i < times; ++i) run(calls[static_cast<std::size_t>(i) % calls.size()]);
+  }
+  // `call` ready to run again and again, as run() would, with whatever can be done once done now (for timing one
+  // call at a time, OSU's and IMB's loops: nothing but the library's call between two clock reads).
+  virtual std::function<void()> prepared(const CollectiveCall& call) {
+    return [this, call] { run(call); };
   }
   virtual std::unique_ptr<Work> start(const CollectiveCall& call) = 0;
   // Point to point with any peer of the group (group ranks), asynchronous: `bytes` bytes from/to `data` (one part:

@@ -211,6 +211,29 @@ class Timing(Workdir):
         self.assertIn("timing: sampled", r.stdout)
         self.assertEqual(load_json(js)["config"]["timing"], "sampled")
 
+    def test_osu_and_imb_timing_time_one_call_at_a_time_with_the_peers_counts(self):
+        js = self.path("p.json")
+        # OSU: 1000 calls up to 8 KiB, 100 above; IMB: min(1000, 40 MiB / size); -n in their place when given
+        for method, sizes, expected in (("osu", ("4", "16K", "4096"), [1000, 100]),
+                                        ("imb", ("64K", "1M", "16"), [640, 40]),
+                                        ("osu", ("4", "16K", "4096", "-n", "7", "-w", "0"), [7, 7])):
+            r = mpirun(2, "allreduce", "-b", sizes[0], "-e", sizes[1], "-f", sizes[2], *sizes[3:], "--timing", method,
+                       "--placement", "out-of-place", "--backend", "mpi", "--json", js)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"timing: {method} (--timing): the host clock around each call", r.stdout)
+            report = load_json(js)
+            self.assertEqual(report["config"]["timing"], method)
+            rows = collective_results(report)
+            self.assertEqual([len(row["samples_us"]) for row in rows], expected, method)
+            for row in rows:
+                self.assertEqual(row["ops_per_sample"], 1, row)  # one call per sample, never calibrated
+                self.assertEqual(row["wrong"], 0, row)
+        # their loops have no blocks and no list of tensors: one line each
+        for extra in (["--blocks", "3"], ["--tensors", "4"]):
+            r = single("allreduce", "--timing", "imb", *extra, "-b", "64", "-e", "64")
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+
     def test_one_rank_in_place_moves_nothing_and_has_no_bandwidth(self):
         js = self.path("t.json")
         r = single("allreduce", "-b", "1K", "-e", "4K", "-f", "4", "-n", "3", "-w", "1", "--json", js)

@@ -203,6 +203,12 @@ void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int time
   }
 }
 
+std::function<void()> MPICommunicator::prepared(const CollectiveCall& call) {
+  const Prepared p = prepare(call, types_, rank_, size_);
+  if (p.divides) return [this, call] { run(call); };  // avg divides after the sum: run() as it is
+  return [p, comm = comm_] { call_blocking(p, comm); };
+}
+
 BufferRef MPICommunicator::result_at(const CollectiveCall& call) const {
   const Prepared p = prepare(call, types_, rank_, size_);
   return result_of(call, p.in_place, p.is_root);

@@ -26,6 +26,7 @@ class MPICommunicator final : public Communicator {
   // Works out the MPI arguments of each distinct call once, then makes one MPI call per operation and nothing else
   // (avg also divides).
   void run_series(std::span<const CollectiveCall> calls, int times) override;
+  std::function<void()> prepared(const CollectiveCall& call) override;
   // The root of an out-of-place broadcast keeps its data in its send buffer (nothing is copied); an in-place
   // reduce-scatter leaves each rank's block at the start of the buffer, where MPI puts it.
   BufferRef result_at(const CollectiveCall& call) const override;

@@ -124,11 +124,14 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     SamplingRules calls{counts.warmup, exactly, timeout, 1};
     calls.barrier_after_sample = true;
     const auto host_timer = [&comm, timeout, enqueue_only = plan.cpu_time]() -> std::unique_ptr<Timer> {
-      if (enqueue_only) return std::make_unique<HostTimer>();
+      if (enqueue_only || !comm.runs_on_device()) return std::make_unique<HostTimer>();  // a host call is complete
       return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
     };
-    const TimedOperation op{setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync,
-                            host_timer, {}};
+    const std::function<void()> once = comm.prepared(call);
+    const TimedOperation op{setup.label, [&once](int times) {
+                              for (int i = 0; i < times; ++i) once();
+                            },
+                            sync, host_timer, {}};
     out.timing = timing;
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
