@@ -83,8 +83,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   const bool lists = !collective || *collective == Collective::allreduce;
   add_common_options(app, o.common);
   app.get_option("--iters")
-      ->description("Samples per case (nccl-tests timing: calls per block; osu, imb: calls, the peer's by default)");
-  app.get_option("--warmup-iters")->default_str("5; 1 with --timing nccl-tests; the peer's with osu, imb");
+      ->description("Samples per case; nccl-tests timing: calls per block");
+  app.get_option("--warmup-iters")->default_str("5; nccl-tests 1; osu, imb theirs");
 
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
@@ -137,8 +137,7 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->check(in_range(0, 1000000));
 
   app.add_option("--timing", o.timing,
-                 "sampled, nccl-tests, osu or imb (each peer's loop and counts); auto: nccl-tests on nccl, else "
-                 "sampled")
+                 "sampled, nccl-tests, osu, imb; auto: nccl-tests on nccl, else sampled")
       ->option_text("HOW")
       ->group(kSampling)
       ->check(one_of({"auto", "sampled", "nccl-tests", "osu", "imb"}));
