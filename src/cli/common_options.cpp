@@ -5,6 +5,7 @@
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
+#include "core/sizes.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -190,6 +191,24 @@ std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<Unu
     out.push_back({"option_ignored", fmt::format("{}{} ignored: {}", shown_names(*opt), given, u.why)});
   }
   return out;
+}
+
+void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what, const std::string& zero_means,
+                       const char* group) {
+  CLI::Option* bucket =
+      app.add_option_function<std::string>(
+             "--bucket",
+             [&bucket_mb](const std::string& text) {
+               bucket_mb = static_cast<double>(parse_size_option("--bucket", text)) / (1024.0 * 1024.0);
+             },
+             fmt::format("{}, e.g. 25M; 0: {}", what, zero_means))
+          ->option_text("SIZE")
+          ->default_str("25M")
+          ->group(group);
+  app.add_option("--bucket-mb", bucket_mb, "the same in MiB (the older spelling)")
+      ->option_text("MIB")
+      ->group(groups::kHidden)
+      ->excludes(bucket);
 }
 
 }  // namespace distbench::cli

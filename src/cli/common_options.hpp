@@ -59,6 +59,11 @@ void add_common_options(CLI::App& app, CommonOptions& options, const std::vector
 // One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);
+
+// --bucket SIZE (1M = 1 MiB, as every size; 0: as `zero_means` says) into `bucket_mb` (MiB), and the older
+// --bucket-mb MIB kept as a hidden alias; giving both is an error.
+void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what, const std::string& zero_means,
+                       const char* group);
 // --launcher auto|mpi|env|none, for every command that forms a job (the common options, health, info).
 void add_launcher_option(CLI::App& app, std::string& launcher);
 // --backend, its help naming the backends this build has (the common options, health, info).

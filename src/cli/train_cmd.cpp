@@ -145,9 +145,7 @@ void add_train_command(CLI::App& root, Commands& commands) {
       ->option_text("TYPE")
       ->group(training)
       ->check(one_of({"fp32", "bf16"}));
-  app->add_option("--bucket-mb", o->bucket_mb, "MiB of gradients per allreduce (DDP's); 0: one per tensor")
-      ->option_text("MIB")
-      ->group(training);
+  add_bucket_option(*app, o->bucket_mb, "Gradients per allreduce (DDP's cap)", "one per tensor", training);
   app->add_option("--overlap", o->overlap, "Buckets reduced during the backward: on, off or both")
       ->option_text("MODE")
       ->group(training)

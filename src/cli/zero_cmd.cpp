@@ -59,9 +59,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->add_option("--dtype", o->dtype, "Parameter and gradient type: bf16, fp16 or fp32")
       ->option_text("TYPE")
       ->group(step);
-  app->add_option("--bucket-mb", o->bucket_mb, "MiB of gradients per reduction, stages 0-2; 0: one bucket")
-      ->option_text("MIB")
-      ->group(step);
+  add_bucket_option(*app, o->bucket_mb, "Gradients per reduction, stages 0-2", "one bucket", step);
   app->add_option("--zero1-reduce", o->zero1_reduce,
                   "Stage 1 reduces by allreduce (3x the gradients' bytes), reduce-scatter (2x) or both")
       ->option_text("HOW")
@@ -87,6 +85,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                                                  "--zero1-reduce", "--check"}) {
                           if (app->count(name) > 0) options.given.insert(name);
                         }
+                        if (app->count("--bucket") > 0) options.given.insert("--bucket-mb");  // either spelling
                         const std::string text =
                             options.config.empty() ? std::string() : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         const zero::ZeroPlan plan = make_zero_plan(options, text);  // bad input fails before MPI

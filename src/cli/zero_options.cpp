@@ -106,7 +106,7 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.bucket_mb = o.bucket_mb;
   plan.bucket = static_cast<std::size_t>(o.bucket_mb * 1024 * 1024 / static_cast<double>(size_of(plan.type)));
   if (o.bucket_mb > 0 && plan.bucket == 0) {
-    throw usage_error(fmt::format("--bucket-mb {:g} holds no {} gradient; give at least {} bytes' worth", o.bucket_mb,
+    throw usage_error(fmt::format("a bucket of {:g} MiB (--bucket) holds no {} gradient; give at least {} bytes' worth", o.bucket_mb,
                                   o.dtype, size_of(plan.type)));
   }
   using zero::Zero1Reduce;
@@ -119,7 +119,7 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   } else if (o.zero1_reduce == "auto") {
     plan.zero1 = {Zero1Reduce::allreduce};
   } else {
-    throw usage_error(fmt::format("--zero1-reduce {}: choose allreduce (the seeds' and RAF's), reduce-scatter "
+    throw usage_error(fmt::format("--zero1-reduce {}: choose allreduce (RAF's design: 3x the gradients' bytes), reduce-scatter "
                                   "(DeepSpeed's and the paper's), both, or auto (both with --stage all)",
                                   o.zero1_reduce));
   }

@@ -701,6 +701,23 @@ class Train(Workdir):
     """distbench train: data parallelism equal to one rank on the global batch, for bucket sizes and overlap modes at
     np 1-3; the figures add up; bad input."""
 
+    def test_bucket_takes_a_size_and_the_older_spelling_its_mib(self):
+        # --bucket 64K is --bucket-mb 0.0625: the same buckets; both at once is one error line
+        buckets = []
+        for flag, value in (("--bucket", "64K"), ("--bucket-mb", "0.0625")):
+            js = self.path("b.json")
+            r = mpirun(2, "train", "--layers", "3", "--hidden", "64", "--batch", "16", "--steps", "2", flag, value,
+                       "--json", js)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            buckets.append(load_json(js)["records"][0]["params"]["buckets"])
+        self.assertEqual(buckets[0], buckets[1])
+        r = single("train", "--bucket", "1M", "--bucket-mb", "1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        r = single("zero", "--bucket", "2X")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--bucket", r.stderr)
+
     def test_check_across_buckets_overlap_and_ranks(self):
         for np in (1, 2, 3):
             for bucket in ("0", "0.01", "25"):

@@ -168,7 +168,7 @@ std::string zero1_text(const std::vector<Zero1Reduce>& forms) {
 
 // What the header says of stage 1's reduction.
 std::string zero1_sentence(const std::vector<Zero1Reduce>& forms) {
-  static constexpr const char* kAllreduce = "allreduce (the seeds' and RAF's: 3x the gradients' bytes)";
+  static constexpr const char* kAllreduce = "allreduce (RAF's design: 3x the gradients' bytes)";
   static constexpr const char* kReduceScatter = "reduce-scatter (DeepSpeed's ZeRO-1: 2x)";
   if (forms.size() > 1) return fmt::format("stage 1 twice: by {}, by {}", kAllreduce, kReduceScatter);
   return fmt::format("stage 1 reduces by {}", forms.front() == Zero1Reduce::allreduce ? kAllreduce : kReduceScatter);
