@@ -2,12 +2,17 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/validators.hpp"
+#include "core/error.hpp"
 #include "core/hostfile.hpp"
+#include "core/resolve_hosts.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
+#include <chrono>
 #include <memory>
+#include <vector>
 #include <string>
 
 namespace distbench::cli {
@@ -15,17 +20,31 @@ namespace {
 
 struct HostfileCheckOptions {
   std::string path;
+  bool no_resolve = false;
 };
 
 // The file is not checked with CLI::ExistingFile: read_hostfile names the path and the system's reason.
 void setup_hostfile_check(CLI::App& app, HostfileCheckOptions& opts) {
   app.add_option("FILE", opts.path, "hostfile to check (OpenMPI 'node1 slots=4' or MPICH 'node1:4')")->required()->check(non_empty_path());
+  app.add_flag("--no-resolve", opts.no_resolve, "Do not look the host names up (a template, another network)");
 }
+
+constexpr std::chrono::seconds kLookupBound{3};
 
 int run_hostfile_check(const HostfileCheckOptions& opts) {
   const Hostfile hostfile = read_hostfile(opts.path);  // throws usage_error on bad input
   fmt::print("{}", format_hostfile_summary(hostfile));
-  return 0;
+  if (opts.no_resolve) return 0;
+  std::vector<std::string> names;
+  for (const HostEntry& h : hostfile.hosts) names.push_back(h.host);
+  std::vector<std::string> unresolved;
+  for (const HostLookup& l : resolve_hosts(names, kLookupBound)) {
+    if (!l.resolved) unresolved.push_back(fmt::format("{} ({})", l.host, l.why));
+  }
+  if (unresolved.empty()) return 0;
+  throw usage_error(fmt::format("{}: {} of {} host names do not resolve here: {}; mpirun could not reach them (fix the "
+                                "names, or --no-resolve for a template or another network)",
+                                opts.path, unresolved.size(), names.size(), fmt::join(unresolved, ", ")));
 }
 
 }  // namespace

@@ -367,9 +367,17 @@ class GoodRuns(Workdir):
     def test_hostfile_check(self):
         for name in ["openmpi.hostfile", "mpich.hostfile", "localhost.hostfile"]:
             with self.subTest(hostfile=name):
-                r = single("hostfile", "check", os.path.join(SOURCE_ROOT, "hostfiles", name))
+                r = single("hostfile", "check", "--no-resolve", os.path.join(SOURCE_ROOT, "hostfiles", name))
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertIn("slots", r.stdout.lower())
+        # names are looked up (within a bound): the example runs as written, the templates name hosts that do not
+        r = single("hostfile", "check", os.path.join(SOURCE_ROOT, "hostfiles", "localhost.hostfile"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = single("hostfile", "check", os.path.join(SOURCE_ROOT, "hostfiles", "openmpi.hostfile"))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        self.assertIn("4 of 5 host names do not resolve here: node1 (", r.stderr)
+        self.assertIn("--no-resolve", r.stderr)
 
 
 class BadInput(Workdir):
