@@ -55,6 +55,16 @@ std::int64_t verify_times(int times, World& world, Communicator& comm, const Cas
   return wrong;
 }
 
+// The host clock around a timed batch: until its last call is enqueued (-C 1, `enqueue_only`), else through the
+// work's completion, polled without sleeping as nccl-tests does; the clock alone where the backend's calls are
+// complete on return (`complete_on_return`).
+TimerFactory host_clock(Communicator& comm, Seconds timeout, bool enqueue_only, bool complete_on_return) {
+  return [&comm, timeout, plain = enqueue_only || complete_on_return]() -> std::unique_ptr<Timer> {
+    if (plain) return std::make_unique<HostTimer>();
+    return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
+  };
+}
+
 }  // namespace
 
 void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
@@ -89,7 +99,8 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   };
   Measured out;
 
-  if (setup.tensors <= 1 && resolve(plan.timing, comm.runs_on_device()) == Timing::nccl_tests) {
+  const Timing timing = resolve(plan.timing, comm.runs_on_device());
+  if (setup.tensors <= 1 && timing == Timing::nccl_tests) {
     // nccl-tests' method: blocks of -n (x -m, x -G) operations at rotating positions, on the host clock from before
     // the first enqueue until the streams are idle (polled without sleeping, as nccl-tests does; with -C 1 until
     // the last is enqueued), and the device's events around the same block beside.
@@ -97,12 +108,8 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     const int ops = plan.block_iters * std::max(1, o.agg_iters) * std::max(1, o.graph_launches);
     const std::vector<CollectiveCall> calls = rotated_calls(setup, ops);
     SamplingRules blocks{plan.warmup_iters, plan.block_stopping, timeout, ops};
-    const auto host_timer = [&comm, timeout, enqueue_only = plan.cpu_time]() -> std::unique_ptr<Timer> {
-      if (enqueue_only) return std::make_unique<HostTimer>();
-      return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
-    };
-    const TimedOperation op{
-        setup.label, [&comm, &calls](int times) { comm.run_series(calls, times); }, sync, host_timer, {}};
+    const TimedOperation op{setup.label, [&comm, &calls](int times) { comm.run_series(calls, times); }, sync,
+                            host_clock(comm, timeout, plan.cpu_time, false), {}};
     TimerFactory device_timer;
     if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
     out.timing = Timing::nccl_tests;
@@ -111,27 +118,20 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     return out;
   }
 
-  if (const Timing timing = resolve(plan.timing, comm.runs_on_device());
-      setup.tensors <= 1 && (timing == Timing::osu || timing == Timing::imb)) {
+  if (setup.tensors <= 1 && (timing == Timing::osu || timing == Timing::imb)) {
     // The peers' loops: one call at a time on the host clock through its completion, a barrier after each outside
     // the timer, their own counts of timed and untimed calls at each size; the table's mean per rank is their
     // per-rank average, and -a avg (the default) their average over ranks.
     const PeerCounts counts = peer_counts(plan, timing, setup.bytes);
-    StoppingRule exactly;
-    exactly.samples = static_cast<std::size_t>(counts.iterations);
-    exactly.min_samples = exactly.samples;
-    exactly.max_time_s = 0;
-    SamplingRules calls{counts.warmup, exactly, timeout, 1};
+    const auto n = static_cast<std::size_t>(counts.iterations);
+    SamplingRules calls{counts.warmup, StoppingRule{.samples = n, .max_noise = 0.0, .min_samples = n, .max_time_s = 0.0},
+                        timeout, 1};
     calls.barrier_after_sample = true;
-    const auto host_timer = [&comm, timeout, enqueue_only = plan.cpu_time]() -> std::unique_ptr<Timer> {
-      if (enqueue_only || !comm.runs_on_device()) return std::make_unique<HostTimer>();  // a host call is complete
-      return std::make_unique<HostThroughCompletionTimer>([&comm, timeout] { comm.synchronize_spinning(timeout); });
-    };
     const std::function<void()> once = comm.prepared(call);
     const TimedOperation op{setup.label, [&once](int times) {
                               for (int i = 0; i < times; ++i) once();
                             },
-                            sync, host_timer, {}};
+                            sync, host_clock(comm, timeout, plan.cpu_time, !comm.runs_on_device()), {}};
     out.timing = timing;
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
