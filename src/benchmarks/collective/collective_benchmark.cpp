@@ -56,6 +56,11 @@ std::string peer_samples_text(const SweepPlan& plan, Timing timing) {
                                  "one at a time";
 }
 
+// --timing osu|imb on MPI: reduce-scatter is called as the peers call it (CallForm::vector).
+bool peers_call_form(Timing timing, std::string_view backend) {
+  return (timing == Timing::osu || timing == Timing::imb) && !runs_on_device(backend);
+}
+
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
   if (timing == Timing::osu || timing == Timing::imb) {
     return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
@@ -104,7 +109,9 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["cycles"] = plan.cycles;
   j["timestamps"] = plan.timestamps;
   j["cpu_time"] = plan.cpu_time;
-  j["timing"] = std::string(name(resolve(plan.timing, runs_on_device(backend))));
+  const Timing timing = resolve(plan.timing, runs_on_device(backend));
+  j["timing"] = std::string(name(timing));
+  j["call_form"] = peers_call_form(timing, backend) ? "vector" : "block";
   j["block_iters"] = plan.block_iters;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
@@ -283,6 +290,11 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                   check_text(plan.check_iters), average_text(plan.average), name(plan.average),
                   plan.cpu_time ? ", host clock (-C 1)" : ""),
       timing_text(timing, runs_on_device(info.backend), plan.cpu_time, plan.backend_options.nccl_mem_alloc)};
+  if (plan.collective == Collective::reduce_scatter && peers_call_form(timing, info.backend)) {
+    d.console_preamble.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
+                                    "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
+                                    "through different algorithms)");
+  }
   if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
   if (plan.tensors > 1) {
     d.console_preamble.push_back(fmt::format(
