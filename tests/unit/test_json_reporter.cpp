@@ -228,12 +228,13 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "tensors", "fusions", "root",
                        "group_size", "warmup_iters", "stopping", "check", "check_iters", "cycles", "timestamps",
-                       "cpu_time", "timing", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
+                       "cpu_time", "timing", "call_form", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));
   EXPECT_EQ(config["sizes"], ordered_json({8, 1024, 1048576}));
   EXPECT_EQ(config["average"], "max");
+  EXPECT_EQ(config["call_form"], "block");  // distbench's own timing: MPI_Reduce_scatter_block
   EXPECT_EQ(config["stopping"]["max_noise"], 1.5);
   EXPECT_EQ(config["backend_options"]["agg_iters"], 4);
 
