@@ -20,9 +20,7 @@ std::string_view alignment(const ColumnSpec& c) {
 
 }  // namespace
 
-MarkdownReporter::MarkdownReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
-
-void MarkdownReporter::do_begin(const RunInfo& info) {
+void MarkdownReporter::on_begin(const RunInfo& info) {
   const RunDescription& d = description();
   const TableLayout& t = d.table;
   text_ = fmt::format("## distbench {}\n\n", d.title);
@@ -43,19 +41,18 @@ void MarkdownReporter::do_begin(const RunInfo& info) {
   }
   text_ += row_text(titles);
   text_ += row_text(aligns);
-  output_.update([this] { return text_; });
+  footer_.clear();
 }
 
-void MarkdownReporter::do_add(const std::vector<Record>& row) {
+void MarkdownReporter::on_add(const std::vector<Record>& row) {
   if (row.empty()) return;
   const TableRow cells = table_row(description().table, row);
   std::vector<std::string> all = cells.keys;
   for (const auto& group : cells.groups) all.insert(all.end(), group.begin(), group.end());
   text_ += row_text(all);
-  output_.update([this] { return text_; });
 }
 
-void MarkdownReporter::do_end(const RunInfo& info) {
+void MarkdownReporter::on_end(const RunInfo& info) {
   std::string footer = "\n";
   for (const SummaryItem& item : summary()) footer += fmt::format("**{}:** {} · ", item.label, item.text);
   footer += fmt::format("**Status:** {}", info.status);
@@ -66,7 +63,7 @@ void MarkdownReporter::do_end(const RunInfo& info) {
     for (const std::string& l : section.lines) (footer += l) += '\n';
     footer += "```\n";
   }
-  output_.finish(text_ + footer, info.status);
+  footer_ = std::move(footer);
 }
 
 }  // namespace distbench
