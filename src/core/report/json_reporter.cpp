@@ -13,7 +13,7 @@ void JsonReporter::on_begin(const RunInfo& info) {
 
 std::string JsonReporter::text() const {
   // Invalid UTF-8 (an odd host name or variable) is replaced rather than losing the report.
-  return make_report_json(info_, description(), records())
+  return make_report_json(info_, description(), records(), rows())
              .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
          "\n";
 }

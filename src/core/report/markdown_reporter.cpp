@@ -1,16 +1,18 @@
 #include "core/report/markdown_reporter.hpp"
 
+#include "core/quote.hpp"
 #include "core/report/table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace distbench {
 namespace {
 
-// A Markdown table row from its cells.
+// A Markdown table row from its cells, each made inert (a '|' in a host name does not end the cell).
 std::string row_text(const std::vector<std::string>& cells) {
   std::string line = "|";
-  for (const auto& cell : cells) line += fmt::format(" {} |", cell);
+  for (const auto& cell : cells) line += fmt::format(" {} |", markdown_text(cell));
   return line + "\n";
 }
 
@@ -23,24 +25,27 @@ std::string_view alignment(const ColumnSpec& c) {
 void MarkdownReporter::on_begin(const RunInfo& info) {
   const RunDescription& d = description();
   const TableLayout& t = d.table;
-  text_ = fmt::format("## distbench {}\n\n", d.title);
-  text_ += fmt::format("distbench {} (git {}) · {}\n\n", info.tool_version, info.git_sha, d.md_preamble);
+  text_ = fmt::format("## distbench {}\n\n", markdown_text(d.title));
+  text_ += markdown_text(fmt::format("distbench {} (git {}) · {}", info.tool_version, info.git_sha,
+                                     fmt::join(d.facts, " · ")));
+  text_ += "\n\n";
 
-  std::vector<std::string> titles, aligns;
+  std::vector<std::string> titles;
+  std::string aligns = "|";
   for (const ColumnSpec& c : t.key_columns) {
     titles.push_back(c.md_title);
-    aligns.emplace_back(alignment(c));
+    aligns += fmt::format(" {} |", alignment(c));
   }
   const auto groups = table_groups(t);
   for (const std::string& group : groups) {
     const std::string prefix = groups.size() > 1 ? group + " " : std::string();
     for (const ColumnSpec& c : t.value_columns) {
       titles.push_back(prefix + c.md_title);
-      aligns.emplace_back(alignment(c));
+      aligns += fmt::format(" {} |", alignment(c));
     }
   }
   text_ += row_text(titles);
-  text_ += row_text(aligns);
+  text_ += aligns + "\n";
   footer_.clear();
 }
 
@@ -53,17 +58,19 @@ void MarkdownReporter::on_add(const std::vector<Record>& row) {
 }
 
 void MarkdownReporter::on_end(const RunInfo& info) {
-  std::string footer = "\n";
+  std::string footer;
   for (const SummaryItem& item : summary()) footer += fmt::format("**{}:** {} · ", item.label, item.text);
   footer += fmt::format("**Status:** {}", info.status);
-  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) footer += fmt::format(" ({})", info.error);
-  footer += "\n";
-  for (const TextSection& section : sections()) {
-    footer += fmt::format("\n### {}\n\n```\n", section.title);
-    for (const std::string& l : section.lines) (footer += l) += '\n';
-    footer += "```\n";
+  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) {
+    footer += fmt::format(" ({})", info.error);
   }
-  footer_ = std::move(footer);
+  footer_ = "\n" + markdown_text(footer) + "\n";
+  for (const TextSection& section : sections()) {
+    // A code block shows its lines as they are (control characters escaped).
+    footer_ += fmt::format("\n### {}\n\n```\n", markdown_text(section.title));
+    for (const std::string& l : section.lines) (footer_ += escape_text(l)) += '\n';
+    footer_ += "```\n";
+  }
 }
 
 }  // namespace distbench

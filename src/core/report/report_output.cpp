@@ -1,10 +1,6 @@
 #include "core/report/report_output.hpp"
 
-#include "core/error.hpp"
-
-#include <fmt/format.h>
-
-#include <cstdio>
+#include "core/text_file.hpp"
 
 namespace distbench {
 
@@ -23,9 +19,7 @@ void ReportOutput::finish(std::string_view content, const std::string& status) {
     lock_.replace(content, final_durability(status));
     return;
   }
-  if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0) {
-    throw failure("the report could not be written to standard output (closed or full)");
-  }
+  write_stdout(content);
 }
 
 }  // namespace distbench
