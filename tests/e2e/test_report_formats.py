@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The report formats from outside: `distbench report FILE --format md` prints, byte for byte, the --md file that the
 run itself wrote, for every benchmark that writes reports (the same reporter makes both, the second time from the
-JSON report).
+JSON report); --jsonl streams the run a line per record.
 
 Environment: DISTBENCH (path of the binary).
 """
+import json
 import os
 import subprocess
 import sys
@@ -54,6 +55,27 @@ class ReportAgain(Workdir):
                 self.assertEqual(run([BINARY, "report", js, "--output", out]).returncode, 0)
                 with open(out, encoding="utf-8") as f:
                     self.assertEqual(f.read(), live)
+
+    def test_json_lines_stream_a_line_per_record(self):
+        js, jl = self.path("r.json"), self.path("r.jsonl")
+        r = run(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "8", "-e", "64", "-f", "8", "-n", "3", "-q",
+                          "--json", js, "--jsonl", jl])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = load_json(js)
+        with open(jl, encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual([line["type"] for line in lines],
+                         ["run"] + ["record"] * len(report["records"]) + ["end"])
+        self.assertEqual(lines[0]["benchmark"], "collective")
+        self.assertEqual([line["params"] for line in lines[1:-1]], [rec["params"] for rec in report["records"]])
+        self.assertEqual([line["row"] for line in lines[1:-1]], [0, 0, 1, 1])  # both placements of a size, a row
+        self.assertEqual((lines[-1]["status"], lines[-1]["summary"]), (report["status"], report["summary"]))
+        # the report's stream again: the same lines, made by the same reporter from the JSON report
+        again = run([BINARY, "report", js, "--format", "jsonl"])
+        self.assertEqual(again.returncode, 0, again.stderr)
+        replayed = [json.loads(line) for line in again.stdout.splitlines()]
+        self.assertEqual([(x["type"], x.get("params"), x.get("row")) for x in replayed],
+                         [(x["type"], x.get("params"), x.get("row")) for x in lines])
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include "core/report/csv_reporter.hpp"
 #include "core/report/json_reporter.hpp"
+#include "core/report/jsonl_reporter.hpp"
 #include "core/report/markdown_reporter.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@ constexpr ReportFormat kFormats[] = {
     {"json", "-J,--json", "Write a JSON report, updated as the run goes; '-': stdout at the end", make<JsonReporter>},
     {"csv", "--csv", "Write a CSV report, the same way", make<CsvReporter>},
     {"md", "--md", "Write a Markdown report, the same way (e.g. for a pull request)", make<MarkdownReporter>},
+    {"jsonl", "--jsonl", "Write JSON Lines: a line per record as it is measured, the same way", make<JsonLinesReporter>},
 };
 
 }  // namespace
