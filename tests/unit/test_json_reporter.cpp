@@ -214,7 +214,7 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
   expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal", "backend",
-                  "environment", "warnings", "benchmark", "title", "facts", "config", "layout", "table", "summary",
+                  "environment", "warnings", "benchmark", "title", "facts", "config", "layout", "table", "plots", "summary",
                   "summary_items", "sections", "records"});
   EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));

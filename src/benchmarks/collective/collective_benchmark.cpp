@@ -271,6 +271,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                                         .timestamps = plan.timestamps,
                                         .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
   d.table = collective_table(plan);
+  d.plots = {{"busbw_gbps", ""}, {"time_us", "time"}};
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),

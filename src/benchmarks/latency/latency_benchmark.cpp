@@ -141,6 +141,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
               {"timeout_s", plan_.timeout_s}};
   d.records = latency_record_layout();
   d.table = latency_table();
+  d.plots = {{"latency_us", "one_way"}};
   const std::string sweep = plan_.sizes.empty() ? "no sizes"
                                                 : fmt::format("{} .. {} B, {}", plan_.sizes.front(), plan_.sizes.back(),
                                                               plural(plan_.sizes.size(), "size", "sizes"));

@@ -204,6 +204,9 @@ json make_report_json(const RunInfo& info, const RunDescription& description, co
   j["config"] = description.config;
   j["layout"] = layout_json(description.records);
   j["table"] = table_json(description.table, rows.empty() ? std::vector<std::size_t>(records.size(), 1) : rows);
+  json plots = json::array();
+  for (const PlotChoice& p : description.plots) plots.push_back({{"metric", p.metric}, {"band_phase", p.band_phase}});
+  j["plots"] = std::move(plots);
   const std::vector<SummaryItem> items =
       description.summarize ? description.summarize(records) : std::vector<SummaryItem>{};
   j["summary"] = summary_json(records, items);

@@ -61,6 +61,8 @@ struct ParsedReport {
   std::vector<std::size_t> rows;           // how many records each row of that table holds, in order
   std::vector<SummaryItem> summary_items;  // the summary in words (value, label, text; no console lines)
   std::vector<TextSection> sections;       // the text after the table
+  // What the views plot against the size: as written (version 3), or as the views chose by the benchmark before.
+  std::vector<PlotChoice> plots;
 
   // Whether the report keeps its table (version 3 on), so that its views can show it as the run did.
   bool has_table() const { return !table.key_columns.empty() || !table.value_columns.empty(); }

@@ -269,6 +269,16 @@ void view_from(const JsonField& top, ParsedReport& report) {
   for (const JsonField& s : top.at("sections").elements()) {
     report.sections.push_back({s.at("title").text(), texts_from(s.at("lines"))});
   }
+  for (const JsonField& p : top.at("plots").elements()) {
+    report.plots.push_back({p.at("metric").text(), p.at("band_phase").text()});
+  }
+}
+
+// Before version 3 the views chose the plots by the benchmark; a report of then keeps that choice.
+std::vector<PlotChoice> plots_before_version_3(const std::string& benchmark) {
+  if (benchmark == "collective") return {{"busbw_gbps", ""}, {"time_us", "time"}};
+  if (benchmark == "latency") return {{"latency_us", "one_way"}};
+  return {};
 }
 
 }  // namespace
@@ -312,6 +322,7 @@ ParsedReport parse_report(std::string_view text) {
     for (const JsonField& record : top.at("records").elements()) report.records.push_back(record_from(record));
     if (report.schema_version >= 3) view_from(top, report);
   }
+  if (report.schema_version < 3) report.plots = plots_before_version_3(report.benchmark);
   return report;
 }
 

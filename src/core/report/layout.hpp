@@ -99,6 +99,13 @@ struct TextSection {
   std::vector<std::string> lines;
 };
 
+// A metric the views plot against the message size (the records' `bytes`), and the phase whose spread over ranks
+// shades its line ("": none; the spread is each rank's mean time, so it shades only a time of that phase in us).
+struct PlotChoice {
+  std::string metric;
+  std::string band_phase;
+};
+
 struct RunDescription {
   std::string benchmark;  // the records' kind: "collective", "latency"
   std::string title;      // what ran, for headings: "allreduce", "latency"
@@ -109,6 +116,7 @@ struct RunDescription {
   // What ran, in short phrases ("backend mpi", "4 ranks, per host: 2 (2 hosts)"), kept in the JSON report; the
   // Markdown line under the heading joins them with " · ".
   std::vector<std::string> facts;
+  std::vector<PlotChoice> plots;  // none: the views plot the first metric, when the records have a size
   // The run's summary from its records so far (the console and Markdown footers, the JSON "summary").
   std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
   // Sections after the table, from the records so far (none when unset).

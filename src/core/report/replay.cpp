@@ -31,6 +31,7 @@ RunDescription description_of(const ParsedReport& report) {
   d.records = report.layout;
   d.table = report.table;
   d.facts = report.facts;
+  d.plots = report.plots;
   std::vector<SummaryItem> items =
       report.schema_version >= 3 ? report.summary_items : items_from_figures(report.summary);
   d.summarize = [items = std::move(items)](const std::vector<Record>&) { return items; };
