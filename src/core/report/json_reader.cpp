@@ -252,14 +252,15 @@ void view_from(const JsonField& top, ParsedReport& report) {
   report.table.value_columns = columns_from(t.at("value_columns"));
   report.table.nccl_tests_layout = t.at("nccl_tests_layout").boolean();
   const JsonField rows = t.at("rows");
+  const std::string must_be = fmt::format("row sizes adding up to the {} records", report.records.size());
   std::size_t held = 0;
-  for (const JsonField& n : rows.elements()) {
-    report.rows.push_back(n.count());
-    held += report.rows.back();
+  for (const JsonField& one : rows.elements()) {
+    const std::size_t n = one.count();
+    if (n > report.records.size() - held) rows.fail(must_be);
+    report.rows.push_back(n);
+    held += n;
   }
-  if (held != report.records.size()) {
-    rows.fail(fmt::format("row sizes adding up to the {} records", report.records.size()));
-  }
+  if (held != report.records.size()) rows.fail(must_be);
   for (const JsonField& item : top.at("summary_items").elements()) {
     const std::string key = item.at("key").text();
     const auto value = top.at("summary").find(key);

@@ -6,7 +6,7 @@ namespace distbench {
 namespace {
 
 // One line; invalid UTF-8 (an odd host name) replaced rather than losing the line.
-std::string line(const ordered_json& j) {
+std::string jsonl_line(const ordered_json& j) {
   return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -26,7 +26,7 @@ void JsonLinesReporter::on_begin(const RunInfo& info) {
                       {"facts", d.facts},
                       {"config", d.config},
                       {"layout", layout_json(d.records)}};
-  text_ = line(run);
+  text_ = jsonl_line(run);
 }
 
 void JsonLinesReporter::on_add(const std::vector<Record>& row) {
@@ -34,7 +34,7 @@ void JsonLinesReporter::on_add(const std::vector<Record>& row) {
     ordered_json j = {{"type", "record"}, {"row", rows().size() - 1}};
     ordered_json record = record_json(r);
     for (auto& [key, value] : record.items()) j[key] = std::move(value);
-    text_ += line(j);
+    text_ += jsonl_line(j);
   }
 }
 
@@ -46,7 +46,7 @@ void JsonLinesReporter::on_end(const RunInfo& info) {
                       {"summary", summary_json(records(), summary())},
                       {"warnings", ordered_json::array()}};
   for (const Warning& w : info.warnings) end["warnings"].push_back({{"code", w.code}, {"message", w.message}});
-  text_ += line(end);
+  text_ += jsonl_line(end);
 }
 
 }  // namespace distbench
