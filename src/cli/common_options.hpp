@@ -57,7 +57,8 @@ struct UnusedOption {
 void add_common_options(CLI::App& app, CommonOptions& options, const std::vector<UnusedOption>& unused = {});
 // One option per report format (core/report/report_formats.hpp), in the Reports group, each adding its report to
 // `reports`; those named in `unused` hidden, as above. Every command that runs a benchmark takes them from here.
-void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, const std::vector<UnusedOption>& unused = {});
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports,
+                        const std::vector<UnusedOption>& unused = {});
 // One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);

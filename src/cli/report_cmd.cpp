@@ -89,7 +89,8 @@ int run_report(const ReportOptions& opts) {
     return 0;
   }
   // What the run's own reporter of this format wrote, made again by that reporter from the records.
-  const std::unique_ptr<Reporter> reporter = format->make(opts.output.empty() ? std::string(kStdoutReport) : opts.output);
+  const std::unique_ptr<Reporter> reporter =
+      format->make(opts.output.empty() ? std::string(kStdoutReport) : opts.output);
   reporter->claim();
   replay(report, *reporter);
   return 0;

@@ -72,9 +72,8 @@ TEST_F(Replay, MarkdownAndCsvOfTheReportAreTheRunsOwn) {
   JsonReporter json(js.string());
   MarkdownReporter markdown(md.string());
   CsvReporter table(csv.string());
-  for (Reporter* r : {static_cast<Reporter*>(&json), static_cast<Reporter*>(&markdown), static_cast<Reporter*>(&table)}) {
-    r->begin(info, d);
-  }
+  const std::vector<Reporter*> all = {&json, &markdown, &table};
+  for (Reporter* r : all) r->begin(info, d);
   CaseResult skipped = replayed_case("in-place", 1024, 0);
   skipped.status = "skipped";
   skipped.skip_reason = "not on one rank";
@@ -82,15 +81,11 @@ TEST_F(Replay, MarkdownAndCsvOfTheReportAreTheRunsOwn) {
       test_support::records({replayed_case("out-of-place", 8, 12.5), replayed_case("in-place", 8, 13.25)}),
       test_support::records({replayed_case("out-of-place", 1024, 250.25), skipped})};
   for (const auto& row : rows) {
-    json.add(row);
-    markdown.add(row);
-    table.add(row);
+    for (Reporter* r : all) r->add(row);
   }
   info.status = "failed";
   info.error = "allreduce 1 KiB: <timed out> | rank 1";
-  json.end(info);
-  markdown.end(info);
-  table.end(info);
+  for (Reporter* r : all) r->end(info);
 
   std::ifstream in(js);
   std::stringstream text;

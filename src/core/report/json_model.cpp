@@ -211,11 +211,15 @@ json make_report_json(const RunInfo& info, const RunDescription& description, co
       description.summarize ? description.summarize(records) : std::vector<SummaryItem>{};
   j["summary"] = summary_json(records, items);
   json words = json::array();
-  for (const SummaryItem& item : items) words.push_back({{"key", item.key}, {"label", item.label}, {"text", item.text}});
+  for (const SummaryItem& item : items) {
+    words.push_back({{"key", item.key}, {"label", item.label}, {"text", item.text}});
+  }
   j["summary_items"] = std::move(words);
   json sections = json::array();
   if (description.sections) {
-    for (const TextSection& s : description.sections(records)) sections.push_back({{"title", s.title}, {"lines", s.lines}});
+    for (const TextSection& s : description.sections(records)) {
+      sections.push_back({{"title", s.title}, {"lines", s.lines}});
+    }
   }
   j["sections"] = std::move(sections);
   json all = json::array();

@@ -16,10 +16,12 @@ std::unique_ptr<Reporter> make_reporter(std::string path) {
 }
 
 constexpr ReportFormat kFormats[] = {
-    {"json", "-J,--json", "Write a JSON report, updated as the run goes; '-': stdout at the end", make_reporter<JsonReporter>},
+    {"json", "-J,--json", "Write a JSON report, updated as the run goes; '-': stdout at the end",
+     make_reporter<JsonReporter>},
     {"csv", "--csv", "Write a CSV report, the same way", make_reporter<CsvReporter>},
     {"md", "--md", "Write a Markdown report, the same way (e.g. for a pull request)", make_reporter<MarkdownReporter>},
-    {"jsonl", "--jsonl", "Write JSON Lines: a line per record as it is measured, the same way", make_reporter<JsonLinesReporter>},
+    {"jsonl", "--jsonl", "Write JSON Lines: a line per record as it is measured, the same way",
+     make_reporter<JsonLinesReporter>},
 };
 
 }  // namespace
