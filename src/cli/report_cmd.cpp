@@ -1,6 +1,6 @@
-// `distbench report FILE [--format FORMAT] [--output PATH]`: a JSON report again in any format a run writes (made by
-// that format's reporter, replayed from the records) or as an HTML page, on stdout or in a file. Needs no other
-// process: MPI is never started.
+// `distbench report FILE [--format FORMAT] [--output PATH]`: a JSON report again in any format a run writes (made in
+// memory by that format's reporter, replayed from the records) or as an HTML page, on stdout or written atomically
+// to a file. Needs no other process: MPI is never started.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
@@ -89,10 +89,9 @@ int run_report(const ReportOptions& opts) {
     return 0;
   }
   // What the run's own reporter of this format wrote, made again by that reporter from the records.
-  const std::unique_ptr<Reporter> reporter =
-      format->make(opts.output.empty() ? std::string(kStdoutReport) : opts.output);
-  reporter->claim();
+  const std::unique_ptr<FileReporter> reporter = format->make(std::string(kInMemoryReport));
   replay(report, *reporter);
+  write_view(opts, reporter->contents());
   return 0;
 }
 

@@ -95,17 +95,35 @@ TEST_F(Replay, MarkdownAndCsvOfTheReportAreTheRunsOwn) {
   EXPECT_EQ(report.rows, (std::vector<std::size_t>{2, 2}));
   EXPECT_EQ(report.facts, d.facts);
 
-  MarkdownReporter markdown_again((dir_ / "again.md").string());
+  MarkdownReporter markdown_again{std::string(kInMemoryReport)};
   replay(report, markdown_again);
   const std::string live = file_text(md);
-  EXPECT_EQ(file_text(dir_ / "again.md"), live);
+  EXPECT_EQ(markdown_again.contents(), live);
   // what Markdown must not take as markup is made inert, in the table and the footer alike
   EXPECT_NE(live.find("node&lt;a&gt;\\|1"), std::string::npos) << live;
   EXPECT_NE(live.find("(allreduce 1 KiB: &lt;timed out&gt; \\| rank 1)"), std::string::npos) << live;
 
-  CsvReporter csv_again((dir_ / "again.csv").string());
+  CsvReporter csv_again{std::string(kInMemoryReport)};
   replay(report, csv_again);
-  EXPECT_EQ(file_text(dir_ / "again.csv"), file_text(csv));
+  EXPECT_EQ(csv_again.contents(), file_text(csv));
+  // a view made in memory writes nothing
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);
+}
+
+// A section's lines go in a code block as they are, its fence longer than any run of backticks they hold.
+TEST(ReplayMarkdown, ASectionKeepsItsLinesInsideItsFence) {
+  RunDescription d;
+  d.title = "t";
+  d.sections = [](const std::vector<Record>&) {
+    return std::vector<TextSection>{{"S", {"a -> b", "```", "x ```` y"}}};
+  };
+  MarkdownReporter md{std::string(kInMemoryReport)};
+  RunInfo info;
+  md.begin(info, d);
+  info.status = "complete";
+  md.end(info);
+  const std::string text = md.contents();
+  EXPECT_NE(text.find("\n### S\n\n`````\na -> b\n```\nx ```` y\n`````\n"), std::string::npos) << text;
 }
 
 // A report from before the table was kept (version 2) replays a record per row, its summary's figures by their keys.

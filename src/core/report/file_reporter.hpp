@@ -14,9 +14,14 @@ namespace distbench {
 
 class FileReporter : public Reporter {
  public:
-  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
+  // "-": standard output, at the end; "" (kInMemoryReport): nothing written, the text kept for contents(); `now`
+  // paces the rewrites (tests pass a clock they drive)
   explicit FileReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now)
       : output_(std::move(path), std::move(now)) {}
+
+  // The whole text as it stands, for a caller that owns the reporter alone (no run feeding it meanwhile): a view
+  // made in memory takes its text here once it ended.
+  std::string contents() const { return text(); }
 
  protected:
   // Called with the lock held, in lifecycle order, before the text is written; description() and records() are up

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cstddef>
+
 namespace distbench {
 namespace {
 
@@ -14,6 +17,19 @@ std::string row_text(const std::vector<std::string>& cells) {
   std::string line = "|";
   for (const auto& cell : cells) line += fmt::format(" {} |", markdown_text(cell));
   return line + "\n";
+}
+
+// A code fence longer than any run of backticks in `lines`, so that no line ends the block early.
+std::string fence_for(const std::vector<std::string>& lines) {
+  std::size_t longest = 0;
+  for (const std::string& l : lines) {
+    std::size_t run = 0;
+    for (char c : l) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
 }
 
 std::string_view alignment(const ColumnSpec& c) {
@@ -67,9 +83,10 @@ void MarkdownReporter::on_end(const RunInfo& info) {
   footer_ = "\n" + markdown_text(footer) + "\n";
   for (const TextSection& section : sections()) {
     // A code block shows its lines as they are (control characters escaped).
-    footer_ += fmt::format("\n### {}\n\n```\n", markdown_text(section.title));
+    const std::string fence = fence_for(section.lines);
+    footer_ += fmt::format("\n### {}\n\n{}\n", markdown_text(section.title), fence);
     for (const std::string& l : section.lines) (footer_ += escape_text(l)) += '\n';
-    footer_ += "```\n";
+    footer_ += fence + "\n";
   }
 }
 

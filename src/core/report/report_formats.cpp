@@ -11,7 +11,7 @@ namespace distbench {
 namespace {
 
 template <typename R>
-std::unique_ptr<Reporter> make_reporter(std::string path) {
+std::unique_ptr<FileReporter> make_reporter(std::string path) {
   return std::make_unique<R>(std::move(path));
 }
 

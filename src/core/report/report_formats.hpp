@@ -3,7 +3,7 @@
 // --format` all read this table, so a new format is its reporter's file and one entry here.
 #pragma once
 
-#include "core/report/reporter.hpp"
+#include "core/report/file_reporter.hpp"
 
 #include <memory>
 #include <span>
@@ -17,7 +17,8 @@ struct ReportFormat {
   std::string_view name;  // the long option without its dashes, and `report --format`'s word: "json"
   std::string_view flag;  // the option's names as CLI11 takes them: "-J,--json"
   std::string_view help;
-  std::unique_ptr<Reporter> (*make)(std::string path);  // "-": standard output, at the end
+  // "-": standard output, at the end; "" (kInMemoryReport): nothing written, the text taken with contents()
+  std::unique_ptr<FileReporter> (*make)(std::string path);
 
   std::string option() const { return "--" + std::string(name); }  // "--json"
 };

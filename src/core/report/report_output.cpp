@@ -5,7 +5,7 @@
 namespace distbench {
 
 void ReportOutput::update(const std::function<std::string()>& make) {
-  if (to_stdout()) return;
+  if (to_stdout() || in_memory()) return;
   const auto start = now_();
   if (written_ && start - last_end_ < last_cost_ * kPace) return;
   lock_.replace(make(), Durability::process);
@@ -15,6 +15,7 @@ void ReportOutput::update(const std::function<std::string()>& make) {
 }
 
 void ReportOutput::finish(std::string_view content, const std::string& status) {
+  if (in_memory()) return;
   if (!to_stdout()) {
     lock_.replace(content, final_durability(status));
     return;
