@@ -94,6 +94,14 @@ TEST_F(Replay, MarkdownAndCsvOfTheReportAreTheRunsOwn) {
   ASSERT_TRUE(report.has_table());
   EXPECT_EQ(report.rows, (std::vector<std::size_t>{2, 2}));
   EXPECT_EQ(report.facts, d.facts);
+  EXPECT_EQ(report.table.split_key, "placement");
+  EXPECT_EQ(report.table.value_columns.size(), d.table.value_columns.size());
+  ASSERT_EQ(report.plots.size(), 2u);
+  EXPECT_EQ(report.plots[1].band_phase, "time");
+  ASSERT_EQ(report.sections.size(), 1u);
+  EXPECT_EQ(report.sections[0].lines, std::vector<std::string>{"node<a>|1: 4 records"});
+  ASSERT_FALSE(report.summary_items.empty());
+  EXPECT_EQ(report.summary_items[0].label, d.summarize(report.records)[0].label);
 
   MarkdownReporter markdown_again{std::string(kInMemoryReport)};
   replay(report, markdown_again);
