@@ -135,6 +135,22 @@ TEST(ReplayMarkdown, ASectionKeepsItsLinesInsideItsFence) {
   EXPECT_NE(text.find("\n### S\n\n`````\na -> b\n```\nx ```` y\n`````\n"), std::string::npos) << text;
 }
 
+// A report whose records a tool edited keeps its table, a record per row.
+TEST(ReplayRows, RowsThatNoLongerHoldTheRecordsAreDropped) {
+  RunDescription d;
+  d.benchmark = d.title = "t";
+  Record r;
+  r.kind = d.benchmark;
+  const std::vector<Record> recs = {r, r, r};
+  RunInfo info;
+  ordered_json j = make_report_json(info, d, recs, {2, 1});
+  EXPECT_EQ(parse_report(j.dump()).rows, (std::vector<std::size_t>{2, 1}));
+  j["records"].erase(0);
+  EXPECT_TRUE(parse_report(j.dump()).rows.empty());
+  j["table"]["rows"] = {9007199254740992, 9007199254740992};  // no wrap-around to a fit
+  EXPECT_TRUE(parse_report(j.dump()).rows.empty());
+}
+
 // A report from before the table was kept (version 2) replays a record per row, its summary's figures by their keys.
 TEST(ReplayDescription, AnOlderReportHasNoTableAndItsFiguresAsItems) {
   ParsedReport old;

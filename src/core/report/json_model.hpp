@@ -58,7 +58,7 @@ struct ParsedReport {
   // Version 3 on; empty before: what the views show, as the run described it.
   std::vector<std::string> facts;          // what ran, in short phrases
   TableLayout table;                       // the table the console and Markdown showed
-  std::vector<std::size_t> rows;           // how many records each row of that table holds, in order
+  std::vector<std::size_t> rows;           // records per row of that table; empty: one each (rows that did not fit)
   std::vector<SummaryItem> summary_items;  // the summary in words (value, label, text; no console lines)
   std::vector<TextSection> sections;       // the text after the table
   // What the views plot against the size: as written (version 3), or as the views chose by the benchmark before.
