@@ -278,6 +278,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                                         .timestamps = plan.timestamps,
                                         .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
   d.table = collective_table(plan);
+  d.plots = {{"busbw_gbps", ""}, {"time_us", "time"}};
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
@@ -307,10 +308,12 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
     d.console_preamble.push_back(std::move(memory));
   }
   if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
-  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {} · time: {} (-a {})",
-                              info.backend, info.world_size, ranks_per_host_text(info.ranks),
-                              group_text(plan, info.world_size), sweep_text(plan.sizes), samples_text(plan.stopping),
-                              average_text(plan.average), name(plan.average));
+  d.facts = {fmt::format("backend {}", info.backend),
+             fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
+             group_text(plan, info.world_size),
+             sweep_text(plan.sizes),
+             fmt::format("samples: {}", samples_text(plan.stopping)),
+             fmt::format("time: {} (-a {})", average_text(plan.average), name(plan.average))};
   d.summarize = [floor = plan.floor](const std::vector<Record>& records) {
     std::vector<SummaryItem> items = collective_summary(records);
     if (floor.active()) {

@@ -73,7 +73,7 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
                            {"limit", "limit", "", 1, CellFormat::text, "limit"}};
   d.console_preamble = {fmt::format("health: {} ranks, backend {}, every phase within {:g} s", info.world_size,
                                     info.backend, plan_.timeout_s)};
-  d.md_preamble = fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend);
+  d.facts = {fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend)};
   d.summarize = health_summary;
   d.sections = health_sections;
   return d;
