@@ -694,6 +694,7 @@ class Zero(Workdir):
             (2, ["--config", no_dp], "enable_data_parallel"),
             (4, ["--params", "6", "--layers", "2"], "4 ranks share layers of 3 parameters"),
             (2, ["--params", "64T"], "needs"),
+            (2, ["--count-bytes", "--launcher", "none"], "--count-bytes --launcher none"),
         ]
         for args, needle, js, r in run_bad_input(self, cases, "zero"):
             with self.subTest(args=args):
@@ -860,6 +861,7 @@ class Train(Workdir):
             (2, ["--bucket-mb", "-1"], "--bucket-mb"),
             (2, ["--model", "resnet"], "resnet"),
             (2, ["--check", "--optimizer", "adam"], "--optimizer sgd"),
+            (2, ["--check", "--warmup", "0"], "--warmup 1"),
             (2, ["--overlap", "maybe"], "--overlap"),
             (2, ["--hidden", "1000000", "--layers", "4"], "lower --hidden"),
             (2, ["--trace", "/nonexistent-dir/t.json"], "/nonexistent-dir"),

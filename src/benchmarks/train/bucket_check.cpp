@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 18;  // gradients per exchange: 1 MiB from each rank
 
-double gamma(double k, double u) { return k * u / (1.0 - k * u); }
+double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }
 
 // One part of a bucket this rank checks.
 struct Checked {
@@ -37,8 +37,9 @@ std::string bucket_list(const std::vector<std::size_t>& buckets) {
 double reduction_error_bound(DType wire, std::size_t ranks, double abs_sum) {
   const auto n = static_cast<double>(ranks);
   const bool bf16 = wire == DType::bfloat16;
-  const double library = bf16 ? gamma(n, std::ldexp(1.0, -8) + std::ldexp(1.0, -23)) : gamma(n - 1, std::ldexp(1.0, -24));
-  const double reference = gamma(n, std::ldexp(1.0, -53));
+  const double library =
+      bf16 ? gamma_k(n, std::ldexp(1.0, -8) + std::ldexp(1.0, -23)) : gamma_k(n - 1, std::ldexp(1.0, -24));
+  const double reference = gamma_k(n, std::ldexp(1.0, -53));
   // Below float's normal range a rounding's error is absolute: half the subnormal spacing per rounding.
   const double subnormal = n * std::numeric_limits<float>::denorm_min();
   return (library + reference) * abs_sum + subnormal;
