@@ -392,8 +392,9 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
                          overlap ? "on" : "off", diverged, connector.size())});
       }
       if (bucket_wrong > 0 && root) {
-        outcome.warnings.push_back({"train_bucket_mismatch",
-                                    fmt::format("train --check, overlap {}: {}", overlap ? "on" : "off", bucket_mismatch)});
+        outcome.warnings.push_back(
+            {"train_bucket_mismatch",
+             fmt::format("train --check, overlap {}: {}", overlap ? "on" : "off", bucket_mismatch)});
       }
       wrong = beyond_all + diverged + bucket_wrong;
       outcome.wrong += wrong;
