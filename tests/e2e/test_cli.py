@@ -673,6 +673,31 @@ class Zero(Workdir):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn(" ignored: ", r.stderr)
 
+    def test_count_bytes_beside_the_formula_at_np_2_and_3(self):
+        # --count-bytes: Open MPI's own count of each rank's bytes per step (pml monitoring), beside the formula's.
+        # Open MPI's algorithms are not the paper's rings: its reduce-scatter (a reduce, then a scatter) moves 1.5x
+        # the ring's bytes at N=2 and 1.33x at N=3, so each stage's count lies within [0.9, 2] of the formula.
+        runs = run_concurrently([lambda np=np, js=self.path(f"c{np}.json"): (mpirun(
+            np, "zero", "--json", js, "--count-bytes", "--params", str(self.PSI), "--layers", "7", "--dtype", "fp32",
+            "--bucket-mb", "0.05", "-n", "3", "-w", "1", "--zero1-reduce", "both", timeout=180), js)
+            for np in (2, 3)])
+        for np, (r, js) in zip((2, 3), runs):
+            with self.subTest(np=np):
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("pml(MB)", r.stdout)
+                for stage, rec in zero_records(load_json(js)).items():
+                    m = rec["metrics"]
+                    self.assertGreater(m["pml_sent_mb"], 0, (stage, m))
+                    self.assertAlmostEqual(m["pml_vs_sent"], m["pml_sent_mb"] / m["sent_mb"], delta=1e-9)
+                    self.assertTrue(0.9 <= m["pml_vs_sent"] <= 2.0, (np, stage, m["pml_vs_sent"]))
+                    self.assertTrue(all(f["pml_sent_mb"] > 0 for f in rec["ranks"]), rec["ranks"])
+        # without it: no column, and null in the JSON
+        js = self.path("c.json")
+        r = mpirun(2, "zero", "--json", js, "--params", "4096", "--layers", "2", "--stage", "0", "-n", "2", "-w", "1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("pml(MB)", r.stdout)
+        self.assertIsNone(zero_records(load_json(js))[0]["metrics"]["pml_sent_mb"])
+
     def test_bad_input_runs_nothing(self):
         not_json, unknown, no_dp = self.path("a.json"), self.path("b.json"), self.path("c.json")
         with open(not_json, "w") as f:
