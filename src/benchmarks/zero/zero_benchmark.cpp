@@ -244,6 +244,7 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"zero1_reduce", zero1_text(plan_.zero1)},
       {"check", plan_.check},
       {"check_steps", plan_.check_steps},
+      {"count_bytes", plan_.count_bytes},
       {"adam",
        {{"lr", plan_.adam.lr}, {"beta1", plan_.adam.beta1}, {"beta2", plan_.adam.beta2}, {"eps", plan_.adam.eps}}},
       {"warmup_iters", plan_.warmup_iters},
