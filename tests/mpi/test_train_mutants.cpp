@@ -19,7 +19,8 @@
 #include <cstdio>
 #include <cstring>
 
-namespace distbench::train {
+// A namespace of its own: the MPI tests compile in unity blocks, beside test_data_parallel.cpp's constants.
+namespace distbench::train::mutants {
 namespace {
 
 using mpitest::connector;
@@ -206,4 +207,4 @@ TEST(TrainMutants, ASkippedBucketMakesTheReplicasDiverge) {
 }
 
 }  // namespace
-}  // namespace distbench::train
+}  // namespace distbench::train::mutants
