@@ -674,9 +674,10 @@ class Zero(Workdir):
         self.assertNotIn(" ignored: ", r.stderr)
 
     def test_count_bytes_beside_the_formula_at_np_2_and_3(self):
-        # --count-bytes: Open MPI's own count of each rank's bytes per step (pml monitoring), beside the formula's.
-        # Open MPI's algorithms are not the paper's rings: its reduce-scatter (a reduce, then a scatter) moves 1.5x
-        # the ring's bytes at N=2 and 1.33x at N=3, so each stage's count lies within [0.9, 2] of the formula.
+        # --count-bytes: Open MPI's own count of each rank's bytes per step (pml monitoring read through MPI_T), beside
+        # the formula's. Where the library gives the count, it lies within [0.9, 2] of the formula (Open MPI's
+        # reduce-scatter, a reduce then a scatter, moves 1.5x the ring's bytes at N=2, 1.33x at N=3). Open MPI 4.1
+        # withdraws the variable during MPI_Init: there the column stays empty and one warning says why.
         runs = run_concurrently([lambda np=np, js=self.path(f"c{np}.json"): (mpirun(
             np, "zero", "--json", js, "--count-bytes", "--params", str(self.PSI), "--layers", "7", "--dtype", "fp32",
             "--bucket-mb", "0.05", "-n", "3", "-w", "1", "--zero1-reduce", "both", timeout=180), js)
@@ -685,8 +686,15 @@ class Zero(Workdir):
             with self.subTest(np=np):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertIn("pml(MB)", r.stdout)
-                for stage, rec in zero_records(load_json(js)).items():
+                report = load_json(js)
+                said = [w["message"] for w in report["warnings"] if w["code"] == "bytes_not_counted"]
+                for stage, rec in zero_records(report).items():
                     m = rec["metrics"]
+                    if m["pml_sent_mb"] is None:
+                        self.assertEqual(len(said), 1, report["warnings"])
+                        self.assertIn("pml_monitoring_messages_size", said[0])
+                        self.assertIsNone(m["pml_vs_sent"])
+                        continue
                     self.assertGreater(m["pml_sent_mb"], 0, (stage, m))
                     self.assertAlmostEqual(m["pml_vs_sent"], m["pml_sent_mb"] / m["sent_mb"], delta=1e-9)
                     self.assertTrue(0.9 <= m["pml_vs_sent"] <= 2.0, (np, stage, m["pml_vs_sent"]))

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 namespace distbench::mpi {
@@ -79,8 +80,17 @@ TrafficCounting open_pml_traffic_counter() {
   };
   int index = -1;
   if (MPI_T_pvar_get_index(kVariable, MPI_T_PVAR_CLASS_SIZE, &index) != MPI_SUCCESS) {
-    return give_up(fmt::format("this MPI has no performance variable {} (Open MPI's pml monitoring component: "
-                               "ompi_info | grep monitoring)",
+    const char* enabled = std::getenv("OMPI_MCA_pml_monitoring_enable");
+    if (enabled == nullptr || std::string_view(enabled) == "0") {
+      return give_up(fmt::format("this MPI has no performance variable {}: Open MPI's pml monitoring is off or "
+                                 "absent (ompi_info | grep monitoring)",
+                                 kVariable));
+    }
+    // Open MPI 4.1 (4.1.4 tried) counts, but withdraws the variable: MPI_Init closes the monitoring component once
+    // the PML is chosen (it stays loaded and keeps counting), and closing it drops its MPI_T variables.
+    return give_up(fmt::format("Open MPI's pml monitoring counts, but this Open MPI withdrew its MPI_T variable {} "
+                               "during MPI_Init (4.1 does: it closes the component once the PML is chosen); its totals "
+                               "reach only MPI_Finalize's output (--mca pml_monitoring_enable_output 1)",
                                kVariable));
   }
   if (std::string why = unusable(index); !why.empty()) return give_up(std::move(why));
