@@ -45,6 +45,20 @@ enum class Mistake {
   shifted_result,  // the sums land one element further on (received at the wrong place)
 };
 
+const char* name(Mistake m) {
+  switch (m) {
+    case Mistake::none: return "none";
+    case Mistake::skip: return "skipped";
+    case Mistake::twice: return "reduced twice";
+    case Mistake::unscaled: return "1/N missing";
+    case Mistake::scaled_twice: return "1/N twice";
+    case Mistake::shifted_send: return "sent from one element on";
+    case Mistake::wrong_peer: return "another rank's gradients";
+    case Mistake::shifted_result: return "sums one element off";
+  }
+  return "?";
+}
+
 class Finished final : public Work {
  public:
   bool done() override { return true; }
@@ -183,8 +197,8 @@ void expect_caught(Mistake mistake) {
     for (const char* part : {" element ", ": reduced ", "gradients sum to ", "(bound "}) {
       EXPECT_NE(c.found.first.find(part), std::string::npos) << where << ": no '" << part << "' in " << c.found.first;
     }
-    if (connector().is_root()) std::fprintf(stderr, "[mutant %d, %s] %s\n", static_cast<int>(mistake), where.c_str(),
-                                            c.found.first.c_str());
+    // the line that caught it, for the test log
+    if (connector().is_root()) std::fprintf(stderr, "[%s, %s] %s\n", name(mistake), where.c_str(), c.found.first.c_str());
   }
 }
 
