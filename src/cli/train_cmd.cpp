@@ -71,6 +71,11 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
         "--check compares float sums taken in another order; Adam turns the rounding noise of "
         "near-zero gradients into whole steps, so check with --optimizer sgd");
   }
+  if (o.check && o.warmup == 0) {
+    throw usage_error(
+        "--check --warmup 0: the check verifies every bucket's reduced gradients at the untimed warm-up steps; "
+        "give --warmup 1 or more");
+  }
   train::TrainPlan plan;
   plan.shape = {o.inputs == 0 ? o.hidden : o.inputs, o.hidden, o.layers, o.classes};
   plan.batch = o.batch;
@@ -160,7 +165,8 @@ void add_train_command(CLI::App& root, Commands& commands) {
   app->add_option("--steps", o->steps, "Timed steps")->option_text("N")->group(groups::kSampling);
   app->add_option("--warmup", o->warmup, "Untimed steps first")->option_text("N")->group(groups::kSampling);
   app->add_flag("--check", o->check,
-                "Compare with one rank trained alone: exit 3 beyond 1e-3 (bf16: 1e-2)")
+                "Check each bucket's reduced gradients at the warm-up steps, and compare with one rank "
+                "trained alone (beyond 1e-3, bf16: 1e-2): exit 3")
       ->group(groups::kVerification);
   add_common_options(*app, o->common, train_unused());
   app->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto) of every timed step here")

@@ -1,5 +1,6 @@
 // Data-parallel training's parts: gradient buckets (DDP's rule) and the MLP (its gradients against finite
 // differences, and that it learns the teacher's data).
+#include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/mlp.hpp"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -136,6 +138,26 @@ TEST(Mlp, LearnsTheTeachersData) {
   }
   EXPECT_NEAR(first, std::log(4.0f), 0.3f);  // about chance at the start
   EXPECT_LT(last, 0.6f * first) << first << " -> " << last;
+}
+
+// bucket_check.hpp: a sum of N values in any order is within gamma_k * sum |x| of the exact one (Higham, section 4.2),
+// gamma_k = k u / (1 - k u): float32, k = N - 1 additions, u = 2^-24; bfloat16, k = N (each value's conversion too),
+// u = 2^-8 (+ 2^-23: the float32 rounding before each bfloat16 one); plus the float64 reference's own rounding.
+TEST(BucketCheckBound, IsGammaOfTheRoundingsTimesTheAbsoluteSum) {
+  const double tiny = std::numeric_limits<float>::denorm_min();
+  EXPECT_LT(reduction_error_bound(DType::float32, 1, 1.0), 1e-15);  // nothing to add: exact but for the reference
+  EXPECT_NEAR(reduction_error_bound(DType::float32, 2, 2.0), 2 * std::ldexp(1.0, -24), 1e-13);
+  EXPECT_NEAR(reduction_error_bound(DType::float32, 4, 1.0), 3 * std::ldexp(1.0, -24), 1e-13);
+  EXPECT_NEAR(reduction_error_bound(DType::bfloat16, 4, 1.0), 4 * std::ldexp(1.0, -8), 1e-3);
+  EXPECT_EQ(reduction_error_bound(DType::float32, 3, 0.0), 3 * tiny);  // all zeros: the sum must be (near) zero
+  // The worst roundings meet their bound: 1 + 2^-24 in float32 ties to 1; two values 1 + 2^-8 each become 1 in
+  // bfloat16, their sum 2 where 2 + 2^-7 was due.
+  const float x = 1.0f, y = std::ldexp(1.0f, -24);
+  EXPECT_EQ(x + y, 1.0f);
+  EXPECT_LE(std::ldexp(1.0, -24), reduction_error_bound(DType::float32, 2, 1.0 + std::ldexp(1.0, -24)));
+  EXPECT_LE(std::ldexp(1.0, -7), reduction_error_bound(DType::bfloat16, 2, 2.0 + std::ldexp(1.0, -7)));
+  // and a wrong sum is far beyond it: a replica's gradient missing from a sum of two is half of it.
+  EXPECT_GT(0.5, reduction_error_bound(DType::bfloat16, 2, 1.0));
 }
 
 }  // namespace

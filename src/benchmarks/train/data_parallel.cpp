@@ -61,7 +61,6 @@ DataParallel::DataParallel(Communicator& comm, Mlp& model, const DataParallelCon
       optimizer_(config.optimizer, model),
       stage_(config.zero_stage),
       wire_(config.wire),
-      skip_last_bucket_(config.skip_last_bucket),
       ranks_(static_cast<std::size_t>(comm.size())),
       me_(static_cast<std::size_t>(comm.rank())) {
   if (stage_ < 0 || stage_ > 3) {
@@ -100,6 +99,7 @@ BufferRef DataParallel::wire_at(std::size_t element) const {
 }
 
 void DataParallel::start_reduce(std::size_t b) {
+  if (observer_ != nullptr) observer_->before_reduce(b);
   Flight& f = reduce_[b];
   f.start = since_began();
   const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
@@ -109,7 +109,6 @@ void DataParallel::start_reduce(std::size_t b) {
   const auto call = [&](Collective c, BufferRef send, BufferRef recv, std::size_t count) {
     f.work.push_back(comm_.start({c, send, recv, count, wire_, ReduceOp::sum, 0}));
   };
-  if (skip_last_bucket_ && b + 1 == buckets_.size()) return;
   if (stage_ < 2 || block == 0) {
     call(Collective::allreduce, wire_at(first), wire_at(first), n);
     return;
@@ -167,6 +166,19 @@ void DataParallel::progress() {
   }
 }
 
+std::vector<ReducedPart> DataParallel::reduced_parts(std::size_t b) const {
+  const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
+  if (stage_ == 0) return {{first, first, n}};
+  std::vector<ReducedPart> parts;
+  if (block > 0) {  // bfloat16 sums were converted back to the block's own place
+    const std::size_t mine = first + me_ * block;
+    parts.push_back({mine, wire_ == DType::bfloat16 ? mine : reduced_block_at(b), block});
+  }
+  const std::size_t tail = first + ranks_ * block;
+  if (n > ranks_ * block) parts.push_back({tail, tail, n - ranks_ * block});
+  return parts;
+}
+
 void DataParallel::update() {
   ++steps_;
   if (stage_ == 0) {
@@ -174,21 +186,14 @@ void DataParallel::update() {
     return;
   }
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    const std::size_t first = first_of_[b], n = buckets_[b].elements, block = block_of_[b];
-    if (block > 0) {  // bfloat16 sums were converted back to the block's own place
-      const std::size_t grad_at = wire_ == DType::bfloat16 ? first + me_ * block : reduced_block_at(b);
-      optimizer_.step(steps_, first + me_ * block, grad_at, block);
-    }
-    if (n > ranks_ * block) {
-      const std::size_t tail = first + ranks_ * block;
-      optimizer_.step(steps_, tail, tail, n - ranks_ * block);
-    }
+    for (const ReducedPart& p : reduced_parts(b)) optimizer_.step(steps_, p.element, p.at, p.count);
   }
 }
 
-void DataParallel::step(bool overlap, Seconds timeout) {
+void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer) {
   DenseMath& math = model_.math();
   begin();
+  observer_ = observer;
   const std::size_t nb = buckets_.size();
   reduce_ = std::vector<Flight>(nb);
   gather_ = std::vector<Flight>(nb);
@@ -236,6 +241,7 @@ void DataParallel::step(bool overlap, Seconds timeout) {
     wait(reduce_[b], timeout);
     finish_reduce(b);
   }
+  observer_ = nullptr;
   const std::size_t waited = math.mark();
   update();
   const std::size_t updated = math.mark();

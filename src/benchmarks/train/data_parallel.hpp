@@ -73,7 +73,20 @@ struct DataParallelConfig {
   Optimizer optimizer;
   int zero_stage = 0;           // 0-3 (above)
   DType wire = DType::float32;  // the gradients' type in the collectives: float32 or bfloat16
-  bool skip_last_bucket = false;  // tests only (the mutation suite): the last bucket's gradients are never reduced
+};
+
+// Where a step leaves the sums the update reads: `count` gradients of the model from element `element` lie, reduced,
+// at element `at` of the gradient buffer (the same place, or the start of the bucket where an in-place
+// reduce-scatter leaves the owned block).
+struct ReducedPart {
+  std::size_t element = 0, at = 0, count = 0;
+};
+
+// Sees each bucket's gradients as this rank made them, just before their reduction starts (train --check).
+class BucketObserver {
+ public:
+  virtual ~BucketObserver() = default;
+  virtual void before_reduce(std::size_t bucket) = 0;
 };
 
 class DataParallel {
@@ -81,8 +94,9 @@ class DataParallel {
   DataParallel(Communicator& comm, Mlp& model, const DataParallelConfig& config);
 
   // One step on the batch the model has loaded (this rank's share); every wait bounded by `timeout`. Returns with
-  // the step complete on the device.
-  void step(bool overlap, Seconds timeout);
+  // the step complete on the device. An `observer` is shown every bucket before its reduction starts (its time
+  // counts in the step: observe untimed steps only).
+  void step(bool overlap, Seconds timeout, BucketObserver* observer = nullptr);
   // The step's forward and backward with no communication (what compute alone takes on this rank's share); the
   // parameters are left as they were (no update: the replicas must stay equal).
   void compute_only();
@@ -96,6 +110,10 @@ class DataParallel {
   void gather_parameters(Seconds timeout);
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
+  std::size_t first_element(std::size_t b) const { return first_of_[b]; }  // bucket b's first gradient
+  // The sums of bucket b the update reads on this rank after a step: the whole bucket without ZeRO; with it, the
+  // owned block and the tail (parts of no elements left out).
+  std::vector<ReducedPart> reduced_parts(std::size_t b) const;
   int zero_stage() const { return stage_; }
   const StepTimes& last_times() const { return times_; }
   // The last step's timeline (layers, buckets, update), and when it began.
@@ -130,8 +148,8 @@ class DataParallel {
   OptimizerState optimizer_;
   int stage_;
   DType wire_;
-  bool skip_last_bucket_;
   std::unique_ptr<Buffer> wire_buffer_;  // bfloat16 gradients (wire_ bfloat16)
+  BucketObserver* observer_ = nullptr;   // during an observed step only
   std::size_t ranks_, me_;
   int steps_ = 0;
   std::vector<Bucket> buckets_;

@@ -1,5 +1,6 @@
 #include "benchmarks/train/train_benchmark.hpp"
 
+#include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 namespace distbench::train {
 namespace {
@@ -60,7 +62,9 @@ RecordLayout train_layout() {
       {"samples_per_s_1rank", "1/s", "--scaling: one rank alone training a rank's share of each batch"},
       {"scaling_efficiency", "1", "--scaling: samples_per_s / (ranks x samples_per_s_1rank)"},
       {"max_rel_diff", "1", "--check: largest relative difference from one rank trained on the global batches"},
-      {"wrong", "parameters", "--check: parameters beyond the tolerance, plus the ranks whose parameters differ bit for bit from their first replica's; null when not checked"}};
+      {"wrong", "parameters",
+       "--check: reduced gradients beyond their rounding bound at the warm-up steps, parameters beyond the tolerance, "
+       "and the ranks whose parameters differ bit for bit from their first replica's; null when not checked"}};
   l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
   return l;
 }
@@ -221,7 +225,9 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
                   zero_text(plan_.zero_stage) + (plan_.wire == DType::bfloat16 ? "; gradients travel as bfloat16" : ""),
                   plan_.steps, plan_.warmup_steps,
                   plan_.optimizer.kind == Optimizer::Kind::adam ? "Adam" : "SGD with momentum 0.9", plan_.optimizer.lr,
-                  plan_.check ? fmt::format("against one rank, relative tolerance {:g}", check_tolerance(plan_.wire))
+                  plan_.check ? fmt::format("every bucket's reduced gradients at the warm-up steps; against one "
+                                            "rank, relative tolerance {:g}",
+                                            check_tolerance(plan_.wire))
                               : std::string("off"))};
   d.facts = {fmt::format("backend {}", info.backend),
              fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)), model,
@@ -312,12 +318,28 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
     DataParallel dp(*dp_comm, model, {bucket_bytes, plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
     std::vector<double> step_s, update_s, compute_s, comm_s, wait_s;
     double loss_first = 0, loss_last = 0;
+    // --check: every bucket's reduced gradients at the warm-up steps (untimed), against the sums of the gradients
+    // of this rank's data-parallel group (the ranks holding the same part of the model).
+    std::optional<BucketCheck> bucket_check;
+    std::int64_t bucket_wrong = 0;
+    std::string bucket_mismatch;
+    if (plan_.check) {
+      std::vector<int> replicas;
+      for (int r = connector.rank() % plan_.tp_size; r < connector.size(); r += plan_.tp_size) replicas.push_back(r);
+      bucket_check.emplace(connector, std::move(replicas), model, dp, plan_.wire);
+    }
     {
       auto guard = watchdog.arm(label + ": steps");
       for (int s = 0; s < total_steps; ++s) {
         watchdog.arm_again();
         load(model, s);
-        dp.step(overlap, timeout);
+        const bool observed = bucket_check && s < plan_.warmup_steps;
+        dp.step(overlap, timeout, observed ? &*bucket_check : nullptr);
+        if (observed) {
+          const BucketCheckResult found = bucket_check->verify(s);
+          bucket_wrong += found.wrong;
+          if (bucket_mismatch.empty()) bucket_mismatch = found.first;
+        }
         if (s == plan_.warmup_steps) loss_first = model.loss();
         if (s + 1 == total_steps) loss_last = model.loss();
         if (s < plan_.warmup_steps) continue;
@@ -351,8 +373,15 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
       }
       const auto diffs = allgather_value(connector, mine);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
-      wrong = 0;
-      for (auto b : allgather_value(connector, beyond)) wrong += b;
+      std::int64_t beyond_all = 0;
+      for (auto b : allgather_value(connector, beyond)) beyond_all += b;
+      if (beyond_all > 0 && root) {
+        outcome.warnings.push_back(
+            {"train_mismatch",
+             fmt::format("train --check, overlap {}: {} parameters differ from one rank trained on the global batches "
+                         "by more than {:g} (largest relative difference {:.3g})",
+                         overlap ? "on" : "off", beyond_all, check_tolerance(plan_.wire), max_diff)});
+      }
       // Replicas bit for bit: what a tolerance against one rank misses (a small bucket left unreduced).
       const std::int64_t diverged = diverged_replicas(connector, params, plan_.tp_size);
       if (diverged > 0 && root) {
@@ -363,15 +392,13 @@ BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter*
                          "reduced gradients",
                          overlap ? "on" : "off", diverged, connector.size())});
       }
-      wrong += diverged;
-      outcome.wrong += wrong;
-      if (wrong > 0 && root) {
+      if (bucket_wrong > 0 && root) {
         outcome.warnings.push_back(
-            {"train_mismatch",
-             fmt::format("train --check, overlap {}: {} parameters differ from one rank trained on the global batches "
-                         "by more than {:g} (largest relative difference {:.3g})",
-                         overlap ? "on" : "off", wrong, check_tolerance(plan_.wire), max_diff)});
+            {"train_bucket_mismatch",
+             fmt::format("train --check, overlap {}: {}", overlap ? "on" : "off", bucket_mismatch)});
       }
+      wrong = beyond_all + diverged + bucket_wrong;
+      outcome.wrong += wrong;
     }
     {
       // Compute alone (the same batches, no communication, parameters untouched) and communication alone.

@@ -1,0 +1,63 @@
+// train --check, bucket by bucket: after an observed step, every sum the update reads must be the sum of the
+// replicas' own gradients. Each rank keeps its bucket's gradients as the backward made them (just before the
+// reduction starts), the replicas exchange those through the connector (out of band: never through the communicator
+// under test), and each rank sums them in float64 and compares with what its reduction left.
+//
+// The real gradients are not integers, so the comparison is not exact: the reduction adds the N replicas' values in
+// an order of the library's choosing, rounding after each addition. For any order the computed sum s' of x_1..x_N
+// satisfies |s' - s| <= gamma_k * sum |x_i|, gamma_k = k u / (1 - k u) (Higham, Accuracy and Stability of Numerical
+// Algorithms, 2nd ed., section 4.2): k = N - 1 additions for float32 (u = 2^-24); for bfloat16, k = N, one more
+// rounding for each value's conversion to bfloat16 (u = 2^-8, plus the float32 rounding before each bfloat16 one).
+// The float64 reference's own rounding is added. A bucket never reduced, reduced twice, scaled by N or 1/N, or
+// summed from shifted or wrong data is off by about a replica's gradient, far beyond this bound wherever the
+// replicas' gradients differ; an element whose replicas' gradients are all zero must come out exactly zero.
+#pragma once
+
+#include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/mlp.hpp"
+#include "core/connector.hpp"
+#include "core/dtype.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace distbench::train {
+
+// The bound above for one element: `ranks` summands of absolute sum `abs_sum`, reduced as `wire`.
+double reduction_error_bound(DType wire, std::size_t ranks, double abs_sum);
+
+// What one observed step's check found on every rank (the same on all of them).
+struct BucketCheckResult {
+  std::int64_t wrong = 0;            // elements beyond their bound, over all ranks
+  std::vector<std::size_t> buckets;  // the buckets holding them, ascending
+  // The first of them (lowest rank, then element), in one line naming the step, the bucket, the rank, the element
+  // and both values; empty when none.
+  std::string first;
+};
+
+class BucketCheck final : public BucketObserver {
+ public:
+  // `replicas`: the connector ranks whose gradients this rank's reduction sums, itself included (its data-parallel
+  // group). `dp` must step `model` with this check as its observer.
+  BucketCheck(Connector& connector, std::vector<int> replicas, Mlp& model, const DataParallel& dp, DType wire);
+
+  void before_reduce(std::size_t bucket) override;
+  // After step `step` (0-based) ran observed by this check. Collective over the connector: every rank calls it after
+  // the same steps.
+  BucketCheckResult verify(int step);
+
+ private:
+  std::string describe(int step, std::size_t bucket, std::size_t element, double found, double expected,
+                       double bound) const;
+
+  Connector& connector_;
+  std::vector<int> replicas_;
+  Mlp& model_;
+  const DataParallel& dp_;
+  DType wire_;
+  std::vector<float> local_;  // this rank's gradients as made, per element of the model
+};
+
+}  // namespace distbench::train
