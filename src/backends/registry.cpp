@@ -58,7 +58,7 @@ std::unique_ptr<Connector> make_connector(const std::string& kind, [[maybe_unuse
   if (kind == "env") return std::make_unique<EnvConnector>(read_env_settings(process_environment()), options.timeout_s);
   if (kind == "none") return std::make_unique<SingleConnector>();
 #if DISTBENCH_HAVE_MPI
-  return mpi::make_mpi_connector(argc, argv, options.mpi_thread, options.count_traffic);
+  return mpi::make_mpi_connector(argc, argv, options.mpi_thread);
 #else
   throw failure("the MPI connector was chosen in a build without MPI");
 #endif

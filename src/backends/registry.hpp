@@ -22,7 +22,6 @@ struct ConnectOptions {
   std::string launcher = "auto";  // auto, mpi, env, none (connectors/launch_choice.hpp)
   double timeout_s = 300.0;
   std::string mpi_thread = "single";  // MPI_Init_thread's level, by name (backends/mpi/mpi_thread_level.hpp)
-  bool count_traffic = false;         // the library counts the bytes each rank sends (Backend::count_traffic)
 };
 // Which connector forms the job ("mpi", "env", "none"), from --launcher and the environment: the same answer, or
 // the same Error (usage, unavailable), on every process.

@@ -192,8 +192,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
                                          ? ProgressMode::off
                                          : parse_progress_mode(settings.progress);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
-  Connector& connector =
-      inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread, settings.count_traffic});
+  Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
   World world(connector, entry.create(connector, settings.backend_options));
   std::unique_ptr<ProgressLine> progress;  // the root's

@@ -18,7 +18,6 @@ struct RunSettings {
   std::string backend = "auto";
   std::string launcher = "auto";
   std::string mpi_thread = "single";
-  bool count_traffic = false;  // ConnectOptions::count_traffic (zero --count-bytes)
   BackendOptions backend_options;
   double timeout_s = 300.0;
   std::vector<ReportTarget> reports;  // the report files, in the formats table's order ("-": stdout, at the end)

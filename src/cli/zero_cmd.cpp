@@ -79,9 +79,6 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->add_option("--check-steps", o->check_steps, "Steps --check runs before comparing")
       ->option_text("N")
       ->group(groups::kVerification);
-  app->add_flag("--count-bytes", o->count_bytes,
-                "Also count the bytes sent with Open MPI's own counters (pml monitoring), beside the formula")
-      ->group(step);
   commands.push_back({app, [o, app](Invocation& inv) {
                         ZeroOptions options = *o;
                         for (const char* name : {"--stage", "--params", "--layers", "--dtype", "--bucket-mb",
@@ -93,7 +90,6 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                             options.config.empty() ? std::string() : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         const zero::ZeroPlan plan = make_zero_plan(options, text);  // bad input fails before MPI
                         RunSettings settings = run_settings(options.common);
-                        settings.count_traffic = plan.count_bytes;  // before MPI_Init: the monitoring's switch
                         settings.ignored_options = given_but_unused(*app, zero_unused_by(plan));
                         zero::ZeroBenchmark benchmark(plan);
                         return run_benchmark(inv, settings, benchmark);

@@ -126,17 +126,6 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.check = o.check;
   if (o.check_steps < 1) throw usage_error(fmt::format("--check-steps {} must be at least 1", o.check_steps));
   plan.check_steps = o.check_steps;
-  if (o.count_bytes && o.common.backend == "nccl") {
-    throw usage_error(
-        "--count-bytes --backend nccl: the byte counters read are Open MPI's (its pml monitoring); NCCL has none "
-        "to read: use --backend mpi");
-  }
-  if (o.count_bytes && (o.common.launcher == "env" || o.common.launcher == "none")) {
-    throw usage_error(fmt::format("--count-bytes --launcher {}: the byte counters read are Open MPI's, which only a "
-                                  "job started by an MPI launcher has: use --launcher mpi (or auto) under mpirun",
-                                  o.common.launcher));
-  }
-  plan.count_bytes = o.count_bytes;
   plan.warmup_iters = o.common.warmup_iters;
   plan.stopping = stopping_rule(o.common);
   plan.timeout_s = o.common.timeout_s;

@@ -19,7 +19,6 @@ struct ZeroOptions {
   std::string zero1_reduce = "auto";
   bool check = false;
   int check_steps = 3;
-  bool count_bytes = false;
   std::string config;
   std::set<std::string> given;  // options given on the command line (they win over --config)
   CommonOptions common;

@@ -7,7 +7,6 @@
 #include "core/device.hpp"
 #include "core/groups.hpp"
 #include "core/huge_pages.hpp"
-#include "core/traffic_counter.hpp"
 
 #include <functional>
 #include <memory>
@@ -53,11 +52,6 @@ class Backend {
                                               int nranks) const {
     (void)c, (void)in_place, (void)message_bytes, (void)nranks;
     return 0;
-  }
-  // The library's own count of the bytes this rank sends, where the backend can read one (collective over the
-  // world: every rank asks at the same point); otherwise why not.
-  virtual TrafficCounting count_traffic() {
-    return {nullptr, "the " + std::string(name()) + " backend reads no byte counters of its library"};
   }
 };
 

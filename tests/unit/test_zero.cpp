@@ -3,18 +3,15 @@
 #include "benchmarks/zero/formulas.hpp"
 #include "benchmarks/zero/partition.hpp"
 #include "benchmarks/zero/verify.hpp"
-#include "benchmarks/zero/zero_record.hpp"
 #include "core/error.hpp"
 #include "core/half.hpp"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
-#include <string>
 #include <vector>
 
 namespace distbench::zero {
@@ -308,32 +305,6 @@ TEST(Adam, Fp32WithoutASeparateParameterCopyGivesTheSameMasterWeights) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0);
   EXPECT_EQ(adam_bytes_moved(DType::float32, 10, false), 10U * (4 + 6 * 4));
   EXPECT_THROW(adam_update({}, 1, DType::bfloat16, g.data(), a.data(), ma.data(), va.data(), nullptr, n), Error);
-}
-
-// --count-bytes: the library's count beside the formula's (mean over ranks, and their ratio); none counted: null.
-TEST(ZeroRecord, CountedBytesBesideTheFormula) {
-  StageResult s;
-  s.ranks = 2;
-  s.step_by_rank = {{1e-3, 1e-3}, {1e-3, 1e-3}};
-  s.sent = 1000000;
-  s.pml_sent_bytes = {1.0e6, 2.0e6};  // Open MPI's reduce-scatter at N=2: the reduce's root 1x, the other rank 2x
-  const Record r = zero_record(s);
-  EXPECT_DOUBLE_EQ(r.metric("pml_sent_mb"), 1.5);
-  EXPECT_DOUBLE_EQ(r.metric("pml_vs_sent"), 1.5);
-  ASSERT_EQ(r.ranks.size(), 2U);
-  s.pml_sent_bytes = {kNotMeasured, kNotMeasured};
-  EXPECT_TRUE(std::isnan(zero_record(s).metric("pml_vs_sent")));
-  const auto keys = [](const TableLayout& t) {
-    std::vector<std::string> out;
-    for (const ColumnSpec& c : t.value_columns) out.push_back(c.key);
-    return out;
-  };
-  const std::vector<std::string> with = keys(zero_table(false, true)), without = keys(zero_table(false, false));
-  EXPECT_EQ(std::find(without.begin(), without.end(), "pml_sent_mb"), without.end());
-  const auto sent = std::find(with.begin(), with.end(), "sent_mb");
-  ASSERT_NE(sent, with.end());
-  EXPECT_EQ(*(sent + 1), "pml_sent_mb");
-  EXPECT_EQ(*(sent + 2), "pml_vs_sent");
 }
 
 }  // namespace

@@ -96,18 +96,6 @@ TEST(ZeroOptions, BadInputIsAUsageErrorThatNamesIt) {
   EXPECT_NE(usage_message(with([](ZeroOptions& o) { o.zero1_reduce = std::string("ring"); })).find("ring"),
             std::string::npos);
   EXPECT_NE(usage_message(with([](ZeroOptions& o) { o.check_steps = 0; })).find("--check-steps"), std::string::npos);
-  // --count-bytes reads Open MPI's counters: refused with a backend or launcher that has none
-  EXPECT_NE(usage_message(with([](ZeroOptions& o) {
-              o.count_bytes = true;
-              o.common.backend = "nccl";
-            })).find("--count-bytes --backend nccl"),
-            std::string::npos);
-  EXPECT_NE(usage_message(with([](ZeroOptions& o) {
-              o.count_bytes = true;
-              o.common.launcher = "env";
-            })).find("--count-bytes --launcher env"),
-            std::string::npos);
-  EXPECT_TRUE(make_zero_plan(with([](ZeroOptions& o) { o.count_bytes = true; })).count_bytes);
   ZeroOptions c;
   c.config = std::string("z.json");
   EXPECT_NE(usage_message(c, "{zero_opt_level: 1").find("z.json is not valid JSON at byte"),

@@ -3,7 +3,6 @@
 #include "backends/mpi/mpi_communicator.hpp"
 #include "backends/mpi/mpi_connector.hpp"
 #include "backends/mpi/mpi_thread_level.hpp"
-#include "backends/mpi/mpi_traffic.hpp"
 #include "core/error.hpp"
 #include "core/host_device.hpp"
 
@@ -36,8 +35,6 @@ class MPIBackend final : public Backend {
             {"memory.huge_pages", std::string(huge_pages_name(huge_pages_))},
             {"memory.thp_mode", thp_mode()}};
   }
-
-  TrafficCounting count_traffic() override { return open_pml_traffic_counter(); }
 
   std::optional<std::size_t> max_count_per_call() const override { return static_cast<std::size_t>(INT_MAX); }
 
@@ -85,9 +82,7 @@ BackendEntry mpi_backend_entry() {
           {"mpi"}};
 }
 
-std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level,
-                                              bool count_traffic) {
-  if (count_traffic) enable_pml_monitoring();
+std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level) {
   return std::make_unique<MPIConnector>(argc, argv, thread_level_of(thread_level));
 }
 

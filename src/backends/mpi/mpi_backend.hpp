@@ -10,8 +10,7 @@ namespace distbench::mpi {
 
 BackendEntry mpi_backend_entry();
 // The connector of a job that an MPI launcher started (or of MPI's singleton), at the thread level named
-// (mpi_thread_level.hpp); with `count_traffic`, Open MPI's pml monitoring on (mpi_traffic.hpp).
-std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level,
-                                              bool count_traffic = false);
+// (mpi_thread_level.hpp).
+std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level);
 
 }  // namespace distbench::mpi

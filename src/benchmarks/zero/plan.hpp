@@ -25,7 +25,6 @@ struct ZeroPlan {
   std::vector<Zero1Reduce> zero1 = {Zero1Reduce::allreduce};
   bool check = false;
   int check_steps = 3;
-  bool count_bytes = false;  // --count-bytes: the library's own count of the bytes sent, beside the formula's
   AdamConfig adam;
   int warmup_iters = 2;
   StoppingRule stopping;

@@ -24,7 +24,7 @@
 namespace distbench::zero {
 namespace {
 
-constexpr int kNetworkSteps = 3;  // untimed steps between the interface (and --count-bytes: MPI) counter reads
+constexpr int kNetworkSteps = 3;                           // untimed steps between the interface counter reads
 constexpr std::size_t kCopyBytes = std::size_t{64} << 20;  // per buffer: well past the caches
 // On a GPU: past its cache (50-60 MB on an H100/H200), and long enough (~0.5 ms) that the launch and the host's wait
 // around each timed copy cost ~2%.
@@ -244,7 +244,6 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"zero1_reduce", zero1_text(plan_.zero1)},
       {"check", plan_.check},
       {"check_steps", plan_.check_steps},
-      {"count_bytes", plan_.count_bytes},
       {"adam",
        {{"lr", plan_.adam.lr}, {"beta1", plan_.adam.beta1}, {"beta2", plan_.adam.beta2}, {"eps", plan_.adam.eps}}},
       {"warmup_iters", plan_.warmup_iters},
@@ -252,7 +251,7 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       {"timeout_s", plan_.timeout_s},
       {"config_file", plan_.config_file}};
   d.records = zero_record_layout();
-  d.table = zero_table(plan_.zero1.size() > 1, plan_.count_bytes);
+  d.table = zero_table(plan_.zero1.size() > 1);
   std::string stage_list;
   for (Stage s : plan_.stages) stage_list += fmt::format("{}{}", stage_list.empty() ? "" : ", ", name(s));
   const Precision p = precision_of(plan_.dtype);
@@ -296,17 +295,6 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
   DenseMath* math = world.device().math();  // null: the step on host memory, updated by the CPU
 
   BenchmarkOutcome outcome;
-  // --count-bytes: the library's own count of the bytes each rank sends, or why there is none (then n/a, said once).
-  TrafficCounting traffic;
-  if (plan_.count_bytes) {
-    traffic = world.backend().count_traffic();
-    if (root && traffic.counter == nullptr) {
-      outcome.warnings.push_back({"bytes_not_counted", fmt::format("zero --count-bytes: the bytes sent are not "
-                                                                   "counted (pml_sent_mb null): {}",
-                                                                   traffic.unavailable)});
-    }
-  }
-  bool counted_nothing = false;  // the counter read 0 over steps that send: the monitoring is off
   std::size_t faulting = 0;  // stages whose timed steps took page faults enough to shape their time
   std::vector<std::string> memory_withheld;  // stages whose device memory readings went below zero
   const std::vector<StageRun> runs = stage_runs(plan_);
@@ -386,7 +374,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     const bool peak_reset = reset_peak_resident();
     const auto base = resident_bytes();
     double update_alone = 0;
-    double held = 0, net_sent = kNotMeasured, net_received = kNotMeasured, pml_sent = kNotMeasured;
+    double held = 0, net_sent = kNotMeasured, net_received = kNotMeasured;
     double device_arrays = kNotMeasured, device_during = kNotMeasured;
     Sampling sampling;
     std::vector<StepCall> calls;
@@ -420,11 +408,7 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
         auto guard = watchdog.arm(label + ": steps between the interface counters");
         connector.barrier();
         const auto before = network_bytes();
-        const std::uint64_t counted_before = traffic.counter ? traffic.counter->sent_bytes() : 0;
         for (int k = 0; k < kNetworkSteps; ++k) step.run(timeout);
-        if (traffic.counter) {  // this rank's sends are done once its steps are
-          pml_sent = static_cast<double>(traffic.counter->sent_bytes() - counted_before) / kNetworkSteps;
-        }
         connector.barrier();
         const auto after = network_bytes();
         if (before && after) {
@@ -472,15 +456,6 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
       result.device_step_bytes = allgather_value(connector, device_during);
       result.net_sent_bytes = allgather_value(connector, net_sent);
       result.net_received_bytes = allgather_value(connector, net_received);
-      result.pml_sent_bytes = allgather_value(connector, pml_sent);
-    }
-    if (traffic.counter && ranks > 1 && result.sent > 0) {
-      for (double& b : result.pml_sent_bytes) {
-        if (b == 0) {
-          b = kNotMeasured;
-          counted_nothing = true;
-        }
-      }
     }
     if (stage == Stage::s3)
       result.phase_names = {"fwd_gather", "bwd_gather", "reduce", "update"};
@@ -497,12 +472,6 @@ BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* 
     if (root && reporter != nullptr) reporter->add({zero_record(result)});
   }
   if (root && progress) progress(runs.size(), runs.size(), "");
-  if (root && counted_nothing) {
-    outcome.warnings.push_back(
-        {"bytes_not_counted",
-         "zero --count-bytes: Open MPI's pml monitoring counted no bytes over steps that send some (pml_sent_mb "
-         "null): the monitoring is off; was pml_monitoring_enable set to 0 by the launcher?"});
-  }
   if (root && faulting > 0) outcome.warnings.push_back({"page_faults", fault_advice(faulting, plan_)});
   if (root && !memory_withheld.empty()) {
     outcome.warnings.push_back(

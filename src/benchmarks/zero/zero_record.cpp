@@ -59,11 +59,6 @@ RecordLayout zero_record_layout() {
        "measured: bytes the hosts' network interfaces sent per step, per rank (mean over ranks; "
        "null on one host)"},
       {"net_received_mb", "MB", "measured: bytes the interfaces received per step, per rank"},
-      {"pml_sent_mb", "MB",
-       "measured with --count-bytes: bytes each rank's MPI library sent per step by its own count (Open MPI's pml "
-       "monitoring: every message of the point-to-point layer its collectives use), mean over ranks; null when not "
-       "counted"},
-      {"pml_vs_sent", "1", "pml_sent_mb / sent_mb: the library's algorithms against the ring formula"},
       {"state_mb", "MB", "formula: model states per rank (parameters, gradients, optimizer state)"},
       {"buffer_mb", "MB",
        "formula: the buffers the step adds (stage 2: one bucket; stage 3: one layer and its "
@@ -84,12 +79,11 @@ RecordLayout zero_record_layout() {
       {"wrong", "elements", "elements differing from a single-rank run after --check's steps; null when not checked"}};
   l.rank_figures = {{"step_ms", "ms", "this rank's mean step time"},
                     {"peak_rss_mb", "MB", "growth of this rank's peak resident memory over the stage"},
-                    {"net_sent_mb", "MB", "this rank's share of its host's interface bytes sent per step"},
-                    {"pml_sent_mb", "MB", "--count-bytes: bytes this rank's MPI library sent per step"}};
+                    {"net_sent_mb", "MB", "this rank's share of its host's interface bytes sent per step"}};
   return l;
 }
 
-TableLayout zero_table(bool both_zero1_forms, bool counted_bytes) {
+TableLayout zero_table(bool both_zero1_forms) {
   TableLayout t;
   t.key_columns = {{"stage", "stage", "", 5, CellFormat::text, "stage"}};
   if (both_zero1_forms) {
@@ -111,12 +105,6 @@ TableLayout zero_table(bool both_zero1_forms, bool counted_bytes) {
                      {"peak_rss_mb", "peak", "(MB)", 9, CellFormat::number, "peak RSS (MB)"},
                      {"device_mb", "device", "(MB)", 9, CellFormat::number, "device memory (MB)"},
                      {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
-  if (counted_bytes) {  // beside the formula's column
-    const auto at = std::find_if(t.value_columns.begin(), t.value_columns.end(),
-                                 [](const ColumnSpec& c) { return c.key == "sent_mb"; });
-    t.value_columns.insert(at + 1, {{"pml_sent_mb", "sent", "pml(MB)", 9, CellFormat::number, "sent, Open MPI (MB)"},
-                                    {"pml_vs_sent", "pml/", "formula", 7, CellFormat::number, "pml / formula"}});
-  }
   return t;
 }
 
@@ -188,8 +176,6 @@ Record zero_record(const StageResult& s) {
       .set_metric("sent_mb", static_cast<double>(s.sent) / kMega)
       .set_metric("net_sent_mb", s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
       .set_metric("net_received_mb", s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured)
-      .set_metric("pml_sent_mb", mean_of(s.pml_sent_bytes) / kMega)
-      .set_metric("pml_vs_sent", ratio(mean_of(s.pml_sent_bytes), static_cast<double>(s.sent)))
       .set_metric("state_mb", state / kMega)
       .set_metric("buffer_mb", static_cast<double>(s.buffers) / kMega)
       .set_metric("library_mb", static_cast<double>(s.library) / kMega)
@@ -210,8 +196,7 @@ Record zero_record(const StageResult& s) {
     f.figures = {{"step_ms", step.rank_means[i] * kMilli},
                  {"peak_rss_mb", i < s.peak_rss_bytes.size() ? s.peak_rss_bytes[i] / kMega : kNotMeasured},
                  {"net_sent_mb",
-                  s.network_measured && i < s.net_sent_bytes.size() ? s.net_sent_bytes[i] / kMega : kNotMeasured},
-                 {"pml_sent_mb", i < s.pml_sent_bytes.size() ? s.pml_sent_bytes[i] / kMega : kNotMeasured}};
+                  s.network_measured && i < s.net_sent_bytes.size() ? s.net_sent_bytes[i] / kMega : kNotMeasured}};
     r.ranks.push_back(std::move(f));
   }
   r.phases.push_back(std::move(step.stats));

@@ -32,8 +32,6 @@ struct StageResult {
   std::uint64_t sent = 0;     // formulas: bytes each rank sends per step
   std::size_t padding = 0;    // padding elements of the shards
   std::vector<double> held_bytes, peak_rss_bytes, net_sent_bytes, net_received_bytes;
-  // --count-bytes: bytes each rank's MPI library sent per step by its own count (NaN: not counted)
-  std::vector<double> pml_sent_bytes;
   // A GPU's memory (the CUDA runtime's free memory; NaN on host memory): what the step's arrays took, and what the
   // timed steps added (the backend's buffers made at a collective's first use).
   std::vector<double> device_array_bytes, device_step_bytes;
@@ -44,9 +42,8 @@ struct StageResult {
 };
 
 RecordLayout zero_record_layout();
-// With both forms of stage 1, a column says which reduction each row's stage 1 ran; with --count-bytes, the bytes
-// the library counted sit beside the formula's.
-TableLayout zero_table(bool both_zero1_forms = false, bool counted_bytes = false);
+// With both forms of stage 1, a column says which reduction each row's stage 1 ran.
+TableLayout zero_table(bool both_zero1_forms = false);
 std::vector<SummaryItem> zero_summary(const std::vector<Record>& records);
 Record zero_record(const StageResult& r);
 
