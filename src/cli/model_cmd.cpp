@@ -1,5 +1,5 @@
 // `distbench model REPORT.json... [--collective C] [--algorithm A|auto] [--predict-np 8,64] [--predict-sizes 1K:1G]
-// [--link-gbps X] [--format text|md|json|csv|html] [--output PATH]`: a latency-bandwidth cost model fitted to
+// [--fit-sizes MIN:MAX] [--link-gbps X] [--format text|md|json|csv|html] [--output PATH]`: a latency-bandwidth cost model fitted to
 // collective sweeps (src/model). Exit 0: fitted; 2: bad input (no report, several collectives without --collective,
 // one size only, --algorithm on a report of another backend), one error line, nothing written; 1: I/O failure.
 #include "cli/command.hpp"
@@ -32,6 +32,7 @@ struct ModelArgs {
   std::string algorithm = "auto";
   std::string predict_np;
   std::string predict_sizes;
+  std::string fit_sizes;
   double link_gbps = 0;
   std::string format = "text";
   std::string output;
@@ -102,6 +103,17 @@ model::ModelOptions options_of(const ModelArgs& a) {
   o.predict_ranks = parse_rank_list(a.predict_np);
   o.predict_sizes = parse_size_spec(a.predict_sizes);
   o.link_gbps = a.link_gbps;
+  if (!a.fit_sizes.empty()) {
+    const auto parts = split_on(a.fit_sizes, ':');
+    if (parts.size() != 2 || (parts[0].empty() && parts[1].empty())) {
+      throw usage_error("--fit-sizes: give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
+    }
+    if (!parts[0].empty()) o.fit_min_bytes = static_cast<double>(parse_size_option("--fit-sizes", parts[0]));
+    if (!parts[1].empty()) o.fit_max_bytes = static_cast<double>(parse_size_option("--fit-sizes", parts[1]));
+    if (o.fit_max_bytes > 0 && o.fit_min_bytes > o.fit_max_bytes) {
+      throw usage_error(fmt::format("--fit-sizes {}: the smallest size is above the largest", escape_text(a.fit_sizes)));
+    }
+  }
   return o;
 }
 
@@ -173,6 +185,9 @@ void add_model_command(CLI::App& root, Commands& commands) {
       ->group(fit);
   app->add_option("--predict-sizes", a->predict_sizes, "Predict at sizes MIN:MAX[:FACTOR] or a list (default: measured)")
       ->option_text("SIZES")
+      ->group(fit);
+  app->add_option("--fit-sizes", a->fit_sizes, "Fit only the sizes MIN:MAX (MIN: or :MAX: one bound), e.g. 64K:")
+      ->option_text("RANGE")
       ->group(fit);
   app->add_option("--link-gbps", a->link_gbps, "Link rate per rank and direction in GB/s, as busbw (100 Gbit/s = 12.5)")
       ->option_text("GBPS")

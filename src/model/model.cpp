@@ -144,12 +144,28 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   m.algorithm_source = g.source;
   m.backend = g.points.front().backend;
   std::vector<Observation> points;
+  std::size_t one_rank = 0, outside = 0;
   for (const Observation& o : g.points) {
-    if (o.nranks >= 2) points.push_back(o);
+    if (o.nranks < 2) {
+      ++one_rank;
+    } else if ((options.fit_min_bytes > 0 && o.bytes < options.fit_min_bytes) ||
+               (options.fit_max_bytes > 0 && o.bytes > options.fit_max_bytes)) {
+      ++outside;
+    } else {
+      points.push_back(o);
+    }
   }
-  if (points.size() < g.points.size()) {
-    m.notes.push_back(fmt::format("{} cases at 1 rank left out: nothing is sent there",
-                                  g.points.size() - points.size()));
+  if (one_rank > 0) m.notes.push_back(fmt::format("{} cases at 1 rank left out: nothing is sent there", one_rank));
+  if (outside > 0) {
+    m.notes.push_back(fmt::format("{} cases outside --fit-sizes ({} .. {}) left out", outside,
+                                  format_bytes(static_cast<std::uint64_t>(options.fit_min_bytes)),
+                                  options.fit_max_bytes > 0
+                                      ? format_bytes(static_cast<std::uint64_t>(options.fit_max_bytes))
+                                      : std::string("any")));
+  }
+  if (points.empty()) {
+    throw usage_error(fmt::format("{}: no measured case at 2 or more ranks within --fit-sizes; widen the range",
+                                  name(m.collective)));
   }
   check_fittable({g.algorithm, g.source, points});
   std::set<int> ranks;

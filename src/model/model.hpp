@@ -22,6 +22,7 @@ struct ModelOptions {
   std::vector<int> predict_ranks;            // empty: the measured ones
   std::vector<double> predict_sizes;         // empty: the measured ones
   double link_gbps = 0;                      // GB/s per rank and direction; 0: not given
+  double fit_min_bytes = 0, fit_max_bytes = 0;  // fit only sizes in [min, max]; 0: no bound
   double confidence = 0.95;
 };
 

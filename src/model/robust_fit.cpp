@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace distbench::model {
@@ -13,6 +14,8 @@ using Matrix = std::array<Row, kColumns>;
 
 // Relative pivot below which a column counts as a combination of the ones before it.
 constexpr double kCollinear = 1e-9;
+// Huber's tuning constant on residuals in robust scales: 95 % efficiency at normal errors.
+constexpr double kHuberK = 1.345;
 
 struct Solved {
   Row theta{};
@@ -126,13 +129,13 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
   for (std::size_t j = 0; j < kColumns; ++j) {
     for (const Row& r : x) active[j] = active[j] || r[j] != 0;
   }
-  std::vector<double> robust(n, 1.0), w(n), rel(n);
+  std::vector<double> robust(n, 1.0), w(n), z(n), fitted(n), rel(n);
+  // Solves the weighted problem for targets t with weights `w`, leaving out dependent columns and those that come
+  // out negative, until all stand; false when no column is left.
   Solved s;
-  for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
-    // Solve, leaving out dependent columns and those that come out negative, until all stand.
+  const auto solve = [&](const std::vector<double>& t) {
     for (;;) {
-      for (std::size_t i = 0; i < n; ++i) w[i] = robust[i] / (y[i] * y[i]);
-      s = solve_weighted(x, y, w, active);
+      s = solve_weighted(x, t, w, active);
       if (s.dependent >= 0) {
         active[static_cast<std::size_t>(s.dependent)] = false;
         continue;
@@ -146,26 +149,59 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
       if (most_negative < 0) break;
       active[static_cast<std::size_t>(most_negative)] = false;
     }
-    if (std::none_of(active.begin(), active.end(), [](bool a) { return a; })) return fit;
-    for (std::size_t i = 0; i < n; ++i) rel[i] = (y[i] - predict_row(x[i], s.theta)) / y[i];
-    std::vector<double> magnitudes(n);
-    for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(rel[i]);
-    fit.scale = std::max(options.min_scale, 1.4826 * median_of(magnitudes));
-    std::vector<double> next(n);
+    return std::any_of(active.begin(), active.end(), [](bool a) { return a; });
+  };
+  // The start: least squares on the relative error (weights 1 / y^2).
+  for (std::size_t i = 0; i < n; ++i) w[i] = 1 / (y[i] * y[i]);
+  if (!solve(y)) return fit;
+  // Then, on r = ln(y / fitted): Gauss-Newton steps (linearised at the current fit, ln(x theta) ~ ln f + x (theta -
+  // theta0) / f, a weighted least-squares problem with targets f (1 + ln(y / f)) and weights robust / f^2), each
+  // with robustness weights from the last residuals. Huber's weights first (a convex loss: one solution whatever the
+  // start, so gross outliers cannot capture the line), the scale re-estimated each round; then Tukey's biweight
+  // from there with the scale held, which gives the points far off weight 0 (an MM-estimate in spirit).
+  bool tukey = false;
+  int phase_rounds = 0;
+  for (int iteration = 0; iteration < 2 * options.max_iterations; ++iteration) {
+    for (std::size_t i = 0; i < n; ++i) {
+      fitted[i] = predict_row(x[i], s.theta);
+      rel[i] = fitted[i] > 0 ? std::log(y[i] / fitted[i]) : std::numeric_limits<double>::infinity();
+    }
+    if (!tukey) {
+      std::vector<double> magnitudes(n);
+      for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(rel[i]);
+      fit.scale = std::max(options.min_scale, 1.4826 * median_of(magnitudes));
+    }
     double change = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const double u = rel[i] / (options.tukey_c * fit.scale);
-      next[i] = std::fabs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0;
-      change = std::max(change, std::fabs(next[i] - robust[i]));
+      double u = rel[i] / fit.scale;
+      double next = 0;
+      if (tukey) {
+        u /= options.tukey_c;
+        next = std::fabs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0;  // also 0 for an infinite u
+      } else {
+        next = std::fabs(u) <= kHuberK ? 1.0 : kHuberK / std::fabs(u);
+      }
+      change = std::max(change, std::fabs(next - robust[i]));
+      robust[i] = next;
+      const bool usable = fitted[i] > 0 && robust[i] > 0;
+      w[i] = usable ? robust[i] / (fitted[i] * fitted[i]) : 0.0;
+      z[i] = usable ? fitted[i] * (1 + rel[i]) : 0.0;
     }
-    robust = next;
+    const Row before = s.theta;
+    if (!solve(z)) return fit;
+    for (std::size_t j = 0; j < kColumns; ++j) {
+      const double size = std::max(std::fabs(before[j]), std::fabs(s.theta[j]));
+      if (size > 0) change = std::max(change, std::fabs(s.theta[j] - before[j]) / size);
+    }
     fit.iterations = iteration + 1;
-    if (change < 1e-6) break;
+    ++phase_rounds;
+    if (change < 1e-9 || phase_rounds >= options.max_iterations) {
+      if (tukey) break;
+      tukey = true;
+      phase_rounds = 0;
+    }
   }
-  // The final fit with the final weights, and its covariance.
-  for (std::size_t i = 0; i < n; ++i) w[i] = robust[i] / (y[i] * y[i]);
-  s = solve_weighted(x, y, w, active);
-  if (s.dependent >= 0) return fit;
+  // Intervals from the last step's covariance, s2 (J' W J)^-1 with J = x / fitted (the log model's Jacobian).
   std::size_t k = 0;
   for (bool a : active) k += a ? 1 : 0;
   double ss = 0;
@@ -173,7 +209,8 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
   for (std::size_t i = 0; i < n; ++i) {
     if (robust[i] <= 0) continue;
     ++fit.used;
-    const double r = (y[i] - predict_row(x[i], s.theta)) / y[i];
+    const double f = predict_row(x[i], s.theta);
+    const double r = f > 0 ? std::log(y[i] / f) : 0.0;
     ss += robust[i] * r * r;
   }
   fit.weight = robust;

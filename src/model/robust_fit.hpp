@@ -2,10 +2,12 @@
 //
 // Times span six decades across a sweep (1 us .. 1 s), and their noise is relative, so each point is weighted by
 // 1/y^2: the fit minimises sum w_i ((y_i - x_i theta) / y_i)^2. The robustness weights w_i come from iteratively
-// reweighted least squares with Tukey's biweight, w = (1 - u^2)^2 for |u| < 1 and 0 beyond, u = r / (c s), where r is
-// the relative residual, s = 1.4826 * median |r| the robust scale (at least `min_scale`, so that a near-perfect fit
-// does not refuse points for noise of 0.1 %) and c = 4.685 (95 % efficiency at normal errors). A point with weight 0
-// does not follow the model: the caller names it a break.
+// reweighted least squares: Huber's weights first (convex, so that outliers cannot capture the start), then Tukey's
+// biweight from there with the scale held, w = (1 - u^2)^2 for |u| < 1 and 0 beyond, u = r / (c s), where r is
+// the log ratio ln(y / fitted) (the relative residual for small ones, and symmetric for large ones: a point 30x
+// above the line is as far off as one 30x below), s = 1.4826 * median |r| the robust scale (at least `min_scale`,
+// so that a near-perfect fit does not refuse points for noise of 0.1 %) and c = 4.685 (95 % efficiency at normal
+// errors). A point with weight 0 does not follow the model: the caller names it a break.
 //
 // Intervals come from the covariance of the final weighted fit, s2 (X' W X)^-1 with s2 = sum w r^2 / (n - k) over
 // the n points of positive weight, and Student's t with n - k degrees of freedom. Not a bootstrap over cases: a
@@ -39,7 +41,7 @@ struct RobustFit {
   std::array<bool, kColumns> fitted{};
   std::array<Row, kColumns> covariance{};
   std::vector<double> weight;  // each point's final robustness weight in [0, 1]; 0: refused
-  double scale = 0;            // s, the robust scale of the relative residuals
+  double scale = 0;            // s, the robust scale of the residuals (log ratios)
   double t_quantile = 0;       // Student's t used for the intervals
   std::size_t used = 0;        // points of positive weight
   int iterations = 0;
