@@ -169,7 +169,7 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
     if (!tukey) {
       std::vector<double> magnitudes(n);
       for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(rel[i]);
-      fit.scale = std::max(options.min_scale, 1.4826 * median_of(magnitudes));
+      fit.scale = std::clamp(1.4826 * median_of(magnitudes), options.min_scale, options.max_scale);
     }
     double change = 0;
     for (std::size_t i = 0; i < n; ++i) {

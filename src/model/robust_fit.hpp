@@ -1,4 +1,5 @@
-// A robust fit of y = x . theta with theta >= 0 (up to three columns: alpha, beta, gamma), on relative error.
+// A robust fit of y = x . theta with theta >= 0 (up to three columns: alpha, beta, gamma), on relative error:
+// least squares of ln(y / x theta), by Gauss-Newton steps from the fit of (y - x theta) / y.
 //
 // Times span six decades across a sweep (1 us .. 1 s), and their noise is relative, so each point is weighted by
 // 1/y^2: the fit minimises sum w_i ((y_i - x_i theta) / y_i)^2. The robustness weights w_i come from iteratively
@@ -6,11 +7,11 @@
 // biweight from there with the scale held, w = (1 - u^2)^2 for |u| < 1 and 0 beyond, u = r / (c s), where r is
 // the log ratio ln(y / fitted) (the relative residual for small ones, and symmetric for large ones: a point 30x
 // above the line is as far off as one 30x below), s = 1.4826 * median |r| the robust scale (at least `min_scale`,
-// so that a near-perfect fit does not refuse points for noise of 0.1 %) and c = 4.685 (95 % efficiency at normal
-// errors). A point with weight 0 does not follow the model: the caller names it a break.
+// so that a near-perfect fit does not refuse points for noise of 0.1 %, and at most `max_scale`) and c = 4.685 (95 %
+// efficiency at normal errors). A point with weight 0 does not follow the model: the caller names it a break.
 //
-// Intervals come from the covariance of the final weighted fit, s2 (X' W X)^-1 with s2 = sum w r^2 / (n - k) over
-// the n points of positive weight, and Student's t with n - k degrees of freedom. Not a bootstrap over cases: a
+// Intervals come from the covariance of the final step, s2 (J' W J)^-1 with J = x / fitted (the log model's
+// Jacobian) and s2 = sum w r^2 / (n - k) over the n points of positive weight, and Student's t with n - k degrees of freedom. Not a bootstrap over cases: a
 // sweep has 10 to 30 sizes and the few smallest alone carry alpha, the few largest alone beta, so a resample that
 // misses them cannot see the parameter at all, and the bootstrap's spread would describe which points were drawn
 // rather than the parameter; the covariance is also deterministic, which the tests need.
@@ -31,6 +32,10 @@ using Row = std::array<double, kColumns>;
 struct RobustFitOptions {
   double tukey_c = 4.685;
   double min_scale = 0.01;  // 1 %: relative noise below this is not told apart
+  // At most 10 %: where most points are far off (a sweep of several regimes: caches, protocols, page faults) the
+  // scale would grow until every point is held; capped, a point 1.6x above or below the line (c * 0.1 in log) is
+  // refused whatever the others do.
+  double max_scale = 0.1;
   double confidence = 0.95;
   int max_iterations = 50;
 };
