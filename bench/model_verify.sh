@@ -19,6 +19,7 @@ rates=${*:-100 200}
 script="$here/../tests/cluster/netns_cluster.sh"
 export CLUSTER_DIR="$out/cluster" CLUSTER_ID="dbm$$" CLUSTER_SLOTS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+echo "start: $(uptime)" > "$out/load.txt"  # a busy machine (load above its 2 cores) spoils the small sizes
 sh "$script" up 4
 trap 'sh "$script" down' EXIT INT TERM
 
@@ -42,4 +43,6 @@ trap - EXIT INT TERM
 # One host, shared memory: no --malloc-reuse, so that the library's fresh buffers fault in where they do.
 mpirun -np 2 --bind-to none --mca pml ob1 --mca btl self,vader "$bin" allreduce -b 8 -e 64M -f 2 -c 0 \
     --placement out-of-place --show-faults -q --json "$out/allreduce-onehost-np2.json"
+echo "end: $(uptime)" >> "$out/load.txt"
+cat "$out/load.txt"
 echo "reports in $out"

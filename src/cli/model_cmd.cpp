@@ -191,6 +191,7 @@ void add_model_command(CLI::App& root, Commands& commands) {
       ->group(fit);
   app->add_option("--link-gbps", a->link_gbps, "Link rate per rank and direction in GB/s, as busbw (100 Gbit/s = 12.5)")
       ->option_text("GBPS")
+      ->default_str("none")
       ->group(fit)
       ->check(positive_number("GB/s"));
   app->add_option("--format", a->format, "text, markdown (md), json, csv or html")
