@@ -11,7 +11,8 @@ namespace {
 
 constexpr double kCliffRatio = 1.3;
 
-std::string cause_of(const std::vector<PointFacts>& points, std::size_t i) {
+// `causes`: those of the points before i.
+std::string cause_of(const std::vector<PointFacts>& points, const std::vector<std::string>& causes, std::size_t i) {
   const PointFacts& p = points[i];
   const bool slower = p.measured > p.model;
   if (slower && std::isfinite(p.faults_per_op) && p.faults_per_op >= 1) {
@@ -28,6 +29,13 @@ std::string cause_of(const std::vector<PointFacts>& points, std::size_t i) {
                          grew, format_bytes(static_cast<std::uint64_t>(points[i - 1].bytes)), expected);
     }
   }
+  if (slower && i > 0 && points[i - 1].nranks == p.nranks && points[i - 1].refused &&
+      (causes[i - 1].rfind("a cliff", 0) == 0 || causes[i - 1].rfind("after the cliff", 0) == 0)) {
+    std::size_t first = i - 1;
+    while (first > 0 && points[first - 1].nranks == p.nranks && causes[first].rfind("after the cliff", 0) == 0) --first;
+    return fmt::format("after the cliff at {}: still slower than the model",
+                       format_bytes(static_cast<std::uint64_t>(points[first].bytes)));
+  }
   if (p.latency_share >= 0.5) {
     return "latency-bound: alpha is most of the time here, and per-call costs vary with the size beyond one alpha";
   }
@@ -37,7 +45,7 @@ std::string cause_of(const std::vector<PointFacts>& points, std::size_t i) {
 
 // The cause's first words, which group consecutive points ("a cliff" whatever its figures).
 std::string cause_kind(const std::string& cause) {
-  const auto cut = cause.find_first_of(":(");
+  const auto cut = cause.rfind("after the cliff", 0) == 0 ? cause.find(':') : cause.find_first_of(":(");
   std::string kind = cause.substr(0, cut);
   while (!kind.empty() && kind.back() == ' ') kind.pop_back();
   return kind;
@@ -48,7 +56,7 @@ std::string cause_kind(const std::string& cause) {
 std::vector<std::string> break_causes(const std::vector<PointFacts>& points) {
   std::vector<std::string> out(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (points[i].refused) out[i] = cause_of(points, i);
+    if (points[i].refused) out[i] = cause_of(points, out, i);
   }
   return out;
 }

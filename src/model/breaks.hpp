@@ -4,6 +4,7 @@
 //   - page faults: the report counts at least one page fault per operation there (buffers touched the first time);
 //   - a cliff: slower than the model, and the time grew from the size before (same ranks) by over 1.3 times what the
 //     model grows by (a protocol switch such as eager to rendezvous, or data that no longer fits a cache);
+//   - after a cliff: slower than the model at the sizes right after a cliff (the same regime);
 //   - latency-bound: the start-up term is most of the model's time (S < S_1/2), where per-call software costs vary
 //     with the size in ways one alpha does not describe;
 //   - faster than the model: data still in a cache, or a cheaper protocol at this size;

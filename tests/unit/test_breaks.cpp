@@ -25,6 +25,18 @@ TEST(ModelBreaks, ACliffIsAJumpFromAHeldSize) {
   EXPECT_EQ(causes[1].rfind("a cliff: 3.0x the time of 32 KiB where the model grows 2.0x", 0), 0u) << causes[1];
 }
 
+TEST(ModelBreaks, SizesAfterACliffBelongToIt) {
+  const std::vector<PointFacts> points = {point(4096, 1e-6, 1e-6, 0.1, 0, false), point(8192, 4e-6, 2e-6),
+                                          point(16384, 8e-6, 4e-6), point(32768, 12e-6, 8e-6)};
+  const auto causes = break_causes(points);
+  EXPECT_EQ(causes[1].rfind("a cliff", 0), 0u) << causes[1];
+  EXPECT_EQ(causes[2], "after the cliff at 8 KiB: still slower than the model");
+  EXPECT_EQ(causes[3], "after the cliff at 8 KiB: still slower than the model");
+  const auto lines = break_ranges(points, causes);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1], "p=2, 16 KiB .. 32 KiB: after the cliff at 8 KiB");
+}
+
 TEST(ModelBreaks, LatencyBoundFasterAndSlower) {
   const auto causes = break_causes({point(8, 2e-6, 1e-6, 0.9), point(1 << 20, 1e-3, 2e-3), point(1 << 22, 9e-3, 2e-3)});
   EXPECT_EQ(causes[0].rfind("latency-bound", 0), 0u);
