@@ -41,7 +41,8 @@ struct CostTerms {
 // The algorithm's terms for `c` at p ranks; nullopt when the algorithm does not implement `c`. p < 2: all zero
 // (nothing is sent). Where an algorithm needs p a power of two (recursive doubling and halving, Rabenseifner), other
 // p fold the r = p - p' extra ranks into p' = 2^floor(lg p) first and send them the result last (Thakur et al.,
-// section 4): one step of the whole vector each way, + 2 alpha + 2 S beta (+ S gamma when reducing).
+// section 4): one step in, one step out (allreduce: + 2 alpha + 2 S beta + S gamma; allgather: + 2 alpha + (1 + 1/p) S
+// beta, the extra rank's block in and the whole result out).
 std::optional<CostTerms> cost_terms(Collective c, Algorithm a, int p);
 
 // T(p, S) in seconds for the given alpha (s), beta (s/B) and gamma (s/B).

@@ -125,7 +125,7 @@ std::string formula_text(Collective c, Algorithm a) {
       f = "alpha + S beta";
       break;
   }
-  if (pow2) f += " for p a power of 2; other p add 2 alpha + 2 S beta (+ S gamma)";
+  if (pow2) f += " for p a power of 2; other p add a step before and after (extra ranks folded in)";
   return f;
 }
 
