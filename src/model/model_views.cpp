@@ -79,6 +79,26 @@ std::vector<std::string> parameter_lines(const ModelResult& r, const CollectiveM
   return lines;
 }
 
+// Per measured rank count, at its largest size the fit holds: "p=3, 2 MiB: busbw 0.0237 GB/s, 95% of what the
+// links allow (0.025 GB/s)", or of the model's bound without a link rate.
+std::vector<std::string> delivered_lines(const CollectiveModel& m) {
+  std::vector<std::string> out;
+  for (int p : m.ranks) {
+    const FittedPoint* last = nullptr;
+    for (const FittedPoint& pt : m.points) {
+      if (pt.nranks == p && !pt.refused) last = &pt;
+    }
+    if (last == nullptr) continue;
+    const bool link = std::isfinite(last->link_bound_gbps);
+    out.push_back(fmt::format("p={}, {}: busbw {} GB/s, {} of what {} ({} GB/s)", p, size_text(last->bytes),
+                              gbps_text(last->busbw_gbps),
+                              pct_text(last->busbw_gbps / (link ? last->link_bound_gbps : last->bound_gbps)),
+                              link ? "the links allow" : "the model's bound allows",
+                              gbps_text(link ? last->link_bound_gbps : last->bound_gbps)));
+  }
+  return out;
+}
+
 std::string prediction_cell(const AlgorithmTime& t) {
   return fmt::format("{} [{}, {}]", us_text(t.seconds), us_text(t.low), us_text(t.high));
 }
@@ -145,6 +165,8 @@ std::string model_text(const ModelResult& r) {
                          pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps),
                          escape_text(p.cause));
     }
+    out += "# delivered at the largest size the fit holds\n";
+    for (const std::string& line : delivered_lines(m)) out += "  " + line + "\n";
     if (!m.breaks.empty()) {
       out += "# sizes the model refuses\n";
       for (const std::string& b : m.breaks) out += "  " + escape_text(b) + "\n";
@@ -181,6 +203,8 @@ std::string model_markdown(const ModelResult& r) {
                          pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps),
                          markdown_text(p.cause));
     }
+    out += "\nDelivered at the largest size the fit holds:\n\n";
+    for (const std::string& line : delivered_lines(m)) out += "- " + markdown_text(line) + "\n";
     if (!m.breaks.empty()) {
       out += "\nSizes the model refuses:\n\n";
       for (const std::string& b : m.breaks) out += "- " + markdown_text(b) + "\n";
@@ -255,6 +279,7 @@ std::string model_json(const ModelResult& r) {
                              {"of_bound_pct", number(p.busbw_gbps / p.bound_gbps * 100)},
                              {"of_link_pct", number(p.busbw_gbps / p.link_bound_gbps * 100)}});
     }
+    j["delivered"] = delivered_lines(m);
     j["breaks"] = m.breaks;
     j["predictions"] = json::array();
     for (const PredictedCase& k : m.predictions) {
