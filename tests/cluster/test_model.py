@@ -59,7 +59,10 @@ class ShapedCluster:
         self.is_up = True
         self.script("up", str(HOSTS))
         for host in self.script("hosts").stdout.split():
-            self.script("shape", host, str(RATE_MBIT))
+            try:
+                self.script("shape", host, str(RATE_MBIT))
+            except RuntimeError as e:  # a kernel without htb or the u32 classifier
+                return f"cannot shape a link to {RATE_MBIT} Mbit/s: {e}"
         return None
 
     def down(self):
