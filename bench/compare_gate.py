@@ -112,7 +112,7 @@ def main():
     p.add_argument("--algorithms", default="1,2", help="coll_tuned_allreduce_algorithm values to try (default 1,2)")
     p.add_argument("--interleaved", action="store_true", help="only the interleaved gates (A/A, then A/B)")
     p.add_argument("--gates", type=int, default=20, help="interleaved gates of each kind (default 20)")
-    p.add_argument("--rounds", type=int, default=10, help="rounds per interleaved gate (default 10)")
+    p.add_argument("--rounds", type=int, default=20, help="rounds per interleaved gate (default 20, as compare)")
     p.add_argument("--slow-mca", default="coll_tuned_use_dynamic_rules=1,coll_tuned_allreduce_algorithm=2",
                    help="the A/B candidate's MCA settings, key=value,... (default: allreduce algorithm 2)")
     p.add_argument("sweep", nargs="*", help="flags for the sweep (after --)")

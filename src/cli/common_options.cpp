@@ -61,17 +61,7 @@ void add_common_options(CLI::App& app, CommonOptions& o, const std::vector<Unuse
       ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
 
-  place(app.add_option("-J,--json", o.json, "Write a JSON report, updated as the run goes; '-': stdout at the end"),
-        kReports, unused)
-      ->option_text("PATH")
-      ->check(non_empty_path());
-  place(app.add_option("--csv", o.csv, "Write a CSV report, the same way"), kReports, unused)
-      ->option_text("PATH")
-      ->check(non_empty_path());
-  place(app.add_option("--md", o.md, "Write a Markdown report, the same way (e.g. for a pull request)"), kReports,
-        unused)
-      ->option_text("PATH")
-      ->check(non_empty_path());
+  add_report_options(app, o.reports, unused);
   place(app.add_flag("--show-faults", o.show_faults, "Add page faults and context switches per operation to the table"),
         kReports, unused);
   place(app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr"),
@@ -126,6 +116,18 @@ void add_common_options(CLI::App& app, CommonOptions& o, const std::vector<Unuse
         kLaunch, unused)
       ->option_text("SECONDS")
       ->check(positive_number("seconds"));
+}
+
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, const std::vector<UnusedOption>& unused) {
+  for (const ReportFormat& format : report_formats()) {
+    place(app.add_option_function<std::string>(
+              std::string(format.flag),
+              [&reports, &format](const std::string& path) { set_report_target(reports, format, path); },
+              std::string(format.help)),
+          groups::kReports, unused)
+        ->option_text("PATH")
+        ->check(non_empty_path());
+  }
 }
 
 void add_backend_option(CLI::App& app, std::string& backend) {

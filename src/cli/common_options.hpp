@@ -6,6 +6,7 @@
 
 #include "core/backend.hpp"
 #include "core/record.hpp"
+#include "core/report/report_formats.hpp"
 #include "core/stopping.hpp"
 
 #include <string>
@@ -28,9 +29,7 @@ struct CommonOptions {
   int register_buffers = 0;
   std::string alloc = "auto";  // --alloc: auto, cudaMalloc or ncclMemAlloc (device buffers)
   double timeout_s = 300.0;
-  std::string json;
-  std::string csv;
-  std::string md;
+  std::vector<ReportTarget> reports;  // --json, --csv, --md, ...: one option per report format
   int iters = 20;
   int warmup_iters = 5;
   double max_noise = 0.0;
@@ -56,6 +55,10 @@ struct UnusedOption {
 // (the benchmark never uses them) are accepted but hidden from its --help; warn about them with given_but_unused.
 // NCCL's options (-g, -m, -G, -z, -R, --alloc) show only in a build with NCCL, and are accepted in every build.
 void add_common_options(CLI::App& app, CommonOptions& options, const std::vector<UnusedOption>& unused = {});
+// One option per report format (core/report/report_formats.hpp), in the Reports group, each adding its report to
+// `reports`; those named in `unused` hidden, as above. Every command that runs a benchmark takes them from here.
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports,
+                        const std::vector<UnusedOption>& unused = {});
 // One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);

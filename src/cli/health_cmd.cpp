@@ -24,7 +24,8 @@ struct HealthOptions {
   std::string backend = "auto";
   std::string launcher = "auto";
   double timeout_s = 30.0;
-  std::string json, csv, md, prom;
+  std::vector<ReportTarget> reports;  // --json, --csv, --md, ...
+  std::string prom;
   std::string rules;
   double expect_busbw = 0;
   std::string memory_bytes = "256M";
@@ -100,12 +101,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
       ->default_str("25%")
       ->group(groups::kVerification)
       ->transform(percentage(0, 100));
-  app->add_option("--json", o->json, "Write a JSON report, rewritten after every phase")
-      ->option_text("PATH")
-      ->group(groups::kReports)
-      ->check(non_empty_path());
-  app->add_option("--csv", o->csv, "Write a CSV report")->option_text("PATH")->group(groups::kReports)->check(non_empty_path());
-  app->add_option("--md", o->md, "Write a Markdown report")->option_text("PATH")->group(groups::kReports)->check(non_empty_path());
+  add_report_options(*app, o->reports);
   app->add_option("--prom", o->prom, "Write Prometheus text for node-exporter's textfile collector")
       ->option_text("PATH")
       ->group(groups::kReports)
@@ -127,9 +123,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
                         s.timeout_s = 3 * o->timeout_s + 30;
                         s.timeout_exit_code = static_cast<int>(health::Status::unknown);
                         s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
-                        s.json_path = o->json;
-                        s.csv_path = o->csv;
-                        s.md_path = o->md;
+                        s.reports = o->reports;
                         s.ignored_options = given_but_unused(*app, health_unused_by(plan));
                         health::HealthBenchmark benchmark(plan);
                         return run_benchmark(inv, s, benchmark);

@@ -1,17 +1,22 @@
-// `distbench report FILE [--format md|csv|html] [--output PATH]`: a view of a JSON report, on stdout or written
-// atomically to a file. Needs no other process: MPI is never started.
+// `distbench report FILE [--format FORMAT] [--output PATH]`: a JSON report again in any format a run writes (made in
+// memory by that format's reporter, replayed from the records) or as an HTML page, on stdout or written atomically
+// to a file. Needs no other process: MPI is never started.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
+#include "core/report/replay.hpp"
 #include "core/report/report_file.hpp"
+#include "core/report/report_formats.hpp"
+#include "core/report/report_output.hpp"
 #include "core/text_file.hpp"
 #include "views/report_views.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <string>
@@ -20,14 +25,12 @@
 namespace distbench::cli {
 namespace {
 
-using View = std::string (*)(const ParsedReport&);
-
-// One entry per format: its --format name and the view that renders it.
-struct Format {
+// The views that are no run's report format: made from the report read back, not replayed.
+struct View {
   const char* name;
-  View view;
+  std::string (*make)(const ParsedReport&);
 };
-constexpr Format kFormats[] = {{"md", report_markdown}, {"csv", report_csv}, {"html", report_html}};
+constexpr View kViews[] = {{"html", report_html}};
 
 struct ReportOptions {
   std::string path;
@@ -35,11 +38,20 @@ struct ReportOptions {
   std::string output;  // "": stdout
 };
 
+// Every report format of a run (core/report/report_formats.hpp), then the views.
+std::vector<std::string> format_names() {
+  std::vector<std::string> names;
+  for (const ReportFormat& f : report_formats()) names.emplace_back(f.name);
+  for (const View& v : kViews) names.emplace_back(v.name);
+  return names;
+}
+
 void setup_report(CLI::App& app, ReportOptions& opts) {
   app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required()->check(non_empty_path());
-  std::vector<std::string> names;
-  for (const Format& f : kFormats) names.emplace_back(f.name);
-  app.add_option("--format", opts.format, "md (a table), csv (the --csv columns) or html (a page with plots)")
+  const std::vector<std::string> names = format_names();
+  app.add_option("--format", opts.format,
+                 fmt::format("{}: what the run's option of that name writes; html: a page with plots",
+                             fmt::join(names.begin(), names.end() - std::ssize(kViews), ", ")))
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of(names, {{"markdown", "md"}}));
@@ -49,11 +61,12 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
       ->check(non_empty_path());
 }
 
-View view_of(const std::string& format) {
-  for (const Format& f : kFormats) {
-    if (format == f.name) return f.view;
+void write_view(const ReportOptions& opts, const std::string& view) {
+  if (opts.output.empty()) {
+    write_stdout(view);
+  } else {
+    write_file_atomically(opts.output, view);
   }
-  throw usage_error(fmt::format("unknown report format '{}': use md, csv or html", format));  // CLI11 checked it
 }
 
 int run_report(const ReportOptions& opts) {
@@ -62,12 +75,23 @@ int run_report(const ReportOptions& opts) {
     check_distinct_files({{"--output", opts.output}}, {{"the report", opts.path}});
   }
   const ParsedReport report = read_report_file(opts.path);
-  const std::string view = view_of(opts.format)(report);
-  if (opts.output.empty()) {
-    write_stdout(view);
-  } else {
-    write_file_atomically(opts.output, view);
+  for (const View& v : kViews) {
+    if (opts.format == v.name) {
+      write_view(opts, v.make(report));
+      return 0;
+    }
   }
+  const ReportFormat* format = find_report_format(opts.format);
+  if (format == nullptr) throw usage_error(fmt::format("unknown report format '{}'", opts.format));  // CLI11 checked
+  if (format->name == "md" && !report.has_table()) {
+    // A report from before the table was kept (schema versions 1 and 2): its records in a table of their own.
+    write_view(opts, report_markdown(report));
+    return 0;
+  }
+  // What the run's own reporter of this format wrote, made again by that reporter from the records.
+  const std::unique_ptr<FileReporter> reporter = format->make(std::string(kInMemoryReport));
+  replay(report, *reporter);
+  write_view(opts, reporter->contents());
   return 0;
 }
 

@@ -9,13 +9,12 @@
 #include "core/malloc_tuning.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
-#include "core/report/csv_reporter.hpp"
-#include "core/report/json_reporter.hpp"
-#include "core/report/markdown_reporter.hpp"
+#include "core/report/report_formats.hpp"
 #include "core/report/report_output.hpp"
 #include "core/world.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +31,7 @@ namespace distbench::cli {
 namespace {
 
 bool report_to_stdout(const RunSettings& s) {
-  return s.json_path == kStdoutReport || s.csv_path == kStdoutReport || s.md_path == kStdoutReport;
+  return std::any_of(s.reports.begin(), s.reports.end(), [](const ReportTarget& t) { return t.path == kStdoutReport; });
 }
 
 // Reports of the root rank; empty elsewhere. The files come first: when a failing run has a second to say why,
@@ -40,9 +39,7 @@ bool report_to_stdout(const RunSettings& s) {
 // (-q); `progress` erases its live line before each of the table's writes.
 std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings, ProgressLine* progress) {
   auto set = std::make_unique<ReporterSet>();
-  if (!settings.json_path.empty()) set->push(std::make_unique<JsonReporter>(settings.json_path));
-  if (!settings.csv_path.empty()) set->push(std::make_unique<CsvReporter>(settings.csv_path));
-  if (!settings.md_path.empty()) set->push(std::make_unique<MarkdownReporter>(settings.md_path));
+  for (const ReportTarget& target : settings.reports) set->push(target.format->make(target.path));
   if (!settings.quiet) {
     std::function<void()> clear;
     if (progress != nullptr) clear = [progress] { progress->clear(); };
@@ -55,15 +52,20 @@ std::unique_ptr<ReporterSet> make_reporters(const RunSettings& settings, Progres
 // the benchmark's own) each their own, and none an input of the run: the last written would silently replace the
 // other (--json run.out --csv run.out, or ./run.out and run.out; --prom rules.json --rules rules.json).
 std::vector<NamedPath> output_files(const RunSettings& s, const Benchmark& benchmark) {
-  int on_stdout = 0;
-  for (const std::string* path : {&s.json_path, &s.csv_path, &s.md_path}) on_stdout += *path == kStdoutReport;
-  if (on_stdout > 1) {
-    throw usage_error("only one of --json, --csv and --md can go to stdout ('-'); write the others to files");
+  std::vector<std::string> on_stdout;
+  for (const ReportTarget& t : s.reports) {
+    if (t.path == kStdoutReport) on_stdout.push_back(t.format->option());
+  }
+  if (on_stdout.size() > 1) {
+    const std::string last = on_stdout.back();
+    on_stdout.pop_back();
+    throw usage_error(fmt::format("{} and {} {} go to stdout ('-'), where only one report can go; write the others to "
+                                  "files",
+                                  fmt::join(on_stdout, ", "), last, on_stdout.size() == 1 ? "both" : "all"));
   }
   std::vector<NamedPath> outputs;
-  for (const auto& [option, path] :
-       {std::pair{"--json", &s.json_path}, std::pair{"--csv", &s.csv_path}, std::pair{"--md", &s.md_path}}) {
-    if (!path->empty() && *path != kStdoutReport) outputs.push_back({option, *path});
+  for (const ReportTarget& t : s.reports) {
+    if (t.path != kStdoutReport) outputs.push_back({t.format->option(), t.path});
   }
   for (NamedPath& file : benchmark.output_files()) outputs.push_back(std::move(file));
   check_distinct_files(outputs, benchmark.input_files());
@@ -176,9 +178,7 @@ RunSettings run_settings(const CommonOptions& options) {
   s.mpi_thread = options.mpi_thread;
   s.backend_options = backend_options(options);
   s.timeout_s = options.timeout_s;
-  s.json_path = options.json;
-  s.csv_path = options.csv;
-  s.md_path = options.md;
+  s.reports = options.reports;
   s.progress = options.progress;
   s.quiet = options.quiet;
   s.malloc_reuse = options.malloc_reuse;

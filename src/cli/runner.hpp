@@ -20,9 +20,9 @@ struct RunSettings {
   std::string mpi_thread = "single";
   BackendOptions backend_options;
   double timeout_s = 300.0;
-  std::string json_path, csv_path, md_path;  // empty: no such report; "-": standard output, at the end
-  std::string progress = "auto";              // --progress: auto, on, off
-  bool quiet = false;                         // -q: no table
+  std::vector<ReportTarget> reports;  // the report files, in the formats table's order ("-": stdout, at the end)
+  std::string progress = "auto";     // --progress: auto, on, off
+  bool quiet = false;                // -q: no table
   bool malloc_reuse = false;
   int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
   // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace distbench {
@@ -116,8 +117,10 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const Par
   return compare_reports(baselines, std::vector<ParsedReport>{candidate}, options);
 }
 
-Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
-                           const CompareOptions& options) {
+namespace {
+
+// Every report against the first candidate: the same benchmark, world and backend (throws usage_error naming which).
+void check_all_comparable(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates) {
   if (baselines.empty() || candidates.empty()) {
     throw usage_error("compare needs at least one baseline report and a candidate");
   }
@@ -128,8 +131,60 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     check_comparable(candidates[i], candidate, fmt::format("candidate run {}", i + 1));
   }
+}
+
+// The rank test and the change's interval: the shift of log time (a ratio of times with its interval; bandwidth
+// ratios are its inverse).
+void test_shift(CaseComparison& c, const CompareOptions& options) {
+  c.p = mann_whitney_p(c.base_us, c.cand_us);
+  std::vector<double> log_base, log_cand;
+  for (double x : c.base_us) log_base.push_back(std::log(x));
+  for (double x : c.cand_us) log_cand.push_back(std::log(x));
+  const ShiftEstimate s = hodges_lehmann_shift(log_base, log_cand, 1 - options.alpha);
+  if (options.metric == CompareMetric::time) {
+    c.change_low = std::exp(s.low) - 1;
+    c.change_high = std::exp(s.high) - 1;
+  } else {
+    c.change_low = std::exp(-s.high) - 1;
+    c.change_high = std::exp(-s.low) - 1;
+  }
+}
+
+// How many judged cases moved beyond the threshold, each way.
+struct Movement {
+  std::size_t tested = 0, up = 0, down = 0;
+
+  void count(const CaseComparison& c, const CompareOptions& options) {
+    if (c.verdict == Verdict::unknown || !std::isfinite(c.ratio) || c.ratio <= 0) return;
+    ++tested;
+    const double worse = options.metric == CompareMetric::time ? c.change : -c.change;
+    if (worse > options.threshold) ++up;
+    if (worse < -options.threshold) ++down;
+  }
+};
+
+// Most cases moved the same way by more than the threshold, with one run on a side: the machine, not one case, may
+// have changed.
+std::optional<std::string> movement_warning(const Movement& m, const Comparison& out) {
+  if (m.tested < 4 || std::max(m.up, m.down) * 2 <= m.tested || (out.baseline_runs >= 2 && out.candidate_runs >= 2)) {
+    return std::nullopt;
+  }
+  return fmt::format(
+      "{} of {} cases moved {} by more than {:g}% together (geometric mean {:.3f}): a whole run on a busier or quieter "
+      "machine looks like this too; with one run a side the gate cannot tell run-to-run noise from a change, so "
+      "compare a window of baseline runs with two or more candidate runs (--candidates N), or run both sides "
+      "interleaved (--run-baseline, --run-candidate)",
+      std::max(m.up, m.down), m.tested, m.up >= m.down ? "up" : "down", out.options.threshold * 100,
+      out.geomean_ratio);
+}
+
+}  // namespace
+
+Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
+                           const CompareOptions& options) {
+  check_all_comparable(baselines, candidates);
   Comparison out;
-  out.benchmark = candidate.benchmark;
+  out.benchmark = candidates.front().benchmark;
   out.options = options;
   out.metric_unit = options.metric == CompareMetric::time ? "us" : "GB/s";
   out.baseline_runs = baselines.size();
@@ -141,9 +196,7 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   Side base = pool(baselines, options, "baseline");
   Side cand = pool(candidates, options, "candidate run");
   const auto keys = label_keys(base, cand);
-
-  std::size_t tested = 0, moved_up = 0, moved_down = 0;
-  const double confidence = 1 - options.alpha;
+  Movement movement;
   for (const std::string& key : cand.order) {
     const Pooled& cp = cand.cases[key];
     CaseComparison c = begin_case(cp, keys);
@@ -158,42 +211,14 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
     c.change = c.ratio - 1;
     c.time_delta_us = cand_time - base_time;
     run_extremes(*matched, cp, c);
-    if (c.base_samples > 0 && c.cand_samples > 0) {
-      c.p = mann_whitney_p(c.base_us, c.cand_us);
-      // The shift of log time: a ratio of times with its interval; bandwidth ratios are its inverse.
-      std::vector<double> log_base, log_cand;
-      for (double x : c.base_us) log_base.push_back(std::log(x));
-      for (double x : c.cand_us) log_cand.push_back(std::log(x));
-      const ShiftEstimate s = hodges_lehmann_shift(log_base, log_cand, confidence);
-      if (options.metric == CompareMetric::time) {
-        c.change_low = std::exp(s.low) - 1;
-        c.change_high = std::exp(s.high) - 1;
-      } else {
-        c.change_low = std::exp(-s.high) - 1;
-        c.change_high = std::exp(-s.low) - 1;
-      }
-    }
+    if (c.base_samples > 0 && c.cand_samples > 0) test_shift(c, options);
     judge(c, options);
-    if (c.verdict != Verdict::unknown && std::isfinite(c.ratio) && c.ratio > 0) {
-      ++tested;
-      const double worse = options.metric == CompareMetric::time ? c.change : -c.change;
-      if (worse > options.threshold) ++moved_up;
-      if (worse < -options.threshold) ++moved_down;
-    }
+    movement.count(c, options);
     out.cases.push_back(std::move(c));
   }
   add_missing_cases(out, base, keys);
   out.geomean_ratio = geometric_mean_ratio(out);
-  // Most cases moved the same way by more than the threshold: the machine, not one case, may have changed.
-  if (tested >= 4 && std::max(moved_up, moved_down) * 2 > tested && (out.baseline_runs < 2 || out.candidate_runs < 2)) {
-    out.warnings.push_back(fmt::format(
-        "{} of {} cases moved {} by more than {:g}% together (geometric mean {:.3f}): a whole run on a busier or quieter "
-        "machine looks like this too; with one run a side the gate cannot tell run-to-run noise from a change, so "
-        "compare a window of baseline runs with two or more candidate runs (--candidates N), or run both sides "
-        "interleaved (--run-baseline, --run-candidate)",
-        std::max(moved_up, moved_down), tested, moved_up >= moved_down ? "up" : "down", options.threshold * 100,
-        out.geomean_ratio));
-  }
+  if (auto warning = movement_warning(movement, out)) out.warnings.push_back(std::move(*warning));
   conclude(out, fmt::format("fewer than {} samples on a side and could not be tested; run with more samples (-n 20)",
                             kMinSamplesToTest));
   return out;

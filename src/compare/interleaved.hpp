@@ -16,7 +16,7 @@ namespace distbench {
 struct InterleavedPlan {
   std::string baseline_command, candidate_command;  // shell command lines; "{report}" is replaced by the report's
                                                      // path, or " --json PATH" is appended when it is absent
-  int rounds = 10;
+  int rounds = 20;  // the power to catch a ~10-20 % change on a shared machine (docs/compare.md)
   double run_timeout_s = 600;  // each run's deadline
   std::string runs_dir;        // where each run's report and output are kept (created; must be new or empty)
 };

@@ -18,6 +18,12 @@
 
 namespace distbench {
 
+// Which of a library's calls makes a collective it offers in two forms. MPI's reduce-scatter has a block form
+// (MPI_Reduce_scatter_block: NCCL's shape, distbench's own) and a vector form with a count per rank
+// (MPI_Reduce_scatter with equal counts: the call IMB-MPI1 and osu_reduce_scatter make, so --timing osu|imb makes it
+// too). Open MPI runs the two through different algorithms. A backend with one form ignores the choice.
+enum class CallForm { block, vector };
+
 // One collective call. Counts follow NCCL (see BufferShape in collective.hpp); `root` is a group rank.
 // In-place calls pass buffer positions that overlap as buffer_shape()'s in-place offsets describe.
 struct CollectiveCall {
@@ -28,6 +34,7 @@ struct CollectiveCall {
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
   int root = 0;
+  CallForm form = CallForm::block;
 };
 
 // Completion of an asynchronous call.

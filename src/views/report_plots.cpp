@@ -12,16 +12,9 @@
 namespace distbench {
 namespace {
 
-// A metric to plot against the size, and the phase whose spread over ranks shades its line ("": none). The spread
-// is each rank's mean time, so it shades only a time of that phase in microseconds.
-struct PlotChoice {
-  std::string metric;
-  std::string band_phase;
-};
-
+// What the run said to plot (PlotChoice), else its first metric.
 std::vector<PlotChoice> plot_choices(const ParsedReport& r) {
-  if (r.benchmark == "collective") return {{"busbw_gbps", ""}, {"time_us", "time"}};
-  if (r.benchmark == "latency") return {{"latency_us", "one_way"}};
+  if (!r.plots.empty()) return r.plots;
   if (!r.layout.metrics.empty()) return {{r.layout.metrics.front().key, ""}};
   return {};
 }

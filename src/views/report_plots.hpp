@@ -1,7 +1,7 @@
 // The plots of a report, as data for svg_line_plot: a metric against the message size, one series per combination of
-// the other parameters that vary (dtype, op, placement for a collective sweep). Which metrics: busbw_gbps and
-// time_us for a collective, latency_us for latency, the first metric for any other benchmark whose records have a
-// `bytes` parameter; none when they have not.
+// the other parameters that vary (dtype, op, placement for a collective sweep). Which metrics: those the run named
+// (the report's `plots`: busbw_gbps and time_us for a collective, latency_us for latency), else the first metric,
+// when the records have a `bytes` parameter; none when they have not.
 #pragma once
 
 #include "core/report/json_model.hpp"

@@ -234,6 +234,22 @@ class Timing(Workdir):
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
 
+    def test_osu_and_imb_timing_call_reduce_scatter_as_the_peers_do(self):
+        js = self.path("rs.json")
+        # IMB and OSU call MPI_Reduce_scatter (one count per rank); distbench's own timing MPI_Reduce_scatter_block.
+        # Both placements, at a group size that does not divide evenly into MPI's algorithms' halves; checked.
+        for method, form in (("osu", "vector"), ("imb", "vector"), ("sampled", "block")):
+            r = mpirun(3, "reduce-scatter", "-b", "12", "-e", "96K", "-f", "32", "-n", "4", "-w", "1", "--timing",
+                       method, "--backend", "mpi", "--json", js)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(("call: MPI_Reduce_scatter with equal counts" in r.stdout), form == "vector", r.stdout)
+            report = load_json(js)
+            self.assertEqual(report["config"]["call_form"], form)
+            rows = collective_results(report)
+            self.assertEqual(len(rows), 6, rows)  # 3 sizes, 2 placements
+            for row in rows:
+                self.assertEqual(row["wrong"], 0, row)
+
     def test_one_rank_in_place_moves_nothing_and_has_no_bandwidth(self):
         js = self.path("t.json")
         r = single("allreduce", "-b", "1K", "-e", "4K", "-f", "4", "-n", "3", "-w", "1", "--json", js)

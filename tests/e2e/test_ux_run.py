@@ -222,8 +222,8 @@ class ReportsToStdout(Workdir):
     def test_two_reports_cannot_share_stdout(self):
         r = mpirun(2, "allreduce", "--json", "-", "--csv", "-")
         self.assertEqual(r.returncode, 2)
-        self.assertEqual(error_lines(r.stderr), ["error: only one of --json, --csv and --md can go to stdout ('-'); "
-                                                 "write the others to files"])
+        self.assertEqual(error_lines(r.stderr), ["error: --json and --csv both go to stdout ('-'), where only one "
+                                                 "report can go; write the others to files"])
         self.assertEqual(r.stdout, "")
 
 

@@ -6,6 +6,8 @@
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
 #include "core/report/json_model.hpp"
+#include "core/report/replay.hpp"
+#include "core/report/report_formats.hpp"
 #include "views/report_views.hpp"
 
 #include "fuzz_support.hpp"
@@ -36,6 +38,27 @@ bool has_markup(const std::string& text) {
   return false;
 }
 
+// The lines of Markdown `text` outside its fenced code blocks (whose lines are shown as text, not read as markup).
+std::string outside_code_blocks(const std::string& text) {
+  std::string out, fence;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t ticks = line.find_first_not_of('`');
+    const std::string run = line.substr(0, ticks == std::string::npos ? line.size() : ticks);
+    if (fence.empty() && run.size() >= 3) {
+      fence = run;
+    } else if (!fence.empty() && run.size() >= fence.size() && ticks == std::string::npos) {
+      fence.clear();
+    } else if (fence.empty()) {
+      (out += line) += '\n';
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -48,6 +71,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)layout_json(report.layout).dump();
     const std::string md = report_markdown(report);
     FUZZ_EXPECT(!has_markup(md) && !has_control_character(md));
+    // every format of a run, made again from the report (the Markdown's code blocks show their lines as they are)
+    for (const ReportFormat& format : report_formats()) {
+      const auto reporter = format.make(std::string(kInMemoryReport));
+      replay(report, *reporter);
+      const std::string text = reporter->contents();
+      if (format.name == "md") FUZZ_EXPECT(!has_markup(outside_code_blocks(text)) && !has_control_character(text));
+    }
     FUZZ_EXPECT(!has_control_character(report_html(report), "\t\n\r"));
     (void)report_csv(report);
     const Comparison c = compare_reports({report}, report, {});

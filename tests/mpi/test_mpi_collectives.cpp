@@ -1,5 +1,6 @@
 // Every collective x dtype x operator x placement on the MPI backend, blocking and asynchronous, at sizes that
 // do not divide evenly, a single element, and the largest tested size: #wrong must be 0 on every rank.
+#include "tests/mpi/mpi_call_counts.hpp"
 #include "tests/mpi/mpi_environment.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
@@ -28,11 +29,11 @@ std::vector<std::size_t> counts_for(int nranks) {
   return {1, 7, static_cast<std::size_t>(3 * nranks + 1), 1000, 65536};  // 65536: the largest tested count
 }
 
-enum class Form { blocking, async };
+enum class Form { blocking, async, prepared };
 
 // Runs one case on `comm` and returns the wrong elements counted on this rank.
 std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, Placement placement, std::size_t count,
-                       int root, Form form) {
+                       int root, Form form, CallForm call_form = CallForm::block) {
   Device& device = world().device();
   const int n = comm.size();
   const int me = comm.rank();
@@ -40,7 +41,7 @@ std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, P
   const std::size_t elem = size_of(t);
   auto send = device.allocate(shape.send_count * elem);
   auto recv = device.allocate(std::max(shape.send_count, shape.recv_count) * elem);
-  CollectiveCall call{c, {send.get(), 0}, {recv.get(), 0}, count, t, op, root};
+  CollectiveCall call{c, {send.get(), 0}, {recv.get(), 0}, count, t, op, root, call_form};
   if (placement == Placement::in_place) {
     call.send = {recv.get(), shape.in_place_send_offset * elem};
     call.recv = {recv.get(), shape.in_place_recv_offset * elem};
@@ -50,6 +51,9 @@ std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, P
   device.fill(call.send, shape.send_count, t, FillSpec{pattern, me});
   if (form == Form::blocking) {
     comm.run(call);
+    comm.synchronize(kTimeout);
+  } else if (form == Form::prepared) {
+    comm.prepared(call)();
     comm.synchronize(kTimeout);
   } else {
     auto work = comm.start(call);
@@ -104,6 +108,37 @@ INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectiv
                          });
 
 // An independent check of the verification itself: the sum of the ranks' inputs, computed here by hand.
+// Reduce-scatter in MPI's two forms (CallForm: --timing osu|imb call the vector form, as IMB and OSU do): each is
+// exact in every way distbench calls it, and each reaches its own MPI function (counted through PMPI).
+TEST(MPICollectives, ReduceScatterInEitherFormIsExactAndCallsItsOwnFunction) {
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  for (const CallForm call_form : {CallForm::block, CallForm::vector}) {
+    for (const Form form : {Form::blocking, Form::async, Form::prepared}) {
+      for (const DType t : {DType::float32, DType::int32, DType::bfloat16}) {
+        for (const ReduceOp op : {ReduceOp::sum, ReduceOp::avg, ReduceOp::max}) {
+          if (!defined_for(op, t)) continue;
+          for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
+            for (const std::size_t count : counts_for(comm.size())) {
+              const auto before = mpitest::reduce_scatter_calls();
+              const auto wrong =
+                  run_case(comm, Collective::reduce_scatter, t, op, placement, count, 0, form, call_form);
+              const auto after = mpitest::reduce_scatter_calls();
+              const std::string what = fmt::format("{} form, {}, {} {} {} count {}",
+                                                   call_form == CallForm::vector ? "vector" : "block",
+                                                   form == Form::async ? "async" : form == Form::prepared ? "prepared"
+                                                                                                          : "blocking",
+                                                   name(t), name(op), name(placement), count);
+              EXPECT_EQ(wrong, 0u) << what;
+              EXPECT_EQ(after.vector - before.vector, call_form == CallForm::vector ? 1 : 0) << what;
+              EXPECT_EQ(after.block - before.block, call_form == CallForm::block ? 1 : 0) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
   Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
   const int n = comm.size();

@@ -176,15 +176,20 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
   const RunSettings s = run_settings(options.common);
   EXPECT_EQ(s.backend, "mpi");
   EXPECT_DOUBLE_EQ(s.timeout_s, 9.0);
-  EXPECT_EQ(s.json_path, "r.json");
-  EXPECT_EQ(s.csv_path, "r.csv");
-  EXPECT_EQ(s.md_path, "r.md");
+  // in the formats table's order, whatever the command line's
+  ASSERT_EQ(s.reports.size(), 3u);
+  EXPECT_EQ(s.reports[0].format->option(), "--json");
+  EXPECT_EQ(s.reports[0].path, "r.json");
+  EXPECT_EQ(s.reports[1].format->option(), "--csv");
+  EXPECT_EQ(s.reports[1].path, "r.csv");
+  EXPECT_EQ(s.reports[2].format->option(), "--md");
+  EXPECT_EQ(s.reports[2].path, "r.md");
   EXPECT_TRUE(s.malloc_reuse);
   EXPECT_EQ(s.backend_options.agg_iters, 3);
   EXPECT_DOUBLE_EQ(s.backend_options.timeout_s, 9.0);
   const RunSettings defaults = run_settings(CommonOptions{});
   EXPECT_EQ(defaults.backend, "auto");
-  EXPECT_TRUE(defaults.json_path.empty() && defaults.csv_path.empty() && defaults.md_path.empty());
+  EXPECT_TRUE(defaults.reports.empty());
 }
 
 TEST(CollectiveOptions, SweepOptionsShapeThePlan) {

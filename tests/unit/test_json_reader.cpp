@@ -58,7 +58,7 @@ TEST(JsonReader, ASyntaxErrorNamesItsOffset) {
 
 TEST(JsonReader, SchemaVersionIsNotTruncated) {
   EXPECT_EQ(reader_error(R"({"schema_version": 4294967297})"),
-            "unsupported report schema_version 4294967297: this distbench reads versions 1 and 2; read it with the "
+            "unsupported report schema_version 4294967297: this distbench reads versions 1 to 3; read it with the "
             "distbench version that wrote it, or a newer one");
   EXPECT_EQ(reader_error(R"({"schema_version": 1.0})"), "field 'schema_version' must be an integer from "
                                                       "-9223372036854775808 to 9223372036854775807, found 1.0");

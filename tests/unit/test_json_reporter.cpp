@@ -214,8 +214,9 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
   expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal", "backend",
-                  "environment", "warnings", "benchmark", "title", "config", "layout", "summary", "records"});
-  EXPECT_EQ(j["schema_version"], 2);
+                  "environment", "warnings", "benchmark", "title", "facts", "config", "layout", "table", "plots", "summary",
+                  "summary_items", "sections", "records"});
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
   EXPECT_TRUE(j["end_time"].is_null());
   EXPECT_TRUE(j["error"].is_null());
@@ -228,12 +229,13 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "tensors", "fusions", "root",
                        "group_size", "warmup_iters", "stopping", "check", "check_iters", "cycles", "timestamps",
-                       "cpu_time", "timing", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
+                       "cpu_time", "timing", "call_form", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));
   EXPECT_EQ(config["sizes"], ordered_json({8, 1024, 1048576}));
   EXPECT_EQ(config["average"], "max");
+  EXPECT_EQ(config["call_form"], "block");  // distbench's own timing: MPI_Reduce_scatter_block
   EXPECT_EQ(config["stopping"]["max_noise"], 1.5);
   EXPECT_EQ(config["backend_options"]["agg_iters"], 4);
 
@@ -316,13 +318,15 @@ TEST(JsonModel, ReadsVersion1Reports) {
   }
 }
 
-// The examples next to SCHEMA.md are reports of this version, written by the tool: the reader takes them.
+// The examples next to SCHEMA.md are reports of version 2, written by the tool before version 3: the reader still
+// takes them.
 TEST(JsonModel, ReadsTheExampleReports) {
   const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
   ASSERT_NE(root, nullptr) << "run under meson test";
   for (const auto& [file, benchmark] : {std::pair{"example.json", "collective"}, {"latency-example.json", "latency"}}) {
     const ParsedReport r = parse_report(read_text(fs::path(root) / "reports" / file));
-    EXPECT_EQ(r.schema_version, kReportSchemaVersion) << file;
+    EXPECT_EQ(r.schema_version, 2) << file;
+    EXPECT_FALSE(r.has_table()) << file;
     EXPECT_EQ(r.benchmark, benchmark);
     EXPECT_EQ(r.info.status, "complete");
     EXPECT_FALSE(r.records.empty());
@@ -352,9 +356,9 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
   EXPECT_NE(usage_message("{\"records\": []}").find("schema_version"), std::string::npos);
 
   ordered_json newer = ordered_json::parse(good);
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   const std::string message = usage_message(newer.dump());
-  EXPECT_EQ(message, "unsupported report schema_version 3: this distbench reads versions 1 and 2; read it with the "
+  EXPECT_EQ(message, "unsupported report schema_version 4: this distbench reads versions 1 to 3; read it with the "
                      "distbench version that wrote it, or a newer one");
 
   ordered_json missing = ordered_json::parse(good);

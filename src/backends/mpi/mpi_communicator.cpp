@@ -32,6 +32,8 @@ struct Prepared {
   void* recv;          // the receive argument
   int next, prev;      // sendrecv's peers
   bool divides;        // avg: the result is divided by the group size after the call
+  // CallForm::vector reduce-scatter: every rank's count (all equal), alive until a non-blocking call completes.
+  std::shared_ptr<const std::vector<int>> counts;
 };
 
 Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int size) {
@@ -49,7 +51,11 @@ Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int
   Prepared p{call, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
              call.count * elem, in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
              call.op == ReduceOp::avg && is_reduction(call.collective) &&
-                 (call.collective != Collective::reduce || is_root)};
+                 (call.collective != Collective::reduce || is_root),
+             nullptr};
+  if (call.collective == Collective::reduce_scatter && call.form == CallForm::vector) {
+    p.counts = std::make_shared<const std::vector<int>>(static_cast<std::size_t>(size), p.count);
+  }
   switch (call.collective) {
     case Collective::allreduce:
     case Collective::allgather:
@@ -85,7 +91,11 @@ void call_blocking(const Prepared& p, MPI_Comm comm) {
       check(MPI_Allreduce(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Allreduce");
       return;
     case Collective::reduce_scatter:
-      check(MPI_Reduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Reduce_scatter_block");
+      if (p.counts) {
+        check(MPI_Reduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm), "MPI_Reduce_scatter");
+      } else {
+        check(MPI_Reduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Reduce_scatter_block");
+      }
       return;
     case Collective::allgather:
       check(MPI_Allgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm), "MPI_Allgather");
@@ -133,8 +143,8 @@ void divide(const CollectiveCall& call, bool in_place, bool is_root, int size) {
 class MPIWork final : public Work {
  public:
   MPIWork(std::vector<MPI_Request> requests, std::function<void()> finish,
-          std::shared_ptr<std::vector<std::byte>> scratch, std::string what)
-      : requests_(std::move(requests)), finish_(std::move(finish)), scratch_(std::move(scratch)),
+          std::vector<std::shared_ptr<const void>> arguments, std::string what)
+      : requests_(std::move(requests)), finish_(std::move(finish)), arguments_(std::move(arguments)),
         what_(std::move(what)) {}
 
   bool done() override {
@@ -165,7 +175,8 @@ class MPIWork final : public Work {
 
   std::vector<MPI_Request> requests_;
   std::function<void()> finish_;
-  std::shared_ptr<std::vector<std::byte>> scratch_;  // what a copying call sends from, alive until it completes
+  // What the call reads until it completes: a copying call's send copy, a vector form's counts.
+  std::vector<std::shared_ptr<const void>> arguments_;
   std::string what_;
   bool finished_ = false;
 };
@@ -234,8 +245,13 @@ std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
       check(MPI_Iallreduce(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]), "MPI_Iallreduce");
       break;
     case Collective::reduce_scatter:
-      check(MPI_Ireduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]),
-            "MPI_Ireduce_scatter_block");
+      if (p.counts) {
+        check(MPI_Ireduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm_, &requests[0]),
+              "MPI_Ireduce_scatter");
+      } else {
+        check(MPI_Ireduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]),
+              "MPI_Ireduce_scatter_block");
+      }
       break;
     case Collective::allgather:
       check(MPI_Iallgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm_, &requests[0]), "MPI_Iallgather");
@@ -269,7 +285,10 @@ std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
     const bool in_place = p.in_place, is_root = p.is_root;
     done = [copy, size, in_place, is_root]() { divide(copy, in_place, is_root, size); };
   }
-  return std::make_unique<MPIWork>(std::move(requests), std::move(done), std::move(scratch),
+  std::vector<std::shared_ptr<const void>> arguments;
+  if (scratch) arguments.push_back(std::move(scratch));
+  if (p.counts) arguments.push_back(p.counts);
+  return std::make_unique<MPIWork>(std::move(requests), std::move(done), std::move(arguments),
                                    fmt::format("{} of {} elements ({})", name(call.collective), call.count,
                                                name(call.dtype)));
 }
@@ -310,7 +329,7 @@ std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t byt
   } else {
     check(MPI_Irecv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Irecv");
   }
-  return std::make_unique<MPIWork>(std::move(requests), nullptr, nullptr, p2p_what(bytes, peer, sends));
+  return std::make_unique<MPIWork>(std::move(requests), nullptr, std::vector<std::shared_ptr<const void>>{}, p2p_what(bytes, peer, sends));
 }
 
 void MPICommunicator::send(BufferRef data, std::size_t bytes, int peer, Seconds) {

@@ -56,6 +56,11 @@ std::string peer_samples_text(const SweepPlan& plan, Timing timing) {
                                  "one at a time";
 }
 
+// --timing osu|imb on MPI: reduce-scatter is called as the peers call it (CallForm::vector).
+bool peers_call_form(Timing timing, std::string_view backend) {
+  return (timing == Timing::osu || timing == Timing::imb) && !runs_on_device(backend);
+}
+
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
   if (timing == Timing::osu || timing == Timing::imb) {
     return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
@@ -104,7 +109,9 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["cycles"] = plan.cycles;
   j["timestamps"] = plan.timestamps;
   j["cpu_time"] = plan.cpu_time;
-  j["timing"] = std::string(name(resolve(plan.timing, runs_on_device(backend))));
+  const Timing timing = resolve(plan.timing, runs_on_device(backend));
+  j["timing"] = std::string(name(timing));
+  j["call_form"] = peers_call_form(timing, backend) ? "vector" : "block";
   j["block_iters"] = plan.block_iters;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
@@ -271,6 +278,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                                         .timestamps = plan.timestamps,
                                         .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
   d.table = collective_table(plan);
+  d.plots = {{"busbw_gbps", ""}, {"time_us", "time"}};
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
@@ -283,6 +291,11 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                   check_text(plan.check_iters), average_text(plan.average), name(plan.average),
                   plan.cpu_time ? ", host clock (-C 1)" : ""),
       timing_text(timing, runs_on_device(info.backend), plan.cpu_time, plan.backend_options.nccl_mem_alloc)};
+  if (plan.collective == Collective::reduce_scatter && peers_call_form(timing, info.backend)) {
+    d.console_preamble.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
+                                    "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
+                                    "through different algorithms)");
+  }
   if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
   if (plan.tensors > 1) {
     d.console_preamble.push_back(fmt::format(
@@ -295,10 +308,12 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
     d.console_preamble.push_back(std::move(memory));
   }
   if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
-  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {} · time: {} (-a {})",
-                              info.backend, info.world_size, ranks_per_host_text(info.ranks),
-                              group_text(plan, info.world_size), sweep_text(plan.sizes), samples_text(plan.stopping),
-                              average_text(plan.average), name(plan.average));
+  d.facts = {fmt::format("backend {}", info.backend),
+             fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
+             group_text(plan, info.world_size),
+             sweep_text(plan.sizes),
+             fmt::format("samples: {}", samples_text(plan.stopping)),
+             fmt::format("time: {} (-a {})", average_text(plan.average), name(plan.average))};
   d.summarize = [floor = plan.floor](const std::vector<Record>& records) {
     std::vector<SummaryItem> items = collective_summary(records);
     if (floor.active()) {

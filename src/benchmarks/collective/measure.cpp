@@ -121,20 +121,27 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   if (setup.tensors <= 1 && (timing == Timing::osu || timing == Timing::imb)) {
     // The peers' loops: one call at a time on the host clock through its completion, a barrier after each outside
     // the timer, their own counts of timed and untimed calls at each size; the table's mean per rank is their
-    // per-rank average, and -a avg (the default) their average over ranks.
+    // per-rank average, and -a avg (the default) their average over ranks; and their call where MPI has two forms
+    // (reduce-scatter: MPI_Reduce_scatter, not distbench's MPI_Reduce_scatter_block).
     const PeerCounts counts = peer_counts(plan, timing, setup.bytes);
     const auto n = static_cast<std::size_t>(counts.iterations);
     SamplingRules calls{counts.warmup, StoppingRule{.samples = n, .max_noise = 0.0, .min_samples = n, .max_time_s = 0.0},
                         timeout, 1};
     calls.barrier_after_sample = true;
-    const std::function<void()> once = comm.prepared(call);
+    CollectiveCall peers_call = call;  // timed and checked
+    peers_call.form = CallForm::vector;
+    const std::function<void()> once = comm.prepared(peers_call);
     const TimedOperation op{setup.label, [&once](int times) {
                               for (int i = 0; i < times; ++i) once();
                             },
                             sync, host_clock(comm, timeout, plan.cpu_time, !comm.runs_on_device()), {}};
+    const std::function<void()> peers_once = [&] {
+      comm.run(peers_call);
+      comm.synchronize(timeout);
+    };
     out.timing = timing;
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
-    out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, peers_once, watchdog);
     return out;
   }
 

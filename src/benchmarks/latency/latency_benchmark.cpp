@@ -141,6 +141,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
               {"timeout_s", plan_.timeout_s}};
   d.records = latency_record_layout();
   d.table = latency_table();
+  d.plots = {{"latency_us", "one_way"}};
   const std::string sweep = plan_.sizes.empty() ? "no sizes"
                                                 : fmt::format("{} .. {} B, {}", plan_.sizes.front(), plan_.sizes.back(),
                                                               plural(plan_.sizes.size(), "size", "sizes"));
@@ -157,10 +158,10 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   if (std::string memory = host_memory_text(info, largest); !memory.empty()) {
     d.console_preamble.push_back(std::move(memory));
   }
-  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · {} · samples: {}", info.backend,
-                              info.world_size, ranks_per_host_text(info.ranks),
-                              plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
-                              samples_text(plan_.stopping));
+  d.facts = {fmt::format("backend {}", info.backend),
+             fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
+             plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
+             fmt::format("samples: {}", samples_text(plan_.stopping))};
   d.summarize = latency_summary;
   return d;
 }

@@ -147,8 +147,8 @@ RunDescription TpBenchmark::describe(const RunInfo& info) const {
         shape_text(plan_.shape), distbench::name(plan_.dtype),
         format_bytes(plan_.shape.elements() * size_of(plan_.dtype)), plan_.iters, plan_.warmup,
         plan_.check ? "exact" : "off"));
-    d.md_preamble = fmt::format("backend {} · {} ranks · {} · tensor {} {}", info.backend, info.world_size, groups,
-                                shape_text(plan_.shape), distbench::name(plan_.dtype));
+    d.facts = {fmt::format("backend {}", info.backend), fmt::format("{} ranks", info.world_size), groups,
+               fmt::format("tensor {} {}", shape_text(plan_.shape), distbench::name(plan_.dtype))};
     return d;
   }
   d.title = "tp layers";
@@ -169,8 +169,8 @@ RunDescription TpBenchmark::describe(const RunInfo& info) const {
       fmt::format("layers: in {} out {} batch {}, fp32, forward + backward; samples: {} after {} warm-up; check: {}",
                   plan_.layer.in, plan_.layer.out, plan_.layer.batch, plan_.iters, plan_.warmup,
                   plan_.check ? "against one rank, each element within the float32 rounding bound of its sums" : "off"));
-  d.md_preamble = fmt::format("backend {} · {} ranks · {} · in {} out {} batch {}", info.backend, info.world_size,
-                              groups, plan_.layer.in, plan_.layer.out, plan_.layer.batch);
+  d.facts = {fmt::format("backend {}", info.backend), fmt::format("{} ranks", info.world_size), groups,
+             fmt::format("in {} out {} batch {}", plan_.layer.in, plan_.layer.out, plan_.layer.batch)};
   return d;
 }
 

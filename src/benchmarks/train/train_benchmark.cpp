@@ -223,8 +223,9 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
                   plan_.optimizer.kind == Optimizer::Kind::adam ? "Adam" : "SGD with momentum 0.9", plan_.optimizer.lr,
                   plan_.check ? fmt::format("against one rank, relative tolerance {:g}", check_tolerance(plan_.wire))
                               : std::string("off"))};
-  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · {} · global batch {}", info.backend,
-                              info.world_size, ranks_per_host_text(info.ranks), model, plan_.batch);
+  d.facts = {fmt::format("backend {}", info.backend),
+             fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)), model,
+             fmt::format("global batch {}", plan_.batch)};
   d.summarize = train_summary;
   return d;
 }

@@ -267,8 +267,9 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
       fmt::format(
           "samples: {}   warm-up: {} steps   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
           plan_.check ? fmt::format("{} steps against a single-rank run", plan_.check_steps) : std::string("off"))};
-  d.md_preamble = fmt::format("backend {} · {} ranks, per host: {} · stages {} · {}", info.backend, info.world_size,
-                              ranks_per_host_text(info.ranks), stage_list, model);
+  d.facts = {fmt::format("backend {}", info.backend),
+             fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
+             fmt::format("stages {}", stage_list), model};
   d.summarize = zero_summary;
   return d;
 }

@@ -74,18 +74,10 @@ std::string csv_line(const RecordLayout& layout, const Record& r) {
   return line + fmt::format(",{},{}\n", csv_field(r.status), csv_field(r.skip_reason));
 }
 
-CsvReporter::CsvReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
+void CsvReporter::on_begin(const RunInfo&) { text_ = csv_header(description().records); }
 
-void CsvReporter::do_begin(const RunInfo&) {
-  text_ = csv_header(description().records);
-  output_.update([this] { return text_; });
-}
-
-void CsvReporter::do_add(const std::vector<Record>& row) {
+void CsvReporter::on_add(const std::vector<Record>& row) {
   for (const Record& r : row) text_ += csv_line(description().records, r);
-  output_.update([this] { return text_; });  // the final write goes to disk as well
 }
-
-void CsvReporter::do_end(const RunInfo& info) { output_.finish(text_, info.status); }
 
 }  // namespace distbench

@@ -2,27 +2,23 @@
 // summary of each phase, its metrics), rewritten atomically after every row.
 #pragma once
 
-#include "core/report/report_output.hpp"
-#include "core/report/reporter.hpp"
+#include "core/report/file_reporter.hpp"
 
 #include <string>
 #include <vector>
 
 namespace distbench {
 
-class CsvReporter final : public Reporter {
+class CsvReporter final : public FileReporter {
  public:
-  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
-  explicit CsvReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
+  using FileReporter::FileReporter;
 
  protected:
-  void do_begin(const RunInfo& info) override;
-  void do_add(const std::vector<Record>& row) override;
-  void do_end(const RunInfo& info) override;
-  void do_claim() override { output_.claim(); }
+  void on_begin(const RunInfo& info) override;
+  void on_add(const std::vector<Record>& row) override;
+  std::string text() const override { return text_; }
 
  private:
-  ReportOutput output_;
   std::string text_;  // the whole file so far
 };
 

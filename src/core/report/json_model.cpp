@@ -74,6 +74,21 @@ json metric_specs_json(const std::vector<MetricSpec>& specs) {
   return a;
 }
 
+json columns_json(const std::vector<ColumnSpec>& columns) {
+  json a = json::array();
+  for (const ColumnSpec& c : columns) {
+    a.push_back({{"key", c.key},
+                 {"title", c.title},
+                 {"unit", c.unit},
+                 {"width", c.width},
+                 {"format", std::string(name(c.format))},
+                 {"md_title", c.md_title},
+                 {"detail", c.detail},
+                 {"phase", c.phase}});
+  }
+  return a;
+}
+
 }  // namespace
 
 json record_json(const Record& r) {
@@ -171,14 +186,42 @@ json summary_json(const std::vector<Record>& records, const std::vector<SummaryI
   return j;
 }
 
-json make_report_json(const RunInfo& info, const RunDescription& description, const std::vector<Record>& records) {
+json table_json(const TableLayout& table, const std::vector<std::size_t>& rows) {
+  return {{"key_columns", columns_json(table.key_columns)},
+          {"split_key", text_or_null(table.split_key)},
+          {"split_values", table.split_values},
+          {"value_columns", columns_json(table.value_columns)},
+          {"nccl_tests_layout", table.nccl_tests_layout},
+          {"rows", rows}};
+}
+
+json make_report_json(const RunInfo& info, const RunDescription& description, const std::vector<Record>& records,
+                      const std::vector<std::size_t>& rows) {
   json j = run_info_json(info);
   j["benchmark"] = description.benchmark;
   j["title"] = description.title;
+  j["facts"] = description.facts;
   j["config"] = description.config;
   j["layout"] = layout_json(description.records);
-  j["summary"] =
-      summary_json(records, description.summarize ? description.summarize(records) : std::vector<SummaryItem>{});
+  j["table"] = table_json(description.table, rows.empty() ? std::vector<std::size_t>(records.size(), 1) : rows);
+  json plots = json::array();
+  for (const PlotChoice& p : description.plots) plots.push_back({{"metric", p.metric}, {"band_phase", p.band_phase}});
+  j["plots"] = std::move(plots);
+  const std::vector<SummaryItem> items =
+      description.summarize ? description.summarize(records) : std::vector<SummaryItem>{};
+  j["summary"] = summary_json(records, items);
+  json words = json::array();
+  for (const SummaryItem& item : items) {
+    words.push_back({{"key", item.key}, {"label", item.label}, {"text", item.text}});
+  }
+  j["summary_items"] = std::move(words);
+  json sections = json::array();
+  if (description.sections) {
+    for (const TextSection& s : description.sections(records)) {
+      sections.push_back({{"title", s.title}, {"lines", s.lines}});
+    }
+  }
+  j["sections"] = std::move(sections);
   json all = json::array();
   for (const Record& r : records) all.push_back(record_json(r));
   j["records"] = std::move(all);

@@ -1,5 +1,6 @@
 // The JSON form of a report (schema: reports/SCHEMA.md). JSON is the source of truth of a run; `compare` and other
-// tools read reports back with parse_report, which reads this version (2) and the collective-only version 1.
+// tools read reports back with parse_report, which reads this version (3), version 2 (the same without the table
+// and the words the views show: facts, summary items, sections) and the collective-only version 1.
 // Times are seconds in the model and microseconds in JSON; metrics are in their layout's unit in both. Objects keep
 // the order they were written in (nlohmann::ordered_json), so that a report reads top-down like the table.
 //
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,7 +24,7 @@ namespace distbench {
 using ordered_json = nlohmann::ordered_json;
 
 // The major version written; a reader rejects any other major it does not know.
-inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kReportSchemaVersion = 3;
 
 ordered_json record_json(const Record& r);
 
@@ -36,9 +39,12 @@ ordered_json stopping_json(const StoppingRule& rule);
 // followed by the benchmark's own items.
 ordered_json summary_json(const std::vector<Record>& records, const std::vector<SummaryItem>& items);
 
-// The whole report.
+// The table a run shows (TableLayout) and `rows`, how many of the records each of its rows holds.
+ordered_json table_json(const TableLayout& table, const std::vector<std::size_t>& rows);
+
+// The whole report; `rows` as the reporter was given them (empty: a row per record).
 ordered_json make_report_json(const RunInfo& info, const RunDescription& description,
-                              const std::vector<Record>& records);
+                              const std::vector<Record>& records, const std::vector<std::size_t>& rows = {});
 
 struct ParsedReport {
   int schema_version = 0;
@@ -49,9 +55,20 @@ struct ParsedReport {
   RecordLayout layout;
   std::vector<Record> records;
   ordered_json summary;  // as written (empty for version 1, which had none)
+  // Version 3 on; empty before: what the views show, as the run described it.
+  std::vector<std::string> facts;          // what ran, in short phrases
+  TableLayout table;                       // the table the console and Markdown showed
+  std::vector<std::size_t> rows;           // records per row of that table; empty: one each (rows that did not fit)
+  std::vector<SummaryItem> summary_items;  // the summary in words (value, label, text; no console lines)
+  std::vector<TextSection> sections;       // the text after the table
+  // What the views plot against the size: as written (version 3), or as the views chose by the benchmark before.
+  std::vector<PlotChoice> plots;
+
+  // Whether the report keeps its table (version 3 on), so that its views can show it as the run did.
+  bool has_table() const { return !table.key_columns.empty() || !table.value_columns.empty(); }
 };
 
-// Reads a report of version 1 or 2 (json_reader.cpp). Throws distbench::usage_error (one line) on malformed text
+// Reads a report of version 1, 2 or 3 (json_reader.cpp). Throws distbench::usage_error (one line) on malformed text
 // (with its byte offset), a missing or mistyped field or a number out of its field's range (naming the field by its
 // path, e.g. "field 'records[3].samples' must be a non-negative integer, found -1"), or a schema_version this build
 // does not read.

@@ -217,6 +217,71 @@ RecordLayout layout_from(const JsonField& j) {
   return l;
 }
 
+std::vector<std::string> texts_from(const JsonField& a) {
+  std::vector<std::string> out;
+  for (const JsonField& s : a.elements()) out.push_back(s.text());
+  return out;
+}
+
+CellFormat cell_format_from(const JsonField& f) {
+  const std::string text = f.text();
+  for (std::size_t i = 0; i < std::size(kCellFormatNames); ++i) {
+    if (kCellFormatNames[i] == text) return static_cast<CellFormat>(i);
+  }
+  f.fail("the name of a cell format (\"time_us\", \"bandwidth\", ...)");
+}
+
+std::vector<ColumnSpec> columns_from(const JsonField& a) {
+  std::vector<ColumnSpec> columns;
+  for (const JsonField& c : a.elements()) {
+    columns.push_back({c.at("key").text(), c.at("title").text(), c.at("unit").text(), c.at("width").int_in(0, 1000),
+                       cell_format_from(c.at("format")), c.at("md_title").text(), c.at("detail").boolean(),
+                       c.at("phase").text()});
+  }
+  return columns;
+}
+
+// Version 3: the table, its rows, and the words of the views.
+void view_from(const JsonField& top, ParsedReport& report) {
+  report.facts = texts_from(top.at("facts"));
+  const JsonField t = top.at("table");
+  report.table.key_columns = columns_from(t.at("key_columns"));
+  report.table.split_key = t.at("split_key").text_or_empty();
+  report.table.split_values = texts_from(t.at("split_values"));
+  report.table.value_columns = columns_from(t.at("value_columns"));
+  report.table.nccl_tests_layout = t.at("nccl_tests_layout").boolean();
+  // Rows that do not hold the records there are (a report whose records a tool removed or added) are dropped: its
+  // views then show a record per row.
+  std::size_t held = 0;
+  bool fit = true;
+  for (const JsonField& one : t.at("rows").elements()) {
+    const std::size_t n = one.count();
+    fit = fit && n <= report.records.size() - held;
+    if (fit) held += n;
+    report.rows.push_back(n);
+  }
+  if (!fit || held != report.records.size()) report.rows.clear();
+  for (const JsonField& item : top.at("summary_items").elements()) {
+    const std::string key = item.at("key").text();
+    const auto value = top.at("summary").find(key);
+    report.summary_items.push_back(
+        {key, item.at("label").text(), value ? value->number_or_nan() : kNotMeasured, item.at("text").text()});
+  }
+  for (const JsonField& s : top.at("sections").elements()) {
+    report.sections.push_back({s.at("title").text(), texts_from(s.at("lines"))});
+  }
+  for (const JsonField& p : top.at("plots").elements()) {
+    report.plots.push_back({p.at("metric").text(), p.at("band_phase").text()});
+  }
+}
+
+// Before version 3 the views chose the plots by the benchmark; a report of then keeps that choice.
+std::vector<PlotChoice> plots_before_version_3(const std::string& benchmark) {
+  if (benchmark == "collective") return {{"busbw_gbps", ""}, {"time_us", "time"}};
+  if (benchmark == "latency") return {{"latency_us", "one_way"}};
+  return {};
+}
+
 }  // namespace
 
 ParsedReport parse_report(std::string_view text) {
@@ -227,9 +292,9 @@ ParsedReport parse_report(std::string_view text) {
   ParsedReport report;
   const auto version = top.at("schema_version").integer(std::numeric_limits<std::int64_t>::min(),
                                                         std::numeric_limits<std::int64_t>::max());
-  if (version != 1 && version != kReportSchemaVersion) {
+  if (version < 1 || version > kReportSchemaVersion) {
     throw usage_error(
-        fmt::format("unsupported report schema_version {}: this distbench reads versions 1 and {}; "
+        fmt::format("unsupported report schema_version {}: this distbench reads versions 1 to {}; "
                     "read it with the distbench version that wrote it, or a newer one",
                     version, kReportSchemaVersion));
   }
@@ -256,7 +321,9 @@ ParsedReport parse_report(std::string_view text) {
     report.layout = layout_from(top.at("layout"));
     report.summary = top.at("summary").json();
     for (const JsonField& record : top.at("records").elements()) report.records.push_back(record_from(record));
+    if (report.schema_version >= 3) view_from(top, report);
   }
+  if (report.schema_version < 3) report.plots = plots_before_version_3(report.benchmark);
   return report;
 }
 

@@ -2,29 +2,22 @@
 // report_output.hpp) and at end(), so that a run that dies keeps what was measured, marked "incomplete".
 #pragma once
 
-#include "core/report/report_output.hpp"
-#include "core/report/reporter.hpp"
+#include "core/report/file_reporter.hpp"
 
 #include <string>
-#include <vector>
 
 namespace distbench {
 
-class JsonReporter final : public Reporter {
+class JsonReporter final : public FileReporter {
  public:
-  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
-  explicit JsonReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
+  using FileReporter::FileReporter;
 
  protected:
-  void do_begin(const RunInfo& info) override;
-  void do_add(const std::vector<Record>& row) override;
-  void do_end(const RunInfo& info) override;
-  void do_claim() override { output_.claim(); }
+  void on_begin(const RunInfo& info) override;
+  void on_end(const RunInfo& info) override { info_ = info; }
+  std::string text() const override;  // the whole report as it stands
 
  private:
-  std::string text() const;  // the whole report as it stands
-
-  ReportOutput output_;
   RunInfo info_;
 };
 

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,13 @@ enum class CellFormat {
   nccl_type,  // an element type's name as nccl-tests' tables print it (float, half, double; left-aligned in Markdown)
   fitted,     // a figure fitted to the column's width as nccl-tests fits its times and bandwidths: fitted_text
 };
+
+// Each format's name in a JSON report's table ("time_us"), in the enum's order.
+inline constexpr std::string_view kCellFormatNames[] = {"text",  "integer", "time_us",   "bandwidth",
+                                                        "per_op", "checked", "number",   "noise",
+                                                        "timestamp", "nccl_type", "fitted"};
+static_assert(std::size(kCellFormatNames) == static_cast<std::size_t>(CellFormat::fitted) + 1);
+inline std::string_view name(CellFormat f) { return kCellFormatNames[static_cast<std::size_t>(f)]; }
 
 struct ColumnSpec {
   std::string key;       // a parameter or metric of the records
@@ -90,6 +99,13 @@ struct TextSection {
   std::vector<std::string> lines;
 };
 
+// A metric the views plot against the message size (the records' `bytes`), and the phase whose spread over ranks
+// shades its line ("": none; the spread is each rank's mean time, so it shades only a time of that phase in us).
+struct PlotChoice {
+  std::string metric;
+  std::string band_phase;
+};
+
 struct RunDescription {
   std::string benchmark;  // the records' kind: "collective", "latency"
   std::string title;      // what ran, for headings: "allreduce", "latency"
@@ -97,7 +113,10 @@ struct RunDescription {
   RecordLayout records;
   TableLayout table;
   std::vector<std::string> console_preamble;  // header lines after the tool's line, without the leading "# "
-  std::string md_preamble;                    // the Markdown line after the tool's name and version
+  // What ran, in short phrases ("backend mpi", "4 ranks, per host: 2 (2 hosts)"), kept in the JSON report; the
+  // Markdown line under the heading joins them with " · ".
+  std::vector<std::string> facts;
+  std::vector<PlotChoice> plots;  // none: the views plot the first metric, when the records have a size
   // The run's summary from its records so far (the console and Markdown footers, the JSON "summary").
   std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
   // Sections after the table, from the records so far (none when unset).

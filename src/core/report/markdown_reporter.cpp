@@ -1,17 +1,35 @@
 #include "core/report/markdown_reporter.hpp"
 
+#include "core/quote.hpp"
 #include "core/report/table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstddef>
 
 namespace distbench {
 namespace {
 
-// A Markdown table row from its cells.
+// A Markdown table row from its cells, each made inert (a '|' in a host name does not end the cell).
 std::string row_text(const std::vector<std::string>& cells) {
   std::string line = "|";
-  for (const auto& cell : cells) line += fmt::format(" {} |", cell);
+  for (const auto& cell : cells) line += fmt::format(" {} |", markdown_text(cell));
   return line + "\n";
+}
+
+// A code fence longer than any run of backticks in `lines`, so that no line ends the block early.
+std::string fence_for(const std::vector<std::string>& lines) {
+  std::size_t longest = 0;
+  for (const std::string& l : lines) {
+    std::size_t run = 0;
+    for (char c : l) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
 }
 
 std::string_view alignment(const ColumnSpec& c) {
@@ -20,53 +38,56 @@ std::string_view alignment(const ColumnSpec& c) {
 
 }  // namespace
 
-MarkdownReporter::MarkdownReporter(std::string path, ReportOutput::Now now) : output_(std::move(path), std::move(now)) {}
-
-void MarkdownReporter::do_begin(const RunInfo& info) {
+void MarkdownReporter::on_begin(const RunInfo& info) {
   const RunDescription& d = description();
   const TableLayout& t = d.table;
-  text_ = fmt::format("## distbench {}\n\n", d.title);
-  text_ += fmt::format("distbench {} (git {}) · {}\n\n", info.tool_version, info.git_sha, d.md_preamble);
+  text_ = fmt::format("## distbench {}\n\n", markdown_text(d.title));
+  text_ += markdown_text(fmt::format("distbench {} (git {}) · {}", info.tool_version, info.git_sha,
+                                     fmt::join(d.facts, " · ")));
+  text_ += "\n\n";
 
-  std::vector<std::string> titles, aligns;
+  std::vector<std::string> titles;
+  std::string aligns = "|";
   for (const ColumnSpec& c : t.key_columns) {
     titles.push_back(c.md_title);
-    aligns.emplace_back(alignment(c));
+    aligns += fmt::format(" {} |", alignment(c));
   }
   const auto groups = table_groups(t);
   for (const std::string& group : groups) {
     const std::string prefix = groups.size() > 1 ? group + " " : std::string();
     for (const ColumnSpec& c : t.value_columns) {
       titles.push_back(prefix + c.md_title);
-      aligns.emplace_back(alignment(c));
+      aligns += fmt::format(" {} |", alignment(c));
     }
   }
   text_ += row_text(titles);
-  text_ += row_text(aligns);
-  output_.update([this] { return text_; });
+  text_ += aligns + "\n";
+  footer_.clear();
 }
 
-void MarkdownReporter::do_add(const std::vector<Record>& row) {
+void MarkdownReporter::on_add(const std::vector<Record>& row) {
   if (row.empty()) return;
   const TableRow cells = table_row(description().table, row);
   std::vector<std::string> all = cells.keys;
   for (const auto& group : cells.groups) all.insert(all.end(), group.begin(), group.end());
   text_ += row_text(all);
-  output_.update([this] { return text_; });
 }
 
-void MarkdownReporter::do_end(const RunInfo& info) {
-  std::string footer = "\n";
+void MarkdownReporter::on_end(const RunInfo& info) {
+  std::string footer;
   for (const SummaryItem& item : summary()) footer += fmt::format("**{}:** {} · ", item.label, item.text);
   footer += fmt::format("**Status:** {}", info.status);
-  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) footer += fmt::format(" ({})", info.error);
-  footer += "\n";
-  for (const TextSection& section : sections()) {
-    footer += fmt::format("\n### {}\n\n```\n", section.title);
-    for (const std::string& l : section.lines) (footer += l) += '\n';
-    footer += "```\n";
+  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) {
+    footer += fmt::format(" ({})", info.error);
   }
-  output_.finish(text_ + footer, info.status);
+  footer_ = "\n" + markdown_text(footer) + "\n";
+  for (const TextSection& section : sections()) {
+    // A code block shows its lines as they are (control characters escaped).
+    const std::string fence = fence_for(section.lines);
+    footer_ += fmt::format("\n### {}\n\n{}\n", markdown_text(section.title), fence);
+    for (const std::string& l : section.lines) (footer_ += escape_text(l)) += '\n';
+    footer_ += fence + "\n";
+  }
 }
 
 }  // namespace distbench

@@ -3,28 +3,26 @@
 // Rewritten atomically after every row, like the other report files.
 #pragma once
 
-#include "core/report/report_output.hpp"
-#include "core/report/reporter.hpp"
+#include "core/report/file_reporter.hpp"
 
 #include <string>
 #include <vector>
 
 namespace distbench {
 
-class MarkdownReporter final : public Reporter {
+class MarkdownReporter final : public FileReporter {
  public:
-  // "-": standard output, at the end; `now` paces the rewrites (tests pass a clock they drive)
-  explicit MarkdownReporter(std::string path, ReportOutput::Now now = ReportOutput::Clock::now);
+  using FileReporter::FileReporter;
 
  protected:
-  void do_begin(const RunInfo& info) override;
-  void do_add(const std::vector<Record>& row) override;
-  void do_end(const RunInfo& info) override;
-  void do_claim() override { output_.claim(); }
+  void on_begin(const RunInfo& info) override;
+  void on_add(const std::vector<Record>& row) override;
+  void on_end(const RunInfo& info) override;
+  std::string text() const override { return text_ + footer_; }
 
  private:
-  ReportOutput output_;
-  std::string text_;  // header and rows so far
+  std::string text_;    // header and rows so far
+  std::string footer_;  // once the run ended
 };
 
 }  // namespace distbench

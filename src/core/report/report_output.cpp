@@ -1,15 +1,11 @@
 #include "core/report/report_output.hpp"
 
-#include "core/error.hpp"
-
-#include <fmt/format.h>
-
-#include <cstdio>
+#include "core/text_file.hpp"
 
 namespace distbench {
 
 void ReportOutput::update(const std::function<std::string()>& make) {
-  if (to_stdout()) return;
+  if (to_stdout() || in_memory()) return;
   const auto start = now_();
   if (written_ && start - last_end_ < last_cost_ * kPace) return;
   lock_.replace(make(), Durability::process);
@@ -19,13 +15,12 @@ void ReportOutput::update(const std::function<std::string()>& make) {
 }
 
 void ReportOutput::finish(std::string_view content, const std::string& status) {
+  if (in_memory()) return;
   if (!to_stdout()) {
     lock_.replace(content, final_durability(status));
     return;
   }
-  if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0) {
-    throw failure("the report could not be written to standard output (closed or full)");
-  }
+  write_stdout(content);
 }
 
 }  // namespace distbench

@@ -19,6 +19,8 @@
 namespace distbench {
 
 inline constexpr std::string_view kStdoutReport = "-";
+// No path: a report made in memory (a view of a report read back), never written; its reporter gives the text.
+inline constexpr std::string_view kInMemoryReport = "";
 
 class ReportOutput {
  public:
@@ -32,9 +34,10 @@ class ReportOutput {
       : path_(std::move(path)), lock_(path_), now_(std::move(now)) {}
 
   bool to_stdout() const { return path_ == kStdoutReport; }
+  bool in_memory() const { return path_ == kInMemoryReport; }
   // Before the run: takes the file from here on, refusing (usage_error) one that another live run is writing.
   void claim() {
-    if (!to_stdout()) lock_.claim();
+    if (!to_stdout() && !in_memory()) lock_.claim();
   }
   // A version written while the run goes on (after begin and after each row): files only, paced as above; `make`
   // builds the content and is called only when a rewrite is due.

@@ -8,6 +8,7 @@
 #include "core/report/layout.hpp"
 #include "core/run_info.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -28,6 +29,7 @@ class Reporter {
     ended_ = false;
     description_ = description;
     records_.clear();
+    rows_.clear();
     do_begin(info);
   }
   // After each completed row of the table: its records (e.g. one per placement), in the benchmark's order.
@@ -36,6 +38,7 @@ class Reporter {
     if (ended_) return;
     if (!begun_) throw failure("internal error: a reporter was given records before begin()");
     records_.insert(records_.end(), records.begin(), records.end());
+    rows_.push_back(records.size());
     do_add(records);
   }
   // Before the run, before begin(): a reporter that writes a file takes it (and refuses, with usage_error, one that
@@ -61,6 +64,7 @@ class Reporter {
 
   const RunDescription& description() const { return description_; }
   const std::vector<Record>& records() const { return records_; }  // every record added so far
+  const std::vector<std::size_t>& rows() const { return rows_; }    // how many records each add() gave, in order
   std::vector<SummaryItem> summary() const {
     return description_.summarize ? description_.summarize(records_) : std::vector<SummaryItem>{};
   }
@@ -74,6 +78,7 @@ class Reporter {
   bool ended_ = false;
   RunDescription description_;
   std::vector<Record> records_;
+  std::vector<std::size_t> rows_;
 };
 
 // Feeds several reporters at once.

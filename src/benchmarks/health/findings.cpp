@@ -1,0 +1,77 @@
+#include "benchmarks/health/findings.hpp"
+
+#include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/verdict.hpp"
+#include "core/report/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace distbench::health {
+
+double unix_time_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void Findings::add(std::vector<Check> checks) {
+  if (reporter_ != nullptr) {
+    for (const Check& c : checks) reporter_->add({check_record(c)});  // one table row each
+  }
+  all_.insert(all_.end(), checks.begin(), checks.end());
+}
+
+void Findings::mark_unchecked(const Topology& topo, const std::string& last_phase) {
+  std::vector<Check> unchecked;
+  for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
+    if (v.status != Status::healthy) continue;
+    Check c = make_check("verdict", v.host, v.host, "node.checked", kNotMeasured, "1");
+    c.status = Status::unknown;
+    c.why = fmt::format("not checked to the end: the check stopped in phase {}", last_phase);
+    unchecked.push_back(std::move(c));
+  }
+  add(std::move(unchecked));
+}
+
+Check Findings::cluster_verdict(const std::vector<NodeVerdict>& nodes, const std::string& abandoned) const {
+  const Status overall = overall_status(nodes, all_);
+  Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "1");
+  cluster.status = overall;
+  cluster.why = abandoned;
+  for (const Check& c : all_) {  // else the job's own check that decided, if one did
+    if (cluster.why.empty() && c.host.empty() && !c.screening && c.status == overall && overall != Status::healthy) {
+      cluster.why = describe(c);
+    }
+  }
+  if (cluster.why.empty() && overall != Status::healthy) {  // else the nodes that made it so
+    for (const NodeVerdict& v : nodes) {
+      if (v.status != Status::healthy)
+        cluster.why += fmt::format("{}{} {}", cluster.why.empty() ? "" : ", ", v.host, name(v.status));
+    }
+  }
+  return cluster;
+}
+
+int Findings::conclude(const Topology& topo, const std::string& abandoned, const std::string& last_phase) {
+  if (!abandoned.empty()) mark_unchecked(topo, last_phase);
+  const std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
+  std::vector<Check> verdicts;
+  for (const NodeVerdict& v : nodes) {
+    Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "1");
+    c.status = v.status;
+    c.why = v.reason;
+    verdicts.push_back(std::move(c));
+  }
+  const Check cluster = cluster_verdict(nodes, abandoned);
+  const auto overall = cluster.status;
+  verdicts.push_back(cluster);
+  add(std::move(verdicts));
+  if (!plan_.prom_path.empty()) {
+    std::vector<Record> records;
+    for (const Check& c : all_) records.push_back(check_record(c));
+    write_file_atomically(plan_.prom_path, prometheus_text(records, unix_time_now()));
+  }
+  return static_cast<int>(overall);
+}
+
+}  // namespace distbench::health

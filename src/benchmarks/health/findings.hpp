@@ -1,0 +1,37 @@
+// What the root keeps of a health check through its phases: every check, shown as a table row as it comes; at the
+// end the verdict per node and of the whole cluster, and the Prometheus file.
+#pragma once
+
+#include "benchmarks/health/evaluate.hpp"
+#include "benchmarks/health/plan.hpp"
+#include "benchmarks/health/verdict.hpp"
+#include "core/report/reporter.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench::health {
+
+// Now, in Unix seconds (the timestamps of the Prometheus file).
+double unix_time_now();
+
+class Findings {
+ public:
+  Findings(Reporter* reporter, const HealthPlan& plan) : reporter_(reporter), plan_(plan) {}
+
+  void add(std::vector<Check> checks);
+  // The verdict per node and of the whole check, as records (and the Prometheus file when asked); the exit code.
+  // `abandoned`: why the check stopped early in `last_phase` (empty: it ran to the end).
+  int conclude(const Topology& topo, const std::string& abandoned, const std::string& last_phase);
+
+ private:
+  // A node nothing was found against was not checked to the end: not healthy, unknown.
+  void mark_unchecked(const Topology& topo, const std::string& last_phase);
+  Check cluster_verdict(const std::vector<NodeVerdict>& nodes, const std::string& abandoned) const;
+
+  Reporter* reporter_;
+  const HealthPlan& plan_;
+  std::vector<Check> all_;
+};
+
+}  // namespace distbench::health

@@ -1,0 +1,257 @@
+#include "benchmarks/health/health_run.hpp"
+
+#include "benchmarks/health/probes.hpp"
+#include "benchmarks/health/prometheus.hpp"
+#include "core/groups.hpp"
+#include "core/quote.hpp"
+#include "core/report/atomic_file.hpp"
+#include "core/report/text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace distbench::health {
+namespace {
+
+constexpr int kPhases = 8;
+
+nlohmann::json pairs_json(const std::vector<NodePair>& pairs) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [a, b] : pairs) j.push_back({a, b});
+  return j;
+}
+
+std::vector<NodePair> pairs_of(const nlohmann::json& j) {
+  std::vector<NodePair> out;
+  for (const auto& p : j) out.emplace_back(p[0].get<int>(), p[1].get<int>());
+  return out;
+}
+
+bool goes_on(const nlohmann::json& decision) { return decision["go"].get<bool>(); }
+
+}  // namespace
+
+HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
+                     const HealthPlan& plan)
+    : world_(world), connector_(world.connector()), watchdog_(watchdog), progress_(progress), plan_(plan),
+      root_(connector_.is_root()), phases_(connector_, plan.timeout_s), findings_(reporter, plan),
+      decision_({{"go", true}}) {
+  std::vector<std::string> host_of_rank;
+  {
+    // Before any phase, while every rank is known to answer: blocking, so under the watchdog.
+    auto guard = watchdog_.arm("health: setting up the communicators");
+    host_of_rank = allgather_string(connector_, connector_.hostname());
+    world_comm_ = &world_.communicator(world_partition(connector_.size()));
+    node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()));
+  }
+  topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
+  steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
+}
+
+BenchmarkOutcome HealthRun::run() {
+  if (root_ && !plan_.prom_path.empty()) {
+    write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
+  }
+  using Step = nlohmann::json (HealthRun::*)();
+  for (const Step step : {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::node_phase,
+                          &HealthRun::confirm_phase, &HealthRun::job_phase, &HealthRun::links_phase,
+                          &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
+    decision_ = (this->*step)();
+    if (!goes_on(decision_)) break;
+  }
+  if (root_) progress_(kPhases, kPhases, "");
+  return finish();
+}
+
+nlohmann::json HealthRun::phase(const std::string& name, const Body& body, const Judge& judge) {
+  if (root_) progress_(static_cast<std::size_t>(done_), kPhases, fmt::format("phase {}", name));
+  ++done_;
+  auto guard = watchdog_.arm(fmt::format("health phase {}", name));
+  last_phase_ = name;
+  const PhaseResult result = phases_.run(name, body);
+  return phases_.decide(root_ ? judge_on_root(name, result, judge) : nlohmann::json{{"go", true}});
+}
+
+nlohmann::json HealthRun::judge_on_root(const std::string& name, const PhaseResult& result, const Judge& judge) {
+  nlohmann::json decision = {{"go", true}};
+  std::vector<Check> checks = arrival_checks(result, topo_, plan_.timeout_s, connector_.root_rank());
+  const bool arrived = result.missing().empty() && !result.root_late();
+  // A rank whose calls failed may be stuck inside one: nothing more can run safely (the rank phase's calls are its
+  // own).
+  const bool stuck = !arrived || (name != "rank" && !result.failures().empty());
+  // What the ranks that arrived measured is kept, whatever the others did.
+  auto more = judge(result, decision);
+  checks.insert(checks.end(), more.begin(), more.end());
+  Check time = phase_time(name, result, arrived, stuck);
+  if (stuck) decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, time.why)}};
+  if (const double overdue = phases_.decision_overdue_s(); overdue > 0) {
+    decision = root_overdue(name, overdue, checks, time);
+  }
+  // The phase's own time is information (status healthy): the ranks' checks carry the verdict.
+  checks.push_back(time);
+  findings_.add(std::move(checks));
+  return decision;
+}
+
+Check HealthRun::phase_time(const std::string& name, const PhaseResult& result, bool arrived, bool stuck) const {
+  Check t = make_check("phase", name, "", "phase.seconds", result.seconds, "s");
+  if (result.root_late()) {
+    t.why = fmt::format("TIMEOUT: the root, rank {} ({}), was {:.3g} s late: it was stopped or starved",
+                        connector_.root_rank(), topo_.host_of(connector_.root_rank()), result.root_behind_s);
+  } else if (!arrived) {
+    std::string who;
+    for (int r : result.missing()) who += fmt::format("{}{} ({})", who.empty() ? "" : ", ", r, topo_.host_of(r));
+    t.why = fmt::format("TIMEOUT: {} {} did not arrive within {:g} s", result.missing().size() == 1 ? "rank" : "ranks",
+                        who, plan_.timeout_s);
+  } else if (stuck) {
+    t.why = fmt::format("calls did not complete on {}: {}", plural(result.failures().size(), "rank", "ranks"),
+                        result.failures().front().second);
+  }
+  return t;
+}
+
+nlohmann::json HealthRun::root_overdue(const std::string& name, double overdue_s, std::vector<Check>& checks,
+                                       Check& time) {
+  const std::string root_subject = fmt::format("rank {}", connector_.root_rank());
+  auto late = std::find_if(checks.begin(), checks.end(), [&](const Check& c) {
+    return c.metric == "phase.arrived" && c.subject == root_subject;
+  });
+  if (late == checks.end()) {
+    checks.push_back(root_late_check(name, topo_, connector_.root_rank(), overdue_s, plan_.timeout_s));
+    late = std::prev(checks.end());
+  }
+  late->status = Status::unknown;
+  late->why += "; the others stopped waiting for its decision and ended without a verdict";
+  if (time.why.empty()) time.why = late->why;
+  return {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, late->why)}};
+}
+
+nlohmann::json HealthRun::rank_phase() {
+  return phase(
+      "rank", [&](PhaseContext& ctx) { return probe_rank(world_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo_, plan_, copy_screen_); });
+}
+
+nlohmann::json HealthRun::clock_phase() {
+  return phase(
+      "clock", [&](PhaseContext& ctx) { return probe_clock(connector_, topo_.leaders, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) { return clock_checks(r, topo_, plan_, steady_offset_ns_); });
+}
+
+nlohmann::json HealthRun::node_phase() {
+  return phase(
+      "node", [&](PhaseContext& ctx) { return probe_allreduce(world_, *node_comm_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json& decision) {
+        auto checks = allreduce_checks(r, "node", topo_.ranks_of_node, topo_.hosts, topo_.hosts, plan_, &node_screen_);
+        decision["confirm_ranks"] = copy_screen_.suspects;
+        decision["confirm_copy_pass"] = copy_screen_.bound_of("memory.copy_gbps");
+        decision["confirm_nodes"] = node_screen_.suspects;
+        return checks;
+      });
+}
+
+nlohmann::json HealthRun::confirm_phase() {
+  return phase(
+      "confirm", [&](PhaseContext& ctx) { return confirm_body(ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) {
+        return confirm_checks(r, topo_, copy_screen_, node_screen_, plan_);
+      });
+}
+
+// The suspects named in the node phase's decision (decision_, on every rank) measure again: a rank its copy
+// bandwidth (up to retest_attempts times while below the bound, the best counting), a node its allreduce
+// (retest_attempts times the timed calls: the node's ranks agree on nothing more than a count).
+nlohmann::json HealthRun::confirm_body(PhaseContext& ctx) {
+  const auto ranks = decision_.value("confirm_ranks", std::vector<int>{});
+  const auto nodes = decision_.value("confirm_nodes", std::vector<int>{});
+  const int my_node = connector_.node_of_ranks()[static_cast<std::size_t>(connector_.rank())];
+  nlohmann::json out = nlohmann::json::object();
+  if (std::find(ranks.begin(), ranks.end(), connector_.rank()) != ranks.end()) {
+    const double pass = decision_.value("confirm_copy_pass", 0.0);
+    nlohmann::json best;
+    for (int a = 0; a < plan_.retest_attempts && (a == 0 || best["copy_gbps"].get<double>() < pass); ++a) {
+      auto again = probe_copy(world_, plan_, ctx);
+      if (a == 0 || again["copy_gbps"].get<double>() > best["copy_gbps"].get<double>()) best = again;
+    }
+    out.update(best);
+  }
+  if (std::find(nodes.begin(), nodes.end(), my_node) != nodes.end()) {
+    HealthPlan longer = plan_;
+    longer.allreduce_repetitions *= plan_.retest_attempts;
+    out.update(probe_allreduce(world_, *node_comm_, longer, ctx));
+  }
+  return out;
+}
+
+nlohmann::json HealthRun::job_phase() {
+  std::vector<int> all(static_cast<std::size_t>(connector_.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  return phase(
+      "job", [&](PhaseContext& ctx) { return probe_allreduce(world_, *world_comm_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) {
+        return allreduce_checks(r, "job", {all}, {"job"}, {""}, plan_, nullptr);
+      });
+}
+
+nlohmann::json HealthRun::links_phase() {
+  std::vector<NodePair> pairs;
+  for (const auto& round : round_robin(static_cast<int>(topo_.hosts.size()))) {
+    pairs.insert(pairs.end(), round.begin(), round.end());
+  }
+  return phase(
+      "links", [&](PhaseContext& ctx) { return probe_links(world_, *world_comm_, topo_.leaders, pairs, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json& decision) {
+        links_ = link_checks(r, topo_, plan_);
+        isolation_ = plan_isolation(static_cast<int>(topo_.hosts.size()), links_.bad, links_.good, links_.score);
+        decision["retests"] = pairs_json(isolation_.retests);
+        // A re-test that passes the links' bound needs no second attempt.
+        decision["retest_pass_gbps"] = links_.bandwidth_bound ? links_.bandwidth_bound->bound : 0.0;
+        return links_.checks;
+      });
+}
+
+// The retests the root planned after the links phase, one pair at a time per node (every node takes them in plan
+// order).
+nlohmann::json HealthRun::isolation_phase() {
+  const auto retests = pairs_of(decision_.value("retests", nlohmann::json::array()));
+  const double pass = decision_.value("retest_pass_gbps", 0.0);
+  return phase(
+      "isolation",
+      [&](PhaseContext& ctx) {
+        return probe_links(world_, *world_comm_, topo_.leaders, retests, plan_, ctx, pass, plan_.retest_attempts);
+      },
+      [&](const PhaseResult& r, nlohmann::json&) { return isolation_checks(r, topo_, isolation_, links_, plan_); });
+}
+
+nlohmann::json HealthRun::stragglers_phase() {
+  return phase(
+      "stragglers", [&](PhaseContext& ctx) { return probe_stragglers(world_, *world_comm_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) { return straggler_checks(r, topo_, plan_, steady_offset_ns_); });
+}
+
+BenchmarkOutcome HealthRun::finish() {
+  const std::string abandoned = decision_.value("abandon", std::string());
+  nlohmann::json ending = {{"exit", 0}, {"abandon", abandoned}};
+  if (root_) ending["exit"] = findings_.conclude(topo_, abandoned, last_phase_);
+  if (abandoned.empty()) {
+    std::string text = ending.dump();
+    auto guard = watchdog_.arm("health: sharing the verdict");
+    broadcast_string(connector_, text, connector_.root_rank());
+    ending = nlohmann::json::parse(text);
+  }
+  BenchmarkOutcome outcome;
+  outcome.exit_code = ending["exit"].get<int>();
+  outcome.abandon = abandoned;
+  if (!abandoned.empty() && !root_) {
+    // The root's verdict is the job's: it leaves first. A rank that never heard it says why it ends unknown.
+    outcome.exit_code = decision_.value("exit", static_cast<int>(Status::failed));
+    if (decision_.contains("exit")) {
+      fmt::print(stderr, "error: rank {} ({}): health phase {}: {}\n", connector_.rank(),
+                 escape_text(connector_.hostname()), last_phase_, abandoned);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace distbench::health
