@@ -52,6 +52,7 @@ void add_train_command(CLI::App& root, Commands& commands);
 void add_tp_command(CLI::App& root, Commands& commands);
 void add_compare_command(CLI::App& root, Commands& commands);
 void add_report_command(CLI::App& root, Commands& commands);
+void add_model_command(CLI::App& root, Commands& commands);
 void add_list_command(CLI::App& root, Commands& commands);
 void add_info_command(CLI::App& root, Commands& commands);
 void add_hostfile_command(CLI::App& root, Commands& commands);

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   cli::add_train_command(app, commands);
   cli::add_tp_command(app, commands);
   cli::add_compare_command(app, commands);
+  cli::add_model_command(app, commands);
   cli::add_list_command(app, commands);
   cli::add_info_command(app, commands);
   cli::add_hostfile_command(app, commands);

@@ -11,6 +11,7 @@
 #   netns_cluster.sh down              kill every process in the cluster's namespaces and delete them (idempotent)
 #   netns_cluster.sh run ARGS...       run `mpirun <cluster flags> ARGS...` inside nodeA
 #   netns_cluster.sh exec HOST CMD...  run CMD inside HOST's network namespace (e.g. tc, ip)
+#   netns_cluster.sh shape HOST MBIT   limit HOST's egress to MBIT Mbit/s (htb), packets under 128 bytes first
 #   netns_cluster.sh ns HOST           print the network namespace name of HOST
 #   netns_cluster.sh hosts             print the host names, one a line
 #
@@ -183,6 +184,27 @@ cmd_exec() {
     exec ip netns exec "$ns" "$@"
 }
 
+# HOST's egress limited to MBIT Mbit/s by htb, with packets under 128 bytes (TCP ACKs, MPI's control messages) in a
+# class of their own that goes first, as a switch's fair queueing would let them: behind a plain FIFO shaper (tbf)
+# they wait for the bulk data queued ahead of them and the link idles (this kernel has neither fq_codel nor sfq).
+# Both classes share the one rate. Replaces any shaping HOST had.
+cmd_shape() {
+    [ $# -eq 2 ] || die "usage: shape HOST MBIT"
+    case "$2" in ''|*[!0-9]*) die "shape: MBIT must be a whole number of Mbit/s, got '$2'" ;; esac
+    [ "$2" -ge 10 ] || die "shape: MBIT must be at least 10"
+    ns=$(cmd_ns "$1")
+    rate=$2
+    ip netns exec "$ns" tc qdisc del dev eth0 root 2>/dev/null || true
+    ip netns exec "$ns" tc qdisc add dev eth0 root handle 1: htb default 20
+    ip netns exec "$ns" tc class add dev eth0 parent 1: classid 1:1 htb rate "${rate}mbit" ceil "${rate}mbit" quantum 30000
+    ip netns exec "$ns" tc class add dev eth0 parent 1:1 classid 1:10 htb rate "$((rate / 10))mbit" \
+        ceil "${rate}mbit" prio 0 quantum 30000
+    ip netns exec "$ns" tc class add dev eth0 parent 1:1 classid 1:20 htb rate "$((rate - rate / 10))mbit" \
+        ceil "${rate}mbit" prio 1 quantum 30000
+    # IPv4 total length (bytes 2-3 of the header) below 128
+    ip netns exec "$ns" tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match u16 0x0000 0xff80 at 2 flowid 1:10
+}
+
 cmd_run() {
     if [ ! -x "$CLUSTER_DIR/rsh" ] || [ -z "$(cluster_prefix)" ]; then die "no cluster in $CLUSTER_DIR (run up first)"; fi
     subnet=$(cat "$CLUSTER_DIR/subnet")
@@ -193,7 +215,7 @@ cmd_run() {
         --bind-to none --mca mpi_yield_when_idle 1 "$@"
 }
 
-[ $# -ge 1 ] || die "usage: netns_cluster.sh up [N] | down | run MPIRUN-ARGS... | exec HOST CMD... | ns HOST | hosts"
+[ $# -ge 1 ] || die "usage: netns_cluster.sh up [N] | down | run MPIRUN-ARGS... | exec HOST CMD... | shape HOST MBIT | ns HOST | hosts"
 sub=$1
 shift
 case "$sub" in
@@ -201,6 +223,7 @@ case "$sub" in
     down) cmd_down ;;
     run) cmd_run "$@" ;;
     exec) cmd_exec "$@" ;;
+    shape) cmd_shape "$@" ;;
     ns) cmd_ns "$@" ;;
     hosts) cmd_hosts ;;
     *) die "unknown command '$sub'" ;;

@@ -231,6 +231,27 @@ ROWS = [
      ["the number 1e400 is beyond the range of a double"], {"files": {"r.json": RULE_TOO_LARGE}}),
     ("a number beyond double in zero's config", 0, ["zero", "--config", "{dir}/z.json"], 2,
      ["z.json", "the number 1e400 is beyond the range of a double"], {"files": {"z.json": b'{"bucket_mb": 1e400}'}}),
+    # distbench model (issue 33)
+    ("a model of no report", 0, ["model"], 2, ["no report given", "distbench model run.json"], {}),
+    ("a model of two collectives", 0, ["model", "{dir}/a.json", "{dir}/b.json", "-o", "{dir}/m.txt"], 2,
+     ["several collectives (allreduce, allgather)", "--collective"],
+     {"files": {"a.json": example_report(), "b.json": report_with(
+         lambda r: [x["params"].__setitem__("collective", "allgather") for x in r["records"]])}}),
+    ("a model of one size", 0, ["model", "{dir}/a.json"], 2, ["one size only (8 B)", "-b 8 -e 64M"],
+     {"files": {"a.json": report_with(
+         lambda r: r.__setitem__("records", [x for x in r["records"] if x["params"]["bytes"] == 8]))}}),
+    ("an MPI algorithm asked of an nccl report", 0, ["model", "{dir}/a.json", "--algorithm", "ring"], 2,
+     ["--algorithm ring names an Open MPI algorithm", "nccl backend"],
+     {"files": {"a.json": report_with(
+         lambda r: [x["params"].__setitem__("backend", "nccl") for x in r["records"]])}}),
+    ("an algorithm the collective lacks", 0, ["model", "{dir}/a.json", "--algorithm", "bruck"], 2,
+     ["allreduce has no such algorithm here"], {"files": {"a.json": example_report()}}),
+    ("a model of a latency report", 0, ["model", "{dir}/a.json"], 2, ["holds a 'latency' run"],
+     {"files": {"a.json": report_with(lambda r: r.__setitem__("benchmark", "latency"))}}),
+    ("a model predicted at one rank", 0, ["model", "{dir}/a.json", "--predict-np", "1"], 2,
+     ["--predict-np", "rank count from 2"], {"files": {"a.json": example_report()}}),
+    ("a model written over its report", 0, ["model", "{dir}/a.json", "--format", "html", "-o", "{dir}/a.json"], 2,
+     ["--output", "that is a report this run reads"], {"files": {"a.json": example_report()}}),
 ]
 
 
@@ -276,7 +297,7 @@ class BadInput(unittest.TestCase):
                 self.run_row(*row)
 
     def test_views_that_cannot_be_written_to_stdout_fail(self):
-        """`report` and `compare` in every format, with standard output on a full disk: exit 1 and one line, not 0."""
+        """`report`, `compare` and `model` in every format, with standard output on a full disk: exit 1 and one line, not 0."""
         dir = tempfile.mkdtemp(prefix="bad-input-full-")
         try:
             path = os.path.join(dir, "a.json")
@@ -284,6 +305,7 @@ class BadInput(unittest.TestCase):
                 f.write(example_report())
             commands = [["report", path, "--format", f] for f in ("md", "csv", "html")]
             commands += [["compare", path, path, "--format", f] for f in ("text", "markdown", "json", "junit", "html")]
+            commands += [["model", path, "--format", f] for f in ("text", "markdown", "json", "csv", "html")]
             for args in commands:
                 with self.subTest(" ".join(args[:1] + args[-2:])), open("/dev/full", "w") as full:
                     r = subprocess.run([BINARY] + args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)

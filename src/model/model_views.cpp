@@ -1,0 +1,333 @@
+#include "model/model_views.hpp"
+
+#include "core/quote.hpp"
+#include "core/sizes.hpp"
+#include "version.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace distbench::model {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string size_text(double bytes) { return format_bytes(static_cast<std::uint64_t>(bytes)); }
+
+std::string us_text(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const double us = seconds * 1e6;
+  return us < 1e4 ? fmt::format("{:.2f}", us) : fmt::format("{:.0f}", us);
+}
+
+std::string gbps_text(double v) { return std::isfinite(v) ? fmt::format("{:.3g}", v) : std::string("-"); }
+
+std::string pct_text(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:.0f}%", fraction * 100) : std::string("-");
+}
+
+std::string signed_pct(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:+.1f}%", fraction * 100) : std::string("-");
+}
+
+// 1/beta (or 1/gamma) in GB/s, the interval inverted.
+struct Rate {
+  double value, low, high;
+};
+Rate rate_of(const Estimate& e) {
+  const auto inv = [](double s) { return s > 0 ? 1 / s / 1e9 : std::nan(""); };
+  return {inv(e.value), inv(e.high), e.low > 0 ? inv(e.low) : std::numeric_limits<double>::infinity()};
+}
+
+std::string interval_text(double low, double high, std::string (*f)(double)) {
+  return fmt::format("[{}, {}]", std::isinf(low) ? "inf" : f(low), std::isinf(high) ? "inf" : f(high));
+}
+
+std::string header_line(const CollectiveModel& m) {
+  std::string ranks;
+  for (int p : m.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(p);
+  return fmt::format("{} by {} ({}), backend {}, measured at p = {}", name(m.collective), name(m.algorithm),
+                     m.algorithm_source, m.backend, ranks);
+}
+
+std::vector<std::string> parameter_lines(const ModelResult& r, const CollectiveModel& m) {
+  std::vector<std::string> lines;
+  const int pct = static_cast<int>(std::lround(r.confidence * 100));
+  lines.push_back(fmt::format("alpha  {:>10} us   {:<22} per message", us_text(m.alpha.value),
+                              m.alpha.fitted ? interval_text(m.alpha.low, m.alpha.high, us_text) : "(not fitted)"));
+  const Rate b = rate_of(m.beta);
+  std::string link;
+  if (r.link_gbps > 0 && std::isfinite(b.value)) {
+    link = fmt::format(" = {} of the {:g} GB/s link", pct_text(b.value / r.link_gbps), r.link_gbps);
+  }
+  lines.push_back(fmt::format("beta   {:>10} GB/s {:<22} as 1/beta, per byte over one link{}", gbps_text(b.value),
+                              m.beta.fitted ? interval_text(b.low, b.high, gbps_text) : "(not fitted)", link));
+  if (is_reduction(m.collective)) {
+    const Rate g = rate_of(m.gamma);
+    lines.push_back(fmt::format("gamma  {:>10} GB/s {:<22} as 1/gamma, per byte reduced",
+                                m.gamma.fitted ? gbps_text(g.value) : "-",
+                                m.gamma.fitted ? interval_text(g.low, g.high, gbps_text) : "(in beta)"));
+  }
+  std::size_t refused = 0;
+  for (const FittedPoint& p : m.points) refused += p.refused ? 1 : 0;
+  lines.push_back(fmt::format("fit    {} of {} points held ({} refused); robust scale of the residuals {:.1f}%; {}% "
+                              "intervals from the covariance (Student's t = {:.2f})",
+                              m.used, m.points.size(), refused, m.scale * 100, pct, m.t_quantile));
+  return lines;
+}
+
+// Per measured rank count, at its largest size the fit holds: "p=3, 2 MiB: busbw 0.0237 GB/s, 95% of what the
+// links allow (0.025 GB/s)", or of the model's bound without a link rate.
+std::vector<std::string> delivered_lines(const CollectiveModel& m) {
+  std::vector<std::string> out;
+  for (int p : m.ranks) {
+    const FittedPoint* last = nullptr;
+    for (const FittedPoint& pt : m.points) {
+      if (pt.nranks == p && !pt.refused) last = &pt;
+    }
+    if (last == nullptr) continue;
+    const bool link = std::isfinite(last->link_bound_gbps);
+    out.push_back(fmt::format("p={}, {}: busbw {} GB/s, {} of what {} ({} GB/s)", p, size_text(last->bytes),
+                              gbps_text(last->busbw_gbps),
+                              pct_text(last->busbw_gbps / (link ? last->link_bound_gbps : last->bound_gbps)),
+                              link ? "the links allow" : "the model's bound allows",
+                              gbps_text(link ? last->link_bound_gbps : last->bound_gbps)));
+  }
+  return out;
+}
+
+std::string prediction_cell(const AlgorithmTime& t) {
+  return fmt::format("{} [{}, {}]", us_text(t.seconds), us_text(t.low), us_text(t.high));
+}
+
+}  // namespace
+
+std::string formula_text(Collective c, Algorithm a) {
+  const bool pow2 = a == Algorithm::recursive_doubling || a == Algorithm::recursive_halving ||
+                    a == Algorithm::rabenseifner;
+  std::string f;
+  switch (c) {
+    case Collective::allreduce:
+      f = a == Algorithm::ring                 ? "2(p-1) alpha + 2(p-1)/p S beta + (p-1)/p S gamma"
+          : a == Algorithm::recursive_doubling ? "lg p (alpha + S beta + S gamma)"
+          : a == Algorithm::rabenseifner       ? "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma"
+                                               : "2 ceil(lg p) (alpha + S beta) + ceil(lg p) S gamma";
+      break;
+    case Collective::allgather:
+      f = a == Algorithm::ring                 ? "(p-1) alpha + (p-1)/p S beta"
+          : a == Algorithm::recursive_doubling ? "lg p alpha + (p-1)/p S beta"
+                                               : "ceil(lg p) alpha + (p-1)/p S beta";
+      break;
+    case Collective::reduce_scatter:
+      f = a == Algorithm::ring ? "(p-1) alpha + (p-1)/p S (beta + gamma)" : "lg p alpha + (p-1)/p S (beta + gamma)";
+      break;
+    case Collective::broadcast:
+      f = a == Algorithm::ring       ? "(p-1) alpha + S beta (pipelined)"
+          : a == Algorithm::binomial ? "ceil(lg p) (alpha + S beta)"
+                                     : "(ceil(lg p) + p-1) alpha + 2(p-1)/p S beta";
+      break;
+    case Collective::reduce:
+      f = a == Algorithm::ring       ? "(p-1) alpha + S (beta + gamma) (pipelined)"
+          : a == Algorithm::binomial ? "ceil(lg p) (alpha + S beta + S gamma)"
+                                     : "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma";
+      break;
+    case Collective::alltoall:
+      f = a == Algorithm::pairwise ? "(p-1) alpha + (p-1)/p S beta" : "ceil(lg p) (alpha + S/2 beta)";
+      break;
+    case Collective::gather:
+    case Collective::scatter:
+      f = a == Algorithm::linear ? "(p-1) alpha + (p-1)/p S beta" : "ceil(lg p) alpha + (p-1)/p S beta";
+      break;
+    case Collective::sendrecv:
+      f = "alpha + S beta";
+      break;
+  }
+  if (pow2) f += " for p a power of 2; other p add a step before and after (extra ranks folded in)";
+  return f;
+}
+
+std::string model_text(const ModelResult& r) {
+  std::string out;
+  for (const CollectiveModel& m : r.models) {
+    out += fmt::format("# distbench model: {}\n", escape_text(header_line(m)));
+    out += fmt::format("# T(p, S) = {}\n", formula_text(m.collective, m.algorithm));
+    for (const std::string& line : parameter_lines(r, m)) out += "  " + line + "\n";
+    out += "# measured against the model (resid: measured/model - 1; of bound: busbw / the model's large-size busbw";
+    out += r.link_gbps > 0 ? "; of link: busbw / what the links allow this algorithm)\n" : ")\n";
+    out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", "p", "size", "measured us",
+                       "model us", "resid", "busbw GB/s", "of bound", "of link", "refused because");
+    for (const FittedPoint& p : m.points) {
+      out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", p.nranks, size_text(p.bytes),
+                         us_text(p.measured_s), us_text(p.model_s), signed_pct(p.residual), gbps_text(p.busbw_gbps),
+                         pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps),
+                         escape_text(p.cause));
+    }
+    out += "# delivered at the largest size the fit holds\n";
+    for (const std::string& line : delivered_lines(m)) out += "  " + line + "\n";
+    if (!m.breaks.empty()) {
+      out += "# sizes the model refuses\n";
+      for (const std::string& b : m.breaks) out += "  " + escape_text(b) + "\n";
+    }
+    out += fmt::format("# predicted time per operation, us [{:.0f}% interval from the fitted parameters], by algorithm\n",
+                       r.confidence * 100);
+    if (!m.predictions.empty()) {
+      out += fmt::format("  {:>5} {:>10}", "p", "size");
+      for (const AlgorithmTime& t : m.predictions.front().times) out += fmt::format(" {:>30}", name(t.algorithm));
+      out += fmt::format(" {:>10}  {}\n", "busbw GB/s", "wins");
+      for (const PredictedCase& k : m.predictions) {
+        out += fmt::format("  {:>5} {:>10}", k.nranks, size_text(k.bytes));
+        for (const AlgorithmTime& t : k.times) out += fmt::format(" {:>30}", prediction_cell(t));
+        out += fmt::format(" {:>10}  {}{}\n", gbps_text(k.times.front().busbw_gbps), name(k.winner),
+                           k.close ? " (close)" : "");
+      }
+    }
+    for (const std::string& n : m.notes) out += "note: " + escape_text(n) + "\n";
+  }
+  return out;
+}
+
+std::string model_markdown(const ModelResult& r) {
+  std::string out;
+  for (const CollectiveModel& m : r.models) {
+    out += fmt::format("## distbench model: {}\n\n", markdown_text(header_line(m)));
+    out += fmt::format("T(p, S) = `{}`\n\n", formula_text(m.collective, m.algorithm));
+    for (const std::string& line : parameter_lines(r, m)) out += "- " + markdown_text(line) + "\n";
+    out += "\n| p | size | measured us | model us | resid | busbw GB/s | of bound | of link | refused because |\n";
+    out += "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const FittedPoint& p : m.points) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", p.nranks, size_text(p.bytes),
+                         us_text(p.measured_s), us_text(p.model_s), signed_pct(p.residual), gbps_text(p.busbw_gbps),
+                         pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps),
+                         markdown_text(p.cause));
+    }
+    out += "\nDelivered at the largest size the fit holds:\n\n";
+    for (const std::string& line : delivered_lines(m)) out += "- " + markdown_text(line) + "\n";
+    if (!m.breaks.empty()) {
+      out += "\nSizes the model refuses:\n\n";
+      for (const std::string& b : m.breaks) out += "- " + markdown_text(b) + "\n";
+    }
+    if (!m.predictions.empty()) {
+      out += fmt::format("\nPredicted time per operation, us [{:.0f}% interval]:\n\n| p | size |", r.confidence * 100);
+      for (const AlgorithmTime& t : m.predictions.front().times) out += fmt::format(" {} |", name(t.algorithm));
+      out += " busbw GB/s | wins |\n|---:|---:|";
+      for (std::size_t i = 0; i < m.predictions.front().times.size(); ++i) out += "---:|";
+      out += "---:|---|\n";
+      for (const PredictedCase& k : m.predictions) {
+        out += fmt::format("| {} | {} |", k.nranks, size_text(k.bytes));
+        for (const AlgorithmTime& t : k.times) out += fmt::format(" {} |", prediction_cell(t));
+        out += fmt::format(" {} | {}{} |\n", gbps_text(k.times.front().busbw_gbps), name(k.winner),
+                           k.close ? " (close)" : "");
+      }
+    }
+    if (!m.notes.empty()) out += "\n";
+    for (const std::string& n : m.notes) out += "Note: " + markdown_text(n) + "\n\n";
+    out += "\n";
+  }
+  return out;
+}
+
+namespace {
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json estimate_json(const Estimate& e, double unit) {
+  return {{"value", number(e.value * unit)}, {"low", number(e.low * unit)}, {"high", number(e.high * unit)},
+          {"fitted", e.fitted}};
+}
+
+}  // namespace
+
+std::string model_json(const ModelResult& r) {
+  json out;
+  out["model_schema_version"] = kModelSchemaVersion;
+  out["tool"] = {{"name", "distbench"}, {"version", kVersion}, {"git_sha", kGitSha}};
+  out["sources"] = r.sources;
+  out["link_gbps"] = r.link_gbps > 0 ? json(r.link_gbps) : json(nullptr);
+  out["confidence"] = r.confidence;
+  out["models"] = json::array();
+  for (const CollectiveModel& m : r.models) {
+    json j;
+    j["collective"] = name(m.collective);
+    j["algorithm"] = name(m.algorithm);
+    j["algorithm_source"] = m.algorithm_source;
+    j["backend"] = m.backend;
+    j["formula"] = formula_text(m.collective, m.algorithm);
+    j["ranks"] = m.ranks;
+    j["alpha_us"] = estimate_json(m.alpha, 1e6);
+    j["beta_ns_per_kib"] = estimate_json(m.beta, 1e9 * 1024);
+    j["gamma_ns_per_kib"] = estimate_json(m.gamma, 1e9 * 1024);
+    const Rate b = rate_of(m.beta);
+    j["bandwidth_gbps"] = {{"value", number(b.value)}, {"low", number(b.low)}, {"high", number(b.high)}};
+    j["residual_scale_pct"] = m.scale * 100;
+    j["points_held"] = m.used;
+    j["points"] = json::array();
+    for (const FittedPoint& p : m.points) {
+      j["points"].push_back({{"nranks", p.nranks},
+                             {"bytes", p.bytes},
+                             {"measured_us", number(p.measured_s * 1e6)},
+                             {"model_us", number(p.model_s * 1e6)},
+                             {"residual_pct", number(p.residual * 100)},
+                             {"weight", p.weight},
+                             {"refused", p.refused},
+                             {"cause", p.cause.empty() ? json(nullptr) : json(p.cause)},
+                             {"busbw_gbps", number(p.busbw_gbps)},
+                             {"bound_gbps", number(p.bound_gbps)},
+                             {"link_bound_gbps", number(p.link_bound_gbps)},
+                             {"of_bound_pct", number(p.busbw_gbps / p.bound_gbps * 100)},
+                             {"of_link_pct", number(p.busbw_gbps / p.link_bound_gbps * 100)}});
+    }
+    j["delivered"] = delivered_lines(m);
+    j["breaks"] = m.breaks;
+    j["predictions"] = json::array();
+    for (const PredictedCase& k : m.predictions) {
+      json times = json::array();
+      for (const AlgorithmTime& t : k.times) {
+        times.push_back({{"algorithm", name(t.algorithm)},
+                         {"time_us", number(t.seconds * 1e6)},
+                         {"low_us", number(t.low * 1e6)},
+                         {"high_us", number(t.high * 1e6)},
+                         {"busbw_gbps", number(t.busbw_gbps)},
+                         {"busbw_low_gbps", number(t.busbw_low)},
+                         {"busbw_high_gbps", number(t.busbw_high)}});
+      }
+      j["predictions"].push_back({{"nranks", k.nranks}, {"bytes", k.bytes}, {"winner", name(k.winner)},
+                                  {"close", k.close}, {"times", times}});
+    }
+    j["notes"] = m.notes;
+    out["models"].push_back(std::move(j));
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string model_csv(const ModelResult& r) {
+  std::string out =
+      "record,collective,algorithm,nranks,bytes,time_us,model_us,low_us,high_us,residual_pct,refused,busbw_gbps,"
+      "of_bound_pct,of_link_pct,winner,cause\n";
+  const auto num = [](double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : std::string(); };
+  const auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  for (const CollectiveModel& m : r.models) {
+    for (const FittedPoint& p : m.points) {
+      out += fmt::format("measured,{},{},{},{:.0f},{},{},,,{},{},{},{},{},,{}\n", name(m.collective), name(m.algorithm),
+                         p.nranks, p.bytes, num(p.measured_s * 1e6), num(p.model_s * 1e6), num(p.residual * 100),
+                         p.refused ? 1 : 0, num(p.busbw_gbps), num(p.busbw_gbps / p.bound_gbps * 100),
+                         num(p.busbw_gbps / p.link_bound_gbps * 100), p.cause.empty() ? "" : quoted(p.cause));
+    }
+    for (const PredictedCase& k : m.predictions) {
+      for (const AlgorithmTime& t : k.times) {
+        out += fmt::format("predicted,{},{},{},{:.0f},,{},{},{},,,{},,,{},\n", name(m.collective), name(t.algorithm),
+                           k.nranks, k.bytes, num(t.seconds * 1e6), num(t.low * 1e6), num(t.high * 1e6),
+                           num(t.busbw_gbps), name(k.winner));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace distbench::model

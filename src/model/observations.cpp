@@ -1,0 +1,95 @@
+#include "model/observations.hpp"
+
+#include "core/error.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace distbench::model {
+namespace {
+
+double record_seconds(const Record& r) {
+  if (const PhaseStats* p = r.phase("time"); p != nullptr && p->summary.samples > 0 && p->summary.median > 0) {
+    return p->summary.median;
+  }
+  return r.metric("time_us") * 1e-6;
+}
+
+std::int64_t integer_param(const Record& r, std::string_view key) {
+  const ParamValue* v = r.param(key);
+  if (v == nullptr) return -1;
+  if (const auto* i = std::get_if<std::int64_t>(v)) return *i;
+  if (const auto* d = std::get_if<double>(v)) return std::isfinite(*d) ? static_cast<std::int64_t>(*d) : -1;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<Observation> observations_of(const ParsedReport& report, const std::string& source) {
+  if (report.benchmark != "collective") {
+    throw usage_error(fmt::format("report '{}' holds a '{}' run, not a collective sweep; fit a model to reports of "
+                                  "distbench allreduce, allgather, ... (--json)",
+                                  source, report.benchmark));
+  }
+  bool any_out_of_place = false;
+  for (const Record& r : report.records) any_out_of_place = any_out_of_place || r.param_text("placement") == "out-of-place";
+  std::vector<Observation> out;
+  for (const Record& r : report.records) {
+    if (!r.ok()) continue;
+    if (any_out_of_place && r.param_text("placement") == "in-place") continue;
+    const auto collective = parse_collective(r.param_text("collective"));
+    const std::int64_t nranks = integer_param(r, "nranks");
+    const std::int64_t bytes = integer_param(r, "bytes");
+    const double seconds = record_seconds(r);
+    if (!collective || nranks < 1 || nranks > (1 << 24) || bytes <= 0 || !(seconds > 0) || !std::isfinite(seconds)) {
+      continue;
+    }
+    Observation o;
+    o.collective = *collective;
+    o.nranks = static_cast<int>(nranks);
+    o.bytes = static_cast<double>(bytes);
+    o.seconds = seconds;
+    o.faults_per_op = r.metric("faults_per_op");
+    o.backend = r.param_text("backend").empty() ? report.info.backend : r.param_text("backend");
+    o.source = source;
+    o.recorded = recorded_algorithm(report.info.environment, *collective);
+    out.push_back(std::move(o));
+  }
+  if (out.empty()) {
+    throw usage_error(fmt::format("report '{}' holds no measured case (every record skipped or empty); pass a "
+                                  "report of a sweep that ran",
+                                  source));
+  }
+  return out;
+}
+
+std::vector<Observation> merge_repeats(std::vector<Observation> points) {
+  using Key = std::tuple<int, int, double, std::string>;
+  std::map<Key, std::vector<Observation>> groups;
+  for (Observation& o : points) {
+    const std::string algorithm = o.recorded.algorithm ? std::string(name(*o.recorded.algorithm)) : std::string();
+    groups[{static_cast<int>(o.collective), o.nranks, o.bytes, algorithm}].push_back(std::move(o));
+  }
+  std::vector<Observation> out;
+  for (auto& [key, group] : groups) {
+    Observation merged = group.front();
+    std::vector<double> times;
+    double faults = merged.faults_per_op;
+    for (const Observation& o : group) {
+      times.push_back(o.seconds);
+      if (std::isfinite(o.faults_per_op)) faults = std::isfinite(faults) ? std::max(faults, o.faults_per_op) : o.faults_per_op;
+    }
+    std::sort(times.begin(), times.end());
+    merged.seconds = percentile_sorted(times, 50);
+    merged.faults_per_op = faults;
+    out.push_back(std::move(merged));
+  }
+  return out;
+}
+
+}  // namespace distbench::model

@@ -1,0 +1,33 @@
+// The measurements a model is fitted to: one point per (collective, ranks, size) of a collective sweep's report, its
+// time the median of its samples. Where a report has both placements, out-of-place is taken (in-place differs by a
+// copy on some paths); where several reports or dtypes give the same point, the median of their medians.
+#pragma once
+
+#include "core/collective.hpp"
+#include "core/report/json_model.hpp"
+#include "model/recorded_algorithm.hpp"
+
+#include <string>
+#include <vector>
+
+namespace distbench::model {
+
+struct Observation {
+  Collective collective = Collective::allreduce;
+  int nranks = 0;
+  double bytes = 0;         // S, nccl-tests' size
+  double seconds = 0;       // median time per operation
+  double faults_per_op = 0;  // page faults per operation, most over ranks; NaN when not recorded
+  std::string backend;
+  std::string source;       // the report's file name
+  RecordedAlgorithm recorded;
+};
+
+// The points of one report. Throws usage_error when it is not a collective sweep or holds no measured case.
+std::vector<Observation> observations_of(const ParsedReport& report, const std::string& source);
+
+// Points of the same collective, ranks, size and recorded algorithm merged into one (the median time, the most
+// faults); sorted by collective, ranks, size.
+std::vector<Observation> merge_repeats(std::vector<Observation> points);
+
+}  // namespace distbench::model

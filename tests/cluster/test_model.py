@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""distbench model against links of a known rate: 4 hosts made of network namespaces (netns_cluster.sh), one rank
+per host, every host's egress shaped to 200 Mbit/s (25 MB/s; `netns_cluster.sh shape`), Open MPI's ring forced.
+
+- the bandwidth 1/beta fitted to ring allreduce sweeps at 3 and 4 hosts (32 KiB .. 2 MiB) is within 10 % of the
+  link rate;
+- alpha fitted to a 2-host sweep of small sizes (8 B .. 32 KiB) is consistent with the one-way latency that
+  `distbench latency` measures on the same link: the latency inside alpha's interval (issue 33's target), or alpha
+  within a factor 3 of it. Which held is printed. The interval alone is not asserted: on this 2-core machine, with
+  other work beside it, both move from run to run (alpha 8 to 38 us, the latency's median 7 to 20 us; a precise alpha
+  can miss a latency measured a second later; docs/model.md, "Verification");
+- a model fitted at 3 hosts predicts the 4-host time at 2 MiB within 15 %.
+
+Why these sizes and host counts (docs/model.md, "Verification"): with more ranks than cores, small messages wait
+for the scheduler (4 ms ticks), not for the link, so alpha is fitted at 2 hosts; and 2 hosts exchanging large
+messages over one TCP connection each way reach only about half the shaped rate, so beta is fitted at 3 and 4.
+
+Environment: DISTBENCH (path of the binary). Needs root and `ip netns`; exits 77 (meson: SKIP) where it cannot build
+the cluster. About 7 s.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import SKIP, load_json, run_with_fixture  # noqa: E402
+from test_cluster import skip_reason  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "netns_cluster.sh")
+BINARY = os.environ.get("DISTBENCH", "")
+HOSTS = 4
+RATE_MBIT = 200
+LINK_GBPS = RATE_MBIT / 8000  # GB/s, as busbw
+RING = ["--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_allreduce_algorithm", "ring"]
+SWEEP = ["-w", "2", "-c", "0", "--placement", "out-of-place", "--timing", "sampled", "-q"]
+
+
+class ShapedCluster:
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="distbench-model-")
+        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"dbmt{os.getpid()}", CLUSTER_SLOTS="1")
+        self.is_up = False
+
+    def script(self, *args, timeout=60):
+        r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        return r
+
+    def up(self):
+        why = skip_reason()
+        if why:
+            return why
+        self.is_up = True
+        self.script("up", str(HOSTS))
+        for host in self.script("hosts").stdout.split():
+            try:
+                self.script("shape", host, str(RATE_MBIT))
+            except RuntimeError as e:  # a kernel without htb or the u32 classifier
+                return f"cannot shape a link to {RATE_MBIT} Mbit/s: {e}"
+        return None
+
+    def down(self):
+        if not self.is_up:
+            return
+        self.is_up = False
+        try:
+            subprocess.run(["sh", SCRIPT, "down"], env=self.env, capture_output=True, timeout=60)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def leftovers(self):
+        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def mpirun(self, np, *args):
+        r = subprocess.run(["sh", SCRIPT, "run", "--timeout", "60", "-np", str(np), *args], env=self.env,
+                           capture_output=True, text=True, timeout=90)
+        if r.returncode != 0:
+            raise AssertionError(f"mpirun -np {np} {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+
+
+CLUSTER = None
+
+
+def model(*args):
+    """distbench model ARGS --format json, parsed; its first model."""
+    r = subprocess.run([BINARY, "model", *args, "--format", "json"], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        raise AssertionError(f"distbench model {' '.join(args)}: exit {r.returncode}\n{r.stderr}")
+    return json.loads(r.stdout)["models"][0]
+
+
+class ModelOnShapedLinks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        c = CLUSTER
+        for np in (3, 4):
+            c.mpirun(np, *RING, BINARY, "allreduce", "-b", "32K", "-e", "2M", "-f", "4", *SWEEP, "-n", "5",
+                     "--json", c.path(f"large-np{np}.json"))
+        c.mpirun(2, *RING, BINARY, "allreduce", "-b", "8", "-e", "32K", "-f", "4", *SWEEP, "-n", "20",
+                 "--json", c.path("small-np2.json"))
+        c.mpirun(2, BINARY, "latency", "-b", "8", "-e", "8", "-n", "200", "-q", "--json", c.path("latency.json"))
+
+    def test_a_beta_is_the_link_rate(self):
+        m = model(CLUSTER.path("large-np3.json"), CLUSTER.path("large-np4.json"), "--link-gbps", str(LINK_GBPS))
+        self.assertEqual(m["algorithm"], "ring")
+        self.assertIn("recorded: OMPI_MCA_coll_tuned_allreduce_algorithm=ring", m["algorithm_source"])
+        rate = m["bandwidth_gbps"]
+        print(file=sys.stderr)
+        for p in m["points"]:
+            print(f"  p={p['nranks']} {p['bytes']:.0f} B: measured {p['measured_us']:.0f} us, model {p['model_us']:.0f} us, "
+                  f"busbw {p['of_link_pct']:.0f}% of the link{', refused: ' + p['cause'] if p['refused'] else ''}",
+                  file=sys.stderr)
+        print(f"  1/beta = {rate['value'] * 1000:.2f} MB/s [{rate['low'] * 1000:.2f}, {rate['high'] * 1000:.2f}], "
+              f"link {LINK_GBPS * 1000:.1f} MB/s ({rate['value'] / LINK_GBPS:.0%})", file=sys.stderr)
+        self.assertGreater(rate["value"], 0.9 * LINK_GBPS)
+        self.assertLess(rate["value"], 1.1 * LINK_GBPS)
+        for p in m["points"]:
+            if not p["refused"]:
+                self.assertLess(p["of_link_pct"], 110, p)
+
+    def test_b_alpha_matches_the_measured_latency(self):
+        m = model(CLUSTER.path("small-np2.json"))
+        latency = load_json(CLUSTER.path("latency.json"))["records"][0]["metrics"]["latency_median_us"]
+        a = m["alpha_us"]
+        inside = a["low"] <= latency <= a["high"]
+        print(f"\n  alpha = {a['value']:.2f} us [{a['low']:.2f}, {a['high']:.2f}]; distbench latency, 8 B one way: "
+              f"median {latency:.2f} us ({'inside' if inside else 'outside'} alpha's interval)", file=sys.stderr)
+        self.assertTrue(a["fitted"])
+        near = latency / 3 < a["value"] < latency * 3
+        self.assertTrue(inside or near, f"alpha {a} against the latency {latency:.2f} us: neither inside the interval "
+                                        "nor within a factor 3")
+
+    def test_c_three_hosts_predict_four(self):
+        measured = {r["params"]["bytes"]: r["phases"][0]["time_us"]["median"]
+                    for r in load_json(CLUSTER.path("large-np4.json"))["records"]}
+        m = model(CLUSTER.path("large-np3.json"), "--predict-np", "4", "--predict-sizes", "2M")
+        predicted = m["predictions"][0]["times"][0]
+        error = predicted["time_us"] / measured[2 << 20] - 1
+        print(f"\n  4 hosts, 2 MiB: measured {measured[2 << 20]:.0f} us, predicted from 3 hosts "
+              f"{predicted['time_us']:.0f} us [{predicted['low_us']:.0f}, {predicted['high_us']:.0f}] "
+              f"({error:+.1%})", file=sys.stderr)
+        self.assertLess(abs(error), 0.15)
+
+    def test_d_views(self):
+        r = subprocess.run([BINARY, "model", CLUSTER.path("large-np3.json"), CLUSTER.path("large-np4.json"),
+                            "--format", "html", "-o", CLUSTER.path("model.html")], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(CLUSTER.path("model.html")) as f:
+            self.assertIn("<svg", f.read())
+
+
+def main():
+    global CLUSTER
+    if not BINARY or not os.access(BINARY, os.X_OK):
+        print(f"error: set DISTBENCH to the distbench binary (got '{BINARY}')", file=sys.stderr)
+        return 1
+    CLUSTER = ShapedCluster()
+    return run_with_fixture(CLUSTER, "model")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

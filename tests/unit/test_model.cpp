@@ -1,0 +1,172 @@
+// distbench model's analysis on reports made here: a ring allreduce with known alpha and beta at 2 and 4 ranks is
+// fitted back, a page-fault cliff is refused with its cause, predictions at 8 ranks follow the formula, the recorded
+// Open MPI algorithm is read, and bad input is one usage error.
+#include "model/model.hpp"
+#include "model/model_views.hpp"
+#include "model/recorded_algorithm.hpp"
+
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace distbench::model {
+namespace {
+
+constexpr double kA = 15e-6, kB = 2e-9;  // 15 us, 0.5 GB/s
+
+// A ring allreduce sweep at p ranks, 8 B .. 4 MiB by 4, timed by the formula (times `scale` at `slow_bytes`).
+ParsedReport ring_sweep(int p, double slow_bytes = 0, double scale = 1, const char* collective = "allreduce",
+                        const char* backend = "mpi") {
+  ParsedReport r;
+  r.benchmark = "collective";
+  r.info.backend = backend;
+  r.info.environment = {{"OMPI_MCA_coll_tuned_allreduce_algorithm", "4"},
+                        {"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}};
+  for (double s = 8; s <= 4 << 20; s *= 4) {
+    Record rec;
+    rec.kind = "collective";
+    rec.set("collective", std::string(collective))
+        .set("backend", std::string(backend))
+        .set("placement", std::string("out-of-place"))
+        .set("bytes", static_cast<std::int64_t>(s))
+        .set("nranks", std::int64_t{p});
+    double t = 2.0 * (p - 1) * kA + 2.0 * (p - 1) / p * s * kB;
+    if (s == slow_bytes) t *= scale;
+    PhaseStats phase;
+    phase.name = "time";
+    phase.summary.samples = 10;
+    phase.summary.median = t;
+    rec.phases.push_back(phase);
+    rec.set_metric("faults_per_op", s == slow_bytes ? 50.0 : 0.0);
+    r.records.push_back(rec);
+  }
+  return r;
+}
+
+TEST(Model, FitsRingAllreduceAcrossWorldSizes) {
+  ModelOptions o;
+  o.predict_ranks = {8};
+  o.predict_sizes = {1 << 20};
+  o.link_gbps = 0.5;
+  const ModelResult r = build_model({ring_sweep(2), ring_sweep(4)}, {"a.json", "b.json"}, o);
+  ASSERT_EQ(r.models.size(), 1u);
+  const CollectiveModel& m = r.models[0];
+  EXPECT_EQ(m.algorithm, Algorithm::ring);
+  EXPECT_EQ(m.algorithm_source, "recorded: OMPI_MCA_coll_tuned_allreduce_algorithm=4");
+  EXPECT_EQ(m.ranks, (std::vector<int>{2, 4}));
+  EXPECT_NEAR(m.alpha.value, kA, kA * 1e-6);
+  EXPECT_NEAR(m.beta.value, kB, kB * 1e-6);
+  EXPECT_FALSE(m.gamma.fitted);
+  for (const FittedPoint& p : m.points) {
+    EXPECT_FALSE(p.refused);
+    EXPECT_NEAR(p.busbw_gbps / p.link_bound_gbps, p.busbw_gbps / p.bound_gbps, 1e-6);  // 1/beta is the link
+  }
+  // 8 ranks, 1 MiB: 14 alpha + 1.75 S beta
+  ASSERT_EQ(m.predictions.size(), 1u);
+  const PredictedCase& k = m.predictions[0];
+  EXPECT_EQ(k.times[0].algorithm, Algorithm::ring);
+  EXPECT_NEAR(k.times[0].seconds, 14 * kA + 1.75 * (1 << 20) * kB, 1e-9);
+  // Rabenseifner moves the ring's bytes with 6 start-ups instead of 14: it wins at any size (Thakur et al.)
+  EXPECT_EQ(k.winner, Algorithm::rabenseifner);
+  EXPECT_FALSE(k.close);
+  EXPECT_EQ(k.times.size(), algorithms_of(Collective::allreduce).size());
+}
+
+TEST(Model, RefusesAPageFaultCliffAndNamesIt) {
+  const ModelResult r = build_model({ring_sweep(2, 1 << 21, 2.5), ring_sweep(4)}, {"a.json", "b.json"}, {});
+  const CollectiveModel& m = r.models[0];
+  std::size_t refused = 0;
+  for (const FittedPoint& p : m.points) {
+    if (!p.refused) continue;
+    ++refused;
+    EXPECT_EQ(p.bytes, 1 << 21);
+    EXPECT_EQ(p.cause.rfind("page faults (50 per operation", 0), 0u) << p.cause;
+  }
+  EXPECT_EQ(refused, 1u);
+  EXPECT_NEAR(m.beta.value, kB, kB * 1e-3);
+  ASSERT_EQ(m.breaks.size(), 1u);
+  EXPECT_EQ(m.breaks[0].rfind("p=2, 2 MiB: page faults", 0), 0u) << m.breaks[0];
+}
+
+TEST(Model, BadInputIsOneUsageError) {
+  const auto usage = [](const std::vector<ParsedReport>& reports, const ModelOptions& o, const std::string& words) {
+    try {
+      build_model(reports, std::vector<std::string>(reports.size(), "r.json"), o);
+      ADD_FAILURE() << "no error; expected: " << words;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  usage({}, {}, "no report given");
+  usage({ring_sweep(2), ring_sweep(2, 0, 1, "allgather")}, {}, "several collectives (allreduce, allgather); choose one with --collective");
+  ModelOptions rd;
+  rd.algorithm = Algorithm::ring;
+  usage({ring_sweep(2, 0, 1, "allreduce", "nccl")}, rd, "names an Open MPI algorithm, but report 'r.json' ran on the nccl backend");
+  ModelOptions bruck;
+  bruck.algorithm = Algorithm::bruck;
+  usage({ring_sweep(2)}, bruck, "allreduce has no such algorithm here; give one of: ring, recursive-doubling");
+  ParsedReport one = ring_sweep(2);
+  one.records.resize(1);
+  usage({one}, {}, "one size only (8 B)");
+  ParsedReport latency = ring_sweep(2);
+  latency.benchmark = "latency";
+  usage({latency}, {}, "holds a 'latency' run, not a collective sweep");
+}
+
+TEST(Model, RecordedAlgorithmsOfOpenMpiAndNccl) {
+  const auto of = [](std::vector<std::pair<std::string, std::string>> vars, Collective c) {
+    return recorded_algorithm(vars, c);
+  };
+  auto r = of({{"OMPI_MCA_coll_tuned_allgather_algorithm", "bruck"}, {"OMPI_MCA_coll_tuned_use_dynamic_rules", "true"}},
+              Collective::allgather);
+  EXPECT_EQ(r.algorithm, Algorithm::bruck);
+  r = of({{"OMPI_MCA_coll_tuned_allreduce_algorithm", "5"}, {"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}},
+         Collective::allreduce);
+  EXPECT_EQ(r.algorithm, Algorithm::ring);
+  EXPECT_EQ(r.library_name, "segmented_ring");
+  r = of({{"OMPI_MCA_coll_tuned_allreduce_algorithm", "ring"}}, Collective::allreduce);  // not in force
+  EXPECT_FALSE(r.algorithm.has_value());
+  EXPECT_NE(r.note.find("coll_tuned_use_dynamic_rules"), std::string::npos);
+  r = of({{"OMPI_MCA_coll_tuned_bcast_algorithm", "7"}, {"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"}},
+         Collective::broadcast);
+  EXPECT_FALSE(r.algorithm.has_value());
+  EXPECT_EQ(r.library_name, "knomial");
+  r = of({{"NCCL_ALGO", "Ring"}}, Collective::allreduce);
+  EXPECT_EQ(r.algorithm, Algorithm::ring);
+  r = of({{"NCCL_ALGO", "Tree"}}, Collective::allreduce);
+  EXPECT_FALSE(r.algorithm.has_value());
+  EXPECT_TRUE(of({}, Collective::allreduce).source.empty());
+}
+
+TEST(Model, ViewsCarryTheFigures) {
+  ModelOptions o;
+  o.predict_ranks = {8};
+  o.predict_sizes = {1 << 20};
+  o.link_gbps = 0.5;
+  const ModelResult r = build_model({ring_sweep(2), ring_sweep(4)}, {"a.json", "b.json"}, o);
+  const std::string text = model_text(r);
+  EXPECT_NE(text.find("# T(p, S) = 2(p-1) alpha + 2(p-1)/p S beta + (p-1)/p S gamma"), std::string::npos) << text;
+  EXPECT_NE(text.find("beta          0.5 GB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("= 100% of the 0.5 GB/s link"), std::string::npos) << text;
+  // 2 MiB at 4 ranks: 6 alpha + 1.5 S beta = 6381 us; busbw 1.5 S / T = 0.493 GB/s, 99 % of the 0.5 GB/s link
+  EXPECT_NE(text.find("  p=4, 2 MiB: busbw 0.493 GB/s, 99% of what the links allow (0.5 GB/s)"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(model_json(r));
+  EXPECT_EQ(j["model_schema_version"], 1);
+  EXPECT_NEAR(j["models"][0]["alpha_us"]["value"].get<double>(), 15, 1e-6);
+  EXPECT_NEAR(j["models"][0]["bandwidth_gbps"]["value"].get<double>(), 0.5, 1e-9);
+  EXPECT_EQ(j["models"][0]["predictions"][0]["winner"], "rabenseifner");
+  const std::string csv = model_csv(r);
+  EXPECT_EQ(csv.rfind("record,collective,algorithm,nranks,bytes,", 0), 0u);
+  EXPECT_NE(csv.find("\npredicted,allreduce,ring,8,1048576,"), std::string::npos) << csv;
+  const std::string html = model_html(r);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("predicted, p=8"), std::string::npos);
+  EXPECT_NE(model_markdown(r).find("| p | size | measured us |"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace distbench::model
