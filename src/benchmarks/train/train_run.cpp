@@ -1,0 +1,267 @@
+#include "benchmarks/train/train_run.hpp"
+
+#include "benchmarks/train/replica_check.hpp"
+#include "benchmarks/train/trace.hpp"
+#include "benchmarks/train/train_benchmark.hpp"
+#include "core/error.hpp"
+#include "core/groups.hpp"
+#include "core/report/atomic_file.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <span>
+
+namespace distbench::train {
+namespace {
+
+// One rank trained on the whole global batches for `steps` steps, as every replica should end, on the same device
+// and math as the replicas.
+std::vector<float> one_rank_reference(const TrainPlan& plan, int steps, Device& device, DenseMath& math) {
+  Mlp model(plan.shape, plan.seed, device, math);
+  OptimizerState optimizer(plan.optimizer, model);
+  const TeacherData data(plan.shape, plan.seed + 1);
+  std::vector<float> x(plan.batch * plan.shape.inputs);
+  std::vector<int> labels(plan.batch);
+  for (int s = 0; s < steps; ++s) {
+    data.batch(static_cast<std::uint64_t>(s) * plan.batch, plan.batch, x.data(), labels.data());
+    model.load_batch(x.data(), labels.data(), plan.batch);
+    model.forward();
+    model.backward(1.0f);
+    optimizer.step(s + 1);
+  }
+  return model.download_params();
+}
+
+std::size_t bucket_bytes(const TrainPlan& plan) { return static_cast<std::size_t>(plan.bucket_mb * 1024 * 1024); }
+
+const char* on_off(bool overlap) { return overlap ? "on" : "off"; }
+
+}  // namespace
+
+TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
+                   const TrainPlan& plan)
+    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter), progress_(progress),
+      plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s), data_(plan.shape, plan.seed + 1) {
+  make_communicators();
+  const std::size_t replicas = static_cast<std::size_t>(connector_.size()) / static_cast<std::size_t>(plan_.tp_size);
+  replica_ = static_cast<std::size_t>(connector_.rank() / plan_.tp_size);
+  local_ = plan_.batch / replicas;
+  hosts_ = allgather_string(connector_, connector_.hostname());
+  if (comm_->local_parts() != 1) {
+    throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
+  }
+  math_ = &device_math(world_, host_math_);  // a GPU's own, else the CPU's
+  x_.resize(local_ * plan_.shape.inputs);
+  labels_.resize(local_);
+  if (plan_.check) {
+    reference_ = one_rank_reference(plan_, plan_.warmup_steps + plan_.steps, world_.device(), *math_);
+  }
+  trace_ = trace_names(connector_.rank(), connector_.hostname(), plan_.overlaps);
+}
+
+// With --tp-size G: the model-parallel groups of G consecutive ranks, and across them the data-parallel groups of
+// the ranks that hold the same part of the model (strided); each replica (a group) reads its share of a batch.
+void TrainRun::make_communicators() {
+  {
+    auto guard = watchdog_.arm("train: creating the communicator");
+    comm_ = &world_.communicator(world_partition(connector_.size()));
+  }
+  dp_comm_ = comm_;
+  if (plan_.tp_size > 1) {
+    auto guard = watchdog_.arm("train: creating the tensor- and data-parallel communicators");
+    tp_comm_ = &world_.communicator(consecutive_partition(connector_.size(), plan_.tp_size));
+    dp_comm_ = &world_.communicator(strided_partition(connector_.size(), plan_.tp_size));
+  }
+}
+
+void TrainRun::load(Mlp& model, int step) {
+  data_.batch(static_cast<std::uint64_t>(step) * plan_.batch + static_cast<std::uint64_t>(replica_) * local_, local_,
+              x_.data(), labels_.data());
+  model.load_batch(x_.data(), labels_.data(), local_);
+}
+
+BenchmarkOutcome TrainRun::run() {
+  {
+    auto guard = watchdog_.arm("train: barrier before the first step");
+    connector_.barrier();  // the trace's origin: ranks leave the barrier together
+  }
+  origin_ = std::chrono::steady_clock::now();
+  if (plan_.scaling) one_rank_throughput_ = one_rank_throughput();
+  BenchmarkOutcome outcome;
+  for (std::size_t i = 0; i < plan_.overlaps.size(); ++i) run_mode(i, outcome);
+  if (root_ && progress_) progress_(plan_.overlaps.size(), plan_.overlaps.size(), "");
+  if (!plan_.trace_path.empty()) write_trace();
+  return outcome;
+}
+
+// --scaling: the first rank alone on a rank's share of each batch (the others wait), as the baseline.
+double TrainRun::one_rank_throughput() {
+  Communicator* alone = nullptr;
+  {
+    auto guard = watchdog_.arm("train: creating the one-rank communicators");
+    alone = &world_.communicator(consecutive_partition(connector_.size(), 1));
+  }
+  double throughput = kNotMeasured;
+  if (root_) {
+    Mlp model(plan_.shape, plan_.seed, world_.device(), *math_);
+    DataParallel dp(*alone, model, {bucket_bytes(plan_), local_, plan_.optimizer, 0, plan_.wire});
+    std::vector<double> steps;
+    auto guard = watchdog_.arm("train --scaling: one rank alone");
+    for (int s = 0; s < plan_.warmup_steps + plan_.steps; ++s) {
+      watchdog_.arm_again();
+      load(model, s);
+      dp.step(true, timeout_);
+      if (s >= plan_.warmup_steps) steps.push_back(dp.last_times().total);
+    }
+    throughput = static_cast<double>(local_) / percentile(steps, 50);
+  }
+  auto guard = watchdog_.arm("train --scaling: waiting for the one-rank run");
+  connector_.barrier();
+  return throughput;
+}
+
+void TrainRun::run_mode(std::size_t mode, BenchmarkOutcome& outcome) {
+  const bool overlap = plan_.overlaps[mode];
+  const std::string label = fmt::format("train, overlap {}", on_off(overlap));
+  if (root_ && progress_) progress_(mode, plan_.overlaps.size(), label);
+  Mlp model(plan_.shape, plan_.seed, world_.device(), *math_, {tp_comm_, timeout_});
+  DataParallel dp(*dp_comm_, model, {bucket_bytes(plan_), plan_.batch, plan_.optimizer, plan_.zero_stage, plan_.wire});
+  // --check: every bucket's reduced gradients at the warm-up steps (untimed), against the sums of the gradients of
+  // this rank's data-parallel group (the ranks holding the same part of the model).
+  std::optional<BucketCheck> bucket_check;
+  if (plan_.check) {
+    std::vector<int> replicas;
+    for (int r = connector_.rank() % plan_.tp_size; r < connector_.size(); r += plan_.tp_size) replicas.push_back(r);
+    bucket_check.emplace(connector_, std::move(replicas), model, dp, plan_.wire);
+  }
+  Samples s;
+  timed_steps(mode, model, dp, bucket_check, s);
+  ModeResult result;
+  if (plan_.check) result.wrong = check_parameters(overlap, model, dp, s, result.max_rel_diff, outcome);
+  if (result.wrong > 0) outcome.wrong += result.wrong;
+  compute_and_comm_alone(label, model, dp, s);
+  gather(label, s, result);
+  if (!root_ || reporter_ == nullptr) return;
+  result.overlap = overlap;
+  result.backend = std::string(comm_->backend());
+  result.parameters = static_cast<std::int64_t>(model.parameters());
+  result.buckets = static_cast<std::int64_t>(dp.buckets().size());
+  result.replicas_per_group = dp_comm_->size();
+  result.one_rank_throughput = one_rank_throughput_;
+  result.hosts = hosts_;
+  reporter_->add({train_record(plan_, result, outcome.warnings)});
+}
+
+void TrainRun::timed_steps(std::size_t mode, Mlp& model, DataParallel& dp, std::optional<BucketCheck>& bucket_check,
+                           Samples& s) {
+  const int total_steps = plan_.warmup_steps + plan_.steps;
+  auto guard = watchdog_.arm(fmt::format("train, overlap {}: steps", on_off(plan_.overlaps[mode])));
+  for (int step = 0; step < total_steps; ++step) {
+    watchdog_.arm_again();
+    load(model, step);
+    const bool observed = bucket_check && step < plan_.warmup_steps;
+    dp.step(plan_.overlaps[mode], timeout_, observed ? &*bucket_check : nullptr);
+    if (observed) {
+      const BucketCheckResult found = bucket_check->verify(step);
+      s.bucket_wrong += found.wrong;
+      if (s.bucket_mismatch.empty()) s.bucket_mismatch = found.first;
+    }
+    if (step == plan_.warmup_steps) s.loss_first = model.loss();
+    if (step + 1 == total_steps) s.loss_last = model.loss();
+    if (step < plan_.warmup_steps) continue;
+    s.step.push_back(dp.last_times().total);
+    s.update.push_back(dp.last_times().update);
+    s.wait.push_back(dp.last_times().wait);  // what the step itself waited for, after its backward
+    if (!plan_.trace_path.empty()) {
+      const double offset = std::chrono::duration<double>(dp.last_began() - origin_).count();
+      const std::string events =
+          trace_events(dp.last_timeline(), offset, connector_.rank(), static_cast<int>(mode));
+      if (!events.empty()) trace_ += ",\n" + events;
+    }
+  }
+}
+
+std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& dp, const Samples& s,
+                                        double& max_diff, BenchmarkOutcome& outcome) {
+  {
+    auto guard = watchdog_.arm(fmt::format("train, overlap {}: gathering the parameters (ZeRO-3)", on_off(overlap)));
+    dp.gather_parameters(timeout_);
+  }
+  const std::vector<float> params = model.download_params();
+  const std::vector<float> mine_in_reference = model.shard_of(reference_);  // this rank's part of the model
+  std::int64_t beyond = 0;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    if (relative_difference(params[p], mine_in_reference[p]) > check_tolerance(plan_.wire)) ++beyond;
+  }
+  const auto diffs = allgather_value(connector_, largest_relative_difference(params, mine_in_reference));
+  max_diff = *std::max_element(diffs.begin(), diffs.end());
+  std::int64_t beyond_all = 0;
+  for (auto b : allgather_value(connector_, beyond)) beyond_all += b;
+  // Replicas bit for bit: what a tolerance against one rank misses (a small bucket left unreduced).
+  const std::int64_t diverged = diverged_replicas(connector_, params, plan_.tp_size);
+  if (root_ && beyond_all > 0) {
+    outcome.warnings.push_back(
+        {"train_mismatch",
+         fmt::format("train --check, overlap {}: {} parameters differ from one rank trained on the global batches by "
+                     "more than {:g} (largest relative difference {:.3g})",
+                     on_off(overlap), beyond_all, check_tolerance(plan_.wire), max_diff)});
+  }
+  if (root_ && diverged > 0) {
+    outcome.warnings.push_back(
+        {"train_replicas_differ",
+         fmt::format("train --check, overlap {}: {} of {} ranks hold parameters that differ bit for bit from the "
+                     "first replica holding the same part of the model: the replicas did not apply the same reduced "
+                     "gradients",
+                     on_off(overlap), diverged, connector_.size())});
+  }
+  if (root_ && s.bucket_wrong > 0) {
+    outcome.warnings.push_back(
+        {"train_bucket_mismatch", fmt::format("train --check, overlap {}: {}", on_off(overlap), s.bucket_mismatch)});
+  }
+  return beyond_all + diverged + s.bucket_wrong;
+}
+
+// Compute alone (the same batches, no communication, parameters untouched) and communication alone.
+void TrainRun::compute_and_comm_alone(const std::string& label, Mlp& model, DataParallel& dp, Samples& s) {
+  auto guard = watchdog_.arm(label + ": compute and communication alone");
+  for (int step = 0; step < plan_.steps; ++step) {
+    watchdog_.arm_again();
+    load(model, plan_.warmup_steps + step);
+    dp.compute_only();
+    s.compute.push_back(dp.last_times().total + s.update[static_cast<std::size_t>(step)]);
+  }
+  for (int step = 0; step < plan_.steps; ++step) {
+    watchdog_.arm_again();
+    connector_.barrier();
+    s.comm.push_back(dp.communicate_only(timeout_));
+  }
+}
+
+void TrainRun::gather(const std::string& label, Samples& s, ModeResult& result) {
+  auto guard = watchdog_.arm(label + ": gathering");
+  const int to = connector_.root_rank();
+  result.step_by_rank = gather_vector<double>(connector_, std::span<const double>(s.step), to);
+  result.compute_by_rank = gather_vector<double>(connector_, std::span<const double>(s.compute), to);
+  result.comm_by_rank = gather_vector<double>(connector_, std::span<const double>(s.comm), to);
+  result.wait_by_rank = gather_vector<double>(connector_, std::span<const double>(s.wait), to);
+  const auto first = allgather_value(connector_, s.loss_first);
+  const auto last = allgather_value(connector_, s.loss_last);
+  const auto ranks = static_cast<double>(first.size());
+  for (std::size_t r = 0; r < first.size(); ++r) {
+    result.loss_first += first[r] / ranks;
+    result.loss_last += last[r] / ranks;
+  }
+}
+
+void TrainRun::write_trace() {
+  std::vector<std::vector<char>> all;
+  {
+    auto guard = watchdog_.arm("train: gathering the trace");
+    all = gather_vector<char>(connector_, std::span<const char>(trace_), connector_.root_rank());  // the root writes
+  }
+  if (root_) write_file_atomically(plan_.trace_path, trace_file(all), Durability::disk);
+}
+
+}  // namespace distbench::train
