@@ -93,10 +93,14 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     return comm.make_timer();
   };
   const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
-  const std::function<void()> one_call = [&] {  // one call, waited for: what a check verifies
-    comm.run(call);
-    comm.synchronize(timeout);
+  // One call, waited for: what a check verifies.
+  const auto waited = [&comm, timeout](const CollectiveCall& c) {
+    return std::function<void()>([&comm, &c, timeout] {
+      comm.run(c);
+      comm.synchronize(timeout);
+    });
   };
+  const std::function<void()> one_call = waited(call);
   Measured out;
 
   const Timing timing = resolve(plan.timing, comm.runs_on_device());
@@ -135,13 +139,9 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                               for (int i = 0; i < times; ++i) once();
                             },
                             sync, host_clock(comm, timeout, plan.cpu_time, !comm.runs_on_device()), {}};
-    const std::function<void()> peers_once = [&] {
-      comm.run(peers_call);
-      comm.synchronize(timeout);
-    };
     out.timing = timing;
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
-    out.wrong = verify_times(plan.check_iters, world, comm, setup, peers_once, watchdog);
+    out.wrong = verify_times(plan.check_iters, world, comm, setup, waited(peers_call), watchdog);
     return out;
   }
 
