@@ -172,7 +172,9 @@ def report(args, runs, walls, plans, wrong):
     if args.imb or args.osu:
         print(f"'d/imb', 'd/osu' = distbench's mean per operation / the peer's mean per call (IMB-MPI1's t_avg with "
               f"-sync {args.imb_sync} -iter {args.peer_iters}, OSU's Avg Latency with -i {args.peer_iters}), each the "
-              f"median over rounds; MPI thread level {args.mpi_thread} (OSU: always single)")
+              f"median over rounds; MPI thread level {args.mpi_thread} (OSU: always single); 'pair' = the median over "
+              f"rounds of each round's own distbench / peer (the runs of a round follow each other within seconds, "
+              f"so a machine mode of a minute moves both alike), 'spread' = those per-round ratios' max / min")
     worst = {"median": (0.0, None, None), "mean": (0.0, None, None)}
     over = {"median": 0, "mean": 0}
     total = 0
@@ -187,7 +189,7 @@ def report(args, runs, walls, plans, wrong):
             head += f" {'mpi4py us':>11} {'d/mpi4py':>9}"
         published = [t for t in ("imb", "osu") if runs[c].get(t)]
         for tool in published:
-            head += f" {tool + ' us':>9} {'d/' + tool:>7}"
+            head += f" {tool + ' us':>9} {'d/' + tool:>7} {'pair':>6} {'spread':>6}"
         print(head)
         for size in sorted(d):
             if size not in b:
@@ -218,9 +220,12 @@ def report(args, runs, walls, plans, wrong):
             for tool in published:  # the peer's mean per call against distbench's mean per operation
                 if size in runs[c][tool]:
                     tp, dm = median_of(runs[c][tool][size], "mean"), median_of(d[size], "mean")
-                    line += f" {tp:>9.2f} {dm / tp if tp > 0 else float('inf'):>7.3f}"
+                    pairs = [a["mean"] / p["mean"] for a, p in zip(d[size], runs[c][tool][size]) if p["mean"] > 0]
+                    pair = statistics.median(pairs) if pairs else float("inf")
+                    spread = max(pairs) / min(pairs) if pairs and min(pairs) > 0 else float("inf")
+                    line += f" {tp:>9.2f} {dm / tp if tp > 0 else float('inf'):>7.3f} {pair:>6.3f} {spread:>6.2f}"
                 else:
-                    line += f" {'-':>9} {'-':>7}"
+                    line += f" {'-':>9} {'-':>7} {'-':>6} {'-':>6}"
             print(line)
         summary = "; ".join(f"{t} " + ", ".join(f"{w:.1f}" for w in ws) for t, ws in walls[c].items() if ws)
         print(f"wall time per run (s, incl. mpirun start-up): {summary}")

@@ -17,7 +17,10 @@ after 10 above. distbench keeps its own too: 5 warm-up round trips, a calibratio
 lasts about 0.5 ms, then 20 samples (fewer, never below 10, where they would outlast 0.05 s). Per size the
 script keeps, for each tool, the median over rounds, and prints distbench / OSU; `ratio(med)` divides distbench's
 median sample (`latency_median_us`, median over rounds) by the same OSU mean, for reference (OSU prints no median
-without -z).
+without -z). `ratio(pair)` is the median over rounds of each round's own distbench / OSU: the two runs of a round
+follow each other within seconds, so a machine mode that lasts a minute (every tool 3x slower, then back) moves
+both sides of a pair alike, where it moves a median over rounds by whatever share of rounds it caught; `spread` is
+the largest over the smallest of those per-round ratios.
 
 What each times: osu_latency is MPI_Send then MPI_Recv on rank 0 and MPI_Recv then MPI_Send on rank 1 in
 MPI_COMM_WORLD, MPI_CHAR, one buffer each way (s_buf, r_buf), a clock read around every round trip, no barrier
@@ -143,11 +146,12 @@ def report(args, runs, walls, last_k, wrong, header):
     print(f"osu:       {args.osu} (np=2; {header or 'version not printed'})")
     print("'distbench us' = latency_us (mean over samples, OSU's figure); 'median us' = latency_median_us; "
           "'osu us' = OSU's Avg Latency; 'ratio' = distbench / osu; 'ratio(med)' = distbench median / osu; "
+          "'ratio(pair)' = median over rounds of that round's distbench / osu, 'spread' = their max / min; "
           "'k' = round trips per sample in the last distbench report")
     print()
     print(f"{'size':>10} {'bytes':>10} {'k':>6} {'distbench us':>13} {'median us':>10} {'osu us':>10} "
-          f"{'ratio':>7} {'ratio(med)':>10}")
-    ratios, med_ratios = [], []
+          f"{'ratio':>7} {'ratio(med)':>10} {'ratio(pair)':>11} {'spread':>7}")
+    ratios, med_ratios, pair_ratios = [], [], []
     for size in sorted(set(d) | set(o)):
         if size not in d or size not in o:
             print(f"{common.format_bytes(size):>10} {size:>10}  only {'distbench' if size in d else 'osu'} "
@@ -158,12 +162,16 @@ def report(args, runs, walls, last_k, wrong, header):
         to = statistics.median(r["mean"] for r in o[size])
         ratio = td / to if to > 0 else float("inf")
         ratio_med = tm / to if to > 0 else float("inf")
+        pairs = [a["mean"] / b["mean"] for a, b in zip(d[size], o[size]) if b["mean"] > 0]
+        ratio_pair = statistics.median(pairs) if pairs else float("inf")
+        spread = max(pairs) / min(pairs) if pairs and min(pairs) > 0 else float("inf")
         ratios.append((ratio, size))
         med_ratios.append((ratio_med, size))
+        pair_ratios.append((ratio_pair, size))
         print(f"{common.format_bytes(size):>10} {size:>10} {last_k.get(size, 0):>6} {td:>13.3f} {tm:>10.3f} "
-              f"{to:>10.2f} {ratio:>7.3f} {ratio_med:>10.3f}")
+              f"{to:>10.2f} {ratio:>7.3f} {ratio_med:>10.3f} {ratio_pair:>11.3f} {spread:>7.2f}")
     print()
-    for label, rs in (("ratio", ratios), ("ratio(med)", med_ratios)):
+    for label, rs in (("ratio", ratios), ("ratio(med)", med_ratios), ("ratio(pair)", pair_ratios)):
         if rs:
             (worst, at), (best, best_at) = max(rs), min(rs)
             print(f"{label}: max {worst:.3f} ({common.format_bytes(at)}), "
