@@ -41,10 +41,9 @@ TEST(SizeSpecs, ABadItemSaysWhatIsWrong) {
   EXPECT_NE(refusal_of_item("8Q").find("'8Q' is not a size"), std::string::npos);
   EXPECT_EQ(refusal_of_item("0"), "sizes must be at least 1 byte");
   EXPECT_EQ(refusal_of_item("0:1K"), "sizes must be at least 1 byte");
-  EXPECT_EQ(refusal_of_item("1K:"), "'1K:': give a size, MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
-  EXPECT_EQ(refusal_of_item(":1K"), "':1K': give a size, MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
-  EXPECT_EQ(refusal_of_item("1K:1M:"), "'1K:1M:': give a size, MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
-  EXPECT_EQ(refusal_of_item("1K:1M:2:2"), "'1K:1M:2:2': give a size, MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
+  for (const std::string item : {"1K:", ":1K", "1K:1M:", "1K:1M:2:2"}) {
+    EXPECT_EQ(refusal_of_item(item), "'" + item + "': give a size, MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
+  }
   EXPECT_EQ(refusal_of_item("1M:1K"), "'1M:1K': the sweep's first size (1 MiB) is above its last (1 KiB)");
   for (const char* factor : {"1", "0.5", "x", "2048", "nan"}) {
     EXPECT_EQ(refusal_of_item(std::string("1K:1M:") + factor),
