@@ -5,12 +5,11 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/size_specs.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/quote.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/report_file.hpp"
-#include "core/sizes.hpp"
 #include "core/text_file.hpp"
 #include "model/model.hpp"
 #include "model/model_views.hpp"
@@ -18,7 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <charconv>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,93 +25,33 @@
 namespace distbench::cli {
 namespace {
 
+constexpr long long kMostRanks = 1LL << 24;  // --predict-np's largest world
+
 struct ModelArgs {
   std::vector<std::string> files;
   std::string collective;
   std::string algorithm = "auto";
-  std::string predict_np;
-  std::string predict_sizes;
-  std::string fit_sizes;
+  std::vector<int> predict_np;             // CLI11 split the list and checked each count
+  std::vector<std::string> predict_sizes;  // items, each checked by size_list_item()
+  std::string fit_sizes;                   // checked by size_range()
   double link_gbps = 0;
   std::string format = "text";
   std::string output;
 };
 
-std::vector<std::string> split_on(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const auto end = text.find(sep, start);
-    out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
-// "8,64,512": rank counts of 2 .. 2^24.
-std::vector<int> parse_rank_list(const std::string& text) {
-  std::vector<int> out;
-  if (text.empty()) return out;
-  for (const std::string& item : split_on(text, ',')) {
-    int v = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || v < 2 || v > (1 << 24)) {
-      throw usage_error(fmt::format("--predict-np: '{}' is not a rank count from 2 to 16777216; give a list such as "
-                                    "8,64,512",
-                                    escape_text(item)));
-    }
-    out.push_back(v);
-  }
-  return out;
-}
-
-// "1K:1G" (by factor 2), "1K:1G:4" (by factor 4) or a list "64K,1M".
-std::vector<double> parse_size_spec(const std::string& text) {
-  std::vector<double> out;
-  if (text.empty()) return out;
-  if (text.find(':') != std::string::npos) {
-    const auto parts = split_on(text, ':');
-    if (parts.size() > 3) throw usage_error("--predict-sizes: give MIN:MAX or MIN:MAX:FACTOR, e.g. 1K:1G");
-    double factor = 2;
-    if (parts.size() == 3) {
-      const auto [end, ec] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), factor);
-      if (ec != std::errc() || end != parts[2].data() + parts[2].size() || !(factor > 1) || factor > 1024) {
-        throw usage_error(fmt::format("--predict-sizes: factor '{}' must be a number above 1, e.g. 1K:1G:4",
-                                      escape_text(parts[2])));
-      }
-    }
-    for (std::uint64_t s : size_sweep(parse_size_option("--predict-sizes", parts[0]),
-                                      parse_size_option("--predict-sizes", parts[1]), factor, 0)) {
-      out.push_back(static_cast<double>(s));
-    }
-    return out;
-  }
-  for (const std::string& item : split_on(text, ',')) {
-    const std::uint64_t s = parse_size_option("--predict-sizes", item);
-    if (s == 0) throw usage_error("--predict-sizes: sizes must be at least 1 byte");
-    out.push_back(static_cast<double>(s));
-  }
-  return out;
-}
-
 model::ModelOptions options_of(const ModelArgs& a) {
   model::ModelOptions o;
   if (!a.collective.empty()) o.collective = parse_collective(a.collective);  // CLI11 checked the name
   if (a.algorithm != "auto") o.algorithm = model::parse_algorithm(a.algorithm);
-  o.predict_ranks = parse_rank_list(a.predict_np);
-  o.predict_sizes = parse_size_spec(a.predict_sizes);
+  o.predict_ranks = a.predict_np;
+  for (const std::string& item : a.predict_sizes) {
+    for (const std::uint64_t s : sizes_of_item(item)) o.predict_sizes.push_back(static_cast<double>(s));
+  }
   o.link_gbps = a.link_gbps;
   if (!a.fit_sizes.empty()) {
-    const auto parts = split_on(a.fit_sizes, ':');
-    if (parts.size() != 2 || (parts[0].empty() && parts[1].empty())) {
-      throw usage_error("--fit-sizes: give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
-    }
-    if (!parts[0].empty()) o.fit_min_bytes = static_cast<double>(parse_size_option("--fit-sizes", parts[0]));
-    if (!parts[1].empty()) o.fit_max_bytes = static_cast<double>(parse_size_option("--fit-sizes", parts[1]));
-    if (o.fit_max_bytes > 0 && o.fit_min_bytes > o.fit_max_bytes) {
-      throw usage_error(fmt::format("--fit-sizes {}: the smallest size is above the largest", escape_text(a.fit_sizes)));
-    }
+    const SizeBounds bounds = size_bounds(a.fit_sizes);
+    if (bounds.min) o.fit_min_bytes = static_cast<double>(*bounds.min);
+    if (bounds.max) o.fit_max_bytes = static_cast<double>(*bounds.max);
   }
   return o;
 }
@@ -182,13 +121,18 @@ void add_model_command(CLI::App& root, Commands& commands) {
       ->check(one_of(algorithm_names()));
   app->add_option("--predict-np", a->predict_np, "Predict at these rank counts, e.g. 8,64,512 (default: measured)")
       ->option_text("LIST")
-      ->group(fit);
+      ->group(fit)
+      ->delimiter(',')
+      ->check(in_range(2, kMostRanks, "rank count"));
   app->add_option("--predict-sizes", a->predict_sizes, "Predict at sizes MIN:MAX[:FACTOR] or a list (default: measured)")
       ->option_text("SIZES")
-      ->group(fit);
+      ->group(fit)
+      ->delimiter(',')
+      ->check(size_list_item());
   app->add_option("--fit-sizes", a->fit_sizes, "Fit only the sizes MIN:MAX (MIN: or :MAX: one bound), e.g. 64K:")
       ->option_text("RANGE")
-      ->group(fit);
+      ->group(fit)
+      ->check(size_range());
   app->add_option("--link-gbps", a->link_gbps, "Link rate per rank and direction in GB/s, as busbw (100 Gbit/s = 12.5)")
       ->option_text("GBPS")
       ->default_str("none")

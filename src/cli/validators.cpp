@@ -92,12 +92,12 @@ CLI::Validator non_empty_path() {
       "PATH");
 }
 
-CLI::Validator in_range(long long lo, long long hi) {
+CLI::Validator in_range(long long lo, long long hi, const std::string& what) {
   return CLI::Validator(
-      [lo, hi](std::string& text) -> std::string {
+      [lo, hi, what](std::string& text) -> std::string {
         const auto value = parse_whole(text);
         if (!value || *value < lo || *value > hi) {
-          return fmt::format("{} is not a whole number from {} to {}", value ? text : shown(text), lo, hi);
+          return fmt::format("{} is not a {} from {} to {}", value ? text : shown(text), what, lo, hi);
         }
         return {};
       },

@@ -19,8 +19,8 @@ CLI::Validator non_negative_number(const std::string& unit);
 // from lo to hi percent; the option holds the number of percent. A bare number between 0 and 1 ("0.25") is refused as
 // ambiguous (a fraction, 25%, in some tools; 0.25% here): write "25%" or "0.25%". --help shows "PERCENT (e.g. 5%)".
 CLI::Validator percentage(double lo, double hi);
-// A whole number from lo to hi; --help shows "1..64".
-CLI::Validator in_range(long long lo, long long hi);
+// A whole number from lo to hi, a `what` ("rank count": "1 is not a rank count from 2 to 64"); --help shows "1..64".
+CLI::Validator in_range(long long lo, long long hi, const std::string& what = "whole number");
 // A whole number of lo or more; --help shows "N >= 0".
 CLI::Validator at_least(long long lo);
 // A file path: anything but the empty string (which would otherwise read as "not given" and be ignored).

@@ -250,6 +250,10 @@ ROWS = [
      {"files": {"a.json": report_with(lambda r: r.__setitem__("benchmark", "latency"))}}),
     ("a model predicted at one rank", 0, ["model", "{dir}/a.json", "--predict-np", "1"], 2,
      ["--predict-np", "rank count from 2"], {"files": {"a.json": example_report()}}),
+    ("a model predicted at a sweep that runs backwards", 0, ["model", "{dir}/a.json", "--predict-sizes", "64K,1M:1K"],
+     2, ["--predict-sizes", "'1M:1K'", "first size (1 MiB) is above its last"], {"files": {"a.json": example_report()}}),
+    ("a model fitted to a range of one size", 0, ["model", "{dir}/a.json", "--fit-sizes", "64K"], 2,
+     ["--fit-sizes", "give MIN:MAX, MIN: or :MAX"], {"files": {"a.json": example_report()}}),
     ("a model written over its report", 0, ["model", "{dir}/a.json", "--format", "html", "-o", "{dir}/a.json"], 2,
      ["--output", "that is a report this run reads"], {"files": {"a.json": example_report()}}),
 ]

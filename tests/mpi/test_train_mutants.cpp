@@ -1,14 +1,18 @@
 // train's mutation suite: the data-parallel reduction made wrong in one bucket, one way at a time, by a communicator
 // that forwards every other call (a test double: nothing in the binary can reach it). train --check's bucket check
 // (benchmarks/train/bucket_check) must fail on each mutant with a line naming that bucket, at every rank count above
-// one, with and without ZeRO's reduce-scatter; the correct reduction must pass it at every ZeRO stage, bucket size,
-// overlap mode and gradient type.
+// one, with and without ZeRO's reduce-scatter, and with --tp-size 2 where that leaves data-parallel groups of two
+// (np 4: groups {0, 2} and {1, 3}); the correct reduction must pass it at every ZeRO stage, bucket size, overlap mode
+// and gradient type, with and without tensor parallelism. The tensor-parallel sums made wrong the same way (a
+// second double, over the tp group) must fail the comparison with one rank trained alone (reference_check).
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/reference_check.hpp"
 #include "benchmarks/train/replica_check.hpp"
+#include "benchmarks/train/train_benchmark.hpp"
 #include "core/groups.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
@@ -18,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 // A namespace of its own: the MPI tests compile in unity blocks, beside test_data_parallel.cpp's constants.
 namespace distbench::train::mutants {
@@ -30,7 +35,12 @@ constexpr Seconds kTimeout{60.0};
 constexpr int kSteps = 3;
 constexpr std::size_t kGlobalBatch = 24;  // divisible by 1, 2, 3, 4
 const MlpShape kShape{16, 32, 4, 5};
-// 1 KiB buckets: {fc3.bias, fc3.weight, fc2.bias, fc2.weight}, {fc1.bias, fc1.weight}, {fc0.bias, fc0.weight}.
+// Five layers: with tensor parallelism fc0 and fc2 column-parallel, fc1 and fc3 row-parallel (a forward sum each), and
+// fc2's input gradient a sum in the backward (fc0's is never made).
+const MlpShape kTpShape{16, 32, 5, 5};
+constexpr std::uint64_t kSeed = 11;  // the model's; the data's is kSeed + 1 (as TrainPlan's)
+// 1 KiB buckets without tensor parallelism: {fc3.bias, fc3.weight, fc2.bias, fc2.weight}, {fc1.bias, fc1.weight},
+// {fc0.bias, fc0.weight}.
 constexpr std::size_t kBucketBytes = 1024;
 constexpr std::size_t kTarget = 1;  // the bucket every mutant breaks
 
@@ -43,6 +53,16 @@ enum class Mistake {
   shifted_send,    // the last rank sends its gradients from one element further on (a wrong block offset)
   wrong_peer,      // rank 0 contributes rank 1's gradients instead of its own (data from the wrong peer)
   shifted_result,  // the sums land one element further on (received at the wrong place)
+  wrong_group,     // reduced over the tensor-parallel group instead of the data-parallel one (tp > 1)
+};
+
+// What the tensor-parallel group's sums may get wrong (every rank alike).
+enum class TpMistake {
+  none,
+  skip_forward,   // a row-parallel layer's partial products never summed
+  skip_backward,  // a column-parallel layer's partial input gradients never summed
+  twice_forward,  // the forward's sum taken twice (G times too large)
+  mean_forward,   // the forward's average instead of its sum (G times too small)
 };
 
 const char* name(Mistake m) {
@@ -55,6 +75,18 @@ const char* name(Mistake m) {
     case Mistake::shifted_send: return "sent from one element on";
     case Mistake::wrong_peer: return "another rank's gradients";
     case Mistake::shifted_result: return "sums one element off";
+    case Mistake::wrong_group: return "reduced over the tp group";
+  }
+  return "?";
+}
+
+const char* name(TpMistake m) {
+  switch (m) {
+    case TpMistake::none: return "none";
+    case TpMistake::skip_forward: return "forward sum skipped";
+    case TpMistake::skip_backward: return "backward sum skipped";
+    case TpMistake::twice_forward: return "forward summed twice";
+    case TpMistake::mean_forward: return "forward averaged";
   }
   return "?";
 }
@@ -66,10 +98,12 @@ class Finished final : public Work {
 };
 
 // Breaks the reductions of the gradients whose send position lies in [from, to) bytes: the target bucket's (its
-// allreduce; with ZeRO its reduce-scatter and tail allreduce). float32 gradients in host memory.
+// allreduce; with ZeRO its reduce-scatter and tail allreduce). float32 gradients in host memory. `other`: the group
+// that wrong_group reduces over instead (of the same size).
 class MutantBucket final : public ForwardingCommunicator {
  public:
-  MutantBucket(Communicator& real, Mistake mistake) : ForwardingCommunicator(real), mistake_(mistake) {}
+  MutantBucket(Communicator& real, Mistake mistake, Communicator* other = nullptr)
+      : ForwardingCommunicator(real), mistake_(mistake), other_(other) {}
   void target(std::size_t from, std::size_t to) {
     from_ = from;
     to_ = to;
@@ -105,6 +139,9 @@ class MutantBucket final : public ForwardingCommunicator {
         if (call.count > 1) std::memmove(r + 1, r, (call.count - 1) * sizeof(float));
         return std::make_unique<Finished>();
       }
+      case Mistake::wrong_group:
+        other_->start(call)->wait(kTimeout);
+        return std::make_unique<Finished>();
       case Mistake::none: break;
     }
     return real().start(call);
@@ -119,41 +156,102 @@ class MutantBucket final : public ForwardingCommunicator {
   }
 
   Mistake mistake_;
+  Communicator* other_;
   std::size_t from_ = 0, to_ = 0;
+};
+
+// Breaks the tensor-parallel group's sums (Mlp's only calls on it, float32 in host memory): the forward's land in
+// the activations after the batch (a byte offset above 0), the backward's at the start of a scratch buffer.
+class MutantTp final : public ForwardingCommunicator {
+ public:
+  MutantTp(Communicator& real, TpMistake mistake) : ForwardingCommunicator(real), mistake_(mistake) {}
+
+  std::unique_ptr<Work> start(const CollectiveCall& call) override {
+    const bool forward = call.send.byte_offset > 0;
+    CollectiveCall c = call;
+    switch (mistake_) {
+      case TpMistake::skip_forward:
+      case TpMistake::skip_backward:
+        if (forward == (mistake_ == TpMistake::skip_forward)) c.count = 0;
+        return real().start(c);
+      case TpMistake::twice_forward:
+        if (forward) real().start(call)->wait(kTimeout);
+        return real().start(call);
+      case TpMistake::mean_forward: {
+        real().start(call)->wait(kTimeout);
+        if (forward) {
+          auto* r = static_cast<float*>(real().result_at(call).data());
+          for (std::size_t i = 0; i < call.count; ++i) r[i] /= static_cast<float>(size());
+        }
+        return std::make_unique<Finished>();
+      }
+      case TpMistake::none: break;
+    }
+    return real().start(call);
+  }
+
+ private:
+  TpMistake mistake_;
 };
 
 struct Checked {
   BucketCheckResult found;          // over every step
-  std::int64_t diverged = 0;        // ranks whose parameters differ bit for bit from rank 0's at the end
+  std::int64_t diverged = 0;        // ranks whose parameters differ bit for bit from their replicas' first
+  std::int64_t beyond = 0;          // parameters, over all ranks, off one rank trained alone (reference_check)
   std::size_t target_elements = 0;  // the target bucket's gradients
 };
 
-// kSteps steps of the MLP with `mistake` in bucket `target`, each step checked.
-Checked train_checked(Mistake mistake, int stage, std::size_t target = kTarget, bool overlap = true,
-                      DType wire = DType::float32, std::size_t bucket_bytes = kBucketBytes) {
-  const int ranks = connector().size();
-  MutantBucket comm(world().communicator(world_partition(ranks)), mistake);
+// One checked run: kSteps steps of the model, with `tp` consecutive ranks per tensor-parallel group and data
+// parallelism across them, the data-parallel reduction broken by `mistake` in bucket `target` and the tp group's
+// sums by `tp_mistake`.
+struct Run {
+  Mistake mistake = Mistake::none;
+  int stage = 0;
+  std::size_t target = kTarget;
+  bool overlap = true;
+  DType wire = DType::float32;
+  std::size_t bucket_bytes = kBucketBytes;
+  int tp = 1;
+  TpMistake tp_mistake = TpMistake::none;
+  MlpShape shape = kShape;
+};
+
+std::vector<float> reference(const Run& run, DenseMath& math) {
+  TrainPlan plan;
+  plan.shape = run.shape;
+  plan.batch = kGlobalBatch;
+  plan.seed = kSeed;
+  return one_rank_reference(plan, kSteps, world().device(), math);
+}
+
+// Each step observed by the bucket check, as train --check's warm-up steps; at the end the replicas' bits and the
+// parameters against one rank trained on the global batches.
+Checked train_checked(const Run& run) {
+  const int ranks = connector().size(), me = connector().rank();
+  const Partition dp_groups = strided_partition(ranks, run.tp);  // as TrainRun's
+  Communicator* tp_real = run.tp > 1 ? &world().communicator(consecutive_partition(ranks, run.tp)) : nullptr;
+  MutantBucket comm(world().communicator(dp_groups), run.mistake, tp_real);
+  std::optional<MutantTp> tp_comm;
+  if (tp_real != nullptr) tp_comm.emplace(*tp_real, run.tp_mistake);
   HostMath math(1);
-  Mlp model(kShape, 11, world().device(), math);
-  const TeacherData data(kShape, 5);
-  DataParallel dp(comm, model, {bucket_bytes, kGlobalBatch, Optimizer{}, stage, wire});
+  Mlp model(run.shape, kSeed, world().device(), math, {tp_comm ? &*tp_comm : nullptr, kTimeout});
+  const TeacherData data(run.shape, kSeed + 1);
+  DataParallel dp(comm, model, {run.bucket_bytes, kGlobalBatch, Optimizer{}, run.stage, run.wire});
   Checked out;
-  if (target < dp.buckets().size()) {
-    const std::size_t first = dp.first_element(target) * size_of(wire);
-    out.target_elements = dp.buckets()[target].elements;
-    comm.target(first, first + out.target_elements * size_of(wire));
+  if (run.target < dp.buckets().size()) {
+    const std::size_t first = dp.first_element(run.target) * size_of(run.wire);
+    out.target_elements = dp.buckets()[run.target].elements;
+    comm.target(first, first + out.target_elements * size_of(run.wire));
   }
-  std::vector<int> replicas;
-  for (int r = 0; r < ranks; ++r) replicas.push_back(r);
-  BucketCheck check(connector(), replicas, model, dp, wire);
-  const std::size_t local = kGlobalBatch / static_cast<std::size_t>(ranks);
-  std::vector<float> x(local * kShape.inputs);
+  BucketCheck check(connector(), dp_groups.members_of(me), model, dp, run.wire);
+  const auto replica = static_cast<std::uint64_t>(me / run.tp);
+  const std::size_t local = kGlobalBatch / static_cast<std::size_t>(ranks / run.tp);
+  std::vector<float> x(local * run.shape.inputs);
   std::vector<int> labels(local);
   for (int s = 0; s < kSteps; ++s) {
-    data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + static_cast<std::uint64_t>(connector().rank()) * local,
-               local, x.data(), labels.data());
+    data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + replica * local, local, x.data(), labels.data());
     model.load_batch(x.data(), labels.data(), local);
-    dp.step(overlap, kTimeout, &check);
+    dp.step(run.overlap, kTimeout, &check);
     const BucketCheckResult r = check.verify(s);
     out.found.wrong += r.wrong;
     if (out.found.first.empty()) out.found.first = r.first;
@@ -163,42 +261,86 @@ Checked train_checked(Mistake mistake, int stage, std::size_t target = kTarget, 
     }
   }
   dp.gather_parameters(kTimeout);
-  out.diverged = diverged_replicas(connector(), model.download_params(), 1);
+  const std::vector<float> params = model.download_params();
+  out.diverged = diverged_replicas(connector(), params, run.tp);
+  const std::int64_t beyond =
+      parameters_beyond(params, model.shard_of(reference(run, math)), check_tolerance(run.wire));
+  for (const std::int64_t b : allgather_value(connector(), beyond)) out.beyond += b;
   return out;
 }
 
+// --tp-size 2 where the world splits into data-parallel groups of two or more (np 4), else none.
+std::vector<int> tp_sizes_with_data_parallel_pairs() {
+  const int ranks = connector().size();
+  return ranks % 2 == 0 && ranks / 2 >= 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
+}
+
 // The correct reduction passes: every ZeRO stage, bucket size (one per tensor, smaller than the ranks' blocks,
-// several, one), overlap mode, and both gradient types (bfloat16's bound is its own).
+// several, one), overlap mode, and both gradient types (bfloat16's bound is its own); the parameters agree with one
+// rank trained alone and across replicas.
 TEST(TrainBucketCheck, TheCorrectReductionPasses) {
   for (int stage = 0; stage <= 3; ++stage) {
     for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, kBucketBytes, std::size_t{1} << 20}) {
       for (bool overlap : {true, false}) {
         for (DType wire : {DType::float32, DType::bfloat16}) {
-          const Checked c = train_checked(Mistake::none, stage, kTarget, overlap, wire, bucket);
-          EXPECT_EQ(c.found.wrong, 0) << fmt::format("ZeRO-{}, bucket {} B, overlap {}, {}: {}", stage, bucket,
-                                                     overlap, name(wire), c.found.first);
+          const Checked c = train_checked({.stage = stage, .overlap = overlap, .wire = wire, .bucket_bytes = bucket});
+          const std::string where = fmt::format("ZeRO-{}, bucket {} B, overlap {}, {}", stage, bucket, overlap,
+                                                name(wire));
+          EXPECT_EQ(c.found.wrong, 0) << where << ": " << c.found.first;
+          EXPECT_EQ(c.diverged, 0) << where;
+          EXPECT_EQ(c.beyond, 0) << where;
         }
       }
     }
   }
 }
 
-// Each mutant fails the check on every ZeRO path (0: allreduce; 2: reduce-scatter and the tail's allreduce), in the
-// broken bucket only, and the line names the first step, that bucket, a rank, an element and both values.
+// The same with --tp-size 2 (every even world: at np 2 one replica, at np 4 two data-parallel groups of two), every
+// ZeRO stage: the check compares within each data-parallel group, so no false alarm.
+TEST(TrainBucketCheck, TheCorrectReductionPassesWithTensorParallelism) {
+  if (connector().size() % 2 != 0) GTEST_SKIP() << "--tp-size 2 does not divide " << connector().size() << " ranks";
+  for (int stage = 0; stage <= 3; ++stage) {
+    for (std::size_t bucket : {std::size_t{0}, kBucketBytes}) {
+      for (bool overlap : {true, false}) {
+        for (DType wire : {DType::float32, DType::bfloat16}) {
+          for (const MlpShape& shape : {kShape, kTpShape}) {
+            const Checked c = train_checked(
+                {.stage = stage, .overlap = overlap, .wire = wire, .bucket_bytes = bucket, .tp = 2, .shape = shape});
+            const std::string where = fmt::format("tp 2, {} layers, ZeRO-{}, bucket {} B, overlap {}, {}",
+                                                  shape.layers, stage, bucket, overlap, name(wire));
+            EXPECT_EQ(c.found.wrong, 0) << where << ": " << c.found.first;
+            EXPECT_EQ(c.diverged, 0) << where;
+            EXPECT_EQ(c.beyond, 0) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Each mutant fails the check on every ZeRO path (0: allreduce; 2: reduce-scatter and the tail's allreduce), without
+// tensor parallelism and with --tp-size 2 at np 4, in the broken bucket only, and the line names the first step, that
+// bucket, a rank, an element and both values.
 void expect_caught(Mistake mistake) {
   if (connector().size() < 2) GTEST_SKIP() << "one rank has nothing to reduce";
-  for (int stage : {0, 2}) {
-    const Checked c = train_checked(mistake, stage);
-    const std::string where = fmt::format("ZeRO-{}, {} ranks", stage, connector().size());
-    EXPECT_GT(c.found.wrong, 0) << where << ": the mutant survived the bucket check";
-    EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{kTarget}) << where << ": " << c.found.first;
-    EXPECT_EQ(c.found.first.rfind(fmt::format("step 0, bucket {}, rank ", kTarget), 0), 0U) << where << ": "
-                                                                                             << c.found.first;
-    for (const char* part : {" element ", ": reduced ", "gradients sum to ", "(bound "}) {
-      EXPECT_NE(c.found.first.find(part), std::string::npos) << where << ": no '" << part << "' in " << c.found.first;
+  for (int tp : tp_sizes_with_data_parallel_pairs()) {
+    if (mistake == Mistake::wrong_group && tp == 1) continue;  // no other group
+    for (int stage : {0, 2}) {
+      const Checked c = train_checked({.mistake = mistake, .stage = stage, .tp = tp});
+      const std::string where = fmt::format("tp {}, ZeRO-{}, {} ranks", tp, stage, connector().size());
+      EXPECT_GT(c.found.wrong, 0) << where << ": the mutant survived the bucket check";
+      EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{kTarget}) << where << ": " << c.found.first;
+      EXPECT_EQ(c.found.first.rfind(fmt::format("step 0, bucket {}, rank ", kTarget), 0), 0U) << where << ": "
+                                                                                               << c.found.first;
+      for (const char* part : {" element ", ": reduced ", "gradients sum to ", "(bound "}) {
+        EXPECT_NE(c.found.first.find(part), std::string::npos) << where << ": no '" << part << "' in "
+                                                               << c.found.first;
+      }
+      // the line that caught it, for the test log
+      if (connector().is_root()) {
+        std::fprintf(stderr, "[%s, %s] %s\n", name(mistake), where.c_str(), c.found.first.c_str());
+      }
     }
-    // the line that caught it, for the test log
-    if (connector().is_root()) std::fprintf(stderr, "[%s, %s] %s\n", name(mistake), where.c_str(), c.found.first.c_str());
   }
 }
 
@@ -209,16 +351,43 @@ TEST(TrainMutants, TheAveragesScaleTwice) { expect_caught(Mistake::scaled_twice)
 TEST(TrainMutants, ARankSendingFromAShiftedOffset) { expect_caught(Mistake::shifted_send); }
 TEST(TrainMutants, ARankSendingAnotherRanksGradients) { expect_caught(Mistake::wrong_peer); }
 TEST(TrainMutants, SumsReceivedOneElementOff) { expect_caught(Mistake::shifted_result); }
+TEST(TrainMutants, ABucketReducedOverTheTensorParallelGroup) {
+  if (tp_sizes_with_data_parallel_pairs().size() < 2) GTEST_SKIP() << "needs --tp-size 2 with replicas: np 4";
+  expect_caught(Mistake::wrong_group);
+}
 
 // train --check's replica check, the other half: the last bucket never reduced makes the replicas diverge without
 // ZeRO (with it the gather hands every replica the owner's values, and the bucket check above is what sees it).
 TEST(TrainMutants, ASkippedBucketMakesTheReplicasDiverge) {
-  const Checked correct = train_checked(Mistake::none, 0);
+  const Checked correct = train_checked({});
   EXPECT_EQ(correct.diverged, 0);
   if (connector().size() < 2) GTEST_SKIP() << "one rank has nothing to reduce";
-  const Checked skipped = train_checked(Mistake::skip, 0, 2);  // the last of the three buckets
+  const Checked skipped = train_checked({.mistake = Mistake::skip, .target = 2});  // the last of the three buckets
   EXPECT_GT(skipped.diverged, 0) << "a skipped bucket survived the replica check";
 }
+
+// A wrong tensor-parallel sum, alike on every rank of the tp group: the replicas reduce the gradients they made
+// exactly and apply the same sums, so the bucket and replica checks rightly pass (they judge the data-parallel
+// reduction); the comparison with one rank trained alone is what fails, at every ZeRO stage.
+void expect_tp_caught(TpMistake mistake) {
+  if (connector().size() % 2 != 0) GTEST_SKIP() << "--tp-size 2 does not divide " << connector().size() << " ranks";
+  for (int stage : {0, 1, 2, 3}) {
+    const Checked c = train_checked({.stage = stage, .tp = 2, .tp_mistake = mistake, .shape = kTpShape});
+    const std::string where = fmt::format("tp 2, ZeRO-{}, {} ranks", stage, connector().size());
+    EXPECT_GT(c.beyond, 0) << where << ": the tp mutant survived the comparison with one rank";
+    EXPECT_EQ(c.found.wrong, 0) << where << ": " << c.found.first;
+    EXPECT_EQ(c.diverged, 0) << where;
+    if (connector().is_root()) {
+      std::fprintf(stderr, "[%s, %s] %lld parameters beyond %g of one rank trained alone\n", name(mistake),
+                   where.c_str(), static_cast<long long>(c.beyond), check_tolerance(DType::float32));
+    }
+  }
+}
+
+TEST(TrainTpMutants, AForwardSumSkipped) { expect_tp_caught(TpMistake::skip_forward); }
+TEST(TrainTpMutants, ABackwardSumSkipped) { expect_tp_caught(TpMistake::skip_backward); }
+TEST(TrainTpMutants, AForwardSumTakenTwice) { expect_tp_caught(TpMistake::twice_forward); }
+TEST(TrainTpMutants, AForwardAveragedInsteadOfSummed) { expect_tp_caught(TpMistake::mean_forward); }
 
 }  // namespace
 }  // namespace distbench::train::mutants

@@ -108,6 +108,7 @@ TEST(Validators, InRange) {
   EXPECT_EQ(message(v, "2.5"), "'2.5' is not a whole number from 1 to 64");
   EXPECT_EQ(message(v, ""), "'' is not a whole number from 1 to 64");
   EXPECT_EQ(v.get_description(), "1..64");
+  EXPECT_EQ(message(in_range(2, 8, "rank count"), "1"), "1 is not a rank count from 2 to 8");
 }
 
 TEST(Validators, AtLeast) {

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,16 @@ BucketCheck::BucketCheck(Connector& connector, std::vector<int> replicas, Mlp& m
       model_(model),
       dp_(dp),
       wire_(wire),
-      local_(model.parameters(), 0.0f) {}
+      local_(model.parameters(), 0.0f) {
+  const bool mine = std::find(replicas_.begin(), replicas_.end(), connector_.rank()) != replicas_.end();
+  const bool inside = std::all_of(replicas_.begin(), replicas_.end(),
+                                  [this](int r) { return r >= 0 && r < connector_.size(); });
+  if (!mine || !inside || replicas_.size() != dp_.replicas()) {
+    throw failure(fmt::format("train --check: rank {} would check its buckets against ranks {}, where its reduction "
+                              "sums over a data-parallel group of {} ranks including itself",
+                              connector_.rank(), fmt::join(replicas_, ","), dp_.replicas()));
+  }
+}
 
 void BucketCheck::before_reduce(std::size_t bucket) {
   const std::size_t first = dp_.first_element(bucket), n = dp_.buckets()[bucket].elements;

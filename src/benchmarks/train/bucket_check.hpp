@@ -40,7 +40,9 @@ struct BucketCheckResult {
 class BucketCheck final : public BucketObserver {
  public:
   // `replicas`: the connector ranks whose gradients this rank's reduction sums, itself included (its data-parallel
-  // group). `dp` must step `model` with this check as its observer.
+  // group: with --tp-size T the ranks of its tensor-parallel rank, strided_partition's group). `dp` must step `model`
+  // with this check as its observer. Throws failure when `replicas` cannot be that group (this rank missing, a rank
+  // outside the connector's world, or not as many ranks as `dp` reduces over).
   BucketCheck(Connector& connector, std::vector<int> replicas, Mlp& model, const DataParallel& dp, DType wire);
 
   void before_reduce(std::size_t bucket) override;

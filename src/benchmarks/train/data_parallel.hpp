@@ -115,6 +115,7 @@ class DataParallel {
   // owned block and the tail (parts of no elements left out).
   std::vector<ReducedPart> reduced_parts(std::size_t b) const;
   int zero_stage() const { return stage_; }
+  std::size_t replicas() const { return ranks_; }  // ranks of the data-parallel group the step reduces over
   const StepTimes& last_times() const { return times_; }
   // The last step's timeline (layers, buckets, update), and when it began.
   std::vector<TimelineSpan> last_timeline() const;

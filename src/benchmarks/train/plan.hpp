@@ -18,11 +18,9 @@ struct TrainPlan {
   int warmup_steps = 3;
   double bucket_mb = 25;  // MiB of gradients per bucket (DDP's default); 0: one allreduce per tensor
   std::vector<bool> overlaps = {true, false};
-  int zero_stage = 0;
+  int zero_stage = 0;  // --zero: 0 (DDP), or ZeRO's partitioning of the update (1), gradients (2), parameters (3)
   int tp_size = 1;  // --tp-size: ranks per tensor-parallel group (consecutive); data parallelism across the groups
-  DType wire =
-      DType::float32;  // --dtype: the gradients' type in the collectives (bf16: DDP's compression hook)  // --zero: 0
-                       // (DDP), or ZeRO's partitioning of the update (1), gradients (2), parameters (3)
+  DType wire = DType::float32;  // --dtype: the gradients' type in the collectives (bf16: DDP's compression hook)
   bool check = false;
   Optimizer optimizer;
   double timeout_s = 300.0;

@@ -1,5 +1,6 @@
 #include "benchmarks/train/train_run.hpp"
 
+#include "benchmarks/train/reference_check.hpp"
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
@@ -16,27 +17,13 @@
 namespace distbench::train {
 namespace {
 
-// One rank trained on the whole global batches for `steps` steps, as every replica should end, on the same device
-// and math as the replicas.
-std::vector<float> one_rank_reference(const TrainPlan& plan, int steps, Device& device, DenseMath& math) {
-  Mlp model(plan.shape, plan.seed, device, math);
-  OptimizerState optimizer(plan.optimizer, model);
-  const TeacherData data(plan.shape, plan.seed + 1);
-  std::vector<float> x(plan.batch * plan.shape.inputs);
-  std::vector<int> labels(plan.batch);
-  for (int s = 0; s < steps; ++s) {
-    data.batch(static_cast<std::uint64_t>(s) * plan.batch, plan.batch, x.data(), labels.data());
-    model.load_batch(x.data(), labels.data(), plan.batch);
-    model.forward();
-    model.backward(1.0f);
-    optimizer.step(s + 1);
-  }
-  return model.download_params();
-}
-
 std::size_t bucket_bytes(const TrainPlan& plan) { return static_cast<std::size_t>(plan.bucket_mb * 1024 * 1024); }
 
 const char* on_off(bool overlap) { return overlap ? "on" : "off"; }
+
+// The data-parallel groups beside tensor-parallel groups of `tp` consecutive ranks: the ranks of one tp rank (all
+// ranks when tp is 1). The data-parallel communicator and the bucket check's replicas are both made from it.
+Partition data_parallel_groups(int world_size, int tp) { return strided_partition(world_size, tp); }
 
 }  // namespace
 
@@ -72,7 +59,7 @@ void TrainRun::make_communicators() {
   if (plan_.tp_size > 1) {
     auto guard = watchdog_.arm("train: creating the tensor- and data-parallel communicators");
     tp_comm_ = &world_.communicator(consecutive_partition(connector_.size(), plan_.tp_size));
-    dp_comm_ = &world_.communicator(strided_partition(connector_.size(), plan_.tp_size));
+    dp_comm_ = &world_.communicator(data_parallel_groups(connector_.size(), plan_.tp_size));
   }
 }
 
@@ -132,9 +119,8 @@ void TrainRun::run_mode(std::size_t mode, BenchmarkOutcome& outcome) {
   // this rank's data-parallel group (the ranks holding the same part of the model).
   std::optional<BucketCheck> bucket_check;
   if (plan_.check) {
-    std::vector<int> replicas;
-    for (int r = connector_.rank() % plan_.tp_size; r < connector_.size(); r += plan_.tp_size) replicas.push_back(r);
-    bucket_check.emplace(connector_, std::move(replicas), model, dp, plan_.wire);
+    const Partition groups = data_parallel_groups(connector_.size(), plan_.tp_size);
+    bucket_check.emplace(connector_, groups.members_of(connector_.rank()), model, dp, plan_.wire);
   }
   Samples s;
   timed_steps(mode, model, dp, bucket_check, s);
@@ -191,10 +177,7 @@ std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& 
   }
   const std::vector<float> params = model.download_params();
   const std::vector<float> mine_in_reference = model.shard_of(reference_);  // this rank's part of the model
-  std::int64_t beyond = 0;
-  for (std::size_t p = 0; p < params.size(); ++p) {
-    if (relative_difference(params[p], mine_in_reference[p]) > check_tolerance(plan_.wire)) ++beyond;
-  }
+  const std::int64_t beyond = parameters_beyond(params, mine_in_reference, check_tolerance(plan_.wire));
   const auto diffs = allgather_value(connector_, largest_relative_difference(params, mine_in_reference));
   max_diff = *std::max_element(diffs.begin(), diffs.end());
   std::int64_t beyond_all = 0;
