@@ -23,11 +23,11 @@ std::string kind_of(DType t) {
   return is_integer(t) ? (is_signed(t) ? "signed integer" : "unsigned integer") : "floating point";
 }
 
-// The backends that run `op`: MPI alone has the bitwise operators.
+// The backends that run `op` (the bitwise operators: only those that say they reduce with them).
 std::vector<std::string> backends_of(ReduceOp op) {
   std::vector<std::string> names;
   for (const auto& entry : backend_registry()) {
-    if (!is_bitwise(op) || entry.name == "mpi") names.push_back(entry.name);
+    if (!is_bitwise(op) || entry.bitwise_reductions) names.push_back(entry.name);
   }
   return names;
 }

@@ -2,7 +2,7 @@
 
 #include "backends/registry.hpp"
 #include "cli/progress.hpp"
-#include "cli/run_info.hpp"
+#include "cli/gather_run_info.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/quote.hpp"

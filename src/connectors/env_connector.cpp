@@ -1,6 +1,6 @@
 #include "connectors/env_connector.hpp"
 
-#include "connectors/deadline.hpp"
+#include "core/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 

@@ -65,6 +65,8 @@ struct BackendEntry {
   std::function<KeyValues()> build_versions;
   // The connector kinds (Connector::kind) it runs with; empty: any.
   std::vector<std::string> connectors;
+  // Whether its collectives reduce with the bitwise operators (band, bor, bxor: core/reduce_op.hpp).
+  bool bitwise_reductions = false;
 };
 
 }  // namespace distbench

@@ -68,8 +68,11 @@ class Device {
   // Device operation completes before it returns, so the host clock times it.
   virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }
   // The dense math of a device with a queue of its own (a GPU: cuBLAS and kernels, ordered before the backend's
-  // collectives); null for host memory, where a benchmark computes on the CPU itself (math/host_math.hpp).
+  // collectives); null for host memory, where a benchmark computes on the CPU itself (benchmarks/math/host_math.hpp).
   virtual DenseMath* math() { return nullptr; }
+  // Whether its buffers are host memory, which the CPU reads and computes on directly (where math() is null, a
+  // benchmark computes there with benchmarks/math/host_math.hpp).
+  virtual bool host_memory() const { return false; }
   // Bytes of `buffer` (one this device allocated) that the kernel backs with huge pages, for host memory; nullopt
   // where that does not apply (device memory) or the system does not say.
   virtual std::optional<std::uint64_t> huge_page_bytes(Buffer& buffer) {

@@ -19,6 +19,7 @@ class HostDevice final : public Device {
   std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;
   void copy(BufferRef dst, BufferRef src, std::size_t bytes) override;
   void synchronize() override {}
+  bool host_memory() const override { return true; }
   std::optional<std::uint64_t> huge_page_bytes(Buffer& buffer) override;
 
  private:

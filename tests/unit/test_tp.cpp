@@ -63,9 +63,11 @@ TEST(TpOps, EachPassRunsTorchShardsPrimitive) {
   EXPECT_EQ(primitive(Op::copy, Pass::backward), Primitive::allreduce);
   EXPECT_EQ(parse_op("copy"), Op::copy);
   EXPECT_FALSE(parse_op("split").has_value());
-  EXPECT_DOUBLE_EQ(bus_factor(Primitive::allgather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_factor(Primitive::allreduce, 4), 1.5);
-  EXPECT_DOUBLE_EQ(bus_factor(Primitive::slice, 4), 0.0);
+  // busbw comes from the collective's table entry: allgather (G-1)/G, allreduce 2(G-1)/G (nccl-tests' definitions)
+  EXPECT_EQ(collective_of(Primitive::allgather), Collective::allgather);
+  EXPECT_EQ(collective_of(Primitive::allreduce), Collective::allreduce);
+  EXPECT_FALSE(collective_of(Primitive::slice).has_value());
+  EXPECT_FALSE(collective_of(Primitive::identity).has_value());
 }
 
 TEST(TpOps, InputsAreSmallIntegersSoSumsAreExactInEveryType) {

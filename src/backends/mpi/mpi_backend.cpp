@@ -79,7 +79,8 @@ BackendEntry mpi_backend_entry() {
             return std::make_unique<MPIBackend>(connector, options.huge_pages);
           },
           build_versions,
-          {"mpi"}};
+          {"mpi"},
+          /*bitwise_reductions=*/true};
 }
 
 std::unique_ptr<Connector> make_mpi_connector(int& argc, char**& argv, std::string_view thread_level) {

@@ -95,7 +95,8 @@ BackendEntry nccl_backend_entry() {
             return std::make_unique<NcclBackend>(connector, options);
           },
           build_versions,
-          {}};
+          {},
+          /*bitwise_reductions=*/false};
 }
 
 }  // namespace distbench::nccl

@@ -1,5 +1,6 @@
 #include "benchmarks/health/evaluate.hpp"
 
+#include "core/collective.hpp"
 #include "core/report/text.hpp"
 #include "core/stats.hpp"
 
@@ -32,8 +33,7 @@ std::optional<GroupAllreduce> group_allreduce(const PhaseResult& phase, const st
     out.wrong += rule_number(*j, "wrong");
     bytes = rule_number(*j, "bytes");
   }
-  const auto n = static_cast<double>(ranks.size());
-  out.busbw_gbps = bytes / slowest / 1e9 * 2 * (n - 1) / n;
+  out.busbw_gbps = bytes / slowest / 1e9 * bus_factor(Collective::allreduce, static_cast<int>(ranks.size()));
   return out;
 }
 

@@ -130,7 +130,7 @@ int cpu_threads_per_rank(int ranks_per_host) {
 }
 
 void require_dense_math(World& world, std::string_view benchmark) {
-  if (world.backend().name() == "mpi" || world.device().math() != nullptr) return;
+  if (world.device().host_memory() || world.device().math() != nullptr) return;
   throw usage_error(
       fmt::format("{} needs a device it can compute on; the {} backend has none: run with --backend mpi "
                   "(CPU) or nccl (GPU)",

@@ -243,8 +243,7 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     if (!root || reporter == nullptr) continue;
     const std::vector<double> worst = slowest_per_sample(by_rank);
     const double t = percentile(worst, 50);
-    const double factor = bus_factor(prim, g);
-    const bool collective = prim == Primitive::allgather || prim == Primitive::allreduce;
+    const std::optional<Collective> collective = collective_of(prim);
     Record rec;
     rec.kind = "tp";
     rec.set("backend", std::string(group.backend()))
@@ -261,7 +260,7 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     const double algbw = collective && t > 0 ? static_cast<double>(bytes) / t / 1e9 : kNotMeasured;
     rec.set_metric("time_us", t * kMicro)
         .set_metric("algbw_gbps", algbw)
-        .set_metric("busbw_gbps", collective ? algbw * factor : kNotMeasured)
+        .set_metric("busbw_gbps", collective ? algbw * bus_factor(*collective, g) : kNotMeasured)
         .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
     rec.phases.push_back(reduce_phase("time", by_rank, RankAverage::max).stats);
     reporter->add({rec});

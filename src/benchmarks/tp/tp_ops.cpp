@@ -72,11 +72,10 @@ Primitive primitive(Op op, Pass pass) {
 
 bool along_dim(Primitive p) { return p == Primitive::slice || p == Primitive::allgather; }
 
-double bus_factor(Primitive p, int group) {
-  const double g = group;
-  if (p == Primitive::allgather) return (g - 1) / g;
-  if (p == Primitive::allreduce) return 2 * (g - 1) / g;
-  return 0;
+std::optional<Collective> collective_of(Primitive p) {
+  if (p == Primitive::allgather) return Collective::allgather;
+  if (p == Primitive::allreduce) return Collective::allreduce;
+  return std::nullopt;
 }
 
 float full_value(std::size_t i) { return static_cast<float>(static_cast<int>((i * 7 + 3) % 11) - 5); }

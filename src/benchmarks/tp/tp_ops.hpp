@@ -8,6 +8,7 @@
 #pragma once
 
 #include "benchmarks/tp/shard.hpp"
+#include "core/collective.hpp"
 #include "core/communicator.hpp"
 #include "core/dense_math.hpp"
 #include "core/device.hpp"
@@ -31,9 +32,9 @@ Primitive primitive(Op op, Pass pass);
 // Whether the primitive depends on the dim (slice, allgather) or not (allreduce, identity).
 bool along_dim(Primitive p);
 
-// The bytes of the full tensor (what a collective's algbw divides) and the bus-bandwidth factor of the primitive's
-// collective over `group` ranks (nccl-tests' definitions: allgather (G-1)/G, allreduce 2(G-1)/G; 0 without one).
-double bus_factor(Primitive p, int group);
+// The collective a primitive calls (allgather, allreduce); nullopt for the local ones (slice, identity). Its bus
+// factor is the collective table's (core/collective.hpp).
+std::optional<Collective> collective_of(Primitive p);
 
 // One rank's buffers for one tensor layout and type, and the primitives over its group's communicator.
 class OpRunner {

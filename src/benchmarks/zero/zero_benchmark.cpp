@@ -53,7 +53,7 @@ std::uint64_t bytes_needed(const ZeroPlan& plan, Stage stage, std::size_t ranks)
 
 void ZeroBenchmark::check(World& world) const {
   Connector& connector = world.connector();
-  if (world.backend().name() != "mpi" && world.device().math() == nullptr) {
+  if (!world.device().host_memory() && world.device().math() == nullptr) {
     throw usage_error(
         fmt::format("zero runs its step on host memory (--backend mpi) or on a GPU (--backend nccl); the {} "
                     "backend's device computes nothing: run with one of those",

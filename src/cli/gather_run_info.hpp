@@ -1,4 +1,5 @@
-// The description of a run that reports carry: tool, arguments, ranks, versions, environment.
+// The description of a run that reports carry (core/run_info.hpp), gathered from every rank: tool, arguments, ranks,
+// versions, environment.
 #pragma once
 
 #include "core/machine_mode.hpp"

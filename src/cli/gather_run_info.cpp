@@ -1,4 +1,4 @@
-#include "cli/run_info.hpp"
+#include "cli/gather_run_info.hpp"
 
 #include "core/environment.hpp"
 #include "core/machine_mode.hpp"
