@@ -21,6 +21,14 @@ bool nccl_built_in() {
   return std::any_of(backends.begin(), backends.end(), [](const BackendEntry& e) { return e.name == "nccl"; });
 }
 
+namespace {
+
+// The group of NCCL's settings: Backend where NCCL is built in; else hidden, yet accepted, so that nccl-tests' command
+// lines run in every build.
+const char* nccl_group() { return nccl_built_in() ? groups::kBackend : groups::kHidden; }
+
+}  // namespace
+
 void add_sampling_options(CLI::App& app, SamplingOptions& o) {
   using namespace groups;
   add_step_count_options(app, o, "Timed samples per case", "Untimed operations first");
@@ -59,8 +67,7 @@ void add_sweep_loop_options(CLI::App& app, CommonOptions& o) {
   using namespace groups;
   app.add_flag("--show-faults", o.show_faults, "Add page faults and context switches per operation to the table")
       ->group(kReports);
-  // NCCL's settings, shown where NCCL is built in; accepted everywhere, so that nccl-tests' command lines run.
-  const char* nccl = nccl_built_in() ? kBackend : kHidden;
+  const char* nccl = nccl_group();
   app.add_option("-m,--agg-iters", o.agg_iters, "Operations per NCCL group call")
       ->group(nccl)
       ->option_text("N")
@@ -82,8 +89,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(one_of({"auto", "on", "off"}));
 
   add_backend_option(app, o.backend);
-  // NCCL's settings, shown where NCCL is built in; accepted everywhere, so that nccl-tests' command lines run.
-  const char* nccl = nccl_built_in() ? kBackend : kHidden;
+  const char* nccl = nccl_group();
   app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process")
       ->group(nccl)
       ->option_text("N")
