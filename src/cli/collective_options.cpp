@@ -84,7 +84,8 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   add_sampling_options(app, o.sampling);
   app.get_option("--iters")
       ->description("Samples per case; nccl-tests timing: calls per block");
-  app.get_option("--warmup-iters")->default_str("5; nccl-tests 1; osu, imb theirs");
+  app.get_option("--warmup-iters")
+      ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
   add_common_options(app, o.common);
   add_sweep_loop_options(app, o.common);
 

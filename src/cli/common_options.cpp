@@ -44,7 +44,8 @@ void add_sampling_options(CLI::App& app, SamplingOptions& o) {
   app.add_option("--max-time", o.max_time_s, "Sampling budget per case in seconds; 0: none")
       ->group(kSampling)
       ->option_text("SECONDS")
-      ->default_str("0.05; none when -n is given alone; 10 with --max-noise")
+      ->default_str(fmt::format("{:g}; none when -n is given alone; {:g} with --max-noise", SamplingOptions{}.max_time_s,
+                                SamplingOptions::kNoiseMaxTimeS))
       ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
 }
@@ -164,7 +165,7 @@ StoppingRule stopping_rule(const SamplingOptions& o) {
   if (o.max_time_given) {
     rule.max_time_s = o.max_time_s;
   } else if (o.max_noise > 0) {
-    rule.max_time_s = 10.0;
+    rule.max_time_s = SamplingOptions::kNoiseMaxTimeS;
   } else {
     rule.max_time_s = o.iters_given ? 0.0 : o.max_time_s;
   }

@@ -22,11 +22,12 @@ namespace distbench::cli {
 
 // The Sampling group: what a benchmark that samples reads (the collectives, latency, zero).
 struct SamplingOptions {
+  static constexpr double kNoiseMaxTimeS = 10.0;  // --max-time with a noise target, unless given
   int iters = 20;
   int warmup_iters = 5;
   double max_noise = 0.0;
   int min_samples = 10;
-  double max_time_s = 0.05;  // count mode's budget; 10 s in noise mode unless given
+  double max_time_s = 0.05;  // count mode's budget; kNoiseMaxTimeS in noise mode unless given
   bool iters_given = false;
   bool warmup_given = false;
   bool max_time_given = false;
