@@ -56,7 +56,7 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
     out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
                                      "are no threads' communicators to initialise in parallel"});
   }
-  if ((o.timing == "osu" || o.timing == "imb") && (o.common.max_noise > 0 || o.common.max_time_given)) {
+  if ((o.timing == "osu" || o.timing == "imb") && (o.sampling.max_noise > 0 || o.sampling.max_time_given)) {
     out.push_back({"option_ignored", fmt::format("--max-noise and --max-time ignored: --timing {} times the peer's own "
                                                  "count of calls (-n replaces it)",
                                                  o.timing)});
@@ -81,10 +81,13 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   const bool reduces = !collective || is_reduction(*collective);
   const bool rooted = !collective || is_rooted(*collective);
   const bool lists = !collective || *collective == Collective::allreduce;
-  add_common_options(app, o.common);
+  add_sampling_options(app, o.sampling);
   app.get_option("--iters")
       ->description("Samples per case; nccl-tests timing: calls per block");
-  app.get_option("--warmup-iters")->default_str("5; nccl-tests 1; osu, imb theirs");
+  app.get_option("--warmup-iters")
+      ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
+  add_common_options(app, o.common);
+  add_sweep_loop_options(app, o.common);
 
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
@@ -253,22 +256,22 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.root = o.root;
   plan.ignored_options = ignored_options(collective, o);
   plan.group_size = o.group_size;
-  plan.warmup_iters = o.common.warmup_iters;
-  if (o.timing == "nccl-tests" && !o.common.warmup_given) plan.warmup_iters = 1;  // all_reduce_perf's -w default
-  plan.stopping = stopping_rule(o.common);
+  plan.warmup_iters = o.sampling.warmup_iters;
+  if (o.timing == "nccl-tests" && !o.sampling.warmup_given) plan.warmup_iters = 1;  // all_reduce_perf's -w default
+  plan.stopping = stopping_rule(o.sampling);
   plan.timing = o.timing == "sampled"      ? Timing::sampled
                 : o.timing == "nccl-tests" ? Timing::nccl_tests
                 : o.timing == "osu"        ? Timing::osu
                 : o.timing == "imb"        ? Timing::imb
                                            : Timing::automatic;
-  if (o.common.iters_given) plan.iters_given = o.common.iters;  // --timing osu|imb: in place of the peer's counts
-  if (o.common.warmup_given) plan.warmup_given = o.common.warmup_iters;
+  if (o.sampling.iters_given) plan.iters_given = o.sampling.iters;  // --timing osu|imb: in place of the peer's counts
+  if (o.sampling.warmup_given) plan.warmup_given = o.sampling.warmup_iters;
   {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule
-    CommonOptions blocks = o.common;
-    blocks.iters = CommonOptions{}.iters;
+    SamplingOptions blocks = o.sampling;
+    blocks.iters = SamplingOptions{}.iters;
     blocks.iters_given = false;
     plan.block_stopping = stopping_rule(blocks);
-    if (o.common.iters_given) plan.block_iters = o.common.iters;
+    if (o.sampling.iters_given) plan.block_iters = o.sampling.iters;
   }
   if (o.blocks > 0) {  // exactly that many blocks: 1 is all_reduce_perf's own (one timed block after -w)
     if (o.timing == "osu" || o.timing == "imb") {

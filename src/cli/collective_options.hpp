@@ -45,10 +45,11 @@ struct CollectiveOptions {
   int nthreads = 1;                  // -t: nccl-tests' threads per process; 1 is the only value here
   int parallel_init = 0;             // -p: nccl-tests' parallel initialisation of its threads (warned as ignored)
   bool parallel_init_given = false;
+  SamplingOptions sampling;
   CommonOptions common;
 };
 
-// Adds the common options and the sweep's to the subcommand of `collective`, in their help groups; options that do not
+// Adds the option groups (sampling, the sweep's loop, every run's) and the sweep's to the subcommand of `collective`, in their help groups; options that do not
 // apply to it (-o where nothing is reduced, -r where there is no root, --tensors and --fuse but on allreduce) and
 // nccl-tests' -t and -p are accepted but not shown (make_plan warns about or refuses them). Without a collective,
 // every option is shown.

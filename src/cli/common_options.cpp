@@ -1,6 +1,7 @@
 #include "cli/common_options.hpp"
 
 #include "backends/registry.hpp"
+#include "benchmarks/train/buckets.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
@@ -15,116 +16,124 @@
 
 namespace distbench::cli {
 
-namespace {
-
-// Puts `option` in `group`, or hides it when the benchmark has no use for it (`unused`): still accepted, so that a
-// command line written for another benchmark runs, and said once to be ignored (given_but_unused).
-CLI::Option* place(CLI::Option* option, const char* group, const std::vector<UnusedOption>& unused) {
-  const bool used = std::none_of(unused.begin(), unused.end(),
-                                 [option](const UnusedOption& u) { return option->check_name(u.name); });
-  return option->group(used ? group : groups::kHidden);
-}
-
-}  // namespace
-
 bool nccl_built_in() {
   const auto backends = backend_registry();
   return std::any_of(backends.begin(), backends.end(), [](const BackendEntry& e) { return e.name == "nccl"; });
 }
 
-void add_common_options(CLI::App& app, CommonOptions& o, const std::vector<UnusedOption>& unused) {
+namespace {
+
+// The group of NCCL's settings: Backend where NCCL is built in; else hidden, yet accepted, so that nccl-tests' command
+// lines run in every build.
+const char* nccl_group() { return nccl_built_in() ? groups::kBackend : groups::kHidden; }
+
+}  // namespace
+
+void add_sampling_options(CLI::App& app, SamplingOptions& o) {
   using namespace groups;
-  place(app.add_option("-n,--iters", o.iters,
-                       "Timed samples per case"),
-        kSampling, unused)
-      ->option_text("N")
-      ->check(in_range(1, 1000000))
-      ->each([&o](const std::string&) { o.iters_given = true; });
-  place(app.add_option("-w,--warmup-iters", o.warmup_iters, "Untimed operations first"), kSampling, unused)
-      ->option_text("N")
-      ->check(in_range(0, 1000000))
-      ->each([&o](const std::string&) { o.warmup_given = true; });
-  place(app.add_option("--max-noise", o.max_noise,
-                       "Stop when the median's 95% CI is within this, e.g. 2%"),
-        kSampling, unused)
+  add_step_count_options(app, o, "Timed samples per case", "Untimed operations first");
+  app.add_option("--max-noise", o.max_noise, "Stop when the median's 95% CI is within this, e.g. 2%")
+      ->group(kSampling)
       ->option_text("PERCENT")
       ->default_str("off")
       ->transform(percentage(0, 1000));
-  place(app.add_option("--min-samples", o.min_samples, "Samples before the noise or time budget may end a case"),
-        kSampling, unused)
+  app.add_option("--min-samples", o.min_samples, "Samples before the noise or time budget may end a case")
+      ->group(kSampling)
       ->option_text("N")
       ->check(in_range(1, 1000000));
-  place(app.add_option("--max-time", o.max_time_s, "Sampling budget per case in seconds; 0: none"), kSampling,
-        unused)
+  app.add_option("--max-time", o.max_time_s, "Sampling budget per case in seconds; 0: none")
+      ->group(kSampling)
       ->option_text("SECONDS")
-      ->default_str("0.05; none when -n is given alone; 10 with --max-noise")
+      ->default_str(fmt::format("{:g}; none when -n is given alone; {:g} with --max-noise", SamplingOptions{}.max_time_s,
+                                SamplingOptions::kNoiseMaxTimeS))
       ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
+}
 
-  add_report_options(app, o.reports, unused);
-  place(app.add_flag("--show-faults", o.show_faults, "Add page faults and context switches per operation to the table"),
-        kReports, unused);
-  place(app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr"),
-        kReports, unused);
-  place(app.add_option("--progress", o.progress,
-                       "Progress lines: auto (live on a terminal), on or off"),
-        kReports, unused)
+void add_step_count_options(CLI::App& app, SamplingOptions& o, const std::string& timed, const std::string& untimed) {
+  using namespace groups;
+  app.add_option("-n,--iters", o.iters, timed)
+      ->group(kSampling)
+      ->option_text("N")
+      ->check(in_range(1, 1000000))
+      ->each([&o](const std::string&) { o.iters_given = true; });
+  app.add_option("-w,--warmup-iters", o.warmup_iters, untimed)
+      ->group(kSampling)
+      ->option_text("N")
+      ->check(in_range(0, 1000000))
+      ->each([&o](const std::string&) { o.warmup_given = true; });
+}
+
+void add_sweep_loop_options(CLI::App& app, CommonOptions& o) {
+  using namespace groups;
+  app.add_flag("--show-faults", o.show_faults, "Add page faults and context switches per operation to the table")
+      ->group(kReports);
+  const char* nccl = nccl_group();
+  app.add_option("-m,--agg-iters", o.agg_iters, "Operations per NCCL group call")
+      ->group(nccl)
+      ->option_text("N")
+      ->check(in_range(1, 100000));
+  app.add_option("-G,--cudagraph", o.graph_launches, "Replay the timed loop as a CUDA graph N times; 0: off")
+      ->group(nccl)
+      ->option_text("N")
+      ->check(in_range(0, 100000));
+}
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  using namespace groups;
+  add_report_options(app, o.reports);
+  app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr")
+      ->group(kReports);
+  app.add_option("--progress", o.progress, "Progress lines: auto (live on a terminal), on or off")
+      ->group(kReports)
       ->option_text("MODE")
       ->check(one_of({"auto", "on", "off"}));
 
   add_backend_option(app, o.backend);
-  // NCCL's settings, shown where NCCL is built in; accepted everywhere, so that nccl-tests' command lines run.
-  const char* nccl = nccl_built_in() ? kBackend : kHidden;
-  place(app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process"), nccl, unused)
+  const char* nccl = nccl_group();
+  app.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process")
+      ->group(nccl)
       ->option_text("N")
       ->check(in_range(1, 64));
-  place(app.add_option("-m,--agg-iters", o.agg_iters, "Operations per NCCL group call"), nccl, unused)
-      ->option_text("N")
-      ->check(in_range(1, 100000));
-  place(app.add_option("-G,--cudagraph", o.graph_launches, "Replay the timed loop as a CUDA graph N times; 0: off"),
-        nccl, unused)
-      ->option_text("N")
-      ->check(in_range(0, 100000));
-  place(app.add_option("-z,--blocking", o.blocking, "NCCL's blocking mode for initialisation and calls"), nccl, unused)
+  app.add_option("-z,--blocking", o.blocking, "NCCL's blocking mode for initialisation and calls")
+      ->group(nccl)
       ->option_text("0|1")
       ->check(one_of({"0", "1"}));
-  place(app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (allocated by ncclMemAlloc)"),
-        nccl, unused)
+  app.add_option("-R,--register", o.register_buffers, "Register buffers with NCCL (allocated by ncclMemAlloc)")
+      ->group(nccl)
       ->option_text("0|1")
       ->check(one_of({"0", "1"}));
-  place(app.add_option("--alloc", o.alloc,
-                       "Device buffers from cudaMalloc, ncclMemAlloc, or auto: ncclMemAlloc for a collective "
-                       "timed as nccl-tests"),
-        nccl, unused)
+  app.add_option("--alloc", o.alloc,
+                 "Device buffers from cudaMalloc, ncclMemAlloc, or auto: ncclMemAlloc for a collective timed as "
+                 "nccl-tests")
+      ->group(nccl)
       ->option_text("HOW")
       ->check(one_of({"auto", "cudaMalloc", "ncclMemAlloc"}));
-  place(app.add_option("--huge-pages", o.huge_pages,
-                       "Transparent huge pages for host buffers: on or off"),
-        kBackend, unused)
+  app.add_option("--huge-pages", o.huge_pages, "Transparent huge pages for host buffers: on or off")
+      ->group(kBackend)
       ->option_text("MODE")
       ->check(one_of({"off", "on"}));
-  place(app.add_flag("--malloc-reuse", o.malloc_reuse,
-                     "Keep freed memory mapped, so temporaries are not faulted in again"),
-        kBackend, unused);
+  app.add_flag("--malloc-reuse", o.malloc_reuse, "Keep freed memory mapped, so temporaries are not faulted in again")
+      ->group(kBackend);
 
   add_launcher_option(app, o.launcher);
-  place(app.add_option("--mpi-thread", o.mpi_thread, "MPI threads: single, funneled, serialized, multiple"),
-        kLaunch, unused)
+  app.add_option("--mpi-thread", o.mpi_thread, "MPI threads: single, funneled, serialized, multiple")
+      ->group(kLaunch)
       ->option_text("LEVEL")
       ->check(one_of({"single", "funneled", "serialized", "multiple"}));
-  place(app.add_option("-T,--timeout", o.timeout_s, "Seconds a step (sample, check, barrier) may take"),
-        kLaunch, unused)
+  app.add_option("-T,--timeout", o.timeout_s, "Seconds a step (sample, check, barrier) may take")
+      ->group(kLaunch)
       ->option_text("SECONDS")
       ->check(positive_number("seconds"));
 }
 
-void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, const std::vector<UnusedOption>& unused) {
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports) {
   for (const ReportFormat& format : report_formats()) {
-    place(app.add_option_function<std::string>(
-              std::string(format.flag),
-              [&reports, &format](const std::string& path) { set_report_target(reports, format, path); },
-              std::string(format.help)),
-          groups::kReports, unused)
+    app.add_option_function<std::string>(
+           std::string(format.flag),
+           [&reports, &format](const std::string& path) { set_report_target(reports, format, path); },
+           std::string(format.help))
+        ->group(groups::kReports)
         ->option_text("PATH")
         ->check(non_empty_path());
   }
@@ -146,7 +155,7 @@ void add_launcher_option(CLI::App& app, std::string& launcher) {
       ->check(one_of({"auto", "mpi", "env", "none"}));
 }
 
-StoppingRule stopping_rule(const CommonOptions& o) {
+StoppingRule stopping_rule(const SamplingOptions& o) {
   StoppingRule rule;
   rule.samples = static_cast<std::size_t>(o.iters);
   rule.max_noise = o.max_noise;
@@ -156,7 +165,7 @@ StoppingRule stopping_rule(const CommonOptions& o) {
   if (o.max_time_given) {
     rule.max_time_s = o.max_time_s;
   } else if (o.max_noise > 0) {
-    rule.max_time_s = 10.0;
+    rule.max_time_s = SamplingOptions::kNoiseMaxTimeS;
   } else {
     rule.max_time_s = o.iters_given ? 0.0 : o.max_time_s;
   }
@@ -203,9 +212,9 @@ void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what
              [&bucket_mb](const std::string& text) {
                bucket_mb = static_cast<double>(parse_size_option("--bucket", text)) / (1024.0 * 1024.0);
              },
-             fmt::format("{}, e.g. 25M; 0: {}", what, zero_means))
+             fmt::format("{}, e.g. {:g}M; 0: {}", what, train::kDdpBucketMiB, zero_means))
           ->option_text("SIZE")
-          ->default_str("25M")
+          ->default_str(fmt::format("{:g}M", train::kDdpBucketMiB))
           ->group(group);
   app.add_option("--bucket-mb", bucket_mb, "the same in MiB (the older spelling)")
       ->option_text("MIB")

@@ -22,6 +22,7 @@ struct LatencyOptions {
   std::string maxbytes = "4M";  // OSU's osu_latency range
   double stepfactor = 2.0;
   int check = 1;
+  SamplingOptions sampling;
   CommonOptions common;
 };
 
@@ -31,20 +32,11 @@ LatencyPlan make_latency_plan(const LatencyOptions& o) {
   }
   LatencyPlan plan;
   plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes), parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
-  plan.warmup_iters = o.common.warmup_iters;
-  plan.stopping = stopping_rule(o.common);
+  plan.warmup_iters = o.sampling.warmup_iters;
+  plan.stopping = stopping_rule(o.sampling);
   plan.check = o.check != 0;
   plan.timeout_s = o.common.timeout_s;
   return plan;
-}
-
-// The common options latency has no use for: its table has no fault columns, and it sends one message at a time.
-std::vector<UnusedOption> latency_unused() {
-  return {
-      {"--show-faults", "latency's table has no fault columns (the collectives' has)"},
-      {"--agg-iters", "latency sends one message at a time, never a group of calls"},
-      {"--cudagraph", "latency sends one message at a time, never a captured loop"},
-  };
 }
 
 }  // namespace
@@ -57,8 +49,10 @@ void add_latency_command(CLI::App& root, Commands& commands) {
                                            ExitCode::timeout, ExitCode::unavailable},
                                           true)));
   auto o = std::make_shared<LatencyOptions>();
-  add_common_options(*app, o->common, latency_unused());
+  // No sweep loop options (--show-faults, -m, -G): its table has no fault columns, it sends one message at a time.
+  add_sampling_options(*app, o->sampling);
   app->get_option("--warmup-iters")->description("Untimed round trips first");
+  add_common_options(*app, o->common);
   app->add_option("-b,--minbytes", o->minbytes, "Smallest message in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
       ->group(groups::kSweep);
@@ -70,11 +64,9 @@ void add_latency_command(CLI::App& root, Commands& commands) {
       ->option_text("0|1")
       ->group(groups::kVerification)
       ->check(one_of({"0", "1"}));
-  commands.push_back({app, [o, app](Invocation& inv) {
+  commands.push_back({app, [o](Invocation& inv) {
                         LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI
-                        RunSettings settings = run_settings(o->common);
-                        settings.ignored_options = given_but_unused(*app, latency_unused());
-                        return run_benchmark(inv, settings, benchmark);
+                        return run_benchmark(inv, run_settings(o->common), benchmark);
                       }});
 }
 

@@ -1,8 +1,9 @@
 // The groups a subcommand's --help shows its options in (CLI11's option groups), and their order: a subcommand's
 // own groups first (ZeRO step, Model, Probes, ...), as added, then these. An option in the group kHidden is accepted
-// but not shown (cli/help_formatter.hpp): nccl-tests' flags kept so that its command lines run, and options a
-// benchmark has no use for (each warned about once given). Not CLI11's hidden group "": CLI11 drops the name of an
-// option in it from its errors, and a refused value must still name its option.
+// but not shown (cli/help_formatter.hpp): nccl-tests' flags kept so that its command lines run, and options that do
+// not apply to the collective given (-o, -r, --tensors; each warned about once given or refused with the reason); a
+// benchmark's options it never uses are not declared (cli/common_options.hpp). Not CLI11's hidden group "": CLI11
+// drops the name of an option in it from its errors, and a refused value must still name its option.
 #pragma once
 
 #include <array>

@@ -3,9 +3,9 @@
 #include "backends/registry.hpp"
 #include "cli/progress.hpp"
 #include "cli/gather_run_info.hpp"
+#include "cli/run_ending.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/quote.hpp"
 #include "core/malloc_tuning.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
@@ -18,14 +18,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 namespace distbench::cli {
 namespace {
@@ -134,194 +130,69 @@ class FailureHandlerScope {
   Connector& connector_;
 };
 
-void print_warnings(const std::vector<Warning>& warnings) {
-  for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", escape_text(w.message));
-}
-
-// The benchmark's own verdict files say the run ended without one; leaving anyway when they cannot.
-void mark_unfinished(const Benchmark& benchmark, const std::string& status, const std::string& message) noexcept {
-  try {
-    benchmark.mark_unfinished(message);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: the run's own files could not be marked {}: {}\n", status, escape_text(e.what()));
-  }
-}
-
-// A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
-// first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
-// time, and leave with the same code.
-[[noreturn]] void leave_abandoned_job(Connector& connector, ReporterSet* reporters, RunInfo info,
-                                      const BenchmarkOutcome& outcome) {
-  const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
-  if (reporters) {
-    info.status = "failed";
-    info.error = outcome.abandon;
-    info.end_time = iso_time_now();
-    info.warnings = outcome.warnings;
-    reporters->end(info);
-    std::cout.flush();
-    print_warnings(outcome.warnings);
-    fmt::print(stderr, "error: {}\n", outcome.abandon);
-  }
-  std::cout.flush();
-  std::fflush(stderr);
-  if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::seconds(10));
-  std::_Exit(code);
-}
-
-}  // namespace
-
-RunSettings run_settings(const CommonOptions& options) {
-  RunSettings s;
-  s.backend = options.backend;
-  s.launcher = options.launcher;
-  s.mpi_thread = options.mpi_thread;
-  s.backend_options = backend_options(options);
-  s.timeout_s = options.timeout_s;
-  s.reports = options.reports;
-  s.progress = options.progress;
-  s.quiet = options.quiet;
-  s.malloc_reuse = options.malloc_reuse;
-  return s;
-}
-
-int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
-  // Refuses what no rank need see, before MPI.
-  const std::vector<NamedPath> outputs = output_files(settings, benchmark);
-  const ProgressMode progress_mode = settings.quiet && settings.progress == "auto"
-                                         ? ProgressMode::off
-                                         : parse_progress_mode(settings.progress);
-  if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
-  Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
-  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
-  World world(connector, entry.create(connector, settings.backend_options));
-  std::unique_ptr<ProgressLine> progress;  // the root's
+// The root's console output: the progress line and the reporters (null elsewhere).
+struct RootOutput {
+  std::unique_ptr<ProgressLine> progress;
   std::unique_ptr<ReporterSet> reporters;
+};
+
+ProgressMode progress_mode(const RunSettings& settings) {
+  return settings.quiet && settings.progress == "auto" ? ProgressMode::off : parse_progress_mode(settings.progress);
+}
+
+RootOutput make_root_output(const Connector& connector, const RunSettings& settings, ProgressMode mode) {
+  RootOutput out;
+  if (!connector.is_root()) return out;
+  out.progress = std::make_unique<ProgressLine>(mode, isatty(STDERR_FILENO) != 0);
+  out.reporters = make_reporters(settings, out.progress.get());
+  return out;
+}
+
+// The run as the reports begin it, and the machine's CPU ticks then (for the steal time at the end).
+struct RunStart {
+  RunInfo info;
+  std::optional<CpuTicks> ticks;
+};
+
+RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
+                       const Benchmark& benchmark, ReporterSet* reporters) {
+  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks()};
+  start.info.backend = entry.name;  // argv keeps what was asked
   if (connector.is_root()) {
-    progress = std::make_unique<ProgressLine>(progress_mode, isatty(STDERR_FILENO) != 0);
-    reporters = make_reporters(settings, progress.get());
+    hint_single_process(start.info);
+    reporters->begin(start.info, benchmark.describe(start.info));
   }
-  check_before_run(connector, world, outputs, benchmark, reporters.get());
+  return start;
+}
 
-  RunInfo info = make_run_info(connector, world, entry, inv.arguments());
-  const std::optional<CpuTicks> ticks_at_start = machine_cpu_ticks();
-  info.backend = entry.name;  // argv keeps what was asked
-  if (connector.is_root()) {
-    hint_single_process(info);
-    reporters->begin(info, benchmark.describe(info));
-  }
-
-  // Marks the report failed (on the root) and ends this process without calling MPI: the watchdog and signal
-  // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
-  std::mutex leaving;
-  auto end_and_exit = [&leaving, &reporters, &progress, &benchmark, info](const std::string& status,
-                                                                          const std::string& message, int signal,
-                                                                          int exit_code) {
-    std::lock_guard lock(leaving);  // the first of the watchdog and a signal decides
-    if (progress) progress->clear();
-    if (reporters) {
-      RunInfo failed = info;
-      failed.status = status;
-      failed.error = message;
-      failed.signal = signal;
-      failed.end_time = iso_time_now();
-      try {
-        reporters->end(failed);
-      } catch (const std::exception& e) {  // leaving anyway: say why the report may be stale
-        fmt::print(stderr, "error: the report could not be marked {}: {}\n", status, e.what());
-      }
-      mark_unfinished(benchmark, status, message);
-      std::cout.flush();
-      // An interrupted run says so once, on the root (the table's footer may be silenced by -q or lost with mpirun).
-      if (status == "interrupted") fmt::print(stderr, "error: {}\n", message);
-    }
-    std::cout.flush();
-    std::fflush(stderr);
-    std::_Exit(exit_code);
-  };
-  auto fail_and_exit = [&end_and_exit](const std::string& message, int exit_code) {
-    end_and_exit("failed", message, 0, exit_code);
-  };
-  // A connector that learns by itself that the job broke (env://: a peer's abort, a peer gone) ends the run the
-  // same way.
-  const FailureHandlerScope on_broken_job(connector, [&fail_and_exit](const std::string& message, int exit_code) {
-    fail_and_exit(message, exit_code);
-  });
-
-  // On a hang: name the step and this rank, mark the report failed, and end the job with exit code 4.
-  const int timeout_exit_code = settings.timeout_exit_code;
-  Watchdog watchdog(settings.timeout_s, [&connector, &progress, &fail_and_exit, timeout_exit_code](
-                                            const std::string& step, double timeout_s) {
-    if (progress) progress->clear();
-    const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
-    fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector.rank(), connector.hostname(), message);
-    std::fflush(stderr);
-    // The root writes the report and leaves at once; the others give it (and each other) a moment to say why
-    // before their exit makes the launcher end the job.
-    if (!connector.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    fail_and_exit(message, timeout_exit_code);
-  });
-
-  // Ended from outside (Ctrl-C, a scheduler, or the launcher after another rank failed or timed out): keep every
-  // finished case and say it was interrupted, by which signal, during what.
-  const bool launched = connector.size() > 1;
-  const std::optional<int> interrupted_exit_code = settings.interrupted_exit_code;
-  TerminationSignals::Scoped on_signal(*inv.signals, [&watchdog, &fail_and_exit, &end_and_exit, timeout_exit_code,
-                                                      interrupted_exit_code, launched](int signal) {
-    const std::string step = watchdog.step();
-    if (!step.empty() && watchdog.overdue()) {
-      // This rank's own step had already timed out (the process was stopped, and the launcher continues it only
-      // to end it): that is the cause, not the signal.
-      fail_and_exit(fmt::format("{} did not finish within {:g} s (-T/--timeout); ended by signal {} ({}) before its "
-                                "watchdog could say so",
-                                step, watchdog.timeout_s(), signal, strsignal(signal)),
-                    timeout_exit_code);
-    }
-    if (const std::optional<double> frozen = watchdog.frozen_s()) {
-      // Stopped between steps for longer than the timeout (nothing was armed to run out): the peers' steps that
-      // waited for this rank did not finish within it, which is why the launcher ends the job.
-      fail_and_exit(fmt::format("this rank was stopped (or its host frozen) for {:.1f} s {}; its peers' steps did not "
-                                "finish within {:g} s (-T/--timeout); ended by signal {} ({}) once it was continued",
-                                *frozen, step.empty() ? "between steps" : fmt::format("during {}", step),
-                                watchdog.timeout_s(), signal, strsignal(signal)),
-                    timeout_exit_code);
-    }
-    end_and_exit("interrupted",
-                 fmt::format("interrupted by signal {} (SIG{}){}{}", signal, sigabbrev_np(signal),
-                             step.empty() ? "" : fmt::format(" during {}", step),
-                             launched ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "
-                                        "rank failed (that rank's error line then says why)"
-                                      : ""),
-                 signal, interrupted_exit_code.value_or(exit_status_for_signal(signal)));
-  });
-
+// Runs the benchmark, the root's progress line following it; when it throws, the report keeps what was measured.
+BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark, RootOutput& out,
+                         RunEnding& ending) {
   ProgressFn on_progress;
-  if (progress) {
-    on_progress = [&progress](std::size_t done, std::size_t total, const std::string& next) {
+  if (out.progress) {
+    on_progress = [progress = out.progress.get()](std::size_t done, std::size_t total, const std::string& next) {
       progress->step(done, total, next);
     };
   }
-  BenchmarkOutcome outcome;
   try {
-    outcome = benchmark.run(world, watchdog, reporters.get(), on_progress);
+    BenchmarkOutcome outcome = benchmark.run(world, watchdog, out.reporters.get(), on_progress);
+    if (out.progress) out.progress->clear();
+    return outcome;
   } catch (const Error& e) {
-    std::lock_guard lock(leaving);  // the report is written by one thread at a time
-    if (progress) progress->clear();
-    if (reporters) {  // keep what was measured, and say why it stopped
-      info.status = "failed";
-      info.error = e.what();
-      info.end_time = iso_time_now();
-      reporters->end(info);
-      mark_unfinished(benchmark, info.status, info.error);
-    }
+    ending.after_error(e);
     throw;
   }
-  if (progress) progress->clear();
-  if (!outcome.abandon.empty()) leave_abandoned_job(connector, reporters.get(), info, outcome);
-  std::unique_lock finishing(leaving);  // a watchdog firing now (the last step overran) waits for the report
+}
+
+// The run finished: the complete report (its warnings: the benchmark's, then the options it ignored), the verdict
+// on stderr, and the exit code every rank leaves with.
+int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
+           ReporterSet* reporters, RunEnding& ending) {
+  RunInfo& info = start.info;
+  std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
-  if (reporters) note_steal_time(info, outcome.warnings, ticks_at_start);
+  if (reporters) note_steal_time(info, outcome.warnings, start.ticks);
   info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
   if (settings.backend_options.huge_pages == HugePages::on && info.version("memory.huge_pages").empty()) {
     outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "
@@ -346,6 +217,44 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   bool below = !outcome.below_floor.empty();
   broadcast_value(connector, below, connector.root_rank());
   return static_cast<int>(below ? ExitCode::below_floor : ExitCode::ok);
+}
+
+}  // namespace
+
+RunSettings run_settings(const CommonOptions& options) {
+  RunSettings s;
+  s.backend = options.backend;
+  s.launcher = options.launcher;
+  s.mpi_thread = options.mpi_thread;
+  s.backend_options = backend_options(options);
+  s.timeout_s = options.timeout_s;
+  s.reports = options.reports;
+  s.progress = options.progress;
+  s.quiet = options.quiet;
+  s.malloc_reuse = options.malloc_reuse;
+  return s;
+}
+
+// The steps of a run; every way it can end early goes through `ending` (cli/run_ending.hpp).
+int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& benchmark) {
+  // Refuses what no rank need see, before MPI.
+  const std::vector<NamedPath> outputs = output_files(settings, benchmark);
+  const ProgressMode mode = progress_mode(settings);
+  if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
+  Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
+  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
+  World world(connector, entry.create(connector, settings.backend_options));
+  RootOutput out = make_root_output(connector, settings, mode);
+  check_before_run(connector, world, outputs, benchmark, out.reporters.get());
+  RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get());
+
+  RunEnding ending(connector, settings, out.progress.get(), out.reporters.get(), benchmark, start.info);
+  const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
+  Watchdog watchdog(settings.timeout_s, ending.on_timeout());
+  TerminationSignals::Scoped on_signal(*inv.signals, ending.on_signal(watchdog));
+  BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
+  if (!outcome.abandon.empty()) ending.abandon(outcome);
+  return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending);
 }
 
 }  // namespace distbench::cli

@@ -1,7 +1,8 @@
 // The run lifecycle, once, for every subcommand that starts ranks: connect, choose the backend the same way on
 // every rank, build the World, check (writable outputs, then the benchmark's own checks), describe the run, start
 // the reporters on the root, arm the watchdog and the signal handler (each marks the report failed and ends the
-// job), run the benchmark, print its warnings and return the exit code.
+// job), run the benchmark, print its warnings and return the exit code. Every way a run ends early (a timeout, a
+// signal, a broken job, an error, an abandoned job) is in cli/run_ending.hpp.
 #pragma once
 
 #include "cli/command.hpp"

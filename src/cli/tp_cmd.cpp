@@ -26,6 +26,7 @@ struct TpOptions {
   std::string layer;
   std::size_t in = 4096, out = 16384, batch = 64;
   bool check = false;
+  SamplingOptions steps;  // -n and -w only
   CommonOptions common;
 };
 
@@ -84,30 +85,16 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
   }
   plan.layer = {o.in, o.out, o.batch};
   plan.check = o.check;
-  plan.iters = o.common.iters;
-  plan.warmup = o.common.warmup_iters;
+  plan.iters = o.steps.iters;
+  plan.warmup = o.steps.warmup_iters;
   if (plan.iters < 1) throw usage_error(fmt::format("-n/--iters {} must be at least 1", plan.iters));
   if (plan.warmup < 0) throw usage_error(fmt::format("-w/--warmup-iters {} must be 0 or more", plan.warmup));
   plan.timeout_s = o.common.timeout_s;
   return plan;
 }
 
-// The common options tp has no use for: it times -n steps after -w, has no fault columns, and runs each operation
-// once.
-std::vector<UnusedOption> tp_never_used() {
-  const std::string steps = "tp times exactly -n steps after -w, with no stopping rule";
-  return {
-      {"--max-noise", steps},
-      {"--min-samples", steps},
-      {"--max-time", steps},
-      {"--show-faults", "tp's table has no fault columns (the collectives' has)"},
-      {"--agg-iters", "tp runs each operation once, never a group of calls"},
-      {"--cudagraph", "tp runs each operation once, never a captured loop"},
-  };
-}
-
-// Those, and the options of the mode not chosen: the operations' (--shape, --dim, --op, --dtype) with --layer, the
-// layer's (--in, --out, --batch) without it.
+// The options of the mode not chosen: the operations' (--shape, --dim, --op, --dtype) with --layer, the layer's
+// (--in, --out, --batch) without it.
 std::vector<UnusedOption> tp_unused(const TpOptions& o) {
   std::vector<UnusedOption> out;
   if (!o.layer.empty()) {
@@ -117,8 +104,6 @@ std::vector<UnusedOption> tp_unused(const TpOptions& o) {
     const std::string why = "it sizes a layer; add --layer to measure layers";
     out = {{"--in", why}, {"--out", why}, {"--batch", why}};
   }
-  const auto never = tp_never_used();
-  out.insert(out.end(), never.begin(), never.end());
   return out;
 }
 
@@ -153,9 +138,10 @@ void add_tp_command(CLI::App& root, Commands& commands) {
   app->add_option("--group-size", o->group_size, "Ranks per model-parallel group, consecutive; 0: all")
       ->option_text("N")
       ->group(groups::kSweep);
-  add_common_options(*app, o->common, tp_never_used());
-  app->get_option("--iters")->description("Timed steps");
-  app->get_option("--warmup-iters")->description("Untimed steps first");
+  // Of the Sampling group only -n and -w: tp times exactly -n steps after -w, with no stopping rule. No sweep loop
+  // options (--show-faults, -m, -G): its table has no fault columns, and it runs each operation once.
+  add_step_count_options(*app, o->steps, "Timed steps", "Untimed steps first");
+  add_common_options(*app, o->common);
   app->add_flag("--check", o->check,
                 "Compare with one rank: operations exactly, layers within a rounding bound")
       ->group(groups::kVerification);

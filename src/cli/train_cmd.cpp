@@ -1,4 +1,5 @@
 // `distbench train`: data-parallel training of an MLP (benchmarks/train), run by the runner.
+#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
@@ -29,7 +30,7 @@ struct TrainOptions {
   std::size_t batch = 256;
   int steps = 20;
   int warmup = 3;
-  double bucket_mb = 25;
+  double bucket_mb = train::kDdpBucketMiB;
   std::string overlap = "both";
   int zero = 0;
   int tp_size = 1;
@@ -100,21 +101,6 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   return plan;
 }
 
-// The common options a training run has no use for: it runs a fixed number of steps, has no fault columns, and calls
-// each collective once.
-std::vector<UnusedOption> train_unused() {
-  return {
-      {"--iters", "train times --steps steps; give --steps"},
-      {"--warmup-iters", "train runs --warmup untimed steps first; give --warmup"},
-      {"--max-noise", "train times a fixed number of steps (--steps), with no noise target"},
-      {"--min-samples", "train times a fixed number of steps (--steps)"},
-      {"--max-time", "train times a fixed number of steps (--steps), with no time budget"},
-      {"--show-faults", "train's table has no fault columns (the collectives' has)"},
-      {"--agg-iters", "train calls each collective once, never a group of calls"},
-      {"--cudagraph", "train calls each collective once, never a captured loop"},
-  };
-}
-
 }  // namespace
 
 void add_train_command(CLI::App& root, Commands& commands) {
@@ -168,16 +154,14 @@ void add_train_command(CLI::App& root, Commands& commands) {
                 "Check each bucket's reduced gradients at the warm-up steps, and compare with one rank "
                 "trained alone (beyond 1e-3, bf16: 1e-2): exit 3")
       ->group(groups::kVerification);
-  add_common_options(*app, o->common, train_unused());
+  add_common_options(*app, o->common);  // no Sampling group: train times --steps steps after --warmup
   app->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto) of every timed step here")
       ->option_text("PATH")
       ->group(groups::kReports)
       ->check(non_empty_path());
-  commands.push_back({app, [o, app](Invocation& inv) {
+  commands.push_back({app, [o](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI
-                        RunSettings settings = run_settings(o->common);
-                        settings.ignored_options = given_but_unused(*app, train_unused());
-                        return run_benchmark(inv, settings, benchmark);
+                        return run_benchmark(inv, run_settings(o->common), benchmark);
                       }});
 }
 

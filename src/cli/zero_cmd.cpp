@@ -18,18 +18,10 @@
 namespace distbench::cli {
 namespace {
 
-// The common options zero has no use for: its table has no fault columns, and it calls each collective once.
-std::vector<UnusedOption> zero_unused() {
-  return {
-      {"--show-faults", "zero's table has no fault columns; its JSON report has faults_per_step"},
-      {"--agg-iters", "zero calls each collective once, never a group of calls"},
-      {"--cudagraph", "zero calls each collective once, never a captured loop"},
-  };
-}
-
-// Options that mean nothing for the plan the options and --config made.
+// Options that mean nothing for the plan the options and --config made. (Those it never uses, --show-faults, -m and
+// -G, the sweep's loop, it does not declare: its table has no fault columns, it calls each collective once.)
 std::vector<UnusedOption> zero_unused_by(const zero::ZeroPlan& plan) {
-  std::vector<UnusedOption> out = zero_unused();
+  std::vector<UnusedOption> out;
   if (!plan.check) out.push_back({"--check-steps", "it counts the steps --check runs; add --check"});
   if (std::none_of(plan.stages.begin(), plan.stages.end(), [](zero::Stage s) { return s == zero::Stage::s1; })) {
     out.push_back({"--zero1-reduce", "it is stage 1's, and --stage runs no stage 1"});
@@ -49,7 +41,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                                            ExitCode::timeout, ExitCode::unavailable},
                                           true)));
   auto o = std::make_shared<ZeroOptions>();
-  o->common.warmup_iters = 2;
+  o->sampling.warmup_iters = 2;
   const char* step = "ZeRO step";
   app->add_option("--stage", o->stage, "0 (data parallel), 1, 2, 3 or all")->option_text("STAGE")->group(step);
   app->add_option("--params", o->params, "Ψ, the model's parameters; 1K = 1024")->option_text("COUNT")->group(step);
@@ -70,9 +62,10 @@ void add_zero_command(CLI::App& root, Commands& commands) {
       ->option_text("PATH")
       ->group(step)
       ->check(non_empty_path());
-  add_common_options(*app, o->common, zero_unused());
+  add_sampling_options(*app, o->sampling);
   app->get_option("--iters")->description("Timed samples per stage");
   app->get_option("--warmup-iters")->description("Untimed steps first");
+  add_common_options(*app, o->common);
   app->add_flag("--check", o->check,
                 "First compare every stage with a one-rank run, bit for bit (exit 3)")
       ->group(groups::kVerification);

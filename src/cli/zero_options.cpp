@@ -126,8 +126,8 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.check = o.check;
   if (o.check_steps < 1) throw usage_error(fmt::format("--check-steps {} must be at least 1", o.check_steps));
   plan.check_steps = o.check_steps;
-  plan.warmup_iters = o.common.warmup_iters;
-  plan.stopping = stopping_rule(o.common);
+  plan.warmup_iters = o.sampling.warmup_iters;
+  plan.stopping = stopping_rule(o.sampling);
   plan.timeout_s = o.common.timeout_s;
   plan.malloc_reuse = o.common.malloc_reuse;
   return plan;

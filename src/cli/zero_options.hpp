@@ -2,6 +2,7 @@
 // enable_data_parallel, and the options' own names): unit-tested without ranks.
 #pragma once
 
+#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "cli/common_options.hpp"
 
@@ -15,12 +16,13 @@ struct ZeroOptions {
   std::string params = "8M";
   std::size_t layers = 24;
   std::string dtype = "bf16";
-  double bucket_mb = 25;
+  double bucket_mb = train::kDdpBucketMiB;
   std::string zero1_reduce = "auto";
   bool check = false;
   int check_steps = 3;
   std::string config;
   std::set<std::string> given;  // options given on the command line (they win over --config)
+  SamplingOptions sampling;
   CommonOptions common;
 };
 

@@ -201,6 +201,24 @@ class OnlyWhatApplies(unittest.TestCase):
         self.assertIn("--iters", shown_options(help_of("zero")))
         self.assertIn("--launcher", shown_options(help_of("health")))
 
+    def test_train_and_tp_refuse_the_sampling_they_do_not_do(self):
+        # train times --steps steps after --warmup, tp exactly -n steps after -w: neither declares the stopping rule,
+        # and train not -n/-w either; a flag not declared is unknown there, as any other (exit 2, one line)
+        stopping = ["--max-noise", "--min-samples", "--max-time"]
+        self.assertFalse({"--iters", "--warmup-iters", *stopping} & shown_options(help_of("train")))
+        self.assertFalse(set(stopping) & shown_options(help_of("tp")))
+        self.assertIn("--iters", shown_options(help_of("tp")))
+        for command, args, flag in [("train", ["-n", "5"], "-n"), ("train", ["--warmup-iters", "2"], "--warmup-iters"),
+                                    ("train", ["--max-time", "1"], "--max-time"), ("tp", ["--max-noise", "2%"],
+                                    "--max-noise"), ("tp", ["--show-faults"], "--show-faults"),
+                                    ("latency", ["-G", "1"], "-G")]:
+            with self.subTest(command=command, flag=flag):
+                r = subprocess.run([BINARY, command, *args], capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                lines = r.stderr.splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertTrue(lines[0].startswith(f"error: unknown option '{flag}' for {command}"), r.stderr)
+
     def test_long_pages_stay_short(self):
         # allreduce, the longest: 63 lines and one per report format (the formats table's: a new format adds its
         # line); NCCL's six options (--alloc on two lines) where it is built in

@@ -85,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto& o = *tool.options[k];
       const SweepPlan plan = cli::make_plan(tool.commands[k].first, o);
       FUZZ_EXPECT(!plan.sizes.empty());
-      (void)cli::stopping_rule(o.common);
+      (void)cli::stopping_rule(o.sampling);
       (void)cli::backend_options(o.common);
     }
   });

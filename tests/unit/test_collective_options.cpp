@@ -72,9 +72,11 @@ TEST(CollectiveOptions, NcclTestsCommandLinesParse) {
   }
 }
 
-TEST(CommonOptions, AGivenOptionTheBenchmarkDoesNotUseIsWarnedAbout) {
+TEST(CommonOptions, AGivenOptionTheRunDoesNotUseIsWarnedAbout) {
   CLI::App app{"test"};
+  SamplingOptions sampling;
   CommonOptions o;
+  add_sampling_options(app, sampling);
   add_common_options(app, o);
   const std::vector<std::string> args = {"-n", "3", "--max-noise", "2", "-T", "5"};
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -85,6 +87,32 @@ TEST(CommonOptions, AGivenOptionTheBenchmarkDoesNotUseIsWarnedAbout) {
   EXPECT_EQ(warnings[0].code, "option_ignored");
   EXPECT_EQ(warnings[0].message, "-n/--iters 3 ignored: give --steps");
   EXPECT_EQ(warnings[1].message, "--max-noise 2 ignored: no noise target");
+}
+
+// A command declares only the groups its benchmark reads: the flags of the others are unknown to it (train: no
+// Sampling group; tp: only its step counts; neither the sweep's loop).
+TEST(CommonOptions, AGroupNotDeclaredIsUnknown) {
+  const auto parse = [](bool step_counts, std::vector<std::string> args) {
+    CLI::App app{"test"};
+    SamplingOptions steps;
+    CommonOptions o;
+    if (step_counts) add_step_count_options(app, steps, "Timed steps", "Untimed steps first");
+    add_common_options(app, o);
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    return steps;
+  };
+  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{
+           {"-n", "5"}, {"-w", "1"}, {"--max-noise", "2"}, {"--min-samples", "3"}, {"--max-time", "1"},
+           {"--show-faults"}, {"-m", "2"}, {"-G", "1"}}) {
+    EXPECT_THROW(parse(false, flag), CLI::ExtrasError) << flag[0];
+    if (flag[0] != "-n" && flag[0] != "-w") {
+      EXPECT_THROW(parse(true, flag), CLI::ExtrasError) << flag[0];
+    }
+  }
+  const SamplingOptions steps = parse(true, {"-n", "5", "-w", "0", "-T", "9", "--json", "r.json"});
+  EXPECT_EQ(steps.iters, 5);
+  EXPECT_EQ(steps.warmup_iters, 0);
+  EXPECT_TRUE(steps.iters_given);
 }
 
 TEST(CollectiveOptions, AnExplicitIterationCountTurnsTheBudgetOff) {

@@ -1,6 +1,7 @@
 // What `distbench train` runs, settled from the command line before any rank starts.
 #pragma once
 
+#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "core/timer.hpp"
@@ -16,7 +17,7 @@ struct TrainPlan {
   std::size_t batch = 256;  // the global batch: every rank trains on batch / N samples of it
   int steps = 50;           // timed steps (after the warm-up ones)
   int warmup_steps = 3;
-  double bucket_mb = 25;  // MiB of gradients per bucket (DDP's default); 0: one allreduce per tensor
+  double bucket_mb = kDdpBucketMiB;  // MiB of gradients per bucket; 0: one allreduce per tensor
   std::vector<bool> overlaps = {true, false};
   int zero_stage = 0;  // --zero: 0 (DDP), or ZeRO's partitioning of the update (1), gradients (2), parameters (3)
   int tp_size = 1;  // --tp-size: ranks per tensor-parallel group (consecutive); data parallelism across the groups

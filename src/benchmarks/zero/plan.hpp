@@ -1,6 +1,7 @@
 // What `distbench zero` runs, settled from the command line and --config before any rank starts.
 #pragma once
 
+#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
 #include "core/dtype.hpp"
@@ -18,7 +19,7 @@ struct ZeroPlan {
   std::vector<std::size_t> layers;  // their sizes (layer_sizes)
   std::string dtype = "bf16";       // as given: bf16, fp16, fp32
   DType type = DType::bfloat16;
-  double bucket_mb = 25;   // MiB of gradients per bucket (PyTorch DDP's default); 0: one bucket
+  double bucket_mb = train::kDdpBucketMiB;  // MiB of gradients per bucket (DDP's default); 0: one bucket
   std::size_t bucket = 0;  // the same in elements
   // The forms stage 1 runs in, in order: the seeds' and RAF's allreduce, DeepSpeed's and the paper's
   // reduce-scatter, or both (each a row of its own).

@@ -1,0 +1,73 @@
+// How a run ends when it cannot finish, in one place: what is written (the root's report marked failed or
+// interrupted, with the error, the signal and the end time; the benchmark's own verdict files marked unfinished),
+// which exit code the process leaves with, and what survives (every case the reporters already wrote). The
+// watchdog, the termination signals, a connector that learns the job broke, and the main thread when the benchmark
+// throws or abandons its job all end the run through one RunEnding, one at a time; the complete report is written
+// while holding it, so that a watchdog firing then waits for it.
+#pragma once
+
+#include "cli/progress.hpp"
+#include "cli/runner.hpp"
+#include "core/benchmark.hpp"
+#include "core/connector.hpp"
+#include "core/run_info.hpp"
+#include "core/report/reporter.hpp"
+#include "core/termination.hpp"
+#include "core/watchdog.hpp"
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distbench::cli {
+
+class RunEnding {
+ public:
+  // `progress` and `reporters` are the root's (null elsewhere); `info` is the run as the reports began it.
+  RunEnding(Connector& connector, const RunSettings& settings, ProgressLine* progress, ReporterSet* reporters,
+            const Benchmark& benchmark, RunInfo info);
+  RunEnding(const RunEnding&) = delete;
+  RunEnding& operator=(const RunEnding&) = delete;
+
+  // The watchdog's: a step did not finish within -T; names the step and this rank, ends with the timeout's code.
+  Watchdog::Expired on_timeout();
+  // The connector's: the job broke (env://: a peer's abort, a peer gone); ends with the code it gives.
+  Connector::FailureHandler on_broken_job();
+  // The signals': ended from outside (Ctrl-C, a scheduler, the launcher after another rank failed), or continued
+  // after being stopped past the timeout; `watchdog` tells which.
+  TerminationSignals::Handler on_signal(Watchdog& watchdog);
+
+  // The benchmark threw `e`: the report keeps what was measured and says why it stopped; the caller rethrows.
+  void after_error(const Error& e);
+  // Some ranks stopped answering (outcome.abandon): the root writes the report and leaves first, the others wait to
+  // be ended; every rank with the outcome's code (the timeout's by default), without finalising MPI.
+  [[noreturn]] void abandon(const BenchmarkOutcome& outcome);
+  // Held while the complete report is written.
+  [[nodiscard]] std::unique_lock<std::mutex> hold() { return std::unique_lock(leaving_); }
+
+ private:
+  // Marks the report `status` (on the root) and ends this process without calling MPI: the watchdog and signal
+  // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
+  [[noreturn]] void end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code);
+  [[noreturn]] void fail_and_exit(const std::string& message, int exit_code) {
+    end_and_exit("failed", message, 0, exit_code);
+  }
+  // The signal's ending: a step this rank overran or a freeze is the cause, else the signal itself.
+  [[noreturn]] void end_on_signal(Watchdog& watchdog, int signal);
+
+  Connector& connector_;
+  ProgressLine* progress_;
+  ReporterSet* reporters_;
+  const Benchmark& benchmark_;
+  const RunInfo info_;
+  const int timeout_exit_code_;
+  const std::optional<int> interrupted_exit_code_;
+  const bool launched_;  // by a launcher, with other ranks: a signal may be its word that another rank failed
+  std::mutex leaving_;  // the first ending decides; the report is written by one thread at a time
+};
+
+// Each warning as one `warning:` line on stderr.
+void print_warnings(const std::vector<Warning>& warnings);
+
+}  // namespace distbench::cli
