@@ -81,7 +81,7 @@ struct MetricColumn {
   const char* key;          // JSON key and CSV column, e.g. "busbw_gbps"
   const char* unit;         // e.g. "GB/s", "us", "1/op"
   const char* description;  // the layout's words for it
-  const char* title;        // console: first header line
+  const char* title;        // console: first header line; "": a metric of the records that no table shows
   const char* caption;      // console: second header line, e.g. "(us)"
   int width = 8;            // console: right-aligned in this many characters
   CellFormat format = CellFormat::number;
