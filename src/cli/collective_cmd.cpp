@@ -23,7 +23,8 @@ void add_collective_commands(CLI::App& root, Commands& commands) {
     auto options = std::make_shared<CollectiveOptions>();
     add_collective_options(*app, *options, c);
     commands.push_back({app, [c, options](Invocation& inv) {
-                          CollectiveBenchmark benchmark(make_plan(c, *options));  // bad input fails here, before MPI
+                          // bad input fails here, before MPI
+                          collective::CollectiveBenchmark benchmark(make_plan(c, *options));
                           return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);
                         }});
   }

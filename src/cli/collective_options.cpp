@@ -13,6 +13,11 @@
 #include <map>
 
 namespace distbench::cli {
+
+using collective::Fusion;
+using collective::SweepPlan;
+using collective::Timing;
+
 namespace {
 
 template <typename T, typename Parse, typename All>

@@ -56,7 +56,7 @@ struct CollectiveOptions {
 void add_collective_options(CLI::App& app, CollectiveOptions& options,
                             std::optional<Collective> collective = std::nullopt);
 // Throws usage_error for anything inconsistent (sizes, steps, dtypes, ops and their combination).
-SweepPlan make_plan(Collective collective, const CollectiveOptions& options);
+collective::SweepPlan make_plan(Collective collective, const CollectiveOptions& options);
 // The common options as the collective runs them: --alloc auto becomes ncclMemAlloc where nccl-tests' timing may
 // apply (not --timing sampled, not a --tensors list), so that the buffers are what all_reduce_perf allocates.
 CommonOptions collective_common(const CollectiveOptions& options);

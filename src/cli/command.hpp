@@ -1,4 +1,5 @@
-// How subcommands plug into main: each file adds its CLI11 subcommand(s) and says what runs once parsed.
+// How subcommands plug into main: each file adds its CLI11 subcommand(s) and says what runs once parsed
+// (cli/command_table.hpp lists the files).
 // Options live in structs owned by the callbacks; nothing is global.
 #pragma once
 
@@ -43,18 +44,5 @@ struct Command {
   std::function<int(ExitCode)> exit_code_of_error;
 };
 using Commands = std::vector<Command>;
-
-void add_collective_commands(CLI::App& root, Commands& commands);
-void add_latency_command(CLI::App& root, Commands& commands);
-void add_health_command(CLI::App& root, Commands& commands);
-void add_zero_command(CLI::App& root, Commands& commands);
-void add_train_command(CLI::App& root, Commands& commands);
-void add_tp_command(CLI::App& root, Commands& commands);
-void add_compare_command(CLI::App& root, Commands& commands);
-void add_report_command(CLI::App& root, Commands& commands);
-void add_model_command(CLI::App& root, Commands& commands);
-void add_list_command(CLI::App& root, Commands& commands);
-void add_info_command(CLI::App& root, Commands& commands);
-void add_hostfile_command(CLI::App& root, Commands& commands);
 
 }  // namespace distbench::cli

@@ -26,11 +26,11 @@ struct LatencyOptions {
   CommonOptions common;
 };
 
-LatencyPlan make_latency_plan(const LatencyOptions& o) {
+latency::LatencyPlan make_latency_plan(const LatencyOptions& o) {
   if (!(o.stepfactor > 1.0)) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1", o.stepfactor));
   }
-  LatencyPlan plan;
+  latency::LatencyPlan plan;
   plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes), parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
   plan.warmup_iters = o.sampling.warmup_iters;
   plan.stopping = stopping_rule(o.sampling);
@@ -65,7 +65,7 @@ void add_latency_command(CLI::App& root, Commands& commands) {
       ->group(groups::kVerification)
       ->check(one_of({"0", "1"}));
   commands.push_back({app, [o](Invocation& inv) {
-                        LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI
+                        latency::LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI
                         return run_benchmark(inv, run_settings(o->common), benchmark);
                       }});
 }

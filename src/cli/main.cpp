@@ -2,6 +2,7 @@
 // to the exit codes documented in README.md.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/command_table.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/help_formatter.hpp"
 #include "cli/launcher.hpp"
@@ -63,30 +64,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", fmt::format("distbench {} ({})", kVersion, kGitSha));
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
-  cli::Commands commands;
-  cli::add_collective_commands(app, commands);
-  cli::add_latency_command(app, commands);
-  cli::add_health_command(app, commands);
-  cli::add_zero_command(app, commands);
-  cli::add_train_command(app, commands);
-  cli::add_tp_command(app, commands);
-  cli::add_compare_command(app, commands);
-  cli::add_model_command(app, commands);
-  cli::add_list_command(app, commands);
-  cli::add_info_command(app, commands);
-  cli::add_hostfile_command(app, commands);
-  cli::add_report_command(app, commands);
+  const cli::Commands commands = cli::add_commands(app);
   cli::check_number_types(app);
   app.footer(cli::help_footer("Each command's options: distbench COMMAND --help.", cli::all_exit_code_lines()));
 
   // The command named on the command line (for its exit-code convention), even when its options do not parse.
-  const cli::Command* command = nullptr;
-  for (const auto& c : commands) {
-    const CLI::App* top = c.app->get_parent() != nullptr && c.app->get_parent()->get_parent() != nullptr
-                              ? c.app->get_parent()
-                              : c.app;
-    if (argc > 1 && top->get_name() == argv[1]) command = &c;
-  }
+  const cli::Command* command = argc > 1 ? cli::find_command(commands, argv[1]) : nullptr;
   // Command lines written for nccl-tests (--warmup_iters, ...) parse as distbench's spellings.
   std::vector<std::string> args = cli::with_distbench_spellings(argc, argv);
   std::vector<char*> arg_ptrs;

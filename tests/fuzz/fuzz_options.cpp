@@ -21,6 +21,7 @@
 namespace {
 
 using namespace distbench;
+using distbench::collective::SweepPlan;
 
 // The arguments, at most 64 of them (longer command lines only slow the fuzzer down).
 std::vector<std::string> arguments(std::string_view text) {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string_view>
 
-namespace distbench {
+namespace distbench::latency {
 namespace {
 
 using mpitest::world;
@@ -74,4 +74,4 @@ TEST(Latency, TheCheckCountsAReplyFromTheWrongBuffer) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::latency

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 using mpitest::world;
@@ -404,4 +404,4 @@ TEST(MPIPointToPoint, RefusesAMultiPartBufferAndAPeerOutsideTheGroup) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -11,6 +11,10 @@
 
 namespace distbench::test_support {
 
+using collective::CaseResult;
+using collective::CollectiveBenchmark;
+using collective::SweepPlan;
+
 // The backend recorded in `info` defaults to the plan's, as the runner sets it once chosen.
 inline RunDescription describe(const SweepPlan& plan, RunInfo info) {
   if (info.backend.empty()) info.backend = plan.backend;
@@ -34,7 +38,7 @@ inline CaseResult allreduce_case(std::string placement, std::uint64_t bytes, int
 }
 
 inline std::vector<Record> records(const std::vector<CaseResult>& row, const std::vector<std::string>& hosts = {}) {
-  return collective_records(row, hosts);
+  return collective::collective_records(row, hosts);
 }
 
 }  // namespace distbench::test_support

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 // Rank 0 steady at 10 us, rank 1 at 20 us with one slow sample, rank 2 at 30 us.
@@ -63,4 +63,4 @@ TEST(Aggregate, TimeAndBandwidthsFollowTheAverageAndTheBusFactor) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -15,6 +15,10 @@
 namespace distbench::cli {
 namespace {
 
+using collective::SweepPlan;
+using collective::Timing;
+using collective::kAllRoots;
+
 SweepPlan plan_for(Collective c, std::vector<std::string> args) {
   CLI::App app{"test"};
   CollectiveOptions options;

@@ -15,6 +15,8 @@
 namespace distbench {
 namespace {
 
+using collective::CaseResult;
+using collective::SweepPlan;
 using test_support::describe;
 using test_support::records;
 

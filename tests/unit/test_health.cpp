@@ -1,6 +1,7 @@
 // distbench health's pure parts: the round-robin schedule, the relative and absolute judgement, isolation, node
 // verdicts, the rules file and the Prometheus text.
 #include "benchmarks/health/evaluate.hpp"
+#include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/health_text.hpp"
 #include "benchmarks/health/judge.hpp"
 #include "benchmarks/health/prometheus.hpp"

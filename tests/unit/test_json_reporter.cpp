@@ -22,6 +22,9 @@
 namespace distbench {
 namespace {
 
+using collective::CaseResult;
+using collective::SweepPlan;
+using collective::collective_record_layout;
 using test_support::describe;
 using test_support::records;
 

@@ -18,6 +18,8 @@
 namespace distbench {
 namespace {
 
+using collective::SweepPlan;
+
 namespace fs = std::filesystem;
 
 std::vector<nlohmann::json> json_lines(const fs::path& p) {

@@ -1,12 +1,16 @@
 // The latency benchmark's logic: pairing, its records from the pairs' one-way samples, its table and summary.
 #include "benchmarks/latency/latency_benchmark.hpp"
+#include "benchmarks/latency/latency_record.hpp"
 #include "core/error.hpp"
+#include "tests/support/schema_doc.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 
-namespace distbench {
+namespace distbench::latency {
 namespace {
 
 TEST(Latency, RanksMustPairUp) {
@@ -70,5 +74,22 @@ TEST(Latency, SummaryNamesTheSmallestMessage) {
   EXPECT_DOUBLE_EQ(items[1].value, 1);
 }
 
+TEST(LatencyRecord, TheManualDocumentsEachMetricWithItsUnit) {
+  std::map<std::string, std::string> declared;
+  for (const MetricSpec& m : latency_record_layout().metrics) declared[m.key] = m.unit;
+  EXPECT_EQ(test_support::documented_metrics("### Latency records"), declared);
+}
+
+TEST(LatencyRecord, EachColumnOfTheTableIsAParameterOrMetricOfTheRecords) {
+  const RecordLayout layout = latency_record_layout();
+  std::set<std::string> keys(layout.params.begin(), layout.params.end());
+  for (const MetricSpec& m : layout.metrics) keys.insert(m.key);
+  const TableLayout table = latency_table();
+  for (const auto* columns : {&table.key_columns, &table.value_columns}) {
+    for (const ColumnSpec& c : *columns) EXPECT_TRUE(keys.count(c.key)) << c.key;
+  }
+  EXPECT_EQ(table.value_columns.size(), layout.metrics.size());  // every metric shown
+}
+
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::latency

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 TEST(PeerCounts, OsuTimesAThousandCallsUpTo8KiBAndAHundredAbove) {
@@ -41,4 +41,4 @@ TEST(PeerCounts, GivenCountsReplaceThePeers) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -19,6 +19,9 @@
 namespace distbench {
 namespace {
 
+using collective::CaseResult;
+using collective::SweepPlan;
+
 namespace fs = std::filesystem;
 
 std::string file_text(const fs::path& p) {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 CaseSetup out_of_place(Buffer& send, Buffer& recv, Collective c, std::size_t count, int nranks) {
@@ -74,4 +74,4 @@ TEST(Rotation, InPlaceCallsKeepTheirPairAndMoveTogether) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -5,14 +5,17 @@
 #include "benchmarks/collective/sweep.hpp"
 #include "core/error.hpp"
 #include "tests/support/collective_records.hpp"
+#include "tests/support/schema_doc.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
+#include <set>
 
 #include <cmath>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 TEST(Sweep, PartitionIsTheWorldOrConsecutiveGroups) {
@@ -75,6 +78,37 @@ CaseResult measured_case(std::string placement, double busbw, std::int64_t wrong
   r.rank_means = {1e-6, 3e-6};
   r.os_per_op = {{1, 0, 2, 0}, {0, 0.5, 0, 0.25}};
   return r;
+}
+
+// Every shape's metrics (the layout of a sweep with every option that adds one).
+RecordLayout widest_layout() {
+  return collective_record_layout({.tensor_list = true, .cycles = true, .timestamps = true, .device_beside = true});
+}
+
+TEST(CollectiveRecord, TheManualDocumentsEachMetricWithItsUnit) {
+  std::map<std::string, std::string> declared;
+  for (const MetricSpec& m : widest_layout().metrics) declared[m.key] = m.unit;
+  EXPECT_EQ(test_support::documented_metrics("### Collective records"), declared);
+}
+
+TEST(CollectiveRecord, EachColumnOfTheTableIsAParameterOrMetricOfTheRecords) {
+  SweepPlan plan;
+  plan.cycles = 2;
+  plan.timestamps = true;
+  plan.show_faults = true;
+  plan.columns = {"median", "p99", "noise", "device", "samples"};
+  const RecordLayout layout = widest_layout();
+  std::set<std::string> keys(layout.params.begin(), layout.params.end());
+  for (const MetricSpec& m : layout.metrics) keys.insert(m.key);
+  const TableLayout table = collective_table(plan);
+  for (const auto* columns : {&table.key_columns, &table.value_columns}) {
+    for (const ColumnSpec& c : *columns) {
+      if (c.phase.empty()) {
+        EXPECT_TRUE(keys.count(c.key)) << c.key;
+      }
+    }
+  }
+  EXPECT_EQ(table.value_columns.size(), 11u);  // time, algbw, busbw, #wrong, the five --columns, faults, csw
 }
 
 TEST(CollectiveRecord, ParametersMetricsAndEachRanksFigures) {
@@ -193,4 +227,4 @@ TEST(CollectiveTable, PlacementsSideBySideAndFaultColumnsOnRequest) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

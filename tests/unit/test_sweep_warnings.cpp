@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 CaseResult with_samples(std::vector<double> samples, std::uint64_t bytes = 1024) {
@@ -196,4 +196,4 @@ TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

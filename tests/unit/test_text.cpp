@@ -6,7 +6,7 @@
 
 #include <limits>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 TEST(Text, NumbersKeepTheirColumnWidth) {
@@ -58,4 +58,4 @@ TEST(Text, SweepAndSamples) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -3,12 +3,15 @@
 #include "benchmarks/tp/shard.hpp"
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
+#include "benchmarks/tp/tp_record.hpp"
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace distbench::tp {
 namespace {
@@ -102,6 +105,29 @@ TEST(TpLayerTimes, TheShownStepAndItsPartsComeFromTheSameSample) {
   EXPECT_EQ(shown.parts.comm, 1.5);
   EXPECT_LE(shown.parts.forward + shown.parts.backward, shown.step);
   EXPECT_EQ(median_step({}, {}, {}, {}).step, 0);  // nothing measured
+}
+
+// The metrics a table shows, each a parameter or metric of its records' layout.
+std::vector<std::string> shown_metrics(const RecordLayout& layout, const TableLayout& table) {
+  std::set<std::string> params(layout.params.begin(), layout.params.end()), metrics;
+  for (const MetricSpec& m : layout.metrics) metrics.insert(m.key);
+  std::vector<std::string> shown;
+  for (const auto* columns : {&table.key_columns, &table.value_columns}) {
+    for (const ColumnSpec& c : *columns) {
+      EXPECT_TRUE(params.count(c.key) || metrics.count(c.key)) << c.key;
+      if (metrics.count(c.key)) shown.push_back(c.key);
+    }
+  }
+  return shown;
+}
+
+TEST(TpRecord, TheTablesShowTheRecordsMetrics) {
+  EXPECT_EQ(shown_metrics(ops_layout(), ops_table()),
+            (std::vector<std::string>{"time_us", "algbw_gbps", "busbw_gbps", "wrong"}));
+  EXPECT_EQ(shown_metrics(layers_layout(), layers_table()),  // every one but max_over_bound (in the reports only)
+            (std::vector<std::string>{"forward_ms", "backward_ms", "step_ms", "comm_ms", "comm_share", "tflops",
+                                      "max_rel_diff", "wrong"}));
+  EXPECT_EQ(layers_layout().metrics.size(), 9u);
 }
 
 }  // namespace

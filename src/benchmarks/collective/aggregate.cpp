@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace distbench {
+namespace distbench::collective {
 
 double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const) {
   double most = 0;
@@ -28,4 +28,4 @@ void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, 
   }
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

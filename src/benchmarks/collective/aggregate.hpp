@@ -6,11 +6,11 @@
 
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // samples_by_rank[r][i]: rank r's i-th sample, seconds per operation; all ranks hold the same number of samples.
 // Fills `result`'s time, rank_time, time_shown, samples, algbw and busbw (bytes, nranks and collective must be set).
 void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, RankAverage average,
                        Collective collective, CaseResult& result);
 
-}  // namespace distbench
+}  // namespace distbench::collective

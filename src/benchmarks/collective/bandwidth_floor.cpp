@@ -1,12 +1,13 @@
 #include "benchmarks/collective/bandwidth_floor.hpp"
 
+#include "benchmarks/collective/collective_record.hpp"
 #include "core/sizes.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 struct Figure {
@@ -61,9 +62,9 @@ void judge_one(const std::vector<Record>& records, double min, const std::string
 
 FloorVerdict judge_floor(const std::vector<Record>& records, const BandwidthFloor& floor) {
   FloorVerdict out;
-  judge_one(records, floor.min_busbw, "busbw_gbps", "busbw", "--min-busbw", floor.at_bytes, out);
-  judge_one(records, floor.min_algbw, "algbw_gbps", "algbw", "--min-algbw", floor.at_bytes, out);
+  judge_one(records, floor.min_busbw, metrics::busbw.key, metrics::busbw.title, "--min-busbw", floor.at_bytes, out);
+  judge_one(records, floor.min_algbw, metrics::algbw.key, metrics::algbw.title, "--min-algbw", floor.at_bytes, out);
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 struct BandwidthFloor {
   double min_busbw = 0;       // GB/s; 0: none
@@ -26,4 +26,4 @@ struct FloorVerdict {
 
 FloorVerdict judge_floor(const std::vector<Record>& records, const BandwidthFloor& floor);
 
-}  // namespace distbench
+}  // namespace distbench::collective

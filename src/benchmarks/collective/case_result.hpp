@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // The most of a figure over ranks (0 when there are none).
 double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounters::*figure)() const);
@@ -56,4 +56,4 @@ struct CaseResult {
   std::string skip_reason;
 };
 
-}  // namespace distbench
+}  // namespace distbench::collective

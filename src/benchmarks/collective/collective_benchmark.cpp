@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 template <class E>
@@ -146,11 +146,12 @@ TableLayout collective_table(const SweepPlan& plan) {
     t.split_key = "placement";
     for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
   }
-  const char* time = plan.cpu_time ? "cputime" : "time";
-  t.value_columns = {{"time_us", time, "(us)", 7, CellFormat::fitted, fmt::format("{} (us)", time)},
-                     {"algbw_gbps", "algbw", "(GB/s)", 6, CellFormat::fitted, "algbw (GB/s)"},
-                     {"busbw_gbps", "busbw", "(GB/s)", 6, CellFormat::fitted, "busbw (GB/s)"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  ColumnSpec time = metrics::time.column();
+  if (plan.cpu_time) {  // -C 1: the host clock's time, as nccl-tests titles it
+    time.title = "cputime";
+    time.md_title = "cputime (us)";
+  }
+  t.value_columns = {time, metrics::algbw.column(), metrics::busbw.column(), metrics::wrong.column()};
   std::vector<std::string> columns = plan.columns;
   if (plan.stopping.noise_mode() && std::find(columns.begin(), columns.end(), "noise") == columns.end()) {
     columns.emplace_back("noise");  // where the rows that missed the noise target are marked
@@ -159,15 +160,15 @@ TableLayout collective_table(const SweepPlan& plan) {
     if (c == "median") t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
     if (c == "p99") t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
     if (c == "noise") t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
-    if (c == "device") t.value_columns.push_back({"device_time_us", "device", "(us)", 10, CellFormat::time_us, "device (us)"});
+    if (c == "device") t.value_columns.push_back(metrics::device_time.column());
     if (c == "samples") t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
   }
   if (plan.show_faults) {  // the most over ranks, per operation
-    t.value_columns.push_back({"faults_per_op", "faults", "(/op)", 9, CellFormat::per_op, "faults/op", true});
-    t.value_columns.push_back({"switches_per_op", "csw", "(/op)", 7, CellFormat::per_op, "csw/op", true});
+    t.value_columns.push_back(metrics::faults.column());
+    t.value_columns.push_back(metrics::switches.column());
   }
   if (plan.timestamps) {  // when the row started (its first case), as nccl-tests' -S puts it at the end of a line
-    t.key_columns.push_back({"start_time_s", "timestamp", "(UTC)", 24, CellFormat::timestamp, "timestamp (UTC)"});
+    t.key_columns.push_back(metrics::start_time.column());
   }
   return t;
 }
@@ -200,11 +201,11 @@ std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) 
   double wrong = 0;
   for (const Record& r : records) {
     if (!r.ok()) continue;
-    if (const double w = r.metric("wrong"); std::isfinite(w)) {
+    if (const double w = r.metric(metrics::wrong.key); std::isfinite(w)) {
       ++checked;
       wrong += w;
     }
-    const double busbw = r.metric("busbw_gbps");
+    const double busbw = r.metric(metrics::busbw.key);
     if (!std::isfinite(busbw)) continue;  // nothing moved (one rank, in place)
     all.sum += busbw;
     ++all.n;
@@ -278,7 +279,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                                         .timestamps = plan.timestamps,
                                         .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
   d.table = collective_table(plan);
-  d.plots = {{"busbw_gbps", ""}, {"time_us", "time"}};
+  d.plots = {{metrics::busbw.key, ""}, {metrics::time.key, "time"}};
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
@@ -360,4 +361,4 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
   return outcome;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::collective {
 
 class CollectiveBenchmark final : public Benchmark {
  public:
@@ -26,4 +26,4 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
 TableLayout collective_table(const SweepPlan& plan);
 std::vector<SummaryItem> collective_summary(const std::vector<Record>& records);
 
-}  // namespace distbench
+}  // namespace distbench::collective

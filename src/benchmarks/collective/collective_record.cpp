@@ -3,9 +3,8 @@
 
 #include <cmath>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
-
 
 struct OsFigure {
   const char* key;
@@ -29,20 +28,11 @@ RecordLayout collective_record_layout(const RecordShape& shape) {
     l.phases.insert(l.phases.end(), {"pack", "allreduce", "unpack"});
   }
   if (shape.device_beside) l.phases.emplace_back("device");
-  l.metrics = {{"time_us", "us", "time per operation as the table shows it (-a over ranks' means)"},
-               {"algbw_gbps", "GB/s", "algorithm bandwidth: bytes / time; null where nothing moves (one rank, in place)"},
-               {"busbw_gbps", "GB/s", "bus bandwidth: algbw times the collective's bus factor (nccl-tests)"},
-               {"wrong", "elements", "wrong elements, summed over ranks; null when not checked"},
-               {"faults_per_op", "1/op", "page faults per operation, most over ranks"},
-               {"switches_per_op", "1/op", "context switches per operation, most over ranks"}};
-  if (shape.device_beside) {
-    l.metrics.push_back({"device_time_us", "us",
-                         "the device's events around the same timed blocks, per operation (-a over ranks' means)"});
-  }
-  if (shape.timestamps) {
-    l.metrics.push_back({"start_time_s", std::string(kUnixTimeUnit), "when the case started (root rank's clock)"});
-  }
-  l.rank_figures = {{"time_us", "us", "this rank's mean time per operation"}};
+  l.metrics = {metrics::time.spec(),  metrics::algbw.spec(),  metrics::busbw.spec(),
+               metrics::wrong.spec(), metrics::faults.spec(), metrics::switches.spec()};
+  if (shape.device_beside) l.metrics.push_back(metrics::device_time.spec());
+  if (shape.timestamps) l.metrics.push_back(metrics::start_time.spec());
+  l.rank_figures = {{metrics::time.key, metrics::time.unit, "this rank's mean time per operation"}};
   for (const OsFigure& f : kOsFigures) l.rank_figures.push_back({f.key, "1/op", ""});
   return l;
 }
@@ -70,20 +60,20 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
   rec.noise_target_met = r.noise_target_met;
   rec.phases.push_back({"time", r.samples, r.time, r.rank_time});
   rec.phases.insert(rec.phases.end(), r.phases.begin(), r.phases.end());
-  rec.set_metric("time_us", r.time_shown * kMicro)
-      .set_metric("algbw_gbps", r.algbw)
-      .set_metric("busbw_gbps", r.busbw)
-      .set_metric("wrong", r.wrong < 0 ? kNotMeasured : static_cast<double>(r.wrong))
-      .set_metric("faults_per_op", max_over_ranks(r.os_per_op, &OsCounters::faults))
-      .set_metric("switches_per_op", max_over_ranks(r.os_per_op, &OsCounters::switches));
-  if (std::isfinite(r.device_time_shown)) rec.set_metric("device_time_us", r.device_time_shown * kMicro);
-  if (std::isfinite(r.start_time_s)) rec.set_metric("start_time_s", r.start_time_s);
+  rec.set_metric(metrics::time.key, r.time_shown * kMicro)
+      .set_metric(metrics::algbw.key, r.algbw)
+      .set_metric(metrics::busbw.key, r.busbw)
+      .set_metric(metrics::wrong.key, r.wrong < 0 ? kNotMeasured : static_cast<double>(r.wrong))
+      .set_metric(metrics::faults.key, max_over_ranks(r.os_per_op, &OsCounters::faults))
+      .set_metric(metrics::switches.key, max_over_ranks(r.os_per_op, &OsCounters::switches));
+  if (std::isfinite(r.device_time_shown)) rec.set_metric(metrics::device_time.key, r.device_time_shown * kMicro);
+  if (std::isfinite(r.start_time_s)) rec.set_metric(metrics::start_time.key, r.start_time_s);
   const std::size_t ranks = std::max(r.rank_means.size(), r.os_per_op.size());
   for (std::size_t i = 0; i < ranks; ++i) {
     RankFigures f;
     f.rank = static_cast<int>(i);
     if (i < hosts.size()) f.host = hosts[i];
-    f.figures.push_back({"time_us", i < r.rank_means.size() ? r.rank_means[i] * kMicro : kNotMeasured});
+    f.figures.push_back({metrics::time.key, i < r.rank_means.size() ? r.rank_means[i] * kMicro : kNotMeasured});
     for (const OsFigure& os : kOsFigures) {
       f.figures.push_back({os.key, i < r.os_per_op.size() ? r.os_per_op[i].*os.member : kNotMeasured});
     }
@@ -98,4 +88,4 @@ std::vector<Record> collective_records(const std::vector<CaseResult>& row, const
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace distbench {
+namespace distbench::collective {
 
 std::string group_text(const SweepPlan& plan, int world_size) {
   if (plan.group_size <= 0 || plan.group_size >= world_size) return "world (1 group)";
@@ -28,4 +28,4 @@ std::string_view average_text(RankAverage a) {
   return "?";
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

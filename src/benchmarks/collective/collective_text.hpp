@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // "world (1 group)", "group-size 2 (3 groups of 2 ranks)".
 std::string group_text(const SweepPlan& plan, int world_size);
@@ -17,4 +17,4 @@ std::string sweep_text(const std::vector<std::uint64_t>& sizes);
 // "mean over ranks", ...
 std::string_view average_text(RankAverage a);
 
-}  // namespace distbench
+}  // namespace distbench::collective

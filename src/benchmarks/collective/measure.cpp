@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 // Fills the send region, runs the case once, and counts wrong elements of the result over all ranks.
@@ -205,4 +205,4 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 struct CaseSetup {
   CollectiveCall call;      // buffers, count, dtype, op, root (group rank)
@@ -43,4 +43,4 @@ void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup);
 
-}  // namespace distbench
+}  // namespace distbench::collective

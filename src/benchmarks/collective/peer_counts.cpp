@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace distbench {
+namespace distbench::collective {
 
 PeerCounts osu_counts(std::uint64_t bytes) {
   constexpr std::uint64_t kLargeMessage = 8192;  // OSU's LARGE_MESSAGE_SIZE
@@ -23,4 +23,4 @@ PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes
   return c;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

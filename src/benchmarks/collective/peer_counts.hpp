@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::collective {
 
 struct PeerCounts {
   int iterations = 0;  // timed calls
@@ -24,4 +24,4 @@ PeerCounts imb_counts(std::uint64_t bytes);
 // The counts of the plan's timing (osu or imb) at `bytes`, with -n and -w in their place where they were given.
 PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes);
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // How a list of tensors is all-reduced (--tensors N): one call per tensor (the seeds' pass), or packed into one
 // buffer, one call, unpacked (their "fuse small tensors").
@@ -79,4 +79,4 @@ struct SweepPlan {
   std::vector<Warning> ignored_options;
 };
 
-}  // namespace distbench
+}  // namespace distbench::collective

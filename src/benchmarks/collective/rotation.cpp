@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 // How many footprints of `footprint` bytes fit from `start` in a buffer of `extent` bytes (no limit for an empty one).
@@ -40,4 +40,4 @@ std::vector<CollectiveCall> rotated_calls(const CaseSetup& setup, int ops) {
   return calls;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

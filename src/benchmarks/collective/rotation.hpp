@@ -5,7 +5,7 @@
 
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // The calls of a timed block: the k-th runs k (mod steps) footprints further into the buffers, `steps` being how
 // many footprints of this case the buffers (allocated for the sweep's largest case) hold, so that no operation finds
@@ -13,4 +13,4 @@ namespace distbench {
 // `ops` distinct calls (the block's length); in-place calls keep their in-place pair of positions.
 std::vector<CollectiveCall> rotated_calls(const CaseSetup& setup, int ops);
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -12,7 +12,7 @@
 #include <iterator>
 #include <optional>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 struct Row {
@@ -363,4 +363,4 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   return outcome;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 struct SweepOutcome {
   std::int64_t wrong = 0;             // summed over every checked case and rank
@@ -46,4 +46,4 @@ struct SweepNeeds {
 };
 SweepNeeds sweep_needs(const SweepPlan& plan, int nranks, const Backend& backend);
 
-}  // namespace distbench
+}  // namespace distbench::collective

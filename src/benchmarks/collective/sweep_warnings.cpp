@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
@@ -189,4 +189,4 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   return warnings;
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

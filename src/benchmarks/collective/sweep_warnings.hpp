@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 
 // A median known no better than +/- this (percent, 95% confidence) is worth a warning.
 constexpr double kNoisyPercent = 5.0;
 
 std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan);
 
-}  // namespace distbench
+}  // namespace distbench::collective

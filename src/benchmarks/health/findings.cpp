@@ -1,5 +1,6 @@
 #include "benchmarks/health/findings.hpp"
 
+#include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "benchmarks/health/verdict.hpp"
 #include "core/report/atomic_file.hpp"

@@ -1,6 +1,7 @@
 #include "benchmarks/health/health_benchmark.hpp"
 
 #include "benchmarks/health/findings.hpp"
+#include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/health_run.hpp"
 #include "benchmarks/health/health_text.hpp"
 #include "benchmarks/health/prometheus.hpp"
@@ -62,15 +63,8 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   c["bandwidth_tolerance"] = plan_.bandwidth.tolerance;
   c["latency_tolerance"] = plan_.latency.tolerance;
   c["mads"] = plan_.bandwidth.mads;
-  d.records.params = {"phase", "subject", "host", "metric", "unit", "limit", "status", "why"};
-  d.records.metrics = {{"value", "", "the measured figure, in the record's unit"}};
-  d.table.key_columns = {{"phase", "phase", "", 10, CellFormat::text, "phase"},
-                         {"subject", "subject", "", 16, CellFormat::text, "subject"},
-                         {"metric", "metric", "", 26, CellFormat::text, "metric"}};
-  d.table.value_columns = {{"value", "value", "", 10, CellFormat::number, "value"},
-                           {"unit", "unit", "", 5, CellFormat::text, "unit"},
-                           {"status", "status", "", 8, CellFormat::text, "status"},
-                           {"limit", "limit", "", 1, CellFormat::text, "limit"}};
+  d.records = health_record_layout();
+  d.table = health_table();
   d.console_preamble = {fmt::format("health: {} ranks, backend {}, every phase within {:g} s", info.world_size,
                                     info.backend, plan_.timeout_s)};
   d.facts = {fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend)};

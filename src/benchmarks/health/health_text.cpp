@@ -1,5 +1,6 @@
 #include "benchmarks/health/health_text.hpp"
 
+#include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/verdict.hpp"
 
 #include "core/quote.hpp"

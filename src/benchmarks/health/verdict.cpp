@@ -87,36 +87,4 @@ Status overall_status(const std::vector<NodeVerdict>& nodes, const std::vector<C
   return s;
 }
 
-Record check_record(const Check& c) {
-  Record r;
-  r.kind = "health";
-  r.set("phase", c.phase)
-      .set("subject", c.subject)
-      .set("host", c.host)
-      .set("metric", c.metric)
-      .set("unit", c.unit)
-      .set("limit", c.limit)
-      .set("status", c.screening && c.status != Status::healthy ? std::string("suspect") : std::string(name(c.status)))
-      .set("why", c.why)
-      .set("role", c.screening ? "screening" : "verdict");
-  r.set_metric("value", c.value);
-  return r;
-}
-
-Check check_of(const Record& r) {
-  Check c;
-  c.phase = r.param_text("phase");
-  c.subject = r.param_text("subject");
-  c.host = r.param_text("host");
-  c.metric = r.param_text("metric");
-  c.unit = r.param_text("unit");
-  c.limit = r.param_text("limit");
-  const std::string status = r.param_text("status");
-  c.status = status == "suspect" ? Status::degraded : parse_status(status).value_or(Status::unknown);
-  c.why = r.param_text("why");
-  c.value = r.metric("value");
-  c.screening = r.param_text("role") == "screening";
-  return c;
-}
-
 }  // namespace distbench::health

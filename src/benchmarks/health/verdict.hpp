@@ -57,8 +57,4 @@ std::vector<NodeVerdict> node_verdicts(const std::vector<std::string>& hosts,
 // screening checks count only through their re-tests.
 Status overall_status(const std::vector<NodeVerdict>& nodes, const std::vector<Check>& checks);
 
-// Checks as report records (kind "health") and back.
-Record check_record(const Check& c);
-Check check_of(const Record& r);
-
 }  // namespace distbench::health

@@ -1,14 +1,12 @@
 #include "benchmarks/latency/latency_benchmark.hpp"
 
+#include "benchmarks/latency/latency_record.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
-
 #include "core/buffer_pages.hpp"
 #include "core/error.hpp"
 #include "core/memory_budget.hpp"
 #include "core/report/json_model.hpp"
-#include "core/report/summary_items.hpp"
 #include "core/groups.hpp"
-#include "core/phase_stats.hpp"
 #include "core/report/text.hpp"
 #include "core/sampler.hpp"
 #include "core/sizes.hpp"
@@ -19,21 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace distbench {
-namespace {
-
-
-// A latency record with its parameters and nothing measured yet.
-Record latency_case(std::uint64_t bytes, const std::string& backend, std::size_t pairs) {
-  Record r;
-  r.kind = "latency";
-  r.set("backend", backend)
-      .set("bytes", static_cast<std::int64_t>(bytes))
-      .set("pairs", static_cast<std::int64_t>(pairs));
-  return r;
-}
-
-}  // namespace
+namespace distbench::latency {
 
 void check_pairs(int world_size) {
   if (world_size < 2 || world_size % 2 != 0) {
@@ -42,77 +26,6 @@ void check_pairs(int world_size) {
                     "of ranks (mpirun -np 2, 4, ...)",
                     world_size));
   }
-}
-
-RecordLayout latency_record_layout() {
-  RecordLayout l;
-  l.params = {"backend", "bytes", "pairs"};
-  l.phases = {"one_way"};
-  l.metrics = {{"latency_us", "us", "one-way time, mean over ranks of each rank's mean (OSU's latency)"},
-               {"latency_median_us", "us", "median over samples of the mean over ranks"},
-               {"latency_p99_us", "us", "99th percentile over samples of the mean over ranks"},
-               {"slowest_rank_us", "us", "the slowest rank's mean: its pair's one-way time"},
-               {"bandwidth_gbps", "GB/s", "bytes / latency (1e9 B/s), as the collectives' algbw"},
-               {"wrong", "1", "wrong elements (bytes: it moves uint8) over both directions and all ranks; null when not checked"}};
-  l.rank_figures = {{"latency_us", "us", "this rank's mean one-way time"},
-                    {"peer", "rank", "the other rank of its pair"}};
-  return l;
-}
-
-TableLayout latency_table() {
-  TableLayout t;
-  t.key_columns = {{"bytes", "size", "(B)", 12, CellFormat::integer, "size (B)"},
-                   {"pairs", "pairs", "", 5, CellFormat::integer, "pairs"}};
-  t.value_columns = {{"latency_us", "latency", "(us)", 10, CellFormat::time_us, "latency (us)"},
-                     {"latency_median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)"},
-                     {"latency_p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)"},
-                     {"slowest_rank_us", "slowest", "(us)", 10, CellFormat::time_us, "slowest rank (us)"},
-                     {"bandwidth_gbps", "bw", "(GB/s)", 10, CellFormat::bandwidth, "bw (GB/s)"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
-  return t;
-}
-
-std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
-  const Record* smallest = nullptr;
-  for (const Record& r : records) {
-    if (r.ok() && smallest == nullptr) smallest = &r;
-  }
-  std::vector<SummaryItem> items;
-  if (smallest != nullptr) {
-    const double us = smallest->metric("latency_us");
-    items.push_back({"smallest_latency_us", "Latency of the smallest message", us,
-                     fmt::format("{} us ({} B)", time_text(us), smallest->param_text("bytes"))});
-  } else {
-    items.push_back({"smallest_latency_us", "Latency of the smallest message", kNotMeasured, "N/A (nothing measured)"});
-  }
-  items.push_back(wrong_item(records, "Wrong elements"));  // the collectives' word (its elements are bytes)
-  return items;
-}
-
-Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
-                      int ops_per_sample, bool noise_target_met, std::int64_t wrong,
-                      const std::vector<std::string>& hosts) {
-  Record r = latency_case(bytes, backend, by_rank.size() / 2);
-  r.ops_per_sample = ops_per_sample;
-  r.noise_target_met = noise_target_met;
-  ReducedPhase phase = reduce_phase("one_way", by_rank, RankAverage::avg);
-  const PhaseStats& p = phase.stats;
-  const double latency = p.rank_spread.avg;
-  r.set_metric("latency_us", latency * kMicro)
-      .set_metric("latency_median_us", p.summary.median * kMicro)
-      .set_metric("latency_p99_us", p.summary.p99 * kMicro)
-      .set_metric("slowest_rank_us", p.rank_spread.max * kMicro)
-      .set_metric("bandwidth_gbps", latency > 0 ? static_cast<double>(bytes) / latency / 1e9 : kNotMeasured)
-      .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-  for (std::size_t i = 0; i < phase.rank_means.size(); ++i) {
-    RankFigures f;
-    f.rank = static_cast<int>(i);
-    if (i < hosts.size()) f.host = hosts[i];
-    f.figures = {{"latency_us", phase.rank_means[i] * kMicro}, {"peer", static_cast<double>(i ^ 1U)}};
-    r.ranks.push_back(std::move(f));
-  }
-  r.phases.push_back(std::move(phase.stats));
-  return r;
 }
 
 void LatencyBenchmark::check(World& world) const {
@@ -141,7 +54,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
               {"timeout_s", plan_.timeout_s}};
   d.records = latency_record_layout();
   d.table = latency_table();
-  d.plots = {{"latency_us", "one_way"}};
+  d.plots = {{metrics::latency.key, "one_way"}};
   const std::string sweep = plan_.sizes.empty() ? "no sizes"
                                                 : fmt::format("{} .. {} B, {}", plan_.sizes.front(), plan_.sizes.back(),
                                                               plural(plan_.sizes.size(), "size", "sizes"));
@@ -219,4 +132,4 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   return outcome;
 }
 
-}  // namespace distbench
+}  // namespace distbench::latency

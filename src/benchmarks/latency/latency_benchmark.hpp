@@ -5,21 +5,10 @@
 // Every size is verified: after sampling, each direction's message is checked against its sender's data.
 #pragma once
 
+#include "benchmarks/latency/plan.hpp"
 #include "core/benchmark.hpp"
-#include "core/stopping.hpp"
 
-#include <cstdint>
-#include <vector>
-
-namespace distbench {
-
-struct LatencyPlan {
-  std::vector<std::uint64_t> sizes;  // message bytes
-  int warmup_iters = 5;
-  StoppingRule stopping;
-  bool check = true;
-  double timeout_s = 300.0;
-};
+namespace distbench::latency {
 
 class LatencyBenchmark final : public Benchmark {
  public:
@@ -35,12 +24,5 @@ class LatencyBenchmark final : public Benchmark {
 
 // Throws usage_error unless the ranks pair up (an even number, at least 2).
 void check_pairs(int world_size);
-RecordLayout latency_record_layout();
-TableLayout latency_table();
-std::vector<SummaryItem> latency_summary(const std::vector<Record>& records);
-// The record of one size from the pairs' one-way samples (seconds; by_rank[r] for world rank r).
-Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
-                      int ops_per_sample, bool noise_target_met, std::int64_t wrong,
-                      const std::vector<std::string>& hosts);
 
-}  // namespace distbench
+}  // namespace distbench::latency

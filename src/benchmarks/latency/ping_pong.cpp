@@ -3,7 +3,7 @@
 #include "core/connector.hpp"
 #include "core/pattern.hpp"
 
-namespace distbench {
+namespace distbench::latency {
 
 void PingPong::round_trip() const {
   if (comm->rank() % 2 == 0) {
@@ -30,4 +30,4 @@ std::int64_t verify_ping_pong(World& world, const PingPong& pp) {
   return total;
 }
 
-}  // namespace distbench
+}  // namespace distbench::latency

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::latency {
 
 // The pair's first rank (group rank 0) sends from its send buffer, then receives into its receive buffer; the second
 // receives, then sends back: one blocking message each way (MPI_Send and MPI_Recv over MPI).
@@ -28,4 +28,4 @@ struct PingPong {
 // rank; the caller bounds it with the watchdog.
 std::int64_t verify_ping_pong(World& world, const PingPong& pp);
 
-}  // namespace distbench
+}  // namespace distbench::latency

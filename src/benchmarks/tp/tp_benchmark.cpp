@@ -1,10 +1,9 @@
 #include "benchmarks/tp/tp_benchmark.hpp"
 
+#include "benchmarks/tp/tp_record.hpp"
 #include "benchmarks/math/host_math.hpp"
 #include "core/error.hpp"
 #include "core/groups.hpp"
-#include "core/phase_stats.hpp"
-#include "core/report/summary_items.hpp"
 #include "core/sizes.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
@@ -18,72 +17,8 @@
 namespace distbench::tp {
 namespace {
 
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-RecordLayout ops_layout() {
-  RecordLayout l;
-  l.params = {"backend", "op", "pass", "dim", "primitive", "shape", "bytes", "dtype", "group_size", "groups", "ranks"};
-  l.phases = {"time"};
-  l.metrics = {
-      {"time_us", "us", "median of the slowest rank's time per sample"},
-      {"algbw_gbps", "GB/s", "the full tensor's bytes / time (collectives only)"},
-      {"busbw_gbps", "GB/s", "algbw x the collective's bus factor: allgather (G-1)/G, allreduce 2(G-1)/G"},
-      {"wrong", "elements", "--check: elements differing from the non-parallel result; null when not checked"}};
-  return l;
-}
-
-TableLayout ops_table() {
-  TableLayout t;
-  t.key_columns = {{"op", "op", "", 8, CellFormat::text, "op"},
-                   {"pass", "pass", "", 8, CellFormat::text, "pass"},
-                   {"dim", "dim", "", 3, CellFormat::text, "dim"},
-                   {"primitive", "runs", "", 9, CellFormat::text, "runs"}};
-  t.value_columns = {{"time_us", "time", "(us)", 10, CellFormat::time_us, "time (us)"},
-                     {"algbw_gbps", "algbw", "(GB/s)", 8, CellFormat::bandwidth, "algbw (GB/s)"},
-                     {"busbw_gbps", "busbw", "(GB/s)", 8, CellFormat::bandwidth, "busbw (GB/s)"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
-  return t;
-}
-
-RecordLayout layers_layout() {
-  RecordLayout l;
-  l.params = {"backend", "layer", "in", "out", "batch", "group_size", "groups", "ranks"};
-  l.phases = {"step", "comm"};
-  l.metrics = {{"forward_ms", "ms", "forward (device time) of the step shown, on its slowest rank"},
-               {"backward_ms", "ms", "backward (device time) of the step shown, on its slowest rank"},
-               {"step_ms", "ms",
-                "median step (forward + backward, host clock), slowest rank per step: the median sample itself"},
-               {"comm_ms", "ms", "time inside the layer's collectives in the step shown, on its slowest rank"},
-               {"comm_share", "1", "comm / step"},
-               {"tflops", "TFLOP/s", "one rank's floating-point operations / step"},
-               {"max_rel_diff", "1", "--check: largest relative difference from the single-rank layer"},
-               {"max_over_bound", "1", "--check: largest difference as a fraction of its element's float32 rounding "
-                                       "bound (above 1: wrong)"},
-               {"wrong", "elements",
-                "--check: output and gradient elements beyond the tolerance; null when not "
-                "checked"}};
-  return l;
-}
-
-TableLayout layers_table() {
-  TableLayout t;
-  t.key_columns = {{"layer", "layer", "", 6, CellFormat::text, "layer"}};
-  t.value_columns = {{"forward_ms", "forward", "(ms)", 9, CellFormat::number, "forward (ms)"},
-                     {"backward_ms", "backward", "(ms)", 9, CellFormat::number, "backward (ms)"},
-                     {"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
-                     {"comm_ms", "comm", "(ms)", 9, CellFormat::number, "comm (ms)"},
-                     {"comm_share", "comm", "share", 7, CellFormat::number, "comm share"},
-                     {"tflops", "TFLOP/s", "/rank", 8, CellFormat::number, "TFLOP/s per rank"},
-                     {"max_rel_diff", "vs 1 rk", "", 9, CellFormat::number, "max rel diff"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
-  return t;
-}
-
-std::vector<SummaryItem> tp_summary(const std::vector<Record>& records) {
-  return {wrong_item(records, "Wrong elements")};
 }
 
 }  // namespace
@@ -210,7 +145,6 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     }
   }
   BenchmarkOutcome outcome;
-  const std::uint64_t bytes = plan_.shape.elements() * size_of(plan_.dtype);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     const Primitive prim = primitive(row.op, row.pass);
@@ -241,28 +175,8 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     }
     const auto by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank());
     if (!root || reporter == nullptr) continue;
-    const std::vector<double> worst = slowest_per_sample(by_rank);
-    const double t = percentile(worst, 50);
-    const std::optional<Collective> collective = collective_of(prim);
-    Record rec;
-    rec.kind = "tp";
-    rec.set("backend", std::string(group.backend()))
-        .set("op", std::string(name(row.op)))
-        .set("pass", std::string(name(row.pass)))
-        .set("dim", row.dim < 0 ? std::string("-") : std::to_string(row.dim))
-        .set("primitive", std::string(name(prim)))
-        .set("shape", shape_text(plan_.shape))
-        .set("bytes", static_cast<std::int64_t>(bytes))
-        .set("dtype", std::string(distbench::name(plan_.dtype)))
-        .set("group_size", static_cast<std::int64_t>(g))
-        .set("groups", static_cast<std::int64_t>(n / g))
-        .set("ranks", static_cast<std::int64_t>(n));
-    const double algbw = collective && t > 0 ? static_cast<double>(bytes) / t / 1e9 : kNotMeasured;
-    rec.set_metric("time_us", t * kMicro)
-        .set_metric("algbw_gbps", algbw)
-        .set_metric("busbw_gbps", collective ? algbw * bus_factor(*collective, g) : kNotMeasured)
-        .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-    rec.phases.push_back(reduce_phase("time", by_rank, RankAverage::max).stats);
+    const Record rec =
+        op_record(plan_, {std::string(group.backend()), row.op, row.pass, row.dim, g, n}, by_rank, wrong);
     reporter->add({rec});
     if (wrong > 0) {
       outcome.warnings.push_back(
@@ -321,27 +235,8 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     if (!root || reporter == nullptr) continue;
     const ShownStep shown = median_step(steps, forwards, backwards, comms);
     const double step = shown.step, comm = shown.parts.comm;
-    Record rec;
-    rec.kind = "tp_layer";
-    rec.set("backend", std::string(group.backend()))
-        .set("layer", std::string(name(kind)))
-        .set("in", static_cast<std::int64_t>(plan_.layer.in))
-        .set("out", static_cast<std::int64_t>(plan_.layer.out))
-        .set("batch", static_cast<std::int64_t>(plan_.layer.batch))
-        .set("group_size", static_cast<std::int64_t>(g))
-        .set("groups", static_cast<std::int64_t>(n / g))
-        .set("ranks", static_cast<std::int64_t>(n));
-    rec.set_metric("forward_ms", shown.parts.forward * kMilli)
-        .set_metric("backward_ms", shown.parts.backward * kMilli)
-        .set_metric("step_ms", step * kMilli)
-        .set_metric("comm_ms", comm * kMilli)
-        .set_metric("comm_share", step > 0 ? comm / step : kNotMeasured)
-        .set_metric("tflops", step > 0 ? layer.flops() / step / 1e12 : kNotMeasured)
-        .set_metric("max_rel_diff", max_diff)
-        .set_metric("max_over_bound", over_bound)
-        .set_metric("wrong", wrong < 0 ? kNotMeasured : static_cast<double>(wrong));
-    rec.phases.push_back(reduce_phase("step", steps, RankAverage::max).stats);
-    rec.phases.push_back(reduce_phase("comm", comms, RankAverage::max).stats);
+    const Record rec = layer_record(plan_, {std::string(group.backend()), kind, g, n},
+                                    {shown, layer.flops(), wrong, max_diff, over_bound}, steps, comms);
     reporter->add({rec});
     if (shown.parts.forward + shown.parts.backward > step || comm > step) {
       outcome.warnings.push_back(

@@ -74,6 +74,24 @@ struct MetricSpec {
   std::string description;
 };
 
+// A metric declared once, with its column: its key, unit and meaning (the records' layout: JSON, CSV) and how a table
+// shows it (console, Markdown). A benchmark declares each of its metrics so (constexpr) beside its record builder, and
+// its records, layout, table and readers take the key and the rest from that one declaration.
+struct MetricColumn {
+  const char* key;          // JSON key and CSV column, e.g. "busbw_gbps"
+  const char* unit;         // e.g. "GB/s", "us", "1/op"
+  const char* description;  // the layout's words for it
+  const char* title;        // console: first header line; "": a metric of the records that no table shows
+  const char* caption;      // console: second header line, e.g. "(us)"
+  int width = 8;            // console: right-aligned in this many characters
+  CellFormat format = CellFormat::number;
+  const char* md_title = "";  // Markdown header cell
+  bool detail = false;        // see ColumnSpec::detail
+
+  MetricSpec spec() const { return {key, unit, description}; }
+  ColumnSpec column() const { return {key, title, caption, width, format, md_title, detail}; }
+};
+
 struct RecordLayout {
   std::vector<std::string> params;       // every parameter of a record, in order
   std::vector<std::string> phases;       // the timed phases of a sample, in order

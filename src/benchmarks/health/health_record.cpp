@@ -1,0 +1,56 @@
+#include "benchmarks/health/health_record.hpp"
+
+namespace distbench::health {
+
+RecordLayout health_record_layout() {
+  RecordLayout l;
+  l.params = {"phase", "subject", "host", "metric", "unit", "limit", "status", "why"};
+  l.metrics = {{"value", "", "the measured figure, in the record's unit"}};
+  return l;
+}
+
+TableLayout health_table() {
+  TableLayout t;
+  t.key_columns = {{"phase", "phase", "", 10, CellFormat::text, "phase"},
+                   {"subject", "subject", "", 16, CellFormat::text, "subject"},
+                   {"metric", "metric", "", 26, CellFormat::text, "metric"}};
+  t.value_columns = {{"value", "value", "", 10, CellFormat::number, "value"},
+                     {"unit", "unit", "", 5, CellFormat::text, "unit"},
+                     {"status", "status", "", 8, CellFormat::text, "status"},
+                     {"limit", "limit", "", 1, CellFormat::text, "limit"}};
+  return t;
+}
+
+Record check_record(const Check& c) {
+  Record r;
+  r.kind = "health";
+  r.set("phase", c.phase)
+      .set("subject", c.subject)
+      .set("host", c.host)
+      .set("metric", c.metric)
+      .set("unit", c.unit)
+      .set("limit", c.limit)
+      .set("status", c.screening && c.status != Status::healthy ? std::string("suspect") : std::string(name(c.status)))
+      .set("why", c.why)
+      .set("role", c.screening ? "screening" : "verdict");
+  r.set_metric("value", c.value);
+  return r;
+}
+
+Check check_of(const Record& r) {
+  Check c;
+  c.phase = r.param_text("phase");
+  c.subject = r.param_text("subject");
+  c.host = r.param_text("host");
+  c.metric = r.param_text("metric");
+  c.unit = r.param_text("unit");
+  c.limit = r.param_text("limit");
+  const std::string status = r.param_text("status");
+  c.status = status == "suspect" ? Status::degraded : parse_status(status).value_or(Status::unknown);
+  c.why = r.param_text("why");
+  c.value = r.metric("value");
+  c.screening = r.param_text("role") == "screening";
+  return c;
+}
+
+}  // namespace distbench::health
