@@ -3,8 +3,8 @@
 // per second, the best of several passes over buffers far larger than the caches.
 //
 //   build/bench/distbench-zero-update [elements, default 16M] [repetitions, default 10]
-#include "benchmarks/zero/adam.hpp"
-#include "core/half.hpp"
+#include "core/device/half.hpp"
+#include "numerics/adam.hpp"
 
 #include <fmt/format.h>
 

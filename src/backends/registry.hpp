@@ -2,8 +2,8 @@
 // were compiled in. The CLI and the test mains ask it; the core never does.
 #pragma once
 
-#include "core/backend.hpp"
-#include "core/connector.hpp"
+#include "core/comm/backend.hpp"
+#include "core/comm/connector.hpp"
 
 #include <memory>
 #include <span>

@@ -3,7 +3,7 @@
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/ranges.h>

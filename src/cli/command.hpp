@@ -4,9 +4,9 @@
 #pragma once
 
 #include "backends/registry.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 #include "core/error.hpp"
-#include "core/termination.hpp"
+#include "core/sys/termination.hpp"
 
 #include <functional>
 #include <memory>

@@ -6,7 +6,7 @@
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

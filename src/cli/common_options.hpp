@@ -6,10 +6,10 @@
 // (sizes, dtypes, operators, root, placement, groups) stay with the sweep.
 #pragma once
 
-#include "core/backend.hpp"
-#include "core/record.hpp"
+#include "core/comm/backend.hpp"
+#include "core/measure/stopping.hpp"
+#include "core/report/record.hpp"
 #include "core/report/report_formats.hpp"
-#include "core/stopping.hpp"
 
 #include <string>
 #include <vector>

@@ -10,13 +10,13 @@
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
 #include "compare/interleaved.hpp"
-#include "compare/signed_rank.hpp"
 #include "compare/paired_comparison.hpp"
-#include "core/report/report_file.hpp"
-#include "core/text_file.hpp"
+#include "compare/signed_rank.hpp"
 #include "core/error.hpp"
-#include "core/quote.hpp"
 #include "core/report/atomic_file.hpp"
+#include "core/report/report_file.hpp"
+#include "core/sys/quote.hpp"
+#include "core/sys/text_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

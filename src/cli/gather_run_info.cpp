@@ -1,7 +1,7 @@
 #include "cli/gather_run_info.hpp"
 
-#include "core/environment.hpp"
-#include "core/machine_mode.hpp"
+#include "core/sys/environment.hpp"
+#include "core/sys/machine_mode.hpp"
 #include "version.hpp"
 
 #include <fmt/format.h>

@@ -1,10 +1,11 @@
-// The description of a run that reports carry (core/run_info.hpp), gathered from every rank: tool, arguments, ranks,
+// The description of a run that reports carry (core/report/run_info.hpp), gathered from every rank: tool, arguments,
+// ranks,
 // versions, environment.
 #pragma once
 
-#include "core/machine_mode.hpp"
-#include "core/run_info.hpp"
-#include "core/world.hpp"
+#include "core/comm/world.hpp"
+#include "core/report/run_info.hpp"
+#include "core/sys/machine_mode.hpp"
 
 #include <optional>
 #include <string>
@@ -18,7 +19,7 @@ RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& en
 
 // Above this share of the machine's CPU time stolen by its hypervisor over a run, the run says so in a warning.
 inline constexpr double kStealWarnFraction = 0.05;
-// The machine's steal time since `before` (core/machine_mode.hpp) as the fact "steal_time" ("0.4 % of the
+// The machine's steal time since `before` (core/sys/machine_mode.hpp) as the fact "steal_time" ("0.4 % of the
 // machine's CPU time over the run", or "unknown: ..." for a run shorter than one accounting tick); a warning
 // ("steal_time") in `warnings` above kStealWarnFraction. Nothing when /proc/stat cannot be read.
 void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::optional<CpuTicks>& before);

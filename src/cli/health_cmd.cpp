@@ -5,11 +5,11 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
-#include "cli/validators.hpp"
 #include "cli/runner.hpp"
+#include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/sizes.hpp"
-#include "core/text_file.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/sys/text_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

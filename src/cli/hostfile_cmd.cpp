@@ -1,10 +1,10 @@
 // `distbench hostfile check FILE`: parse a hostfile as mpirun would and print what it describes.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/hostfile.hpp"
+#include "cli/resolve_hosts.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/hostfile.hpp"
-#include "core/resolve_hosts.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

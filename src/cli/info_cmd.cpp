@@ -2,14 +2,14 @@
 // see every host; the first rank prints.
 #include "backends/registry.hpp"
 #include "cli/command.hpp"
+#include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
-#include "cli/common_options.hpp"
 #include "cli/validators.hpp"
-#include "core/backend.hpp"
-#include "core/environment.hpp"
-#include "core/report/text.hpp"
+#include "core/comm/backend.hpp"
 #include "core/error.hpp"
+#include "core/report/text.hpp"
+#include "core/sys/environment.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>

@@ -6,7 +6,7 @@
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

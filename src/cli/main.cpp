@@ -9,10 +9,10 @@
 #include "cli/nccl_tests_spellings.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 #include "core/error.hpp"
-#include "core/quote.hpp"
-#include "core/termination.hpp"
+#include "core/sys/quote.hpp"
+#include "core/sys/termination.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>

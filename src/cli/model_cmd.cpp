@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/report_file.hpp"
-#include "core/text_file.hpp"
+#include "core/sys/text_file.hpp"
 #include "model/model.hpp"
 #include "model/model_views.hpp"
 

@@ -11,7 +11,7 @@
 #include "core/report/report_file.hpp"
 #include "core/report/report_formats.hpp"
 #include "core/report/report_output.hpp"
-#include "core/text_file.hpp"
+#include "core/sys/text_file.hpp"
 #include "views/report_views.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,8 +1,8 @@
 #include "cli/run_ending.hpp"
 
-#include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/quote.hpp"
+#include "core/sys/environment.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/core.h>
 

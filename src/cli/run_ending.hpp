@@ -9,11 +9,11 @@
 #include "cli/progress.hpp"
 #include "cli/runner.hpp"
 #include "core/benchmark.hpp"
-#include "core/connector.hpp"
-#include "core/run_info.hpp"
+#include "core/comm/connector.hpp"
+#include "core/comm/watchdog.hpp"
 #include "core/report/reporter.hpp"
-#include "core/termination.hpp"
-#include "core/watchdog.hpp"
+#include "core/report/run_info.hpp"
+#include "core/sys/termination.hpp"
 
 #include <mutex>
 #include <optional>

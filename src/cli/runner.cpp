@@ -1,17 +1,17 @@
 #include "cli/runner.hpp"
 
 #include "backends/registry.hpp"
-#include "cli/progress.hpp"
 #include "cli/gather_run_info.hpp"
+#include "cli/malloc_tuning.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_ending.hpp"
-#include "core/environment.hpp"
+#include "core/comm/world.hpp"
 #include "core/error.hpp"
-#include "core/malloc_tuning.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
 #include "core/report/report_formats.hpp"
 #include "core/report/report_output.hpp"
-#include "core/world.hpp"
+#include "core/sys/environment.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>

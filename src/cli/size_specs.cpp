@@ -1,8 +1,8 @@
 #include "cli/size_specs.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

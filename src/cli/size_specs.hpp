@@ -1,4 +1,4 @@
-// Sizes as the model's options write them, each the project's size (core/sizes: "64K", "1.5M") inside a small
+// Sizes as the model's options write them, each the project's size (core/measure/sizes: "64K", "1.5M") inside a small
 // grammar, with the CLI11 validators that refuse anything else before a run starts:
 // - a list item (--predict-sizes 1K:1G:4,64M, split on ',' by CLI11): one size, or a sweep MIN:MAX[:FACTOR] from MIN
 //   by FACTOR (default 2, above 1 and at most 1024) while at most MAX;

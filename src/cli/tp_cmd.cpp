@@ -1,10 +1,10 @@
 // `distbench tp`: TorchShard's tensor parallelism (benchmarks/tp), run by the runner.
 #include "benchmarks/tp/tp_benchmark.hpp"
+#include "cli/bounded_product.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/runner.hpp"
-#include "core/bounded_product.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,12 +1,12 @@
 // `distbench train`: data-parallel training of an MLP (benchmarks/train), run by the runner.
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
+#include "cli/bounded_product.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
-#include "core/bounded_product.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>

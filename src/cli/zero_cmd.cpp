@@ -4,10 +4,10 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
-#include "cli/validators.hpp"
 #include "cli/runner.hpp"
+#include "cli/validators.hpp"
 #include "cli/zero_options.hpp"
-#include "core/text_file.hpp"
+#include "core/sys/text_file.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -2,8 +2,8 @@
 
 #include "benchmarks/zero/partition.hpp"
 #include "core/error.hpp"
+#include "core/measure/sizes.hpp"
 #include "core/report/json_fields.hpp"
-#include "core/sizes.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

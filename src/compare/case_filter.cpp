@@ -1,7 +1,7 @@
 #include "compare/case_filter.hpp"
 
 #include "core/error.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // (sizes take K/M/G suffixes: `bytes>=1M`). `key=a|b` matches either value.
 #pragma once
 
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,8 +1,8 @@
 #include "compare/case_pool.hpp"
 
 #include "core/error.hpp"
+#include "core/measure/sizes.hpp"
 #include "core/report/text.hpp"
-#include "core/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "compare/command_run.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // verdict, the criteria, one plot per group of cases (baseline and candidate medians against size, the candidate's
 // confidence band, SLOWER cases ringed) and the table.
 #include "compare/compare_views.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 #include "views/svg_plot.hpp"
 
 #include <fmt/format.h>

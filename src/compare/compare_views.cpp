@@ -1,7 +1,7 @@
 #include "compare/compare_views.hpp"
 
-#include "core/quote.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/quote.hpp"
 #include "views/svg_plot.hpp"
 
 #include <fmt/format.h>

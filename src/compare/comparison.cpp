@@ -3,8 +3,8 @@
 #include "compare/case_pool.hpp"
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
+#include "core/measure/sizes.hpp"
 #include "core/report/text.hpp"
-#include "core/sizes.hpp"
 
 #include <fmt/format.h>
 

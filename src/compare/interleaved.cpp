@@ -1,8 +1,8 @@
 #include "compare/interleaved.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
 #include "core/report/report_file.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "connectors/env_connector.hpp"
 
-#include "core/deadline.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 

@@ -11,7 +11,7 @@
 #include "connectors/env_settings.hpp"
 #include "connectors/exchange.hpp"
 #include "connectors/self_messages.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 
 #include <memory>
 #include <mutex>

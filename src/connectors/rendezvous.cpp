@@ -1,7 +1,7 @@
 #include "connectors/rendezvous.hpp"
 
 #include "connectors/frame.hpp"
-#include "core/deadline.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 

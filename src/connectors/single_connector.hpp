@@ -3,7 +3,7 @@
 #pragma once
 
 #include "connectors/self_messages.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "model/breaks.hpp"
 
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,8 @@
 // The cost of a collective under the latency-bandwidth model (Hockney), per algorithm:
 //   T(p, S) = a(p) * alpha + b(p) * S * beta + c(p) * S * gamma
 // alpha: seconds per message (start-up), beta: seconds per byte moved over one link, gamma: seconds per byte
-// reduced; p: ranks; S: the case's size in nccl-tests' convention (core/collective.hpp: allreduce S = count, allgather
+// reduced; p: ranks; S: the case's size in nccl-tests' convention (core/comm/collective.hpp: allreduce S = count,
+// allgather
 // and reduce-scatter S = count * p). The coefficients a, b, c are the algorithm's, from
 //   R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective Communication Operations in MPICH",
 //   IJHPCA 19(1), 2005, and
@@ -10,7 +11,7 @@
 // Every function here is pure; test_cost_formulas.cpp checks each against values worked out by hand.
 #pragma once
 
-#include "core/collective.hpp"
+#include "core/comm/collective.hpp"
 
 #include <optional>
 #include <span>

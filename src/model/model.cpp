@@ -1,7 +1,7 @@
 #include "model/model.hpp"
 
 #include "core/error.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 #include "model/breaks.hpp"
 #include "model/limits.hpp"
 

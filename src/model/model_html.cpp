@@ -4,7 +4,7 @@
 // link rate, and the text view's tables.
 #include "model/model_views.hpp"
 
-#include "core/quote.hpp"
+#include "core/sys/quote.hpp"
 #include "model/limits.hpp"
 #include "views/svg_plot.hpp"
 

@@ -1,7 +1,7 @@
 #include "model/model_views.hpp"
 
-#include "core/quote.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/sys/quote.hpp"
 #include "version.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 #include "model/observations.hpp"
 
 #include "core/error.hpp"
-#include "core/stats.hpp"
+#include "core/measure/stats.hpp"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 // OMPI_MCA_* variable mpirun sets for `--mca`, and NCCL_ALGO. A report keeps these in its environment variables.
 #pragma once
 
-#include "core/collective.hpp"
-#include "core/record.hpp"
+#include "core/comm/collective.hpp"
+#include "core/report/record.hpp"
 #include "model/cost_formulas.hpp"
 
 #include <optional>

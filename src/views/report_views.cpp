@@ -1,8 +1,8 @@
 // The text views of a report: Markdown and CSV (the HTML page is in report_html.cpp).
 #include "views/report_views.hpp"
 
-#include "core/quote.hpp"
 #include "core/report/csv_reporter.hpp"
+#include "core/sys/quote.hpp"
 #include "views/report_tables.hpp"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 // translucent band per series and red rings on marked points. Pages embed the result as it is.
 #pragma once
 
-#include "core/quote.hpp"  // html_escape, for the pages that embed a plot
+#include "core/sys/quote.hpp"  // html_escape, for the pages that embed a plot
 
 #include <string>
 #include <string_view>

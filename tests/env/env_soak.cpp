@@ -3,7 +3,7 @@
 //
 //   env_soak SECONDS [TIMEOUT_S] [FAIL_RANK FAIL_AFTER_S]
 #include "backends/registry.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 #include "core/error.hpp"
 
 #include <chrono>

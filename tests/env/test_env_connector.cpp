@@ -1,7 +1,7 @@
 // The env:// connector under tests/env/launch.py (N plain processes with torchrun's variables, no MPI): the contract
 // every connector meets, and what env:// adds.
 #include "backends/registry.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 #include "tests/mpi/rank_failure_printer.hpp"
 #include "tests/support/connector_contract.hpp"
 

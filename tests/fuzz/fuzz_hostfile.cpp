@@ -1,6 +1,6 @@
 // Fuzz target: hostfile text (MPICH `host:N`, OpenMPI `host slots=N max_slots=M`, bare names) through
 // parse_hostfile, then what `distbench hostfile` does with a parsed file (the total and the summary).
-#include "core/hostfile.hpp"
+#include "cli/hostfile.hpp"
 
 #include "fuzz_support.hpp"
 

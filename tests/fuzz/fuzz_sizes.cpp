@@ -1,7 +1,7 @@
 // Fuzz target: the size parser (-b/-e/-i, --min-busbw-at: "8", "1.5M", "64MiB") and the sweep between two sizes.
 // The input is up to four lines: a size, and optionally a second size, a step factor and a step size; the first
 // line alone goes through parse_size and format_bytes, all four through size_sweep as -b/-e/-f/-i would.
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include "fuzz_support.hpp"
 

@@ -2,7 +2,7 @@
 // poisoned result, pattern input) and checked on the GPU; shared by the single-process and the mpirun GPU tests.
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 #include "core/error.hpp"
 
 #include <fmt/core.h>

@@ -3,8 +3,8 @@
 #include "backends/nccl/copy_bandwidth.hpp"
 #include "backends/nccl/cuda_device.hpp"
 
-#include "core/element.hpp"
-#include "core/host_device.hpp"
+#include "core/device/element.hpp"
+#include "core/device/host_device.hpp"
 #include "tests/gpu/gpu_skip.hpp"
 
 #include <gtest/gtest.h>

@@ -4,11 +4,11 @@
 // collective started after the math queued work sees that work done. Needs a GPU; skips with the reason where none.
 #include "backends/nccl/nccl_backend.hpp"
 
-#include "benchmarks/math/host_math.hpp"
-#include "core/half.hpp"
-#include "core/host_device.hpp"
-#include "tests/gpu/gpu_skip.hpp"
 #include "connectors/single_connector.hpp"
+#include "core/device/half.hpp"
+#include "core/device/host_device.hpp"
+#include "numerics/host_math.hpp"
+#include "tests/gpu/gpu_skip.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>

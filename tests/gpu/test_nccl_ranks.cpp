@@ -4,12 +4,12 @@
 // out on both sides and aborts the communicators.
 // On a machine with fewer GPUs than local ranks each rank gets its own NCCL_HOSTID, which lets NCCL run several
 // ranks on one GPU (over sockets: correct, not fast). Without a GPU every test skips with the reason.
-#include "backends/registry.hpp"
 #include "backends/nccl/gpu_info.hpp"
+#include "backends/registry.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/verify.hpp"
-#include "core/world.hpp"
+#include "core/comm/world.hpp"
 #include "tests/gpu/nccl_cases.hpp"
 
 #include <cuda_runtime_api.h>

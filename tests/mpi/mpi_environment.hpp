@@ -1,7 +1,7 @@
 // The MPI world shared by the tests of one MPI test program (created in main, before any test runs).
 #pragma once
 
-#include "core/world.hpp"
+#include "core/comm/world.hpp"
 
 namespace distbench::mpitest {
 

@@ -3,7 +3,7 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "backends/registry.hpp"
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 
 #include "tests/mpi/rank_failure_printer.hpp"
 #include "tests/support/source_filter.hpp"

@@ -4,10 +4,10 @@
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "benchmarks/train/data_parallel.hpp"
-#include "benchmarks/math/host_math.hpp"
-#include "core/host_device.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
+#include "core/device/host_device.hpp"
+#include "numerics/host_math.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>

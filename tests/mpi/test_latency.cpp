@@ -5,7 +5,7 @@
 #include "tests/support/forwarding_communicator.hpp"
 
 #include "benchmarks/latency/ping_pong.hpp"
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
 
 #include <gtest/gtest.h>
 

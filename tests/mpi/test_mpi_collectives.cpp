@@ -4,11 +4,11 @@
 #include "tests/mpi/mpi_environment.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
+#include "benchmarks/collective/fused_allreduce.hpp"
 #include "benchmarks/collective/measure.hpp"
+#include "core/comm/groups.hpp"
+#include "core/device/pattern.hpp"
 #include "core/error.hpp"
-#include "core/fused_allreduce.hpp"
-#include "core/groups.hpp"
-#include "core/pattern.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>

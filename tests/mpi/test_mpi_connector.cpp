@@ -2,8 +2,8 @@
 #include "tests/mpi/mpi_environment.hpp"
 #include "tests/support/connector_contract.hpp"
 
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
-#include "core/groups.hpp"
 
 #include <gtest/gtest.h>
 

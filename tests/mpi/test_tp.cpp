@@ -2,10 +2,10 @@
 // every layer kind matches the single-rank layer, for each group size that divides the world (1, 2, 4; 3 at np 3).
 #include "tests/mpi/mpi_environment.hpp"
 
-#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
+#include "numerics/host_math.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
 #include <fmt/core.h>

@@ -7,13 +7,13 @@
 // second double, over the tp group) must fail the comparison with one rank trained alone (reference_check).
 #include "tests/mpi/mpi_environment.hpp"
 
-#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/reference_check.hpp"
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
+#include "numerics/host_math.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
 #include <fmt/core.h>

@@ -3,13 +3,13 @@
 // holds agree, for every parameter type and a Ψ and layer sizes that N does not divide.
 #include "tests/mpi/mpi_environment.hpp"
 
-#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/verify.hpp"
-#include "core/groups.hpp"
-#include "core/half.hpp"
-#include "core/host_device.hpp"
+#include "core/comm/groups.hpp"
+#include "core/device/half.hpp"
+#include "core/device/host_device.hpp"
+#include "numerics/host_math.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // contract::connector() as the connector its main formed; every rank runs every test.
 #pragma once
 
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // wrong (a mutant), and override only that call.
 #pragma once
 
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <memory>
 #include <optional>

@@ -1,7 +1,7 @@
 // Reducing per-rank samples: the -a aggregation per sample, each rank's mean, the spread over ranks, and the
-// collective's time, algbw and busbw from them (benchmarks/collective/aggregate, core/phase_stats).
+// collective's time, algbw and busbw from them (benchmarks/collective/aggregate, core/measure/phase_stats).
 #include "benchmarks/collective/aggregate.hpp"
-#include "core/phase_stats.hpp"
+#include "core/measure/phase_stats.hpp"
 
 #include <gtest/gtest.h>
 

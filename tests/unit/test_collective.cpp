@@ -1,5 +1,5 @@
 // Collective names, NCCL's buffer shapes, nccl-tests' size convention and bus bandwidth factors.
-#include "core/collective.hpp"
+#include "core/comm/collective.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // What reports record about the environment: the variables that configure communication (and not the launcher's
 // per-process bookkeeping), and the machine and launcher facts.
-#include "core/environment.hpp"
+#include "core/sys/environment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Partitions of the world into groups: the world, consecutive (model-parallel) groups, strided (data-parallel)
 // groups, and one group per node.
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
 
 #include "core/error.hpp"
 

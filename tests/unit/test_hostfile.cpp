@@ -1,5 +1,5 @@
-#include "core/hostfile.hpp"
-#include "core/resolve_hosts.hpp"
+#include "cli/hostfile.hpp"
+#include "cli/resolve_hosts.hpp"
 
 #include "core/error.hpp"
 

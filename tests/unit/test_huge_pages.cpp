@@ -1,9 +1,10 @@
-// Huge pages for host buffers (core/huge_pages, core/buffer_pages, core/host_device): the THP mode and smaps as the
+// Huge pages for host buffers (core/device/huge_pages, core/device/buffer_pages, core/device/host_device): the THP mode
+// and smaps as the
 // kernel writes them, the policy reaching the buffers' mappings, and the report's text.
-#include "core/buffer_pages.hpp"
+#include "core/device/buffer_pages.hpp"
+#include "core/device/host_device.hpp"
+#include "core/device/huge_pages.hpp"
 #include "core/error.hpp"
-#include "core/host_device.hpp"
-#include "core/huge_pages.hpp"
 
 #include <gtest/gtest.h>
 

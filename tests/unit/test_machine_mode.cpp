@@ -1,5 +1,5 @@
 // The witnesses of a shared machine's run-wide mode: steal time from /proc/stat and the CPUs a rank may use.
-#include "core/machine_mode.hpp"
+#include "core/sys/machine_mode.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The memory check made before a run (core/memory_budget): buffers, the library's own, and a reserve.
-#include "core/memory_budget.hpp"
+// The memory check made before a run (core/device/memory_budget): buffers, the library's own, and a reserve.
+#include "core/device/memory_budget.hpp"
 
 #include <gtest/gtest.h>
 

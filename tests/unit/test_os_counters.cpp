@@ -1,5 +1,5 @@
 // OS counters of the measuring thread: page faults really counted when fresh memory is touched, per operation.
-#include "core/os_counters.hpp"
+#include "core/measure/os_counters.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // arithmetic, in any order, gives exactly pattern_reduced() converted to the dtype. float16 and bfloat16 round every
 // partial result to their format; integers wrap around in their width, and integer avg is the wrapped sum divided
 // by n with C++ integer division.
-#include "core/pattern.hpp"
+#include "core/device/pattern.hpp"
 
 #include <gtest/gtest.h>
 

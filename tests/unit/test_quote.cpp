@@ -1,4 +1,4 @@
-#include "core/quote.hpp"
+#include "core/sys/quote.hpp"
 #include "tests/support/shell_output.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // inside the buffers allocated for the sweep's largest case, never past their end.
 #include "benchmarks/collective/rotation.hpp"
 
-#include "core/host_device.hpp"
+#include "core/device/host_device.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Sizes as users type them (binary suffixes: 1K = 1024), nccl-tests' -b/-e/-f/-i sweep, and the human form.
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include "core/error.hpp"
 

@@ -1,7 +1,7 @@
 // summarize(): median, mean, min, max, sample stddev (n-1), p99 and median like numpy's default (linear
 // interpolation between closest ranks), MAD unscaled, noise = stddev / mean in percent, outliers beyond
 // 5 * 1.4826 * MAD from the median.
-#include "core/stats.hpp"
+#include "core/measure/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // StoppingRule: a count of samples cut to a time budget, or nvbench's stdrel criterion with a robust noise figure
 // (stop once the median's 95% confidence interval is within the target after min_samples, or when the time budget
 // is spent, never without a sample).
-#include "core/stopping.hpp"
+#include "core/measure/stopping.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/text_file.hpp"
+#include "core/sys/text_file.hpp"
 
 #include "core/error.hpp"
 

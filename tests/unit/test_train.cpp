@@ -2,10 +2,10 @@
 // differences, and that it learns the teacher's data).
 #include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/buckets.hpp"
-#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/mlp.hpp"
-#include "core/host_device.hpp"
+#include "core/device/host_device.hpp"
 #include "core/error.hpp"
+#include "numerics/host_math.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

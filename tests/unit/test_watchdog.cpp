@@ -1,7 +1,7 @@
 // The watchdog fires for a step that outlives its timeout, names the step, and stays quiet otherwise.
-#include "core/watchdog.hpp"
+#include "core/comm/watchdog.hpp"
 
-#include "core/deadline.hpp"
+#include "core/comm/deadline.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

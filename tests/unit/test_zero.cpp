@@ -1,10 +1,10 @@
 // ZeRO's partition arithmetic and the paper's formulas (Rajbhandari et al. 2020).
-#include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
 #include "benchmarks/zero/partition.hpp"
 #include "benchmarks/zero/verify.hpp"
+#include "core/device/half.hpp"
 #include "core/error.hpp"
-#include "core/half.hpp"
+#include "numerics/adam.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 #include "backends/mpi/mpi_communicator.hpp"
 #include "backends/mpi/mpi_connector.hpp"
 #include "backends/mpi/mpi_thread_level.hpp"
+#include "core/device/host_device.hpp"
 #include "core/error.hpp"
-#include "core/host_device.hpp"
 
 #include <climits>
 #include <cstdint>

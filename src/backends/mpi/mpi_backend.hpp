@@ -1,7 +1,7 @@
 // The MPI backend: host memory, MPI communicators split from the connector's.
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 
 #include <memory>
 #include <string_view>

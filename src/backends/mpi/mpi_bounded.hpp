@@ -30,7 +30,7 @@ class BoundedMessages {
   BoundedMessages(const BoundedMessages&) = delete;
   BoundedMessages& operator=(const BoundedMessages&) = delete;
 
-  // The Connector's gather_until, broadcast_until, send_until and receive_until (see core/connector.hpp).
+  // The Connector's gather_until, broadcast_until, send_until and receive_until (see core/comm/connector.hpp).
   std::vector<std::optional<std::vector<std::byte>>> gather(std::span<const std::byte> data, int root,
                                                             Deadline deadline);
   void broadcast(std::vector<std::byte>& data, int root, Deadline deadline);

@@ -1,7 +1,7 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
+#include "core/comm/deadline.hpp"
 #include "core/error.hpp"
-#include "core/deadline.hpp"
 
 #include <algorithm>
 #include <chrono>

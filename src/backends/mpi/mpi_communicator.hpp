@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backends/mpi/mpi_types.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <mpi.h>
 

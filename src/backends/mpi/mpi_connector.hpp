@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backends/mpi/mpi_bounded.hpp"
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 
 #include <mpi.h>
 

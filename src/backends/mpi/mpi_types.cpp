@@ -1,6 +1,6 @@
 #include "backends/mpi/mpi_types.hpp"
 
-#include "core/element.hpp"
+#include "core/device/element.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>

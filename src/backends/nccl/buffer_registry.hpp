@@ -5,7 +5,7 @@
 // communicator has settled, as NCCL requires before its next call.
 #pragma once
 
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <nccl.h>
 

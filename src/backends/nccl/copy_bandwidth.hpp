@@ -4,7 +4,7 @@
 // so its algbw compares with d2d (which moves each byte twice through memory: read and write).
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 
 #include <cstddef>
 

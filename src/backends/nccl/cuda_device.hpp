@@ -5,7 +5,7 @@
 
 #include "backends/nccl/buffer_registry.hpp"
 #include "backends/nccl/cuda_math.hpp"
-#include "core/device.hpp"
+#include "core/device/device.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backends/nccl/nccl_group.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <cuda_runtime_api.h>
 

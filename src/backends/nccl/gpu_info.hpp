@@ -1,7 +1,7 @@
 // What this machine's CUDA and NCCL are: for the backend entry (availability, build versions) and `distbench info`.
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 
 #include <optional>
 #include <string>

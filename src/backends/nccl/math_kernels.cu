@@ -75,7 +75,8 @@ __global__ void sgd_kernel(float* params, const float* grads, float* velocity, s
   }
 }
 
-// The 16-bit formats as core/half.hpp converts them (to nearest, ties to even; NaN stays NaN), written for the device.
+// The 16-bit formats as core/device/half.hpp converts them (to nearest, ties to even; NaN stays NaN), written for the
+// device.
 __device__ std::uint16_t bfloat16_bits(float f) {
   const std::uint32_t bits = __float_as_uint(f);
   if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);

@@ -19,12 +19,13 @@ cudaError_t launch_cross_entropy_backward(float* probs, const int* labels, std::
                                           float scale, cudaStream_t stream);
 cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum,
                        cudaStream_t stream);
-// fp32 to bfloat16 and back, with core/half.hpp's rounding (to nearest, ties to even; NaN stays NaN).
+// fp32 to bfloat16 and back, with core/device/half.hpp's rounding (to nearest, ties to even; NaN stays NaN).
 cudaError_t launch_to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n, cudaStream_t stream);
 cudaError_t launch_from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n, cudaStream_t stream);
 // Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to zero/adam.cpp for
 // the same step size lr / correction1 and 1 / correction2. Gradients and parameters are of `type` (the parameters
-// being the master weights rounded with core/half.hpp's rounding); with float32 and `params` null the master weights
+// being the master weights rounded with core/device/half.hpp's rounding); with float32 and `params` null the master
+// weights
 // are the parameters.
 enum class ParamType { bfloat16, float16, float32 };
 struct AdamKernelArgs {

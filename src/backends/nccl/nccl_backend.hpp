@@ -2,7 +2,7 @@
 // This header is read by the registry and includes no CUDA or NCCL header.
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/comm/backend.hpp"
 
 namespace distbench::nccl {
 

@@ -5,7 +5,7 @@
 // from a staged copy of the input instead.
 #pragma once
 
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>

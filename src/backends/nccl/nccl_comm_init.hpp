@@ -6,8 +6,8 @@
 
 #include "backends/nccl/buffer_registry.hpp"
 #include "backends/nccl/nccl_group.hpp"
-#include "core/connector.hpp"
-#include "core/groups.hpp"
+#include "core/comm/connector.hpp"
+#include "core/comm/groups.hpp"
 
 #include <memory>
 #include <vector>

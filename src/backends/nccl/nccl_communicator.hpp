@@ -8,8 +8,8 @@
 #include "backends/nccl/cuda_math.hpp"
 #include "backends/nccl/nccl_calls.hpp"
 #include "backends/nccl/nccl_group.hpp"
-#include "core/backend.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/backend.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <memory>
 #include <span>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "backends/nccl/buffer_registry.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>

@@ -1,9 +1,9 @@
 // distbench's dtypes and operators in NCCL's terms, and what NCCL cannot do.
 #pragma once
 
-#include "core/collective.hpp"
-#include "core/dtype.hpp"
-#include "core/reduce_op.hpp"
+#include "core/comm/collective.hpp"
+#include "core/comm/reduce_op.hpp"
+#include "core/device/dtype.hpp"
 
 #include <nccl.h>
 

@@ -1,11 +1,12 @@
 // The verification kernels: fill a buffer with a rank's pattern input and count the elements of a result that differ
-// from the expected values, with the formulas of core/pattern.hpp (compiled for the device). Only the count comes
+// from the expected values, with the formulas of core/device/pattern.hpp (compiled for the device). Only the count
+// comes
 // back to the host. Launches are asynchronous on `stream`; the current device must be the stream's.
 #pragma once
 
-#include "core/dtype.hpp"
-#include "core/pattern.hpp"
-#include "core/reduce_op.hpp"
+#include "core/comm/reduce_op.hpp"
+#include "core/device/dtype.hpp"
+#include "core/device/pattern.hpp"
 
 #include <cuda_runtime_api.h>
 

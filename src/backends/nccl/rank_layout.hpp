@@ -3,7 +3,7 @@
 // group ranks i*g .. i*g+g-1, so any partition of the processes maps onto NCCL groups.
 #pragma once
 
-#include "core/groups.hpp"
+#include "core/comm/groups.hpp"
 
 #include <vector>
 

@@ -9,9 +9,9 @@
 // Integer avg (sum, then integer division) and every other operator must match exactly: tolerance 0.
 #pragma once
 
-#include "core/dtype.hpp"
-#include "core/pattern.hpp"
-#include "core/reduce_op.hpp"
+#include "core/comm/reduce_op.hpp"
+#include "core/device/dtype.hpp"
+#include "core/device/pattern.hpp"
 
 namespace distbench::nccl {
 

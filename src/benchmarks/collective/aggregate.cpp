@@ -1,6 +1,6 @@
 #include "benchmarks/collective/aggregate.hpp"
 
-#include "core/phase_stats.hpp"
+#include "core/measure/phase_stats.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #include "benchmarks/collective/bandwidth_floor.hpp"
 
 #include "benchmarks/collective/collective_record.hpp"
-#include "core/sizes.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <fmt/format.h>
 

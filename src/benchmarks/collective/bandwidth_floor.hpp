@@ -4,7 +4,7 @@
 // so that every large size must clear the floor.
 #pragma once
 
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <string>

@@ -2,9 +2,9 @@
 // Record (collective_record.hpp) for the reporters.
 #pragma once
 
-#include "core/record.hpp"
-#include "core/os_counters.hpp"
-#include "core/stats.hpp"
+#include "core/measure/os_counters.hpp"
+#include "core/measure/stats.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <string>

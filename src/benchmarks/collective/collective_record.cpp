@@ -1,5 +1,5 @@
 #include "benchmarks/collective/collective_record.hpp"
-#include "core/units.hpp"
+#include "core/measure/units.hpp"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 
 #include "benchmarks/collective/case_result.hpp"
 #include "core/report/layout.hpp"
-#include "core/run_info.hpp"
+#include "core/report/run_info.hpp"
 
 #include <string>
 #include <vector>

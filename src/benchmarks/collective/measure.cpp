@@ -1,9 +1,9 @@
 #include "benchmarks/collective/measure.hpp"
 
+#include "benchmarks/collective/fused_allreduce.hpp"
 #include "benchmarks/collective/peer_counts.hpp"
 #include "benchmarks/collective/rotation.hpp"
-#include "core/fused_allreduce.hpp"
-#include "core/timer.hpp"
+#include "core/measure/timer.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "benchmarks/collective/plan.hpp"
-#include "core/sampler.hpp"
-#include "core/watchdog.hpp"
-#include "core/world.hpp"
+#include "core/comm/watchdog.hpp"
+#include "core/comm/world.hpp"
+#include "core/measure/sampler.hpp"
 
 #include <cstdint>
 #include <string>

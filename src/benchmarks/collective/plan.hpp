@@ -2,13 +2,13 @@
 #pragma once
 
 #include "benchmarks/collective/bandwidth_floor.hpp"
-#include "core/backend.hpp"
-#include "core/collective.hpp"
-#include "core/dtype.hpp"
-#include "core/phase_stats.hpp"
-#include "core/record.hpp"
-#include "core/reduce_op.hpp"
-#include "core/stopping.hpp"
+#include "core/comm/backend.hpp"
+#include "core/comm/collective.hpp"
+#include "core/comm/reduce_op.hpp"
+#include "core/device/dtype.hpp"
+#include "core/measure/phase_stats.hpp"
+#include "core/measure/stopping.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -68,7 +68,7 @@ struct SweepPlan {
   // noise target the noise column is always shown, so that the rows that missed it can be marked).
   std::vector<std::string> columns;
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
-  bool huge_pages = false;    // --huge-pages on: distbench's buffers advised huge pages (core/huge_pages.hpp)
+  bool huge_pages = false;    // --huge-pages on: distbench's buffers advised huge pages (core/device/huge_pages.hpp)
   bool malloc_reuse = false;  // mallopt before MPI starts: freed memory stays mapped (see malloc_tuning.hpp)
   // --tensors N (allreduce): each operation reduces a list of N tensors of S/N bytes, in place, as `fusions` say;
   // 1: one buffer, as every other sweep.

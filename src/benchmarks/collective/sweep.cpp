@@ -1,11 +1,11 @@
 #include "benchmarks/collective/sweep.hpp"
 
 #include "benchmarks/collective/aggregate.hpp"
-#include "core/buffer_pages.hpp"
-#include "core/error.hpp"
 #include "benchmarks/collective/measure.hpp"
-#include "core/sizes.hpp"
 #include "benchmarks/collective/sweep_warnings.hpp"
+#include "core/device/buffer_pages.hpp"
+#include "core/error.hpp"
+#include "core/measure/sizes.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 #include "benchmarks/collective/sweep_warnings.hpp"
 
-#include "core/sizes.hpp"
-#include "core/stats.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/measure/stats.hpp"
 
 #include <fmt/core.h>
 

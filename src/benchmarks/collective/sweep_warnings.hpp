@@ -5,9 +5,9 @@
 // - page faults: at least one per operation and one per MiB of message inside the timed calls (faults_shape_time).
 #pragma once
 
-#include "benchmarks/collective/plan.hpp"
 #include "benchmarks/collective/case_result.hpp"
-#include "core/record.hpp"
+#include "benchmarks/collective/plan.hpp"
+#include "core/report/record.hpp"
 
 #include <string>
 #include <vector>

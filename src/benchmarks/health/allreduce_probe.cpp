@@ -1,7 +1,7 @@
 // Phases 2 and 3: a verified, timed allreduce over a node's ranks or over all of them.
 #include "benchmarks/health/probes.hpp"
 
-#include "core/pattern.hpp"
+#include "core/device/pattern.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #include "benchmarks/health/evaluate.hpp"
 
-#include "core/collective.hpp"
+#include "core/comm/collective.hpp"
+#include "core/measure/stats.hpp"
 #include "core/report/text.hpp"
-#include "core/stats.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include "benchmarks/health/health_run.hpp"
 #include "benchmarks/health/health_text.hpp"
 #include "benchmarks/health/prometheus.hpp"
-#include "core/memory_budget.hpp"
+#include "core/device/memory_budget.hpp"
 #include "core/report/atomic_file.hpp"
 
 #include <fmt/format.h>

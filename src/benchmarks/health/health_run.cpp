@@ -2,10 +2,10 @@
 
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
-#include "core/groups.hpp"
-#include "core/quote.hpp"
+#include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/verdict.hpp"
 
-#include "core/quote.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
 #include "benchmarks/health/judge.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
+#include "core/measure/stats.hpp"
 #include "core/report/json_fields.hpp"
-#include "core/stats.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,7 +1,7 @@
 #include "benchmarks/health/phase_runner.hpp"
 
 #include "benchmarks/health/verdict.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>

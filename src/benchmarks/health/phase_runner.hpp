@@ -3,7 +3,7 @@
 // then the root tells every rank whether to go on. No call here waits without a deadline.
 #pragma once
 
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -5,7 +5,7 @@
 #include "benchmarks/health/phase_runner.hpp"
 #include "benchmarks/health/plan.hpp"
 #include "benchmarks/health/schedule.hpp"
-#include "core/world.hpp"
+#include "core/comm/world.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 // requires (it may read the directory at any moment).
 #pragma once
 
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
 // Phase 1 on every rank: memory, compute and copy bandwidth of this rank's device.
 #include "benchmarks/health/probes.hpp"
 
+#include "core/device/pattern.hpp"
 #include "core/error.hpp"
-#include "core/pattern.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // Phase 6: when each rank arrives at a collective after the same local work.
 #include "benchmarks/health/probes.hpp"
 
-#include "core/pattern.hpp"
+#include "core/device/pattern.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // verdict per node. Statuses follow the Nagios convention that monitoring systems read from exit codes.
 #pragma once
 
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <optional>
 #include <string>

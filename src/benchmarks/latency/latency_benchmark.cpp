@@ -2,15 +2,15 @@
 
 #include "benchmarks/latency/latency_record.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
-#include "core/buffer_pages.hpp"
+#include "core/comm/groups.hpp"
+#include "core/device/buffer_pages.hpp"
+#include "core/device/memory_budget.hpp"
 #include "core/error.hpp"
-#include "core/memory_budget.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/measure/units.hpp"
 #include "core/report/json_model.hpp"
-#include "core/groups.hpp"
 #include "core/report/text.hpp"
-#include "core/sampler.hpp"
-#include "core/sizes.hpp"
-#include "core/units.hpp"
 
 #include <fmt/format.h>
 

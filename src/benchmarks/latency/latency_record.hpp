@@ -2,8 +2,8 @@
 // rank's mean with its peer; the table's columns and the run's summary.
 #pragma once
 
-#include "core/record.hpp"
 #include "core/report/layout.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <string>

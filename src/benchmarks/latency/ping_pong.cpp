@@ -1,7 +1,7 @@
 #include "benchmarks/latency/ping_pong.hpp"
 
-#include "core/connector.hpp"
-#include "core/pattern.hpp"
+#include "core/comm/connector.hpp"
+#include "core/device/pattern.hpp"
 
 namespace distbench::latency {
 

@@ -1,9 +1,9 @@
 // One side of a pair's ping-pong, as osu_latency runs it, and its verification.
 #pragma once
 
-#include "core/buffer.hpp"
-#include "core/communicator.hpp"
-#include "core/world.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/comm/world.hpp"
+#include "core/device/buffer.hpp"
 
 #include <cstdint>
 

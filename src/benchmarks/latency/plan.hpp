@@ -1,7 +1,7 @@
 // What a latency run measures: validated options, independent of how they were typed.
 #pragma once
 
-#include "core/stopping.hpp"
+#include "core/measure/stopping.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -4,7 +4,7 @@
 #include "benchmarks/tp/shard.hpp"
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
-#include "core/dtype.hpp"
+#include "core/device/dtype.hpp"
 
 #include <cstdint>
 #include <vector>

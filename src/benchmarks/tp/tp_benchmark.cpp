@@ -1,12 +1,12 @@
 #include "benchmarks/tp/tp_benchmark.hpp"
 
 #include "benchmarks/tp/tp_record.hpp"
-#include "benchmarks/math/host_math.hpp"
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
-#include "core/groups.hpp"
-#include "core/sizes.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/measure/stats.hpp"
+#include "core/measure/units.hpp"
+#include "numerics/host_math.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #include "benchmarks/tp/tp_layers.hpp"
 
-#include "benchmarks/math/host_math.hpp"
-#include "benchmarks/math/uniform.hpp"
 #include "core/error.hpp"
+#include "numerics/host_math.hpp"
+#include "numerics/uniform.hpp"
 
 #include <fmt/format.h>
 

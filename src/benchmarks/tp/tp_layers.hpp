@@ -12,9 +12,9 @@
 // shard alone, and check() compares with the single-rank layer computed on the CPU.
 #pragma once
 
-#include "core/communicator.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/device/device.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <memory>

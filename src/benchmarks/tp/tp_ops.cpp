@@ -1,7 +1,7 @@
 #include "benchmarks/tp/tp_ops.hpp"
 
+#include "core/device/half.hpp"
 #include "core/error.hpp"
-#include "core/half.hpp"
 
 #include <fmt/format.h>
 

@@ -8,10 +8,10 @@
 #pragma once
 
 #include "benchmarks/tp/shard.hpp"
-#include "core/collective.hpp"
-#include "core/communicator.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
+#include "core/comm/collective.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/device/device.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -33,7 +33,7 @@ Primitive primitive(Op op, Pass pass);
 bool along_dim(Primitive p);
 
 // The collective a primitive calls (allgather, allreduce); nullopt for the local ones (slice, identity). Its bus
-// factor is the collective table's (core/collective.hpp).
+// factor is the collective table's (core/comm/collective.hpp).
 std::optional<Collective> collective_of(Primitive p);
 
 // One rank's buffers for one tensor layout and type, and the primitives over its group's communicator.

@@ -2,11 +2,11 @@
 
 #include "benchmarks/tp/shard.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
-#include "core/collective.hpp"
-#include "core/phase_stats.hpp"
+#include "core/comm/collective.hpp"
+#include "core/measure/phase_stats.hpp"
+#include "core/measure/stats.hpp"
+#include "core/measure/units.hpp"
 #include "core/report/summary_items.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
 
 namespace distbench::tp {
 

@@ -5,8 +5,8 @@
 #include "benchmarks/tp/plan.hpp"
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
-#include "core/record.hpp"
 #include "core/report/layout.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <string>

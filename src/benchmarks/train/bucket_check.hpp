@@ -15,8 +15,8 @@
 
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
-#include "core/connector.hpp"
-#include "core/dtype.hpp"
+#include "core/comm/connector.hpp"
+#include "core/device/dtype.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -22,9 +22,9 @@
 
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/mlp.hpp"
-#include "benchmarks/zero/adam.hpp"
-#include "core/buffer.hpp"
-#include "core/communicator.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/device/buffer.hpp"
+#include "numerics/adam.hpp"
 
 #include <chrono>
 #include <memory>

@@ -1,7 +1,7 @@
 #include "benchmarks/train/mlp.hpp"
 
-#include "benchmarks/math/uniform.hpp"
 #include "core/error.hpp"
+#include "numerics/uniform.hpp"
 
 #include <fmt/format.h>
 

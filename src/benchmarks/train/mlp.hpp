@@ -6,9 +6,9 @@
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
-#include "core/communicator.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/device/device.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstddef>
 #include <cstdint>

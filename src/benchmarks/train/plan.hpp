@@ -4,7 +4,7 @@
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
-#include "core/timer.hpp"
+#include "core/measure/timer.hpp"
 
 #include <cstddef>
 #include <string>

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "benchmarks/train/plan.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
+#include "core/device/device.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -3,7 +3,7 @@
 // reduced when its share of the parameters is small; replicas that disagree show it at once.
 #pragma once
 
-#include "core/connector.hpp"
+#include "core/comm/connector.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -5,17 +5,17 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_run.hpp"
-#include "benchmarks/math/host_math.hpp"
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
-#include "core/groups.hpp"
-#include "core/phase_stats.hpp"
+#include "core/measure/phase_stats.hpp"
+#include "core/measure/sizes.hpp"
+#include "core/measure/stats.hpp"
+#include "core/measure/units.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/summary_items.hpp"
 #include "core/report/text.hpp"
-#include "core/sizes.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "numerics/host_math.hpp"
 
 #include <fmt/format.h>
 

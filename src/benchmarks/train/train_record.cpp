@@ -1,8 +1,8 @@
 #include "benchmarks/train/train_record.hpp"
 
-#include "core/phase_stats.hpp"
-#include "core/stats.hpp"
-#include "core/units.hpp"
+#include "core/measure/phase_stats.hpp"
+#include "core/measure/stats.hpp"
+#include "core/measure/units.hpp"
 
 #include <fmt/format.h>
 

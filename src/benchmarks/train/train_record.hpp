@@ -3,7 +3,7 @@
 
 #include "benchmarks/train/plan.hpp"
 #include "core/benchmark.hpp"
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <cstdint>
 #include <string>

@@ -4,10 +4,10 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
-#include "core/groups.hpp"
+#include "core/measure/stats.hpp"
 #include "core/report/atomic_file.hpp"
-#include "core/stats.hpp"
 
 #include <fmt/format.h>
 

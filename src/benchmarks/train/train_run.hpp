@@ -3,13 +3,13 @@
 // communication alone, the gathering and the record; at the end the trace.
 #pragma once
 
-#include "benchmarks/math/host_math.hpp"
 #include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "benchmarks/train/plan.hpp"
 #include "benchmarks/train/train_record.hpp"
 #include "core/benchmark.hpp"
+#include "numerics/host_math.hpp"
 
 #include <chrono>
 #include <memory>

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
-#include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
-#include "core/dtype.hpp"
-#include "core/stopping.hpp"
+#include "core/device/dtype.hpp"
+#include "core/measure/stopping.hpp"
+#include "numerics/adam.hpp"
 
 #include <cstddef>
 #include <string>

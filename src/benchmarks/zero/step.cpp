@@ -1,8 +1,8 @@
 #include "benchmarks/zero/step.hpp"
 
-#include "core/buffer.hpp"
+#include "core/device/buffer.hpp"
+#include "core/device/half.hpp"
 #include "core/error.hpp"
-#include "core/half.hpp"
 
 #include <algorithm>
 #include <cstring>

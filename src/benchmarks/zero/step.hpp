@@ -11,14 +11,14 @@
 // speed depends on a value, and no state drifts into denormals over thousands of steps).
 #pragma once
 
-#include "benchmarks/zero/adam.hpp"
 #include "benchmarks/zero/formulas.hpp"
 #include "benchmarks/zero/partition.hpp"
 #include "benchmarks/zero/step_array.hpp"
-#include "core/communicator.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
-#include "core/timer.hpp"
+#include "core/comm/communicator.hpp"
+#include "core/device/device.hpp"
+#include "core/measure/timer.hpp"
+#include "numerics/adam.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <optional>

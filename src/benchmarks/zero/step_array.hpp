@@ -3,9 +3,9 @@
 // exists only while the step sets the array up or a check reads it.
 #pragma once
 
-#include "core/buffer.hpp"
-#include "core/dense_math.hpp"
-#include "core/device.hpp"
+#include "core/device/buffer.hpp"
+#include "core/device/device.hpp"
+#include "numerics/dense_math.hpp"
 
 #include <cstddef>
 #include <memory>

@@ -1,17 +1,17 @@
 #include "benchmarks/zero/zero_benchmark.hpp"
 
+#include "benchmarks/zero/host_counters.hpp"
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_record.hpp"
 #include "benchmarks/zero/zero_run.hpp"
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
+#include "core/measure/os_counters.hpp"
+#include "core/measure/sampler.hpp"
+#include "core/measure/sizes.hpp"
 #include "core/report/json_model.hpp"
-#include "core/groups.hpp"
-#include "core/host_counters.hpp"
-#include "core/os_counters.hpp"
 #include "core/report/text.hpp"
-#include "core/sampler.hpp"
-#include "core/sizes.hpp"
 
 #include <fmt/format.h>
 

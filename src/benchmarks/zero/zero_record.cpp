@@ -1,9 +1,9 @@
 #include "benchmarks/zero/zero_record.hpp"
 
 #include "benchmarks/zero/plan.hpp"
-#include "core/phase_stats.hpp"
+#include "core/measure/phase_stats.hpp"
+#include "core/measure/units.hpp"
 #include "core/report/summary_items.hpp"
-#include "core/units.hpp"
 
 #include <fmt/format.h>
 

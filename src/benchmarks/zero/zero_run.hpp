@@ -7,7 +7,7 @@
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/zero_record.hpp"
 #include "core/benchmark.hpp"
-#include "core/sampler.hpp"
+#include "core/measure/sampler.hpp"
 
 #include <optional>
 #include <string>

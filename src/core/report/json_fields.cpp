@@ -1,7 +1,7 @@
 #include "core/report/json_fields.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "core/report/json_model.hpp"
 
 #include "core/error.hpp"
-#include "core/units.hpp"
+#include "core/measure/units.hpp"
 
 #include <fmt/format.h>
 

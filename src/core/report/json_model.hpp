@@ -7,10 +7,10 @@
 // Includes nlohmann/json: include this header only where JSON is built or read.
 #pragma once
 
-#include "core/record.hpp"
+#include "core/measure/stopping.hpp"
 #include "core/report/layout.hpp"
-#include "core/run_info.hpp"
-#include "core/stopping.hpp"
+#include "core/report/record.hpp"
+#include "core/report/run_info.hpp"
 
 #include <nlohmann/json.hpp>
 

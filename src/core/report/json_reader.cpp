@@ -5,8 +5,8 @@
 #include "core/report/json_model.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
-#include "core/units.hpp"
+#include "core/measure/units.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 // Includes nlohmann/json (the config): include it where reports are made, not from widely used headers.
 #pragma once
 
-#include "core/record.hpp"
+#include "core/report/record.hpp"
 
 #include <nlohmann/json.hpp>
 

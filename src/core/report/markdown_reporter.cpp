@@ -1,7 +1,7 @@
 #include "core/report/markdown_reporter.hpp"
 
-#include "core/quote.hpp"
 #include "core/report/table.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

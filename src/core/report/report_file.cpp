@@ -1,8 +1,8 @@
 #include "core/report/report_file.hpp"
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
-#include "core/text_file.hpp"
+#include "core/sys/quote.hpp"
+#include "core/sys/text_file.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "core/report/report_output.hpp"
 
-#include "core/text_file.hpp"
+#include "core/sys/text_file.hpp"
 
 namespace distbench {
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "core/error.hpp"
-#include "core/record.hpp"
 #include "core/report/layout.hpp"
-#include "core/run_info.hpp"
+#include "core/report/record.hpp"
+#include "core/report/run_info.hpp"
 
 #include <cstddef>
 #include <memory>

@@ -1,6 +1,6 @@
 #include "core/report/table.hpp"
 
-#include "core/dtype.hpp"
+#include "core/device/dtype.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 

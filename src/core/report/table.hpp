@@ -2,8 +2,8 @@
 // no writing, so that both views say the same thing the same way.
 #pragma once
 
-#include "core/record.hpp"
 #include "core/report/layout.hpp"
+#include "core/report/record.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "core/report/text.hpp"
 
-#include "core/huge_pages.hpp"
+#include "core/device/huge_pages.hpp"
 
 #include <fmt/format.h>
 

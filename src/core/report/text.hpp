@@ -2,8 +2,8 @@
 // thing the same way.
 #pragma once
 
-#include "core/run_info.hpp"
-#include "core/stopping.hpp"
+#include "core/measure/stopping.hpp"
+#include "core/report/run_info.hpp"
 
 #include <cstddef>
 #include <cstdint>

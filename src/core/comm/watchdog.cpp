@@ -1,0 +1,101 @@
+#include "core/comm/watchdog.hpp"
+
+#include "core/comm/deadline.hpp"
+#include <chrono>
+
+namespace distbench {
+namespace {
+
+// How recently a freeze must have ended to explain what happens now (a signal the launcher sends on resuming it).
+constexpr std::int64_t kRecentFreezeNs = 5'000'000'000;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Watchdog::Watchdog(double timeout_s, Expired on_expire)
+    : timeout_s_(timeout_s), on_expire_(std::move(on_expire)), last_poll_ns_(now_ns()), thread_([this] { watch(); }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+Watchdog::Guard Watchdog::arm(const std::string& step) {
+  if (!overdue()) {
+    std::lock_guard lock(mutex_);
+    step_ = step;
+    rearm(now_ns());
+  }
+  return Guard(*this);
+}
+
+void Watchdog::arm_again() { rearm(now_ns()); }
+
+// The deadline moves only while the armed step (if any) is within it. Only the thread that arms writes it.
+void Watchdog::rearm(std::int64_t now) {
+  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+  if (deadline != 0 && now > deadline) return;
+  deadline_ns_.store(now + timeout_nanoseconds(timeout_s_), std::memory_order_relaxed);
+}
+
+std::string Watchdog::step() {
+  std::lock_guard lock(mutex_);
+  return deadline_ns_.load(std::memory_order_relaxed) != 0 ? step_ : std::string();
+}
+
+bool Watchdog::overdue() const {
+  const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+  return deadline != 0 && now_ns() > deadline;
+}
+
+std::optional<double> Watchdog::frozen_s() const {
+  const std::int64_t limit = timeout_nanoseconds(timeout_s_);
+  if (limit <= 0) return std::nullopt;
+  const std::int64_t now = now_ns();
+  const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
+  if (gap > limit) return static_cast<double>(gap) * 1e-9;  // frozen until just now: the thread has not looked yet
+  const std::int64_t freeze = freeze_ns_.load(std::memory_order_relaxed);
+  if (freeze > limit && now - freeze_end_ns_.load(std::memory_order_relaxed) < kRecentFreezeNs) {
+    return static_cast<double>(freeze) * 1e-9;
+  }
+  return std::nullopt;
+}
+
+void Watchdog::disarm() {
+  if (!overdue()) deadline_ns_.store(0, std::memory_order_relaxed);
+}
+
+void Watchdog::watch() {
+  // Polls a few times per second at most; a step's deadline is checked against the clock, so the watchdog fires
+  // within one polling interval of the timeout.
+  const auto interval = std::chrono::milliseconds(timeout_s_ < 2.0 ? 20 : 100);
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, interval);
+    if (stopping_) break;
+    const std::int64_t now = now_ns();
+    const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
+    if (gap > timeout_nanoseconds(timeout_s_)) {
+      freeze_ns_.store(gap, std::memory_order_relaxed);
+      freeze_end_ns_.store(now, std::memory_order_relaxed);
+    }
+    last_poll_ns_.store(now, std::memory_order_relaxed);
+    const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
+    if (deadline != 0 && now > deadline) {
+      const std::string step = step_;
+      lock.unlock();
+      on_expire_(step, timeout_s_);
+      return;
+    }
+  }
+}
+
+}  // namespace distbench

@@ -1,0 +1,18 @@
+#include "core/comm/world.hpp"
+
+namespace distbench {
+
+World::World(Connector& connector, std::unique_ptr<Backend> backend)
+    : connector_(connector), backend_(std::move(backend)) {
+  communicator(world_partition(connector_.size()));  // eager: the world group always exists
+}
+
+Communicator& World::communicator(const Partition& partition) {
+  auto it = cache_.find(partition.groups);
+  if (it == cache_.end()) {
+    it = cache_.emplace(partition.groups, backend_->create_communicator(partition)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace distbench

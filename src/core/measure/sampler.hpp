@@ -1,0 +1,70 @@
+// Timing any operation: warm-up, calibration of k operations per sample (agreed by all ranks), a barrier, then
+// samples of k back-to-back operations under the stopping rule, with the OS counters around them. The collective
+// sweep uses it for one collective call; other benchmarks time whatever they run (a ZeRO step, a training
+// iteration, a compute-only phase with a Device's timer). Nothing but `run` happens between a sample's timer reads.
+#pragma once
+
+#include "core/comm/communicator.hpp"
+#include "core/comm/connector.hpp"
+#include "core/comm/watchdog.hpp"
+#include "core/measure/os_counters.hpp"
+#include "core/measure/stopping.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distbench {
+
+// A named part of a composite operation (e.g. "reduce", "update", "gather" of an optimizer step), timed on its own
+// inside every operation of a sample by a timer from where it runs: a Communicator's for a collective, a Device's for
+// compute.
+struct TimedPhase {
+  std::string name;
+  std::function<void()> run;                           // the phase, once
+  std::function<std::unique_ptr<Timer>()> make_timer;
+};
+
+struct TimedOperation {
+  std::string label;                                   // for the watchdog: "allreduce 1 MiB float32 sum in-place"
+  std::function<void(int times)> run;                  // `times` operations back to back (unused with phases)
+  std::function<void(Seconds timeout)> synchronize;    // waits for what the operation enqueued (a no-op on the host)
+  std::function<std::unique_ptr<Timer>()> make_timer;  // a timer where the operation runs
+  // Empty: `run` is the operation, and nothing else runs inside a sample. Otherwise one operation is every phase in
+  // order, each between its own timer's start and stop (timers made before the sample starts).
+  std::vector<TimedPhase> phases;
+};
+
+// Optional: a second timer around the same batches (device events beside nccl-tests' host clock), started after and
+// stopped before the operation's own; its time is kept beside the samples.
+using TimerFactory = std::function<std::unique_ptr<Timer>()>;
+
+struct SamplingRules {
+  int warmup_iters = 5;
+  StoppingRule stopping;
+  Seconds timeout{300.0};  // bounds each step (a batch, a barrier, a collective decision)
+  // > 0: every sample is this many operations (nccl-tests' -n x -m), not a calibrated count; one untimed batch of
+  // them still plans the number of samples, unless that number does not depend on time (then none runs).
+  int fixed_ops_per_sample = 0;
+  // A barrier over the connector's ranks after every sample, outside its timer (OSU's and IMB's loops: one call
+  // timed, then MPI_Barrier), so that no rank starts its next call before every rank has finished the last.
+  bool barrier_after_sample = false;
+};
+
+struct Sampling {
+  std::vector<double> samples;  // this rank's seconds per operation, one per sample
+  int ops_per_sample = 1;
+  bool noise_target_met = true;
+  OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
+  // With phases: per phase (in order), this rank's seconds per operation in that phase, one per sample.
+  std::vector<std::vector<double>> phase_samples;
+  // With a beside timer: its seconds per operation, one per sample.
+  std::vector<double> beside_samples;
+};
+
+// Collective over the connector's ranks: every rank calls it for its own operation at the same time.
+Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
+                          Watchdog& watchdog, const TimerFactory& make_beside_timer = {});
+
+}  // namespace distbench

@@ -1,0 +1,83 @@
+// The result model every benchmark emits: a record is one measured case of any kind of work. Its parameters say
+// what ran (in the benchmark's order), its phases hold the timing samples, its metrics the figures derived from
+// them (each in the unit its benchmark's layout names), and each rank keeps its own figures with its host.
+#pragma once
+
+#include "core/measure/stats.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace distbench {
+
+using ParamValue = std::variant<std::string, std::int64_t, double>;
+
+struct Param {
+  std::string key;
+  ParamValue value;
+};
+
+// Per-rank spread of one figure: min / avg / max over ranks, and the root rank's own value.
+struct RankSpread {
+  double min = 0, avg = 0, max = 0, rank0 = 0;
+};
+
+// One timed phase of a sample ("time" when the operation has one phase).
+struct PhaseStats {
+  std::string name;
+  std::vector<double> samples;  // seconds per operation, one per sample (the -a aggregation across ranks)
+  Summary summary;              // over `samples`
+  RankSpread rank_spread;       // each rank's mean seconds per operation, spread over ranks
+};
+
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+// A named figure in its layout's unit; NaN when it does not apply (e.g. results not checked).
+struct Metric {
+  std::string key;
+  double value = kNotMeasured;
+};
+
+// One rank's own figures (keys as in the layout's rank figures).
+struct RankFigures {
+  int rank = 0;
+  std::string host;
+  std::vector<Metric> figures;
+};
+
+struct Record {
+  std::string kind;  // the benchmark: "collective", "latency", ...
+  std::vector<Param> params;
+  int ops_per_sample = 1;
+  bool noise_target_met = true;
+  std::vector<PhaseStats> phases;
+  std::vector<Metric> metrics;
+  std::vector<RankFigures> ranks;
+  std::string status = "ok";  // "ok" | "skipped"
+  std::string skip_reason;
+
+  bool ok() const { return status == "ok"; }
+  // Lookups; nullptr / NaN / empty when absent.
+  const ParamValue* param(std::string_view key) const;
+  std::string param_text(std::string_view key) const;  // any parameter as text ("" when absent)
+  double metric(std::string_view key) const;
+  const PhaseStats* phase(std::string_view name) const;
+
+  Record& set(std::string key, ParamValue value);
+  Record& set_metric(std::string key, double value);
+};
+
+// A parameter's value as text: strings as they are, integers in decimal, numbers in their shortest form.
+std::string param_text(const ParamValue& v);
+
+// A warning as data: a stable code (for tools) and the advice (for people).
+struct Warning {
+  std::string code;
+  std::string message;
+};
+
+}  // namespace distbench
