@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace distbench::zero {
+namespace distbench {
 
 struct AdamConfig {
   float lr = 1e-3f;
@@ -31,4 +31,4 @@ void adam_update(const AdamConfig& config, int step, DType type, const void* gra
 // The bytes one update moves: read grad, master, m, v; write master, m, v and (`separate_params`) the parameters.
 std::uint64_t adam_bytes_moved(DType type, std::size_t n, bool separate_params = true);
 
-}  // namespace distbench::zero
+}  // namespace distbench

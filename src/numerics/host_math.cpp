@@ -83,14 +83,14 @@ void HostMath::adam(const AdamStep& step, const float* grads, float* params, flo
 
 void HostMath::mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,
                           void* params, std::size_t n) {
-  zero::AdamConfig config;
+  AdamConfig config;
   config.lr = step.lr;
   config.beta1 = step.beta1;
   config.beta2 = step.beta2;
   config.eps = step.eps;
   config.grad_scale = step.grad_scale;
   config.threads = threads_;
-  zero::adam_update(config, step.step, type, grads, master, m, v, params, n);
+  adam_update(config, step.step, type, grads, master, m, v, params, n);
 }
 
 void HostMath::copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,

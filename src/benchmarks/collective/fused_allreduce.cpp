@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace distbench {
+namespace distbench::collective {
 namespace {
 
 void unpack_into(Device& device, Buffer& fusion, const std::vector<TensorRef>& tensors, DType dtype) {
@@ -80,4 +80,4 @@ std::unique_ptr<Work> FusedAllreduce::start(std::span<const TensorRef> tensors, 
                                      std::vector<TensorRef>(tensors.begin(), tensors.end()), dtype);
 }
 
-}  // namespace distbench
+}  // namespace distbench::collective

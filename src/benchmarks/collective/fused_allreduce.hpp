@@ -8,7 +8,7 @@
 #include <memory>
 #include <span>
 
-namespace distbench {
+namespace distbench::collective {
 
 struct TensorRef {
   BufferRef data;
@@ -35,4 +35,4 @@ class FusedAllreduce {
   std::unique_ptr<Buffer> fusion_;  // grown to the largest bucket seen
 };
 
-}  // namespace distbench
+}  // namespace distbench::collective

@@ -39,7 +39,7 @@ struct Optimizer {
   enum class Kind { sgd, adam } kind = Kind::sgd;
   float lr = 0.01f;
   float momentum = 0.9f;  // SGD
-  zero::AdamConfig adam;  // Adam (its lr is `lr`)
+  AdamConfig adam;  // Adam (its lr is `lr`)
 };
 // The optimizer's state for n parameters in the model's memory (SGD: a velocity; Adam: m and v), zeroed.
 class OptimizerState {

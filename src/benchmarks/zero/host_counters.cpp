@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-namespace distbench {
+namespace distbench::zero {
 namespace {
 
 // A "Name:   123 kB" line of /proc/self/status, in bytes.
@@ -63,4 +63,4 @@ std::optional<NetworkBytes> network_bytes() {
   return total;
 }
 
-}  // namespace distbench
+}  // namespace distbench::zero

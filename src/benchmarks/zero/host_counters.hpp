@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace distbench {
+namespace distbench::zero {
 
 // Bytes of this process's memory in RAM now (VmRSS), and the most since the peak was last reset (VmHWM).
 std::optional<std::uint64_t> resident_bytes();
@@ -23,4 +23,4 @@ struct NetworkBytes {
 };
 std::optional<NetworkBytes> network_bytes();
 
-}  // namespace distbench
+}  // namespace distbench::zero
