@@ -5,6 +5,7 @@
 #include "benchmarks/tp/tp_ops.hpp"
 #include "benchmarks/tp/tp_record.hpp"
 #include "core/error.hpp"
+#include "tests/support/layout_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,19 +108,7 @@ TEST(TpLayerTimes, TheShownStepAndItsPartsComeFromTheSameSample) {
   EXPECT_EQ(median_step({}, {}, {}, {}).step, 0);  // nothing measured
 }
 
-// The metrics a table shows, each a parameter or metric of its records' layout.
-std::vector<std::string> shown_metrics(const RecordLayout& layout, const TableLayout& table) {
-  std::set<std::string> params(layout.params.begin(), layout.params.end()), metrics;
-  for (const MetricSpec& m : layout.metrics) metrics.insert(m.key);
-  std::vector<std::string> shown;
-  for (const auto* columns : {&table.key_columns, &table.value_columns}) {
-    for (const ColumnSpec& c : *columns) {
-      EXPECT_TRUE(params.count(c.key) || metrics.count(c.key)) << c.key;
-      if (metrics.count(c.key)) shown.push_back(c.key);
-    }
-  }
-  return shown;
-}
+using test_support::shown_metrics;
 
 TEST(TpRecord, TheTablesShowTheRecordsMetrics) {
   EXPECT_EQ(shown_metrics(ops_layout(), ops_table()),

@@ -3,9 +3,11 @@
 #include "benchmarks/train/bucket_check.hpp"
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/mlp.hpp"
+#include "benchmarks/train/train_record.hpp"
 #include "core/device/host_device.hpp"
 #include "core/error.hpp"
 #include "numerics/host_math.hpp"
+#include "tests/support/layout_check.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,6 +15,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace distbench::train {
@@ -158,6 +162,28 @@ TEST(BucketCheckBound, IsGammaOfTheRoundingsTimesTheAbsoluteSum) {
   EXPECT_LE(std::ldexp(1.0, -7), reduction_error_bound(DType::bfloat16, 2, 2.0 + std::ldexp(1.0, -7)));
   // and a wrong sum is far beyond it: a replica's gradient missing from a sum of two is half of it.
   EXPECT_GT(0.5, reduction_error_bound(DType::bfloat16, 2, 1.0));
+}
+
+// Each metric is declared once (metrics::all): the layout lists them all, the table shows every one with a title
+// (loss_first and samples_per_s_1rank: in the reports only), and the builder sets exactly these.
+TEST(TrainRecord, TheTableShowsTheDeclaredMetricsAndTheBuilderSetsThem) {
+  EXPECT_EQ(test_support::shown_metrics(train_layout(), train_table()),
+            (std::vector<std::string>{"step_ms", "step_p90_ms", "compute_ms", "comm_ms", "exposed_ms",
+                                      "overlap_efficiency", "samples_per_s", "loss_last", "scaling_efficiency",
+                                      "max_rel_diff", "wrong"}));
+  EXPECT_EQ(train_layout().metrics.size(), std::size(metrics::all));
+  ModeResult m;
+  m.backend = "mpi";
+  m.replicas_per_group = 2;
+  m.step_by_rank = {{3e-3, 4e-3}, {3.5e-3, 4e-3}};
+  m.compute_by_rank = {{2e-3, 2e-3}, {2e-3, 2e-3}};
+  m.comm_by_rank = {{1e-3, 1e-3}, {1e-3, 1e-3}};
+  m.wait_by_rank = {{0.5e-3, 0.5e-3}, {0.5e-3, 0.5e-3}};
+  m.hosts = {"a", "b"};
+  std::vector<Warning> warnings;
+  const Record r = train_record(TrainPlan{}, m, warnings);
+  EXPECT_EQ(test_support::metric_keys(r), test_support::metric_keys(train_layout()));
+  EXPECT_TRUE(warnings.empty());
 }
 
 }  // namespace

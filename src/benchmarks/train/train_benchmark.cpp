@@ -4,6 +4,7 @@
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
+#include "benchmarks/train/train_record.hpp"
 #include "benchmarks/train/train_run.hpp"
 #include "core/comm/groups.hpp"
 #include "core/error.hpp"
@@ -13,7 +14,6 @@
 #include "core/measure/units.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
-#include "core/report/summary_items.hpp"
 #include "core/report/text.hpp"
 #include "numerics/host_math.hpp"
 
@@ -27,7 +27,6 @@
 namespace distbench::train {
 namespace {
 
-
 std::string zero_text(int stage) {
   switch (stage) {
     case 1:
@@ -39,64 +38,6 @@ std::string zero_text(int stage) {
     default:
       return "ZeRO-0 (DDP): allreduce, every rank updates everything";
   }
-}
-
-RecordLayout train_layout() {
-  RecordLayout l;
-  l.params = {"backend", "model",     "layers",  "hidden",  "inputs", "classes", "parameters", "batch",
-              "ranks",   "bucket_mb", "buckets", "overlap", "zero",   "dtype",   "tp_size"};
-  l.phases = {"step", "compute", "comm"};
-  l.metrics = {
-      {"step_ms", "ms", "median step (forward, backward, gradient allreduces, update), slowest rank per step"},
-      {"step_p90_ms", "ms", "90th percentile of the step"},
-      {"compute_ms", "ms", "median of forward + backward alone (no communication) + the step's update"},
-      {"comm_ms", "ms", "median of every bucket's allreduce alone (no compute)"},
-      {"exposed_ms", "ms",
-       "the communication the step did not hide: what it waited for its reductions after the backward (median of the "
-       "slowest rank per step)"},
-      {"overlap_efficiency", "1",
-       "1 - exposed / comm (1: all communication hidden; 0: none); null with one replica (nothing to communicate) or "
-       "when exposed exceeds comm (a figure_out_of_range warning says so)"},
-      {"samples_per_s", "1/s", "global batch / median step"},
-      {"loss_first", "1", "mean loss over ranks at the first timed step"},
-      {"loss_last", "1", "mean loss over ranks at the last step"},
-      {"samples_per_s_1rank", "1/s", "--scaling: one rank alone training a rank's share of each batch"},
-      {"scaling_efficiency", "1", "--scaling: samples_per_s / (ranks x samples_per_s_1rank)"},
-      {"max_rel_diff", "1", "--check: largest relative difference from one rank trained on the global batches"},
-      {"wrong", "parameters",
-       "--check: reduced gradients beyond their rounding bound at the warm-up steps, parameters beyond the tolerance, "
-       "and the ranks whose parameters differ bit for bit from their first replica's; null when not checked"}};
-  l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
-  return l;
-}
-
-TableLayout train_table() {
-  TableLayout t;
-  t.key_columns = {{"overlap", "overlap", "", 7, CellFormat::text, "overlap"},
-                   {"buckets", "buckets", "", 7, CellFormat::integer, "buckets"}};
-  t.value_columns = {{"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
-                     {"step_p90_ms", "p90", "(ms)", 9, CellFormat::number, "p90 (ms)"},
-                     {"compute_ms", "compute", "(ms)", 9, CellFormat::number, "compute (ms)"},
-                     {"comm_ms", "comm", "(ms)", 9, CellFormat::number, "comm (ms)"},
-                     {"exposed_ms", "exposed", "(ms)", 9, CellFormat::number, "exposed (ms)"},
-                     {"overlap_efficiency", "hidden", "", 7, CellFormat::number, "overlap efficiency"},
-                     {"samples_per_s", "samples", "(/s)", 9, CellFormat::number, "samples/s"},
-                     {"loss_last", "loss", "", 7, CellFormat::number, "loss"},
-                     {"scaling_efficiency", "scaling", "", 7, CellFormat::number, "scaling efficiency"},
-                     {"max_rel_diff", "vs 1 rk", "", 9, CellFormat::number, "max rel diff"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
-  return t;
-}
-
-std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
-  std::vector<SummaryItem> items;
-  for (const Record& r : records) {
-    const std::string overlap = r.param_text("overlap");
-    items.push_back({fmt::format("samples_per_s_overlap_{}", overlap), fmt::format("Throughput, overlap {}", overlap),
-                     r.metric("samples_per_s"), fmt::format("{:.4g} samples/s", r.metric("samples_per_s"))});
-  }
-  items.push_back(wrong_item(records, "Parameters beyond the check's tolerance"));
-  return items;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/measure/phase_stats.hpp"
 #include "core/measure/stats.hpp"
 #include "core/measure/units.hpp"
+#include "core/report/summary_items.hpp"
 
 #include <fmt/format.h>
 
@@ -35,6 +36,38 @@ Record with_params(const TrainPlan& plan, const ModeResult& m) {
 
 }  // namespace
 
+RecordLayout train_layout() {
+  RecordLayout l;
+  l.params = {"backend", "model",     "layers",  "hidden",  "inputs", "classes", "parameters", "batch",
+              "ranks",   "bucket_mb", "buckets", "overlap", "zero",   "dtype",   "tp_size"};
+  l.phases = {"step", "compute", "comm"};
+  for (const MetricColumn& m : metrics::all) l.metrics.push_back(m.spec());
+  l.rank_figures = {{"step_ms", "ms", "this rank's median step"}, {"compute_ms", "ms", "this rank's median compute"}};
+  return l;
+}
+
+TableLayout train_table() {
+  TableLayout t;
+  t.key_columns = {{"overlap", "overlap", "", 7, CellFormat::text, "overlap"},
+                   {"buckets", "buckets", "", 7, CellFormat::integer, "buckets"}};
+  for (const MetricColumn& m : metrics::all) {
+    if (*m.title != '\0') t.value_columns.push_back(m.column());
+  }
+  return t;
+}
+
+std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
+  std::vector<SummaryItem> items;
+  for (const Record& r : records) {
+    const std::string overlap = r.param_text("overlap");
+    const double throughput = r.metric(metrics::samples_per_s.key);
+    items.push_back({fmt::format("samples_per_s_overlap_{}", overlap), fmt::format("Throughput, overlap {}", overlap),
+                     throughput, fmt::format("{:.4g} samples/s", throughput)});
+  }
+  items.push_back(wrong_item(records, "Parameters beyond the check's tolerance"));
+  return items;
+}
+
 Record train_record(const TrainPlan& plan, const ModeResult& m, std::vector<Warning>& warnings) {
   Record r = with_params(plan, m);
   const std::size_t ranks = m.step_by_rank.size();
@@ -55,22 +88,23 @@ Record train_record(const TrainPlan& plan, const ModeResult& m, std::vector<Warn
                      m.overlap ? "on" : "off", exposed * kMilli, comm_t * kMilli)});
   }
   const double batch = static_cast<double>(plan.batch);
-  r.set_metric("step_ms", step * kMilli)
-      .set_metric("step_p90_ms", percentile(step_max, 90) * kMilli)
-      .set_metric("compute_ms", compute * kMilli)
-      .set_metric("comm_ms", comm_t * kMilli)
-      .set_metric("exposed_ms", exposed * kMilli)
-      .set_metric("overlap_efficiency", communicates && exposed <= comm_t ? 1.0 - exposed / comm_t : kNotMeasured)
-      .set_metric("samples_per_s", step > 0 ? batch / step : kNotMeasured)
-      .set_metric("samples_per_s_1rank", m.one_rank_throughput)
-      .set_metric("scaling_efficiency",
+  r.set_metric(metrics::step.key, step * kMilli)
+      .set_metric(metrics::step_p90.key, percentile(step_max, 90) * kMilli)
+      .set_metric(metrics::compute.key, compute * kMilli)
+      .set_metric(metrics::comm.key, comm_t * kMilli)
+      .set_metric(metrics::exposed.key, exposed * kMilli)
+      .set_metric(metrics::overlap_efficiency.key,
+                  communicates && exposed <= comm_t ? 1.0 - exposed / comm_t : kNotMeasured)
+      .set_metric(metrics::samples_per_s.key, step > 0 ? batch / step : kNotMeasured)
+      .set_metric(metrics::samples_per_s_1rank.key, m.one_rank_throughput)
+      .set_metric(metrics::scaling_efficiency.key,
                   std::isfinite(m.one_rank_throughput) && step > 0
                       ? batch / step / (static_cast<double>(ranks) * m.one_rank_throughput)
                       : kNotMeasured)
-      .set_metric("loss_first", m.loss_first)
-      .set_metric("loss_last", m.loss_last)
-      .set_metric("max_rel_diff", m.max_rel_diff)
-      .set_metric("wrong", m.wrong < 0 ? kNotMeasured : static_cast<double>(m.wrong));
+      .set_metric(metrics::loss_first.key, m.loss_first)
+      .set_metric(metrics::loss_last.key, m.loss_last)
+      .set_metric(metrics::max_rel_diff.key, m.max_rel_diff)
+      .set_metric(metrics::wrong.key, m.wrong < 0 ? kNotMeasured : static_cast<double>(m.wrong));
   for (const auto& [phase, by_rank] :
        {std::pair<const char*, const std::vector<std::vector<double>>*>{"step", &m.step_by_rank},
         {"compute", &m.compute_by_rank},
