@@ -8,6 +8,7 @@
 #include "benchmarks/health/schedule.hpp"
 #include "benchmarks/health/verdict.hpp"
 #include "core/error.hpp"
+#include "tests/support/layout_check.hpp"
 #include "tests/support/shell_output.hpp"
 
 #include <fmt/format.h>
@@ -316,6 +317,16 @@ std::vector<Record> sample_run() {
   add("verdict", "nodeC", "nodeC", "node.status", 1, Status::degraded, "nodeC->nodeA \"slow\"");
   add("verdict", "cluster", "", "cluster.status", 1, Status::degraded);
   return out;
+}
+
+// The one metric is declared once (metrics::value): the layout lists it, the table shows it and the builder sets it.
+TEST(HealthRecord, TheTableShowsTheDeclaredMetricAndTheBuilderSetsIt) {
+  EXPECT_EQ(test_support::shown_metrics(health_record_layout(), health_table()), std::vector<std::string>{"value"});
+  Check c;
+  c.value = 1.5;
+  const Record r = check_record(c);
+  EXPECT_EQ(test_support::metric_keys(r), test_support::metric_keys(health_record_layout()));
+  EXPECT_EQ(check_of(r).value, 1.5);
 }
 
 TEST(HealthText, VerdictsMatrixAndSlurmLines) {

@@ -5,7 +5,7 @@ namespace distbench::health {
 RecordLayout health_record_layout() {
   RecordLayout l;
   l.params = {"phase", "subject", "host", "metric", "unit", "limit", "status", "why"};
-  l.metrics = {{"value", "", "the measured figure, in the record's unit"}};
+  l.metrics = {metrics::value.spec()};
   return l;
 }
 
@@ -14,7 +14,7 @@ TableLayout health_table() {
   t.key_columns = {{"phase", "phase", "", 10, CellFormat::text, "phase"},
                    {"subject", "subject", "", 16, CellFormat::text, "subject"},
                    {"metric", "metric", "", 26, CellFormat::text, "metric"}};
-  t.value_columns = {{"value", "value", "", 10, CellFormat::number, "value"},
+  t.value_columns = {metrics::value.column(),
                      {"unit", "unit", "", 5, CellFormat::text, "unit"},
                      {"status", "status", "", 8, CellFormat::text, "status"},
                      {"limit", "limit", "", 1, CellFormat::text, "limit"}};
@@ -33,7 +33,7 @@ Record check_record(const Check& c) {
       .set("status", c.screening && c.status != Status::healthy ? std::string("suspect") : std::string(name(c.status)))
       .set("why", c.why)
       .set("role", c.screening ? "screening" : "verdict");
-  r.set_metric("value", c.value);
+  r.set_metric(metrics::value.key, c.value);
   return r;
 }
 
@@ -48,7 +48,7 @@ Check check_of(const Record& r) {
   const std::string status = r.param_text("status");
   c.status = status == "suspect" ? Status::degraded : parse_status(status).value_or(Status::unknown);
   c.why = r.param_text("why");
-  c.value = r.metric("value");
+  c.value = r.metric(metrics::value.key);
   c.screening = r.param_text("role") == "screening";
   return c;
 }
