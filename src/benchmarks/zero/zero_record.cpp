@@ -13,7 +13,6 @@
 namespace distbench::zero {
 namespace {
 
-
 double max_of(const std::vector<double>& v) {
   double m = kNotMeasured;
   for (double x : v) {
@@ -41,42 +40,7 @@ RecordLayout zero_record_layout() {
   RecordLayout l;
   l.params = {"backend", "stage", "dtype", "params", "layers", "bucket_mb", "zero1_reduce", "ranks"};
   l.phases = {"step", "fwd_gather", "bwd_gather", "reduce", "update", "gather"};
-  l.metrics = {
-      {"step_ms", "ms", "one step: mean over ranks of each rank's mean"},
-      {"reduce_ms", "ms", "gradient reduction (allreduce or reduce-scatter, bucket by bucket; stage 3 layer by layer)"},
-      {"update_ms", "ms", "the fused Adam update of the rank's shard"},
-      {"gather_ms", "ms",
-       "parameter allgathers (stage 3: every layer before the forward and again before the backward)"},
-      {"layer_gather_ms", "ms", "stage 3: one layer's allgather (gather_ms / 2 layers)"},
-      {"predicted_ms", "ms", "the step's collectives and update, each timed alone in the same run, added up"},
-      {"step_vs_predicted", "1", "step_ms / predicted_ms"},
-      {"update_gbps", "GB/s",
-       "bytes the update moves (read grad, master, m, v; write master, m, v, param) / update time"},
-      {"copy_gbps", "GB/s", "the device's copy bandwidth (bytes read + written / time), measured in the same run"},
-      {"update_vs_copy", "1", "update_gbps / copy_gbps"},
-      {"sent_mb", "MB", "formula: bytes each rank sends per step (ring algorithms, (N-1)/N of each padded segment)"},
-      {"net_sent_mb", "MB",
-       "measured: bytes the hosts' network interfaces sent per step, per rank (mean over ranks; "
-       "null on one host)"},
-      {"net_received_mb", "MB", "measured: bytes the interfaces received per step, per rank"},
-      {"state_mb", "MB", "formula: model states per rank (parameters, gradients, optimizer state)"},
-      {"buffer_mb", "MB",
-       "formula: the buffers the step adds (stage 2: one bucket; stage 3: one layer and its "
-       "gradients)"},
-      {"library_mb", "MB", "the temporary the backend's reductions allocate (MPI: one bucket or layer of gradients)"},
-      {"held_mb", "MB", "bytes the step allocated, largest over ranks"},
-      {"peak_rss_mb", "MB", "measured: growth of peak resident memory over the stage, largest over ranks"},
-      {"peak_vs_predicted", "1", "peak_rss_mb / (state_mb + buffer_mb + library_mb)"},
-      {"device_mb", "MB",
-       "measured on a GPU: device memory the step's arrays took (the CUDA runtime's free memory before and after "
-       "they were made), largest over ranks; null on host memory"},
-      {"device_vs_predicted", "1", "device_mb / (state_mb + buffer_mb)"},
-      {"device_step_mb", "MB",
-       "measured on a GPU: device memory the timed steps added beyond the arrays (the backend's buffers, made at a "
-       "collective's first use), largest over ranks"},
-      {"padding", "elements", "padding added so that every rank's shard of every segment is equal"},
-      {"faults_per_step", "1", "page faults per timed step, the most of any rank (the library's temporaries)"},
-      {"wrong", "elements", "elements differing from a single-rank run after --check's steps; null when not checked"}};
+  for (const MetricColumn& m : metrics::all) l.metrics.push_back(m.spec());
   l.rank_figures = {{"step_ms", "ms", "this rank's mean step time"},
                     {"peak_rss_mb", "MB", "growth of this rank's peak resident memory over the stage"},
                     {"net_sent_mb", "MB", "this rank's share of its host's interface bytes sent per step"}};
@@ -89,22 +53,9 @@ TableLayout zero_table(bool both_zero1_forms) {
   if (both_zero1_forms) {
     t.key_columns.push_back({"zero1_reduce", "stage 1 by", "", 14, CellFormat::text, "stage 1 reduces by"});
   }
-  t.value_columns = {{"step_ms", "step", "(ms)", 9, CellFormat::number, "step (ms)"},
-                     {"reduce_ms", "reduce", "(ms)", 9, CellFormat::number, "reduce (ms)"},
-                     {"update_ms", "update", "(ms)", 9, CellFormat::number, "update (ms)"},
-                     {"gather_ms", "gather", "(ms)", 9, CellFormat::number, "gather (ms)"},
-                     {"layer_gather_ms", "layer", "gath(ms)", 9, CellFormat::number, "per-layer gather (ms)"},
-                     {"predicted_ms", "predict", "(ms)", 9, CellFormat::number, "predicted (ms)"},
-                     {"step_vs_predicted", "ratio", "", 6, CellFormat::number, "step/predicted"},
-                     {"update_vs_copy", "upd/cp", "", 6, CellFormat::number, "update/copy bw"},
-                     {"sent_mb", "sent", "(MB)", 9, CellFormat::number, "sent, formula (MB)"},
-                     {"net_sent_mb", "net tx", "(MB)", 9, CellFormat::number, "net sent (MB)"},
-                     {"state_mb", "states", "(MB)", 9, CellFormat::number, "model states, formula (MB)"},
-                     {"buffer_mb", "+bufs", "(MB)", 8, CellFormat::number, "+ buffers (MB)"},
-                     {"library_mb", "+mpi", "(MB)", 8, CellFormat::number, "+ library (MB)"},
-                     {"peak_rss_mb", "peak", "(MB)", 9, CellFormat::number, "peak RSS (MB)"},
-                     {"device_mb", "device", "(MB)", 9, CellFormat::number, "device memory (MB)"},
-                     {"wrong", "#wrong", "", 6, CellFormat::checked, "#wrong"}};
+  for (const MetricColumn& m : metrics::all) {
+    if (*m.title != '\0') t.value_columns.push_back(m.column());
+  }
   return t;
 }
 
@@ -114,14 +65,15 @@ std::vector<SummaryItem> zero_summary(const std::vector<Record>& records) {
   double worst_ratio = kNotMeasured;
   for (const Record& r : records) {
     if (!r.ok()) continue;
-    if (fastest == nullptr || r.metric("step_ms") < fastest->metric("step_ms")) fastest = &r;
-    const double q = r.metric("step_vs_predicted");
+    if (fastest == nullptr || r.metric(metrics::step.key) < fastest->metric(metrics::step.key)) fastest = &r;
+    const double q = r.metric(metrics::step_vs_predicted.key);
     if (std::isfinite(q) && !(q <= worst_ratio)) worst_ratio = q;
   }
   if (fastest != nullptr) {
     items.push_back(
         {"fastest_stage", "Fastest stage", static_cast<double>(std::stoi(fastest->param_text("stage"))),
-         fmt::format("stage {} ({:.4g} ms per step)", fastest->param_text("stage"), fastest->metric("step_ms"))});
+         fmt::format("stage {} ({:.4g} ms per step)", fastest->param_text("stage"),
+                     fastest->metric(metrics::step.key))});
   }
   items.push_back({"worst_step_vs_predicted", "Worst step / predicted", worst_ratio,
                    std::isfinite(worst_ratio) ? fmt::format("{:.3f}", worst_ratio) : std::string("N/A")});
@@ -162,33 +114,33 @@ Record zero_record(const StageResult& s) {
   const double update_gbps = ratio(s.update_bytes, update_s) / 1e9;
   const double state = static_cast<double>(s.state.total()), buffers = static_cast<double>(s.buffers + s.library);
   const double peak = max_of(s.peak_rss_bytes);
-  r.set_metric("step_ms", step_s * kMilli)
-      .set_metric("reduce_ms", reduce_s * kMilli)
-      .set_metric("update_ms", update_s * kMilli)
-      .set_metric("gather_ms", gather_s * kMilli)
-      .set_metric("layer_gather_ms",
+  r.set_metric(metrics::step.key, step_s * kMilli)
+      .set_metric(metrics::reduce.key, reduce_s * kMilli)
+      .set_metric(metrics::update.key, update_s * kMilli)
+      .set_metric(metrics::gather.key, gather_s * kMilli)
+      .set_metric(metrics::layer_gather.key,
                   s.stage == Stage::s3 ? gather_s * kMilli / (2.0 * static_cast<double>(s.layers)) : kNotMeasured)
-      .set_metric("predicted_ms", s.predicted_s * kMilli)
-      .set_metric("step_vs_predicted", ratio(step_s, s.predicted_s))
-      .set_metric("update_gbps", update_gbps)
-      .set_metric("copy_gbps", s.copy_gbps)
-      .set_metric("update_vs_copy", ratio(update_gbps, s.copy_gbps))
-      .set_metric("sent_mb", static_cast<double>(s.sent) / kMega)
-      .set_metric("net_sent_mb", s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
-      .set_metric("net_received_mb", s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured)
-      .set_metric("state_mb", state / kMega)
-      .set_metric("buffer_mb", static_cast<double>(s.buffers) / kMega)
-      .set_metric("library_mb", static_cast<double>(s.library) / kMega)
-      .set_metric("held_mb", max_of(s.held_bytes) / kMega)
-      .set_metric("peak_rss_mb", peak / kMega)
-      .set_metric("peak_vs_predicted", ratio(peak, state + buffers))
-      .set_metric("device_mb", max_of(s.device_array_bytes) / kMega)
-      .set_metric("device_vs_predicted",
+      .set_metric(metrics::predicted.key, s.predicted_s * kMilli)
+      .set_metric(metrics::step_vs_predicted.key, ratio(step_s, s.predicted_s))
+      .set_metric(metrics::update_gbps.key, update_gbps)
+      .set_metric(metrics::copy_gbps.key, s.copy_gbps)
+      .set_metric(metrics::update_vs_copy.key, ratio(update_gbps, s.copy_gbps))
+      .set_metric(metrics::sent.key, static_cast<double>(s.sent) / kMega)
+      .set_metric(metrics::net_sent.key, s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
+      .set_metric(metrics::net_received.key, s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured)
+      .set_metric(metrics::state.key, state / kMega)
+      .set_metric(metrics::buffer.key, static_cast<double>(s.buffers) / kMega)
+      .set_metric(metrics::library.key, static_cast<double>(s.library) / kMega)
+      .set_metric(metrics::held.key, max_of(s.held_bytes) / kMega)
+      .set_metric(metrics::peak_rss.key, peak / kMega)
+      .set_metric(metrics::peak_vs_predicted.key, ratio(peak, state + buffers))
+      .set_metric(metrics::device.key, max_of(s.device_array_bytes) / kMega)
+      .set_metric(metrics::device_vs_predicted.key,
                   ratio(max_of(s.device_array_bytes), state + static_cast<double>(s.buffers)))
-      .set_metric("device_step_mb", max_of(s.device_step_bytes) / kMega)
-      .set_metric("padding", static_cast<double>(s.padding))
-      .set_metric("faults_per_step", s.faults_per_step)
-      .set_metric("wrong", s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));
+      .set_metric(metrics::device_step.key, max_of(s.device_step_bytes) / kMega)
+      .set_metric(metrics::padding.key, static_cast<double>(s.padding))
+      .set_metric(metrics::faults.key, s.faults_per_step)
+      .set_metric(metrics::wrong.key, s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));
   for (std::size_t i = 0; i < s.ranks; ++i) {
     RankFigures f;
     f.rank = static_cast<int>(i);
