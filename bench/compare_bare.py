@@ -220,9 +220,8 @@ def report(args, runs, walls, plans, wrong):
             for tool in published:  # the peer's mean per call against distbench's mean per operation
                 if size in runs[c][tool]:
                     tp, dm = median_of(runs[c][tool][size], "mean"), median_of(d[size], "mean")
-                    pairs = [a["mean"] / p["mean"] for a, p in zip(d[size], runs[c][tool][size]) if p["mean"] > 0]
-                    pair = statistics.median(pairs) if pairs else float("inf")
-                    spread = max(pairs) / min(pairs) if pairs and min(pairs) > 0 else float("inf")
+                    pair, spread = common.paired_ratio([r["mean"] for r in d[size]],
+                                                       [r["mean"] for r in runs[c][tool][size]])
                     line += f" {tp:>9.2f} {dm / tp if tp > 0 else float('inf'):>7.3f} {pair:>6.3f} {spread:>6.2f}"
                 else:
                     line += f" {'-':>9} {'-':>7} {'-':>6} {'-':>6}"

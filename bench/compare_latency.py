@@ -162,9 +162,7 @@ def report(args, runs, walls, last_k, wrong, header):
         to = statistics.median(r["mean"] for r in o[size])
         ratio = td / to if to > 0 else float("inf")
         ratio_med = tm / to if to > 0 else float("inf")
-        pairs = [a["mean"] / b["mean"] for a, b in zip(d[size], o[size]) if b["mean"] > 0]
-        ratio_pair = statistics.median(pairs) if pairs else float("inf")
-        spread = max(pairs) / min(pairs) if pairs and min(pairs) > 0 else float("inf")
+        ratio_pair, spread = common.paired_ratio([r["mean"] for r in d[size]], [r["mean"] for r in o[size]])
         ratios.append((ratio, size))
         med_ratios.append((ratio_med, size))
         pair_ratios.append((ratio_pair, size))

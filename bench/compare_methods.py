@@ -97,7 +97,7 @@ def table(collective, method, peer_runs, db_runs):
         p = [r[s] for r in peer_runs]
         d = [r[s] for r in db_runs]
         ratio = statistics.median(d) / statistics.median(p)
-        pair = statistics.median(a / b for a, b in zip(d, p))  # the runs of a round are seconds apart
+        pair, _ = common.paired_ratio(d, p)
         ratios.append(ratio)
         pairs.append(pair)
         print(f"{s:>10} {statistics.median(p):>10.2f} {max(p) / min(p):>7.3f} {statistics.median(d):>10.2f}"

@@ -57,6 +57,15 @@ def format_bytes(n):
     return f"{n} B"
 
 
+def paired_ratio(mine, theirs):
+    """The median over rounds of each round's own mine / theirs (both lists in round order), and those per-round
+    ratios' max / min: the runs of a round are seconds apart, so a machine mode of a minute moves both alike."""
+    pairs = [a / b for a, b in zip(mine, theirs) if b > 0]
+    if not pairs:
+        return float("inf"), float("inf")
+    return statistics.median(pairs), (max(pairs) / min(pairs) if min(pairs) > 0 else float("inf"))
+
+
 def find_distbench(given):
     if given:
         path = given
