@@ -10,12 +10,17 @@ namespace distbench::model {
 namespace {
 
 constexpr double kCliffRatio = 1.3;
+// Page faults explain a slow case when they touch a fair share of its bytes: a fault or two per operation (a library's
+// bookkeeping) does not make a 256 KiB message twice as slow.
+constexpr double kPageBytes = 4096;
+constexpr double kFaultedShare = 1.0 / 16;
 
 // `causes`: those of the points before i.
 std::string cause_of(const std::vector<PointFacts>& points, const std::vector<std::string>& causes, std::size_t i) {
   const PointFacts& p = points[i];
   const bool slower = p.measured > p.model;
-  if (slower && std::isfinite(p.faults_per_op) && p.faults_per_op >= 1) {
+  if (slower && std::isfinite(p.faults_per_op) && p.faults_per_op >= 1 &&
+      p.faults_per_op * kPageBytes >= kFaultedShare * p.bytes) {
     return fmt::format("page faults ({:.0f} per operation: buffers touched the first time; try --malloc-reuse)",
                        p.faults_per_op);
   }

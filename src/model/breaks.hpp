@@ -1,7 +1,8 @@
 // The sizes a fitted model refuses, and a probable cause for each. A point is refused when the robust fit gave it
 // weight 0: its relative residual is beyond c = 4.685 robust scales (robust_fit.hpp). The cause is a guess from the
 // evidence a report holds, in this order:
-//   - page faults: the report counts at least one page fault per operation there (buffers touched the first time);
+//   - page faults: the report counts page faults there on at least 1/16 of the case's bytes per operation (4 KiB
+//     pages: buffers touched the first time);
 //   - a cliff: slower than the model, and the time grew from the size before (same ranks) by over 1.3 times what the
 //     model grows by (a protocol switch such as eager to rendezvous, or data that no longer fits a cache);
 //   - after a cliff: slower than the model at the sizes right after a cliff (the same regime);

@@ -172,6 +172,31 @@ std::optional<CostTerms> cost_terms(Collective c, Algorithm a, int p) {
   return std::nullopt;
 }
 
+std::optional<double> largest_message_share(Collective c, Algorithm a, int p) {
+  if (!cost_terms(c, a, p) || p < 2) return std::nullopt;
+  const double n = p;
+  switch (a) {
+    case Algorithm::ring:  // a block of S/p per step; broadcast's and reduce's chains send segments instead
+      if (c == Collective::broadcast || c == Collective::reduce) return std::nullopt;
+      return 1 / n;
+    case Algorithm::pairwise:
+    case Algorithm::linear:
+      return 1 / n;
+    case Algorithm::recursive_doubling:  // allreduce: the whole vector; allgather: half of it in the last step
+      return c == Collective::allreduce ? 1.0 : 0.5;
+    case Algorithm::recursive_halving:
+    case Algorithm::rabenseifner:
+    case Algorithm::bruck:
+    case Algorithm::scatter_allgather:
+      return 0.5;
+    case Algorithm::binomial:  // the whole vector down (or up) the tree; gather and scatter: half of it at the root
+      return c == Collective::gather || c == Collective::scatter ? 0.5 : 1.0;
+    case Algorithm::direct:
+      return 1.0;
+  }
+  return std::nullopt;
+}
+
 double cost_seconds(const CostTerms& t, double bytes, double alpha, double beta, double gamma) {
   return t.latency * alpha + t.transfer * bytes * beta + t.reduction * bytes * gamma;
 }

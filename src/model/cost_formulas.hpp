@@ -46,6 +46,12 @@ struct CostTerms {
 // beta, the extra rank's block in and the whole result out).
 std::optional<CostTerms> cost_terms(Collective c, Algorithm a, int p);
 
+// The largest message one step of the algorithm sends, as a share of S (ring allreduce: 1/p; recursive doubling: 1;
+// the halving and Bruck algorithms: 1/2); nullopt where the library cuts the data into segments of its own choosing
+// (the pipelined chains of ring broadcast and reduce) or `a` does not implement `c`. With a transport's eager limit it
+// tells which protocol carried a case's messages (model/transport.hpp).
+std::optional<double> largest_message_share(Collective c, Algorithm a, int p);
+
 // T(p, S) in seconds for the given alpha (s), beta (s/B) and gamma (s/B).
 double cost_seconds(const CostTerms& t, double bytes, double alpha, double beta, double gamma);
 

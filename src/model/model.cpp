@@ -4,6 +4,7 @@
 #include "core/measure/sizes.hpp"
 #include "model/breaks.hpp"
 #include "model/limits.hpp"
+#include "model/protocol_break.hpp"
 
 #include <fmt/format.h>
 
@@ -137,6 +138,51 @@ void check_fittable(const Group& g) {
 
 Estimate estimate_of(const RobustFit& f, std::size_t j) { return {f.value[j], f.low[j], f.high[j], f.fitted[j]}; }
 
+// The eager limit the points' reports agree on; nullopt (with a note) where they differ or one does not say.
+std::optional<EagerLimit> common_limit(const std::vector<Observation>& points, std::vector<std::string>& notes) {
+  std::optional<EagerLimit> limit;
+  for (const Observation& o : points) {
+    if (!o.eager) return std::nullopt;
+    if (limit && !same_limit(*limit, *o.eager)) {
+      notes.push_back(fmt::format("the reports ran with different eager limits ({} {}, {} {}): the protocol switch "
+                                  "is not looked for",
+                                  limit->parameter, format_bytes(static_cast<std::uint64_t>(limit->bytes)),
+                                  o.eager->parameter, format_bytes(static_cast<std::uint64_t>(o.eager->bytes))));
+      return std::nullopt;
+    }
+    if (!limit) limit = o.eager;
+  }
+  return limit;
+}
+
+// Names the transport's protocol switch where the fitted points show it (model/protocol_break.hpp): a note with the
+// limit, the breaks' lines (returned), and the cause of each refused point past the limit at those rank counts.
+std::vector<std::string> name_protocol_switch(CollectiveModel& m, const std::vector<Observation>& points,
+                                              std::vector<std::string>& causes) {
+  const std::optional<EagerLimit> limit = common_limit(points, m.notes);
+  if (!limit) return {};
+  std::vector<ProtocolPoint> at;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto share = largest_message_share(m.collective, m.algorithm, points[i].nranks);
+    at.push_back({points[i].nranks, points[i].bytes, share ? *share * points[i].bytes : kNaN, m.points[i].measured_s,
+                  m.points[i].model_s});
+  }
+  m.notes.push_back(fmt::format("messages went over {}; past {} ({}, {}) Open MPI sends them by rendezvous",
+                                limit->transport, limit->parameter,
+                                format_bytes(static_cast<std::uint64_t>(limit->bytes)), limit->source));
+  std::vector<std::string> lines;
+  for (const ProtocolBreak& b : protocol_breaks(at, limit->bytes)) {
+    lines.push_back(describe(b, *limit));
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      if (m.points[i].refused && at[i].nranks == b.nranks && past_limit(at[i].message, limit->bytes) &&
+          causes[i].rfind("page faults", 0) != 0) {
+        causes[i] = past_limit_cause(at[i].message, b, *limit);
+      }
+    }
+  }
+  return lines;
+}
+
 CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   CollectiveModel m;
   m.collective = g.points.front().collective;
@@ -219,9 +265,11 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
     facts.push_back({o.nranks, o.bytes, p.measured_s, p.model_s,
                      p.model_s > 0 ? t.latency * m.alpha.value / p.model_s : 0.0, o.faults_per_op, p.refused});
   }
-  const auto causes = break_causes(facts);
+  auto causes = break_causes(facts);
+  const std::vector<std::string> protocol = name_protocol_switch(m, points, causes);
   for (std::size_t i = 0; i < m.points.size(); ++i) m.points[i].cause = causes[i];
-  m.breaks = break_ranges(facts, causes);
+  m.breaks = protocol;
+  for (std::string& line : break_ranges(facts, causes)) m.breaks.push_back(std::move(line));
   return m;
 }
 

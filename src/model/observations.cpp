@@ -38,6 +38,7 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
   }
   bool any_out_of_place = false;
   for (const Record& r : report.records) any_out_of_place = any_out_of_place || r.param_text("placement") == "out-of-place";
+  const std::optional<EagerLimit> eager = eager_limit(report.info);
   std::vector<Observation> out;
   for (const Record& r : report.records) {
     if (!r.ok()) continue;
@@ -58,6 +59,7 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
     o.backend = r.param_text("backend").empty() ? report.info.backend : r.param_text("backend");
     o.source = source;
     o.recorded = recorded_algorithm(report.info.environment, *collective);
+    o.eager = eager;
     out.push_back(std::move(o));
   }
   if (out.empty()) {

@@ -6,7 +6,9 @@
 #include "core/comm/collective.hpp"
 #include "core/report/json_model.hpp"
 #include "model/recorded_algorithm.hpp"
+#include "model/transport.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ struct Observation {
   std::string backend;
   std::string source;       // the report's file name
   RecordedAlgorithm recorded;
+  std::optional<EagerLimit> eager;  // where the report's messages changed protocol; nullopt: not known
 };
 
 // The points of one report. Throws usage_error when it is not a collective sweep or holds no measured case.

@@ -18,6 +18,15 @@ TEST(ModelBreaks, PageFaultsComeFirst) {
   EXPECT_EQ(causes[0].rfind("page faults (64 per operation", 0), 0u) << causes[0];
 }
 
+TEST(ModelBreaks, AFaultOrTwoPerOperationIsNotThePageFaultCause) {
+  // 1 fault per 256 KiB operation touches 4 KiB of it: not what makes it twice as slow (a protocol switch did, on
+  // the 2-host cluster); 16 faults per 1 MiB (1/16 of its pages) do count
+  const auto few = break_causes({point(262144, 2e-3, 1e-3, 0.1, 1)});
+  EXPECT_EQ(few[0].rfind("page faults", 0), std::string::npos) << few[0];
+  const auto share = break_causes({point(1 << 20, 2e-3, 1e-3, 0.1, 16)});
+  EXPECT_EQ(share[0].rfind("page faults (16 per operation", 0), 0u) << share[0];
+}
+
 TEST(ModelBreaks, ACliffIsAJumpFromAHeldSize) {
   // 32 KiB held at the model; 64 KiB takes 3x as long where the model grows 2x
   const auto causes = break_causes({point(32768, 10e-6, 10e-6, 0.1, 0, false), point(65536, 30e-6, 20e-6)});

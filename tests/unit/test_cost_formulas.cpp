@@ -72,6 +72,19 @@ TEST(CostFormulas, OneRankSendsNothingAndUnknownPairsAreRefused) {
   EXPECT_FALSE(cost_terms(Collective::sendrecv, Algorithm::ring, 4).has_value());
 }
 
+TEST(CostFormulas, LargestMessageOfOneStep) {
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::allreduce, Algorithm::ring, 4), 0.25);
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::allreduce, Algorithm::recursive_doubling, 4), 1.0);
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::allreduce, Algorithm::rabenseifner, 8), 0.5);
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::allgather, Algorithm::ring, 3), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::alltoall, Algorithm::pairwise, 4), 0.25);
+  EXPECT_DOUBLE_EQ(*largest_message_share(Collective::sendrecv, Algorithm::direct, 2), 1.0);
+  // the library's segments, an algorithm the collective lacks, one rank: unknown
+  EXPECT_FALSE(largest_message_share(Collective::broadcast, Algorithm::ring, 4).has_value());
+  EXPECT_FALSE(largest_message_share(Collective::allgather, Algorithm::rabenseifner, 4).has_value());
+  EXPECT_FALSE(largest_message_share(Collective::allreduce, Algorithm::ring, 1).has_value());
+}
+
 TEST(CostFormulas, SecondsAddTheThreeTerms) {
   // ring allreduce, p = 4, S = 1 MB, alpha = 10 us, beta = 1 ns/B, gamma = 0.5 ns/B:
   // 6 * 10 us + 1.5 * 1e6 * 1 ns + 0.75 * 1e6 * 0.5 ns = 60 us + 1500 us + 375 us

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <string>
+#include <variant>
 
 namespace distbench::model {
 namespace {
@@ -89,6 +91,53 @@ TEST(Model, RefusesAPageFaultCliffAndNamesIt) {
   EXPECT_NEAR(m.beta.value, kB, kB * 1e-3);
   ASSERT_EQ(m.breaks.size(), 1u);
   EXPECT_EQ(m.breaks[0].rfind("p=2, 2 MiB: page faults", 0), 0u) << m.breaks[0];
+}
+
+// ring_sweep on Open MPI between hosts (one rank each), with `variables` added to the recorded environment.
+ParsedReport on_hosts(ParsedReport r, int p, std::vector<std::pair<std::string, std::string>> variables = {}) {
+  r.info.versions = {{"mpi.library", "Open MPI v4.1.4"}};
+  for (int i = 0; i < p; ++i) r.info.ranks.push_back({i, "node" + std::to_string(i), 0, ""});
+  r.info.environment.push_back({"OMPI_MCA_btl", "tcp,self"});
+  for (auto& v : variables) r.info.environment.push_back(std::move(v));
+  return r;
+}
+
+TEST(Model, NamesTheEagerLimitWhereTheTimesLeaveTheLine) {
+  // 2 ranks between hosts twice as slow from 128 KiB (one step's message 64 KiB: rendezvous over tcp), as the
+  // namespace cluster measured; 4 ranks on the line
+  ParsedReport two = on_hosts(ring_sweep(2), 2);
+  for (Record& rec : two.records) {
+    if (std::get<std::int64_t>(*rec.param("bytes")) >= 131072) rec.phases[0].summary.median *= 2;
+  }
+  const ModelResult r = build_model({two, on_hosts(ring_sweep(4), 4)}, {"a.json", "b.json"}, {});
+  const CollectiveModel& m = r.models[0];
+  ASSERT_FALSE(m.breaks.empty());
+  EXPECT_EQ(m.breaks[0].rfind("p=2, 128 KiB .. 2 MiB: one step's message is past btl_tcp_eager_limit (64 KiB, Open "
+                              "MPI's default; tcp between hosts)", 0), 0u) << m.breaks[0];
+  std::size_t past = 0;
+  for (const FittedPoint& p : m.points) {
+    if (p.refused && p.nranks == 2 && p.bytes >= 131072) {
+      ++past;
+      EXPECT_EQ(p.cause.rfind("past the eager limit: one step's message", 0), 0u) << p.cause;
+    }
+  }
+  EXPECT_EQ(past, 3u);  // 128 KiB, 512 KiB and 2 MiB (the sweep goes by 4)
+  bool noted = false;
+  for (const std::string& n : m.notes) noted = noted || n.find("messages went over tcp between hosts") == 0;
+  EXPECT_TRUE(noted);
+  // the same times with the limit raised past every message: the break is not the protocol's, and not named so
+  ParsedReport raised = two;
+  raised.info = on_hosts(ring_sweep(2), 2, {{"OMPI_MCA_btl_tcp_eager_limit", "4194304"}}).info;
+  ParsedReport four = on_hosts(ring_sweep(4), 4, {{"OMPI_MCA_btl_tcp_eager_limit", "4194304"}});
+  const ModelResult n = build_model({raised, four}, {"a.json", "b.json"}, {});
+  for (const std::string& b : n.models[0].breaks) EXPECT_EQ(b.find("eager_limit"), std::string::npos) << b;
+  // reports that ran with different limits: not looked for, and said
+  const ModelResult mixed = build_model({two, four}, {"a.json", "b.json"}, {});
+  bool said = false;
+  for (const std::string& note : mixed.models[0].notes) {
+    said = said || note.find("different eager limits") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
 }
 
 TEST(Model, BadInputIsOneUsageError) {

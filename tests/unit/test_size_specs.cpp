@@ -16,7 +16,7 @@ namespace {
 
 using Sizes = std::vector<std::uint64_t>;
 
-std::string message(const CLI::Validator& v, std::string text) { return v(text); }
+std::string refusal(const CLI::Validator& v, std::string text) { return v(text); }
 
 std::string refusal_of_item(const std::string& item) {
   try {
@@ -64,17 +64,17 @@ TEST(SizeSpecs, ARangeHasOneOrTwoBounds) {
 
 TEST(SizeSpecs, TheValidatorsRefuseWithTheParsersWords) {
   const auto item = size_list_item();
-  EXPECT_EQ(message(item, "1K:1G:4"), "");
-  EXPECT_EQ(message(item, "64M"), "");
-  EXPECT_EQ(message(item, "1M:1K"), "'1M:1K': the sweep's first size (1 MiB) is above its last (1 KiB)");
+  EXPECT_EQ(refusal(item, "1K:1G:4"), "");
+  EXPECT_EQ(refusal(item, "64M"), "");
+  EXPECT_EQ(refusal(item, "1M:1K"), "'1M:1K': the sweep's first size (1 MiB) is above its last (1 KiB)");
   EXPECT_EQ(item.get_description(), "SIZE|MIN:MAX[:FACTOR]");
   const auto range = size_range();
-  EXPECT_EQ(message(range, "64K:"), "");
-  EXPECT_EQ(message(range, ":"), "':': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
-  EXPECT_EQ(message(range, "64K"), "'64K': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
-  EXPECT_EQ(message(range, "1:2:3"), "'1:2:3': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
-  EXPECT_EQ(message(range, "1M:1K"), "'1M:1K': the smallest size (1 MiB) is above the largest (1 KiB)");
-  EXPECT_NE(message(range, "1X:").find("'1X' is not a size"), std::string::npos);
+  EXPECT_EQ(refusal(range, "64K:"), "");
+  EXPECT_EQ(refusal(range, ":"), "':': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
+  EXPECT_EQ(refusal(range, "64K"), "'64K': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
+  EXPECT_EQ(refusal(range, "1:2:3"), "'1:2:3': give MIN:MAX, MIN: or :MAX, e.g. 64K:64M");
+  EXPECT_EQ(refusal(range, "1M:1K"), "'1M:1K': the smallest size (1 MiB) is above the largest (1 KiB)");
+  EXPECT_NE(refusal(range, "1X:").find("'1X' is not a size"), std::string::npos);
   EXPECT_EQ(range.get_description(), "MIN:MAX");
 }
 
