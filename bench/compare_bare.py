@@ -133,27 +133,32 @@ def measure(args):
         for rnd in range(args.rounds):
             for c in args.collectives:
                 order = tools if rnd % 2 == 0 else list(reversed(tools))
-                for tool in order:
-                    if tool == "mpi4py" and c not in PEER_COLLECTIVES:
-                        continue
-                    if tool == "distbench":
-                        cases, w, wall = run_distbench(args, c, tmpdir, rnd)
-                        plans[c] = cases
-                        wrong += w
-                    elif tool == "bare":
-                        cases, wall = run_bare(args, c, plans[c], tmpdir, rnd)
-                    elif tool in ("imb", "osu"):
-                        ran = run_published_peer(args, tool, c, rnd)
-                        if ran is None:
+                for part in common.sweep_parts(args):
+                    for tool in order:
+                        if tool == "mpi4py" and c not in PEER_COLLECTIVES:
                             continue
-                        cases, wall = ran
-                    else:
-                        cases, wall = run_mpi4py(args, c, rnd)
-                    walls[c][tool].append(wall)
-                    for size, r in cases.items():
-                        runs[c][tool].setdefault(size, []).append(r)
-                    print(f"# round {rnd + 1}/{args.rounds} {c:<14} {tool:<9} {wall:6.1f} s", file=sys.stderr,
-                          flush=True)
+                        if tool == "distbench":
+                            cases, w, wall = run_distbench(part, c, tmpdir, rnd)
+                            plans.setdefault(c, {}).update(cases)
+                            wrong += w
+                        elif tool == "bare":
+                            # this part's cases from the latest distbench report (the previous round's when the
+                            # bare loop goes first)
+                            plan = {s: v for s, v in plans[c].items() if part.minbytes <= s <= part.maxbytes}
+                            cases, wall = run_bare(part, c, plan, tmpdir, rnd)
+                        elif tool in ("imb", "osu"):
+                            ran = run_published_peer(part, tool, c, rnd)
+                            if ran is None:
+                                continue
+                            cases, wall = ran
+                        else:
+                            cases, wall = run_mpi4py(part, c, rnd)
+                        walls[c][tool].append(wall)
+                        for size, r in cases.items():
+                            runs[c][tool].setdefault(size, []).append(r)
+                        print(f"# round {rnd + 1}/{args.rounds} {c:<14} {tool:<9} "
+                              f"{common.format_bytes(part.minbytes)}..{common.format_bytes(part.maxbytes)} "
+                              f"{wall:6.1f} s", file=sys.stderr, flush=True)
     return runs, walls, plans, wrong
 
 
@@ -226,8 +231,7 @@ def report(args, runs, walls, plans, wrong):
                 else:
                     line += f" {'-':>9} {'-':>7} {'-':>6} {'-':>6}"
             print(line)
-        summary = "; ".join(f"{t} " + ", ".join(f"{w:.1f}" for w in ws) for t, ws in walls[c].items() if ws)
-        print(f"wall time per run (s, incl. mpirun start-up): {summary}")
+        print(f"wall time per run (s, incl. mpirun start-up): {common.wall_summary(walls[c])}")
 
     print()
     for key, label in (("median", "max ratio"), ("mean", "max ratio(mean)")):
@@ -242,7 +246,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 2)[2])
-    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench, else distbench on PATH)")
     p.add_argument("--bare", help="bare-loop binary (default: build/bench/distbench-bare-loop)")
     p.add_argument("--placement", choices=("out-of-place", "in-place"), default="out-of-place")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the median over rounds is compared")
@@ -269,6 +273,10 @@ def main():
     p.add_argument("--osu", metavar="DIR", help="also run the OSU benchmarks found under DIR (osu_allreduce, "
                                                  "osu_bcast, osu_reduce)")
     p.add_argument("--peer-iters", type=int, default=1000, help="calls IMB and OSU time per size (default 1000)")
+    p.add_argument("--size-per-run", action="store_true",
+                   help="launch every tool once per size (-b S -e S, OSU -m S:S, IMB -msglog) instead of once per "
+                        "sweep, the tools of a size back to back: a pair's runs then lie a second or two apart "
+                        "(slower: one mpirun start-up per size and tool)")
     p.add_argument("--keep", metavar="DIR", help="keep every run's raw output (distbench JSON, JSON lines) here")
     p.add_argument("--no-aslr", action="store_true",
                    help="start every job without address-space randomisation (setarch -R), in every tool alike: "

@@ -99,7 +99,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 1)[1])
-    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench, else distbench on PATH)")
     p.add_argument("--pairs", type=int, default=10, help="A/A pairs (default 10)")
     p.add_argument("--np", type=int, default=2)
     p.add_argument("--mpirun", default="mpirun")

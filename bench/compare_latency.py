@@ -123,18 +123,19 @@ def measure(args):
     with tempfile.TemporaryDirectory(prefix="distbench-vs-osu-") as tmpdir:
         for rnd in range(args.rounds):
             order = tools if rnd % 2 == 0 else tuple(reversed(tools))
-            for tool in order:
-                if tool == "distbench":
-                    cases, w, wall = run_distbench(args, tmpdir, rnd)
-                    wrong += w
-                    last_k = {size: c["k"] for size, c in cases.items()}
-                else:
-                    cases, h, wall = run_osu(args, rnd)
-                    header = header or h
-                walls[tool].append(wall)
-                for size, c in cases.items():
-                    runs[tool].setdefault(size, []).append(c)
-                print(f"# round {rnd + 1}/{args.rounds} {tool:<9} {wall:6.1f} s", file=sys.stderr, flush=True)
+            for part in common.sweep_parts(args):
+                for tool in order:
+                    if tool == "distbench":
+                        cases, w, wall = run_distbench(part, tmpdir, rnd)
+                        wrong += w
+                        last_k.update({size: c["k"] for size, c in cases.items()})
+                    else:
+                        cases, h, wall = run_osu(part, rnd)
+                        header = header or h
+                    walls[tool].append(wall)
+                    for size, c in cases.items():
+                        runs[tool].setdefault(size, []).append(c)
+                    print(f"# round {rnd + 1}/{args.rounds} {tool:<9} {wall:6.1f} s", file=sys.stderr, flush=True)
     return runs, walls, last_k, wrong, header
 
 
@@ -175,8 +176,7 @@ def report(args, runs, walls, last_k, wrong, header):
             print(f"{label}: max {worst:.3f} ({common.format_bytes(at)}), "
                   f"median {statistics.median(r for r, _ in rs):.3f}, min {best:.3f} ({common.format_bytes(best_at)}) "
                   f"over {len(rs)} sizes")
-    summary = "; ".join(f"{t} " + ", ".join(f"{w:.1f}" for w in ws) for t, ws in walls.items() if ws)
-    print(f"wall time per run (s, incl. mpirun start-up): {summary}")
+    print(f"wall time per run (s, incl. mpirun start-up): {common.wall_summary(walls)}")
     if wrong:
         print(f"WARNING: distbench found {wrong} wrong bytes (osu_latency does not verify without -c)")
 
@@ -185,7 +185,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 2)[2])
-    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench, else distbench on PATH)")
     p.add_argument("--osu", help=f"osu_latency binary (default: {DEFAULT_OSU})")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds; the median over rounds is compared")
     p.add_argument("--np", type=int, default=2,
@@ -193,6 +193,10 @@ def main():
     p.add_argument("-b", "--minbytes", type=common.parse_size, default=1, help="smallest message, both tools (1)")
     p.add_argument("-e", "--maxbytes", type=common.parse_size, default=4 * MiB,
                    help="largest message, both tools (4M, osu_latency's default)")
+    p.add_argument("--size-per-run", action="store_true",
+                   help="launch both tools once per size (-b S -e S, osu_latency -m S:S) instead of once per sweep, "
+                        "back to back, so that a pair's runs lie a second apart (one mpirun start-up per size and "
+                        "tool; each tool keeps its own warm-up per size either way)")
     p.add_argument("--keep", metavar="DIR",
                    help="keep every run's raw output (distbench JSON, osu_latency stdout) here")
     p.add_argument("--no-aslr", action="store_true",

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/compare_methods.py --osu OSU_DIR --imb IMB-MPI1          # 6 collectives, 7 rounds
     /usr/bin/python3 bench/compare_methods.py --osu OSU_DIR --collectives allreduce,reduce --rounds 3 --np 3
+    /usr/bin/python3 bench/compare_methods.py --osu OSU_DIR --imb IMB-MPI1 --collectives reduce --size-per-run
 
 For each round and collective it runs, under `mpirun --allow-run-as-root -np N --bind-to none`, each peer with its
 own defaults and distbench with that peer's method over the same sizes, out of place, float32, sum:
@@ -112,13 +113,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--osu", help="an OSU build tree or install prefix (finds osu_<collective> in it)")
     parser.add_argument("--imb", help="the IMB-MPI1 binary")
-    parser.add_argument("--distbench", help="the distbench binary (default: on PATH, else build/src/cli/distbench)")
+    parser.add_argument("--distbench", help="the distbench binary (default: build/src/cli/distbench, else on PATH)")
     parser.add_argument("--collectives", default=",".join(COLLECTIVES))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--np", type=int, default=2)
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("-b", "--minbytes", type=common.parse_size, default=4)
     parser.add_argument("-e", "--maxbytes", type=common.parse_size, default=1 << 20)
+    parser.add_argument("--size-per-run", action="store_true",
+                        help="launch every tool once per size instead of once per sweep, the four runs of a size back "
+                             "to back, so that a pair's runs lie a second or two apart (one mpirun start-up per size "
+                             "and tool: about 2 minutes a round for the 6 collectives at 4 B .. 1 MiB)")
     args = parser.parse_args()
     args.distbench = common.find_distbench(args.distbench)
     collectives = [c for c in args.collectives.split(",") if c]
@@ -128,22 +133,28 @@ def main():
     methods = [m for m, given in (("osu", args.osu), ("imb", args.imb)) if given]
     if not methods:
         sys.exit("compare_methods.py: give --osu and/or --imb (built by hand outside the tree: bench/README.md)")
-    runs = {(c, m): ([], []) for c in collectives for m in methods}  # (peer runs, distbench runs)
+    # (peer runs, distbench runs): one {size: us} per round, filled by one run or, with --size-per-run, one per size
+    runs = {(c, m): ([], []) for c in collectives for m in methods}
     with tempfile.TemporaryDirectory() as tmpdir:
         for rnd in range(args.rounds):
             for c in collectives:
                 steps = [(m, tool) for m in methods for tool in ("peer", "distbench")]
                 shift = rnd % len(steps)
-                for m, tool in steps[shift:] + steps[:shift]:
-                    if tool == "distbench":
-                        runs[(c, m)][1].append(distbench_times(args, c, m, tmpdir, rnd))
-                    else:
-                        t = osu_times(args, c) if m == "osu" else imb_times(args, c)
-                        if t is not None:
-                            runs[(c, m)][0].append(t)
+                for m in methods:
+                    runs[(c, m)][0].append({})
+                    runs[(c, m)][1].append({})
+                for part in common.sweep_parts(args):
+                    for m, tool in steps[shift:] + steps[:shift]:
+                        if tool == "distbench":
+                            runs[(c, m)][1][-1].update(distbench_times(part, c, m, tmpdir, rnd))
+                        else:
+                            t = osu_times(part, c) if m == "osu" else imb_times(part, c)
+                            runs[(c, m)][0][-1].update(t or {})
             print(f"round {rnd + 1} of {args.rounds} done", file=sys.stderr)
+    print(f"distbench: {args.distbench}; np {args.np}; "
+          f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds")
     for (c, m), (peer_runs, db_runs) in runs.items():
-        if peer_runs:
+        if any(peer_runs):
             table(c, m, peer_runs, db_runs)
 
 

@@ -23,6 +23,7 @@ This is a benchmark to read, not a test: it exits 0 whatever the ratios are (non
 """
 
 import argparse
+import copy
 import json
 import os
 import re
@@ -67,10 +68,13 @@ def paired_ratio(mine, theirs):
 
 
 def find_distbench(given):
+    # This tree's build first: an installed distbench on PATH may be an older one (a previous install), and a bench
+    # run should time the code it sits beside. The binary used is printed in every script's output.
     if given:
         path = given
     else:
-        path = shutil.which("distbench") or os.path.join(ROOT, "build", "src", "cli", "distbench")
+        built = os.path.join(ROOT, "build", "src", "cli", "distbench")
+        path = built if os.access(built, os.X_OK) else (shutil.which("distbench") or built)
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         sys.exit(f"{PROG}: no distbench binary at {path}; build it (ninja -C build) or pass --distbench PATH")
     return os.path.abspath(path)
@@ -108,6 +112,30 @@ def keep(args, name, text):
         os.makedirs(args.keep, exist_ok=True)
         with open(os.path.join(args.keep, name), "w") as f:
             f.write(text)
+
+
+def sweep_parts(args):
+    """The runs each tool makes per collective and round: the whole sweep in one run, or with --size-per-run one run
+    per size (factor 2), so that the runs of a pair follow each other within a second or two instead of a sweep's
+    length apart. Each part is a copy of args with its own minbytes = maxbytes (and --keep folder)."""
+    if not getattr(args, "size_per_run", False):
+        return [copy.copy(args)]
+    parts, size = [], args.minbytes
+    while size <= args.maxbytes:
+        part = copy.copy(args)
+        part.minbytes = part.maxbytes = size
+        if getattr(args, "keep", None):  # each size's raw output in a folder of its own
+            part.keep = os.path.join(args.keep, str(size))
+        parts.append(part)
+        size *= 2
+    return parts
+
+
+def wall_summary(walls):
+    """{tool: [seconds per run]} as one line's text: every run's wall time, or past 12 runs their median and range."""
+    return "; ".join(f"{t} " + (", ".join(f"{w:.1f}" for w in ws) if len(ws) <= 12 else
+                                f"median {statistics.median(ws):.1f}, {min(ws):.1f}..{max(ws):.1f} over {len(ws)}")
+                     for t, ws in walls.items() if ws)
 
 
 def report_cases(doc):
@@ -293,7 +321,7 @@ def memory(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
-    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench, else distbench on PATH)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median over rounds is compared")
     p.add_argument("--collectives", default=",".join(COLLECTIVES),
                    help="comma-separated subset of " + ", ".join(COLLECTIVES))

@@ -56,7 +56,7 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 2)[2])
     p.add_argument("--imb", default="/tmp/peers/imb/IMB-MPI1", help="IMB-MPI1 binary (default %(default)s)")
-    p.add_argument("--distbench", help="distbench binary (default: distbench on PATH, else build/src/cli/distbench)")
+    p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench, else distbench on PATH)")
     p.add_argument("--rounds", type=int, default=3, help="runs of each tool, interleaved (default 3)")
     p.add_argument("--np", type=int, default=2, help="ranks (default 2)")
     p.add_argument("--imb-args", default="Allreduce", help="IMB-MPI1 arguments (default: %(default)s)")
