@@ -156,9 +156,9 @@ std::optional<EagerLimit> common_limit(const std::vector<Observation>& points, s
 }
 
 // Names the transport's protocol switch where the fitted points show it (model/protocol_break.hpp): a note with the
-// limit, the breaks' lines (returned), and the cause of each refused point past the limit at those rank counts.
-std::vector<std::string> name_protocol_switch(CollectiveModel& m, const std::vector<Observation>& points,
-                                              std::vector<std::string>& causes) {
+// limit, and a line per rank count whose cases past it leave the line (returned, for the breaks). The refused cases
+// keep their own causes: past the limit a case can still fall out of a cache or fault its pages.
+std::vector<std::string> name_protocol_switch(CollectiveModel& m, const std::vector<Observation>& points) {
   const std::optional<EagerLimit> limit = common_limit(points, m.notes);
   if (!limit) return {};
   std::vector<ProtocolPoint> at;
@@ -171,15 +171,7 @@ std::vector<std::string> name_protocol_switch(CollectiveModel& m, const std::vec
                                 limit->transport, limit->parameter,
                                 format_bytes(static_cast<std::uint64_t>(limit->bytes)), limit->source));
   std::vector<std::string> lines;
-  for (const ProtocolBreak& b : protocol_breaks(at, limit->bytes)) {
-    lines.push_back(describe(b, *limit));
-    for (std::size_t i = 0; i < at.size(); ++i) {
-      if (m.points[i].refused && at[i].nranks == b.nranks && past_limit(at[i].message, limit->bytes) &&
-          causes[i].rfind("page faults", 0) != 0) {
-        causes[i] = past_limit_cause(at[i].message, b, *limit);
-      }
-    }
-  }
+  for (const ProtocolBreak& b : protocol_breaks(at, limit->bytes)) lines.push_back(describe(b, *limit));
   return lines;
 }
 
@@ -265,8 +257,8 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
     facts.push_back({o.nranks, o.bytes, p.measured_s, p.model_s,
                      p.model_s > 0 ? t.latency * m.alpha.value / p.model_s : 0.0, o.faults_per_op, p.refused});
   }
-  auto causes = break_causes(facts);
-  const std::vector<std::string> protocol = name_protocol_switch(m, points, causes);
+  const auto causes = break_causes(facts);
+  const std::vector<std::string> protocol = name_protocol_switch(m, points);
   for (std::size_t i = 0; i < m.points.size(); ++i) m.points[i].cause = causes[i];
   m.breaks = protocol;
   for (std::string& line : break_ranges(facts, causes)) m.breaks.push_back(std::move(line));

@@ -13,6 +13,7 @@ namespace {
 
 constexpr double kBreakRatio = 1.3;     // as breaks.cpp's cliff
 constexpr double kHeaderAllowance = 64;  // ob1's match and rendezvous headers are 14-40 bytes
+constexpr std::size_t kMinSide = 3;      // cases on each side: a median of two is their mean, one cliff moves it
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -45,7 +46,7 @@ std::vector<ProtocolBreak> protocol_breaks(const std::vector<ProtocolPoint>& poi
         below.push_back(p.measured / p.model);
       }
     }
-    if (!below.empty() && !past.empty()) {
+    if (below.size() >= kMinSide && past.size() >= kMinSide) {
       b.ratio_below = median(below);
       b.ratio_past = median(past);
       b.below = below.size();
@@ -69,13 +70,6 @@ std::string describe(const ProtocolBreak& b, const EagerLimit& limit) {
                      b.nranks, sizes, limit.parameter, bytes_text(limit.bytes), limit.source, limit.transport,
                      b.ratio_past, b.below == 1 ? std::string("size") : fmt::format("{} sizes", b.below),
                      b.ratio_below, limit.parameter);
-}
-
-std::string past_limit_cause(double message, const ProtocolBreak& b, const EagerLimit& limit) {
-  return fmt::format("past the eager limit: one step's message ({}) is past {} ({}), sent by rendezvous; at p={} "
-                     "such sizes take {:.2f}x the model's time, those below it {:.2f}x",
-                     bytes_text(message), limit.parameter, bytes_text(limit.bytes), b.nranks, b.ratio_past,
-                     b.ratio_below);
 }
 
 }  // namespace distbench::model

@@ -1,8 +1,8 @@
 // Whether a transport's protocol switch shows in a fit: per rank count, the cases whose largest message is past the
-// eager limit (model/transport.hpp) against those below it, each side's median of measured / model time. Where the
-// two differ by 1.3x or more (the cliff ratio of breaks.hpp) the model names the switch, and the refused cases past
-// it take it as their cause. A message within 64 bytes of the limit counts as past it: Open MPI's limit includes its
-// header.
+// eager limit (model/transport.hpp) against those below it (3 or more on each side), each side's median of measured /
+// model time. Where the
+// two differ by 1.3x or more (the cliff ratio of breaks.hpp) the model names the switch. A message within 64 bytes of
+// the limit counts as past it: Open MPI's limit includes its header.
 #pragma once
 
 #include "model/transport.hpp"
@@ -36,8 +36,5 @@ std::vector<ProtocolBreak> protocol_breaks(const std::vector<ProtocolPoint>& poi
 
 // "p=2, 128 KiB .. 2 MiB: past btl_tcp_eager_limit (64 KiB, ...): 1.9x the model's time, 1.0x below it; ..."
 std::string describe(const ProtocolBreak& b, const EagerLimit& limit);
-
-// The cause of a refused case past the limit at a rank count with a break.
-std::string past_limit_cause(double message, const ProtocolBreak& b, const EagerLimit& limit);
 
 }  // namespace distbench::model

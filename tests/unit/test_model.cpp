@@ -114,14 +114,16 @@ TEST(Model, NamesTheEagerLimitWhereTheTimesLeaveTheLine) {
   ASSERT_FALSE(m.breaks.empty());
   EXPECT_EQ(m.breaks[0].rfind("p=2, 128 KiB .. 2 MiB: one step's message is past btl_tcp_eager_limit (64 KiB, Open "
                               "MPI's default; tcp between hosts)", 0), 0u) << m.breaks[0];
-  std::size_t past = 0;
+  std::size_t refused = 0;  // 128 KiB, 512 KiB and 2 MiB (the sweep goes by 4), with causes of their own
   for (const FittedPoint& p : m.points) {
-    if (p.refused && p.nranks == 2 && p.bytes >= 131072) {
-      ++past;
-      EXPECT_EQ(p.cause.rfind("past the eager limit: one step's message", 0), 0u) << p.cause;
+    if (p.refused) {
+      ++refused;
+      EXPECT_EQ(p.nranks, 2);
+      EXPECT_GE(p.bytes, 131072);
+      EXPECT_FALSE(p.cause.empty());
     }
   }
-  EXPECT_EQ(past, 3u);  // 128 KiB, 512 KiB and 2 MiB (the sweep goes by 4)
+  EXPECT_EQ(refused, 3u);
   bool noted = false;
   for (const std::string& n : m.notes) noted = noted || n.find("messages went over tcp between hosts") == 0;
   EXPECT_TRUE(noted);
