@@ -60,6 +60,7 @@ TEST(Transport, UnknownWhereTheReportDoesNotSay) {
   EXPECT_FALSE(eager_limit(open_mpi_run({"a", "b"}, {{"OMPI_MCA_pml", "ucx"}})).has_value());
   EXPECT_FALSE(eager_limit(open_mpi_run({"a", "b"}, {{"OMPI_MCA_btl", "^tcp"}})).has_value());
   EXPECT_FALSE(eager_limit(open_mpi_run({"a", "b"}, {}, "MPICH Version: 4.0")).has_value());
+  EXPECT_FALSE(eager_limit(open_mpi_run({})).has_value());  // no hosts recorded
   RunInfo nccl = open_mpi_run({"a", "b"});
   nccl.backend = "nccl";
   EXPECT_FALSE(eager_limit(nccl).has_value());
