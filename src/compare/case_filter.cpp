@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
+#include "core/sys/split.hpp"
 
 #include <fmt/format.h>
 
@@ -11,23 +12,6 @@
 
 namespace distbench {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t at = s.find(sep, start);
-    parts.emplace_back(trim(s.substr(start, at - start)));
-    if (at == std::string_view::npos) return parts;
-    start = at + 1;
-  }
-}
 
 // A number, or a size with a binary suffix; nullopt when neither.
 std::optional<double> number_of(std::string_view text) {
@@ -55,9 +39,9 @@ std::optional<double> param_number(const ParamValue& v) {
 
 std::vector<Condition> parse_filter(std::string_view expr) {
   std::vector<Condition> out;
-  if (trim(expr).empty()) return out;
+  if (trim_spaces(expr).empty()) return out;
   constexpr std::array<std::string_view, 6> kOps = {"!=", "<=", ">=", "=", "<", ">"};  // two-character ones first
-  for (const std::string& part : split(expr, ',')) {
+  for (const std::string& part : split_list(expr, ',')) {
     Condition c;
     std::size_t at = std::string::npos;
     for (std::string_view op : kOps) {
@@ -72,10 +56,10 @@ std::vector<Condition> parse_filter(std::string_view expr) {
                                     "separated by commas (e.g. --filter 'dtype=float32,bytes>=1M')",
                                     part));
     }
-    c.key = std::string(trim(std::string_view(part).substr(0, at)));
-    const std::string_view value = trim(std::string_view(part).substr(at + c.op.size()));
+    c.key = std::string(trim_spaces(std::string_view(part).substr(0, at)));
+    const std::string_view value = trim_spaces(std::string_view(part).substr(at + c.op.size()));
     if (c.op == "=" || c.op == "!=") {
-      c.values = split(value, '|');
+      c.values = split_list(value, '|');
     } else {
       if (!number_of(value)) {
         throw usage_error(fmt::format("--filter: '{}' compares {} with '{}', which is not a number or a size", part,

@@ -50,7 +50,6 @@ std::vector<ProtocolBreak> protocol_breaks(const std::vector<ProtocolPoint>& poi
       b.ratio_below = median(below);
       b.ratio_past = median(past);
       b.below = below.size();
-      b.past = past.size();
       const double r = b.ratio_past / b.ratio_below;
       if (r >= kBreakRatio || r <= 1 / kBreakRatio) out.push_back(b);
     }

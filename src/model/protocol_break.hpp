@@ -26,7 +26,7 @@ struct ProtocolBreak {
   double last_past = 0;        // the largest
   double ratio_below = 0;      // median measured / model of the cases below the limit
   double ratio_past = 0;       // and past it
-  std::size_t below = 0, past = 0;  // cases on each side
+  std::size_t below = 0;       // cases below the limit (the line names them)
 };
 
 bool past_limit(double message, double limit);

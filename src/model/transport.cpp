@@ -1,11 +1,12 @@
 #include "model/transport.hpp"
 
+#include "core/sys/split.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
 #include <set>
 #include <string_view>
-#include <vector>
 
 namespace distbench::model {
 namespace {
@@ -21,30 +22,17 @@ std::string variable(const RunInfo& info, std::string_view name) {
   return {};
 }
 
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto end = text.find(',', start);
-    const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!item.empty()) out.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // Whether mpirun's btl list (empty: Open MPI's choice) lets `btl` carry the messages: "tcp,self" names it, "^tcp"
 // excludes it, an empty list leaves every transport in.
 bool btl_allowed(const std::string& list, std::string_view btl) {
   if (list.empty()) return true;
   if (list.front() == '^') {
-    for (const std::string& b : comma_list(list.substr(1))) {
+    for (const std::string& b : split_list(list.substr(1), ',')) {
       if (b == btl) return false;
     }
     return true;
   }
-  for (const std::string& b : comma_list(list)) {
+  for (const std::string& b : split_list(list, ',')) {
     if (b == btl) return true;
   }
   return false;
