@@ -50,7 +50,7 @@ struct CommonOptions {
   bool quiet = false;             // no table on the console (warnings and errors still go to stderr)
   bool show_faults = false;       // --show-faults: the sweep's loop
   bool malloc_reuse = false;
-  std::string huge_pages = "off";  // --huge-pages: off (malloc's policy) or on (numpy's)
+  std::string huge_pages = "off";  // --huge-pages: off (malloc's policy) or on (2 MiB-aligned, advised)
 };
 
 // An option of a subcommand that the run the other options chose has no use for, and why (a benchmark's options

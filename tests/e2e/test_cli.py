@@ -291,7 +291,7 @@ class GoodRuns(Workdir):
                 self.assertEqual(collective_results(load_json(js))[0]["wrong"], 0)
 
     def test_the_huge_page_policy_reaches_the_buffers_and_the_report(self):
-        # off by default (what malloc gets, as IMB and OSU); on advises buffers from 2 MiB, as numpy does. The report
+        # off by default (what malloc gets, as IMB and OSU); on aligns and advises buffers from 2 MiB. The report
         # and the header say which, with the machine's THP mode, and how much of the buffers got huge pages.
         with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
             mode = f.read().split("[")[1].split("]")[0]

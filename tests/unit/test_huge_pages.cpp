@@ -133,6 +133,30 @@ TEST(HugePages, OnAdvisesTheBufferAndOffDoesNot) {
   }
 }
 
+TEST(HugePages, OnStartsTheBufferOnATwoMiBBoundarySoEveryWholeTwoMiBCanBeAHugePage) {
+  HostDevice on(HugePages::on);
+  constexpr std::uintptr_t kTwoMiB = std::uintptr_t{2} << 20;
+  for (std::size_t bytes : {std::size_t{2} << 20, (std::size_t{4} << 20) + 12, std::size_t{9} << 20}) {
+    auto b = on.allocate(bytes);
+    const auto at = reinterpret_cast<std::uintptr_t>(b->data());
+    EXPECT_EQ(at % kTwoMiB, 16u) << bytes;  // malloc's offset into a page, in the first page of a 2 MiB region
+    const auto [begin, end] = mapping_at(b->data());
+    EXPECT_EQ(begin, at - 16) << bytes;  // the advised mapping starts at that boundary, alone
+    EXPECT_GE(end, at + bytes) << bytes;
+    EXPECT_NE(vm_flags_at(b->data()).find(" hg "), std::string::npos) << bytes;
+    static_cast<char*>(b->data())[bytes - 1] = 1;  // writable end to end
+    const auto huge = on.huge_page_bytes(*b);
+    ASSERT_TRUE(huge.has_value());
+    EXPECT_LE(*huge, bytes) << bytes;  // at most the whole 2 MiB regions the data fills
+  }
+  // OSU's placement (a page boundary) with huge pages: the data at the 2 MiB boundary itself
+  auto p = on.allocate_placed(4 << 20, HostPlacement::page_start);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p->data()) % kTwoMiB, 0u);
+  // below 2 MiB, on changes nothing: malloc's placement
+  auto small = on.allocate(1 << 20);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small->data()), mapping_at(small->data()).first + 16);
+}
+
 TEST(HugePages, EveryMappedBufferHasAMappingOfItsOwnAndMallocsPlacement) {
   HostDevice device(HugePages::off);
   auto a = device.allocate(1 << 20);

@@ -28,38 +28,28 @@ constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte p
 // receive buffers made large reductions up to 30% slower here, bench/README.md), so the placement must not move
 // when --malloc-reuse turns malloc's maps off for the library's temporaries: that switch changes only what it is for.
 //
-// A mapped buffer has an inaccessible guard page on each side, so that the kernel never merges its mapping with a
-// neighbour's (their flags differ): /proc/self/smaps then counts its huge pages alone. With --huge-pages on, a
-// buffer of 2 MiB or more is advised MADV_HUGEPAGE over its whole mapping, as numpy advises its large arrays. Every
-// mapped page is touched once here, so the pages the kernel chose exist before anything is measured.
+// A mapped buffer is kept from merging with its neighbours (by inaccessible pages on each side, whose flags differ),
+// so /proc/self/smaps counts its huge pages alone. Every page of its data is touched once here, so the pages the
+// kernel chose exist before anything is measured.
+//
+// With --huge-pages on, a buffer of 2 MiB or more starts its 2 MiB region: the data sits at the same offset into a
+// page as above, but in the first page of a 2 MiB-aligned stretch that is advised MADV_HUGEPAGE and touched only
+// after the advice, so every 2 MiB region the data fills can be one huge page (the partial region at its end keeps
+// small pages). The policy is thus "huge pages wherever a whole one fits", the same at every size and in every
+// process. An allocator that advises without aligning (numpy's arrays, from glibc's malloc) gets huge pages only on
+// the regions its map happens to cover whole: one of the two of a 4 MiB array, or both, depending on where the
+// kernel put the map (bench/README.md).
 //
 // HostPlacement::page_start instead starts the data at a page boundary, whatever the size (in a map of its own), as
 // posix_memalign(page size) places the buffers of OSU's point-to-point benchmarks.
 class HostBuffer final : public Buffer {
  public:
   HostBuffer(std::size_t bytes, HugePages policy, HostPlacement placement) : bytes_(bytes) {
-    if (bytes >= kOwnMapFrom || placement == HostPlacement::page_start) {
-      const std::size_t page = page_size();
-      const std::size_t offset = placement == HostPlacement::page_start ? 0 : kChunkHeader;
-      const std::size_t inner = round_up(std::max<std::size_t>(bytes + offset, 1), page);
-      mapped_ = inner + 2 * page;
-      void* map = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (map == MAP_FAILED) throw std::bad_alloc();
-      base_ = map;
-      auto* first = static_cast<std::byte*>(map) + page;
-      if (mprotect(map, page, PROT_NONE) != 0 || mprotect(first + inner, page, PROT_NONE) != 0) {
-        munmap(base_, mapped_);
-        throw std::bad_alloc();
-      }
-      // The first page is written before any advice, as malloc writes its chunk header before numpy advises its
-      // array: the huge page that would hold it is then left to the kernel's later collapse, as numpy's is.
-      first[0] = std::byte{0};
-      // Advice is a request: a kernel without THP refuses it (EINVAL), and the buffer keeps small pages.
-      if (policy == HugePages::on && bytes >= kHugePageAdviceFrom) madvise(first, inner, MADV_HUGEPAGE);
-      for (std::size_t at = 0; at < inner; at += page) first[at] = std::byte{0};
-      inner_ = first;
-      inner_bytes_ = inner;
-      data_ = first + offset;
+    const std::size_t offset = placement == HostPlacement::page_start ? 0 : kChunkHeader;
+    if (policy == HugePages::on && bytes >= kHugePageAdviceFrom) {
+      map_huge_aligned(bytes, offset);
+    } else if (bytes >= kOwnMapFrom || placement == HostPlacement::page_start) {
+      map_own(bytes, offset);
     } else {
       base_ = std::malloc(bytes == 0 ? 1 : bytes);
       if (base_ == nullptr) throw std::bad_alloc();
@@ -90,6 +80,52 @@ class HostBuffer final : public Buffer {
   static constexpr std::size_t kChunkHeader = 16;
   static std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
   static std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+  // Reserves `length` bytes, all inaccessible; the callers open the pages the data needs.
+  void reserve(std::size_t length) {
+    void* map = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) throw std::bad_alloc();
+    base_ = map;
+    mapped_ = length;
+  }
+  // Makes [first, first + length) readable and writable; `advise`: asks for huge pages there first.
+  void open_pages(std::byte* first, std::size_t length, bool advise) {
+    if (mprotect(first, length, PROT_READ | PROT_WRITE) != 0) {
+      munmap(base_, mapped_);
+      throw std::bad_alloc();
+    }
+    // Advice is a request: a kernel without THP refuses it (EINVAL), and the buffer keeps small pages.
+    if (advise) madvise(first, length, MADV_HUGEPAGE);
+    inner_ = first;
+    inner_bytes_ = length;
+  }
+  void touch(std::byte* from, std::size_t length) const {
+    for (std::size_t at = 0; at < length; at += page_size()) from[at] = std::byte{0};
+  }
+
+  // malloc's placement: the data `offset` bytes into the first page of its accessible pages, between two
+  // inaccessible ones.
+  void map_own(std::size_t bytes, std::size_t offset) {
+    const std::size_t page = page_size();
+    const std::size_t inner = round_up(std::max<std::size_t>(bytes + offset, 1), page);
+    reserve(inner + 2 * page);
+    auto* first = static_cast<std::byte*>(base_) + page;
+    open_pages(first, inner, false);
+    touch(first, inner);
+    data_ = first + offset;
+  }
+
+  // --huge-pages on: the data `offset` bytes into a 2 MiB-aligned stretch, advised before any of it is touched.
+  void map_huge_aligned(std::size_t bytes, std::size_t offset) {
+    const std::size_t page = page_size();
+    const std::size_t inner = round_up(bytes + offset, page);
+    reserve(inner + kHugePageAdviceFrom + page);  // room to align, and an inaccessible page past the end
+    const auto start = reinterpret_cast<std::uintptr_t>(base_) + page;
+    auto* first = reinterpret_cast<std::byte*>(round_up(start, kHugePageAdviceFrom));
+    open_pages(first, inner, true);
+    touch(first, inner);
+    data_ = first + offset;
+  }
 
   std::size_t bytes_;
   std::size_t mapped_ = 0;  // bytes mapped, guard pages included; 0 when the block came from malloc

@@ -4,8 +4,10 @@
 // In THP's `madvise` mode (common on current distributions) a buffer gets huge pages only when its owner asks with
 // madvise(MADV_HUGEPAGE). numpy asks for its large arrays, PyTorch's CPU allocator does with
 // C10_THP_MEM_ALLOC_ENABLE=1, IMB, OSU and a plain C program's malloc do not; large-message times differ by up to
-// 1.5x for that reason alone. `off` (the default) is malloc's policy, `on` numpy's; the report says which ran, the
-// THP mode, and the share of the buffers that the kernel gave huge pages (AnonHugePages in /proc/self/smaps).
+// 1.5x for that reason alone. `off` (the default) is malloc's policy; `on` advises buffers from 2 MiB and starts each
+// on a 2 MiB boundary, so every whole 2 MiB of it can be a huge page (numpy advises without aligning, and its arrays
+// get huge pages only where malloc's map happens to align: host_device.cpp). The report says which ran, the THP
+// mode, and the share of the buffers that the kernel gave huge pages (AnonHugePages in /proc/self/smaps).
 #pragma once
 
 #include <cstddef>
