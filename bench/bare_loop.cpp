@@ -3,7 +3,8 @@
 // It calls MPI directly, with nothing of distbench (only <mpi.h> and the standard library), and times the nine
 // collectives the way distbench's MPI backend does (src/core/measure/sampler.cpp, src/benchmarks/collective/):
 //   - one send and one receive buffer from malloc, allocated once for the largest case (with glibc's defaults a
-//     large block sits 16 bytes into a map of its own, exactly where distbench's HostBuffer puts its buffers);
+//     large block sits 16 bytes into a map of its own, exactly where distbench's HostBuffer puts its buffers; with
+//     --huge-pages on, from 2 MiB, 16 bytes past a 2 MiB boundary and advised, as distbench's);
 //   - per case: fill the send region, w warm-up calls, a barrier, then n samples, each the steady_clock time
 //     around k back-to-back calls divided by k;
 //   - at the end of the case every rank's samples go to rank 0, which averages each sample over the ranks
@@ -74,7 +75,7 @@ struct Options {
   int warmup = 5;  // distbench's -w default
   int root = 0;
   int thread_level = MPI_THREAD_SINGLE;  // distbench's default level (--mpi-thread); --thread to study the others
-  bool huge_pages = false;                // --huge-pages on: advise buffers from 2 MiB, as distbench's --huge-pages on
+  bool huge_pages = false;                // --huge-pages on: buffers from 2 MiB placed and advised as distbench's --huge-pages on
   std::vector<Case> cases;
 };
 
@@ -383,22 +384,29 @@ int main(int argc, char** argv) {
     if (!o.in_place) send_bytes = std::max(send_bytes, s.send * sizeof(float));
     recv_bytes = std::max(recv_bytes, (o.in_place ? std::max(s.send, s.recv) : s.recv) * sizeof(float));
   }
-  Buffers b{static_cast<char*>(std::malloc(send_bytes == 0 ? 1 : send_bytes)),
-            static_cast<char*>(std::malloc(recv_bytes == 0 ? 1 : recv_bytes))};
+  // With --huge-pages on, a buffer of 2 MiB or more is placed as distbench's --huge-pages on places it: 16 bytes past
+  // a 2 MiB boundary (posix_memalign's block, whose header lies before that boundary), advised MADV_HUGEPAGE before
+  // any of its pages is touched (run_case fills it), so every whole 2 MiB of it can be a huge page.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  constexpr std::size_t kOffset = 16;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  auto allocate = [&](std::size_t bytes) -> std::pair<void*, char*> {
+    if (!o.huge_pages || bytes < kHuge) {
+      void* p = std::malloc(bytes == 0 ? 1 : bytes);
+      return {p, static_cast<char*>(p)};
+    }
+    void* p = nullptr;
+    if (posix_memalign(&p, kHuge, bytes + kOffset) != 0) return {nullptr, nullptr};
+    madvise(p, (bytes + kOffset + page - 1) / page * page, MADV_HUGEPAGE);
+    return {p, static_cast<char*>(p) + kOffset};
+  };
+  const auto [send_block, send_data] = allocate(send_bytes);
+  const auto [recv_block, recv_data] = allocate(recv_bytes);
+  Buffers b{send_data, recv_data};
   if (b.send == nullptr || b.recv == nullptr) {
     std::fprintf(stderr, "distbench-bare-loop: rank %d could not allocate %zu + %zu bytes\n", rank, send_bytes,
                  recv_bytes);
     MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  if (o.huge_pages) {
-    // A block of 2 MiB and more is a map of its own, its data 16 bytes into its first page: advise the whole map.
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    for (auto [data, bytes] : {std::pair{b.send, send_bytes}, std::pair{b.recv, recv_bytes}}) {
-      if (bytes < (std::size_t{2} << 20)) continue;
-      const auto first = reinterpret_cast<std::uintptr_t>(data) / page * page;
-      const auto last = (reinterpret_cast<std::uintptr_t>(data) + bytes + page - 1) / page * page;
-      madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-    }
   }
 
   for (const Case& c : o.cases) {
@@ -409,8 +417,8 @@ int main(int argc, char** argv) {
     if (rank == 0) print_case(o, c, nranks, provided, all);
   }
 
-  std::free(b.send);
-  std::free(b.recv);
+  std::free(send_block);
+  std::free(recv_block);
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return 0;

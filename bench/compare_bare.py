@@ -65,12 +65,18 @@ def run_distbench(args, collective, tmpdir, rnd):
     if doc.get("status") != "complete":
         sys.exit(f"compare_bare: distbench {collective} report status is {doc.get('status')!r}: {doc.get('error')}")
     cases, wrong = {}, 0
+    # the share of the buffers in huge pages (the run's, all sizes' buffers together: one size's with --size-per-run)
+    versions = doc.get("environment", {}).get("versions", {})
+    try:
+        huge = int(versions["memory.buffer_huge_page_bytes"]) / max(int(versions["memory.buffer_bytes"]), 1)
+    except (KeyError, ValueError):
+        huge = None
     for r in common.report_cases(doc):
         if r.get("placement") != args.placement:
             continue
         cases[int(r["bytes"])] = {
             "count": int(r["count"]), "k": int(r["ops_per_sample"]), "n": int(r["time_us"]["samples"]),
-            "median": float(r["time_us"]["median"]), "mean": float(r["time_us"]["mean"])}
+            "median": float(r["time_us"]["median"]), "mean": float(r["time_us"]["mean"]), "huge": huge}
         wrong += max(int(r.get("wrong") or 0), 0)  # null: not checked
     return cases, wrong, wall
 
@@ -102,7 +108,7 @@ def run_bare(args, collective, plan, tmpdir, rnd):
 def run_mpi4py(args, collective, rnd):
     """{bytes: {median, mean}}, wall seconds of one mpi4py_peer.py sweep (compare_mpi4py's runner)."""
     times, _, wall = common.run_peer(args, collective, rnd)
-    return {size: {"mean": t[0], "median": t[1]} for size, t in times.items()}, wall
+    return {size: {"mean": t[0], "median": t[1], "huge": t[2]} for size, t in times.items()}, wall
 
 
 def run_published_peer(args, tool, collective, rnd):
@@ -162,6 +168,12 @@ def measure(args):
     return runs, walls, plans, wrong
 
 
+def huge_share(rounds):
+    """The median over rounds of a run's share of its buffers in huge pages, as '100%'; '-' when none says."""
+    shares = sorted(r["huge"] for r in rounds if r.get("huge") is not None)
+    return f"{100 * shares[len(shares) // 2]:>5.0f}%" if shares else f"{'-':>6}"
+
+
 def median_of(rounds, key):
     return statistics.median(r[key] for r in rounds)
 
@@ -192,6 +204,8 @@ def report(args, runs, walls, plans, wrong):
                f"      {'ratio(mean)':>11}"
         if peer:
             head += f" {'mpi4py us':>11} {'d/mpi4py':>9}"
+        if args.huge_pages == "on":
+            head += f" {'d huge':>6}" + (f" {'p huge':>6}" if peer else "")
         published = [t for t in ("imb", "osu") if runs[c].get(t)]
         for tool in published:
             head += f" {tool + ' us':>9} {'d/' + tool:>7} {'pair':>6} {'spread':>6}"
@@ -222,6 +236,8 @@ def report(args, runs, walls, plans, wrong):
                     line += f" {tp:>11.2f} {td / tp if tp > 0 else float('inf'):>9.3f}"
                 else:
                     line += f" {'-':>11} {'-':>9}"
+            if args.huge_pages == "on":  # the median share of the buffers in huge pages over the rounds
+                line += f" {huge_share(d[size])}" + (f" {huge_share(peer.get(size, []))}" if peer else "")
             for tool in published:  # the peer's mean per call against distbench's mean per operation
                 if size in runs[c][tool]:
                     tp, dm = median_of(runs[c][tool][size], "mean"), median_of(d[size], "mean")

@@ -189,7 +189,10 @@ def run_peer(args, collective, rnd):
         if not line.startswith("{"):
             continue
         r = json.loads(line)
-        times[int(r["bytes"])] = (float(r["time_us"]), float(r["median_us"]))
+        # (mean, median, the share of the buffers in huge pages or None)
+        huge = r.get("buffer_huge_page_bytes")
+        times[int(r["bytes"])] = (float(r["time_us"]), float(r["median_us"]),
+                                  None if huge is None else huge / max(int(r["buffer_bytes"]), 1))
         wrong += max(int(r["wrong"]), 0)
     return times, wrong, wall
 

@@ -31,7 +31,10 @@ Rank 0 prints one JSON object per line and size:
     {"tool": "mpi4py", "collective": ..., "bytes": S, "count": ..., "nranks": ..., "ops_per_sample": k,
      "samples": n, "time_us": <mean per op, averaged over ranks>, "median_us": <median sample, averaged over
      ranks>, "min_us": ..., "max_us": ..., "wrong": <elements that differ from the expected value>,
-     "rank0_samples_us": [rank 0's time per operation of each sample]}
+     "rank0_samples_us": [rank 0's time per operation of each sample],
+     "buffer_bytes": <send + receive bytes per rank>, "buffer_huge_page_bytes": <the smallest, over the ranks, of
+     their huge-page bytes (AnonHugePages of the mappings holding them, read after the samples); null for mmap
+     views>}
 """
 
 import argparse
@@ -142,6 +145,37 @@ def make_buffer(n, value, page_offset, use_numpy=False):
     return view
 
 
+def buffer_address(buf):
+    """Start address of a buffer's data: numpy arrays and array.array; None for other buffers (mmap views)."""
+    if hasattr(buf, "__array_interface__"):
+        return buf.__array_interface__["data"][0]
+    if isinstance(buf, array.array):
+        return buf.buffer_info()[0]
+    return None
+
+
+def anon_huge_bytes(ranges):
+    """Huge-page bytes (AnonHugePages, /proc/self/smaps) of the mappings that overlap any of the (start, length)
+    ranges, each mapping counted once; None where smaps cannot be read (not Linux)."""
+    try:
+        with open("/proc/self/smaps") as f:
+            text = f.read()
+    except OSError:
+        return None
+    total, overlaps = 0, False
+    for line in text.splitlines():
+        head = line.split(" ", 1)[0]
+        if "-" in head and not line.startswith(("AnonHugePages", "Rss", "Size")) and ":" not in head:
+            try:
+                lo, hi = (int(x, 16) for x in head.split("-"))
+            except ValueError:
+                continue
+            overlaps = any(lo < start + length and start < hi for start, length in ranges)
+        elif line.startswith("AnonHugePages:") and overlaps:
+            total += int(line.split()[1]) * 1024
+    return total
+
+
 def make_op(comm, collective, send_spec, recv_spec):
     """A zero-argument callable running one operation; message specs are built once, outside the timed loop."""
     if collective == "allreduce":
@@ -224,7 +258,13 @@ def measure(comm, collective, size_bytes, args):
     median = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
     wrong = count_wrong(collective, recv, count, nranks) if args.check else -1
 
-    mine = (mean, median, ordered[0], ordered[-1], wrong)
+    # how much of the two buffers the kernel backed with huge pages (after the samples: a later collapse counts)
+    addresses = [buffer_address(send), buffer_address(recv)]
+    buffer_bytes = (send_n + recv_n) * FLOAT_BYTES
+    huge = None
+    if None not in addresses:
+        huge = anon_huge_bytes([(addresses[0], send_n * FLOAT_BYTES), (addresses[1], recv_n * FLOAT_BYTES)])
+    mine = (mean, median, ordered[0], ordered[-1], wrong, huge)
     everyone = comm.gather(mine, root=0)
     if rank != 0:
         return None
@@ -243,6 +283,9 @@ def measure(comm, collective, size_bytes, args):
         "max_us": 1e6 * max(e[3] for e in everyone),
         "wrong": sum(e[4] for e in everyone) if args.check else -1,
         "rank0_samples_us": [1e6 * t for t in samples],
+        # send + receive bytes per rank, and the smallest huge-page share of them over the ranks (None: not known)
+        "buffer_bytes": buffer_bytes,
+        "buffer_huge_page_bytes": None if any(e[5] is None for e in everyone) else min(e[5] for e in everyone),
     }
 
 
