@@ -34,6 +34,9 @@ latency::LatencyPlan make_latency_plan(const LatencyOptions& o) {
   plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes), parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
   plan.warmup_iters = o.sampling.warmup_iters;
   plan.stopping = stopping_rule(o.sampling);
+  // osu_latency's round trips unless the user chose: -w the warm-up; -n, --max-noise or --max-time the samples
+  plan.osu_warmup = !o.sampling.warmup_given;
+  plan.osu_timed = !(o.sampling.iters_given || o.sampling.max_noise > 0 || o.sampling.max_time_given);
   plan.check = o.check != 0;
   plan.timeout_s = o.common.timeout_s;
   return plan;

@@ -155,6 +155,26 @@ class GoodRuns(Workdir):
         self.assertTrue(any(line.startswith("| size (B) | pairs | latency (us) |") for line in md_lines), md_lines)
         self.assertIn("**Wrong elements:** 0", md_lines[-1])
 
+    def test_latency_times_at_least_osu_latencys_round_trips_unless_told(self):
+        # osu_latency times 1000 round trips above 8 KiB after 10 untimed (10000 after 100 up to 8 KiB); at 1 MiB a
+        # sample of distbench's 0.5 ms holds a few, so its 20 samples alone would time about 80
+        js, js_n = self.path("lo.json"), self.path("lo-n.json")
+        r, rn = run_concurrently([
+            lambda: mpirun(2, "latency", "-b", "1M", "-e", "1M", "--json", js),
+            lambda: mpirun(2, "latency", "-b", "1M", "-e", "1M", "-n", "3", "-w", "2", "--json", js_n)])
+        self.assertEqual((r.returncode, rn.returncode), (0, 0), r.stderr + rn.stderr)
+        self.assertIn("# round trips: osu_latency's, 100 untimed then 10000 timed up to 8 KiB, 10 and 1000 above "
+                      "(timed for at most 1 s per size)", r.stdout)
+        rec = load_json(js)["records"][0]
+        timed = rec["ops_per_sample"] * len(rec["phases"][0]["samples_us"])
+        # at least OSU's 1000, unless 1 s of them did not fit (a round trip over 1 ms: not on a machine that runs this)
+        self.assertGreaterEqual(timed, 1000, rec["ops_per_sample"])
+        self.assertIsNone(load_json(js)["config"]["warmup_iters"])  # OSU's, which depend on the size
+        told = load_json(js_n)
+        self.assertEqual(len(told["records"][0]["phases"][0]["samples_us"]), 3)  # -n: exactly the samples asked for
+        self.assertEqual(told["config"]["warmup_iters"], 2)
+        self.assertIn("# round trips: 2 untimed, then samples 3", rn.stdout)
+
     def test_latency_refuses_the_sweep_loop_options(self):
         # no fault columns, one message at a time: --show-faults, -m and -G are the collectives' (unknown here)
         for flag in (["--show-faults"], ["-m", "2"], ["-G", "1"]):

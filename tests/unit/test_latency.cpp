@@ -1,6 +1,7 @@
 // The latency benchmark's logic: pairing, its records from the pairs' one-way samples, its table and summary.
 #include "benchmarks/latency/latency_benchmark.hpp"
 #include "benchmarks/latency/latency_record.hpp"
+#include "benchmarks/latency/osu_counts.hpp"
 #include "core/error.hpp"
 #include "tests/support/schema_doc.hpp"
 
@@ -89,6 +90,13 @@ TEST(LatencyRecord, EachColumnOfTheTableIsAParameterOrMetricOfTheRecords) {
     for (const ColumnSpec& c : *columns) EXPECT_TRUE(keys.count(c.key)) << c.key;
   }
   EXPECT_EQ(table.value_columns.size(), layout.metrics.size());  // every metric shown
+}
+
+TEST(Latency, OsuLatencysRoundTripsChangeAbove8KiB) {
+  EXPECT_EQ(osu_latency_round_trips(1).warmup, 100);
+  EXPECT_EQ(osu_latency_round_trips(8192).timed, 10000u);  // 8 KiB itself is small in OSU (size > 8192 is large)
+  EXPECT_EQ(osu_latency_round_trips(8193).warmup, 10);
+  EXPECT_EQ(osu_latency_round_trips(4 << 20).timed, 1000u);
 }
 
 }  // namespace

@@ -245,4 +245,18 @@ TEST(Sampler, ThePeersLoopTimesOneCallAtATimeExactlyAsManyTimesAsAsked) {
 }
 
 }  // namespace
+TEST(Sampler, AMinimumOfOperationsRaisesTheSamplesWithinItsTimeLimit) {
+  // osu_latency's 1000 timed round trips at 5 per sample: 200 samples of 0.4 ms fit in 1 s
+  EXPECT_EQ(samples_for_min_ops(20, 1000, 5, 0.4e-3, 1.0), 200u);
+  EXPECT_EQ(samples_for_min_ops(20, 1001, 5, 0.4e-3, 1.0), 201u);  // rounded up: at least the count
+  // the time limit stops it short: 3 ms per sample, 333 fit in 1 s
+  EXPECT_EQ(samples_for_min_ops(20, 1000, 1, 3e-3, 1.0), 333u);
+  // never fewer than the stopping rule planned, nor more when the minimum is already met
+  EXPECT_EQ(samples_for_min_ops(20, 1000, 1, 0.2, 1.0), 20u);
+  EXPECT_EQ(samples_for_min_ops(20, 10000, 2250, 0.5e-3, 1.0), 20u);
+  EXPECT_EQ(samples_for_min_ops(20, 0, 1, 1e-3, 1.0), 20u);
+  // an unknown sample length (0): the count alone
+  EXPECT_EQ(samples_for_min_ops(10, 1000, 4, 0.0, 1.0), 250u);
+}
+
 }  // namespace distbench

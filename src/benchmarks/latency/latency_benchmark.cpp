@@ -1,6 +1,7 @@
 #include "benchmarks/latency/latency_benchmark.hpp"
 
 #include "benchmarks/latency/latency_record.hpp"
+#include "benchmarks/latency/osu_counts.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
 #include "core/comm/groups.hpp"
 #include "core/device/buffer_pages.hpp"
@@ -16,8 +17,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace distbench::latency {
+namespace {
+
+// How many round trips a case makes, for the header and the report: osu_latency's counts where they apply.
+std::string round_trips_text(const LatencyPlan& plan) {
+  const RoundTrips small = osu_latency_round_trips(1);
+  const RoundTrips large = osu_latency_round_trips(kOsuLargeMessageFrom + 1);
+  const std::string limit = format_bytes(kOsuLargeMessageFrom);
+  if (plan.osu_warmup && plan.osu_timed) {
+    return fmt::format("osu_latency's, {} untimed then {} timed up to {}, {} and {} above (timed for at most {:g} s "
+                       "per size)",
+                       small.warmup, small.timed, limit, large.warmup, large.timed, plan.osu_max_time_s);
+  }
+  const std::string warmup = plan.osu_warmup ? fmt::format("{} untimed up to {}, {} above (osu_latency's)",
+                                                           small.warmup, limit, large.warmup)
+                                             : fmt::format("{} untimed", plan.warmup_iters);
+  const std::string timed =
+      plan.osu_timed ? fmt::format("at least {} timed up to {}, {} above (osu_latency's; for at most {:g} s per size)",
+                                   small.timed, limit, large.timed, plan.osu_max_time_s)
+                     : fmt::format("samples {}", samples_text(plan.stopping));
+  return warmup + ", then " + timed;
+}
+
+}  // namespace
 
 void check_pairs(int world_size) {
   if (world_size < 2 || world_size % 2 != 0) {
@@ -48,7 +73,8 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   d.config = {{"sizes", plan_.sizes},
               {"pairs", info.world_size / 2},
               {"method", "blocking send/receive ping-pong, one-way time = half a round trip"},
-              {"warmup_iters", plan_.warmup_iters},
+              {"warmup_iters", plan_.osu_warmup ? nlohmann::json() : nlohmann::json(plan_.warmup_iters)},
+              {"round_trips", round_trips_text(plan_)},
               {"stopping", stopping_json(plan_.stopping)},
               {"check", plan_.check},
               {"timeout_s", plan_.timeout_s}};
@@ -65,8 +91,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
       fmt::format("backend: {}   world size: {}   ranks per host: {}{}", info.backend, info.world_size,
                   ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("sweep: {}", sweep),
-      fmt::format("samples: {}   warm-up: {} round trips   check: {}", samples_text(plan_.stopping), plan_.warmup_iters,
-                  plan_.check ? "on" : "off")};
+      fmt::format("round trips: {}   check: {}", round_trips_text(plan_), plan_.check ? "on" : "off")};
   const std::uint64_t largest = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   if (std::string memory = host_memory_text(info, largest); !memory.empty()) {
     d.console_preamble.push_back(std::move(memory));
@@ -74,7 +99,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   d.facts = {fmt::format("backend {}", info.backend),
              fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
              plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
-             fmt::format("samples: {}", samples_text(plan_.stopping))};
+             fmt::format("round trips: {}", round_trips_text(plan_))};
   d.summarize = latency_summary;
   return d;
 }
@@ -110,7 +135,13 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
                             [comm](Seconds t) { comm->synchronize(t); },
                             [comm] { return comm->make_timer(); },
                             {}};
-    Sampling sampling = sample_operation(connector, op, {plan_.warmup_iters, plan_.stopping, timeout}, watchdog);
+    const RoundTrips osu = osu_latency_round_trips(bytes);
+    SamplingRules rules{plan_.osu_warmup ? osu.warmup : plan_.warmup_iters, plan_.stopping, timeout};
+    if (plan_.osu_timed) {
+      rules.min_timed_ops = osu.timed;
+      rules.min_ops_max_time_s = plan_.osu_max_time_s;
+    }
+    Sampling sampling = sample_operation(connector, op, rules, watchdog);
     for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
     std::int64_t wrong = -1;
     if (plan_.check) {

@@ -105,6 +105,18 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
 
 }  // namespace
 
+std::size_t samples_for_min_ops(std::size_t planned, std::uint64_t min_ops, int ops_per_sample, double sample_s,
+                                double max_time_s) {
+  if (min_ops == 0 || ops_per_sample <= 0) return planned;
+  const std::uint64_t ops = static_cast<std::uint64_t>(ops_per_sample);
+  std::uint64_t needed = (min_ops + ops - 1) / ops;
+  if (sample_s > 0) {
+    const double fit = std::floor(max_time_s / sample_s);
+    if (fit < static_cast<double>(needed)) needed = fit < 0 ? 0 : static_cast<std::uint64_t>(fit);
+  }
+  return std::max<std::size_t>(planned, static_cast<std::size_t>(needed));
+}
+
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
                           Watchdog& watchdog, const TimerFactory& make_beside_timer) {
   Sampling out;
@@ -158,7 +170,9 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   const OsCounters before = thread_os_counters();
   if (!rule.noise_mode()) {
     // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
-    const std::size_t planned = rule.planned_samples(calibration.seconds_per_op * out.ops_per_sample);
+    const double sample_s = calibration.seconds_per_op * out.ops_per_sample;
+    const std::size_t planned = samples_for_min_ops(rule.planned_samples(sample_s), rules.min_timed_ops,
+                                                    out.ops_per_sample, sample_s, rules.min_ops_max_time_s);
     out.samples.reserve(planned);
     for (std::size_t i = 0; i < planned; ++i) take_sample();
   } else {

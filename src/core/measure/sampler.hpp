@@ -10,6 +10,8 @@
 #include "core/measure/os_counters.hpp"
 #include "core/measure/stopping.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,7 +52,16 @@ struct SamplingRules {
   // A barrier over the connector's ranks after every sample, outside its timer (OSU's and IMB's loops: one call
   // timed, then MPI_Barrier), so that no rank starts its next call before every rank has finished the last.
   bool barrier_after_sample = false;
+  // Count mode: at least this many operations over all samples (a peer's iteration count, osu_latency's), whatever
+  // the time budget of `stopping` would cut, but no more samples than last min_ops_max_time_s by the calibration.
+  std::uint64_t min_timed_ops = 0;
+  double min_ops_max_time_s = 1.0;
 };
+
+// The samples count mode takes: `planned` (the stopping rule's), raised to ceil(min_ops / ops_per_sample) where that
+// is more, but not past the samples that fit max_time_s when one lasts sample_s seconds (never below `planned`).
+std::size_t samples_for_min_ops(std::size_t planned, std::uint64_t min_ops, int ops_per_sample, double sample_s,
+                                double max_time_s);
 
 struct Sampling {
   std::vector<double> samples;  // this rank's seconds per operation, one per sample
