@@ -1,6 +1,7 @@
 #include "cli/runner.hpp"
 
 #include "backends/registry.hpp"
+#include "cli/cpu_pair_probe.hpp"
 #include "cli/gather_run_info.hpp"
 #include "cli/malloc_tuning.hpp"
 #include "cli/progress.hpp"
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -148,16 +150,25 @@ RootOutput make_root_output(const Connector& connector, const RunSettings& setti
   return out;
 }
 
-// The run as the reports begin it, and the machine's CPU ticks then (for the steal time at the end).
+// The run as the reports begin it, and what tells the machine's mode then, to be read again at the end: its CPU
+// ticks (for the steal time) and how far apart the co-located ranks' CPUs were.
 struct RunStart {
   RunInfo info;
   std::optional<CpuTicks> ticks;
+  std::unique_ptr<CpuPairProbe> cpus;
+  CpuDistance cpu_distance;
 };
+
+// How long a reading of the ranks' CPU distance may take (its pings, then as much again to gather them).
+constexpr std::chrono::milliseconds kCpuDistanceBudget{200};
 
 RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
                        const Benchmark& benchmark, ReporterSet* reporters) {
-  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks()};
+  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks(), nullptr, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
+  start.cpus = std::make_unique<CpuPairProbe>(connector);
+  start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);
+  if (connector.is_root()) start.info.versions.emplace_back("cpu_distance.start", cpu_distance_text(start.cpu_distance));
   if (connector.is_root()) {
     hint_single_process(start.info);
     reporters->begin(start.info, benchmark.describe(start.info));
@@ -189,10 +200,14 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
 int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
            ReporterSet* reporters, RunEnding& ending) {
   RunInfo& info = start.info;
+  const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective: before the report is held
   std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
-  if (reporters) note_steal_time(info, outcome.warnings, start.ticks);
+  if (reporters) {
+    note_steal_time(info, outcome.warnings, start.ticks);
+    note_cpu_distance(info, outcome.warnings, start.cpu_distance, cpu_distance);
+  }
   info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
   if (settings.backend_options.huge_pages == HugePages::on && info.version("memory.huge_pages").empty()) {
     outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "

@@ -345,7 +345,8 @@ class GoodRuns(Workdir):
         self.assertIn("error: --huge-pages", r.stderr)
 
     def test_the_report_says_which_cpus_each_rank_had_and_the_steal_time(self):
-        # what tells a run-wide mode of a shared machine apart: each rank's allowed CPUs, the run's steal time
+        # what tells a run-wide mode of a shared machine apart: each rank's allowed CPUs, the run's steal time, the
+        # cache-line distance between the ranks' CPUs
         if len(os.sched_getaffinity(0)) < 2:
             self.skipTest("binding two ranks to a core each needs two CPUs")
         js = self.path("c.json")
@@ -364,6 +365,21 @@ class GoodRuns(Workdir):
         steal = report["environment"]["versions"]["steal_time"]
         self.assertRegex(steal, r"^\d+\.\d % of the machine's CPU time over the run$")
         self.assertLessEqual(float(steal.split()[0]), 100.0)
+        # and how far apart the two ranks' CPUs were, at the start and at the end: a cache line's one-way trip
+        versions = report["environment"]["versions"]
+        for when in ("start", "end"):
+            self.assertRegex(versions[f"cpu_distance.{when}"], r"^\d+ ns one way between ranks 0 and 1 \(a cache "
+                                                               r"line's trip; the farthest of 1 pair\)$")
+        # one process has no pair to ping
+        one = self.path("c1.json")
+        r = single("allreduce", "-b", "8", "-e", "8", "-n", "2", "--json", one)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(load_json(one)["environment"]["versions"]["cpu_distance.start"],
+                         "unknown: no two ranks share a host")
+        # no shared page's name outlives its creator (names carry its process id; a run beside this one may hold one)
+        left = [f for f in os.listdir("/dev/shm") if f.startswith("distbench-")
+                and not os.path.exists(f"/proc/{f.split('-')[1]}")]
+        self.assertEqual(left, [])
 
     def test_list_info_and_help(self):
         r = single("list")
