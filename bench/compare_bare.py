@@ -71,12 +71,15 @@ def run_distbench(args, collective, tmpdir, rnd):
         huge = int(versions["memory.buffer_huge_page_bytes"]) / max(int(versions["memory.buffer_bytes"]), 1)
     except (KeyError, ValueError):
         huge = None
+    # how far apart the two ranks' CPUs were at the run's start and end (ns one way; None: not measured)
+    cpu_ns = tuple(cpu_distance_ns(versions.get(f"cpu_distance.{when}", "")) for when in ("start", "end"))
     for r in common.report_cases(doc):
         if r.get("placement") != args.placement:
             continue
         cases[int(r["bytes"])] = {
             "count": int(r["count"]), "k": int(r["ops_per_sample"]), "n": int(r["time_us"]["samples"]),
-            "median": float(r["time_us"]["median"]), "mean": float(r["time_us"]["mean"]), "huge": huge}
+            "median": float(r["time_us"]["median"]), "mean": float(r["time_us"]["mean"]), "huge": huge,
+            "cpu_ns": cpu_ns}
         wrong += max(int(r.get("wrong") or 0), 0)  # null: not checked
     return cases, wrong, wall
 
@@ -168,6 +171,33 @@ def measure(args):
     return runs, walls, plans, wrong
 
 
+def cpu_distance_ns(text):
+    """The nanoseconds of a report's cpu_distance reading ("42 ns one way between ranks ..."); None if unknown."""
+    head = text.split(" ", 2)
+    if len(head) >= 2 and head[1] == "ns":
+        try:
+            return float(head[0])
+        except ValueError:
+            return None
+    return None
+
+
+def cpu_distance_summary(rounds_by_size):
+    """One line on distbench's cpu_distance readings over its runs: the machine's placement of the two ranks' CPUs
+    (docs/methods.md), to tell a run that saw a slower placement from one that did not."""
+    runs = {}
+    for rounds in rounds_by_size.values():
+        for r in rounds:
+            if r.get("cpu_ns") and None not in r["cpu_ns"]:
+                runs[id(r)] = r["cpu_ns"]
+    if not runs:
+        return "distbench's cpu_distance: not measured (an older build, or no two ranks on one host)"
+    readings = sorted(ns for pair in runs.values() for ns in pair)
+    parted = sum(1 for a, b in runs.values() if max(a, b) >= 2 * min(a, b))
+    return (f"distbench's cpu_distance (ns one way, start and end of each run): median {readings[len(readings) // 2]:.0f}, "
+            f"{readings[0]:.0f}..{readings[-1]:.0f}; {parted} of {len(runs)} case runs parted by 2x")
+
+
 def huge_share(rounds):
     """The median over rounds of a run's share of its buffers in huge pages, as '100%'; '-' when none says."""
     shares = sorted(r["huge"] for r in rounds if r.get("huge") is not None)
@@ -248,6 +278,7 @@ def report(args, runs, walls, plans, wrong):
                     line += f" {'-':>9} {'-':>7} {'-':>6} {'-':>6}"
             print(line)
         print(f"wall time per run (s, incl. mpirun start-up): {common.wall_summary(walls[c])}")
+        print(cpu_distance_summary(d))
 
     print()
     for key, label in (("median", "max ratio"), ("mean", "max ratio(mean)")):

@@ -99,8 +99,9 @@ class HostBuffer final : public Buffer {
     inner_ = first;
     inner_bytes_ = length;
   }
-  void touch(std::byte* from, std::size_t length) const {
-    for (std::size_t at = 0; at < length; at += page_size()) from[at] = std::byte{0};
+  static void touch(std::byte* from, std::size_t length) {
+    const std::size_t page = page_size();
+    for (std::size_t at = 0; at < length; at += page) from[at] = std::byte{0};
   }
 
   // malloc's placement: the data `offset` bytes into the first page of its accessible pages, between two
