@@ -185,15 +185,12 @@ def cpu_distance_ns(text):
 def cpu_distance_summary(rounds_by_size):
     """One line on distbench's cpu_distance readings over its runs: the machine's placement of the two ranks' CPUs
     (docs/methods.md), to tell a run that saw a slower placement from one that did not."""
-    runs = {}
-    for rounds in rounds_by_size.values():
-        for r in rounds:
-            if r.get("cpu_ns") and None not in r["cpu_ns"]:
-                runs[id(r)] = r["cpu_ns"]
+    runs = [r["cpu_ns"] for rounds in rounds_by_size.values() for r in rounds
+            if r.get("cpu_ns") and None not in r["cpu_ns"]]
     if not runs:
         return "distbench's cpu_distance: not measured (an older build, or no two ranks on one host)"
-    readings = sorted(ns for pair in runs.values() for ns in pair)
-    parted = sum(1 for a, b in runs.values() if max(a, b) >= 2 * min(a, b))
+    readings = sorted(ns for pair in runs for ns in pair)
+    parted = sum(1 for a, b in runs if max(a, b) >= 2 * min(a, b))
     return (f"distbench's cpu_distance (ns one way, start and end of each run): median {readings[len(readings) // 2]:.0f}, "
             f"{readings[0]:.0f}..{readings[-1]:.0f}; {parted} of {len(runs)} case runs parted by 2x")
 

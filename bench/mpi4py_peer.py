@@ -165,7 +165,7 @@ def anon_huge_bytes(ranges):
     total, overlaps = 0, False
     for line in text.splitlines():
         head = line.split(" ", 1)[0]
-        if "-" in head and not line.startswith(("AnonHugePages", "Rss", "Size")) and ":" not in head:
+        if "-" in head and ":" not in head:  # a mapping's first line, "lo-hi perms ..."
             try:
                 lo, hi = (int(x, 16) for x in head.split("-"))
             except ValueError:

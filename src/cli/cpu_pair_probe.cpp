@@ -1,5 +1,6 @@
 #include "cli/cpu_pair_probe.hpp"
 
+#include "core/comm/groups.hpp"
 #include "core/error.hpp"
 #include "core/sys/cache_line_ping.hpp"
 
@@ -13,28 +14,17 @@ namespace {
 
 constexpr int kRounds = 2000;  // round trips per pair: about 1 ms at 200 ns one way
 constexpr const char* kOk = "ok:";
+// Lines in the shared page (a page is 4 KiB or more): line 0 unused, follower j takes line j.
+constexpr int kLines = static_cast<int>(4096 / sizeof(PingLine));
 
-PingLine* line_of(const SharedPage& page, int follower) {
-  return static_cast<PingLine*>(page.data()) + follower;  // line 0 unused: follower 1 takes line 1
-}
-
-// "a b ns" (ns < 0: no answer), one entry per pair this host's first rank measured.
-std::string encode(const std::vector<std::pair<int, double>>& pings, int leader) {
-  std::string out;
-  for (const auto& [rank, ns] : pings) out += fmt::format("{} {} {:.3f};", leader, rank, ns);
-  return out;
-}
+PingLine* line_of(const SharedPage& page, int follower) { return static_cast<PingLine*>(page.data()) + follower; }
 
 }  // namespace
 
 CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
-  const std::vector<int> nodes = connector.node_of_ranks();
-  const int me = connector.rank();
-  for (int r = 0; r < static_cast<int>(nodes.size()); ++r) {
-    if (nodes[static_cast<std::size_t>(r)] == nodes[static_cast<std::size_t>(me)]) host_ranks_.push_back(r);
-  }
-  index_ = static_cast<int>(std::find(host_ranks_.begin(), host_ranks_.end(), me) - host_ranks_.begin());
-  const int lines = static_cast<int>(4096 / sizeof(PingLine));
+  const Partition hosts = node_partition(connector.node_of_ranks());
+  host_ranks_ = hosts.members_of(connector.rank());
+  index_ = hosts.rank_in_group(connector.rank());
   // The host's first rank creates the page; every rank learns each host's name (or why there is none).
   std::string mine;
   if (index_ == 0 && host_ranks_.size() > 1) {
@@ -52,8 +42,8 @@ CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
     why_not_ = "no two ranks share a host";
   } else if (host.rfind(kOk, 0) != 0) {
     why_not_ = host;
-  } else if (index_ >= lines) {
-    why_not_ = fmt::format("only the first {} ranks of a host are pinged", lines);
+  } else if (index_ >= kLines) {
+    why_not_ = fmt::format("only the first {} ranks of a host are pinged", kLines);
   } else if (index_ > 0) {
     try {
       page_ = SharedPage::open(host.substr(std::string(kOk).size()));
@@ -76,15 +66,20 @@ CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
 CpuDistance CpuPairProbe::measure(std::chrono::milliseconds budget) {
   const auto deadline = std::chrono::steady_clock::now() + budget;
   const std::uint64_t base = 2 * static_cast<std::uint64_t>(kRounds) * readings_++;
-  const int lines = static_cast<int>(4096 / sizeof(PingLine));
+  // The host's first rank sends its farthest pair that answered: "first second ns pairs".
   std::string result;
   if (page_ && index_ == 0) {
-    std::vector<std::pair<int, double>> pings;
-    for (int j = 1; j < static_cast<int>(host_ranks_.size()) && j < lines; ++j) {
+    CpuDistance host;
+    for (int j = 1; j < static_cast<int>(host_ranks_.size()) && j < kLines; ++j) {
       const auto ns = lead_pings(*line_of(*page_, j), base, kRounds, deadline);
-      pings.emplace_back(host_ranks_[static_cast<std::size_t>(j)], ns.value_or(-1.0));
+      if (!ns) continue;  // no answer in time
+      ++host.pairs;
+      if (!host.ns || *ns > *host.ns) {
+        host.ns = ns;
+        host.second_rank = host_ranks_[static_cast<std::size_t>(j)];
+      }
     }
-    result = encode(pings, connector_.rank());
+    if (host.ns) result = fmt::format("{} {} {} {}", connector_.rank(), host.second_rank, *host.ns, host.pairs);
   } else if (page_) {
     follow_pings(*line_of(*page_, index_), base, kRounds, deadline);
   }
@@ -92,15 +87,16 @@ CpuDistance CpuPairProbe::measure(std::chrono::milliseconds budget) {
   CpuDistance out;
   if (!connector_.is_root()) return out;
   for (const auto& part : parts) {
-    if (!part) continue;
+    if (!part || part->empty()) continue;
     std::istringstream in(*part);
-    int a = 0, b = 0;
+    int first = 0, second = 0, pairs = 0;
     double ns = 0;
-    char sep = 0;
-    while (in >> a >> b >> ns >> sep) {
-      if (ns < 0) continue;  // no answer in time
-      ++out.pairs;
-      if (!out.ns || ns > *out.ns) out = {ns, a, b, out.pairs, {}};
+    if (!(in >> first >> second >> ns >> pairs)) continue;
+    out.pairs += pairs;
+    if (!out.ns || ns > *out.ns) {
+      out.ns = ns;
+      out.first_rank = first;
+      out.second_rank = second;
     }
   }
   if (!out.ns) out.why_not = why_not_.empty() ? "no pair answered in time" : why_not_;

@@ -168,8 +168,8 @@ RunStart begin_reports(Invocation& inv, Connector& connector, World& world, cons
   start.info.backend = entry.name;  // argv keeps what was asked
   start.cpus = std::make_unique<CpuPairProbe>(connector);
   start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);
-  if (connector.is_root()) start.info.versions.emplace_back("cpu_distance.start", cpu_distance_text(start.cpu_distance));
   if (connector.is_root()) {
+    start.info.versions.emplace_back("cpu_distance.start", cpu_distance_text(start.cpu_distance));
     hint_single_process(start.info);
     reporters->begin(start.info, benchmark.describe(start.info));
   }
