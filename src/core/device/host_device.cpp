@@ -70,9 +70,12 @@ class HostBuffer final : public Buffer {
   void* data(int) override { return data_; }
 
   // Huge-page bytes in this buffer's own mapping (0 for a block from the heap, which is under 2 MiB).
+  // At most the buffer's bytes: with --huge-pages on, the 16 bytes before the data share its first huge page.
   std::optional<std::uint64_t> huge_page_bytes() const {
     if (mapped_ == 0) return std::uint64_t{0};
-    return anon_huge_bytes(inner_, inner_bytes_);
+    const auto huge = anon_huge_bytes(inner_, inner_bytes_);
+    if (!huge) return huge;
+    return std::min<std::uint64_t>(*huge, bytes_);
   }
 
  private:
