@@ -215,7 +215,8 @@ def report(args, runs, walls, plans, wrong):
           f"(it went first, with the previous round's); target: ratio <= {TARGET}")
     if args.imb or args.osu:
         print(f"'d/imb', 'd/osu' = distbench's mean per operation / the peer's mean per call (IMB-MPI1's t_avg with "
-              f"-sync {args.imb_sync} -iter {args.peer_iters}, OSU's Avg Latency with -i {args.peer_iters}), each the "
+              f"-sync {args.imb_sync} {peers.iters_text('-iter', args.peer_iters)}, OSU's Avg Latency with "
+              f"{peers.iters_text('-i', args.peer_iters)}), each the "
               f"median over rounds; MPI thread level {args.mpi_thread} (OSU: always single); 'pair' = the median over "
               f"rounds of each round's own distbench / peer (the runs of a round follow each other within seconds, "
               f"so a machine mode of a minute moves both alike), 'spread' = those per-round ratios' max / min")
@@ -316,7 +317,10 @@ def main():
                    help="IMB's -sync: 0 (default) calls back to back as distbench; 1 a barrier after each call")
     p.add_argument("--osu", metavar="DIR", help="also run the OSU benchmarks found under DIR (osu_allreduce, "
                                                  "osu_bcast, osu_reduce)")
-    p.add_argument("--peer-iters", type=int, default=1000, help="calls IMB and OSU time per size (default 1000)")
+    p.add_argument("--peer-iters", type=peers.peer_iters, default=1000,
+                   help="calls IMB and OSU time per size (default 1000), or 'default': each peer's own rule (OSU 100 "
+                        "calls above 8 KiB after 10 warm-up, IMB 1000 shortened for large messages), as a user runs "
+                        "them")
     p.add_argument("--size-per-run", action="store_true",
                    help="launch every tool once per size (-b S -e S, OSU -m S:S, IMB -msglog) instead of once per "
                         "sweep, the tools of a size back to back: a pair's runs then lie a second or two apart "

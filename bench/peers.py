@@ -43,9 +43,10 @@ def imb_command(imb, collective, args):
     logs = power_of_two_range(args.minbytes, args.maxbytes)
     if collective not in IMB_NAMES or logs is None or args.placement != "out-of-place":
         return None  # IMB's collectives run out of place only
-    return [imb, IMB_NAMES[collective], "-npmin", str(args.np), "-msglog", f"{logs[0]}:{logs[1]}",
-            "-iter", str(args.peer_iters), "-iter_policy", "off", "-time", "600", "-sync", str(args.imb_sync),
-            "-thread_level", args.mpi_thread]
+    command = [imb, IMB_NAMES[collective], "-npmin", str(args.np), "-msglog", f"{logs[0]}:{logs[1]}"]
+    if args.peer_iters is not None:  # None: IMB's own repetition rule (1000, fewer for large messages)
+        command += ["-iter", str(args.peer_iters), "-iter_policy", "off", "-time", "600"]
+    return command + ["-sync", str(args.imb_sync), "-thread_level", args.mpi_thread]
 
 
 def parse_imb(text):
@@ -61,8 +62,9 @@ def parse_imb(text):
 
 
 def osu_command(osu_binary, args):
-    command = [osu_binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-i", str(args.peer_iters), "-x",
-               str(args.warmup), "-f", "-T", "mpi_float"]
+    command = [osu_binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-f", "-T", "mpi_float"]
+    if args.peer_iters is not None:  # None: OSU's own rule (1000 calls after 100 up to 8 KiB, 100 after 10 above)
+        command += ["-i", str(args.peer_iters), "-x", str(args.warmup)]
     if args.placement == "in-place":
         command.append("-l")
     return command
@@ -76,3 +78,17 @@ def parse_osu(text):
         if len(fields) >= 2 and not line.startswith("#") and re.fullmatch(r"\d+", fields[0]):
             times[int(fields[0])] = float(fields[1])
     return times
+
+
+def peer_iters(text):
+    """--peer-iters: a count of calls, or 'default' (None): each peer's own iteration rule, as a user runs it."""
+    if text == "default":
+        return None
+    count = int(text)
+    if count < 1:
+        raise ValueError(text)
+    return count
+
+
+def iters_text(flag, iters):
+    return f"{flag} {iters}" if iters is not None else "its own iteration rule"
