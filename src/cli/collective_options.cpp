@@ -20,6 +20,33 @@ using collective::Timing;
 
 namespace {
 
+bool asks(const CollectiveOptions& o, std::string_view method) {
+  return std::find(o.timings.begin(), o.timings.end(), method) != o.timings.end();
+}
+
+// --timing as the plan's methods: one, or a list without repeats in which 'auto' has no place.
+std::vector<Timing> timings(const CollectiveOptions& o) {
+  if (o.timings.empty()) return {Timing::automatic};
+  std::vector<Timing> out;
+  for (const std::string& t : o.timings) {
+    if (o.timings.size() > 1 && t == "auto") {
+      throw usage_error(fmt::format("--timing {}: auto stands alone; name the methods, e.g. --timing sampled,osu",
+                                    fmt::join(o.timings, ",")));
+    }
+    const Timing m = t == "sampled"      ? Timing::sampled
+                     : t == "nccl-tests" ? Timing::nccl_tests
+                     : t == "osu"        ? Timing::osu
+                     : t == "imb"        ? Timing::imb
+                                         : Timing::automatic;
+    if (std::find(out.begin(), out.end(), m) != out.end()) {
+      throw usage_error(fmt::format("--timing {}: {} is named twice; name each method once",
+                                    fmt::join(o.timings, ","), t));
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 template <typename T, typename Parse, typename All>
 std::vector<T> parse_list(const std::vector<std::string>& texts, Parse parse, All all, std::string_view what,
                           std::string_view flag) {
@@ -61,10 +88,12 @@ std::vector<Warning> ignored_options(Collective collective, const CollectiveOpti
     out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
                                      "are no threads' communicators to initialise in parallel"});
   }
-  if ((o.timing == "osu" || o.timing == "imb") && (o.sampling.max_noise > 0 || o.sampling.max_time_given)) {
-    out.push_back({"option_ignored", fmt::format("--max-noise and --max-time ignored: --timing {} times the peer's own "
-                                                 "count of calls (-n replaces it)",
-                                                 o.timing)});
+  for (const char* peer : {"osu", "imb"}) {
+    if (asks(o, peer) && (o.sampling.max_noise > 0 || o.sampling.max_time_given)) {
+      out.push_back({"option_ignored", fmt::format("--max-noise and --max-time ignored by --timing {}: it times the "
+                                                   "peer's own count of calls (-n replaces it)",
+                                                   peer)});
+    }
   }
   if (o.fuse_given && o.tensors <= 1) {
     out.push_back({"option_ignored",
@@ -144,10 +173,12 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->group(kSweep)
       ->check(in_range(0, 1000000));
 
-  app.add_option("--timing", o.timing,
-                 "sampled, nccl-tests, osu, imb; auto: nccl-tests on nccl, else sampled")
+  app.add_option("--timing", o.timings,
+                 "sampled, nccl-tests, osu, imb, or a list (each case timed each way, side by side); auto: "
+                 "nccl-tests on nccl, else sampled")
       ->option_text("HOW")
       ->group(kSampling)
+      ->delimiter(',')
       ->check(one_of({"auto", "sampled", "nccl-tests", "osu", "imb"}));
   app.add_option("--blocks", o.blocks, "nccl-tests timing: exactly N blocks per case (1: all_reduce_perf's)")
       ->option_text("N")
@@ -262,13 +293,11 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.ignored_options = ignored_options(collective, o);
   plan.group_size = o.group_size;
   plan.warmup_iters = o.sampling.warmup_iters;
-  if (o.timing == "nccl-tests" && !o.sampling.warmup_given) plan.warmup_iters = 1;  // all_reduce_perf's -w default
+  plan.timings = timings(o);
+  if (plan.timings == std::vector<Timing>{Timing::nccl_tests} && !o.sampling.warmup_given) {
+    plan.warmup_iters = 1;  // all_reduce_perf's -w default
+  }
   plan.stopping = stopping_rule(o.sampling);
-  plan.timing = o.timing == "sampled"      ? Timing::sampled
-                : o.timing == "nccl-tests" ? Timing::nccl_tests
-                : o.timing == "osu"        ? Timing::osu
-                : o.timing == "imb"        ? Timing::imb
-                                           : Timing::automatic;
   if (o.sampling.iters_given) plan.iters_given = o.sampling.iters;  // --timing osu|imb: in place of the peer's counts
   if (o.sampling.warmup_given) plan.warmup_given = o.sampling.warmup_iters;
   {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule
@@ -279,12 +308,12 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     if (o.sampling.iters_given) plan.block_iters = o.sampling.iters;
   }
   if (o.blocks > 0) {  // exactly that many blocks: 1 is all_reduce_perf's own (one timed block after -w)
-    if (o.timing == "osu" || o.timing == "imb") {
+    if (!asks(o, "nccl-tests") && !asks(o, "auto") && !asks(o, "sampled")) {
       throw usage_error(fmt::format("--blocks counts nccl-tests' timed blocks; --timing {} times one call at a time: "
                                     "drop one of them",
-                                    o.timing));
+                                    fmt::join(o.timings, ",")));
     }
-    if (o.timing == "sampled") {
+    if (!asks(o, "nccl-tests") && !asks(o, "auto")) {
       throw usage_error("--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
                         "one of them");
     }
@@ -294,12 +323,13 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
                                        .max_time_s = 0.0};
     plan.blocks_given = true;
   }
-  if (plan.tensors > 1 && plan.timing != Timing::sampled && plan.timing != Timing::automatic) {
+  if (plan.tensors > 1 && plan.timings != std::vector<Timing>{Timing::sampled} &&
+      plan.timings != std::vector<Timing>{Timing::automatic}) {
     throw usage_error(fmt::format("--timing {} times one buffer per operation, not a --tensors list; drop --tensors or "
                                   "use --timing sampled",
-                                  o.timing));
+                                  fmt::join(o.timings, ",")));
   }
-  if (plan.tensors > 1) plan.timing = Timing::sampled;
+  if (plan.tensors > 1) plan.timings = {Timing::sampled};
   plan.floor.min_busbw = o.min_busbw;
   plan.floor.min_algbw = o.min_algbw;
   if (!o.min_busbw_at.empty()) {
@@ -343,7 +373,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
 
 CommonOptions collective_common(const CollectiveOptions& o) {
   CommonOptions c = o.common;
-  if (c.alloc == "auto" && (o.timing == "auto" || o.timing == "nccl-tests") && o.tensors <= 1) c.alloc = "ncclMemAlloc";
+  if (c.alloc == "auto" && (asks(o, "auto") || asks(o, "nccl-tests")) && o.tensors <= 1) c.alloc = "ncclMemAlloc";
   return c;
 }
 

@@ -38,11 +38,18 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
   }
   bool any_out_of_place = false;
   for (const Record& r : report.records) any_out_of_place = any_out_of_place || r.param_text("placement") == "out-of-place";
+  // A sweep timed several ways (--timing a,b) is fitted as the first method timed it: the methods' times of one
+  // case differ by what surrounds the call, and a median over them would describe neither.
+  std::string first_timing;
+  for (const Record& r : report.records) {
+    if (first_timing.empty()) first_timing = r.param_text("timing");
+  }
   const std::optional<EagerLimit> eager = eager_limit(report.info);
   std::vector<Observation> out;
   for (const Record& r : report.records) {
     if (!r.ok()) continue;
     if (any_out_of_place && r.param_text("placement") == "in-place") continue;
+    if (r.param_text("timing") != first_timing) continue;
     const auto collective = parse_collective(r.param_text("collective"));
     const std::int64_t nranks = integer_param(r, "nranks");
     const std::int64_t bytes = integer_param(r, "bytes");

@@ -255,6 +255,47 @@ class GoodRuns(Workdir):
         self.assertEqual({len(res["samples_us"]) for res in collective_results(report)}, {25})
         self.assertIn("# samples: 25 per case   warm-up", r.stdout)
 
+    def test_several_timing_methods_side_by_side(self):
+        # --timing sampled,osu,imb: every case timed three ways, each by its own loop (distbench's 7 samples as -n
+        # asks; OSU's 1000 calls up to 8 KiB and 100 above; IMB's min(1000, 40 MiB / size)), each verified, a
+        # column group each in the table, the methods next to each other within a placement.
+        js = self.path("methods.json")
+        r = mpirun(2, "reduce-scatter", "-b", "1K", "-e", "16K", "-f", "16", "-n", "7", "--timing",
+                   "sampled,osu,imb", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        groups = ["out-of-place sampled", "out-of-place osu", "out-of-place imb", "in-place sampled",
+                  "in-place osu", "in-place imb"]
+        caption = next(line for line in r.stdout.splitlines() if "out-of-place sampled" in line)
+        self.assertEqual([g for g in re.split(r"\s{2,}", caption.strip("# ").strip())], groups)
+        self.assertIn("# timing: osu (--timing)", r.stdout)
+        self.assertIn("# timing: imb (--timing)", r.stdout)
+        self.assertIn("# methods: each case timed sampled, osu and imb in turn", r.stdout)
+        report = load_json(js)
+        self.assertEqual(report["config"]["timings"], ["sampled", "osu", "imb"])
+        self.assertEqual(report["table"]["split_key"], "placement+timing")
+        results = collective_results(report)
+        self.assertEqual(len(results), 2 * 2 * 3)
+        for res in results:
+            self.assertEqual(res["wrong"], 0, res)
+            self.assertEqual(len(res["samples_us"]), 7, res)  # -n: samples, or the peers' timed calls
+            if res["timing"] != "sampled":  # the peers' loops: one call at a time
+                self.assertEqual(res["ops_per_sample"], 1, res)
+        # Without -n each peer's own count: OSU 1000 at 1 KiB, IMB min(1000, 40 MiB / 1 KiB) = 1000; 100 and 1000 at
+        # 16 KiB; distbench's default rule takes 20 samples, at least 10 when they outlast its budget.
+        r = mpirun(2, "allreduce", "-b", "1K", "-e", "16K", "-f", "16", "--timing", "osu,imb,sampled",
+                   "--placement", "out-of-place", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        counts = {(res["timing"], res["bytes"]): len(res["samples_us"]) for res in collective_results(load_json(js))}
+        sampled = {size: counts.pop(("sampled", size)) for size in (1024, 16384)}
+        self.assertEqual(counts, {("osu", 1024): 1000, ("imb", 1024): 1000, ("osu", 16384): 100,
+                                  ("imb", 16384): 1000})
+        self.assertTrue(all(10 <= n <= 20 for n in sampled.values()), sampled)  # 20, fewer past its 0.05 s
+        # A method named twice is bad input: one line, nothing run.
+        r = mpirun(1, "allreduce", "--timing", "osu,osu", "--json", self.path("twice.json"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("named twice", r.stderr)
+        self.assertFalse(os.path.exists(self.path("twice.json")))
+
     def test_os_counters_per_rank_in_every_result(self):
         js = self.path("os.json")
         r = mpirun(3, "reduce-scatter", "-b", "1K", "-e", "64K", "-n", "3", "--show-faults", "--json", js)

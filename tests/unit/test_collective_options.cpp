@@ -128,22 +128,43 @@ TEST(CollectiveOptions, AnExplicitIterationCountTurnsTheBudgetOff) {
 
 TEST(CollectiveOptions, NcclTestsTimingReadsMinusNAsOperationsPerBlock) {
   const SweepPlan plain = plan_for(Collective::allreduce, {});
-  EXPECT_EQ(plain.timing, Timing::automatic);
+  EXPECT_EQ(plain.timings, std::vector<Timing>{Timing::automatic});
   EXPECT_EQ(plain.block_iters, 20);  // nccl-tests' default -n
-  EXPECT_EQ(resolve(plain.timing, true), Timing::nccl_tests);  // on a GPU: what a user of nccl-tests expects
-  EXPECT_EQ(resolve(plain.timing, false), Timing::sampled);    // over MPI: as IMB and OSU time
+  // on a GPU: what a user of nccl-tests expects; over MPI: as IMB and OSU time
+  EXPECT_EQ(resolved_timings(plain, true), std::vector<Timing>{Timing::nccl_tests});
+  EXPECT_EQ(resolved_timings(plain, false), std::vector<Timing>{Timing::sampled});
   // -n given: a block of 7 operations; the blocks per case keep the default rule and its budget.
   const SweepPlan seven = plan_for(Collective::allreduce, {"--timing", "nccl-tests", "-n", "7"});
-  EXPECT_EQ(seven.timing, Timing::nccl_tests);
+  EXPECT_EQ(seven.timings, std::vector<Timing>{Timing::nccl_tests});
   EXPECT_EQ(seven.block_iters, 7);
   EXPECT_EQ(seven.block_stopping.samples, 20u);
   EXPECT_DOUBLE_EQ(seven.block_stopping.max_time_s, 0.05);
   EXPECT_EQ(seven.stopping.samples, 7u);  // the sampled method's reading is unchanged
-  EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "sampled"}).timing, Timing::sampled);
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "sampled"}).timings, std::vector<Timing>{Timing::sampled});
   // A --tensors list is timed by samples; asking for nccl-tests' method with one is a usage error.
-  EXPECT_EQ(plan_for(Collective::allreduce, {"--tensors", "4"}).timing, Timing::sampled);
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--tensors", "4"}).timings, std::vector<Timing>{Timing::sampled});
   expect_usage_error({"--tensors", "4", "--timing", "nccl-tests"}, "--timing sampled");
+  expect_usage_error({"--tensors", "4", "--timing", "sampled,osu"}, "--timing sampled");
   EXPECT_THROW(plan_for(Collective::allreduce, {"--timing", "events"}), CLI::ValidationError);
+}
+
+// --timing a,b: each case timed each way, in the order named; a method named twice, or auto in a list, is refused.
+TEST(CollectiveOptions, SeveralTimingMethodsInTheOrderNamed) {
+  const SweepPlan both = plan_for(Collective::allreduce, {"--timing", "osu,sampled,imb"});
+  EXPECT_EQ(both.timings, (std::vector<Timing>{Timing::osu, Timing::sampled, Timing::imb}));
+  EXPECT_EQ(both.warmup_iters, 5);  // the sampled method's; the peers' methods take their own counts
+  EXPECT_TRUE(times_by(both, Timing::imb, false));
+  EXPECT_FALSE(times_by(both, Timing::nccl_tests, false));
+  EXPECT_EQ(plan_for(Collective::allreduce, {"--timing", "sampled", "--timing", "osu"}).timings,
+            (std::vector<Timing>{Timing::sampled, Timing::osu}));
+  expect_usage_error({"--timing", "osu,osu"}, "named twice");
+  expect_usage_error({"--timing", "auto,osu"}, "auto stands alone");
+  EXPECT_THROW(plan_for(Collective::allreduce, {"--timing", "osu,events"}), CLI::ValidationError);
+  expect_usage_error({"--timing", "sampled,osu", "--blocks", "2"}, "--blocks");
+  EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "osu,nccl-tests", "--blocks", "2"}).blocks_given);
+  // nccl-tests' method among others allocates as all_reduce_perf does, as it does alone
+  EXPECT_TRUE(plan_for(Collective::allreduce, {"--timing", "osu,nccl-tests"}).backend_options.nccl_mem_alloc);
+  EXPECT_FALSE(plan_for(Collective::allreduce, {"--timing", "sampled,osu"}).backend_options.nccl_mem_alloc);
 }
 
 // all_reduce_perf times one block per case in buffers from ncclMemAlloc: --blocks 1 takes exactly one block, and

@@ -232,7 +232,7 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json& config = j["config"];
   expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "tensors", "fusions", "root",
                        "group_size", "warmup_iters", "stopping", "check", "check_iters", "cycles", "timestamps",
-                       "cpu_time", "timing", "call_form", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
+                       "cpu_time", "timing", "timings", "call_form", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));

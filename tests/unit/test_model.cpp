@@ -77,6 +77,24 @@ TEST(Model, FitsRingAllreduceAcrossWorldSizes) {
   EXPECT_EQ(k.times.size(), algorithms_of(Collective::allreduce).size());
 }
 
+// A sweep timed two ways (--timing sampled,osu) is fitted as its first method timed it; the other method's times (here
+// 3x, as a barrier per call can make them at small sizes) do not pull the fit.
+TEST(Model, FitsTheFirstTimingMethodOfASweepTimedSeveralWays) {
+  ParsedReport both = ring_sweep(2);
+  const std::size_t n = both.records.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    Record other = both.records[i];
+    other.set("timing", std::string("osu"));
+    other.phases[0].summary.median *= 3;
+    both.records[i].set("timing", std::string("sampled"));
+    both.records.push_back(other);
+  }
+  const ModelResult r = build_model({both, ring_sweep(4)}, {"a.json", "b.json"}, ModelOptions{});
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_NEAR(r.models[0].alpha.value, kA, kA * 1e-6);
+  EXPECT_NEAR(r.models[0].beta.value, kB, kB * 1e-6);
+}
+
 TEST(Model, RefusesAPageFaultCliffAndNamesIt) {
   const ModelResult r = build_model({ring_sweep(2, 1 << 21, 2.5), ring_sweep(4)}, {"a.json", "b.json"}, {});
   const CollectiveModel& m = r.models[0];

@@ -4,6 +4,7 @@
 #include "benchmarks/collective/collective_record.hpp"
 #include "benchmarks/collective/sweep.hpp"
 #include "core/error.hpp"
+#include "core/report/table.hpp"
 #include "tests/support/collective_records.hpp"
 #include "tests/support/schema_doc.hpp"
 
@@ -224,6 +225,30 @@ TEST(CollectiveTable, PlacementsSideBySideAndFaultColumnsOnRequest) {
   EXPECT_EQ(t.split_values, (std::vector<std::string>{"in-place"}));
   ASSERT_EQ(t.value_columns.size(), 6u);
   EXPECT_TRUE(t.value_columns[4].detail);
+}
+
+// --timing a,b: a group per placement and method, the methods next to each other; each record falls in its own.
+TEST(CollectiveTable, EachTimingMethodAGroupWithinItsPlacement) {
+  SweepPlan plan;
+  plan.timings = {Timing::osu, Timing::sampled};
+  const TableLayout t = collective_table(plan);
+  EXPECT_EQ(t.split_key, "placement+timing");
+  EXPECT_EQ(t.split_values, (std::vector<std::string>{"out-of-place osu", "out-of-place sampled", "in-place osu",
+                                                      "in-place sampled"}));
+  std::vector<Record> row;
+  for (const char* placement : {"in-place", "out-of-place"}) {
+    for (const char* timing : {"sampled", "osu"}) {
+      Record r;
+      r.set("placement", std::string(placement)).set("timing", std::string(timing));
+      r.set_metric("wrong", 0);
+      row.push_back(r);
+    }
+  }
+  EXPECT_EQ(split_text(row[1], t.split_key), "in-place osu");
+  const TableRow cells = table_row(t, row);
+  ASSERT_EQ(cells.groups.size(), 4u);
+  // each group's #wrong cell came from a record (a group without one shows "-" in every cell)
+  for (const auto& group : cells.groups) EXPECT_EQ(group.at(3), "0");
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ struct CaseResult {
   // One rank in place: every collective's result is already where its input is, and a library moves nothing (NCCL
   // returns at once); the time is the call's own cost and no bandwidth is given.
   bool moves_nothing = false;
-  std::string timing;       // "nccl-tests" | "sampled" (--timing, resolved)
+  std::string timing;       // "sampled", "nccl-tests", "osu", "imb" (--timing, resolved)
+  bool timing_param = false;  // several methods asked (--timing a,b): the record says which one timed it
   // nccl-tests' timing on a device: the device's events around the same blocks, seconds per operation (-a over
   // ranks); kNotMeasured otherwise.
   double device_time_shown = kNotMeasured;

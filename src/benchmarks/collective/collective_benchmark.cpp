@@ -88,6 +88,37 @@ std::string check_text(int iters) {
   return iters == 1 ? std::string("on") : fmt::format("{} times per case", iters);
 }
 
+std::string method_samples_text(const SweepPlan& plan, Timing timing) {
+  if (timing == Timing::nccl_tests) return blocks_text(plan);
+  if (timing == Timing::osu || timing == Timing::imb) return peer_samples_text(plan, timing);
+  return samples_text(plan.stopping);
+}
+
+std::string join_names(const std::vector<Timing>& timings) {
+  std::string out;
+  for (std::size_t i = 0; i < timings.size(); ++i) {
+    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == timings.size() ? " and " : ", ", name(timings[i]));
+  }
+  return out;
+}
+
+// The header's sampling line: one method's samples and warm-up, or each method's in turn.
+std::string sampling_line(const SweepPlan& plan, const std::vector<Timing>& timings) {
+  const std::string rest = fmt::format("check: {}   time: {} (-a {}){}", check_text(plan.check_iters),
+                                       average_text(plan.average), name(plan.average),
+                                       plan.cpu_time ? ", host clock (-C 1)" : "");
+  if (timings.size() == 1) {
+    return fmt::format("samples: {}   warm-up: {}   {}", method_samples_text(plan, timings.front()),
+                       warmup_text(plan, timings.front()), rest);
+  }
+  std::string each;
+  for (Timing t : timings) {
+    each += fmt::format("{}: {}, warm-up {}; ", name(t), method_samples_text(plan, t), warmup_text(plan, t));
+  }
+  each.resize(each.size() - 2);  // the last "; "
+  return fmt::format("samples: {}   {}", each, rest);
+}
+
 }  // namespace
 
 nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::string& backend) {
@@ -109,9 +140,10 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["cycles"] = plan.cycles;
   j["timestamps"] = plan.timestamps;
   j["cpu_time"] = plan.cpu_time;
-  const Timing timing = resolve(plan.timing, runs_on_device(backend));
-  j["timing"] = std::string(name(timing));
-  j["call_form"] = peers_call_form(timing, backend) ? "vector" : "block";
+  const std::vector<Timing> timings = resolved_timings(plan, runs_on_device(backend));
+  j["timing"] = std::string(name(timings.front()));  // the first method; all of them in "timings"
+  j["timings"] = names(timings);
+  j["call_form"] = peers_call_form(timings.front(), backend) ? "vector" : "block";
   j["block_iters"] = plan.block_iters;
   j["average"] = std::string(name(plan.average));
   j["timeout_s"] = plan.timeout_s;
@@ -142,6 +174,11 @@ TableLayout collective_table(const SweepPlan& plan) {
   if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
+  } else if (plan.timings.size() > 1) {  // a group per placement and method: "out-of-place osu"
+    t.split_key = "placement+timing";
+    for (Placement p : plan.placements) {
+      for (Timing m : plan.timings) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
+    }
   } else {
     t.split_key = "placement";
     for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
@@ -273,26 +310,30 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   d.benchmark = "collective";
   d.title = std::string(name(plan.collective));
   d.config = collective_config(plan, info.backend);
-  const Timing timing = resolve(plan.timing, runs_on_device(info.backend));
+  const bool on_device = runs_on_device(info.backend);
+  const std::vector<Timing> timings = resolved_timings(plan, on_device);
   d.records = collective_record_layout({.tensor_list = plan.tensors > 1,
                                         .cycles = plan.cycles > 1,
+                                        .timings = timings.size() > 1,
                                         .timestamps = plan.timestamps,
-                                        .device_beside = timing == Timing::nccl_tests && runs_on_device(info.backend)});
+                                        .device_beside = times_by(plan, Timing::nccl_tests, on_device) && on_device});
   d.table = collective_table(plan);
   d.plots = {{metrics::busbw.key, ""}, {metrics::time.key, "time"}};
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
       fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
-      fmt::format("samples: {}   warm-up: {}   check: {}   time: {} (-a {}){}",
-                  timing == Timing::nccl_tests                       ? blocks_text(plan)
-                  : timing == Timing::osu || timing == Timing::imb ? peer_samples_text(plan, timing)
-                                                                   : samples_text(plan.stopping),
-                  warmup_text(plan, timing),
-                  check_text(plan.check_iters), average_text(plan.average), name(plan.average),
-                  plan.cpu_time ? ", host clock (-C 1)" : ""),
-      timing_text(timing, runs_on_device(info.backend), plan.cpu_time, plan.backend_options.nccl_mem_alloc)};
-  if (plan.collective == Collective::reduce_scatter && peers_call_form(timing, info.backend)) {
+      sampling_line(plan, timings)};
+  for (Timing timing : timings) {
+    d.console_preamble.push_back(timing_text(timing, on_device, plan.cpu_time, plan.backend_options.nccl_mem_alloc));
+  }
+  if (timings.size() > 1) {
+    d.console_preamble.push_back(fmt::format(
+        "methods: each case timed {} in turn, one after the other on the same buffers; a column group each",
+        join_names(timings)));
+  }
+  if (plan.collective == Collective::reduce_scatter &&
+      std::any_of(timings.begin(), timings.end(), [&](Timing t) { return peers_call_form(t, info.backend); })) {
     d.console_preamble.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
                                     "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
                                     "through different algorithms)");
@@ -348,7 +389,7 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
   outcome.warnings = std::move(sweep.warnings);
   outcome.facts = std::move(sweep.facts);
   if (connector.is_root() && plan_.blocks_given &&
-      resolve(plan_.timing, runs_on_device(world.backend().name())) != Timing::nccl_tests) {
+      !times_by(plan_, Timing::nccl_tests, runs_on_device(world.backend().name()))) {
     outcome.warnings.push_back({"option_ignored", fmt::format("--blocks ignored: the {} backend's cases were timed by "
                                                               "samples (--timing sampled); add --timing nccl-tests to "
                                                               "time them in blocks",

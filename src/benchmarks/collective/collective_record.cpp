@@ -23,6 +23,7 @@ RecordLayout collective_record_layout(const RecordShape& shape) {
               "bytes",      "count",   "nranks", "group", "groups"};
   l.phases = {"time"};
   if (shape.cycles) l.params.emplace_back("cycle");
+  if (shape.timings) l.params.emplace_back("timing");
   if (shape.tensor_list) {  // --tensors N: the list's length and how it was reduced; fused lists time their parts too
     l.params.insert(l.params.begin() + 5, {"tensors", "fusion"});
     l.phases.insert(l.phases.end(), {"pack", "allreduce", "unpack"});
@@ -53,6 +54,7 @@ Record collective_record(const CaseResult& r, const std::vector<std::string>& ho
       .set("group", r.group)
       .set("groups", std::int64_t{r.groups});
   if (r.cycle > 0) rec.set("cycle", std::int64_t{r.cycle});
+  if (r.timing_param) rec.set("timing", r.timing);
   rec.status = r.status;
   rec.skip_reason = r.skip_reason;
   if (!rec.ok()) return rec;

@@ -40,6 +40,7 @@ inline constexpr MetricColumn start_time{"start_time_s", kUnixTimeUnit.data(),
 struct RecordShape {
   bool tensor_list = false;  // a --tensors sweep: how many tensors and how they were reduced (params)
   bool cycles = false;       // -N > 1: the "cycle" parameter
+  bool timings = false;      // --timing a,b: the "timing" parameter (which method timed the record)
   bool timestamps = false;   // -S: the "start_time_s" metric
   bool device_beside = false;  // nccl-tests' timing on a device: the "device" phase and "device_time_us" metric
 };

@@ -103,7 +103,7 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   const std::function<void()> one_call = waited(call);
   Measured out;
 
-  const Timing timing = resolve(plan.timing, comm.runs_on_device());
+  const Timing timing = setup.timing;
   if (setup.tensors <= 1 && timing == Timing::nccl_tests) {
     // nccl-tests' method: blocks of -n (x -m, x -G) operations at rotating positions, on the host clock from before
     // the first enqueue until the streams are idle (polled without sleeping, as nccl-tests does; with -C 1 until

@@ -25,6 +25,7 @@ struct CaseSetup {
   // takes the remainder), reduced one call each or fused into one.
   int tensors = 1;
   bool fused = false;
+  Timing timing = Timing::sampled;  // the method (--timing, resolved for the communicator)
 };
 
 struct Measured {

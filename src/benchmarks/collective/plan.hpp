@@ -48,7 +48,8 @@ struct SweepPlan {
   int group_size = 0;  // 0: the whole world
   int warmup_iters = 5;
   StoppingRule stopping;
-  Timing timing = Timing::automatic;
+  // --timing a,b: every case timed by each method in turn, a column group each (records then carry "timing").
+  std::vector<Timing> timings = {Timing::automatic};
   // nccl-tests' timing: operations per timed block (its -n; -n here when given), and the rule that picks how many
   // blocks a case takes (-n not counted as samples).
   int block_iters = 20;
@@ -78,5 +79,10 @@ struct SweepPlan {
   // root rank reports these at the end.
   std::vector<Warning> ignored_options;
 };
+
+// The plan's methods as they run on a backend whose calls run on a device or not (automatic resolved).
+std::vector<Timing> resolved_timings(const SweepPlan& plan, bool runs_on_device);
+// Whether one of them is `t`.
+bool times_by(const SweepPlan& plan, Timing t, bool runs_on_device);
 
 }  // namespace distbench::collective

@@ -32,18 +32,22 @@ std::vector<int> plan_roots(const SweepPlan& plan, int nranks) {
   return roots;
 }
 
-// One column group of a row: a placement, or for a --tensors list (in place) a way of reducing it.
+// One column group of a row: a placement, or for a --tensors list (in place) a way of reducing it; with several
+// methods (--timing a,b), each placement once per method, the methods next to each other.
 struct Variant {
   Placement placement = Placement::in_place;
   std::optional<Fusion> fusion;
+  Timing timing = Timing::sampled;  // resolved
 };
 
-std::vector<Variant> plan_variants(const SweepPlan& plan) {
+std::vector<Variant> plan_variants(const SweepPlan& plan, bool runs_on_device) {
   std::vector<Variant> out;
   if (plan.tensors > 1) {
-    for (Fusion f : plan.fusions) out.push_back({Placement::in_place, f});
+    for (Fusion f : plan.fusions) out.push_back({Placement::in_place, f, Timing::sampled});
   } else {
-    for (Placement p : plan.placements) out.push_back({p, std::nullopt});
+    for (Placement p : plan.placements) {
+      for (Timing t : resolved_timings(plan, runs_on_device)) out.push_back({p, std::nullopt, t});
+    }
   }
   return out;
 }
@@ -99,6 +103,7 @@ std::string case_label(const SweepPlan& plan, const Row& row, const Variant& var
   if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
   if (plan.root == kAllRoots && row.root >= 0) label += fmt::format(" root {}", row.root);
   if (variant.fusion) return fmt::format("{} as {} tensors, {}", label, plan.tensors, name(*variant.fusion));
+  if (plan.timings.size() > 1) return fmt::format("{} {}, {} timing", label, name(variant.placement), name(variant.timing));
   return fmt::format("{} {}", label, name(variant.placement));
 }
 
@@ -121,6 +126,8 @@ CaseResult describe(const SweepPlan& plan, const Row& row, const Variant& varian
     r.tensors = plan.tensors;
     r.fusion = std::string(name(*variant.fusion));
   }
+  r.timing = std::string(name(variant.timing));
+  r.timing_param = plan.timings.size() > 1;
   return r;
 }
 
@@ -139,6 +146,7 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
   s.pattern = make_pattern(plan.collective, row.op, row.dtype, nranks);
   s.label = case_label(plan, row, variant);
   s.bytes = row.size;
+  s.timing = variant.timing;
   if (variant.fusion) {
     s.tensors = plan.tensors;
     s.fused = *variant.fusion == Fusion::fused;
@@ -216,6 +224,17 @@ Timing resolve(Timing asked, bool runs_on_device) {
   return runs_on_device ? Timing::nccl_tests : Timing::sampled;
 }
 
+std::vector<Timing> resolved_timings(const SweepPlan& plan, bool runs_on_device) {
+  std::vector<Timing> out;
+  for (Timing t : plan.timings) out.push_back(resolve(t, runs_on_device));
+  return out;
+}
+
+bool times_by(const SweepPlan& plan, Timing t, bool runs_on_device) {
+  const std::vector<Timing> all = resolved_timings(plan, runs_on_device);
+  return std::find(all.begin(), all.end(), t) != all.end();
+}
+
 Partition sweep_partition(const SweepPlan& plan, int world_size) {
   return plan.group_size > 0 ? consecutive_partition(world_size, plan.group_size) : world_partition(world_size);
 }
@@ -260,7 +279,6 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   check_root(plan, nranks);
 
   const auto rows = plan_rows(plan, nranks);
-  const auto variants = plan_variants(plan);
   const auto extents = buffer_extents(plan, rows, nranks);
   // The buffers before the communicators, in all_reduce_perf's order, so that on a GPU both tools' buffers and the
   // library's own memory are allocated alike (where memory lies can move a GPU's times by several percent).
@@ -271,6 +289,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
     auto guard = watchdog.arm(fmt::format("creating the {} communicators", partition.label));
     comm = &world.communicator(partition);
   }
+  const auto variants = plan_variants(plan, comm->runs_on_device());
 
   SweepOutcome outcome;
   outcome.facts = buffer_huge_pages_fact(world, {send_buffer.get(), recv_buffer.get()}, watchdog);
@@ -283,7 +302,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
         {"small_sizes_skipped",
          fmt::format("sizes too small to give every one of the {} ranks an element were skipped", nranks)});
   }
-  const bool sweep_warm_up = plan.tensors <= 1 && resolve(plan.timing, comm->runs_on_device()) == Timing::nccl_tests;
+  const bool sweep_warm_up = plan.tensors <= 1 && times_by(plan, Timing::nccl_tests, comm->runs_on_device());
   const std::size_t total = rows.size() * static_cast<std::size_t>(plan.cycles);
   for (std::size_t i = 0; i < total; ++i) {
     const Row& row = rows[i % rows.size()];
@@ -334,7 +353,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.ops_per_sample = m.sampling.ops_per_sample;
       result.wrong = m.wrong;
       result.noise_target_met = m.sampling.noise_target_met;
-      result.timing = std::string(name(m.timing));
+      result.timing = std::string(name(m.timing));  // the same as the variant's
       result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion &&
                              !comm->copies_in_place(plan.collective);
       aggregate_samples(by_rank, plan.average, plan.collective, result);

@@ -56,7 +56,9 @@ struct ColumnSpec {
 
 struct TableLayout {
   std::vector<ColumnSpec> key_columns;    // taken from the first record of a row
-  std::string split_key;                  // a parameter whose values sit side by side (e.g. "placement"); "": none
+  // A parameter whose values sit side by side (e.g. "placement"), or several joined by '+' ("placement+timing"),
+  // whose values, joined by a space, name a group ("in-place osu"); "": none.
+  std::string split_key;
   std::vector<std::string> split_values;  // the groups, in order
   std::vector<ColumnSpec> value_columns;  // once per group
   // The console table laid out as nccl-tests lays out its own, so that its readers read this one: two spaces between

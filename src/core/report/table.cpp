@@ -55,6 +55,18 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
   return "-";
 }
 
+std::string split_text(const Record& record, const std::string& split_key) {
+  std::string out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t plus = split_key.find('+', from);
+    if (!out.empty()) out += ' ';
+    out += record.param_text(split_key.substr(from, plus == std::string::npos ? std::string::npos : plus - from));
+    if (plus == std::string::npos) return out;
+    from = plus + 1;
+  }
+}
+
 std::vector<std::string> table_groups(const TableLayout& layout) {
   if (layout.split_key.empty()) return {std::string()};
   return layout.split_values;
@@ -67,7 +79,7 @@ TableRow table_row(const TableLayout& layout, const std::vector<Record>& row) {
   for (const std::string& group : table_groups(layout)) {
     const Record* r = &row.front();
     if (!layout.split_key.empty()) {
-      auto it = std::find_if(row.begin(), row.end(), [&](const Record& x) { return x.param_text(layout.split_key) == group; });
+      auto it = std::find_if(row.begin(), row.end(), [&](const Record& x) { return split_text(x, layout.split_key) == group; });
       r = it == row.end() ? nullptr : &*it;
     }
     std::vector<std::string> cells;
