@@ -185,6 +185,36 @@ TEST(SweepWarnings, ACaseThatChangesSpeedWhileItRunsIsAFindingWithTheFlagThatRep
   EXPECT_FALSE(has_code(sweep_warnings({host_only}, plan), "speed_changed"));
 }
 
+// On the host clock: a 4 MiB allreduce that ran 460 us a call, then 590 from its 12th sample on (a shared machine's
+// modes, bench/README.md), is named; scatter without a level, a change under 20 %, or too few samples are not.
+TEST(SweepWarnings, AHostTimedCaseThatChangesLevelWhileItRunsIsNamed) {
+  auto levels = [](double early_us, double late_us, int switch_at, std::size_t n = 20) {
+    std::vector<double> xs;
+    for (std::size_t k = 0; k < n; ++k) {
+      xs.push_back((static_cast<int>(k) < switch_at ? early_us : late_us) * 1e-6 * (1 + 0.01 * (k % 4)));
+    }
+    return with_samples(xs, 4u << 20);
+  };
+  const CaseResult stepped = levels(460, 590, 11);
+  auto warnings = sweep_warnings({stepped, levels(460, 460, 0)}, SweepPlan{});
+  ASSERT_TRUE(has_code(warnings, "speed_changed"));
+  EXPECT_TRUE(mentions(warnings, "1 of 2 cases changed speed while they ran")) << warnings.back().message;
+  EXPECT_TRUE(mentions(warnings, "differed by up to 30% (sizes 4 MiB to 4 MiB)")) << warnings.back().message;
+  EXPECT_TRUE(has_code(sweep_warnings({levels(590, 460, 7)}, SweepPlan{}), "speed_changed"));  // faster later
+  // One preempted sample in a third is still a level.
+  CaseResult preempted = stepped;
+  preempted.samples[1] *= 3;
+  EXPECT_TRUE(has_code(sweep_warnings({preempted}, SweepPlan{}), "speed_changed"));
+  // Not a level: the first third scattered as widely as the change.
+  CaseResult scattered = stepped;
+  scattered.samples[0] *= 1.6;
+  scattered.samples[2] *= 0.7;
+  EXPECT_FALSE(has_code(sweep_warnings({scattered}, SweepPlan{}), "speed_changed"));
+  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 540, 10)}, SweepPlan{}), "speed_changed"));  // 17 %
+  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 590, 4, 8)}, SweepPlan{}), "speed_changed"));  // 8 samples
+  EXPECT_FALSE(has_code(sweep_warnings({with_samples(bimodal())}, SweepPlan{}), "speed_changed"));  // interleaved
+}
+
 TEST(SweepWarnings, InPlaceCasesOnOneRankSayTheyMoveNothing) {
   CaseResult r = with_samples(steady());
   r.placement = "in-place";

@@ -103,7 +103,9 @@ std::string case_label(const SweepPlan& plan, const Row& row, const Variant& var
   if (is_reduction(plan.collective)) label += fmt::format(" {}", name(row.op));
   if (plan.root == kAllRoots && row.root >= 0) label += fmt::format(" root {}", row.root);
   if (variant.fusion) return fmt::format("{} as {} tensors, {}", label, plan.tensors, name(*variant.fusion));
-  if (plan.timings.size() > 1) return fmt::format("{} {}, {} timing", label, name(variant.placement), name(variant.timing));
+  if (plan.timings.size() > 1) {
+    return fmt::format("{} {}, {} timing", label, name(variant.placement), name(variant.timing));
+  }
   return fmt::format("{} {}", label, name(variant.placement));
 }
 

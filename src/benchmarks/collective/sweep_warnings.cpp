@@ -14,6 +14,9 @@ namespace {
 constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
 constexpr double kSpeedChange = 0.05;  // a case's first and last blocks this far apart is a finding
 constexpr std::size_t kSpeedChangeMinBlocks = 6;  // its first third against its last, two blocks each at least
+// On the host clock (MPI) samples scatter more: a level this far apart, three samples a third at least.
+constexpr double kHostSpeedChange = 0.2;
+constexpr std::size_t kHostSpeedChangeMinSamples = 9;
 
 // A measured case that moved data, with the device's own time beside the host's (nccl-tests' timing on a device).
 bool device_timed(const CaseResult& r) {
@@ -167,6 +170,50 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
       plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
 }
 
+// Whether `xs` sits at one level: all but at most one (a preempted sample) within `band` of their median.
+bool one_level(const std::vector<double>& xs, double median, double band) {
+  const auto off = std::count_if(xs.begin(), xs.end(), [&](double x) { return std::abs(x / median - 1) > band; });
+  return off <= 1;
+}
+
+// Host-timed cases (the MPI backend, any method): the median of a case's first third of samples against its last,
+// each third steady on its own. A shared machine switches between modes and stays in each a while (a 4 MiB
+// allreduce here ran 410-460 us a call, then 570-620, within one run: bench/README.md); a case that met both has a
+// mean of two speeds, which neither a rerun nor a peer reproduces. Said once, with the sizes.
+void host_speed_change_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
+  std::size_t changed = 0, compared = 0;
+  const CaseResult* first = nullptr;
+  const CaseResult* last = nullptr;
+  double worst = 0;
+  for (const auto& r : results) {
+    if (r.status != "ok" || r.moves_nothing || device_timed(r) || r.samples.size() < kHostSpeedChangeMinSamples) {
+      continue;
+    }
+    const auto third = static_cast<std::ptrdiff_t>(r.samples.size() / 3);
+    const std::vector<double> head(r.samples.begin(), r.samples.begin() + third);
+    const std::vector<double> tail(r.samples.end() - third, r.samples.end());
+    const double early = percentile(head, 50);
+    const double late = percentile(tail, 50);
+    ++compared;
+    if (!(early > 0) || !(late > 0)) continue;
+    const double change = std::max(early / late, late / early) - 1;
+    const double band = change / 3;  // each third within a third of the change of its own level
+    if (change <= kHostSpeedChange || !one_level(head, early, band) || !one_level(tail, late, band)) continue;
+    ++changed;
+    if (first == nullptr) first = &r;
+    last = &r;
+    worst = std::max(worst, change);
+  }
+  if (changed == 0) return;
+  out.push_back(Warning{"speed_changed", fmt::format(
+      "{} of {} cases changed speed while they ran: the median of their first third of samples and of their last "
+      "differed by up to {:.0f}% (sizes {} to {}), each third steady on its own: the machine changed modes in the "
+      "middle of the case (a shared host moving its CPUs; docs/methods.md, 'What is measured'), so the "
+      "table's mean mixes two speeds; rerun those sizes, or compare with another tool by pairs of runs a second apart "
+      "(bench/README.md)",
+      changed, compared, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes))});
+}
+
 void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
   std::size_t none = 0;
   for (const auto& r : results) none += r.status == "ok" && r.moves_nothing ? 1 : 0;
@@ -185,6 +232,7 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   fault_warning(results, plan, warnings);
   host_bound_warning(results, plan, warnings);
   speed_change_warning(results, plan, warnings);
+  host_speed_change_warning(results, warnings);
   nothing_moved_warning(results, warnings);
   return warnings;
 }
