@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace distbench::collective {
 namespace {
@@ -129,15 +132,54 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
       extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
 }
 
+// A case's first third of samples against its last: the change of their medians (the larger of early/late and
+// late/early, minus 1), and whether each third sits at one level (all but one sample, a preempted one, within a
+// third of the change of its own median). Nothing when a median is not positive.
+struct ThirdsChange {
+  double change = 0;
+  bool levels = false;
+};
+
+std::optional<ThirdsChange> thirds_change(const std::vector<double>& xs) {
+  const auto third = static_cast<std::ptrdiff_t>(xs.size() / 3);
+  const std::vector<double> head(xs.begin(), xs.begin() + third);
+  const std::vector<double> tail(xs.end() - third, xs.end());
+  const double early = percentile(head, 50);
+  const double late = percentile(tail, 50);
+  if (!(early > 0) || !(late > 0)) return std::nullopt;
+  const double change = std::max(early / late, late / early) - 1;
+  const auto one_level = [band = change / 3](const std::vector<double>& part, double median) {
+    return std::count_if(part.begin(), part.end(), [&](double x) { return std::abs(x / median - 1) > band; }) <= 1;
+  };
+  return ThirdsChange{change, one_level(head, early) && one_level(tail, late)};
+}
+
+// The cases a speed-change rule named: how many of how many it judged, the first and last sizes, the largest change.
+struct SpeedChanges {
+  std::size_t changed = 0, compared = 0;
+  const CaseResult* first = nullptr;
+  const CaseResult* last = nullptr;
+  double worst = 0;
+
+  void add(const CaseResult& r, double change) {
+    ++changed;
+    if (first == nullptr) first = &r;
+    last = &r;
+    worst = std::max(worst, change);
+  }
+  // "3 of 20 cases changed speed while they ran: <how>, differed by up to 11% (sizes 1 MiB to 8 MiB)"
+  std::string text(std::string_view how) const {
+    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {:.0f}% (sizes {} to {})",
+                       changed, compared, how, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes));
+  }
+};
+
 // nccl-tests' timing on a device: the device's own time of a case's first blocks against its last. On an H200 with
 // ncclMemAlloc's buffers the same block ran 10% slower until enough work had passed, then stepped to full speed for
 // the rest of the run (docs/gpu.md): a figure then depends on what ran before it, and all_reduce_perf's one block per
 // size reads whichever state it meets. Judged only where the device, not the host, sets the pace. Said once.
 void speed_change_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  std::size_t changed = 0, compared = 0;
-  const CaseResult* first = nullptr;
-  const CaseResult* last = nullptr;
-  double worst = 0;  // the larger of early/late and late/early, minus 1
+  SpeedChanges c;
   for (const auto& r : results) {
     if (!device_timed(r) || r.timing != "nccl-tests" || r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
       continue;
@@ -146,72 +188,39 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
       return p.name == "device";
     });
     if (device == r.phases.end() || device->samples.size() < kSpeedChangeMinBlocks) continue;
-    const std::vector<double>& blocks = device->samples;
-    const auto third = static_cast<std::ptrdiff_t>(blocks.size() / 3);
-    const double early = percentile(std::vector<double>(blocks.begin(), blocks.begin() + third), 50);
-    const double late = percentile(std::vector<double>(blocks.end() - third, blocks.end()), 50);
-    ++compared;
-    if (!(early > 0) || !(late > 0)) continue;
-    const double change = std::max(early / late, late / early) - 1;
-    if (change <= kSpeedChange) continue;
-    ++changed;
-    if (first == nullptr) first = &r;
-    last = &r;
-    worst = std::max(worst, change);
+    ++c.compared;
+    const auto t = thirds_change(device->samples);
+    if (t && t->change > kSpeedChange) c.add(r, t->change);
   }
-  if (changed == 0) return;
+  if (c.changed == 0) return;
   out.push_back(Warning{"speed_changed", fmt::format(
-      "{} of {} cases changed speed while they ran: the device's time of their first blocks and of their last "
-      "differed by up to {:.0f}% (sizes {} to {}), so the GPU was not in one steady state (an H200 ran ncclMemAlloc's "
-      "buffers 10% slower until enough work had passed; docs/gpu.md). A single block, as all_reduce_perf times each "
-      "size, reads whichever state it meets: {} reproduces its figures; more blocks or a longer warm-up (-w) measure "
-      "the steady state",
-      changed, compared, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes),
+      "{}, so the GPU was not in one steady state (an H200 ran ncclMemAlloc's buffers 10% slower until enough work "
+      "had passed; docs/gpu.md). A single block, as all_reduce_perf times each size, reads whichever state it meets: "
+      "{} reproduces its figures; more blocks or a longer warm-up (-w) measure the steady state",
+      c.text("the device's time of their first blocks and of their last"),
       plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
 }
 
-// Whether `xs` sits at one level: all but at most one (a preempted sample) within `band` of their median.
-bool one_level(const std::vector<double>& xs, double median, double band) {
-  const auto off = std::count_if(xs.begin(), xs.end(), [&](double x) { return std::abs(x / median - 1) > band; });
-  return off <= 1;
-}
-
-// Host-timed cases (the MPI backend, any method): the median of a case's first third of samples against its last,
-// each third steady on its own. A shared machine switches between modes and stays in each a while (a 4 MiB
-// allreduce here ran 410-460 us a call, then 570-620, within one run: bench/README.md); a case that met both has a
-// mean of two speeds, which neither a rerun nor a peer reproduces. Said once, with the sizes.
+// Host-timed cases (the MPI backend, any method): the same thirds, with a larger change and each third steady on its
+// own. A shared machine switches between modes and stays in each a while (a 4 MiB allreduce here ran 410-460 us a
+// call, then 570-620, within one run: bench/README.md); a case that met both has a mean of two speeds, which neither
+// a rerun nor a peer reproduces. Said once, with the sizes.
 void host_speed_change_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
-  std::size_t changed = 0, compared = 0;
-  const CaseResult* first = nullptr;
-  const CaseResult* last = nullptr;
-  double worst = 0;
+  SpeedChanges c;
   for (const auto& r : results) {
     if (r.status != "ok" || r.moves_nothing || device_timed(r) || r.samples.size() < kHostSpeedChangeMinSamples) {
       continue;
     }
-    const auto third = static_cast<std::ptrdiff_t>(r.samples.size() / 3);
-    const std::vector<double> head(r.samples.begin(), r.samples.begin() + third);
-    const std::vector<double> tail(r.samples.end() - third, r.samples.end());
-    const double early = percentile(head, 50);
-    const double late = percentile(tail, 50);
-    ++compared;
-    if (!(early > 0) || !(late > 0)) continue;
-    const double change = std::max(early / late, late / early) - 1;
-    const double band = change / 3;  // each third within a third of the change of its own level
-    if (change <= kHostSpeedChange || !one_level(head, early, band) || !one_level(tail, late, band)) continue;
-    ++changed;
-    if (first == nullptr) first = &r;
-    last = &r;
-    worst = std::max(worst, change);
+    ++c.compared;
+    const auto t = thirds_change(r.samples);
+    if (t && t->change > kHostSpeedChange && t->levels) c.add(r, t->change);
   }
-  if (changed == 0) return;
+  if (c.changed == 0) return;
   out.push_back(Warning{"speed_changed", fmt::format(
-      "{} of {} cases changed speed while they ran: the median of their first third of samples and of their last "
-      "differed by up to {:.0f}% (sizes {} to {}), each third steady on its own: the machine changed modes in the "
-      "middle of the case (a shared host moving its CPUs; docs/methods.md, 'What is measured'), so the "
-      "table's mean mixes two speeds; rerun those sizes, or compare with another tool by pairs of runs a second apart "
-      "(bench/README.md)",
-      changed, compared, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes))});
+      "{}, each third steady on its own: the machine changed modes in the middle of the case (a shared host moving its "
+      "CPUs; docs/methods.md, 'What is measured'), so the table's mean mixes two speeds; rerun those sizes, or compare "
+      "with another tool by pairs of runs a second apart (bench/README.md)",
+      c.text("the median of their first third of samples and of their last"))});
 }
 
 void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
