@@ -116,7 +116,6 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                             host_clock(comm, timeout, plan.cpu_time, false), {}};
     TimerFactory device_timer;
     if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
-    out.timing = Timing::nccl_tests;
     out.sampling = sample_operation(world.connector(), op, blocks, watchdog, device_timer);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
     return out;
@@ -139,7 +138,6 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                               for (int i = 0; i < times; ++i) once();
                             },
                             sync, host_clock(comm, timeout, plan.cpu_time, !comm.runs_on_device()), {}};
-    out.timing = timing;
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, waited(peers_call), watchdog);
     return out;

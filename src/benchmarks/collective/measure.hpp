@@ -29,7 +29,6 @@ struct CaseSetup {
 };
 
 struct Measured {
-  Timing timing = Timing::sampled;  // the method used (plan's --timing, resolved for the communicator)
   Sampling sampling;        // this rank's samples, ops per sample, noise verdict and OS counters
   std::int64_t wrong = -1;  // summed over all ranks; -1 when not checked
 };

@@ -45,8 +45,9 @@ std::vector<Variant> plan_variants(const SweepPlan& plan, bool runs_on_device) {
   if (plan.tensors > 1) {
     for (Fusion f : plan.fusions) out.push_back({Placement::in_place, f, Timing::sampled});
   } else {
+    const std::vector<Timing> timings = resolved_timings(plan, runs_on_device);
     for (Placement p : plan.placements) {
-      for (Timing t : resolved_timings(plan, runs_on_device)) out.push_back({p, std::nullopt, t});
+      for (Timing t : timings) out.push_back({p, std::nullopt, t});
     }
   }
   return out;
@@ -355,7 +356,6 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.ops_per_sample = m.sampling.ops_per_sample;
       result.wrong = m.wrong;
       result.noise_target_met = m.sampling.noise_target_met;
-      result.timing = std::string(name(m.timing));  // the same as the variant's
       result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion &&
                              !comm->copies_in_place(plan.collective);
       aggregate_samples(by_rank, plan.average, plan.collective, result);
