@@ -30,6 +30,8 @@
 #   cublas    why cublasCreate crashed (libraries loaded, weak symbols, a stack), and the math tests without cuBLAS
 #   dropin    nccl-tests' output as a drop-in: one command line in nccl-tests' spelling run by each *_perf carried in
 #             .gpu/peers and by distbench; header lines, row layout, type and operator names and footer compared
+#   timings   --timing nccl-tests,sampled,osu at 1 rank and sampled,imb at 2 ranks: every case each way, #wrong = 0
+#   model     NCCL_ALGO=Ring allreduce and allgather at 2, 3, 4 ranks on the one GPU; distbench model fits 2+3, predicts 4
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
 #
@@ -986,6 +988,64 @@ for nt_path in sorted(glob.glob(f"{w}/dropin-nt-*.txt")):
         print("  type and operator only in nccl-tests:", sorted({k[2:4] for k in only_nt}))
 sys.exit(1 if bad else 0)
 PYEOF
+}
+
+phase_timings() {  # --timing a,b on the device: each case timed each way in turn, a column group per method
+  local rc
+  echo "--- 1 rank: --timing nccl-tests,sampled,osu"
+  distbench allreduce --backend $BACKEND -b 8 -e $MAXBYTES -f 8 --timing nccl-tests,sampled,osu \
+    --json "$WORK/timings1.json" > "$WORK/timings1.txt" 2>&1; rc=$?
+  cat "$WORK/timings1.txt"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "timings 1 rank rc=$rc"
+  echo "--- 2 ranks on the one GPU: --timing sampled,imb, every dtype"
+  guarded 120 timings2 "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench allreduce --backend $BACKEND -b 8 -e 1M \
+    -f 32 -d all --timing sampled,imb -n 5 -w 1 --min-samples 2 --max-time 0.05 -T 60 --json "$WORK/timings2.json"
+  rc=$?; tail -15 "$WORK/timings2.out"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "timings 2 ranks rc=$rc"
+  py - "$WORK/timings1.json" "nccl-tests,sampled,osu" "$WORK/timings2.json" "sampled,imb" <<'PYEOF' || fail "timings reports"
+import json, sys, collections
+ok = True
+for path, want in zip(sys.argv[1::2], sys.argv[2::2]):
+    want = want.split(",")
+    recs = [r for r in json.load(open(path))["records"] if r.get("kind", "collective") == "collective"]
+    by = collections.defaultdict(dict)
+    for r in recs:
+        p = r["params"]
+        by[(p["dtype"], p["placement"], p["bytes"])][p.get("timing")] = r
+    wrong = sum((r["metrics"].get("wrong") or 0) for r in recs)
+    notok = [r["params"] for r in recs if r["status"] != "ok"]
+    missing = [k for k, v in by.items() if sorted(v) != sorted(want)]
+    print(f"{path}: {len(recs)} records, {len(by)} cases, methods {want}, #wrong {wrong}, not ok {len(notok)}, "
+          f"cases missing a method {len(missing)}")
+    ok &= wrong == 0 and not notok and not missing and len(by) > 0
+    print(f"{'bytes':>11} {'placement':>13} " + " ".join(f"{m:>11}" for m in want) + "   ratios to " + want[0])
+    for (dt, pl, b), v in sorted(by.items()):
+        if dt != "float32" or len(v) != len(want):
+            continue
+        t = [v[m]["metrics"]["time_us"] for m in want]
+        print(f"{b:>11} {pl:>13} " + " ".join(f"{x:>11.2f}" for x in t) + "   " +
+              " ".join(f"{x / t[0]:.3f}" for x in t[1:]))
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
+phase_model() {  # issue 33 on NCCL: allreduce and allgather at 2, 3 and 4 ranks (NCCL_ALGO=Ring, sockets), model fits
+  local np coll rc
+  canary_failed model && return
+  for coll in allreduce allgather; do
+    for np in 2 3 4; do
+      guarded 120 model-$coll-np$np env NCCL_ALGO=Ring NCCL_PROTO=Simple "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" \
+        distbench $coll --backend $BACKEND -b 64K -e 16M -f 4 --timing sampled -n 3 -w 2 --min-samples 5 \
+        --max-time 0.3 -T 60 --json "$WORK/model-$coll-np$np.json"
+      rc=$?; echo "$coll np $np rc=$rc"; tail -12 "$WORK/model-$coll-np$np.out"
+      [ $rc -eq 0 ] || fail "model $coll np $np rc=$rc"
+    done
+    echo "--- distbench model: fitted at 2 and 3 ranks, predicted at 4"
+    distbench model "$WORK/model-$coll-np2.json" "$WORK/model-$coll-np3.json" --predict-np 4 \
+      --format json -o "$WORK/model-$coll-pred.json"; rc=$?
+    distbench model "$WORK/model-$coll-np2.json" "$WORK/model-$coll-np3.json" --predict-np 4; rc=$((rc + $?))
+    echo "--- distbench model: fitted at 2, 3 and 4 ranks"
+    distbench model "$WORK/model-$coll-np2.json" "$WORK/model-$coll-np3.json" "$WORK/model-$coll-np4.json"
+    rc=$((rc + $?)); [ $rc -eq 0 ] || fail "model $coll rc=$rc"
+  done
 }
 
 phase_timeout() {
