@@ -32,6 +32,7 @@
 #             .gpu/peers and by distbench; header lines, row layout, type and operator names and footer compared
 #   timings   --timing nccl-tests,sampled,osu at 1 rank and sampled,imb at 2 ranks: every case each way, #wrong = 0
 #   model     NCCL_ALGO=Ring allreduce and allgather at 2, 3, 4 ranks on the one GPU; distbench model fits 2+3, predicts 4
+#   sharing   2 processes on the one GPU without MPS (warning gpu_shared) and under an MPS daemon started for it
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
 #
@@ -44,7 +45,7 @@
 # WORK (/tmp/distbench-gpu: JSON reports, full console output), NCCL_LIB (the folder with libnccl.so.2), BACKEND
 # (nccl; `mpi` rehearses the phases ranks and timeout on a machine without a GPU), MAXBYTES (8G), DEADLINE
 # (seconds: phases and runs that would start later are skipped; 0: none), MPITESTS, RANKS_NP, RANKS_COLLS (subsets
-# of phases mpitests and ranks; see their defaults below).
+# of phases mpitests and ranks; see their defaults below), MPS (1: every phase under an MPS daemon).
 set -u
 set -o pipefail
 cd "$(dirname "$0")/../.."
@@ -1048,6 +1049,46 @@ phase_model() {  # issue 33 on NCCL: allreduce and allgather at 2, 3 and 4 ranks
   done
 }
 
+mps_control() { command -v nvidia-cuda-mps-control || ls /usr/local/nvidia/bin/nvidia-cuda-mps-control 2>/dev/null; }
+
+phase_sharing() {  # 2 processes on the one GPU: time-sliced without MPS (warning gpu_shared), under MPS (a fact only)
+  local m rc
+  [ "${MPS:-0}" = 1 ] && { echo "MPS=1: the whole run is under MPS, nothing time-sliced to compare"; return; }
+  m=$(mps_control) || { fail "sharing: no nvidia-cuda-mps-control on this machine"; return; }
+  local args=(allreduce --backend $BACKEND -b 64K -e 4M -f 8 -n 5 -w 2 --min-samples 5 --max-time 0.2 -T 60)
+  guarded 90 sharing-off "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench "${args[@]}" --json "$WORK/sharing-off.json"
+  rc=$?; tail -12 "$WORK/sharing-off.out"; [ $rc -eq 0 ] || fail "sharing: time-sliced run rc=$rc"
+  (
+    export CUDA_MPS_PIPE_DIRECTORY="$WORK/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$WORK/mps-log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    "$m" -d; echo "MPS daemon started: rc=$?"; sleep 1
+    guarded 90 sharing-on "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench "${args[@]}" --json "$WORK/sharing-on.json"
+    rc=$?; tail -12 "$WORK/sharing-on.out"; [ $rc -eq 0 ] || fail "sharing: MPS run rc=$rc"
+    echo quit | "$m"; sleep 1
+    echo "after quit, the pipe folder holds: $(ls "$CUDA_MPS_PIPE_DIRECTORY" | tr '\n' ' ')"
+    distbench info 2>&1 | grep -i "gpu.sharing" || echo "(one process: no gpu.sharing fact)"
+  )
+  py - "$WORK/sharing-off.json" "$WORK/sharing-on.json" <<'PYEOF' || fail "sharing: warning and facts"
+import json, sys
+ok = True
+times = {}
+for path, mps in zip(sys.argv[1:], (False, True)):
+    r = json.load(open(path))
+    versions = r.get("environment", {}).get("versions", {})
+    fact = versions.get("gpu.sharing", "")
+    warned = [w for w in r.get("warnings", []) if w.get("code") == "gpu_shared"]
+    print(f"{'MPS' if mps else 'time-sliced'}: gpu.sharing = {fact!r}; gpu_shared warnings: {len(warned)}")
+    ok &= ("under MPS" in fact) if mps else ("time-sliced" in fact and len(warned) == 1)
+    ok &= not (mps and warned)
+    for x in r["records"]:
+        if x["params"]["placement"] == "out-of-place":
+            times.setdefault(x["params"]["bytes"], []).append(x["metrics"]["time_us"])
+for b, t in sorted(times.items()):
+    print(f"{b:>10} B: time-sliced {t[0]:9.1f} us, MPS {t[-1]:9.1f} us, ratio {t[0] / t[-1]:.1f}")
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
 phase_timeout() {
   canary_failed timeout && return
   echo "--- -T 10, rank 1 of 2 stopped (SIGSTOP)"
@@ -1056,6 +1097,13 @@ phase_timeout() {
   stopped_rank 2 0
 }
 
+# MPS=1: every phase under NVIDIA's Multi-Process Service, so that ranks sharing the GPU run at once instead of in
+# time slices (about 10x faster over NCCL's sockets); quit at the end.
+if [ "${MPS:-0}" = 1 ] && m=$(mps_control); then
+  export CUDA_MPS_PIPE_DIRECTORY="$WORK/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$WORK/mps-log"
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  "$m" -d && echo "MPS daemon started ($m)" && trap 'echo quit | "$m"' EXIT
+fi
 for p in $phases; do
   run_phase "$p"
 done

@@ -157,6 +157,7 @@ struct RunStart {
   std::optional<CpuTicks> ticks;
   std::unique_ptr<CpuPairProbe> cpus;
   CpuDistance cpu_distance;
+  std::vector<Warning> cautions;  // the backend's (Backend::cautions), warned at the end with the benchmark's
 };
 
 // How long a reading of the ranks' CPU distance may take (its pings, then as much again to gather them).
@@ -164,8 +165,9 @@ constexpr std::chrono::milliseconds kCpuDistanceBudget{200};
 
 RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
                        const Benchmark& benchmark, ReporterSet* reporters) {
-  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks(), nullptr, {}};
+  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks(), nullptr, {}, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
+  for (auto& [code, text] : world.backend().cautions()) start.cautions.push_back({code, text});
   start.cpus = std::make_unique<CpuPairProbe>(connector);
   start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);
   if (connector.is_root()) {
@@ -195,8 +197,8 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
   }
 }
 
-// The run finished: the complete report (its warnings: the benchmark's, then the options it ignored), the verdict
-// on stderr, and the exit code every rank leaves with.
+// The run finished: the complete report (its warnings: the benchmark's, the backend's cautions, then the options it
+// ignored), the verdict on stderr, and the exit code every rank leaves with.
 int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
            ReporterSet* reporters, RunEnding& ending) {
   RunInfo& info = start.info;
@@ -213,6 +215,7 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
     outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "
                                                               "not host memory", info.backend)});
   }
+  outcome.warnings.insert(outcome.warnings.end(), start.cautions.begin(), start.cautions.end());
   outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());
   info.warnings = outcome.warnings;
   if (reporters) {

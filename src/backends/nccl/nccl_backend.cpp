@@ -8,6 +8,7 @@
 #include "backends/nccl/nccl_communicator.hpp"
 #include "backends/nccl/rank_layout.hpp"
 #include "core/error.hpp"
+#include "core/sys/gpu_sharing.hpp"
 
 #include <fmt/core.h>
 
@@ -46,8 +47,9 @@ class NcclBackend final : public Backend {
         choose_devices(connector_.local_rank(), options_.gpus_per_process, options_.device_index, count);
     if (options_.register_buffers) registry_ = std::make_shared<BufferRegistry>();
     math_ = std::make_shared<CudaMath>(devices.front());
-    device_ = std::make_unique<CudaDevice>(devices, processes_per_gpu(connector_, options_, count), registry_, math_,
-                                           options_.nccl_mem_alloc);
+    sharing_ = processes_per_gpu(connector_, options_, count);
+    if (sharing_ > 1) mps_ = find_mps();
+    device_ = std::make_unique<CudaDevice>(devices, sharing_, registry_, math_, options_.nccl_mem_alloc);
   }
 
   std::string_view name() const override { return "nccl"; }
@@ -64,6 +66,7 @@ class NcclBackend final : public Backend {
 
   KeyValues describe() const override {
     KeyValues out = {{"device", device_->describe()}};
+    if (auto text = gpu_sharing_text(sharing_, mps_)) out.emplace_back("gpu.sharing", std::move(*text));
     for (auto& entry : runtime_versions()) out.push_back(std::move(entry));
     for (auto& entry : gpu_entries()) out.push_back(std::move(entry));
     for (int device : device_->devices()) {
@@ -78,12 +81,19 @@ class NcclBackend final : public Backend {
     return out;
   }
 
+  KeyValues cautions() const override {
+    if (auto text = gpu_sharing_warning(sharing_, mps_)) return {{"gpu_shared", std::move(*text)}};
+    return {};
+  }
+
  private:
   Connector& connector_;
   BackendOptions options_;
   std::shared_ptr<BufferRegistry> registry_;  // -R only
   std::shared_ptr<CudaMath> math_;            // the first GPU's: models computed on it (train)
   std::unique_ptr<CudaDevice> device_;
+  int sharing_ = 1;  // processes of this node per GPU
+  MpsDaemon mps_;    // looked for only when they share one
 };
 
 }  // namespace

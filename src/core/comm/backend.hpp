@@ -42,6 +42,9 @@ class Backend {
   virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition) = 0;
   // Runtime facts for `info` and reports (library versions, devices).
   virtual KeyValues describe() const = 0;
+  // What makes this backend's figures mean something else on this machine, as {warning code, text} (several
+  // processes taking turns on one GPU); a run lists each among its warnings. Empty by default.
+  virtual KeyValues cautions() const { return {}; }
 
   // The most elements one collective call can carry (MPI's counts are ints); nullopt: no limit below memory's.
   virtual std::optional<std::size_t> max_count_per_call() const { return std::nullopt; }
