@@ -39,26 +39,31 @@ class GpuSharing : public testing::Test {
 };
 
 TEST_F(GpuSharing, TheDaemonIsFoundByItsProcessName) {
-  EXPECT_FALSE(find_mps(pipes().string(), proc().string()).running);
+  EXPECT_EQ(find_mps(pipes().string(), proc().string()).state, MpsState::absent);
+  ASSERT_EQ(::mkfifo((pipes() / "control").c_str(), 0600), 0);
   process(812, "nvidia-cuda-mps");  // comm keeps 15 characters of nvidia-cuda-mps-control
   const MpsDaemon mps = find_mps(pipes().string(), proc().string());
-  EXPECT_TRUE(mps.running);
+  EXPECT_EQ(mps.state, MpsState::running);
   EXPECT_EQ(mps.evidence, "process nvidia-cuda-mps (pid 812)");
 }
 
-TEST_F(GpuSharing, TheDaemonIsFoundByItsControlPipeAndNotByAPlainFile) {
-  std::ofstream(pipes() / "control") << "";  // a regular file of that name is not the daemon's pipe
-  EXPECT_FALSE(find_mps(pipes().string(), proc().string()).running);
+// The daemon leaves its pipe behind when it quits (an H200's /tmp after `echo quit | nvidia-cuda-mps-control`), and
+// a daemon outside a container shows only its pipe: a pipe without the process is neither.
+TEST_F(GpuSharing, AControlPipeWithoutTheProcessLeavesItUnknownAndAPlainFileIsNothing) {
+  std::ofstream(pipes() / "control") << "";
+  EXPECT_EQ(find_mps(pipes().string(), proc().string()).state, MpsState::absent);
   fs::remove(pipes() / "control");
   ASSERT_EQ(::mkfifo((pipes() / "control").c_str(), 0600), 0);
   const MpsDaemon mps = find_mps(pipes().string(), proc().string());
-  EXPECT_TRUE(mps.running);
-  EXPECT_EQ(mps.evidence, "control pipe " + (pipes() / "control").string());
+  EXPECT_EQ(mps.state, MpsState::unknown);
+  EXPECT_NE(mps.evidence.find("a control pipe in " + pipes().string()), std::string::npos) << mps.evidence;
+  EXPECT_FALSE(gpu_sharing_warning(2, mps));
+  EXPECT_NE(gpu_sharing_text(2, mps)->find("under MPS or time-sliced"), std::string::npos);
 }
 
 TEST_F(GpuSharing, NoDaemonSaysWhereItLooked) {
   const MpsDaemon mps = find_mps(pipes().string(), (dir_ / "no-such-proc").string());
-  EXPECT_FALSE(mps.running);
+  EXPECT_EQ(mps.state, MpsState::absent);
   EXPECT_EQ(mps.evidence, "no nvidia-cuda-mps process, no control pipe in " + pipes().string());
 }
 
@@ -69,14 +74,14 @@ TEST(GpuSharingPipes, ThePipeFolderIsTheVariablesElseNvidiasDefault) {
 }
 
 TEST(GpuSharingText, OneProcessPerGpuSaysNothing) {
-  const MpsDaemon none{false, "no nvidia-cuda-mps process, no control pipe in /tmp/nvidia-mps"};
+  const MpsDaemon none{MpsState::absent, "no nvidia-cuda-mps process, no control pipe in /tmp/nvidia-mps"};
   EXPECT_FALSE(gpu_sharing_text(1, none));
   EXPECT_FALSE(gpu_sharing_warning(1, none));
 }
 
 TEST(GpuSharingText, SharedWithoutMpsWarnsAndSharedUnderMpsIsAFactOnly) {
-  const MpsDaemon none{false, "no nvidia-cuda-mps process, no control pipe in /tmp/nvidia-mps"};
-  const MpsDaemon mps{true, "process nvidia-cuda-mps (pid 812)"};
+  const MpsDaemon none{MpsState::absent, "no nvidia-cuda-mps process, no control pipe in /tmp/nvidia-mps"};
+  const MpsDaemon mps{MpsState::running, "process nvidia-cuda-mps (pid 812)"};
   EXPECT_EQ(*gpu_sharing_text(2, none),
             "2 processes per GPU, time-sliced: no MPS daemon (no nvidia-cuda-mps process, no control pipe in "
             "/tmp/nvidia-mps)");
