@@ -265,14 +265,27 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   return m;
 }
 
+// The measured sizes, one per step of the sweep: at p ranks a sweep's size is rounded down to whole elements per rank
+// (allgather's 64 KiB is 65532 B at 3 ranks), so sizes within 1 % of each other are one step, predicted at the
+// largest (the size asked for).
+std::vector<double> nominal_sizes(const std::vector<FittedPoint>& points) {
+  std::set<double> measured;
+  for (const FittedPoint& p : points) measured.insert(p.bytes);
+  std::vector<double> out;
+  for (double s : measured) {
+    if (!out.empty() && s <= out.back() * 1.01) {
+      out.back() = s;
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 void add_predictions(CollectiveModel& m, const ModelOptions& options) {
   std::vector<int> ranks = options.predict_ranks.empty() ? m.ranks : options.predict_ranks;
   std::vector<double> sizes = options.predict_sizes;
-  if (sizes.empty()) {
-    std::set<double> measured;
-    for (const FittedPoint& p : m.points) measured.insert(p.bytes);
-    sizes.assign(measured.begin(), measured.end());
-  }
+  if (sizes.empty()) sizes = nominal_sizes(m.points);
   for (int p : ranks) {
     for (double s : sizes) {
       PredictedCase k;

@@ -95,6 +95,26 @@ TEST(Model, FitsTheFirstTimingMethodOfASweepTimedSeveralWays) {
   EXPECT_NEAR(r.models[0].beta.value, kB, kB * 1e-6);
 }
 
+// A sweep's sizes are rounded down to whole elements per rank (allgather's 64 KiB is 65532 B at 3 ranks): by
+// default each step of the sweep is predicted once, at the size asked for, not once per rounding (as an H200's
+// NCCL allgather at 2 and 3 ranks printed every 4-rank prediction twice).
+TEST(Model, PredictsEachStepOfTheSweepOnceWhenRankCountsRoundItsSizes) {
+  ParsedReport rounded = ring_sweep(4);
+  for (Record& rec : rounded.records) {
+    const auto bytes = std::get<std::int64_t>(*rec.param("bytes"));
+    if (bytes >= 1024) rec.set("bytes", bytes - 12);
+  }
+  const ModelResult r = build_model({ring_sweep(2), rounded}, {"a.json", "b.json"}, ModelOptions{});
+  ASSERT_EQ(r.models.size(), 1u);
+  const CollectiveModel& m = r.models[0];
+  EXPECT_EQ(m.points.size(), 20u);  // every measured case is kept as measured
+  ASSERT_EQ(m.predictions.size(), 20u);  // 10 steps at each of 2 and 4 ranks
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(m.predictions[i].nranks, 2);
+    EXPECT_EQ(m.predictions[i].bytes, 8.0 * std::pow(4.0, static_cast<double>(i)));
+  }
+}
+
 TEST(Model, RefusesAPageFaultCliffAndNamesIt) {
   const ModelResult r = build_model({ring_sweep(2, 1 << 21, 2.5), ring_sweep(4)}, {"a.json", "b.json"}, {});
   const CollectiveModel& m = r.models[0];
