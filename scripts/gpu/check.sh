@@ -1034,7 +1034,7 @@ phase_model() {  # issue 33 on NCCL: allreduce and allgather at 2, 3 and 4 ranks
   for coll in allreduce allgather; do
     for np in 2 3 4; do
       guarded 120 model-$coll-np$np env NCCL_ALGO=Ring NCCL_PROTO=Simple "${MPIRUN[@]}" -np $np "${HOSTID_WRAP[@]}" \
-        distbench $coll --backend $BACKEND -b 64K -e 16M -f 4 --timing sampled -n 3 -w 2 --min-samples 5 \
+        distbench $coll --backend $BACKEND -b 64K -e 16M -f 4 --timing sampled -n 10 -w 2 --min-samples 5 \
         --max-time 0.3 -T 60 --json "$WORK/model-$coll-np$np.json"
       rc=$?; echo "$coll np $np rc=$rc"; tail -12 "$WORK/model-$coll-np$np.out"
       [ $rc -eq 0 ] || fail "model $coll np $np rc=$rc"
