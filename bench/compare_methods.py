@@ -12,7 +12,10 @@ own defaults and distbench with that peer's method over the same sizes, out of p
     IMB-MPI1 <Coll> -msglog b:e -npmin N              distbench COLL --timing imb -b B' -e E' -f 2 -d float32
 
 (the peers' iteration and warm-up counts are their defaults, which distbench's --timing osu|imb reproduce:
-src/benchmarks/collective/peer_counts.hpp). The order of the four runs rotates from round to round. Per size it
+src/benchmarks/collective/peer_counts.hpp). With --size-per-run --run-seconds S every run of a size times at least S
+seconds of calls, the same count in both tools (OSU `-i N`, IMB `-iter N -iter_policy off`, distbench `-n N`, each
+with the peer's warm-up for that count), chosen from one calibration sweep before the rounds: a run of 1000 calls of
+0.3 us lasts 0.3 ms and lands in whichever speed the shared machine is in, a run of a second spans its changes. The order of the four runs rotates from round to round. Per size it
 keeps each tool's median over rounds and prints distbench / peer; the issue's targets: within 1.05 at the median of
 sizes and 1.10 at every size.
 
@@ -25,7 +28,9 @@ Needs only the Python standard library. Builds nothing: OSU and IMB are built by
 """
 
 import argparse
+import copy
 import json
+import math
 import os
 import statistics
 import sys
@@ -43,6 +48,8 @@ IMB = {"allreduce": "Allreduce", "reduce": "Reduce", "broadcast": "Bcast", "redu
 PER_RANK_BLOCK = ("allgather", "alltoall")  # the peers' size is one rank's block
 # IMB-MPI1 also sizes Reduce_scatter by one rank's block (its 512 KiB at np 2 runs as OSU's 1 MiB, measured)
 IMB_PER_RANK_BLOCK = PER_RANK_BLOCK + ("reduce-scatter",)
+# --run-seconds: at most this many calls per run (the peers' barrier after each call takes longer than a small call)
+MAX_CALLS = 2_000_000
 
 
 def distbench_times(args, collective, method, tmpdir, rnd):
@@ -53,6 +60,10 @@ def distbench_times(args, collective, method, tmpdir, rnd):
     cmd = common.launcher(args) + [args.distbench, collective, "--timing", method, "-b", str(args.minbytes * scale),
                                    "-e", str(args.maxbytes * scale), "-f", "2", "-d", "float32", "-o", "sum",
                                    "--placement", "out-of-place", "-c", "0", "-q", "--json", path]
+    counts = getattr(args, "counts", None)
+    if counts:  # --run-seconds: the calls both tools time at this size, and the peer's warm-up for that count
+        calls = counts[(collective, method)][args.minbytes]
+        cmd += ["-n", str(calls), "-w", str(warmup(method, args.minbytes, calls))]
     common.run(cmd, f"distbench {collective} --timing {method}")
     with open(path) as f:
         doc = json.load(f)
@@ -75,16 +86,54 @@ def osu_times(args, collective):
                 break
     if binary is None:
         return None
-    out, _, _ = common.run(common.launcher(args) + [binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-f", "-T",
-                                                     "mpi_float"], OSU[collective])
+    cmd = [binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-f", "-T", "mpi_float"]
+    counts = getattr(args, "counts", None)
+    if counts:
+        calls = counts[(collective, "osu")][args.minbytes]
+        cmd += ["-i", str(calls), "-x", str(warmup("osu", args.minbytes, calls))]
+    out, _, _ = common.run(common.launcher(args) + cmd, OSU[collective])
     return peers.parse_osu(out)
 
 
 def imb_times(args, collective):
     logs = peers.power_of_two_range(args.minbytes, args.maxbytes)
-    out, _, _ = common.run(common.launcher(args) + [args.imb, IMB[collective], "-npmin", str(args.np), "-msglog",
-                                                     f"{logs[0]}:{logs[1]}"], f"IMB-MPI1 {IMB[collective]}")
+    cmd = [args.imb, IMB[collective], "-npmin", str(args.np), "-msglog", f"{logs[0]}:{logs[1]}"]
+    counts = getattr(args, "counts", None)
+    if counts:  # IMB warms up a tenth of -iter itself
+        cmd += ["-iter", str(counts[(collective, "imb")][args.minbytes]), "-iter_policy", "off", "-time", "600"]
+    out, _, _ = common.run(common.launcher(args) + cmd, f"IMB-MPI1 {IMB[collective]}")
     return peers.parse_imb(out)
+
+
+def default_calls(method, size):
+    """The peer's own count of timed calls at a size (its peer's size): OSU 7.x and IMB-MPI1's rules."""
+    if method == "osu":
+        return 1000 if size <= 8192 else 100
+    return max(1, min(1000, (40 << 20) // size))
+
+
+def warmup(method, size, calls):
+    """The untimed calls before `calls` timed ones: OSU's by size (-x), IMB's a tenth of the count, at least 10."""
+    if method == "osu":
+        return 100 if size <= 8192 else 10
+    return calls // 10 if calls // 10 >= 10 else min(10, calls)
+
+
+def calibrate(args, collectives, methods, tmpdir):
+    """--run-seconds: {(collective, method): {peer's size: calls}} so that a run of each size times at least
+    run_seconds of calls (never fewer than the peer's own count), from one distbench sweep per collective and method."""
+    counts = {}
+    for c in collectives:
+        for m in methods:
+            whole = copy.copy(args)
+            whole.size_per_run = False
+            times = distbench_times(whole, c, m, tmpdir, "calibration")
+            counts[(c, m)] = {size: max(default_calls(m, size),
+                                        min(MAX_CALLS, math.ceil(args.run_seconds * 1e6 / max(t, 1e-3))))
+                              for size, t in times.items()}
+            print(f"calibration {c} --timing {m}: calls per size "
+                  + ", ".join(f"{size}: {n}" for size, n in sorted(counts[(c, m)].items())), file=sys.stderr)
+    return counts
 
 
 def table(collective, method, peer_runs, db_runs):
@@ -124,7 +173,13 @@ def main():
                         help="launch every tool once per size instead of once per sweep, the four runs of a size back "
                              "to back, so that a pair's runs lie a second or two apart (one mpirun start-up per size "
                              "and tool: about 2 minutes a round for the 6 collectives at 4 B .. 1 MiB)")
+    parser.add_argument("--run-seconds", type=float, default=0,
+                        help="with --size-per-run: every run of a size times at least this many seconds of calls, the "
+                             "same count in both tools (from a calibration sweep), so that each run spans the shared "
+                             "machine's changes of speed (default 0: the peers' own counts)")
     args = parser.parse_args()
+    if args.run_seconds > 0 and not args.size_per_run:
+        sys.exit("compare_methods.py: --run-seconds needs --size-per-run (a count per size is given per launch)")
     args.distbench = common.find_distbench(args.distbench)
     collectives = [c for c in args.collectives.split(",") if c]
     for c in collectives:
@@ -136,6 +191,8 @@ def main():
     # (peer runs, distbench runs): one {size: us} per round, filled by one run or, with --size-per-run, one per size
     runs = {(c, m): ([], []) for c in collectives for m in methods}
     with tempfile.TemporaryDirectory() as tmpdir:
+        if args.run_seconds > 0:
+            args.counts = calibrate(args, collectives, methods, tmpdir)
         for rnd in range(args.rounds):
             for c in collectives:
                 steps = [(m, tool) for m in methods for tool in ("peer", "distbench")]
@@ -152,7 +209,9 @@ def main():
                             runs[(c, m)][0][-1].update(t or {})
             print(f"round {rnd + 1} of {args.rounds} done", file=sys.stderr)
     print(f"distbench: {args.distbench}; np {args.np}; "
-          f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds")
+          f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds"
+          + (f"; each run at least {args.run_seconds:g} s of calls, the same count in both tools"
+             if args.run_seconds > 0 else "; the peers' own counts"))
     for (c, m), (peer_runs, db_runs) in runs.items():
         if any(peer_runs):
             table(c, m, peer_runs, db_runs)
