@@ -62,7 +62,7 @@ def distbench_times(args, collective, method, tmpdir, rnd):
                                    "--placement", "out-of-place", "-c", "0", "-q", "--json", path]
     counts = getattr(args, "counts", None)
     if counts:  # --run-seconds: the calls both tools time at this size, and the peer's warm-up for that count
-        calls = counts[(collective, method)][args.minbytes]
+        calls = calls_at(args, collective, method)
         cmd += ["-n", str(calls), "-w", str(warmup(method, args.minbytes, calls))]
     common.run(cmd, f"distbench {collective} --timing {method}")
     with open(path) as f:
@@ -89,7 +89,7 @@ def osu_times(args, collective):
     cmd = [binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-f", "-T", "mpi_float"]
     counts = getattr(args, "counts", None)
     if counts:
-        calls = counts[(collective, "osu")][args.minbytes]
+        calls = calls_at(args, collective, "osu")
         cmd += ["-i", str(calls), "-x", str(warmup("osu", args.minbytes, calls))]
     out, _, _ = common.run(common.launcher(args) + cmd, OSU[collective])
     return peers.parse_osu(out)
@@ -100,9 +100,17 @@ def imb_times(args, collective):
     cmd = [args.imb, IMB[collective], "-npmin", str(args.np), "-msglog", f"{logs[0]}:{logs[1]}"]
     counts = getattr(args, "counts", None)
     if counts:  # IMB warms up a tenth of -iter itself
-        cmd += ["-iter", str(counts[(collective, "imb")][args.minbytes]), "-iter_policy", "off", "-time", "600"]
+        cmd += ["-iter", str(calls_at(args, collective, "imb")), "-iter_policy", "off", "-time", "600"]
     out, _, _ = common.run(common.launcher(args) + cmd, f"IMB-MPI1 {IMB[collective]}")
     return peers.parse_imb(out)
+
+
+def calls_at(args, collective, method):
+    """--run-seconds: the calls of this part's size; a size distbench did not run in the calibration (reduce-scatter's
+    4 B at 2 ranks: less than one float per rank) takes the nearest larger size's count."""
+    counts = args.counts[(collective, method)]
+    larger = [s for s in sorted(counts) if s >= args.minbytes]
+    return counts[larger[0]] if larger else default_calls(method, args.minbytes)
 
 
 def default_calls(method, size):
@@ -208,6 +216,8 @@ def main():
                             t = osu_times(part, c) if m == "osu" else imb_times(part, c)
                             runs[(c, m)][0][-1].update(t or {})
             print(f"round {rnd + 1} of {args.rounds} done", file=sys.stderr)
+            # every round's raw figures as they come, so that a run cut short still leaves what it measured
+            print("# raw after round", rnd + 1, json.dumps({f"{c} {m}": v for (c, m), v in runs.items()}), flush=True)
     print(f"distbench: {args.distbench}; np {args.np}; "
           f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds"
           + (f"; each run at least {args.run_seconds:g} s of calls, the same count in both tools"
