@@ -145,12 +145,13 @@ def calibrate(args, collectives, methods, tmpdir):
 
 
 def table(collective, method, peer_runs, db_runs):
-    sizes = sorted(set.intersection(*(set(r) for r in peer_runs + db_runs)))
+    sizes = sorted(set.intersection(*(set(r) for r in peer_runs + db_runs)), key=int)
     print(f"\n{collective}, --timing {method} against {'OSU' if method == 'osu' else 'IMB-MPI1'}"
           f" ({len(peer_runs)} rounds; us, medians over rounds; spread = max/min over rounds; pair = the median over"
-          f" rounds of each round's own distbench / peer)")
-    print(f"{'bytes':>10} {'peer':>10} {'spread':>7} {'distbench':>10} {'spread':>7} {'ratio':>7} {'pair':>7}")
-    ratios, pairs = [], []
+          f" rounds of each round's own distbench / peer; fastest = distbench's fastest round / the peer's)")
+    print(f"{'bytes':>10} {'peer':>10} {'spread':>7} {'distbench':>10} {'spread':>7} {'ratio':>7} {'pair':>7}"
+          f" {'fastest':>7}")
+    ratios, pairs, fastest = [], [], []
     for s in sizes:
         p = [r[s] for r in peer_runs]
         d = [r[s] for r in db_runs]
@@ -158,12 +159,23 @@ def table(collective, method, peer_runs, db_runs):
         pair, _ = common.paired_ratio(d, p)
         ratios.append(ratio)
         pairs.append(pair)
+        fastest.append(min(d) / min(p))
         print(f"{s:>10} {statistics.median(p):>10.2f} {max(p) / min(p):>7.3f} {statistics.median(d):>10.2f}"
-              f" {max(d) / min(d):>7.3f} {ratio:>7.3f} {pair:>7.3f}")
-    for label, rs in (("ratio", ratios), ("pair", pairs)):
+              f" {max(d) / min(d):>7.3f} {ratio:>7.3f} {pair:>7.3f} {fastest[-1]:>7.3f}")
+    for label, rs in (("ratio", ratios), ("pair", pairs), ("fastest", fastest)):
         if rs:
             print(f"median {label} {statistics.median(rs):.3f}, range {min(rs):.3f}-{max(rs):.3f};"
                   f" within 1.10: {sum(abs(r - 1) <= 0.10 for r in rs)} of {len(rs)} sizes")
+
+
+def raw_runs(path):
+    """--tables-from: the runs of the last '# raw after round' line of an earlier run's output."""
+    with open(path) as f:
+        lines = [line for line in f if line.startswith("# raw after round")]
+    if not lines:
+        sys.exit(f"compare_methods.py: no '# raw after round' line in {path}")
+    raw = json.loads(lines[-1].split(" ", 5)[5])
+    return {tuple(key.split(" ")): (peer, db) for key, (peer, db) in raw.items()}
 
 
 def main():
@@ -185,7 +197,14 @@ def main():
                         help="with --size-per-run: every run of a size times at least this many seconds of calls, the "
                              "same count in both tools (from a calibration sweep), so that each run spans the shared "
                              "machine's changes of speed (default 0: the peers' own counts)")
+    parser.add_argument("--tables-from", metavar="OUTPUT",
+                        help="print the tables of an earlier run's saved output (its last raw line) and run nothing")
     args = parser.parse_args()
+    if args.tables_from:
+        for (c, m), (peer_runs, db_runs) in raw_runs(args.tables_from).items():
+            if any(peer_runs):
+                table(c, m, peer_runs, db_runs)
+        return
     if args.run_seconds > 0 and not args.size_per_run:
         sys.exit("compare_methods.py: --run-seconds needs --size-per-run (a count per size is given per launch)")
     args.distbench = common.find_distbench(args.distbench)
