@@ -64,9 +64,11 @@ bool peers_call_form(Timing timing, std::string_view backend) {
 std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
   if (timing == Timing::osu || timing == Timing::imb) {
     return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
-                       "time is the mean of a rank's calls, as {} averages them",
+                       "time is the mean of a rank's calls, as {} averages them{}",
                        name(timing), cpu_time ? " until it is enqueued (-C 1)" : " and the wait for its completion",
-                       timing == Timing::osu ? "osu_* (its Avg Latency: -a avg)" : "IMB-MPI1 (its t_avg: -a avg)");
+                       timing == Timing::osu ? "osu_* (its Avg Latency: -a avg)" : "IMB-MPI1 (its t_avg: -a avg)",
+                       timing == Timing::osu && !on_device ? "; host buffers at a page boundary, as osu_* allocates them"
+                                                           : "");
   }
   if (timing == Timing::nccl_tests) {
     return fmt::format(

@@ -82,6 +82,9 @@ struct SweepPlan {
 
 // The plan's methods as they run on a backend whose calls run on a device or not (automatic resolved).
 std::vector<Timing> resolved_timings(const SweepPlan& plan, bool runs_on_device);
+// Where host buffers start: at a page boundary when OSU's method is among the timings (osu_* page-aligns its
+// buffers), else 16 B past one (malloc's placement, IMB's). Device memory has one placement.
+HostPlacement buffer_placement(const SweepPlan& plan);
 // Whether one of them is `t`.
 bool times_by(const SweepPlan& plan, Timing t, bool runs_on_device);
 
