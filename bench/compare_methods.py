@@ -15,9 +15,9 @@ own defaults and distbench with that peer's method over the same sizes, out of p
 src/benchmarks/collective/peer_counts.hpp). With --size-per-run --run-seconds S every run of a size times at least S
 seconds of calls, the same count in both tools (OSU `-i N`, IMB `-iter N -iter_policy off`, distbench `-n N`, each
 with the peer's warm-up for that count), chosen from one calibration sweep before the rounds: a run of 1000 calls of
-0.3 us lasts 0.3 ms and lands in whichever speed the shared machine is in, a run of a second spans its changes. The order of the four runs rotates from round to round. Per size it
-keeps each tool's median over rounds and prints distbench / peer; the issue's targets: within 1.05 at the median of
-sizes and 1.10 at every size.
+0.3 us lasts 0.3 ms and lands in whichever speed the shared machine is in. The order of the four runs rotates from
+round to round. Per size it keeps each tool's median over rounds and prints distbench / peer (and the pair and the
+fastest rounds' ratio); the issue's targets: within 1.05 at the median of sizes and 1.10 at every size.
 
 Sizes: OSU gives allreduce, reduce, broadcast and reduce-scatter the buffer every rank passes, as distbench does, and
 IMB the first three; for allgather and alltoall (and IMB's Reduce_scatter) the peer's size is one rank's block,
@@ -60,9 +60,8 @@ def distbench_times(args, collective, method, tmpdir, rnd):
     cmd = common.launcher(args) + [args.distbench, collective, "--timing", method, "-b", str(args.minbytes * scale),
                                    "-e", str(args.maxbytes * scale), "-f", "2", "-d", "float32", "-o", "sum",
                                    "--placement", "out-of-place", "-c", "0", "-q", "--json", path]
-    counts = getattr(args, "counts", None)
-    if counts:  # --run-seconds: the calls both tools time at this size, and the peer's warm-up for that count
-        calls = calls_at(args, collective, method)
+    calls = calls_at(args, collective, method)
+    if calls:  # --run-seconds: the calls both tools time at this size, and the peer's warm-up for that count
         cmd += ["-n", str(calls), "-w", str(warmup(method, args.minbytes, calls))]
     common.run(cmd, f"distbench {collective} --timing {method}")
     with open(path) as f:
@@ -87,9 +86,8 @@ def osu_times(args, collective):
     if binary is None:
         return None
     cmd = [binary, "-m", f"{args.minbytes}:{args.maxbytes}", "-f", "-T", "mpi_float"]
-    counts = getattr(args, "counts", None)
-    if counts:
-        calls = calls_at(args, collective, "osu")
+    calls = calls_at(args, collective, "osu")
+    if calls:
         cmd += ["-i", str(calls), "-x", str(warmup("osu", args.minbytes, calls))]
     out, _, _ = common.run(common.launcher(args) + cmd, OSU[collective])
     return peers.parse_osu(out)
@@ -98,16 +96,19 @@ def osu_times(args, collective):
 def imb_times(args, collective):
     logs = peers.power_of_two_range(args.minbytes, args.maxbytes)
     cmd = [args.imb, IMB[collective], "-npmin", str(args.np), "-msglog", f"{logs[0]}:{logs[1]}"]
-    counts = getattr(args, "counts", None)
-    if counts:  # IMB warms up a tenth of -iter itself
-        cmd += ["-iter", str(calls_at(args, collective, "imb")), "-iter_policy", "off", "-time", "600"]
+    calls = calls_at(args, collective, "imb")
+    if calls:  # IMB warms up a tenth of -iter itself
+        cmd += ["-iter", str(calls), "-iter_policy", "off", "-time", "600"]
     out, _, _ = common.run(common.launcher(args) + cmd, f"IMB-MPI1 {IMB[collective]}")
     return peers.parse_imb(out)
 
 
 def calls_at(args, collective, method):
-    """--run-seconds: the calls of this part's size; a size distbench did not run in the calibration (reduce-scatter's
-    4 B at 2 ranks: less than one float per rank) takes the nearest larger size's count."""
+    """--run-seconds: the calls of this part's size (None without it: the peers' own counts); a size distbench did not
+    run in the calibration (reduce-scatter's 4 B at 2 ranks: less than one float per rank) takes the nearest larger
+    size's count."""
+    if not getattr(args, "counts", None):
+        return None
     counts = args.counts[(collective, method)]
     larger = [s for s in sorted(counts) if s >= args.minbytes]
     return counts[larger[0]] if larger else default_calls(method, args.minbytes)

@@ -1050,6 +1050,10 @@ phase_model() {  # issue 33 on NCCL: allreduce and allgather at 2, 3 and 4 ranks
 }
 
 mps_control() { command -v nvidia-cuda-mps-control || ls /usr/local/nvidia/bin/nvidia-cuda-mps-control 2>/dev/null; }
+mps_env() {  # the daemon's pipe and log folders under $WORK, for it and its clients
+  export CUDA_MPS_PIPE_DIRECTORY="$WORK/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$WORK/mps-log"
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+}
 
 phase_sharing() {  # 2 processes on the one GPU: time-sliced without MPS (warning gpu_shared), under MPS (a fact only)
   local m rc
@@ -1059,8 +1063,7 @@ phase_sharing() {  # 2 processes on the one GPU: time-sliced without MPS (warnin
   guarded 90 sharing-off "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench "${args[@]}" --json "$WORK/sharing-off.json"
   rc=$?; tail -12 "$WORK/sharing-off.out"; [ $rc -eq 0 ] || fail "sharing: time-sliced run rc=$rc"
   (
-    export CUDA_MPS_PIPE_DIRECTORY="$WORK/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$WORK/mps-log"
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    mps_env
     "$m" -d; echo "MPS daemon started: rc=$?"; sleep 1
     guarded 90 sharing-on "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" distbench "${args[@]}" --json "$WORK/sharing-on.json"
     rc=$?; tail -12 "$WORK/sharing-on.out"; [ $rc -eq 0 ] || fail "sharing: MPS run rc=$rc"
@@ -1100,8 +1103,7 @@ phase_timeout() {
 # MPS=1: every phase under NVIDIA's Multi-Process Service, so that ranks sharing the GPU run at once instead of in
 # time slices (about 10x faster over NCCL's sockets); quit at the end.
 if [ "${MPS:-0}" = 1 ] && m=$(mps_control); then
-  export CUDA_MPS_PIPE_DIRECTORY="$WORK/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$WORK/mps-log"
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  mps_env
   "$m" -d && echo "MPS daemon started ($m)" && trap 'echo quit | "$m"' EXIT
 fi
 for p in $phases; do

@@ -65,8 +65,8 @@ std::optional<std::string> gpu_sharing_warning(int processes_per_gpu, const MpsD
   return fmt::format(
       "{} processes share each GPU of this host and no MPS daemon serves them ({}): the GPU runs one process's work "
       "at a time, in time slices, so every step that needs another rank waits for its slice (one H200, a 64 KiB "
-      "allreduce between 2 processes: 4.6 ms, 0.18 ms under MPS); the times are the scheduler's, not the transport's; start "
-      "MPS (nvidia-cuda-mps-control -d) or give each rank a GPU of its own",
+      "allreduce between 2 processes: 4.6 ms, 0.18 ms under MPS); the times are the scheduler's, not the "
+      "transport's; start MPS (nvidia-cuda-mps-control -d) or give each rank a GPU of its own",
       processes_per_gpu, mps.evidence);
 }
 
