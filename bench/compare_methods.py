@@ -19,6 +19,14 @@ with the peer's warm-up for that count), chosen from one calibration sweep befor
 round to round. Per size it keeps each tool's median over rounds and prints distbench / peer (and the pair and the
 fastest rounds' ratio); the issue's targets: within 1.05 at the median of sizes and 1.10 at every size.
 
+Placement: a shared VM's host runs its two vCPUs on cores that share an L3 or not, moves them within seconds, and
+every tool's small sizes run up to 3x slower in the far placement (0.17 or 0.5 us an 8 B allreduce, for a whole run
+of a second or part of one). Before and after every run the script reads how far apart CPUs 0 and 1 are now
+(build/bench/distbench-cpu-distance: a cache line's one-way time, a few ms) and calls the run near (both readings
+under --near-ns), far (both above) or moved. The `near` and `far` columns compare only the runs each tool made in
+that placement (median over them, and how many each tool had), like for like where the rounds' medians compare
+whichever placement most rounds drew.
+
 Sizes: OSU gives allreduce, reduce, broadcast and reduce-scatter the buffer every rank passes, as distbench does, and
 IMB the first three; for allgather and alltoall (and IMB's Reduce_scatter) the peer's size is one rank's block,
 distbench's the whole buffer: distbench runs at N x the peer's size, and the tables show the peer's size.
@@ -28,11 +36,13 @@ Needs only the Python standard library. Builds nothing: OSU and IMB are built by
 """
 
 import argparse
+import collections
 import copy
 import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -103,6 +113,36 @@ def imb_times(args, collective):
     return peers.parse_imb(out)
 
 
+def probe(args):
+    """How far apart CPUs 0 and 1 are now (ns one way), or None without a probe or when it failed."""
+    if not args.probe:
+        return None
+    result = subprocess.run([args.probe], capture_output=True, text=True, timeout=10)
+    if result.returncode != 0:
+        print(f"compare_methods.py: the placement probe failed: {result.stderr.strip()}", file=sys.stderr)
+        return None
+    return json.loads(result.stdout)["ns"]
+
+
+def placement(args, before, after):
+    """'near', 'far' or 'moved' from the probe's readings around a run; None when either is missing."""
+    if before is None or after is None:
+        return None
+    near = (before < args.near_ns, after < args.near_ns)
+    return "near" if all(near) else "far" if not any(near) else "moved"
+
+
+def find_probe(given):
+    if given == "none":
+        return None
+    path = given or os.path.join(common.ROOT, "build", "bench", "distbench-cpu-distance")
+    if os.access(path, os.X_OK):
+        return os.path.abspath(path)
+    if given:
+        sys.exit(f"compare_methods.py: no placement probe at {given}; build it (ninja -C build) or pass --probe none")
+    return None
+
+
 def calls_at(args, collective, method):
     """--run-seconds: the calls of this part's size (None without it: the peers' own counts); a size distbench did not
     run in the calibration (reduce-scatter's 4 B at 2 ranks: less than one float per rank) takes the nearest larger
@@ -145,28 +185,57 @@ def calibrate(args, collectives, methods, tmpdir):
     return counts
 
 
-def table(collective, method, peer_runs, db_runs):
+def in_placement(times, places, size, where):
+    """The times of the rounds whose run of `size` met placement `where`."""
+    return [r[size] for r, q in zip(times, places) if q.get(size) == where]
+
+
+def placement_ratio(d_times, p_times):
+    """(distbench's median / the peer's, cell text) over the runs of one placement; (None, '-') when a tool had none."""
+    if not d_times or not p_times:
+        return None, "-"
+    ratio = statistics.median(d_times) / statistics.median(p_times)
+    return ratio, f"{ratio:.3f} {len(d_times)}/{len(p_times)}"
+
+
+def table(collective, method, peer_runs, db_runs, peer_places=None, db_places=None):
     sizes = sorted(set.intersection(*(set(r) for r in peer_runs + db_runs)), key=int)
+    placed = bool(peer_places and db_places)
     print(f"\n{collective}, --timing {method} against {'OSU' if method == 'osu' else 'IMB-MPI1'}"
           f" ({len(peer_runs)} rounds; us, medians over rounds; spread = max/min over rounds; pair = the median over"
-          f" rounds of each round's own distbench / peer; fastest = distbench's fastest round / the peer's)")
+          f" rounds of each round's own distbench / peer; fastest = distbench's fastest round / the peer's"
+          + ("; near, far = distbench / peer over the runs that met that placement, distbench's runs/the peer's"
+             if placed else "") + ")")
     print(f"{'bytes':>10} {'peer':>10} {'spread':>7} {'distbench':>10} {'spread':>7} {'ratio':>7} {'pair':>7}"
-          f" {'fastest':>7}")
-    ratios, pairs, fastest = [], [], []
+          f" {'fastest':>7}" + (f" {'near':>12} {'far':>12}" if placed else ""))
+    estimates = {"ratio": [], "pair": [], "fastest": [], "near": [], "far": []}
     for s in sizes:
         p = [r[s] for r in peer_runs]
         d = [r[s] for r in db_runs]
         ratio = statistics.median(d) / statistics.median(p)
         pair, _ = common.paired_ratio(d, p)
-        ratios.append(ratio)
-        pairs.append(pair)
-        fastest.append(min(d) / min(p))
+        estimates["ratio"].append(ratio)
+        estimates["pair"].append(pair)
+        estimates["fastest"].append(min(d) / min(p))
+        cells = ""
+        if placed:
+            for where in ("near", "far"):
+                r, text = placement_ratio(in_placement(db_runs, db_places, s, where),
+                                          in_placement(peer_runs, peer_places, s, where))
+                if r is not None:
+                    estimates[where].append(r)
+                cells += f" {text:>12}"
         print(f"{s:>10} {statistics.median(p):>10.2f} {max(p) / min(p):>7.3f} {statistics.median(d):>10.2f}"
-              f" {max(d) / min(d):>7.3f} {ratio:>7.3f} {pair:>7.3f} {fastest[-1]:>7.3f}")
-    for label, rs in (("ratio", ratios), ("pair", pairs), ("fastest", fastest)):
+              f" {max(d) / min(d):>7.3f} {ratio:>7.3f} {pair:>7.3f} {estimates['fastest'][-1]:>7.3f}{cells}")
+    for label, rs in estimates.items():
         if rs:
             print(f"median {label} {statistics.median(rs):.3f}, range {min(rs):.3f}-{max(rs):.3f};"
                   f" within 1.10: {sum(abs(r - 1) <= 0.10 for r in rs)} of {len(rs)} sizes")
+    if placed:
+        for who, places in (("peer", peer_places), ("distbench", db_places)):
+            counts = collections.Counter(q for rnd in places for q in rnd.values())
+            print(f"placements of {who}'s runs: " + ", ".join(f"{counts[w]} {w or 'unread'}"
+                                                              for w in ("near", "far", "moved", None)))
 
 
 def raw_runs(path):
@@ -176,7 +245,8 @@ def raw_runs(path):
     if not lines:
         sys.exit(f"compare_methods.py: no '# raw after round' line in {path}")
     raw = json.loads(lines[-1].split(" ", 5)[5])
-    return {tuple(key.split(" ")): (peer, db) for key, (peer, db) in raw.items()}
+    # [peer runs, distbench runs] or, from a run with the placement probe, also [peer placements, distbench's]
+    return {tuple(key.split(" ")): tuple(value) for key, value in raw.items()}
 
 
 def main():
@@ -198,17 +268,23 @@ def main():
                         help="with --size-per-run: every run of a size times at least this many seconds of calls, the "
                              "same count in both tools (from a calibration sweep), so that each run spans the shared "
                              "machine's changes of speed (default 0: the peers' own counts)")
+    parser.add_argument("--probe", help="the placement probe (default: build/bench/distbench-cpu-distance when built; "
+                                        "'none': no near/far columns)")
+    parser.add_argument("--near-ns", type=float, default=110,
+                        help="a run met the near placement when the probe read under this (ns one way) before and "
+                             "after it (default 110: this VM read 25-60 near, 160-320 far)")
     parser.add_argument("--tables-from", metavar="OUTPUT",
                         help="print the tables of an earlier run's saved output (its last raw line) and run nothing")
     args = parser.parse_args()
     if args.tables_from:
-        for (c, m), (peer_runs, db_runs) in raw_runs(args.tables_from).items():
-            if any(peer_runs):
-                table(c, m, peer_runs, db_runs)
+        for (c, m), value in raw_runs(args.tables_from).items():
+            if any(value[0]):
+                table(c, m, *value)
         return
     if args.run_seconds > 0 and not args.size_per_run:
         sys.exit("compare_methods.py: --run-seconds needs --size-per-run (a count per size is given per launch)")
     args.distbench = common.find_distbench(args.distbench)
+    args.probe = find_probe(args.probe)
     collectives = [c for c in args.collectives.split(",") if c]
     for c in collectives:
         if c not in COLLECTIVES:
@@ -216,8 +292,9 @@ def main():
     methods = [m for m, given in (("osu", args.osu), ("imb", args.imb)) if given]
     if not methods:
         sys.exit("compare_methods.py: give --osu and/or --imb (built by hand outside the tree: bench/README.md)")
-    # (peer runs, distbench runs): one {size: us} per round, filled by one run or, with --size-per-run, one per size
-    runs = {(c, m): ([], []) for c in collectives for m in methods}
+    # (peer runs, distbench runs): one {size: us} per round, filled by one run or, with --size-per-run, one per size;
+    # then (with the probe) the placement each of those runs met, one {size: 'near'|'far'|'moved'|None} per round
+    runs = {(c, m): ([], [], [], []) for c in collectives for m in methods}
     with tempfile.TemporaryDirectory() as tmpdir:
         if args.run_seconds > 0:
             args.counts = calibrate(args, collectives, methods, tmpdir)
@@ -226,25 +303,30 @@ def main():
                 steps = [(m, tool) for m in methods for tool in ("peer", "distbench")]
                 shift = rnd % len(steps)
                 for m in methods:
-                    runs[(c, m)][0].append({})
-                    runs[(c, m)][1].append({})
+                    for series in runs[(c, m)]:
+                        series.append({})
                 for part in common.sweep_parts(args):
+                    reading = probe(args)
                     for m, tool in steps[shift:] + steps[:shift]:
+                        side = 1 if tool == "distbench" else 0
                         if tool == "distbench":
-                            runs[(c, m)][1][-1].update(distbench_times(part, c, m, tmpdir, rnd))
+                            times = distbench_times(part, c, m, tmpdir, rnd)
                         else:
-                            t = osu_times(part, c) if m == "osu" else imb_times(part, c)
-                            runs[(c, m)][0][-1].update(t or {})
+                            times = (osu_times(part, c) if m == "osu" else imb_times(part, c)) or {}
+                        before, reading = reading, probe(args)
+                        runs[(c, m)][side][-1].update(times)
+                        runs[(c, m)][side + 2][-1].update({size: placement(args, before, reading) for size in times})
             print(f"round {rnd + 1} of {args.rounds} done", file=sys.stderr)
             # every round's raw figures as they come, so that a run cut short still leaves what it measured
             print("# raw after round", rnd + 1, json.dumps({f"{c} {m}": v for (c, m), v in runs.items()}), flush=True)
-    print(f"distbench: {args.distbench}; np {args.np}; "
+    print(f"distbench: {args.distbench}; placement probe: {args.probe or 'none'} (near under {args.near_ns:g} ns); "
+          f"np {args.np}; "
           f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds"
           + (f"; each run at least {args.run_seconds:g} s of calls, the same count in both tools"
              if args.run_seconds > 0 else "; the peers' own counts"))
-    for (c, m), (peer_runs, db_runs) in runs.items():
-        if any(peer_runs):
-            table(c, m, peer_runs, db_runs)
+    for (c, m), value in runs.items():
+        if any(value[0]):
+            table(c, m, *(value if args.probe else value[:2]))
 
 
 if __name__ == "__main__":
