@@ -272,7 +272,7 @@ def main():
                                         "'none': no near/far columns)")
     parser.add_argument("--near-ns", type=float, default=110,
                         help="a run met the near placement when the probe read under this (ns one way) before and "
-                             "after it (default 110: this VM read 25-60 near, 160-320 far)")
+                             "after it (default 110: the development VM read 25-72 near, 138-402 far)")
     parser.add_argument("--tables-from", metavar="OUTPUT",
                         help="print the tables of an earlier run's saved output (its last raw line) and run nothing")
     args = parser.parse_args()
@@ -308,11 +308,10 @@ def main():
                 for part in common.sweep_parts(args):
                     reading = probe(args)
                     for m, tool in steps[shift:] + steps[:shift]:
-                        side = 1 if tool == "distbench" else 0
                         if tool == "distbench":
-                            times = distbench_times(part, c, m, tmpdir, rnd)
+                            side, times = 1, distbench_times(part, c, m, tmpdir, rnd)
                         else:
-                            times = (osu_times(part, c) if m == "osu" else imb_times(part, c)) or {}
+                            side, times = 0, (osu_times(part, c) if m == "osu" else imb_times(part, c)) or {}
                         before, reading = reading, probe(args)
                         runs[(c, m)][side][-1].update(times)
                         runs[(c, m)][side + 2][-1].update({size: placement(args, before, reading) for size in times})
