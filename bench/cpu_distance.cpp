@@ -76,8 +76,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;  // --help: 0; a wrong option: CLI11's line, then 1
+    std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    return 1;
   }
   try {
     const double ns = one_way_ns(cpus[0], cpus[1], round_trips);
