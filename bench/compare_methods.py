@@ -33,6 +33,9 @@ distbench's the whole buffer: distbench runs at N x the peer's size, and the tab
 
 Needs only the Python standard library. Builds nothing: OSU and IMB are built by hand outside the tree
 (bench/README.md); a peer not given is left out. Exits 0 whatever the ratios are (non-zero when a run fails).
+
+--against-itself runs each peer a second time in distbench's place: an A/A series, the same tables with the peer
+against itself, which says how close two runs of one tool come on this machine with these rounds and estimators.
 """
 
 import argparse
@@ -198,16 +201,20 @@ def placement_ratio(d_times, p_times):
     return ratio, f"{ratio:.3f} {len(d_times)}/{len(p_times)}"
 
 
-def table(collective, method, peer_runs, db_runs, peer_places=None, db_places=None):
+def table(collective, method, peer_runs, db_runs, peer_places=None, db_places=None, against_itself=False):
+    """One comparison's table and summary lines; against_itself: the second tool's runs are the peer's again."""
     sizes = sorted(set.intersection(*(set(r) for r in peer_runs + db_runs)), key=int)
     placed = bool(peer_places and db_places)
-    print(f"\n{collective}, --timing {method} against {'OSU' if method == 'osu' else 'IMB-MPI1'}"
-          f" ({len(peer_runs)} rounds; us, medians over rounds; spread = max/min over rounds; pair = the median over"
-          f" rounds of each round's own distbench / peer; fastest = distbench's fastest round / the peer's"
-          + ("; near, far = distbench / peer over the runs that met that placement, distbench's runs/the peer's"
+    peer = "OSU" if method == "osu" else "IMB-MPI1"
+    second = f"{peer} again" if against_itself else "distbench"
+    print(f"\n{collective}, " + (f"{peer} against itself (A/A: its runs interleaved as two tools)" if against_itself
+                                  else f"--timing {method} against {peer}")
+          + f" ({len(peer_runs)} rounds; us, medians over rounds; spread = max/min over rounds; pair = the median over"
+          f" rounds of each round's own {second} / peer; fastest = {second}'s fastest round / the peer's"
+          + (f"; near, far = {second} / peer over the runs that met that placement, {second}'s runs/the peer's"
              if placed else "") + ")")
-    print(f"{'bytes':>10} {'peer':>10} {'spread':>7} {'distbench':>10} {'spread':>7} {'ratio':>7} {'pair':>7}"
-          f" {'fastest':>7}" + (f" {'near':>12} {'far':>12}" if placed else ""))
+    print(f"{'bytes':>10} {'peer':>10} {'spread':>7} {'again' if against_itself else 'distbench':>10} {'spread':>7}"
+          f" {'ratio':>7} {'pair':>7} {'fastest':>7}" + (f" {'near':>12} {'far':>12}" if placed else ""))
     estimates = {"ratio": [], "pair": [], "fastest": [], "near": [], "far": []}
     for s in sizes:
         p = [r[s] for r in peer_runs]
@@ -234,6 +241,7 @@ def table(collective, method, peer_runs, db_runs, peer_places=None, db_places=No
     if placed:
         for who, places in (("peer", peer_places), ("distbench", db_places)):
             counts = collections.Counter(q for rnd in places for q in rnd.values())
+            who = "the second run" if against_itself and who == "distbench" else who
             print(f"placements of {who}'s runs: " + ", ".join(f"{counts[w]} {w or 'unread'}"
                                                               for w in ("near", "far", "moved", None)))
 
@@ -273,13 +281,17 @@ def main():
     parser.add_argument("--near-ns", type=float, default=110,
                         help="a run met the near placement when the probe read under this (ns one way) before and "
                              "after it (default 110: the development VM read 25-72 near, 138-402 far)")
+    parser.add_argument("--against-itself", action="store_true",
+                        help="run each peer a second time where distbench would run (an A/A series: how far two runs "
+                             "of one tool drift apart on this machine, the floor under every estimator); with "
+                             "--tables-from: label an earlier A/A run's tables so")
     parser.add_argument("--tables-from", metavar="OUTPUT",
                         help="print the tables of an earlier run's saved output (its last raw line) and run nothing")
     args = parser.parse_args()
     if args.tables_from:
         for (c, m), value in raw_runs(args.tables_from).items():
             if any(value[0]):
-                table(c, m, *value)
+                table(c, m, *value, against_itself=args.against_itself)
         return
     if args.run_seconds > 0 and not args.size_per_run:
         sys.exit("compare_methods.py: --run-seconds needs --size-per-run (a count per size is given per launch)")
@@ -308,24 +320,27 @@ def main():
                 for part in common.sweep_parts(args):
                     reading = probe(args)
                     for m, tool in steps[shift:] + steps[:shift]:
-                        if tool == "distbench":
-                            side, times = 1, distbench_times(part, c, m, tmpdir, rnd)
+                        # side 1 is distbench's, or with --against-itself the peer's second run
+                        side = 1 if tool == "distbench" else 0
+                        if side == 1 and not args.against_itself:
+                            times = distbench_times(part, c, m, tmpdir, rnd)
                         else:
-                            side, times = 0, (osu_times(part, c) if m == "osu" else imb_times(part, c)) or {}
+                            times = (osu_times(part, c) if m == "osu" else imb_times(part, c)) or {}
                         before, reading = reading, probe(args)
                         runs[(c, m)][side][-1].update(times)
                         runs[(c, m)][side + 2][-1].update({size: placement(args, before, reading) for size in times})
             print(f"round {rnd + 1} of {args.rounds} done", file=sys.stderr)
             # every round's raw figures as they come, so that a run cut short still leaves what it measured
             print("# raw after round", rnd + 1, json.dumps({f"{c} {m}": v for (c, m), v in runs.items()}), flush=True)
-    print(f"distbench: {args.distbench}; placement probe: {args.probe or 'none'} (near under {args.near_ns:g} ns); "
+    print(("A/A: each peer against itself, its second run in distbench's place; " if args.against_itself else "")
+          + f"distbench: {args.distbench}; placement probe: {args.probe or 'none'} (near under {args.near_ns:g} ns); "
           f"np {args.np}; "
           f"{'one run per size' if args.size_per_run else 'one run per sweep'} and tool, {args.rounds} rounds"
           + (f"; each run at least {args.run_seconds:g} s of calls, the same count in both tools"
              if args.run_seconds > 0 else "; the peers' own counts"))
     for (c, m), value in runs.items():
         if any(value[0]):
-            table(c, m, *(value if args.probe else value[:2]))
+            table(c, m, *(value if args.probe else value[:2]), against_itself=args.against_itself)
 
 
 if __name__ == "__main__":
