@@ -22,6 +22,7 @@ struct VirtualClock {
   double per_op = 1e-6;
   std::vector<int> batches;  // `times` of every run() call, in order
   int synchronized = 0;
+  int timers_made = 0;
 };
 
 class VirtualTimer final : public Timer {
@@ -43,7 +44,10 @@ TimedOperation operation(VirtualClock& clock) {
             clock.now += clock.per_op * times;
           },
           [&clock](Seconds) { ++clock.synchronized; },
-          [&clock] { return std::make_unique<VirtualTimer>(clock); },
+          [&clock] {
+            ++clock.timers_made;
+            return std::make_unique<VirtualTimer>(clock);
+          },
           {}};
 }
 
@@ -225,7 +229,8 @@ TEST(Sampler, TheHostClockThroughCompletionStopsAfterTheWait) {
 }
 
 // OSU's and IMB's loops (--timing osu|imb): every call alone, untimed ones first, then exactly the count asked for,
-// each waited for; no calibration and no batch that is not one of them.
+// each waited for; no calibration and no batch that is not one of them; one timer for all the calls, as the peers read
+// one clock (a timer made per call is work between two calls, which reaches the others' calls where ranks share CPUs).
 TEST(Sampler, ThePeersLoopTimesOneCallAtATimeExactlyAsManyTimesAsAsked) {
   VirtualClock clock;
   clock.per_op = 1.0 / 1024;  // 1 ms: a time budget would cut 1000 samples short; a fixed count must not
@@ -239,6 +244,7 @@ TEST(Sampler, ThePeersLoopTimesOneCallAtATimeExactlyAsManyTimesAsAsked) {
   const Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
   EXPECT_EQ(clock.batches, std::vector<int>(1100, 1));  // 100 untimed, 1000 timed, one call each
   EXPECT_EQ(clock.synchronized, 1100);
+  EXPECT_EQ(clock.timers_made, 1);
   EXPECT_EQ(s.ops_per_sample, 1);
   ASSERT_EQ(s.samples.size(), 1000u);
   for (double x : s.samples) EXPECT_DOUBLE_EQ(x, clock.per_op);
