@@ -239,9 +239,8 @@ def table(collective, method, peer_runs, db_runs, peer_places=None, db_places=No
             print(f"median {label} {statistics.median(rs):.3f}, range {min(rs):.3f}-{max(rs):.3f};"
                   f" within 1.10: {sum(abs(r - 1) <= 0.10 for r in rs)} of {len(rs)} sizes")
     if placed:
-        for who, places in (("peer", peer_places), ("distbench", db_places)):
+        for who, places in (("peer", peer_places), ("the second run" if against_itself else "distbench", db_places)):
             counts = collections.Counter(q for rnd in places for q in rnd.values())
-            who = "the second run" if against_itself and who == "distbench" else who
             print(f"placements of {who}'s runs: " + ", ".join(f"{counts[w]} {w or 'unread'}"
                                                               for w in ("near", "far", "moved", None)))
 

@@ -156,8 +156,23 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   out.phase_samples.resize(op.phases.size());
   std::vector<double> phase_seconds;
   double beside_seconds = 0;
+  // The peers' loops (one call timed, then a barrier): between two calls a rank does little more than OSU's and IMB's
+  // loops do (one timer for every call, nothing allocated), since where ranks share CPUs the work a rank does outside
+  // its timed call delays the others' timed calls: at np 3 on 2 cores a timer made and freed per call read broadcast
+  // 1.056-1.071x osu_bcast (median of 4 B-4 KiB, two series of 5 rounds), one timer 1.032-1.035x.
+  const bool each_call = rules.barrier_after_sample && op.phases.empty() && !make_beside_timer;
+  const std::unique_ptr<Timer> call_timer = each_call ? op.make_timer() : nullptr;
   const auto take_sample = [&] {
     watchdog.arm_again();
+    if (call_timer) {
+      call_timer->start();
+      op.run(out.ops_per_sample);
+      call_timer->stop();
+      op.synchronize(rules.timeout);
+      out.samples.push_back(call_timer->seconds() / out.ops_per_sample);
+      connector.barrier();
+      return;
+    }
     out.samples.push_back(
         timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds, make_beside_timer, &beside_seconds) /
         out.ops_per_sample);
@@ -167,21 +182,6 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
       out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
     }
   };
-  // The peers' loops (one call timed, then a barrier): between two calls a rank does little more than OSU's and IMB's
-  // loops do (one timer for every call, nothing allocated), since where ranks share CPUs the work a rank does outside
-  // its timed call delays the others' timed calls: at np 3 on 2 cores a timer made and freed per call read broadcast
-  // 1.056-1.071x osu_bcast (median of 4 B-4 KiB, two series of 5 rounds), one timer 1.032-1.035x.
-  const bool each_call = rules.barrier_after_sample && op.phases.empty() && !make_beside_timer;
-  const std::unique_ptr<Timer> call_timer = each_call ? op.make_timer() : nullptr;
-  const auto take_call_sample = [&] {
-    watchdog.arm_again();
-    call_timer->start();
-    op.run(out.ops_per_sample);
-    call_timer->stop();
-    op.synchronize(rules.timeout);
-    out.samples.push_back(call_timer->seconds() / out.ops_per_sample);
-    connector.barrier();
-  };
   const OsCounters before = thread_os_counters();
   if (!rule.noise_mode()) {
     // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
@@ -189,11 +189,11 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
     const std::size_t planned = samples_for_min_ops(rule.planned_samples(sample_s), rules.min_timed_ops,
                                                     out.ops_per_sample, sample_s, rules.min_ops_max_time_s);
     out.samples.reserve(planned);
-    for (std::size_t i = 0; i < planned; ++i) each_call ? take_call_sample() : take_sample();
+    for (std::size_t i = 0; i < planned; ++i) take_sample();
   } else {
     const auto began = std::chrono::steady_clock::now();
     while (true) {
-      each_call ? take_call_sample() : take_sample();
+      take_sample();
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       bool stop = rule.done(out.samples, elapsed);
       broadcast_value(connector, stop, connector.root_rank());  // the root decides, so all take as many samples
