@@ -21,7 +21,7 @@ PingLine* line_of(const SharedPage& page, int follower) { return static_cast<Pin
 
 }  // namespace
 
-CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
+CpuPairProbe::CpuPairProbe(Connector& connector, const ArmedStep& step) : connector_(connector) {
   const Partition hosts = node_partition(connector.node_of_ranks());
   host_ranks_ = hosts.members_of(connector.rank());
   index_ = hosts.rank_in_group(connector.rank());
@@ -35,7 +35,7 @@ CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
       mine = e.what();
     }
   }
-  const std::vector<std::string> names = allgather_string(connector, mine);
+  const std::vector<std::string> names = allgather_string(connector, mine, step);
   const std::string& host = names[static_cast<std::size_t>(host_ranks_.front())];
   std::string opened;
   if (host_ranks_.size() < 2) {
@@ -53,7 +53,7 @@ CpuPairProbe::CpuPairProbe(Connector& connector) : connector_(connector) {
     }
   }
   // Once every rank has tried to open its host's page, its name can go: nothing is left behind after the run.
-  const std::vector<std::string> opens = allgather_string(connector, opened);
+  const std::vector<std::string> opens = allgather_string(connector, opened, step);
   if (page_) page_->unlink();
   for (int r : host_ranks_) {
     if (!opens[static_cast<std::size_t>(r)].empty()) {

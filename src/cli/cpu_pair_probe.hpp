@@ -33,7 +33,8 @@ class CpuPairProbe {
  public:
   // Collective, at start-up: each host with two or more ranks shares a page among them. Never throws: a host where
   // that fails leaves the readings unknown, with the reason.
-  explicit CpuPairProbe(Connector& connector);
+  // Collective (inside `step`): every rank of a host maps the page its first rank creates.
+  CpuPairProbe(Connector& connector, const ArmedStep& step);
   // Collective and bounded: each host's first rank pings each other rank of its host in turn, for at most `budget`
   // in all, then the root gathers the hosts' farthest pairs, waiting at most `budget` more (a rank that stopped
   // answering is left out). The root gets the reading, other ranks an empty one.

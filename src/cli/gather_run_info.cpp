@@ -11,16 +11,16 @@
 namespace distbench::cli {
 
 RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& entry,
-                      const std::vector<std::string>& argv) {
+                      const std::vector<std::string>& argv, const ArmedStep& step) {
   RunInfo info;
   info.tool_version = kVersion;
   info.git_sha = kGitSha;
   info.argv = argv;
   info.start_time = iso_time_now();
   info.world_size = connector.size();
-  const auto hosts = allgather_string(connector, connector.hostname());
-  const auto local_ranks = allgather_value(connector, connector.local_rank());
-  const auto cpus = allgather_string(connector, allowed_cpus_text());
+  const auto hosts = allgather_string(connector, connector.hostname(), step);
+  const auto local_ranks = allgather_value(connector, connector.local_rank(), step);
+  const auto cpus = allgather_string(connector, allowed_cpus_text(), step);
   for (int r = 0; r < connector.size(); ++r) {
     const auto i = static_cast<std::size_t>(r);
     info.ranks.push_back({r, hosts[i], local_ranks[i], cpus[i]});

@@ -15,7 +15,7 @@ namespace distbench::cli {
 
 // Collective: gathers every rank's host, local rank and allowed CPUs.
 RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& entry,
-                      const std::vector<std::string>& argv);
+                      const std::vector<std::string>& argv, const ArmedStep& step);
 
 // Above this share of the machine's CPU time stolen by its hypervisor over a run, the run says so in a warning.
 inline constexpr double kStealWarnFraction = 0.05;

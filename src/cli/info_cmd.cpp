@@ -5,6 +5,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/run_ending.hpp"
 #include "cli/validators.hpp"
 #include "core/comm/backend.hpp"
 #include "core/error.hpp"
@@ -116,6 +117,7 @@ void print_info_json(const JobView& job) {
 
 int run_info(Invocation& inv, const InfoOptions& o) {
   Connector& connector = inv.connect({o.launcher, o.timeout_s});
+  Watchdog watchdog(o.timeout_s, end_without_report(connector));
   std::unique_ptr<Backend> backend;
   std::string no_backend;
   try {
@@ -126,7 +128,11 @@ int run_info(Invocation& inv, const InfoOptions& o) {
     if (o.backend != "auto" || e.code() != ExitCode::unavailable) throw;
     no_backend = backend_registry().empty() ? "none is built in" : "none of the backends above can run here";
   }
-  const auto hosts = allgather_string(connector, connector.hostname());
+  std::vector<std::string> hosts;
+  {
+    const ArmedStep step = watchdog.arm(StepKind::gather, "gathering the ranks' hosts");
+    hosts = allgather_string(connector, connector.hostname(), step);
+  }
   if (!connector.is_root()) return 0;
 
   JobView job{connector, backend.get(), no_backend, {}};

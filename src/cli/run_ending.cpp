@@ -31,16 +31,19 @@ void print_warnings(const std::vector<Warning>& warnings) {
   for (const Warning& w : warnings) fmt::print(stderr, "warning: {}\n", escape_text(w.message));
 }
 
-RunEnding::RunEnding(Connector& connector, const RunSettings& settings, ProgressLine* progress,
-                     ReporterSet* reporters, const Benchmark& benchmark, RunInfo info)
+RunEnding::RunEnding(Connector& connector, const RunSettings& settings, const Benchmark& benchmark)
     : connector_(connector),
-      progress_(progress),
-      reporters_(reporters),
       benchmark_(benchmark),
-      info_(std::move(info)),
       timeout_exit_code_(settings.timeout_exit_code),
       interrupted_exit_code_(settings.interrupted_exit_code),
       launched_(connector.size() > 1) {}
+
+void RunEnding::report_to(ProgressLine* progress, ReporterSet* reporters, RunInfo info) {
+  std::lock_guard lock(leaving_);
+  progress_ = progress;
+  reporters_ = reporters;
+  info_ = std::move(info);
+}
 
 void RunEnding::end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code) {
   std::lock_guard lock(leaving_);  // the first of the watchdog and a signal decides
@@ -68,7 +71,10 @@ void RunEnding::end_and_exit(const std::string& status, const std::string& messa
 
 Watchdog::Expired RunEnding::on_timeout() {
   return [this](const std::string& step, double timeout_s) {
-    if (progress_) progress_->clear();
+    {
+      std::lock_guard lock(leaving_);
+      if (progress_) progress_->clear();
+    }
     const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
     fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector_.rank(), connector_.hostname(), message);
     std::fflush(stderr);
@@ -76,6 +82,15 @@ Watchdog::Expired RunEnding::on_timeout() {
     // before their exit makes the launcher end the job.
     if (!connector_.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     fail_and_exit(message, timeout_exit_code_);
+  };
+}
+
+Watchdog::Expired end_without_report(Connector& connector) {
+  return [&connector](const std::string& step, double timeout_s) {
+    fmt::print(stderr, "error: rank {} ({}): {} did not finish within {:g} s (-T/--timeout); ending the job\n",
+               connector.rank(), connector.hostname(), step, timeout_s);
+    std::fflush(stderr);
+    std::_Exit(static_cast<int>(ExitCode::timeout));
   };
 }
 

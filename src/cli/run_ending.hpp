@@ -24,11 +24,15 @@ namespace distbench::cli {
 
 class RunEnding {
  public:
-  // `progress` and `reporters` are the root's (null elsewhere); `info` is the run as the reports began it.
-  RunEnding(Connector& connector, const RunSettings& settings, ProgressLine* progress, ReporterSet* reporters,
-            const Benchmark& benchmark, RunInfo info);
+  // From the moment the job has formed: a step that times out while the run is set up (the backend chosen, the
+  // communicators created, the run's facts gathered) ends it with no report yet.
+  RunEnding(Connector& connector, const RunSettings& settings, const Benchmark& benchmark);
   RunEnding(const RunEnding&) = delete;
   RunEnding& operator=(const RunEnding&) = delete;
+
+  // Once the reports have begun: from then on every ending marks them. `progress` and `reporters` are the root's
+  // (null elsewhere); `info` is the run as the reports began it.
+  void report_to(ProgressLine* progress, ReporterSet* reporters, RunInfo info);
 
   // The watchdog's: a step did not finish within -T; names the step and this rank, ends with the timeout's code.
   Watchdog::Expired on_timeout();
@@ -57,15 +61,19 @@ class RunEnding {
   [[noreturn]] void end_on_signal(Watchdog& watchdog, int signal);
 
   Connector& connector_;
-  ProgressLine* progress_;
-  ReporterSet* reporters_;
+  ProgressLine* progress_ = nullptr;   // these three are set once, by report_to, under `leaving_`
+  ReporterSet* reporters_ = nullptr;
+  RunInfo info_;
   const Benchmark& benchmark_;
-  const RunInfo info_;
   const int timeout_exit_code_;
   const std::optional<int> interrupted_exit_code_;
   const bool launched_;  // by a launcher, with other ranks: a signal may be its word that another rank failed
   std::mutex leaving_;  // the first ending decides; the report is written by one thread at a time
 };
+
+// For a command that writes no report (info): a step that did not finish within -T ends the process with the
+// timeout's code and one line naming the step and this rank.
+Watchdog::Expired end_without_report(Connector& connector);
 
 // Each warning as one `warning:` line on stderr.
 void print_warnings(const std::vector<Warning>& warnings);

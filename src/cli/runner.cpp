@@ -83,7 +83,8 @@ void hint_single_process(const RunInfo& info) {
 // Checks that only make sense once the ranks exist; every rank leaves the same way when one fails. The root's
 // reporters take their files here (another live run writing one of them is refused).
 void check_before_run(Connector& connector, World& world, const std::vector<NamedPath>& outputs,
-                      const Benchmark& benchmark, ReporterSet* reporters) {
+                      const Benchmark& benchmark, ReporterSet* reporters, Watchdog& watchdog) {
+  const ArmedStep step = watchdog.arm(StepKind::setup, "checking the run on every rank");
   std::unique_ptr<Error> problem;
   try {
     if (connector.is_root()) {
@@ -94,11 +95,12 @@ void check_before_run(Connector& connector, World& world, const std::vector<Name
   } catch (const Error& e) {
     problem = std::make_unique<Error>(e);
   }
-  raise_if_any(connector, problem.get());
+  raise_if_any(connector, problem.get(), step);
 }
 
 // The backend, chosen the same way on every rank (hosts may differ in what they can run).
-const BackendEntry& choose_backend_everywhere(Connector& connector, const std::string& requested) {
+const BackendEntry& choose_backend_everywhere(Connector& connector, const std::string& requested, Watchdog& watchdog) {
+  const ArmedStep step = watchdog.arm(StepKind::setup, "choosing the backend on every rank");
   const BackendEntry* entry = nullptr;
   std::unique_ptr<Error> problem;
   try {
@@ -106,8 +108,8 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
   } catch (const Error& e) {
     problem = std::make_unique<Error>(e);
   }
-  raise_if_any(connector, problem.get());
-  const auto names = allgather_string(connector, entry->name);
+  raise_if_any(connector, problem.get(), step);
+  const auto names = allgather_string(connector, entry->name, step);
   for (const auto& name : names) {
     if (name != entry->name) {
       throw Error(ExitCode::unavailable,
@@ -116,6 +118,12 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
     }
   }
   return *entry;
+}
+
+// The backend and the world's communicator, created collectively.
+World form_world(Connector& connector, const BackendEntry& entry, const RunSettings& settings, Watchdog& watchdog) {
+  const ArmedStep step = watchdog.arm(StepKind::setup, "creating the backend and the world's communicator");
+  return World(connector, entry.create(connector, settings.backend_options), step);
 }
 
 // The connector's failure handler for the lifetime of a scope (the handler refers to the scope's objects).
@@ -164,11 +172,12 @@ struct RunStart {
 constexpr std::chrono::milliseconds kCpuDistanceBudget{200};
 
 RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
-                       const Benchmark& benchmark, ReporterSet* reporters) {
-  RunStart start{make_run_info(connector, world, entry, inv.arguments()), machine_cpu_ticks(), nullptr, {}, {}};
+                       const Benchmark& benchmark, ReporterSet* reporters, Watchdog& watchdog) {
+  const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the run's facts and beginning the reports");
+  RunStart start{make_run_info(connector, world, entry, inv.arguments(), step), machine_cpu_ticks(), nullptr, {}, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
   for (auto& [code, text] : world.backend().cautions()) start.cautions.push_back({code, text});
-  start.cpus = std::make_unique<CpuPairProbe>(connector);
+  start.cpus = std::make_unique<CpuPairProbe>(connector, step);
   start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);
   if (connector.is_root()) {
     start.info.versions.emplace_back("cpu_distance.start", cpu_distance_text(start.cpu_distance));
@@ -200,9 +209,9 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
 // The run finished: the complete report (its warnings: the benchmark's, the backend's cautions, then the options it
 // ignored), the verdict on stderr, and the exit code every rank leaves with.
 int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
-           ReporterSet* reporters, RunEnding& ending) {
+           ReporterSet* reporters, RunEnding& ending, Watchdog& watchdog) {
   RunInfo& info = start.info;
-  const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective: before the report is held
+  const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective (bounded): before the report
   std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
@@ -219,6 +228,7 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
   outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());
   info.warnings = outcome.warnings;
   if (reporters) {
+    const ArmedStep writing = watchdog.arm(StepKind::report, "writing the complete report");
     reporters->end(info);
     std::cout.flush();
     print_warnings(outcome.warnings);
@@ -233,7 +243,8 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
   if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
   // Only the root judged the floor: every rank leaves with its verdict.
   bool below = !outcome.below_floor.empty();
-  broadcast_value(connector, below, connector.root_rank());
+  const ArmedStep step = watchdog.arm(StepKind::finish, "sharing the verdict");
+  broadcast_value(connector, below, connector.root_rank(), step);
   return static_cast<int>(below ? ExitCode::below_floor : ExitCode::ok);
 }
 
@@ -259,20 +270,22 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   const std::vector<NamedPath> outputs = output_files(settings, benchmark);
   const ProgressMode mode = progress_mode(settings);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
+  // The launcher bounds MPI's start, env:// its rendezvous (-T); from the job on, every wait is a step of the watchdog.
   Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
-  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend);
-  World world(connector, entry.create(connector, settings.backend_options));
-  RootOutput out = make_root_output(connector, settings, mode);
-  check_before_run(connector, world, outputs, benchmark, out.reporters.get());
-  RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get());
-
-  RunEnding ending(connector, settings, out.progress.get(), out.reporters.get(), benchmark, start.info);
+  RunEnding ending(connector, settings, benchmark);
   const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
   Watchdog watchdog(settings.timeout_s, ending.on_timeout());
   TerminationSignals::Scoped on_signal(*inv.signals, ending.on_signal(watchdog));
+  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend, watchdog);
+  World world = form_world(connector, entry, settings, watchdog);
+  RootOutput out = make_root_output(connector, settings, mode);
+  check_before_run(connector, world, outputs, benchmark, out.reporters.get(), watchdog);
+  RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get(), watchdog);
+  ending.report_to(out.progress.get(), out.reporters.get(), start.info);
+
   BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
   if (!outcome.abandon.empty()) ending.abandon(outcome);
-  return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending);
+  return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending, watchdog);
 }
 
 }  // namespace distbench::cli

@@ -117,7 +117,7 @@ std::vector<std::byte> EnvConnector::receive(int peer, Channel channel, std::uin
   throw failure(fmt::format("{}: {} has left the job", what, name_of(peer)));
 }
 
-void EnvConnector::barrier() {
+void EnvConnector::barrier(const ArmedStep&) {
   const std::uint64_t seq = collective_calls_++;
   if (rank() != 0) {
     post(0, Channel::collective, seq, {});
@@ -129,7 +129,7 @@ void EnvConnector::barrier() {
   for (int r = 1; r < size(); ++r) post(r, Channel::collective, seq, {});
 }
 
-void EnvConnector::broadcast(std::span<std::byte> data, int root) {
+void EnvConnector::broadcast(std::span<std::byte> data, int root, const ArmedStep&) {
   check_rank(root, "broadcast");
   const std::uint64_t seq = collective_calls_++;
   if (rank() == root) {
@@ -146,7 +146,8 @@ void EnvConnector::broadcast(std::span<std::byte> data, int root) {
   std::copy(got.begin(), got.end(), data.begin());
 }
 
-std::vector<std::vector<std::byte>> EnvConnector::gather(std::span<const std::byte> data, int root) {
+std::vector<std::vector<std::byte>> EnvConnector::gather(std::span<const std::byte> data, int root,
+                                                         const ArmedStep&) {
   check_rank(root, "gather");
   const std::uint64_t seq = collective_calls_++;
   if (rank() != root) {
@@ -162,7 +163,7 @@ std::vector<std::vector<std::byte>> EnvConnector::gather(std::span<const std::by
   return out;
 }
 
-std::vector<std::vector<std::byte>> EnvConnector::allgather(std::span<const std::byte> data) {
+std::vector<std::vector<std::byte>> EnvConnector::allgather(std::span<const std::byte> data, const ArmedStep&) {
   const std::uint64_t seq = collective_calls_++;
   const auto count = static_cast<std::size_t>(size());
   if (rank() != 0) {

@@ -36,10 +36,11 @@ class EnvConnector final : public Connector {
   std::string hostname() const override;
   std::vector<int> node_of_ranks() const override { return node_of_ranks_; }
 
-  void barrier() override;
-  void broadcast(std::span<std::byte> data, int root) override;
-  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) override;
-  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) override;
+  void barrier(const ArmedStep& step) override;
+  void broadcast(std::span<std::byte> data, int root, const ArmedStep& step) override;
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root,
+                                             const ArmedStep& step) override;
+  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data, const ArmedStep& step) override;
   std::vector<std::optional<std::vector<std::byte>>> gather_until(
       std::span<const std::byte> data, int root, std::chrono::steady_clock::time_point deadline) override;
   void broadcast_until(std::vector<std::byte>& data, int root,

@@ -20,12 +20,12 @@ class SingleConnector final : public Connector {
   int root_rank() const override { return 0; }
   std::string hostname() const override;
   std::vector<int> node_of_ranks() const override { return {0}; }
-  void barrier() override {}
-  void broadcast(std::span<std::byte>, int) override {}
-  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int) override {
+  void barrier(const ArmedStep&) override {}
+  void broadcast(std::span<std::byte>, int, const ArmedStep&) override {}
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int, const ArmedStep&) override {
     return {std::vector<std::byte>(data.begin(), data.end())};
   }
-  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) override {
+  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data, const ArmedStep&) override {
     return {std::vector<std::byte>(data.begin(), data.end())};
   }
   std::vector<std::optional<std::vector<std::byte>>> gather_until(std::span<const std::byte> data, int,

@@ -5,6 +5,7 @@
 #include "backends/registry.hpp"
 #include "core/comm/connector.hpp"
 #include "core/error.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -30,11 +31,11 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     const auto start = Clock::now();
     for (int round = 0; std::chrono::duration<double>(Clock::now() - start).count() < seconds; ++round) {
-      const auto values = allgather_value(*c, c->rank() + round);
+      const auto values = allgather_value(*c, c->rank() + round, test_step());
       for (int r = 0; r < c->size(); ++r) {
         if (values[static_cast<std::size_t>(r)] != r + round) throw failure("soak: an allgather came back wrong");
       }
-      c->barrier();
+      c->barrier(test_step());
       if (c->rank() == fail_rank && std::chrono::duration<double>(Clock::now() - start).count() > fail_after) {
         throw Error(ExitCode::wrong_results, "soak: failing on purpose");  // a code of its own, to see it spread
       }

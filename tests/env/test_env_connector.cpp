@@ -4,6 +4,7 @@
 #include "core/comm/connector.hpp"
 #include "tests/mpi/rank_failure_printer.hpp"
 #include "tests/support/connector_contract.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +49,7 @@ TEST(EnvConnector, ManyCallsOfEveryKindInterleaved) {
     std::vector<std::byte> big(static_cast<std::size_t>(round % 7 == 0 ? (3 << 20) + round : 16 + round),
                                static_cast<std::byte>(c.rank() + round));
     c.send_until(next, big, deadline);
-    const auto values = allgather_value(c, c.rank() * 1000 + round);
+    const auto values = allgather_value(c, c.rank() * 1000 + round, test_step());
     for (int r = 0; r < c.size(); ++r) EXPECT_EQ(values[static_cast<std::size_t>(r)], r * 1000 + round);
     const auto got = c.receive_until(prev, deadline);
     ASSERT_EQ(got.size(), big.size());
@@ -57,7 +58,7 @@ TEST(EnvConnector, ManyCallsOfEveryKindInterleaved) {
     broadcast_string_until(c, text, 0, deadline);
     EXPECT_EQ(text.size(), static_cast<std::size_t>(round));
   }
-  c.barrier();
+  c.barrier(test_step());
 }
 
 }  // namespace
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   mpitest::quiet_unless_rank0(c->rank());
   int code = RUN_ALL_TESTS();
-  for (int other : allgather_value(*c, code)) code = std::max(code, other);
+  for (int other : allgather_value(*c, code, test_step())) code = std::max(code, other);
   c.reset();
   return code;
 }

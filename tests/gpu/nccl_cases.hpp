@@ -4,6 +4,7 @@
 
 #include "core/comm/backend.hpp"
 #include "core/error.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -73,10 +74,10 @@ inline void check_every_case(Backend& backend, Communicator& comm, Collective c)
                                                 name(op), name(placement), count, comm.rank(), comm.size());
           Case k = make_case(backend, comm, c, t, op, placement, count, root);
           if (placement == Placement::in_place && comm.local_parts() > 1 && per_rank_in_place(c)) {
-            EXPECT_THROW(comm.run(k.call), Error) << label;
+            EXPECT_THROW(comm.run(k.call, test_step()), Error) << label;
             continue;
           }
-          comm.run(k.call);
+          comm.run(k.call, test_step());
           comm.synchronize(kTimeout);
           EXPECT_EQ(count_wrong(backend, comm, k), 0u) << label;
         }

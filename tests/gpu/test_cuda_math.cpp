@@ -5,6 +5,7 @@
 #include "backends/nccl/nccl_backend.hpp"
 
 #include "connectors/single_connector.hpp"
+#include "tests/support/test_step.hpp"
 #include "core/device/half.hpp"
 #include "core/device/host_device.hpp"
 #include "numerics/host_math.hpp"
@@ -260,7 +261,7 @@ TEST(CudaMath, CopyRowsMovesABlockLikeTheCpu) {
 TEST(CudaMath, ACollectiveSeesWhatTheMathQueuedBeforeIt) {
   DISTBENCH_SKIP_WITHOUT_GPU();
   Rig r;
-  auto comm = r.backend->create_communicator(world_partition(1));
+  auto comm = r.backend->create_communicator(world_partition(1), test_step());
   const std::size_t n = std::size_t{32} << 20;  // 128 MiB: the queued kernels take milliseconds
   auto in = r.device.allocate(n * sizeof(float));
   auto out = r.device.allocate(n * sizeof(float));

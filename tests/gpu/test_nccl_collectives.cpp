@@ -31,7 +31,7 @@ struct Rig {
 
   explicit Rig(BackendOptions options) {
     backend = nccl_backend_entry().create(connector, options);
-    comm = backend->create_communicator(world_partition(1));
+    comm = backend->create_communicator(world_partition(1), test_step());
   }
 };
 
@@ -75,7 +75,7 @@ void check_repeated(const BackendOptions& options, Collective c, Placement place
   auto timer = comm.make_timer();
   for (int round = 0; round < 3; ++round) {  // the second and third rounds replay a captured graph
     timer->start();
-    comm.run_repeated(k.call, 10);
+    comm.run_repeated(k.call, 10, test_step());
     timer->stop();
     comm.synchronize(kTimeout);
     EXPECT_GT(timer->seconds(), 0.0);
@@ -133,7 +133,7 @@ TEST(NcclCommunicator, BitwiseReductionsAreRefusedAsUsageErrors) {
   Case k = make_case(*s.backend, *s.comm, Collective::allreduce, DType::int32, ReduceOp::bxor,
                      Placement::out_of_place, 16, 0);
   try {
-    s.comm->run(k.call);
+    s.comm->run(k.call, test_step());
     FAIL() << "ran bxor on NCCL";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 #include "tests/mpi/rank_failure_printer.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +48,7 @@ class EveryCollective : public ::testing::TestWithParam<Collective> {};
 TEST_P(EveryCollective, ExactOverTheWorld) {
   SKIP_WITHOUT_NCCL_WORLD();
   World& world = *shared().world;
-  check_every_case(world.backend(), world.communicator(world_partition(world.connector().size())), GetParam());
+  check_every_case(world.backend(), world.communicator(world_partition(world.connector().size()), test_step()), GetParam());
 }
 
 TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
@@ -55,10 +56,10 @@ TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
   World& world = *shared().world;
   const int size = world.connector().size();
   if (size % 2 != 0 || size < 4) GTEST_SKIP() << "needs at least 4 ranks in an even number, have " << size;
-  Communicator& comm = world.communicator(consecutive_partition(size, 2));
+  Communicator& comm = world.communicator(consecutive_partition(size, 2), test_step());
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
     Case k = make_case(world.backend(), comm, GetParam(), DType::int32, ReduceOp::sum, placement, 33, 1);
-    comm.run(k.call);
+    comm.run(k.call, test_step());
     comm.synchronize(kTimeout);
     EXPECT_EQ(count_wrong(world.backend(), comm, k), 0u) << name(GetParam()) << " " << name(placement);
   }
@@ -78,7 +79,7 @@ TEST(NcclZero, EveryStageMatchesOneRankAndEveryMistakeIsCaught) {
   World& world = *shared().world;
   Connector& connector = world.connector();
   const int n = connector.size();
-  Communicator& comm = world.communicator(world_partition(n));
+  Communicator& comm = world.communicator(world_partition(n), test_step());
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
   const auto run = [&](Stage stage, DType type, Mutant mutant) {
     StepConfig config;
@@ -92,7 +93,7 @@ TEST(NcclZero, EveryStageMatchesOneRankAndEveryMistakeIsCaught) {
     step.to_host();
     const auto m = check_step(step, n, type, AdamConfig{});
     std::uint64_t all = 0;
-    for (const auto count : allgather_value(connector, m ? m->count : std::uint64_t{0})) all += count;
+    for (const auto count : allgather_value(connector, m ? m->count : std::uint64_t{0}, test_step())) all += count;
     return std::pair{all, m ? m->what : std::string()};
   };
   for (const DType type : {DType::bfloat16, DType::float32}) {
@@ -120,13 +121,13 @@ TEST(NcclMpi, AWaitForAMissingPeerTimesOutAndAborts) {
   World& world = *shared().world;
   Connector& connector = world.connector();
   if (connector.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
-  auto comm = world.backend().create_communicator(world_partition(connector.size()));  // fresh: it will be aborted
+  auto comm = world.backend().create_communicator(world_partition(connector.size()), test_step());  // fresh: it will be aborted
   Case k = make_case(world.backend(), *comm, Collective::allreduce, DType::float32, ReduceOp::sum,
                      Placement::out_of_place, 1024, 0);
   // NCCL (2.28) connects a communicator's peers at its first collective, and a non-blocking communicator then
   // reports "in progress" until the peer joins: connect them with one completed call first, so that the wait below is
   // what times out.
-  comm->run(k.call);
+  comm->run(k.call, test_step());
   comm->synchronize(Seconds(60));
   auto expect_abort = [&](Seconds wait) {
     try {
@@ -136,13 +137,13 @@ TEST(NcclMpi, AWaitForAMissingPeerTimesOutAndAborts) {
       EXPECT_TRUE(e.code() == ExitCode::timeout || e.code() == ExitCode::failure) << e.what();
       EXPECT_NE(std::string(e.what()).find("allreduce"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(comm->run(k.call), Error);  // aborted: refuses further calls
+    EXPECT_THROW(comm->run(k.call, test_step()), Error);  // aborted: refuses further calls
   };
   if (connector.rank() == 0) {
     expect_abort(Seconds(0.5));
-    connector.barrier();
+    connector.barrier(test_step());
   } else {
-    connector.barrier();
+    connector.barrier(test_step());
     expect_abort(Seconds(2.0));
   }
 }
@@ -164,13 +165,13 @@ int main(int argc, char** argv) {
       setenv("NCCL_HOSTID", id.c_str(), 1);  // before NCCL reads it at the first communicator
     }
     const auto& entry = choose_backend("nccl", *s.connector);
-    s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
+    s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}), test_step());
   }
 
   ::testing::InitGoogleTest(&argc, argv);
   mpitest::quiet_unless_rank0(s.connector->rank());
   int code = RUN_ALL_TESTS();
-  for (int other : allgather_value(*s.connector, code)) code = std::max(code, other);
+  for (int other : allgather_value(*s.connector, code, test_step())) code = std::max(code, other);
   s.world.reset();
   s.connector.reset();
   return code;

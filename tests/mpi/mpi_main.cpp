@@ -1,5 +1,6 @@
 // GoogleTest under mpirun: every rank runs every test; only rank 0 prints the usual report, other ranks print just
 // their failures; the exit code is the worst over all ranks. --source=test_x.cpp runs one file's tests.
+#include "tests/support/test_step.hpp"
 #include "tests/mpi/mpi_environment.hpp"
 
 #include "backends/registry.hpp"
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   auto& s = mpitest::shared();
   s.connector = make_connector(argc, argv);
   const auto& entry = choose_backend("mpi", *s.connector);
-  s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}));
+  s.world = std::make_unique<World>(*s.connector, entry.create(*s.connector, BackendOptions{}), test_step());
 
   ::testing::InitGoogleTest(&argc, argv);
   mpitest::quiet_unless_rank0(s.connector->rank());

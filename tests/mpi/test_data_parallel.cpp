@@ -8,6 +8,7 @@
 #include "core/comm/groups.hpp"
 #include "core/device/host_device.hpp"
 #include "numerics/host_math.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -79,7 +80,7 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
 // every ZeRO stage: the same parameters as one rank, and on every rank the same, bit for bit (every element was
 // updated once, by its owner or by all alike, from the same sums).
 TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   const std::vector<float> reference = one_rank_reference();
   for (int stage = 0; stage <= 3; ++stage) {
     for (std::size_t bucket : {std::size_t{0}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
@@ -89,7 +90,7 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
         EXPECT_LT(diff, 1e-3) << fmt::format("ZeRO-{}, bucket {} B, overlap {}: largest relative difference {:.3g}",
                                              stage, bucket, overlap, diff);
         const auto sum = std::accumulate(params.begin(), params.end(), 0.0);
-        const auto sums = allgather_value(connector(), sum);
+        const auto sums = allgather_value(connector(), sum, test_step());
         for (double f : sums) EXPECT_EQ(f, sums.front()) << fmt::format("ZeRO-{}, bucket {} B", stage, bucket);
       }
     }
@@ -100,7 +101,7 @@ TEST(DataParallel, NRanksEndWhereOneRankWithTheGlobalBatchEnds) {
 // conversion happened), at every ZeRO stage; every rank alike. SGD: Adam divides near-zero gradients by their own
 // size, which turns their rounding into whole steps.
 TEST(DataParallel, Bfloat16GradientsStayWithinTheirRounding) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   const Optimizer sgd;
   const std::vector<float> reference = one_rank_reference(sgd);
   for (int stage = 0; stage <= 3; ++stage) {
@@ -108,7 +109,7 @@ TEST(DataParallel, Bfloat16GradientsStayWithinTheirRounding) {
     const double diff = largest_relative_difference(params, reference);
     EXPECT_LT(diff, check_tolerance(DType::bfloat16)) << fmt::format("ZeRO-{}: {:.3g}", stage, diff);
     EXPECT_GT(diff, 1e-5) << fmt::format("ZeRO-{}: as close as float32 gradients: were they converted?", stage);
-    const auto sums = allgather_value(connector(), std::accumulate(params.begin(), params.end(), 0.0));
+    const auto sums = allgather_value(connector(), std::accumulate(params.begin(), params.end(), 0.0), test_step());
     for (double f : sums) EXPECT_EQ(f, sums.front()) << fmt::format("ZeRO-{}", stage);
   }
 }
@@ -124,8 +125,8 @@ TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
   const std::vector<float> reference = one_rank_reference(sgd, shape);
   for (int g : {2, 3, 4}) {
     if (n % g != 0 || g > n) continue;
-    Communicator& tp = world().communicator(consecutive_partition(n, g));
-    Communicator& dp = world().communicator(strided_partition(n, g));
+    Communicator& tp = world().communicator(consecutive_partition(n, g), test_step());
+    Communicator& dp = world().communicator(strided_partition(n, g), test_step());
     for (int stage : {0, 2}) {
       Mlp model(shape, 11, world().device(), math, {&tp, kTimeout});
       DataParallel replica(dp, model, {256, kGlobalBatch, sgd, stage});
@@ -149,7 +150,7 @@ TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
 }
 
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   HostMath math(1);
   Mlp model(kShape, 1, world().device(), math);
   DataParallel dp(comm, model, {0, kGlobalBatch, Optimizer{}});
@@ -163,7 +164,7 @@ TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
 }
 
 TEST(DataParallel, TheLossFalls) {
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   std::vector<float> losses;
   train(comm, 4096, true, &losses, 60, adam(1e-2f));
   const auto mean = [&](std::size_t from) {

@@ -6,6 +6,7 @@
 
 #include "benchmarks/latency/ping_pong.hpp"
 #include "core/comm/groups.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,12 +27,12 @@ class MutantSends final : public ForwardingCommunicator {
   MutantSends(Communicator& real, Mutation mutation, Buffer* recv)
       : ForwardingCommunicator(real), mutation_(mutation), recv_(recv) {}
 
-  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep& step) override {
     if (mutation_ == Mutation::one_byte_short) {
       // the receiver still expects `bytes`: a shorter message is legal in MPI and leaves the last byte poisoned
-      real().send(data, bytes - 1, peer, timeout);
+      real().send(data, bytes - 1, peer, timeout, step);
     } else {
-      real().send({recv_, 0}, bytes, peer, timeout);
+      real().send({recv_, 0}, bytes, peer, timeout, step);
     }
   }
 
@@ -40,7 +41,7 @@ class MutantSends final : public ForwardingCommunicator {
   Buffer* recv_;
 };
 
-Communicator& pairs() { return world().communicator(consecutive_partition(world().connector().size(), 2)); }
+Communicator& pairs() { return world().communicator(consecutive_partition(world().connector().size(), 2), test_step()); }
 
 TEST(Latency, EveryByteArrivesBothWaysAtEverySize) {
   Communicator& comm = pairs();
@@ -48,9 +49,9 @@ TEST(Latency, EveryByteArrivesBothWaysAtEverySize) {
     auto send = world().device().allocate(bytes + 1);
     auto recv = world().device().allocate(bytes + 1);
     const PingPong pp{&comm, send.get(), recv.get(), bytes, kPingPongTimeout};
-    EXPECT_EQ(verify_ping_pong(world(), pp), 0) << bytes << " B";
-    for (int i = 0; i < 3; ++i) pp.round_trip();  // sampling's back-to-back round trips keep the pairs in step
-    EXPECT_EQ(verify_ping_pong(world(), pp), 0) << bytes << " B, after more round trips";
+    EXPECT_EQ(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), 0) << bytes << " B";
+    for (int i = 0; i < 3; ++i) pp.round_trip(test_step());  // sampling's back-to-back round trips keep the pairs in step
+    EXPECT_EQ(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), 0) << bytes << " B, after more round trips";
   }
 }
 
@@ -61,7 +62,7 @@ TEST(Latency, TheCheckCountsAMessageOneByteShort) {
   MutantSends mutant(real, MutantSends::Mutation::one_byte_short, recv.get());
   const PingPong pp{&mutant, send.get(), recv.get(), 4096, kPingPongTimeout};
   // each rank's last received byte stays poisoned
-  EXPECT_EQ(verify_ping_pong(world(), pp), world().connector().size());
+  EXPECT_EQ(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), world().connector().size());
 }
 
 TEST(Latency, TheCheckCountsAReplyFromTheWrongBuffer) {
@@ -70,7 +71,7 @@ TEST(Latency, TheCheckCountsAReplyFromTheWrongBuffer) {
   auto recv = world().device().allocate(1000);
   MutantSends mutant(real, MutantSends::Mutation::sends_the_receive_buffer, recv.get());
   const PingPong pp{&mutant, send.get(), recv.get(), 1000, kPingPongTimeout};
-  EXPECT_GT(verify_ping_pong(world(), pp), 0);
+  EXPECT_GT(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "core/comm/groups.hpp"
 #include "core/device/pattern.hpp"
 #include "core/error.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -50,10 +51,10 @@ std::uint64_t run_case(Communicator& comm, Collective c, DType t, ReduceOp op, P
   device.poison({recv.get(), 0}, recv->bytes());
   device.fill(call.send, shape.send_count, t, FillSpec{pattern, me});
   if (form == Form::blocking) {
-    comm.run(call);
+    comm.run(call, test_step());
     comm.synchronize(kTimeout);
   } else if (form == Form::prepared) {
-    comm.prepared(call)();
+    comm.prepared(call)(test_step());
     comm.synchronize(kTimeout);
   } else {
     auto work = comm.start(call);
@@ -83,17 +84,17 @@ void check_all(Communicator& comm, Collective c, Form form) {
 class EveryCollective : public ::testing::TestWithParam<Collective> {};
 
 TEST_P(EveryCollective, BlockingIsExact) {
-  check_all(world().communicator(world_partition(mpitest::connector().size())), GetParam(), Form::blocking);
+  check_all(world().communicator(world_partition(mpitest::connector().size()), test_step()), GetParam(), Form::blocking);
 }
 
 TEST_P(EveryCollective, AsyncIsExact) {
-  check_all(world().communicator(world_partition(mpitest::connector().size())), GetParam(), Form::async);
+  check_all(world().communicator(world_partition(mpitest::connector().size()), test_step()), GetParam(), Form::async);
 }
 
 TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
   const int size = mpitest::connector().size();
   if (size % 2 != 0 || size < 4) GTEST_SKIP() << "needs at least 4 ranks in an even number, have " << size;
-  Communicator& comm = world().communicator(consecutive_partition(size, 2));
+  Communicator& comm = world().communicator(consecutive_partition(size, 2), test_step());
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
     const auto wrong = run_case(comm, GetParam(), DType::int32, ReduceOp::sum, placement, 33, 1, Form::blocking);
     EXPECT_EQ(wrong, 0u) << name(GetParam()) << " " << name(placement);
@@ -111,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectiv
 // Reduce-scatter in MPI's two forms (CallForm: --timing osu|imb call the vector form, as IMB and OSU do): each is
 // exact in every way distbench calls it, and each reaches its own MPI function (counted through PMPI).
 TEST(MPICollectives, ReduceScatterInEitherFormIsExactAndCallsItsOwnFunction) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   for (const CallForm call_form : {CallForm::block, CallForm::vector}) {
     for (const Form form : {Form::blocking, Form::async, Form::prepared}) {
       for (const DType t : {DType::float32, DType::int32, DType::bfloat16}) {
@@ -140,12 +141,13 @@ TEST(MPICollectives, ReduceScatterInEitherFormIsExactAndCallsItsOwnFunction) {
 }
 
 TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   const int n = comm.size();
   std::vector<std::int32_t> data(100);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::int32_t>(i) * (comm.rank() + 1);
   ExternalBuffer buffer(data.data(), data.size() * sizeof(std::int32_t));
-  comm.run({Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::int32, ReduceOp::sum, 0});
+  comm.run({Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::int32, ReduceOp::sum, 0},
+           test_step());
   for (std::size_t i = 0; i < data.size(); ++i) {
     EXPECT_EQ(data[i], static_cast<std::int32_t>(i) * n * (n + 1) / 2) << "element " << i;
   }
@@ -155,7 +157,7 @@ TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
 // untouched. Out of place, the root broadcasts from its send buffer, so its receive buffer is never written (no
 // copy inside the timed call), and verification looks at the send buffer there.
 TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPIPromises) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   const int root = comm.size() - 1;
   const bool is_root = comm.rank() == root;
   constexpr std::size_t kCount = 257;
@@ -169,7 +171,7 @@ TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPI
   Device& device = world().device();
   device.fill(call.send, kCount, DType::float32, FillSpec{pattern, comm.rank()});
   const std::vector<float> sent = send;
-  comm.run(call);
+  comm.run(call, test_step());
 
   const CheckSpec spec{pattern, ReduceOp::sum, Collective::broadcast, kCount, root, comm.rank()};
   if (is_root) {
@@ -188,7 +190,7 @@ TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPI
 }
 
 TEST(MPICollectives, FusedAllreduceOfATensorList) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   const int n = comm.size();
   const float me = static_cast<float>(comm.rank());
   std::vector<std::vector<float>> tensors = {std::vector<float>(3, me), std::vector<float>(1000, me + 1),
@@ -202,7 +204,7 @@ TEST(MPICollectives, FusedAllreduceOfATensorList) {
   }
   const float ranks_sum = static_cast<float>(n * (n - 1) / 2);
   FusedAllreduce fused(comm, world().device());
-  fused.run(refs, DType::float32, ReduceOp::sum, kTimeout);
+  fused.run(refs, DType::float32, ReduceOp::sum, kTimeout, test_step());
   EXPECT_EQ(tensors[0], std::vector<float>(3, ranks_sum));
   EXPECT_EQ(tensors[1], std::vector<float>(1000, ranks_sum + static_cast<float>(n)));
   EXPECT_EQ(tensors[2], std::vector<float>(1, 2 * ranks_sum));
@@ -215,7 +217,7 @@ TEST(MPICollectives, FusedAllreduceOfATensorList) {
 }
 
 TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
   std::vector<float> data(16, 1.0f);
   ExternalBuffer buffer(data.data(), data.size() * sizeof(float));
@@ -230,10 +232,10 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
       EXPECT_EQ(e.code(), ExitCode::timeout);
       EXPECT_NE(std::string(e.what()).find("allreduce"), std::string::npos) << e.what();
     }
-    mpitest::connector().barrier();  // now let the others join, so the call completes
+    mpitest::connector().barrier(test_step());  // now let the others join, so the call completes
     work->wait(kTimeout);
   } else {
-    mpitest::connector().barrier();
+    mpitest::connector().barrier(test_step());
     comm.start(call)->wait(kTimeout);
   }
   EXPECT_EQ(data, std::vector<float>(16, static_cast<float>(comm.size())));
@@ -245,9 +247,9 @@ class LoggedCalls final : public ForwardingCommunicator {
   using ForwardingCommunicator::ForwardingCommunicator;
   std::vector<std::string> log;
 
-  void run(const CollectiveCall& call) override {
+  void run(const CollectiveCall& call, const ArmedStep& step) override {
     log.push_back(fmt::format("{} at {}/{}", call.count, call.send.byte_offset, call.recv.byte_offset));
-    real().run(call);
+    real().run(call, step);
   }
   void synchronize(Seconds timeout) override {
     log.push_back("wait");
@@ -258,7 +260,7 @@ class LoggedCalls final : public ForwardingCommunicator {
 // nccl-tests' warm-up of a sweep: -w operations at each size, at the rotating positions nccl-tests gives them, each
 // size waited for before the next; -w 0 runs nothing.
 TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
-  LoggedCalls comm(world().communicator(world_partition(mpitest::connector().size())));
+  LoggedCalls comm(world().communicator(world_partition(mpitest::connector().size()), test_step()));
   auto send = world().device().allocate(4096);
   auto recv = world().device().allocate(4096);
   std::vector<CaseSetup> setups;
@@ -297,7 +299,7 @@ std::vector<std::uint8_t> p2p_pattern(int sender, int k, int message, std::size_
 std::size_t p2p_bytes(int sender, int k) { return 1000 + static_cast<std::size_t>(37 * sender + 13 * k); }
 
 TEST(MPIPointToPoint, EveryRankExchangesWithEveryDistance) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   const int n = comm.size();
   const int me = comm.rank();
   if (n < 2) GTEST_SKIP() << "needs a peer";
@@ -319,7 +321,7 @@ TEST(MPIPointToPoint, EveryRankExchangesWithEveryDistance) {
 // Several messages of different sizes to one peer, all sends posted before any receive: they arrive in the order
 // sent (each receive is posted for its own message's size, and each message's bytes name it).
 TEST(MPIPointToPoint, MessagesToOnePeerArriveInOrder) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   const int n = comm.size();
   const int me = comm.rank();
   const int next = (me + 1) % n;  // itself when alone
@@ -348,7 +350,7 @@ TEST(MPIPointToPoint, MessagesToOnePeerArriveInOrder) {
 }
 
 TEST(MPIPointToPoint, WaitNamesTheCallAndPeerWhenThePeerNeverSends) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
   std::vector<std::uint8_t> data(16, 0);
   ExternalBuffer buffer(data.data(), data.size());
@@ -361,11 +363,11 @@ TEST(MPIPointToPoint, WaitNamesTheCallAndPeerWhenThePeerNeverSends) {
       EXPECT_EQ(e.code(), ExitCode::timeout);
       EXPECT_NE(std::string(e.what()).find("receive of 16 bytes from group rank 1"), std::string::npos) << e.what();
     }
-    mpitest::connector().barrier();  // now rank 1 sends, so the call completes
+    mpitest::connector().barrier(test_step());  // now rank 1 sends, so the call completes
     work->wait(kTimeout);
     EXPECT_EQ(data, std::vector<std::uint8_t>(16, 7));
   } else {
-    mpitest::connector().barrier();
+    mpitest::connector().barrier(test_step());
     if (comm.rank() == 1) {
       std::fill(data.begin(), data.end(), std::uint8_t{7});
       comm.start_send({&buffer, 0}, data.size(), 0)->wait(kTimeout);
@@ -385,7 +387,7 @@ class TwoParts final : public Buffer {
 };
 
 TEST(MPIPointToPoint, RefusesAMultiPartBufferAndAPeerOutsideTheGroup) {
-  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()));
+  Communicator& comm = world().communicator(world_partition(mpitest::connector().size()), test_step());
   TwoParts two;
   std::array<std::byte, 8> one{};
   ExternalBuffer single(one.data(), one.size());

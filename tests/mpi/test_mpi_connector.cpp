@@ -4,6 +4,7 @@
 
 #include "core/comm/groups.hpp"
 #include "core/error.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,12 +22,12 @@ using mpitest::world;
 
 TEST(World, CommunicatorsAreCachedPerPartition) {
   const int size = contract::connector().size();
-  Communicator& a = world().communicator(world_partition(size));
-  Communicator& b = world().communicator(world_partition(size));
+  Communicator& a = world().communicator(world_partition(size), test_step());
+  Communicator& b = world().communicator(world_partition(size), test_step());
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(a.size(), size);
   EXPECT_EQ(a.rank(), contract::connector().rank());
-  Communicator& node = world().communicator(node_partition(contract::connector().node_of_ranks()));
+  Communicator& node = world().communicator(node_partition(contract::connector().node_of_ranks()), test_step());
   EXPECT_EQ(node.size(), contract::connector().local_size());
   EXPECT_EQ(node.rank(), contract::connector().local_rank());
 }
@@ -34,10 +35,10 @@ TEST(World, CommunicatorsAreCachedPerPartition) {
 TEST(World, ConsecutiveAndStridedGroups) {
   const int size = contract::connector().size();
   if (size % 2 != 0) GTEST_SKIP() << "needs an even number of ranks, have " << size;
-  Communicator& pairs = world().communicator(consecutive_partition(size, 2));
+  Communicator& pairs = world().communicator(consecutive_partition(size, 2), test_step());
   EXPECT_EQ(pairs.size(), 2);
   EXPECT_EQ(pairs.rank(), contract::connector().rank() % 2);
-  Communicator& strided = world().communicator(strided_partition(size, 2));
+  Communicator& strided = world().communicator(strided_partition(size, 2), test_step());
   EXPECT_EQ(strided.size(), size / 2);
   EXPECT_EQ(strided.rank(), contract::connector().rank() / 2);
 }

@@ -7,6 +7,7 @@
 #include "core/comm/groups.hpp"
 #include "numerics/host_math.hpp"
 #include "tests/support/forwarding_communicator.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ std::vector<int> group_sizes() {
 TEST(Tp, EveryOperationPassAndDimIsExact) {
   HostMath math(1);
   for (int g : group_sizes()) {
-    Communicator& group = world().communicator(consecutive_partition(connector().size(), g));
+    Communicator& group = world().communicator(consecutive_partition(connector().size(), g), test_step());
     for (DType dtype : {DType::float32, DType::bfloat16}) {
       for (int dim : {0, 1}) {
         OpRunner runner(group, world().device(), math, shard_layout({12, 24}, dim, g), dtype);
@@ -53,7 +54,7 @@ TEST(Tp, EveryOperationPassAndDimIsExact) {
 TEST(Tp, TheCheckCountsAWrongTensor) {
   if (connector().size() < 2) GTEST_SKIP() << "needs 2 ranks";
   HostMath math(1);
-  Communicator& group = world().communicator(world_partition(connector().size()));
+  Communicator& group = world().communicator(world_partition(connector().size()), test_step());
   const Shape shape{8, 8 * static_cast<std::size_t>(connector().size())};
   OpRunner runner(group, world().device(), math, shard_layout(shape, 1, connector().size()), DType::float32);
   runner.prepare(Primitive::allgather);
@@ -66,7 +67,7 @@ TEST(Tp, TheCheckCountsAWrongTensor) {
 TEST(Tp, EveryLayerMatchesTheSingleRankLayer) {
   HostMath math(1);
   for (int g : group_sizes()) {
-    Communicator& group = world().communicator(consecutive_partition(connector().size(), g));
+    Communicator& group = world().communicator(consecutive_partition(connector().size(), g), test_step());
     for (LayerKind kind : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
       ParallelLayer layer(kind, {24, 36, 5}, group, world().device(), math, 7);
       const LayerTimes t = layer.step(kTimeout);
@@ -113,11 +114,11 @@ TEST(Tp, EveryLayerMistakeInItsAllreducesIsCaught) {
     if (g < 2) continue;
     for (Mistake mistake : {Mistake::skip, Mistake::twice, Mistake::offset}) {
       for (LayerKind kind : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
-        MutantAllreduce group(world().communicator(consecutive_partition(connector().size(), g)), mistake);
+        MutantAllreduce group(world().communicator(consecutive_partition(connector().size(), g), test_step()), mistake);
         ParallelLayer layer(kind, {24, 36, 5}, group, world().device(), math, 7);
         layer.step(kTimeout);
         const LayerCheck c = layer.check(1);
-        const auto all = allgather_value(connector(), static_cast<std::int64_t>(c.wrong));
+        const auto all = allgather_value(connector(), static_cast<std::int64_t>(c.wrong), test_step());
         std::int64_t wrong = 0;
         for (auto w : all) wrong += w;
         EXPECT_GT(wrong, 0) << fmt::format("group {}, {} layer, mistake {}: not caught (up to {:.3g} of the bound)", g,

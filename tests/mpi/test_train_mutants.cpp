@@ -15,6 +15,7 @@
 #include "core/comm/groups.hpp"
 #include "numerics/host_math.hpp"
 #include "tests/support/forwarding_communicator.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -229,8 +230,8 @@ std::vector<float> reference(const Run& run, DenseMath& math) {
 Checked train_checked(const Run& run) {
   const int ranks = connector().size(), me = connector().rank();
   const Partition dp_groups = strided_partition(ranks, run.tp);  // as TrainRun's
-  Communicator* tp_real = run.tp > 1 ? &world().communicator(consecutive_partition(ranks, run.tp)) : nullptr;
-  MutantBucket comm(world().communicator(dp_groups), run.mistake, tp_real);
+  Communicator* tp_real = run.tp > 1 ? &world().communicator(consecutive_partition(ranks, run.tp), test_step()) : nullptr;
+  MutantBucket comm(world().communicator(dp_groups, test_step()), run.mistake, tp_real);
   std::optional<MutantTp> tp_comm;
   if (tp_real != nullptr) tp_comm.emplace(*tp_real, run.tp_mistake);
   HostMath math(1);
@@ -252,7 +253,7 @@ Checked train_checked(const Run& run) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + replica * local, local, x.data(), labels.data());
     model.load_batch(x.data(), labels.data(), local);
     dp.step(run.overlap, kTimeout, &check);
-    const BucketCheckResult r = check.verify(s);
+    const BucketCheckResult r = check.verify(s, test_step());
     out.found.wrong += r.wrong;
     if (out.found.first.empty()) out.found.first = r.first;
     for (std::size_t b : r.buckets) {
@@ -262,10 +263,10 @@ Checked train_checked(const Run& run) {
   }
   dp.gather_parameters(kTimeout);
   const std::vector<float> params = model.download_params();
-  out.diverged = diverged_replicas(connector(), params, run.tp);
+  out.diverged = diverged_replicas(connector(), params, run.tp, test_step());
   const std::int64_t beyond =
       parameters_beyond(params, model.shard_of(reference(run, math)), check_tolerance(run.wire));
-  for (const std::int64_t b : allgather_value(connector(), beyond)) out.beyond += b;
+  for (const std::int64_t b : allgather_value(connector(), beyond, test_step())) out.beyond += b;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "core/device/half.hpp"
 #include "core/device/host_device.hpp"
 #include "numerics/host_math.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -73,7 +74,7 @@ StepConfig step_config(Stage stage, DType type, std::vector<std::size_t> layers,
 
 void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allreduce, std::size_t bucket = 0) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);  // 334, 334, 333: no N of 2..4 divides them all
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   StepConfig config = step_config(stage, type, layers, bucket);
   config.zero1 = zero1;
   ZeroStep step(comm, config);
@@ -91,7 +92,7 @@ void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allre
   }
   // Every element is owned exactly once over the ranks (stages 1-3), or by every rank (stage 0).
   std::uint64_t count = owned.size(), total = 0;
-  for (auto c : allgather_value(connector(), count)) total += c;
+  for (auto c : allgather_value(connector(), count, test_step())) total += c;
   EXPECT_EQ(total, stage == Stage::s0 ? 1001U * static_cast<unsigned>(comm.size()) : 1001U);
   // Stages 0-2: the full parameters every rank holds are the reference's.
   if (stage != Stage::s3) {
@@ -127,7 +128,7 @@ TEST_P(ZeroStages, Stage3MatchesOneRank) { check_stage(Stage::s3, GetParam()); }
 // that is not what a single-rank run gives (here: a step run with another learning rate).
 TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
     StepConfig config = step_config(stage, GetParam(), layers, 100);
     ZeroStep good(comm, config);
@@ -149,7 +150,7 @@ TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
 // memory does, and passes the same check.
 TEST_P(ZeroStages, TheStepOnDeviceArraysIsTheHostStep) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   DeviceArrays on;
   for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
     const StepConfig config = step_config(stage, GetParam(), layers, 100);
@@ -176,7 +177,7 @@ TEST_P(ZeroStages, TheStepOnDeviceArraysIsTheHostStep) {
 // What each rank holds is what the formulas say: model states and buffers, byte for byte.
 TEST_P(ZeroStages, HeldBytesAreTheFormulas) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  Communicator& comm = world().communicator(world_partition(connector().size()));
+  Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
   const Precision p = precision_of(GetParam() == DType::float32 ? "fp32" : "bf16");
   for (Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
     const ZeroStep step(comm, step_config(stage, GetParam(), layers, 100));
@@ -213,7 +214,7 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
       {Mutant::wrong_gather_block, Stage::s2, ""},
   };
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  Communicator& comm = world().communicator(world_partition(n));
+  Communicator& comm = world().communicator(world_partition(n), test_step());
   DeviceArrays on;
   // bfloat16 and float32 on host memory; bfloat16 on a device's arrays (the check reads them back).
   for (const auto& [type, device] : {std::pair{DType::bfloat16, false}, std::pair{DType::float32, false},
@@ -227,7 +228,7 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
       const auto m = check_step(step, n, type, AdamConfig{});
       const std::uint64_t mine = m ? m->count : 0;
       std::uint64_t all = 0;
-      for (const auto count : allgather_value(connector(), mine)) all += count;
+      for (const auto count : allgather_value(connector(), mine, test_step())) all += count;
       const std::string label = fmt::format("mutant {} at stage {}, {}{}, np {}", static_cast<int>(c.mutant),
                                             name(c.stage), name(type), device ? " on device arrays" : "", n);
       EXPECT_GT(all, 0u) << label << " survived the check";
@@ -241,7 +242,7 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
 TEST(ZeroMutants, TheCorrectStepPassesTheSameChecks) {
   const int n = connector().size();
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  Communicator& comm = world().communicator(world_partition(n));
+  Communicator& comm = world().communicator(world_partition(n), test_step());
   for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
     ZeroStep step(comm, step_config(stage, DType::bfloat16, layers, 300));
     for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);

@@ -5,6 +5,7 @@
 
 #include "core/comm/connector.hpp"
 #include "core/error.hpp"
+#include "test_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,9 +30,9 @@ TEST(ConnectorContract, RanksAndNodes) {
   // Every local rank is distinct on its node and below the node's size.
   const auto nodes = c.node_of_ranks();
   ASSERT_EQ(nodes.size(), static_cast<std::size_t>(c.size()));
-  const auto local = allgather_value(c, c.local_rank());
-  const auto local_sizes = allgather_value(c, c.local_size());
-  const auto hosts = allgather_string(c, c.hostname());
+  const auto local = allgather_value(c, c.local_rank(), test_step());
+  const auto local_sizes = allgather_value(c, c.local_size(), test_step());
+  const auto hosts = allgather_string(c, c.hostname(), test_step());
   for (int r = 0; r < c.size(); ++r) {
     int on_node = 0;
     for (int q = 0; q < c.size(); ++q) {
@@ -51,16 +52,16 @@ TEST(ConnectorContract, RanksAndNodes) {
 TEST(ConnectorContract, BroadcastGatherAllgather) {
   Connector& c = contract::connector();
   std::string text = c.is_root() ? "from the root" : "";
-  broadcast_string(c, text, 0);
+  broadcast_string(c, text, 0, test_step());
   EXPECT_EQ(text, "from the root");
 
   int value = c.rank() * 10;
-  broadcast_value(c, value, c.size() - 1);
+  broadcast_value(c, value, c.size() - 1, test_step());
   EXPECT_EQ(value, (c.size() - 1) * 10);
 
   // Different lengths per rank.
   std::vector<int> mine(static_cast<std::size_t>(c.rank() + 1), c.rank());
-  const auto gathered = gather_vector<int>(c, mine, 0);
+  const auto gathered = gather_vector<int>(c, mine, 0, test_step());
   if (c.is_root()) {
     ASSERT_EQ(gathered.size(), static_cast<std::size_t>(c.size()));
     for (int r = 0; r < c.size(); ++r) {
@@ -69,19 +70,19 @@ TEST(ConnectorContract, BroadcastGatherAllgather) {
   } else {
     EXPECT_TRUE(gathered.empty());
   }
-  const auto everyone = allgather_string(c, std::string(static_cast<std::size_t>(c.rank()), 'x'));
+  const auto everyone = allgather_string(c, std::string(static_cast<std::size_t>(c.rank()), 'x'), test_step());
   ASSERT_EQ(everyone.size(), static_cast<std::size_t>(c.size()));
   for (int r = 0; r < c.size(); ++r) EXPECT_EQ(everyone[static_cast<std::size_t>(r)].size(), static_cast<std::size_t>(r));
-  c.barrier();
+  c.barrier(test_step());
 }
 
 TEST(ConnectorContract, RaiseIfAnyAgreesOnTheLowestFailingRank) {
   Connector& c = contract::connector();
-  EXPECT_NO_THROW(raise_if_any(c, nullptr));
+  EXPECT_NO_THROW(raise_if_any(c, nullptr, test_step()));
   const Error mine = usage_error("rank " + std::to_string(c.rank()) + " objects");
   const bool fails = c.rank() == c.size() - 1;
   try {
-    raise_if_any(c, fails ? &mine : nullptr);
+    raise_if_any(c, fails ? &mine : nullptr, test_step());
     FAIL() << "every rank must throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
@@ -126,7 +127,7 @@ TEST(ConnectorContractUntil, GatherUntilGetsEveryRanksPayload) {
       EXPECT_EQ(strings[static_cast<std::size_t>(r)], std::string(payload_size(r), 'a'));
     }
   }
-  c.barrier();
+  c.barrier(test_step());
 }
 
 TEST(ConnectorContractUntil, BroadcastUntilDeliversDataOfASizeOnlyTheRootKnows) {
@@ -139,7 +140,7 @@ TEST(ConnectorContractUntil, BroadcastUntilDeliversDataOfASizeOnlyTheRootKnows) 
   std::vector<std::byte> data = c.rank() == root ? payload(root, 2, 1 << 20) : std::vector<std::byte>(3);
   c.broadcast_until(data, root, Clock::now() + kPlenty);
   EXPECT_EQ(data, payload(root, 2, 1 << 20));
-  c.barrier();
+  c.barrier(test_step());
 }
 
 // A rank that receives nothing times out near its deadline. The message it waited for, sent late, is never taken
@@ -159,9 +160,9 @@ TEST(ConnectorContractUntil, ReceiveUntilTimesOutWhenNothingIsSent) {
   const auto waited = Clock::now() - start;
   EXPECT_GE(waited, kShort);
   EXPECT_LT(waited, kShort + kSlack);
-  c.barrier();
+  c.barrier(test_step());
   c.send_until(next, payload(c.rank(), 3, 8), Clock::now() + kPlenty);  // late: its receive has given up
-  c.barrier();
+  c.barrier(test_step());
 }
 
 TEST(ConnectorContractUntil, SendReceiveUntilAroundARing) {
@@ -174,7 +175,7 @@ TEST(ConnectorContractUntil, SendReceiveUntilAroundARing) {
     EXPECT_EQ(c.receive_until(prev, deadline), payload(prev, 10 + round, payload_size(prev) + round))
         << "round " << round;
   }
-  c.barrier();
+  c.barrier(test_step());
 }
 
 // The last rank stays away from one gather (as a stopped process would) and sends its part only after the root has
@@ -184,7 +185,7 @@ TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
   if (c.size() < 2) GTEST_SKIP() << "needs a rank that stays away";
   const int late = c.size() - 1;
   if (c.rank() == late) {
-    c.barrier();  // the root has given up
+    c.barrier(test_step());  // the root has given up
     c.gather_until(payload(c.rank(), 20, payload_size(c.rank())), 0, Clock::now() + kPlenty);
   } else {
     const auto start = Clock::now();
@@ -199,9 +200,9 @@ TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
         EXPECT_EQ(gathered[static_cast<std::size_t>(r)].has_value(), r != late) << "rank " << r;
       }
     }
-    c.barrier();
+    c.barrier(test_step());
   }
-  c.barrier();
+  c.barrier(test_step());
   const auto next = c.gather_until(payload(c.rank(), 21, payload_size(c.rank()) + 1), 0, Clock::now() + kPlenty);
   if (c.is_root()) {
     ASSERT_EQ(next.size(), static_cast<std::size_t>(c.size()));
@@ -210,7 +211,7 @@ TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
       EXPECT_EQ(*next[static_cast<std::size_t>(r)], payload(r, 21, payload_size(r) + 1)) << "rank " << r;
     }
   }
-  c.barrier();
+  c.barrier(test_step());
 }
 
 // A root that comes to a gather after its deadline (it was stopped, or starved) still takes every part already
@@ -218,7 +219,7 @@ TEST(ConnectorContractUntil, GatherUntilNamesTheRankThatDidNotSend) {
 // a rank that kept time must not be named for the root's lateness.
 TEST(ConnectorContractUntil, GatherUntilPastItsDeadlineTakesWhatWasSent) {
   Connector& c = contract::connector();
-  c.barrier();
+  c.barrier(test_step());
   if (!c.is_root()) c.gather_until(payload(c.rank(), 40, payload_size(c.rank())), 0, Clock::now() + kPlenty);
   if (c.is_root()) {
     // Away from every call for a second, as a stopped process is: the parts arrive meanwhile, nothing takes them in.
@@ -234,7 +235,7 @@ TEST(ConnectorContractUntil, GatherUntilPastItsDeadlineTakesWhatWasSent) {
       }
     }
   }
-  c.barrier();
+  c.barrier(test_step());
 }
 
 // The root of a broadcast too large to leave eagerly returns by its deadline when a rank does not listen; that
@@ -246,7 +247,7 @@ TEST(ConnectorContractUntil, BroadcastUntilRootReturnsWhenARankDoesNotListen) {
   const auto expected = payload(0, 30, 4 << 20);
   std::vector<std::byte> data = c.is_root() ? expected : std::vector<std::byte>();
   if (c.rank() == late) {
-    c.barrier();
+    c.barrier(test_step());
     c.broadcast_until(data, 0, Clock::now() + kPlenty);
   } else {
     const auto start = Clock::now();
@@ -254,10 +255,10 @@ TEST(ConnectorContractUntil, BroadcastUntilRootReturnsWhenARankDoesNotListen) {
     if (c.is_root()) {
       EXPECT_LT(Clock::now() - start, kShort + kSlack);
     }
-    c.barrier();
+    c.barrier(test_step());
   }
   EXPECT_EQ(data, expected);
-  c.barrier();
+  c.barrier(test_step());
 }
 
 }  // namespace

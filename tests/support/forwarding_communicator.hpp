@@ -21,7 +21,7 @@ class ForwardingCommunicator : public Communicator {
   std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
     return real_.unsupported(c, t, op);
   }
-  void run(const CollectiveCall& call) override { real_.run(call); }
+  void run(const CollectiveCall& call, const ArmedStep& step) override { real_.run(call, step); }
   std::unique_ptr<Work> start(const CollectiveCall& call) override { return real_.start(call); }
   std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
     return real_.start_send(data, bytes, peer);
@@ -29,11 +29,11 @@ class ForwardingCommunicator : public Communicator {
   std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
     return real_.start_recv(data, bytes, peer);
   }
-  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
-    real_.send(data, bytes, peer, timeout);
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep& step) override {
+    real_.send(data, bytes, peer, timeout, step);
   }
-  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override {
-    real_.recv(data, bytes, peer, timeout);
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep& step) override {
+    real_.recv(data, bytes, peer, timeout, step);
   }
   // Where the real backend leaves a result (an in-place reduce-scatter's block may not be where `recv` says).
   BufferRef result_at(const CollectiveCall& call) const override { return real_.result_at(call); }

@@ -1,6 +1,8 @@
 // The ranks' CPU distance in the report: unknown with no co-located pair, a warning when the two readings part.
 #include "cli/cpu_pair_probe.hpp"
 
+#include "tests/support/test_step.hpp"
+
 #include "connectors/single_connector.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +16,7 @@ CpuDistance reading(double ns) { return {ns, 0, 1, 1, {}}; }
 
 TEST(CpuPairProbe, OneProcessHasNoPairToPing) {
   SingleConnector connector;
-  CpuPairProbe probe(connector);
+  CpuPairProbe probe(connector, test_step());
   const CpuDistance d = probe.measure(std::chrono::milliseconds(100));
   EXPECT_FALSE(d.ns.has_value());
   EXPECT_EQ(cpu_distance_text(d), "unknown: no two ranks share a host");

@@ -39,7 +39,7 @@ class VirtualTimer final : public Timer {
 
 TimedOperation operation(VirtualClock& clock) {
   return {"virtual op",
-          [&clock](int times) {
+          [&clock](int times, const ArmedStep&) {
             clock.batches.push_back(times);
             clock.now += clock.per_op * times;
           },
@@ -131,14 +131,14 @@ TEST(Sampler, PhasesAreTimedSeparatelyInsideEverySample) {
   std::vector<std::string> ran;
   auto phase = [&clock, &ran](std::string name, double seconds) {
     return TimedPhase{name,
-                      [&clock, &ran, name, seconds] {
+                      [&clock, &ran, name, seconds](const ArmedStep&) {
                         ran.push_back(name);
                         clock.now += seconds;
                       },
                       [&clock] { return std::make_unique<VirtualTimer>(clock); }};
   };
   TimedOperation op = operation(clock);
-  op.run = [](int) { FAIL() << "run() is not used when the operation has phases"; };
+  op.run = [](int, const ArmedStep&) { FAIL() << "run() is not used when the operation has phases"; };
   op.phases = {phase("reduce", 3.0 / 524288), phase("update", 1.0 / 524288)};  // exact in binary
   SamplingRules rules;
   rules.warmup_iters = 2;

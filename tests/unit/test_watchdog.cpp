@@ -12,6 +12,8 @@
 #include <chrono>
 #include <future>
 #include <limits>
+#include <set>
+#include <string_view>
 #include <thread>
 
 namespace distbench {
@@ -32,7 +34,7 @@ TEST(Deadline, HugeTimeoutsSaturate) {
 
 TEST(Watchdog, AHugeTimeoutNeitherFiresNorOverflows) {
   Watchdog watchdog(1e10, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
-  auto guard = watchdog.arm("a step");
+  const ArmedStep guard = watchdog.arm(StepKind::sampling, "a step");
   EXPECT_FALSE(watchdog.overdue());
   EXPECT_EQ(watchdog.step(), "a step");
 }
@@ -40,7 +42,7 @@ TEST(Watchdog, AHugeTimeoutNeitherFiresNorOverflows) {
 TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
   std::promise<std::pair<std::string, double>> fired;
   Watchdog dog(0.1, [&](const std::string& step, double timeout) { fired.set_value({step, timeout}); });
-  auto guard = dog.arm("allreduce 1 MiB: timed samples");
+  const ArmedStep guard = dog.arm(StepKind::sampling, "allreduce 1 MiB: timed samples");
   auto future = fired.get_future();
   ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
   const auto [step, timeout] = future.get();
@@ -53,7 +55,7 @@ TEST(Watchdog, OverdueOnceTheArmedStepOutlivesTheTimeout) {
   Watchdog dog(0.05, [](const std::string&, double) {});
   EXPECT_FALSE(dog.overdue());  // disarmed
   {
-    auto guard = dog.arm("step");
+    const ArmedStep guard = dog.arm(StepKind::sampling, "step");
     EXPECT_FALSE(dog.overdue());
     std::this_thread::sleep_for(150ms);
     EXPECT_TRUE(dog.overdue());
@@ -64,11 +66,53 @@ TEST(Watchdog, OverdueOnceTheArmedStepOutlivesTheTimeout) {
 TEST(Watchdog, DisarmingAStepInTimeEndsIt) {
   Watchdog dog(60, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
   {
-    auto guard = dog.arm("step");
+    const ArmedStep guard = dog.arm(StepKind::sampling, "step");
     EXPECT_EQ(dog.step(), "step");
   }
   EXPECT_FALSE(dog.overdue());
   EXPECT_EQ(dog.step(), "");
+}
+
+// A step inside another (a verification's count inside a benchmark's step): the inner one names itself while it
+// lasts; once it ends the outer one is armed again, under its own name and kind, its time counted anew.
+TEST(Watchdog, AnInnerStepHandsTheWatchBackToTheOuterOne) {
+  Watchdog dog(60, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  {
+    const ArmedStep outer = dog.arm(StepKind::tp_step, "tp: copy forward");
+    {
+      const ArmedStep inner = dog.arm(StepKind::check_count, "tp: copy forward: counting");
+      EXPECT_EQ(dog.step(), "tp: copy forward: counting");
+      EXPECT_EQ(dog.step_kind(), StepKind::check_count);
+      EXPECT_EQ(inner.kind(), StepKind::check_count);
+    }
+    EXPECT_EQ(dog.step(), "tp: copy forward");
+    EXPECT_EQ(dog.step_kind(), StepKind::tp_step);
+  }
+  EXPECT_EQ(dog.step(), "");
+  EXPECT_EQ(dog.step_kind(), std::nullopt);
+}
+
+// The outer step is still watched after an inner one ends: a wait after the inner step that outlives the timeout
+// fires under the outer step's name.
+TEST(Watchdog, TheOuterStepStillFiresAfterAnInnerOne) {
+  std::promise<std::string> fired;
+  Watchdog dog(0.1, [&](const std::string& step, double) { fired.set_value(step); });
+  const ArmedStep outer = dog.arm(StepKind::gather, "gathering samples");
+  { const ArmedStep inner = dog.arm(StepKind::report, "writing"); }
+  auto future = fired.get_future();
+  ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(future.get(), "gathering samples");
+}
+
+// Every kind has a name of its own, and the numbers the fault test's breakpoints use stay where they are.
+TEST(Watchdog, StepKindsAreNamedAndNumberedForGood) {
+  std::set<std::string_view> names;
+  for (int k = 1; k <= kStepKinds; ++k) names.insert(step_kind_name(static_cast<StepKind>(k)));
+  EXPECT_EQ(names.size(), static_cast<std::size_t>(kStepKinds));
+  EXPECT_EQ(static_cast<int>(StepKind::sampling), 4);
+  EXPECT_EQ(static_cast<int>(StepKind::check_count), 7);
+  EXPECT_EQ(static_cast<int>(StepKind::finish), 15);
+  EXPECT_EQ(step_kind_name(StepKind::check_count), "check count");
 }
 
 // A process stopped mid-step and continued may finish that step, re-arm for the next sample, or arm the next step
@@ -77,13 +121,13 @@ TEST(Watchdog, DisarmingAStepInTimeEndsIt) {
 TEST(Watchdog, ReArmingDoesNotHideAnOverrunStep) {
   std::promise<std::string> fired;
   Watchdog dog(0.05, [&](const std::string& step, double) { fired.set_value(step); });
-  auto guard = dog.arm("sample 7");
+  const ArmedStep guard = dog.arm(StepKind::sampling, "sample 7");
   std::this_thread::sleep_for(150ms);
   dog.arm_again();
   EXPECT_TRUE(dog.overdue());
   dog.disarm();
   EXPECT_TRUE(dog.overdue());
-  auto next = dog.arm("gathering samples");
+  const ArmedStep next = dog.arm(StepKind::sampling, "gathering samples");
   EXPECT_TRUE(dog.overdue());
   EXPECT_EQ(dog.step(), "sample 7");
   auto future = fired.get_future();
@@ -97,7 +141,7 @@ TEST(Watchdog, QuietWhenStepsFinishInTime) {
     // Steps of 20 ms and re-armed halves of the timeout (a loaded machine may stretch a sleep, not by seconds).
     Watchdog dog(1.0, [&](const std::string&, double) { ++fired; });
     for (int i = 0; i < 10; ++i) {
-      auto guard = dog.arm("step");
+      const ArmedStep guard = dog.arm(StepKind::sampling, "step");
       std::this_thread::sleep_for(20ms);
     }
     dog.arm_again();  // re-armed steps count from the new start
@@ -145,7 +189,7 @@ void stop_self_for(std::chrono::milliseconds stopped) {
 // a signal arriving on resumption must be put down to (a root stopped between cases reported "interrupted").
 TEST(Watchdog, SeesAFreezeLongerThanTheTimeoutBetweenSteps) {
   Watchdog dog(0.3, [](const std::string&, double) { ADD_FAILURE() << "fired with no step armed"; });
-  { auto guard = dog.arm("a step that finished"); }
+  { const ArmedStep guard = dog.arm(StepKind::sampling, "a step that finished"); }
   EXPECT_FALSE(dog.frozen_s().has_value());
   stop_self_for(900ms);
   const std::optional<double> frozen = dog.frozen_s();  // at once, and once its thread has looked again

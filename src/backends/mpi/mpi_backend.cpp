@@ -22,7 +22,7 @@ class MPIBackend final : public Backend {
   std::string_view name() const override { return "mpi"; }
   Device& device() override { return device_; }
 
-  std::unique_ptr<Communicator> create_communicator(const Partition& partition) override {
+  std::unique_ptr<Communicator> create_communicator(const Partition& partition, const ArmedStep&) override {
     const int color = partition.group_of(connector_->rank());
     MPI_Comm comm = MPI_COMM_NULL;
     check(MPI_Comm_split(connector_->comm(), color, connector_->rank(), &comm), "MPI_Comm_split");

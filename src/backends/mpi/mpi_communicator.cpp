@@ -195,13 +195,13 @@ MPICommunicator::~MPICommunicator() {
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-void MPICommunicator::run(const CollectiveCall& call) {
+void MPICommunicator::run(const CollectiveCall& call, const ArmedStep&) {
   const Prepared p = prepare(call, types_, rank_, size_);
   call_blocking(p, comm_);
   if (p.divides) divide(call, p.in_place, p.is_root, size_);
 }
 
-void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int times) {
+void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int times, const ArmedStep&) {
   if (times <= 0 || calls.empty()) return;
   std::vector<Prepared> prepared;
   const std::size_t distinct = std::min(calls.size(), static_cast<std::size_t>(times));
@@ -214,10 +214,10 @@ void MPICommunicator::run_series(std::span<const CollectiveCall> calls, int time
   }
 }
 
-std::function<void()> MPICommunicator::prepared(const CollectiveCall& call) {
+Communicator::PreparedCall MPICommunicator::prepared(const CollectiveCall& call) {
   const Prepared p = prepare(call, types_, rank_, size_);
-  if (p.divides) return [this, call] { run(call); };  // avg divides after the sum: run() as it is
-  return [p, comm = comm_] { call_blocking(p, comm); };
+  if (p.divides) return [this, call](const ArmedStep& step) { run(call, step); };  // avg divides after the sum
+  return [p, comm = comm_](const ArmedStep&) { call_blocking(p, comm); };
 }
 
 BufferRef MPICommunicator::result_at(const CollectiveCall& call) const {
@@ -332,12 +332,12 @@ std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t byt
   return std::make_unique<MPIWork>(std::move(requests), nullptr, std::vector<std::shared_ptr<const void>>{}, p2p_what(bytes, peer, sends));
 }
 
-void MPICommunicator::send(BufferRef data, std::size_t bytes, int peer, Seconds) {
+void MPICommunicator::send(BufferRef data, std::size_t bytes, int peer, Seconds, const ArmedStep&) {
   const int count = p2p_count(data, bytes, peer, true);
   check(MPI_Send(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_), "MPI_Send");
 }
 
-void MPICommunicator::recv(BufferRef data, std::size_t bytes, int peer, Seconds) {
+void MPICommunicator::recv(BufferRef data, std::size_t bytes, int peer, Seconds, const ArmedStep&) {
   const int count = p2p_count(data, bytes, peer, false);
   check(MPI_Recv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
 }

@@ -22,11 +22,11 @@ class MPICommunicator final : public Communicator {
   std::string_view backend() const override { return "mpi"; }
   std::optional<std::string> unsupported(Collective, DType, ReduceOp) const override { return std::nullopt; }
 
-  void run(const CollectiveCall& call) override;
+  void run(const CollectiveCall& call, const ArmedStep& step) override;
   // Works out the MPI arguments of each distinct call once, then makes one MPI call per operation and nothing else
   // (avg also divides).
-  void run_series(std::span<const CollectiveCall> calls, int times) override;
-  std::function<void()> prepared(const CollectiveCall& call) override;
+  void run_series(std::span<const CollectiveCall> calls, int times, const ArmedStep& step) override;
+  PreparedCall prepared(const CollectiveCall& call) override;
   // The root of an out-of-place broadcast keeps its data in its send buffer (nothing is copied); an in-place
   // reduce-scatter leaves each rank's block at the start of the buffer, where MPI puts it.
   BufferRef result_at(const CollectiveCall& call) const override;
@@ -34,8 +34,8 @@ class MPICommunicator final : public Communicator {
   std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override;
   std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override;
   // MPI_Send and MPI_Recv themselves (the watchdog bounds them, as it bounds the blocking collectives).
-  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override;
-  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) override;
+  void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep& step) override;
+  void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep& step) override;
   void synchronize(Seconds) override {}  // blocking calls are complete on return
   std::unique_ptr<Timer> make_timer() override;
 

@@ -72,9 +72,9 @@ MPIConnector::~MPIConnector() {
   if (owns_mpi_) MPI_Finalize();
 }
 
-void MPIConnector::barrier() { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+void MPIConnector::barrier(const ArmedStep&) { check(MPI_Barrier(comm_), "MPI_Barrier"); }
 
-void MPIConnector::broadcast(std::span<std::byte> data, int root) {
+void MPIConnector::broadcast(std::span<std::byte> data, int root, const ArmedStep&) {
   check(MPI_Bcast(data.data(), checked_int(data.size()), MPI_BYTE, root, comm_), "MPI_Bcast");
 }
 
@@ -111,11 +111,12 @@ std::vector<std::vector<std::byte>> MPIConnector::collect(std::span<const std::b
   return out;
 }
 
-std::vector<std::vector<std::byte>> MPIConnector::gather(std::span<const std::byte> data, int root) {
+std::vector<std::vector<std::byte>> MPIConnector::gather(std::span<const std::byte> data, int root,
+                                                         const ArmedStep&) {
   return collect(data, root, false);
 }
 
-std::vector<std::vector<std::byte>> MPIConnector::allgather(std::span<const std::byte> data) {
+std::vector<std::vector<std::byte>> MPIConnector::allgather(std::span<const std::byte> data, const ArmedStep&) {
   return collect(data, 0, true);
 }
 

@@ -55,13 +55,13 @@ class NcclBackend final : public Backend {
   std::string_view name() const override { return "nccl"; }
   Device& device() override { return *device_; }
 
-  std::unique_ptr<Communicator> create_communicator(const Partition& partition) override {
+  std::unique_ptr<Communicator> create_communicator(const Partition& partition, const ArmedStep& step) override {
     GroupSetup setup;
     setup.devices = device_->devices();
     setup.blocking = options_.blocking;
     setup.timeout = Seconds(options_.timeout_s);
     setup.registry = registry_;
-    return std::make_unique<NcclCommunicator>(init_group(connector_, partition, setup), options_, math_);
+    return std::make_unique<NcclCommunicator>(init_group(connector_, partition, setup, step), options_, math_);
   }
 
   KeyValues describe() const override {

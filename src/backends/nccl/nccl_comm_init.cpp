@@ -13,7 +13,8 @@ namespace distbench::nccl {
 namespace {
 
 // The unique id of this process's group, created by the group's first process and shared with everyone.
-ncclUniqueId share_unique_id(Connector& connector, const RankLayout& layout, const std::string& label) {
+ncclUniqueId share_unique_id(Connector& connector, const RankLayout& layout, const std::string& label,
+                             const ArmedStep& step) {
   ncclUniqueId id{};
   std::vector<std::byte> mine;
   std::optional<std::string> own_error;
@@ -26,7 +27,7 @@ ncclUniqueId share_unique_id(Connector& connector, const RankLayout& layout, con
       own_error = nccl_error_text(status);
     }
   }
-  const auto all = connector.allgather(mine);  // every process takes part, even when its root failed
+  const auto all = connector.allgather(mine, step);  // every process takes part, even when its root failed
   if (own_error) throw failure(fmt::format("ncclGetUniqueId for NCCL group {} failed: {}", label, *own_error));
   const auto& theirs = all.at(static_cast<std::size_t>(layout.root_process));
   if (theirs.size() != sizeof(id)) {
@@ -44,10 +45,11 @@ std::string group_label(const Partition& partition, const RankLayout& layout) {
 
 }  // namespace
 
-std::shared_ptr<NcclGroup> init_group(Connector& connector, const Partition& partition, const GroupSetup& setup) {
+std::shared_ptr<NcclGroup> init_group(Connector& connector, const Partition& partition, const GroupSetup& setup,
+                                      const ArmedStep& step) {
   const RankLayout layout = rank_layout(partition, connector.rank(), static_cast<int>(setup.devices.size()));
   const std::string label = group_label(partition, layout);
-  ncclUniqueId id = share_unique_id(connector, layout, label);
+  ncclUniqueId id = share_unique_id(connector, layout, label, step);
 
   auto group = std::make_shared<NcclGroup>(setup.devices, layout.first_rank, layout.nranks, label, setup.timeout,
                                            setup.registry);

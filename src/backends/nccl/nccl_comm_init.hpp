@@ -23,6 +23,8 @@ struct GroupSetup {
 
 // Collective over every process of the connector. Throws Error(failure) on NCCL errors, Error(timeout) when
 // initialisation outlives setup.timeout.
-std::shared_ptr<NcclGroup> init_group(Connector& connector, const Partition& partition, const GroupSetup& setup);
+// Collective over the connector's ranks, inside `step`.
+std::shared_ptr<NcclGroup> init_group(Connector& connector, const Partition& partition, const GroupSetup& setup,
+                                      const ArmedStep& step);
 
 }  // namespace distbench::nccl

@@ -33,14 +33,14 @@ class NcclCommunicator final : public Communicator {
   std::string_view backend() const override { return "nccl"; }
   std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override;
 
-  void run(const CollectiveCall& call) override;
+  void run(const CollectiveCall& call, const ArmedStep& step) override;
   // Runs exactly `times` operations. With -G the graph holds times / graph_launches of them (at least one) and is
   // launched until at most graph_launches - 1 operations are left, which run directly; the graph is captured once
   // per call signature (buffers, count, type, batch) and replayed by later calls with the same signature.
   // The i-th operation is calls[i % calls.size()] (run_repeated() is a series of one call). An in-place alltoall or
   // sendrecv (which NCCL cannot run in place) copies its input aside once, when a series is first run (a case's
   // warm-up), instead of before each operation: the operations then read that input, which a timing does not mind.
-  void run_series(std::span<const CollectiveCall> calls, int times) override;
+  void run_series(std::span<const CollectiveCall> calls, int times, const ArmedStep& step) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
   // ncclSend/ncclRecv of bytes on the stream, with -g 1 only (a process driving several GPUs would need every part
   // in one NCCL group call); never to this rank itself, which NCCL pairs only inside one group call.
@@ -56,6 +56,8 @@ class NcclCommunicator final : public Communicator {
   std::unique_ptr<Timer> make_timer() override;
 
  private:
+  // run()'s enqueue, which start() shares (it waits for nothing: start's Work bounds the wait).
+  void enqueue_call(const CollectiveCall& call);
   struct Prepared {
     std::vector<PartCall> parts;
     std::vector<const void*> inputs;  // each part's own send pointer (staged from when staging > 0)

@@ -378,7 +378,11 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
 BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
                                           const ProgressFn& progress) {
   Connector& connector = world.connector();
-  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  std::vector<std::string> hosts;
+  {
+    const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
+    hosts = allgather_string(connector, connector.hostname(), step);
+  }
   std::vector<Record> records;  // root rank: every row's records, made once for the reporters and the floor
   auto on_row = [reporter, &hosts, &records](const std::vector<CaseResult>& row) {
     const std::vector<Record> made = collective_records(row, hosts);

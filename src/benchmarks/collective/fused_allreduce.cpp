@@ -68,8 +68,9 @@ void FusedAllreduce::unpack(std::span<const TensorRef> tensors, DType dtype) {
   unpack_into(device_, *fusion_, {tensors.begin(), tensors.end()}, dtype);
 }
 
-void FusedAllreduce::run(std::span<const TensorRef> tensors, DType dtype, ReduceOp op, Seconds timeout) {
-  comm_.run(pack(tensors, dtype, op));
+void FusedAllreduce::run(std::span<const TensorRef> tensors, DType dtype, ReduceOp op, Seconds timeout,
+                         const ArmedStep& step) {
+  comm_.run(pack(tensors, dtype, op), step);
   comm_.synchronize(timeout);
   unpack(tensors, dtype);
 }

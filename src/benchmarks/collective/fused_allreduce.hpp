@@ -20,7 +20,7 @@ class FusedAllreduce {
   FusedAllreduce(Communicator& comm, Device& device) : comm_(comm), device_(device) {}
 
   // Reduces every tensor in place, through one all-reduce of their concatenation. Blocking.
-  void run(std::span<const TensorRef> tensors, DType dtype, ReduceOp op, Seconds timeout);
+  void run(std::span<const TensorRef> tensors, DType dtype, ReduceOp op, Seconds timeout, const ArmedStep& step);
   // Starts the fused all-reduce; the tensors hold the result once the returned work is waited for.
   std::unique_ptr<Work> start(std::span<const TensorRef> tensors, DType dtype, ReduceOp op);
 

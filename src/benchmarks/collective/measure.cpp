@@ -12,8 +12,11 @@
 namespace distbench::collective {
 namespace {
 
+// One call of a case inside the step it runs in, waited for.
+using CheckedCall = std::function<void(const ArmedStep&)>;
+
 // Fills the send region, runs the case once, and counts wrong elements of the result over all ranks.
-std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, const std::function<void()>& once,
+std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, const CheckedCall& once,
                     Watchdog& watchdog) {
   Device& device = world.device();
   const auto& call = setup.call;
@@ -21,12 +24,14 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, co
   device.fill(call.send, setup.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
   device.synchronize();
   {
-    auto guard = watchdog.arm(setup.label + ": verification");
-    once();
+    const ArmedStep step = watchdog.arm(StepKind::verification, setup.label + ": verification");
+    once(step);
   }
+  // Counting may wait on a device, agreeing on the count on every rank: a step of its own.
+  const ArmedStep step = watchdog.arm(StepKind::check_count, setup.label + ": counting the wrong elements");
   const CheckSpec spec{setup.pattern, call.op, call.collective, call.count, call.root, comm.rank()};
   const auto mine = static_cast<std::int64_t>(device.count_wrong(comm.result_at(call), call.dtype, spec));
-  const auto all = allgather_value(world.connector(), mine);
+  const auto all = allgather_value(world.connector(), mine, step);
   std::int64_t total = 0;
   for (auto w : all) total += w;
   return total;
@@ -49,7 +54,7 @@ std::vector<TensorRef> tensor_list(const CaseSetup& setup) {
 // finds any (as nccl-tests counts them), 0 when all pass, -1 when N is 0. Every rank takes the same decisions: the
 // counts are summed over all ranks.
 std::int64_t verify_times(int times, World& world, Communicator& comm, const CaseSetup& setup,
-                          const std::function<void()>& once, Watchdog& watchdog) {
+                          const CheckedCall& once, Watchdog& watchdog) {
   std::int64_t wrong = -1;
   for (int k = 0; k < times && wrong <= 0; ++k) wrong = verify(world, comm, setup, once, watchdog);
   return wrong;
@@ -74,9 +79,9 @@ void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog
   // memory of ncclMemAlloc's that nothing has written reads up to 10% slower until it has been read a number of times).
   const Seconds timeout(plan.timeout_s);
   for (const CaseSetup& setup : setups) {
-    auto guard = watchdog.arm(setup.label + ": warm-up of the sweep");
+    const ArmedStep step = watchdog.arm(StepKind::warm_up, setup.label + ": warm-up of the sweep");
     const std::vector<CollectiveCall> calls = rotated_calls(setup, plan.warmup_iters);
-    for (int k = 0; k < plan.warmup_iters; ++k) comm.run(calls[static_cast<std::size_t>(k) % calls.size()]);
+    for (int k = 0; k < plan.warmup_iters; ++k) comm.run(calls[static_cast<std::size_t>(k) % calls.size()], step);
     comm.synchronize(timeout);
   }
 }
@@ -95,12 +100,12 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   const auto sync = [&comm](Seconds t) { comm.synchronize(t); };
   // One call, waited for: what a check verifies.
   const auto waited = [&comm, timeout](const CollectiveCall& c) {
-    return std::function<void()>([&comm, &c, timeout] {
-      comm.run(c);
+    return CheckedCall([&comm, &c, timeout](const ArmedStep& step) {
+      comm.run(c, step);
       comm.synchronize(timeout);
     });
   };
-  const std::function<void()> one_call = waited(call);
+  const CheckedCall one_call = waited(call);
   Measured out;
 
   const Timing timing = setup.timing;
@@ -112,7 +117,9 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     const int ops = plan.block_iters * std::max(1, o.agg_iters) * std::max(1, o.graph_launches);
     const std::vector<CollectiveCall> calls = rotated_calls(setup, ops);
     SamplingRules blocks{plan.warmup_iters, plan.block_stopping, timeout, ops};
-    const TimedOperation op{setup.label, [&comm, &calls](int times) { comm.run_series(calls, times); }, sync,
+    const TimedOperation op{setup.label,
+                            [&comm, &calls](int times, const ArmedStep& step) { comm.run_series(calls, times, step); },
+                            sync,
                             host_clock(comm, timeout, plan.cpu_time, false), {}};
     TimerFactory device_timer;
     if (comm.runs_on_device()) device_timer = [&comm] { return comm.make_timer(); };
@@ -133,9 +140,9 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     calls.barrier_after_sample = true;
     CollectiveCall peers_call = call;  // timed and checked
     peers_call.form = CallForm::vector;
-    const std::function<void()> once = comm.prepared(peers_call);
-    const TimedOperation op{setup.label, [&once](int times) {
-                              for (int i = 0; i < times; ++i) once();
+    const Communicator::PreparedCall once = comm.prepared(peers_call);
+    const TimedOperation op{setup.label, [&once](int times, const ArmedStep& step) {
+                              for (int i = 0; i < times; ++i) once(step);
                             },
                             sync, host_clock(comm, timeout, plan.cpu_time, !comm.runs_on_device()), {}};
     out.sampling = sample_operation(world.connector(), op, calls, watchdog);
@@ -145,14 +152,15 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
 
   if (setup.tensors <= 1) {
     const TimedOperation op{
-        setup.label, [&comm, &call](int times) { comm.run_repeated(call, times); }, sync, comm_timer, {}};
+        setup.label, [&comm, &call](int times, const ArmedStep& step) { comm.run_repeated(call, times, step); }, sync,
+        comm_timer, {}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
     out.wrong = verify_times(plan.check_iters, world, comm, setup, one_call, watchdog);
     return out;
   }
 
   const std::vector<TensorRef> tensors = tensor_list(setup);
-  std::function<void()> once;
+  CheckedCall once;
   if (setup.fused) {
     Device& device = world.device();
     FusedAllreduce fused(comm, device);
@@ -162,16 +170,17 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
                             {},
                             sync,
                             comm_timer,
-                            {{"pack", [&] { packed = fused.pack(tensors, call.dtype, call.op); }, device_timer},
+                            {{"pack", [&](const ArmedStep&) { packed = fused.pack(tensors, call.dtype, call.op); },
+                              device_timer},
                              {"allreduce",
-                              [&] {
-                                comm.run(packed);
+                              [&](const ArmedStep& step) {
+                                comm.run(packed, step);
                                 comm.synchronize(timeout);
                               },
                               comm_timer},
-                             {"unpack", [&] { fused.unpack(tensors, call.dtype); }, device_timer}}};
+                             {"unpack", [&](const ArmedStep&) { fused.unpack(tensors, call.dtype); }, device_timer}}};
     out.sampling = sample_operation(world.connector(), op, rules, watchdog);
-    once = [&] { fused.run(tensors, call.dtype, call.op, timeout); };
+    once = [&](const ArmedStep& step) { fused.run(tensors, call.dtype, call.op, timeout, step); };
     out.wrong = verify_times(plan.check_iters, world, comm, setup, once, watchdog);
     return out;
   }
@@ -184,9 +193,9 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
     calls.push_back(c);
   }
   const TimedOperation op{setup.label,
-                          [&comm, &calls](int times) {
+                          [&comm, &calls](int times, const ArmedStep& step) {
                             for (int i = 0; i < times; ++i) {
-                              for (const CollectiveCall& c : calls) comm.run(c);
+                              for (const CollectiveCall& c : calls) comm.run(c, step);
                             }
                           },
                           sync,
@@ -195,8 +204,8 @@ Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, W
   out.sampling = sample_operation(world.connector(), op, rules, watchdog);
   out.wrong = verify_times(
       plan.check_iters, world, comm, setup,
-      [&] {
-        for (const CollectiveCall& c : calls) comm.run(c);
+      [&](const ArmedStep& step) {
+        for (const CollectiveCall& c : calls) comm.run(c, step);
         comm.synchronize(timeout);
       },
       watchdog);

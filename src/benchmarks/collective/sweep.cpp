@@ -297,8 +297,8 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   auto recv_buffer = world.device().allocate_placed(extents.recv, placement);
   Communicator* comm = nullptr;
   {
-    auto guard = watchdog.arm(fmt::format("creating the {} communicators", partition.label));
-    comm = &world.communicator(partition);
+    const ArmedStep step = watchdog.arm(StepKind::setup, fmt::format("creating the {} communicators", partition.label));
+    comm = &world.communicator(partition, step);
   }
   const auto variants = plan_variants(plan, comm->runs_on_device());
 
@@ -349,14 +349,15 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       std::vector<std::vector<std::vector<double>>> phases_by_rank;  // fused lists: [phase][rank][sample]
       std::vector<std::vector<double>> device_by_rank;  // nccl-tests' timing: the device's events beside
       {
-        auto guard = watchdog.arm(setup.label + ": gathering samples");
-        by_rank = gather_vector<double>(connector, m.sampling.samples, connector.root_rank());
-        os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.sampling.os_per_op, 1), connector.root_rank());
+        const ArmedStep step = watchdog.arm(StepKind::gather, setup.label + ": gathering samples");
+        const int to = connector.root_rank();
+        by_rank = gather_vector<double>(connector, m.sampling.samples, to, step);
+        os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.sampling.os_per_op, 1), to, step);
         for (const auto& phase : m.sampling.phase_samples) {
-          phases_by_rank.push_back(gather_vector<double>(connector, phase, connector.root_rank()));
+          phases_by_rank.push_back(gather_vector<double>(connector, phase, to, step));
         }
         if (!m.sampling.beside_samples.empty()) {  // every rank times the same way
-          device_by_rank = gather_vector<double>(connector, m.sampling.beside_samples, connector.root_rank());
+          device_by_rank = gather_vector<double>(connector, m.sampling.beside_samples, to, step);
         }
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
@@ -380,6 +381,8 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       done.push_back(std::move(result));
     }
     if (root) {
+      const ArmedStep step = watchdog.arm(StepKind::report, cycle_label(plan, cycle, case_label(plan, row, variants.front())) +
+                                                                ": writing the results");
       if (on_row) on_row(done);
       outcome.results.insert(outcome.results.end(), done.begin(), done.end());
     }

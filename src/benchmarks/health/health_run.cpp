@@ -40,10 +40,10 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
   std::vector<std::string> host_of_rank;
   {
     // Before any phase, while every rank is known to answer: blocking, so under the watchdog.
-    auto guard = watchdog_.arm("health: setting up the communicators");
-    host_of_rank = allgather_string(connector_, connector_.hostname());
-    world_comm_ = &world_.communicator(world_partition(connector_.size()));
-    node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()));
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "health: setting up the communicators");
+    host_of_rank = allgather_string(connector_, connector_.hostname(), step);
+    world_comm_ = &world_.communicator(world_partition(connector_.size()), step);
+    node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()), step);
   }
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
@@ -67,7 +67,7 @@ BenchmarkOutcome HealthRun::run() {
 nlohmann::json HealthRun::phase(const std::string& name, const Body& body, const Judge& judge) {
   if (root_) progress_(static_cast<std::size_t>(done_), kPhases, fmt::format("phase {}", name));
   ++done_;
-  auto guard = watchdog_.arm(fmt::format("health phase {}", name));
+  const ArmedStep step = watchdog_.arm(StepKind::health_phase, fmt::format("health phase {}", name));
   last_phase_ = name;
   const PhaseResult result = phases_.run(name, body);
   return phases_.decide(root_ ? judge_on_root(name, result, judge) : nlohmann::json{{"go", true}});
@@ -236,8 +236,8 @@ BenchmarkOutcome HealthRun::finish() {
   if (root_) ending["exit"] = findings_.conclude(topo_, abandoned, last_phase_);
   if (abandoned.empty()) {
     std::string text = ending.dump();
-    auto guard = watchdog_.arm("health: sharing the verdict");
-    broadcast_string(connector_, text, connector_.root_rank());
+    const ArmedStep step = watchdog_.arm(StepKind::finish, "health: sharing the verdict");
+    broadcast_string(connector_, text, connector_.root_rank(), step);
     ending = nlohmann::json::parse(text);
   }
   BenchmarkOutcome outcome;

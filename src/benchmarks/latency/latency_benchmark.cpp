@@ -111,10 +111,14 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   const Partition pairs = consecutive_partition(connector.size(), 2);
   Communicator* comm = nullptr;
   {
-    auto guard = watchdog.arm("creating the pairs' communicators");
-    comm = &world.communicator(pairs);
+    const ArmedStep step = watchdog.arm(StepKind::setup, "creating the pairs' communicators");
+    comm = &world.communicator(pairs, step);
   }
-  const std::vector<std::string> hosts = allgather_string(connector, connector.hostname());
+  std::vector<std::string> hosts;
+  {
+    const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
+    hosts = allgather_string(connector, connector.hostname(), step);
+  }
   const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   // Separate send and receive buffers starting at a page boundary, as osu_latency's.
   auto send_buffer = world.device().allocate_placed(std::max<std::uint64_t>(largest, 1), HostPlacement::page_start);
@@ -129,8 +133,8 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
     if (root && progress) progress(i, plan_.sizes.size(), label);
     const PingPong pp{comm, send_buffer.get(), recv_buffer.get(), bytes, timeout};
     const TimedOperation op{label,
-                            [&pp](int times) {
-                              for (int t = 0; t < times; ++t) pp.round_trip();
+                            [&pp](int times, const ArmedStep& step) {
+                              for (int t = 0; t < times; ++t) pp.round_trip(step);
                             },
                             [comm](Seconds t) { comm->synchronize(t); },
                             [comm] { return comm->make_timer(); },
@@ -144,17 +148,15 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
     Sampling sampling = sample_operation(connector, op, rules, watchdog);
     for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
     std::int64_t wrong = -1;
-    if (plan_.check) {
-      auto guard = watchdog.arm(label + ": verification");
-      wrong = verify_ping_pong(world, pp);
-    }
+    if (plan_.check) wrong = verify_ping_pong(world, pp, watchdog, label);
     outcome.wrong += std::max<std::int64_t>(wrong, 0);
     std::vector<std::vector<double>> by_rank;
     {
-      auto guard = watchdog.arm(label + ": gathering samples");
-      by_rank = gather_vector<double>(connector, sampling.samples, connector.root_rank());
+      const ArmedStep step = watchdog.arm(StepKind::gather, label + ": gathering samples");
+      by_rank = gather_vector<double>(connector, sampling.samples, connector.root_rank(), step);
     }
     if (root && reporter != nullptr) {
+      const ArmedStep step = watchdog.arm(StepKind::report, label + ": writing the results");
       reporter->add({latency_record(bytes, std::string(comm->backend()), by_rank, sampling.ops_per_sample,
                                     sampling.noise_target_met, wrong, hosts)});
     }

@@ -6,6 +6,7 @@
 #include "core/device/buffer.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace distbench::latency {
 
@@ -19,13 +20,13 @@ struct PingPong {
   Seconds timeout;  // for a backend without blocking calls (Communicator::send)
 
   int peer() const { return comm->rank() ^ 1; }
-  void round_trip() const;
+  void round_trip(const ArmedStep& step) const;
 };
 
 // Collective over the world (every pair at once): each rank fills its send buffer with its own pattern and poisons
 // its receive buffer, one round trip runs, and each rank counts the bytes it received that differ from its peer's
 // pattern (a broadcast's expectation on the pair, rooted at the peer). Returns the wrong bytes summed over every
-// rank; the caller bounds it with the watchdog.
-std::int64_t verify_ping_pong(World& world, const PingPong& pp);
+// rank. The round trip and the count are steps of `watchdog`, named after `label`.
+std::int64_t verify_ping_pong(World& world, const PingPong& pp, Watchdog& watchdog, const std::string& label);
 
 }  // namespace distbench::latency

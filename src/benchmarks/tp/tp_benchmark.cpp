@@ -113,8 +113,8 @@ BenchmarkOutcome TpBenchmark::run(World& world, Watchdog& watchdog, Reporter* re
   Connector& connector = world.connector();
   Communicator* group = nullptr;
   {
-    auto guard = watchdog.arm("tp: creating the model-parallel groups' communicators");
-    group = &world.communicator(consecutive_partition(connector.size(), group_size(connector.size())));
+    const ArmedStep step = watchdog.arm(StepKind::setup, "tp: creating the model-parallel groups' communicators");
+    group = &world.communicator(consecutive_partition(connector.size(), group_size(connector.size())), step);
   }
   if (group->local_parts() != 1) throw usage_error("tp runs one rank per process: run with -g 1");
   std::unique_ptr<HostMath> host_math;
@@ -151,30 +151,41 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
     const std::string label = fmt::format("{} {}{}", name(row.op), name(row.pass),
                                           row.dim < 0 ? std::string() : fmt::format(" along dim {}", row.dim));
     if (root && progress) progress(i, rows.size(), label);
-    auto guard = watchdog.arm("tp: " + label);
     // Buffers of this row only (allocated outside the timed runs): one layout's at a time.
     OpRunner r(group, world.device(), math, shard_layout(plan_.shape, std::max(row.dim, 0), g), plan_.dtype);
     std::int64_t wrong = -1;
     if (plan_.check) {
-      r.prepare(prim);
-      r.run(prim, timeout);
+      {
+        const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked run");
+        r.prepare(prim);
+        r.run(prim, timeout);
+      }
+      const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": counting the wrong elements");
       const auto mine = static_cast<std::int64_t>(r.count_wrong(prim));
       wrong = 0;
-      for (auto w : allgather_value(connector, mine)) wrong += w;
+      for (auto w : allgather_value(connector, mine, step)) wrong += w;
       outcome.wrong += wrong;
     }
-    r.prepare(prim);
     std::vector<double> samples;
-    for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
-      watchdog.arm_again();
-      if (prim == Primitive::allreduce) r.prepare(prim);  // in place: keep the sums from growing without bound
-      connector.barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      r.run(prim, timeout);
-      if (s >= plan_.warmup) samples.push_back(seconds_since(t0));
+    {
+      const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
+      r.prepare(prim);
+      for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
+        watchdog.arm_again();
+        if (prim == Primitive::allreduce) r.prepare(prim);  // in place: keep the sums from growing without bound
+        connector.barrier(step);
+        const auto t0 = std::chrono::steady_clock::now();
+        r.run(prim, timeout);
+        if (s >= plan_.warmup) samples.push_back(seconds_since(t0));
+      }
     }
-    const auto by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank());
+    std::vector<std::vector<double>> by_rank;
+    {
+      const ArmedStep step = watchdog.arm(StepKind::gather, "tp: " + label + ": gathering the samples");
+      by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank(), step);
+    }
     if (!root || reporter == nullptr) continue;
+    const ArmedStep writing = watchdog.arm(StepKind::report, "tp: " + label + ": writing the results");
     const Record rec =
         op_record(plan_, {std::string(group.backend()), row.op, row.pass, row.dim, g, n}, by_rank, wrong);
     reporter->add({rec});
@@ -199,40 +210,51 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     const LayerKind kind = plan_.layers[i];
     const std::string label = fmt::format("{} layer", name(kind));
     if (root && progress) progress(i, plan_.layers.size(), label);
-    auto guard = watchdog.arm("tp: " + label);
     ParallelLayer layer(kind, plan_.layer, group, world.device(), math, plan_.seed);
     std::int64_t wrong = -1;
     double max_diff = kNotMeasured, over_bound = kNotMeasured;
     if (plan_.check) {
-      layer.step(timeout);
+      {
+        const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked step");
+        layer.step(timeout);
+      }
+      const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": checking against one rank");
       const LayerCheck c = layer.check(threads);
       wrong = 0;
-      for (auto w : allgather_value(connector, static_cast<std::int64_t>(c.wrong))) wrong += w;
-      const auto diffs = allgather_value(connector, c.max_rel_diff);
+      for (auto w : allgather_value(connector, static_cast<std::int64_t>(c.wrong), step)) wrong += w;
+      const auto diffs = allgather_value(connector, c.max_rel_diff, step);
       max_diff = *std::max_element(diffs.begin(), diffs.end());
-      const auto over = allgather_value(connector, c.max_over_bound);
+      const auto over = allgather_value(connector, c.max_over_bound, step);
       over_bound = *std::max_element(over.begin(), over.end());
       outcome.wrong += wrong;
     }
     std::vector<double> step_s, forward_s, backward_s, comm_s;
-    for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
-      watchdog.arm_again();
-      connector.barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      const LayerTimes t = layer.step(timeout);
-      const double total = seconds_since(t0);
-      if (s < plan_.warmup) continue;
-      step_s.push_back(total);
-      forward_s.push_back(t.forward);
-      backward_s.push_back(t.backward);
-      comm_s.push_back(t.comm);
+    {
+      const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
+      for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
+        watchdog.arm_again();
+        connector.barrier(step);
+        const auto t0 = std::chrono::steady_clock::now();
+        const LayerTimes t = layer.step(timeout);
+        const double total = seconds_since(t0);
+        if (s < plan_.warmup) continue;
+        step_s.push_back(total);
+        forward_s.push_back(t.forward);
+        backward_s.push_back(t.backward);
+        comm_s.push_back(t.comm);
+      }
     }
-    const int to = connector.root_rank();
-    const auto steps = gather_vector<double>(connector, std::span<const double>(step_s), to);
-    const auto forwards = gather_vector<double>(connector, std::span<const double>(forward_s), to);
-    const auto backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to);
-    const auto comms = gather_vector<double>(connector, std::span<const double>(comm_s), to);
+    std::vector<std::vector<double>> steps, forwards, backwards, comms;
+    {
+      const ArmedStep step = watchdog.arm(StepKind::gather, "tp: " + label + ": gathering the samples");
+      const int to = connector.root_rank();
+      steps = gather_vector<double>(connector, std::span<const double>(step_s), to, step);
+      forwards = gather_vector<double>(connector, std::span<const double>(forward_s), to, step);
+      backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to, step);
+      comms = gather_vector<double>(connector, std::span<const double>(comm_s), to, step);
+    }
     if (!root || reporter == nullptr) continue;
+    const ArmedStep writing = watchdog.arm(StepKind::report, "tp: " + label + ": writing the results");
     const ShownStep shown = median_step(steps, forwards, backwards, comms);
     const double step = shown.step, comm = shown.parts.comm;
     const Record rec = layer_record(plan_, {std::string(group.backend()), kind, g, n},

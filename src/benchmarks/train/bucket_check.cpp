@@ -84,7 +84,7 @@ std::string BucketCheck::describe(int step, std::size_t bucket, std::size_t elem
                      step, bucket, connector_.rank(), where, found, expected, bound);
 }
 
-BucketCheckResult BucketCheck::verify(int step) {
+BucketCheckResult BucketCheck::verify(int step, const ArmedStep& armed) {
   const std::size_t n = model_.parameters();
   std::vector<float> reduced(n);
   model_.math().download(reduced.data(), model_.grads(), n * sizeof(float));
@@ -96,7 +96,7 @@ BucketCheckResult BucketCheck::verify(int step) {
   }
   // The same number of exchanges on every rank, whatever part of the model each holds.
   std::size_t rounds = (n + kChunk - 1) / kChunk;
-  for (const std::size_t r : allgather_value(connector_, rounds)) rounds = std::max(rounds, r);
+  for (const std::size_t r : allgather_value(connector_, rounds, armed)) rounds = std::max(rounds, r);
 
   std::int64_t wrong = 0;
   std::string first;
@@ -104,7 +104,7 @@ BucketCheckResult BucketCheck::verify(int step) {
   for (std::size_t round = 0; round < rounds; ++round) {
     const std::size_t from = std::min(n, round * kChunk), to = std::min(n, from + kChunk);
     const auto parts =
-        connector_.allgather(std::as_bytes(std::span<const float>(local_.data() + from, to - from)));
+        connector_.allgather(std::as_bytes(std::span<const float>(local_.data() + from, to - from)), armed);
     for (const int r : replicas_) {
       if (parts[static_cast<std::size_t>(r)].size() != (to - from) * sizeof(float)) {
         throw failure(fmt::format("train --check: rank {} holds {} gradients from element {} where rank {} holds {}: "
@@ -134,13 +134,13 @@ BucketCheckResult BucketCheck::verify(int step) {
   }
 
   BucketCheckResult out;
-  for (const std::int64_t w : allgather_value(connector_, wrong)) out.wrong += w;
-  for (const std::string& line : allgather_string(connector_, first)) {
+  for (const std::int64_t w : allgather_value(connector_, wrong, armed)) out.wrong += w;
+  for (const std::string& line : allgather_string(connector_, first, armed)) {
     if (out.first.empty()) out.first = line;
   }
   const std::vector<std::uint64_t> mine(buckets.begin(), buckets.end());
   std::set<std::size_t> all;
-  for (const auto& part : connector_.allgather(std::as_bytes(std::span<const std::uint64_t>(mine)))) {
+  for (const auto& part : connector_.allgather(std::as_bytes(std::span<const std::uint64_t>(mine)), armed)) {
     for (std::size_t i = 0; i + sizeof(std::uint64_t) <= part.size(); i += sizeof(std::uint64_t)) {
       std::uint64_t b = 0;
       std::memcpy(&b, part.data() + i, sizeof b);

@@ -48,7 +48,7 @@ class BucketCheck final : public BucketObserver {
   void before_reduce(std::size_t bucket) override;
   // After step `step` (0-based) ran observed by this check. Collective over the connector: every rank calls it after
   // the same steps.
-  BucketCheckResult verify(int step);
+  BucketCheckResult verify(int step, const ArmedStep& armed);
 
  private:
   std::string describe(int step, std::size_t bucket, std::size_t element, double found, double expected,

@@ -17,8 +17,9 @@ std::uint64_t bits_hash(const std::vector<float>& values) {
   return h;
 }
 
-std::int64_t diverged_replicas(Connector& connector, const std::vector<float>& params, int tp_size) {
-  const auto hashes = allgather_value(connector, bits_hash(params));
+std::int64_t diverged_replicas(Connector& connector, const std::vector<float>& params, int tp_size,
+                               const ArmedStep& step) {
+  const auto hashes = allgather_value(connector, bits_hash(params), step);
   const auto tp = static_cast<std::size_t>(tp_size > 0 ? tp_size : 1);
   std::int64_t diverged = 0;
   for (std::size_t r = 0; r < hashes.size(); ++r) diverged += hashes[r] != hashes[r % tp] ? 1 : 0;

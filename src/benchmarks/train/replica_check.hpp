@@ -15,6 +15,7 @@ std::uint64_t bits_hash(const std::vector<float>& values);
 
 // Collective over the connector: how many ranks hold parameters whose bits differ from those of the first rank holding
 // the same part of the model (ranks r and r + k * tp_size hold the same part; tp_size 1: every rank the whole model).
-std::int64_t diverged_replicas(Connector& connector, const std::vector<float>& params, int tp_size);
+std::int64_t diverged_replicas(Connector& connector, const std::vector<float>& params, int tp_size,
+                               const ArmedStep& step);
 
 }  // namespace distbench::train

@@ -35,7 +35,10 @@ TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const P
   const std::size_t replicas = static_cast<std::size_t>(connector_.size()) / static_cast<std::size_t>(plan_.tp_size);
   replica_ = static_cast<std::size_t>(connector_.rank() / plan_.tp_size);
   local_ = plan_.batch / replicas;
-  hosts_ = allgather_string(connector_, connector_.hostname());
+  {
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "train: gathering the ranks' hosts");
+    hosts_ = allgather_string(connector_, connector_.hostname(), step);
+  }
   if (comm_->local_parts() != 1) {
     throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
   }
@@ -52,14 +55,14 @@ TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const P
 // the ranks that hold the same part of the model (strided); each replica (a group) reads its share of a batch.
 void TrainRun::make_communicators() {
   {
-    auto guard = watchdog_.arm("train: creating the communicator");
-    comm_ = &world_.communicator(world_partition(connector_.size()));
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "train: creating the communicator");
+    comm_ = &world_.communicator(world_partition(connector_.size()), step);
   }
   dp_comm_ = comm_;
   if (plan_.tp_size > 1) {
-    auto guard = watchdog_.arm("train: creating the tensor- and data-parallel communicators");
-    tp_comm_ = &world_.communicator(consecutive_partition(connector_.size(), plan_.tp_size));
-    dp_comm_ = &world_.communicator(data_parallel_groups(connector_.size(), plan_.tp_size));
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "train: creating the tensor- and data-parallel communicators");
+    tp_comm_ = &world_.communicator(consecutive_partition(connector_.size(), plan_.tp_size), step);
+    dp_comm_ = &world_.communicator(data_parallel_groups(connector_.size(), plan_.tp_size), step);
   }
 }
 
@@ -71,8 +74,8 @@ void TrainRun::load(Mlp& model, int step) {
 
 BenchmarkOutcome TrainRun::run() {
   {
-    auto guard = watchdog_.arm("train: barrier before the first step");
-    connector_.barrier();  // the trace's origin: ranks leave the barrier together
+    const ArmedStep step = watchdog_.arm(StepKind::barrier, "train: barrier before the first step");
+    connector_.barrier(step);  // the trace's origin: ranks leave the barrier together
   }
   origin_ = std::chrono::steady_clock::now();
   if (plan_.scaling) one_rank_throughput_ = one_rank_throughput();
@@ -87,15 +90,15 @@ BenchmarkOutcome TrainRun::run() {
 double TrainRun::one_rank_throughput() {
   Communicator* alone = nullptr;
   {
-    auto guard = watchdog_.arm("train: creating the one-rank communicators");
-    alone = &world_.communicator(consecutive_partition(connector_.size(), 1));
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "train: creating the one-rank communicators");
+    alone = &world_.communicator(consecutive_partition(connector_.size(), 1), step);
   }
   double throughput = kNotMeasured;
   if (root_) {
     Mlp model(plan_.shape, plan_.seed, world_.device(), *math_);
     DataParallel dp(*alone, model, {bucket_bytes(plan_), local_, plan_.optimizer, 0, plan_.wire});
     std::vector<double> steps;
-    auto guard = watchdog_.arm("train --scaling: one rank alone");
+    const ArmedStep step = watchdog_.arm(StepKind::train_step, "train --scaling: one rank alone");
     for (int s = 0; s < plan_.warmup_steps + plan_.steps; ++s) {
       watchdog_.arm_again();
       load(model, s);
@@ -104,8 +107,8 @@ double TrainRun::one_rank_throughput() {
     }
     throughput = static_cast<double>(local_) / percentile(steps, 50);
   }
-  auto guard = watchdog_.arm("train --scaling: waiting for the one-rank run");
-  connector_.barrier();
+  const ArmedStep step = watchdog_.arm(StepKind::barrier, "train --scaling: waiting for the one-rank run");
+  connector_.barrier(step);
   return throughput;
 }
 
@@ -137,20 +140,22 @@ void TrainRun::run_mode(std::size_t mode, BenchmarkOutcome& outcome) {
   result.replicas_per_group = dp_comm_->size();
   result.one_rank_throughput = one_rank_throughput_;
   result.hosts = hosts_;
+  const ArmedStep writing = watchdog_.arm(StepKind::report, label + ": writing the results");
   reporter_->add({train_record(plan_, result, outcome.warnings)});
 }
 
 void TrainRun::timed_steps(std::size_t mode, Mlp& model, DataParallel& dp, std::optional<BucketCheck>& bucket_check,
                            Samples& s) {
   const int total_steps = plan_.warmup_steps + plan_.steps;
-  auto guard = watchdog_.arm(fmt::format("train, overlap {}: steps", on_off(plan_.overlaps[mode])));
+  const ArmedStep armed =
+      watchdog_.arm(StepKind::train_step, fmt::format("train, overlap {}: steps", on_off(plan_.overlaps[mode])));
   for (int step = 0; step < total_steps; ++step) {
     watchdog_.arm_again();
     load(model, step);
     const bool observed = bucket_check && step < plan_.warmup_steps;
     dp.step(plan_.overlaps[mode], timeout_, observed ? &*bucket_check : nullptr);
     if (observed) {
-      const BucketCheckResult found = bucket_check->verify(step);
+      const BucketCheckResult found = bucket_check->verify(step, armed);
       s.bucket_wrong += found.wrong;
       if (s.bucket_mismatch.empty()) s.bucket_mismatch = found.first;
     }
@@ -172,18 +177,21 @@ void TrainRun::timed_steps(std::size_t mode, Mlp& model, DataParallel& dp, std::
 std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& dp, const Samples& s,
                                         double& max_diff, BenchmarkOutcome& outcome) {
   {
-    auto guard = watchdog_.arm(fmt::format("train, overlap {}: gathering the parameters (ZeRO-3)", on_off(overlap)));
+    const ArmedStep step = watchdog_.arm(
+        StepKind::train_step, fmt::format("train, overlap {}: gathering the parameters (ZeRO-3)", on_off(overlap)));
     dp.gather_parameters(timeout_);
   }
+  const ArmedStep step = watchdog_.arm(
+      StepKind::check_count, fmt::format("train, overlap {}: checking the parameters against one rank", on_off(overlap)));
   const std::vector<float> params = model.download_params();
   const std::vector<float> mine_in_reference = model.shard_of(reference_);  // this rank's part of the model
   const std::int64_t beyond = parameters_beyond(params, mine_in_reference, check_tolerance(plan_.wire));
-  const auto diffs = allgather_value(connector_, largest_relative_difference(params, mine_in_reference));
+  const auto diffs = allgather_value(connector_, largest_relative_difference(params, mine_in_reference), step);
   max_diff = *std::max_element(diffs.begin(), diffs.end());
   std::int64_t beyond_all = 0;
-  for (auto b : allgather_value(connector_, beyond)) beyond_all += b;
+  for (auto b : allgather_value(connector_, beyond, step)) beyond_all += b;
   // Replicas bit for bit: what a tolerance against one rank misses (a small bucket left unreduced).
-  const std::int64_t diverged = diverged_replicas(connector_, params, plan_.tp_size);
+  const std::int64_t diverged = diverged_replicas(connector_, params, plan_.tp_size, step);
   if (root_ && beyond_all > 0) {
     outcome.warnings.push_back(
         {"train_mismatch",
@@ -208,7 +216,7 @@ std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& 
 
 // Compute alone (the same batches, no communication, parameters untouched) and communication alone.
 void TrainRun::compute_and_comm_alone(const std::string& label, Mlp& model, DataParallel& dp, Samples& s) {
-  auto guard = watchdog_.arm(label + ": compute and communication alone");
+  const ArmedStep armed = watchdog_.arm(StepKind::train_step, label + ": compute and communication alone");
   for (int step = 0; step < plan_.steps; ++step) {
     watchdog_.arm_again();
     load(model, plan_.warmup_steps + step);
@@ -217,20 +225,20 @@ void TrainRun::compute_and_comm_alone(const std::string& label, Mlp& model, Data
   }
   for (int step = 0; step < plan_.steps; ++step) {
     watchdog_.arm_again();
-    connector_.barrier();
+    connector_.barrier(armed);
     s.comm.push_back(dp.communicate_only(timeout_));
   }
 }
 
 void TrainRun::gather(const std::string& label, Samples& s, ModeResult& result) {
-  auto guard = watchdog_.arm(label + ": gathering");
+  const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering");
   const int to = connector_.root_rank();
-  result.step_by_rank = gather_vector<double>(connector_, std::span<const double>(s.step), to);
-  result.compute_by_rank = gather_vector<double>(connector_, std::span<const double>(s.compute), to);
-  result.comm_by_rank = gather_vector<double>(connector_, std::span<const double>(s.comm), to);
-  result.wait_by_rank = gather_vector<double>(connector_, std::span<const double>(s.wait), to);
-  const auto first = allgather_value(connector_, s.loss_first);
-  const auto last = allgather_value(connector_, s.loss_last);
+  result.step_by_rank = gather_vector<double>(connector_, std::span<const double>(s.step), to, step);
+  result.compute_by_rank = gather_vector<double>(connector_, std::span<const double>(s.compute), to, step);
+  result.comm_by_rank = gather_vector<double>(connector_, std::span<const double>(s.comm), to, step);
+  result.wait_by_rank = gather_vector<double>(connector_, std::span<const double>(s.wait), to, step);
+  const auto first = allgather_value(connector_, s.loss_first, step);
+  const auto last = allgather_value(connector_, s.loss_last, step);
   const auto ranks = static_cast<double>(first.size());
   for (std::size_t r = 0; r < first.size(); ++r) {
     result.loss_first += first[r] / ranks;
@@ -241,10 +249,12 @@ void TrainRun::gather(const std::string& label, Samples& s, ModeResult& result) 
 void TrainRun::write_trace() {
   std::vector<std::vector<char>> all;
   {
-    auto guard = watchdog_.arm("train: gathering the trace");
-    all = gather_vector<char>(connector_, std::span<const char>(trace_), connector_.root_rank());  // the root writes
+    const ArmedStep step = watchdog_.arm(StepKind::gather, "train: gathering the trace");
+    all = gather_vector<char>(connector_, std::span<const char>(trace_), connector_.root_rank(), step);
   }
-  if (root_) write_file_atomically(plan_.trace_path, trace_file(all), Durability::disk);
+  if (!root_) return;
+  const ArmedStep writing = watchdog_.arm(StepKind::report, "train: writing the trace");  // the root writes
+  write_file_atomically(plan_.trace_path, trace_file(all), Durability::disk);
 }
 
 }  // namespace distbench::train

@@ -50,8 +50,8 @@ double copy_gbps(World& world, Watchdog& watchdog) {
   auto dst = device.allocate(bytes);
   device.copy({dst.get(), 0}, {src.get(), 0}, bytes);  // first touch
   device.synchronize();
-  auto guard = watchdog.arm("zero: measuring the copy bandwidth");
-  world.connector().barrier();
+  const ArmedStep step = watchdog.arm(StepKind::zero_step, "zero: measuring the copy bandwidth");
+  world.connector().barrier(step);
   double best = 0;
   for (int i = 0; i < kCopyRepeats; ++i) {
     auto timer = device.make_timer();
@@ -63,7 +63,7 @@ double copy_gbps(World& world, Watchdog& watchdog) {
     if (t > 0 && (best == 0 || t < best)) best = t;
   }
   const double gbps = best > 0 ? 2.0 * static_cast<double>(bytes) / best / 1e9 : kNotMeasured;
-  const auto all = allgather_value(world.connector(), gbps);
+  const auto all = allgather_value(world.connector(), gbps, step);
   return *std::min_element(all.begin(), all.end());
 }
 
@@ -72,13 +72,13 @@ std::vector<TimedPhase> step_phases(ZeroStep& step, Communicator& comm, Device& 
   const auto comm_timer = [&comm] { return comm.make_timer(); };
   std::vector<TimedPhase> phases;
   if (stage == Stage::s3) {
-    phases.push_back({"fwd_gather", [&step, timeout] { step.forward_gathers(timeout); }, comm_timer});
-    phases.push_back({"bwd_gather", [&step, timeout] { step.backward_gathers(timeout); }, comm_timer});
+    phases.push_back({"fwd_gather", [&step, timeout](const ArmedStep&) { step.forward_gathers(timeout); }, comm_timer});
+    phases.push_back({"bwd_gather", [&step, timeout](const ArmedStep&) { step.backward_gathers(timeout); }, comm_timer});
   }
-  phases.push_back({"reduce", [&step, timeout] { step.reduce(timeout); }, comm_timer});
-  phases.push_back({"update", [&step] { step.update(); }, [&device] { return device.make_timer(); }});
+  phases.push_back({"reduce", [&step, timeout](const ArmedStep&) { step.reduce(timeout); }, comm_timer});
+  phases.push_back({"update", [&step](const ArmedStep&) { step.update(); }, [&device] { return device.make_timer(); }});
   if (stage == Stage::s1 || stage == Stage::s2) {
-    phases.push_back({"gather", [&step, timeout] { step.gather(timeout); }, comm_timer});
+    phases.push_back({"gather", [&step, timeout](const ArmedStep&) { step.gather(timeout); }, comm_timer});
   }
   return phases;
 }
@@ -124,26 +124,28 @@ double collective_alone(World& world, Communicator& comm, const StepCall& call, 
     c.recv = {buffer, send_elems * elem};
   }
   const TimedOperation op{fmt::format("zero: {} of {} alone", name(call.collective), call.count),
-                          [&comm, &c, timeout = rules.timeout](int times) {
+                          [&comm, &c, timeout = rules.timeout](int times, const ArmedStep&) {
                             for (int i = 0; i < times; ++i) comm.start(c)->wait(timeout);
                           },
                           [&comm](Seconds t) { comm.synchronize(t); },
                           [&comm] { return comm.make_timer(); },
                           {}};
   const Sampling s = sample_operation(world.connector(), op, rules, watchdog);
-  const auto all = allgather_value(world.connector(), mean(s.samples));
+  const ArmedStep step = watchdog.arm(StepKind::gather, op.label + ": the slowest rank's time");
+  const auto all = allgather_value(world.connector(), mean(s.samples), step);
   return *std::max_element(all.begin(), all.end());
 }
 
 // Free memory of a device with math of its own (a GPU), this rank's share, read when every rank has reached the same
 // point (so that ranks sharing the GPU have made the same allocations); nothing on host memory.
-std::optional<std::uint64_t> device_free(World& world, DenseMath* math) {
+std::optional<std::uint64_t> device_free(World& world, DenseMath* math, Watchdog& watchdog) {
   if (math == nullptr) return std::nullopt;
+  const ArmedStep step = watchdog.arm(StepKind::barrier, "zero: reading the device's free memory");
   math->synchronize();
   world.device().synchronize();
-  world.connector().barrier();
+  world.connector().barrier(step);
   const std::uint64_t free = world.device().memory_available(1);
-  world.connector().barrier();
+  world.connector().barrier(step);
   return free;
 }
 
@@ -179,10 +181,10 @@ ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const Pro
       plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s),
       rules_{plan.warmup_iters, plan.stopping, timeout_}, adam_(plan.adam), math_(world.device().math()) {
   {
-    auto guard = watchdog_.arm("zero: creating the communicator");
-    comm_ = &world_.communicator(world_partition(connector_.size()));
+    const ArmedStep step = watchdog_.arm(StepKind::setup, "zero: creating the communicator");
+    comm_ = &world_.communicator(world_partition(connector_.size()), step);
+    hosts_ = allgather_string(connector_, connector_.hostname(), step);
   }
-  hosts_ = allgather_string(connector_, connector_.hostname());
   multi_host_ = std::set<std::string>(hosts_.begin(), hosts_.end()).size() > 1;
   copy_gbps_ = copy_gbps(world_, watchdog_);
   adam_.threads = static_cast<int>(
@@ -209,9 +211,6 @@ void ZeroRun::run_stage(Stage stage, Zero1Reduce zero1, std::size_t index, std::
   const Timed t = time_stage(step_config(stage, zero1), label, stage_text, result);
   result.predicted_s = predicted(t);
   result.network_measured = multi_host_;
-  // The largest update of any rank bounds the step.
-  const auto update_bytes = allgather_value(connector_, result.update_bytes);
-  result.update_bytes = *std::max_element(update_bytes.begin(), update_bytes.end());
   gather(label, t, result);
   if (stage == Stage::s3)
     result.phase_names = {"fwd_gather", "bwd_gather", "reduce", "update"};
@@ -219,13 +218,14 @@ void ZeroRun::run_stage(Stage stage, Zero1Reduce zero1, std::size_t index, std::
     result.phase_names = {"reduce", "update"};
   else
     result.phase_names = {"reduce", "update", "gather"};
-  const auto faults = allgather_value(connector_, t.sampling.os_per_op.faults());
-  result.faults_per_step = *std::max_element(faults.begin(), faults.end());
   // The advice is about MPI's temporaries in host memory; a GPU step's host faults are not on its timed path.
   if (math_ == nullptr && faults_shape_time(result.faults_per_step, static_cast<double>(result.sent))) ++faulting_;
   result.ops_per_sample = t.sampling.ops_per_sample;
   result.noise_target_met = t.sampling.noise_target_met;
-  if (root_ && reporter_ != nullptr) reporter_->add({zero_record(result)});
+  if (root_ && reporter_ != nullptr) {
+    const ArmedStep writing = watchdog_.arm(StepKind::report, label + ": writing the results");
+    reporter_->add({zero_record(result)});
+  }
 }
 
 StepConfig ZeroRun::step_config(Stage stage, Zero1Reduce zero1) const {
@@ -269,7 +269,7 @@ void ZeroRun::check_stage(StepConfig config, const std::string& stage_text, Stag
   config.gradients = Gradients::exact;
   ZeroStep step(*comm_, config, &world_.device(), math_);
   {
-    auto guard = watchdog_.arm(label + ": --check steps");
+    const ArmedStep armed = watchdog_.arm(StepKind::zero_step, label + ": --check steps");
     for (int k = 0; k < plan_.check_steps; ++k) step.run(timeout_);
     step.to_host();
   }
@@ -280,8 +280,8 @@ void ZeroRun::check_stage(StepConfig config, const std::string& stage_text, Stag
   }
   std::vector<MismatchWire> all;
   {
-    auto guard = watchdog_.arm(label + ": gathering the check");
-    all = allgather_value(connector_, mine);
+    const ArmedStep armed = watchdog_.arm(StepKind::check_count, label + ": gathering the check");
+    all = allgather_value(connector_, mine, armed);
   }
   std::int64_t wrong = 0;
   int first = -1;
@@ -309,9 +309,9 @@ ZeroRun::Timed ZeroRun::time_stage(StepConfig config, const std::string& label, 
   const auto base = resident_bytes();
   Timed t;
   {
-    const auto free_before = device_free(world_, math_);
+    const auto free_before = device_free(world_, math_, watchdog_);
     ZeroStep step(*comm_, config, &world_.device(), math_);
-    const auto free_made = device_free(world_, math_);
+    const auto free_made = device_free(world_, math_, watchdog_);
     t.held = static_cast<double>(step.state_bytes() + step.buffer_bytes());
     t.calls = step.calls();
     Communicator* comm = comm_;
@@ -334,7 +334,7 @@ ZeroRun::Timed ZeroRun::time_stage(StepConfig config, const std::string& label, 
 
 void ZeroRun::device_memory(Timed& t, std::optional<std::uint64_t> before, std::optional<std::uint64_t> made,
                             const std::string& stage_text) {
-  const auto after = device_free(world_, math_);
+  const auto after = device_free(world_, math_, watchdog_);
   if (!before || !made || !after) return;
   t.device_arrays = static_cast<double>(*before) - static_cast<double>(*made);
   t.device_during = static_cast<double>(*made) - static_cast<double>(*after);
@@ -348,11 +348,11 @@ void ZeroRun::device_memory(Timed& t, std::optional<std::uint64_t> before, std::
 
 // A few more steps between two reads of the network interfaces.
 void ZeroRun::network_per_step(ZeroStep& step, const std::string& label, Timed& t) {
-  auto guard = watchdog_.arm(label + ": steps between the interface counters");
-  connector_.barrier();
+  const ArmedStep armed = watchdog_.arm(StepKind::zero_step, label + ": steps between the interface counters");
+  connector_.barrier(armed);
   const auto before = network_bytes();
   for (int k = 0; k < kNetworkSteps; ++k) step.run(timeout_);
-  connector_.barrier();
+  connector_.barrier(armed);
   const auto after = network_bytes();
   if (before && after) {
     const double share = kNetworkSteps * static_cast<double>(std::max(1, connector_.local_size()));
@@ -365,14 +365,15 @@ void ZeroRun::network_per_step(ZeroStep& step, const std::string& label, Timed& 
 double ZeroRun::update_alone(ZeroStep& step, const std::string& label) {
   World& world = world_;
   const TimedOperation alone{label + ": update alone",
-                             [&step](int times) {
+                             [&step](int times, const ArmedStep&) {
                                for (int i = 0; i < times; ++i) step.update();
                              },
                              [](Seconds) {},
                              [&world] { return world.device().make_timer(); },
                              {}};
   const double mine = mean(sample_operation(connector_, alone, rules_, watchdog_).samples);
-  const auto updates = allgather_value(connector_, mine);
+  const ArmedStep armed = watchdog_.arm(StepKind::gather, label + ": the slowest rank's update");
+  const auto updates = allgather_value(connector_, mine, armed);
   return *std::max_element(updates.begin(), updates.end());
 }
 
@@ -385,18 +386,23 @@ double ZeroRun::predicted(const Timed& t) {
 }
 
 void ZeroRun::gather(const std::string& label, const Timed& t, StageResult& result) {
-  auto guard = watchdog_.arm(label + ": gathering the results");
-  result.step_by_rank = gather_vector<double>(connector_, t.sampling.samples, connector_.root_rank());
+  const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering the results");
+  const int to = connector_.root_rank();
+  result.step_by_rank = gather_vector<double>(connector_, t.sampling.samples, to, step);
   for (std::size_t p = 0; p < t.sampling.phase_samples.size(); ++p) {
-    result.phase_by_rank.push_back(
-        gather_vector<double>(connector_, t.sampling.phase_samples[p], connector_.root_rank()));
+    result.phase_by_rank.push_back(gather_vector<double>(connector_, t.sampling.phase_samples[p], to, step));
   }
-  result.held_bytes = allgather_value(connector_, t.held);
-  result.peak_rss_bytes = allgather_value(connector_, t.peak_growth);
-  result.device_array_bytes = allgather_value(connector_, t.device_arrays);
-  result.device_step_bytes = allgather_value(connector_, t.device_during);
-  result.net_sent_bytes = allgather_value(connector_, t.net_sent);
-  result.net_received_bytes = allgather_value(connector_, t.net_received);
+  result.held_bytes = allgather_value(connector_, t.held, step);
+  result.peak_rss_bytes = allgather_value(connector_, t.peak_growth, step);
+  result.device_array_bytes = allgather_value(connector_, t.device_arrays, step);
+  result.device_step_bytes = allgather_value(connector_, t.device_during, step);
+  result.net_sent_bytes = allgather_value(connector_, t.net_sent, step);
+  result.net_received_bytes = allgather_value(connector_, t.net_received, step);
+  // The largest update of any rank bounds the step.
+  const auto update_bytes = allgather_value(connector_, result.update_bytes, step);
+  result.update_bytes = *std::max_element(update_bytes.begin(), update_bytes.end());
+  const auto faults = allgather_value(connector_, t.sampling.os_per_op.faults(), step);
+  result.faults_per_step = *std::max_element(faults.begin(), faults.end());
 }
 
 void ZeroRun::add_run_warnings(BenchmarkOutcome& outcome) const {

@@ -39,7 +39,7 @@ class Backend {
   virtual std::string_view name() const = 0;
   virtual Device& device() = 0;
   // Collective over every rank of the connector: each rank gets the communicator of its own group.
-  virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition) = 0;
+  virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition, const ArmedStep& step) = 0;
   // Runtime facts for `info` and reports (library versions, devices).
   virtual KeyValues describe() const = 0;
   // What makes this backend's figures mean something else on this machine, as {warning code, text} (several

@@ -3,6 +3,7 @@
 
 #include "core/comm/collective.hpp"
 #include "core/comm/reduce_op.hpp"
+#include "core/comm/watchdog.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/dtype.hpp"
 #include "core/measure/timer.hpp"
@@ -58,20 +59,27 @@ class Communicator {
   // Why this backend cannot run `call`'s collective/dtype/op, if it cannot.
   virtual std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const = 0;
 
+  // The blocking calls (run, run_series, prepared's, send and recv) wait on the group's ranks without a deadline of
+  // their own: they take the ArmedStep they run in (core/comm/watchdog.hpp). start() and Work::wait() are bounded by
+  // their timeout instead.
+  //
   // Runs `call`: complete on return for host backends, enqueued for stream backends (see synchronize()).
-  virtual void run(const CollectiveCall& call) = 0;
+  virtual void run(const CollectiveCall& call, const ArmedStep& step) = 0;
   // Runs `call` `times` times back to back (a backend may batch them).
-  void run_repeated(const CollectiveCall& call, int times) { run_series(std::span(&call, 1), times); }
+  void run_repeated(const CollectiveCall& call, int times, const ArmedStep& step) {
+    run_series(std::span(&call, 1), times, step);
+  }
   // Runs `times` operations back to back, the i-th being calls[i % calls.size()] (the same call at other buffer
   // positions: nccl-tests' rotation, so that no operation finds its data in a cache the previous one warmed). For
   // timing only: a backend may stage an input once for the whole series instead of before each operation.
-  virtual void run_series(std::span<const CollectiveCall> calls, int times) {
-    for (int i = 0; i < times; ++i) run(calls[static_cast<std::size_t>(i) % calls.size()]);
+  virtual void run_series(std::span<const CollectiveCall> calls, int times, const ArmedStep& step) {
+    for (int i = 0; i < times; ++i) run(calls[static_cast<std::size_t>(i) % calls.size()], step);
   }
   // `call` ready to run again and again, as run() would, with whatever can be done once done now (for timing one
   // call at a time, OSU's and IMB's loops: nothing but the library's call between two clock reads).
-  virtual std::function<void()> prepared(const CollectiveCall& call) {
-    return [this, call] { run(call); };
+  using PreparedCall = std::function<void(const ArmedStep&)>;
+  virtual PreparedCall prepared(const CollectiveCall& call) {
+    return [this, call](const ArmedStep& step) { run(call, step); };
   }
   virtual std::unique_ptr<Work> start(const CollectiveCall& call) = 0;
   // Point to point with any peer of the group (group ranks), asynchronous: `bytes` bytes from/to `data` (one part:
@@ -81,10 +89,10 @@ class Communicator {
   // Point to point, blocking (osu_latency's MPI_Send and MPI_Recv): returns once `data` may be reused (send) or holds
   // the message (recv). A backend whose library has blocking calls makes them (a hang is the watchdog's, as for
   // run()); by default the asynchronous call is started and waited for, within `timeout`.
-  virtual void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout) {
+  virtual void send(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep&) {
     start_send(data, bytes, peer)->wait(timeout);
   }
-  virtual void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout) {
+  virtual void recv(BufferRef data, std::size_t bytes, int peer, Seconds timeout, const ArmedStep&) {
     start_recv(data, bytes, peer)->wait(timeout);
   }
   // Where this rank's result of `call` is once it has run: the receive position unless the backend says otherwise

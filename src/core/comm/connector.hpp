@@ -2,6 +2,8 @@
 // Small host data only; bulk data moves through Communicators.
 #pragma once
 
+#include "core/comm/watchdog.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -37,11 +39,14 @@ class Connector {
   // Node index of every rank (0 .. nodes-1, in order of each node's lowest rank).
   virtual std::vector<int> node_of_ranks() const = 0;
 
-  virtual void barrier() = 0;
-  virtual void broadcast(std::span<std::byte> data, int root) = 0;
+  // Collective coordination that waits on every rank without a deadline of its own: only inside an armed step
+  // (`step`, core/comm/watchdog.hpp), whose watchdog ends the job when a rank stops answering.
+  virtual void barrier(const ArmedStep& step) = 0;
+  virtual void broadcast(std::span<std::byte> data, int root, const ArmedStep& step) = 0;
   // Every rank contributes `data` (sizes may differ); the root gets one entry per rank, others an empty vector.
-  virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root) = 0;
-  virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data) = 0;
+  virtual std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root,
+                                                     const ArmedStep& step) = 0;
+  virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data, const ArmedStep& step) = 0;
 
   // Bounded coordination, for work that must survive ranks that stop answering (a stopped or hung process): no
   // call waits past its deadline. Every rank makes the same sequence of gather_until/broadcast_until calls, and
@@ -84,18 +89,18 @@ class Connector {
 
 // Typed helpers over the byte interface, for trivially copyable values.
 template <typename T>
-std::vector<T> allgather_value(Connector& c, const T& value) {
+std::vector<T> allgather_value(Connector& c, const T& value, const ArmedStep& step) {
   static_assert(std::is_trivially_copyable_v<T>);
-  auto parts = c.allgather(std::as_bytes(std::span(&value, 1)));
+  auto parts = c.allgather(std::as_bytes(std::span(&value, 1)), step);
   std::vector<T> out(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) std::memcpy(&out[i], parts[i].data(), sizeof(T));
   return out;
 }
 
 template <typename T>
-std::vector<std::vector<T>> gather_vector(Connector& c, std::span<const T> values, int root) {
+std::vector<std::vector<T>> gather_vector(Connector& c, std::span<const T> values, int root, const ArmedStep& step) {
   static_assert(std::is_trivially_copyable_v<T>);
-  auto parts = c.gather(std::as_bytes(values), root);
+  auto parts = c.gather(std::as_bytes(values), root, step);
   std::vector<std::vector<T>> out(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     out[i].resize(parts[i].size() / sizeof(T));
@@ -105,13 +110,13 @@ std::vector<std::vector<T>> gather_vector(Connector& c, std::span<const T> value
 }
 
 template <typename T>
-void broadcast_value(Connector& c, T& value, int root) {
+void broadcast_value(Connector& c, T& value, int root, const ArmedStep& step) {
   static_assert(std::is_trivially_copyable_v<T>);
-  c.broadcast(std::as_writable_bytes(std::span(&value, 1)), root);
+  c.broadcast(std::as_writable_bytes(std::span(&value, 1)), root, step);
 }
 
-void broadcast_string(Connector& c, std::string& text, int root);
-std::vector<std::string> allgather_string(Connector& c, const std::string& text);
+void broadcast_string(Connector& c, std::string& text, int root, const ArmedStep& step);
+std::vector<std::string> allgather_string(Connector& c, const std::string& text, const ArmedStep& step);
 // The string forms of gather_until and broadcast_until.
 std::vector<std::optional<std::string>> gather_strings_until(Connector& c, const std::string& text, int root,
                                                              std::chrono::steady_clock::time_point deadline);
@@ -124,5 +129,5 @@ namespace distbench {
 class Error;
 // Collective: every rank passes what its own check found; when any rank found a problem, every rank throws the
 // problem of the lowest such rank (same message, same exit code), so that all ranks leave the same way.
-void raise_if_any(Connector& c, const Error* local);
+void raise_if_any(Connector& c, const Error* local, const ArmedStep& step);
 }  // namespace distbench

@@ -28,13 +28,55 @@ Watchdog::~Watchdog() {
   thread_.join();
 }
 
-Watchdog::Guard Watchdog::arm(const std::string& step) {
-  if (!overdue()) {
+std::string_view step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::setup: return "setup";
+    case StepKind::warm_up: return "warm-up";
+    case StepKind::calibration: return "calibration";
+    case StepKind::sampling: return "sampling";
+    case StepKind::barrier: return "barrier";
+    case StepKind::verification: return "verification";
+    case StepKind::check_count: return "check count";
+    case StepKind::gather: return "gather";
+    case StepKind::report: return "report";
+    case StepKind::health_phase: return "health phase";
+    case StepKind::zero_step: return "zero step";
+    case StepKind::train_step: return "train step";
+    case StepKind::tp_step: return "tp step";
+    case StepKind::ping_pong: return "ping-pong";
+    case StepKind::finish: return "finish";
+  }
+  return "step";
+}
+
+ArmedStep::~ArmedStep() {
+  if (armed_) watchdog_.end(*this);
+}
+
+ArmedStep Watchdog::arm(StepKind kind, const std::string& what) {
+  if (overdue()) return ArmedStep(*this, kind, std::nullopt, false);
+  std::optional<ArmedStep::Outer> outer;
+  {
     std::lock_guard lock(mutex_);
-    step_ = step;
+    if (deadline_ns_.load(std::memory_order_relaxed) != 0) outer = ArmedStep::Outer{kind_, step_};
+    step_ = what;
+    kind_ = kind;
     rearm(now_ns());
   }
-  return Guard(*this);
+  return ArmedStep(*this, kind, std::move(outer), true);
+}
+
+// The step armed before `step` is armed again, its time counted from now; none was: disarmed.
+void Watchdog::end(ArmedStep& step) {
+  if (overdue()) return;
+  if (!step.outer_) {
+    deadline_ns_.store(0, std::memory_order_relaxed);
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  step_ = std::move(step.outer_->what);
+  kind_ = step.outer_->kind;
+  rearm(now_ns());
 }
 
 void Watchdog::arm_again() { rearm(now_ns()); }
@@ -49,6 +91,12 @@ void Watchdog::rearm(std::int64_t now) {
 std::string Watchdog::step() {
   std::lock_guard lock(mutex_);
   return deadline_ns_.load(std::memory_order_relaxed) != 0 ? step_ : std::string();
+}
+
+std::optional<StepKind> Watchdog::step_kind() {
+  std::lock_guard lock(mutex_);
+  if (deadline_ns_.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  return kind_;
 }
 
 bool Watchdog::overdue() const {

@@ -1,6 +1,11 @@
-// Bounds every blocking step: armed around a step with a description, it calls `on_expire` from its own thread
-// when the step outlives the timeout (the callback reports and ends the process; it does not return). The callback
-// runs while the main thread may be inside MPI: it must not call MPI (only the main thread does, at any --mpi-thread).
+// Bounds every blocking step: armed around a step with its kind and a description, it calls `on_expire` from its own
+// thread when the step outlives the timeout (the callback reports and ends the process; it does not return). The
+// callback runs while the main thread may be inside MPI: it must not call MPI (only the main thread does, at any
+// --mpi-thread).
+//
+// A call that waits on other ranks without a deadline of its own (a Connector's barrier, broadcast or gathers; a
+// Communicator's blocking collective) takes an ArmedStep: the proof, checked by the compiler, that such a wait runs
+// inside an armed step. The forms that take a deadline instead (Connector::*_until, Work::wait) need none.
 //
 // A step that has outlived its timeout stays overdue until the callback runs: re-arming, arming the next step or
 // disarming does not hide it. A process stopped mid-step (SIGSTOP, a frozen host) and continued may finish the step
@@ -14,9 +19,61 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace distbench {
+
+// What a step does, for the reports of a step that did not finish and for tools that stop a rank at one kind of
+// step (the fault test sets its debugger's breakpoints by these numbers: keep them stable).
+enum class StepKind : int {
+  setup = 1,          // forming the job: the backend chosen everywhere, communicators, checks, the run's facts
+  warm_up = 2,        // untimed calls before the timed ones
+  calibration = 3,    // how many operations one sample takes
+  sampling = 4,       // the timed samples and the decisions between them
+  barrier = 5,        // every rank waits for the others between two steps
+  verification = 6,   // the checked call
+  check_count = 7,    // counting the wrong elements and agreeing on the count
+  gather = 8,         // results gathered to the root
+  report = 9,         // the root writes what was measured
+  health_phase = 10,  // one phase of `health`
+  zero_step = 11,     // a ZeRO optimizer step run outside the sampler (--check, the counters, the results)
+  train_step = 12,    // a training step run outside the sampler (overlap modes, ZeRO-3 gathers, the trace)
+  tp_step = 13,       // a tensor-parallel operation or layer
+  ping_pong = 14,     // latency's rank pairs
+  finish = 15,        // the run's end: the last facts and the verdict every rank leaves with
+};
+inline constexpr int kStepKinds = 15;
+
+// "verification", "check count", ...
+std::string_view step_kind_name(StepKind kind);
+
+class Watchdog;
+
+// An armed step: lives in the scope of the step. Ending it arms again the step that was armed when it began (that
+// step's time counts anew from then), or disarms; an overdue step stays as it is.
+class ArmedStep {
+ public:
+  ~ArmedStep();
+  ArmedStep(const ArmedStep&) = delete;
+  ArmedStep& operator=(const ArmedStep&) = delete;
+
+  StepKind kind() const { return kind_; }
+
+ private:
+  friend class Watchdog;
+  struct Outer {
+    StepKind kind;
+    std::string what;
+  };
+  ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> outer, bool armed)
+      : watchdog_(watchdog), kind_(kind), outer_(std::move(outer)), armed_(armed) {}
+
+  Watchdog& watchdog_;
+  StepKind kind_;
+  std::optional<Outer> outer_;  // the step armed before this one
+  bool armed_;                  // false when an overdue step was armed already (nothing to undo)
+};
 
 class Watchdog {
  public:
@@ -27,25 +84,17 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  // Arms the watchdog for one step; disarms when the returned guard goes out of scope. An overdue step stays armed.
-  class Guard {
-   public:
-    explicit Guard(Watchdog& w) : w_(w) {}
-    ~Guard() { w_.disarm(); }
-    Guard(const Guard&) = delete;
-    Guard& operator=(const Guard&) = delete;
-
-   private:
-    Watchdog& w_;
-  };
-  [[nodiscard]] Guard arm(const std::string& step);
-  // Cheaper re-arming for tight loops: the step description stays what the last arm(step) set.
+  // Arms the watchdog for one step (kept out of line: the fault test breaks here, on `kind`).
+  [[nodiscard]] ArmedStep arm(StepKind kind, const std::string& what);
+  // Cheaper re-arming for tight loops: the step stays what the last arm set.
   void arm_again();
   // Ends the step, unless it is overdue.
   void disarm();
   double timeout_s() const { return timeout_s_; }
   // The step armed now; empty when disarmed.
   std::string step();
+  // Its kind; nullopt when disarmed.
+  std::optional<StepKind> step_kind();
   // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
   // and has just been continued, and the step may even have finished since).
   bool overdue() const;
@@ -55,6 +104,8 @@ class Watchdog {
   std::optional<double> frozen_s() const;
 
  private:
+  friend class ArmedStep;
+  void end(ArmedStep& step);
   void watch();
   void rearm(std::int64_t now);
 
@@ -67,6 +118,7 @@ class Watchdog {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::string step_;
+  StepKind kind_ = StepKind::setup;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -11,7 +11,8 @@ namespace distbench {
 
 class World {
  public:
-  World(Connector& connector, std::unique_ptr<Backend> backend);
+  // Creates the world's communicator: collective, inside `step`.
+  World(Connector& connector, std::unique_ptr<Backend> backend, const ArmedStep& step);
 
   Connector& connector() { return connector_; }
   Backend& backend() { return *backend_; }
@@ -19,7 +20,7 @@ class World {
 
   // The communicator of this rank's group in `partition`. Collective over the whole world the first time a
   // partition is asked for (every rank must ask for the same partitions in the same order); cached after that.
-  Communicator& communicator(const Partition& partition);
+  Communicator& communicator(const Partition& partition, const ArmedStep& step);
 
  private:
   Connector& connector_;

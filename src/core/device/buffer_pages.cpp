@@ -48,8 +48,8 @@ KeyValues buffer_huge_pages_fact(World& world, std::initializer_list<Buffer*> bu
   Connector& connector = world.connector();
   std::vector<std::vector<double>> by_rank;
   {
-    auto guard = watchdog.arm("gathering the buffers' huge pages");
-    by_rank = gather_vector<double>(connector, std::span<const double>(mine), connector.root_rank());
+    const ArmedStep step = watchdog.arm(StepKind::gather, "gathering the buffers' huge pages");
+    by_rank = gather_vector<double>(connector, std::span<const double>(mine), connector.root_rank(), step);
   }
   if (!connector.is_root()) return {};
   std::vector<RankPages> ranks;

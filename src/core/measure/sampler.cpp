@@ -22,32 +22,33 @@ struct Calibration {
   double seconds_per_op = 0;  // the slowest rank's, from the fastest probe
 };
 
-double max_over_ranks(Connector& connector, double value) {
-  const auto all = allgather_value(connector, value);
+double max_over_ranks(Connector& connector, double value, const ArmedStep& step) {
+  const auto all = allgather_value(connector, value, step);
   return *std::max_element(all.begin(), all.end());
 }
 
 // `times` operations, untimed (warm-up).
-void run_untimed(const TimedOperation& op, int times) {
+void run_untimed(const TimedOperation& op, int times, const ArmedStep& step) {
   if (op.phases.empty()) {
-    op.run(times);
+    op.run(times, step);
     return;
   }
   for (int i = 0; i < times; ++i) {
-    for (const TimedPhase& phase : op.phases) phase.run();
+    for (const TimedPhase& phase : op.phases) phase.run(step);
   }
 }
 
 // One timed batch of `times` operations; seconds for the batch. With phases, adds each phase's seconds for the
 // batch to `phase_seconds` (one entry per phase).
-double timed_batch(const TimedOperation& op, int times, Seconds timeout, std::vector<double>* phase_seconds = nullptr,
-                   const TimerFactory& make_beside_timer = {}, double* beside_seconds = nullptr) {
+double timed_batch(const TimedOperation& op, int times, Seconds timeout, const ArmedStep& step,
+                   std::vector<double>* phase_seconds = nullptr, const TimerFactory& make_beside_timer = {},
+                   double* beside_seconds = nullptr) {
   if (op.phases.empty()) {
     auto timer = op.make_timer();
     std::unique_ptr<Timer> beside = make_beside_timer ? make_beside_timer() : nullptr;
     timer->start();
     if (beside) beside->start();
-    op.run(times);
+    op.run(times, step);
     if (beside) beside->stop();
     timer->stop();
     op.synchronize(timeout);
@@ -64,7 +65,7 @@ double timed_batch(const TimedOperation& op, int times, Seconds timeout, std::ve
     for (std::size_t p = 0; p < op.phases.size(); ++p) {
       Timer& t = *timers[p][static_cast<std::size_t>(i)];
       t.start();
-      op.phases[p].run();
+      op.phases[p].run(step);
       t.stop();
     }
   }
@@ -83,18 +84,18 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
   // Double a probe batch until it lasts long enough to time well, then keep the best of a few repeats, so that one
   // preempted probe does not shrink every later sample to a single operation. Each decision uses the slowest
   // rank's time, so that all ranks run the same number of operations.
-  auto guard = watchdog.arm(op.label + ": calibration");
+  const ArmedStep step = watchdog.arm(StepKind::calibration, op.label + ": calibration");
   int batch = 1;
   double slowest = 0;
   while (true) {
     watchdog.arm_again();
-    slowest = max_over_ranks(connector, timed_batch(op, batch, timeout));
+    slowest = max_over_ranks(connector, timed_batch(op, batch, timeout, step), step);
     if (slowest >= kProbeSeconds || batch >= kMaxOpsPerSample) break;
     batch *= 2;
   }
   for (int repeat = 0; repeat < kProbeRepeats; ++repeat) {
     watchdog.arm_again();
-    slowest = std::min(slowest, max_over_ranks(connector, timed_batch(op, batch, timeout)));
+    slowest = std::min(slowest, max_over_ranks(connector, timed_batch(op, batch, timeout, step), step));
   }
   const double per_op = slowest / batch;
   if (per_op <= 0) return {kMaxOpsPerSample, 0};
@@ -121,15 +122,15 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
                           Watchdog& watchdog, const TimerFactory& make_beside_timer) {
   Sampling out;
   if (rules.warmup_iters > 0) {
-    auto guard = watchdog.arm(op.label + ": warm-up");
+    const ArmedStep step = watchdog.arm(StepKind::warm_up, op.label + ": warm-up");
     if (rules.barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
       for (int i = 0; i < rules.warmup_iters; ++i) {
-        run_untimed(op, 1);
+        run_untimed(op, 1, step);
         op.synchronize(rules.timeout);
-        connector.barrier();
+        connector.barrier(step);
       }
     } else {
-      run_untimed(op, rules.warmup_iters);
+      run_untimed(op, rules.warmup_iters, step);
       op.synchronize(rules.timeout);
     }
   }
@@ -139,20 +140,20 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
     // one (nccl-tests times its first; one more pass over the buffers can change what the next case reads).
     calibration = {rules.fixed_ops_per_sample, 0.0};
   } else if (rules.fixed_ops_per_sample > 0) {
-    auto guard = watchdog.arm(op.label + ": a first batch");
+    const ArmedStep step = watchdog.arm(StepKind::calibration, op.label + ": a first batch");
     const int ops = rules.fixed_ops_per_sample;
-    calibration = {ops, max_over_ranks(connector, timed_batch(op, ops, rules.timeout)) / ops};
+    calibration = {ops, max_over_ranks(connector, timed_batch(op, ops, rules.timeout, step), step) / ops};
   } else {
     calibration = calibrate(connector, op, watchdog, rules.timeout);
   }
   out.ops_per_sample = calibration.ops_per_sample;
 
   {
-    auto guard = watchdog.arm(op.label + ": barrier before sampling");
-    connector.barrier();
+    const ArmedStep step = watchdog.arm(StepKind::barrier, op.label + ": barrier before sampling");
+    connector.barrier(step);
   }
   const StoppingRule& rule = rules.stopping;
-  auto guard = watchdog.arm(op.label + ": timed samples");
+  const ArmedStep step = watchdog.arm(StepKind::sampling, op.label + ": timed samples");
   out.phase_samples.resize(op.phases.size());
   std::vector<double> phase_seconds;
   double beside_seconds = 0;
@@ -166,18 +167,18 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
     watchdog.arm_again();
     if (call_timer) {
       call_timer->start();
-      op.run(out.ops_per_sample);
+      op.run(out.ops_per_sample, step);
       call_timer->stop();
       op.synchronize(rules.timeout);
       out.samples.push_back(call_timer->seconds() / out.ops_per_sample);
-      connector.barrier();
+      connector.barrier(step);
       return;
     }
-    out.samples.push_back(
-        timed_batch(op, out.ops_per_sample, rules.timeout, &phase_seconds, make_beside_timer, &beside_seconds) /
-        out.ops_per_sample);
+    out.samples.push_back(timed_batch(op, out.ops_per_sample, rules.timeout, step, &phase_seconds, make_beside_timer,
+                                      &beside_seconds) /
+                          out.ops_per_sample);
     if (make_beside_timer) out.beside_samples.push_back(beside_seconds / out.ops_per_sample);
-    if (rules.barrier_after_sample) connector.barrier();
+    if (rules.barrier_after_sample) connector.barrier(step);
     for (std::size_t p = 0; p < phase_seconds.size(); ++p) {
       out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
     }
@@ -196,13 +197,12 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
       take_sample();
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       bool stop = rule.done(out.samples, elapsed);
-      broadcast_value(connector, stop, connector.root_rank());  // the root decides, so all take as many samples
+      broadcast_value(connector, stop, connector.root_rank(), step);  // the root decides: all take as many samples
       if (stop) break;
     }
   }
   out.os_per_op = per_operation(before, thread_os_counters(),
                                 static_cast<double>(out.samples.size()) * out.ops_per_sample);
-  watchdog.disarm();
   out.noise_target_met = rule.target_met(out.samples);
   return out;
 }

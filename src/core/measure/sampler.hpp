@@ -24,13 +24,13 @@ namespace distbench {
 // compute.
 struct TimedPhase {
   std::string name;
-  std::function<void()> run;                           // the phase, once
+  std::function<void(const ArmedStep&)> run;           // the phase, once, inside the sampler's step
   std::function<std::unique_ptr<Timer>()> make_timer;
 };
 
 struct TimedOperation {
   std::string label;                                   // for the watchdog: "allreduce 1 MiB float32 sum in-place"
-  std::function<void(int times)> run;                  // `times` operations back to back (unused with phases)
+  std::function<void(int times, const ArmedStep&)> run;  // `times` operations back to back (unused with phases)
   std::function<void(Seconds timeout)> synchronize;    // waits for what the operation enqueued (a no-op on the host)
   std::function<std::unique_ptr<Timer>()> make_timer;  // a timer where the operation runs
   // Empty: `run` is the operation, and nothing else runs inside a sample. Otherwise one operation is every phase in
