@@ -30,6 +30,9 @@ struct Invocation {
   // The connector, formed on first use (MPI initialised, or the env:// rendezvous run). Commands that need no other
   // process never call it.
   Connector& connect(const ConnectOptions& options);
+  // Ends this process's part in the job (MPI finalised, env:// links closed): waits for the other ranks, so the caller
+  // bounds it. Nothing may use the connector after.
+  void disconnect() { connector.reset(); }
   std::vector<std::string> arguments() const { return {argv, argv + argc}; }
 };
 

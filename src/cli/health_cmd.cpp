@@ -121,6 +121,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
                         // The watchdog is the backstop behind the phases' own bounds: a phase, its grace
                         // periods, and the verdict.
                         s.timeout_s = 3 * o->timeout_s + 30;
+                        s.leave_timeout_s = o->timeout_s;
                         s.timeout_exit_code = static_cast<int>(health::Status::unknown);
                         s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
                         s.reports = o->reports;

@@ -32,7 +32,9 @@ void print_warnings(const std::vector<Warning>& warnings) {
 }
 
 RunEnding::RunEnding(Connector& connector, const RunSettings& settings, const Benchmark& benchmark)
-    : connector_(connector),
+    : rank_(connector.rank()),
+      host_(connector.hostname()),
+      root_(connector.is_root()),
       benchmark_(benchmark),
       timeout_exit_code_(settings.timeout_exit_code),
       interrupted_exit_code_(settings.interrupted_exit_code),
@@ -45,7 +47,8 @@ void RunEnding::report_to(ProgressLine* progress, ReporterSet* reporters, RunInf
   info_ = std::move(info);
 }
 
-void RunEnding::end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code) {
+void RunEnding::end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code,
+                             std::optional<StepKind> failed_step) {
   std::lock_guard lock(leaving_);  // the first of the watchdog and a signal decides
   if (progress_) progress_->clear();
   if (reporters_) {
@@ -53,6 +56,7 @@ void RunEnding::end_and_exit(const std::string& status, const std::string& messa
     failed.status = status;
     failed.error = message;
     failed.signal = signal;
+    if (failed_step) failed.failed_step = step_kind_name(*failed_step);
     failed.end_time = iso_time_now();
     try {
       reporters_->end(failed);
@@ -70,23 +74,23 @@ void RunEnding::end_and_exit(const std::string& status, const std::string& messa
 }
 
 Watchdog::Expired RunEnding::on_timeout() {
-  return [this](const std::string& step, double timeout_s) {
+  return [this](const std::string& step, StepKind kind, double timeout_s) {
     {
       std::lock_guard lock(leaving_);
       if (progress_) progress_->clear();
     }
     const std::string message = fmt::format("{} did not finish within {:g} s (-T/--timeout)", step, timeout_s);
-    fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", connector_.rank(), connector_.hostname(), message);
+    fmt::print(stderr, "error: rank {} ({}): {}; ending the job\n", rank_, escape_text(host_), message);
     std::fflush(stderr);
     // The root writes the report and leaves at once; the others give it (and each other) a moment to say why
     // before their exit makes the launcher end the job.
-    if (!connector_.is_root()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    fail_and_exit(message, timeout_exit_code_);
+    if (!root_) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fail_and_exit(message, timeout_exit_code_, kind);
   };
 }
 
 Watchdog::Expired end_without_report(Connector& connector) {
-  return [&connector](const std::string& step, double timeout_s) {
+  return [&connector](const std::string& step, StepKind, double timeout_s) {
     fmt::print(stderr, "error: rank {} ({}): {} did not finish within {:g} s (-T/--timeout); ending the job\n",
                connector.rank(), connector.hostname(), step, timeout_s);
     std::fflush(stderr);
@@ -110,7 +114,7 @@ void RunEnding::end_on_signal(Watchdog& watchdog, int signal) {
     fail_and_exit(fmt::format("{} did not finish within {:g} s (-T/--timeout); ended by signal {} ({}) before its "
                               "watchdog could say so",
                               step, watchdog.timeout_s(), signal, strsignal(signal)),
-                  timeout_exit_code_);
+                  timeout_exit_code_, watchdog.step_kind());
   }
   if (const std::optional<double> frozen = watchdog.frozen_s()) {
     // Stopped between steps for longer than the timeout (nothing was armed to run out): the peers' steps that
@@ -119,7 +123,7 @@ void RunEnding::end_on_signal(Watchdog& watchdog, int signal) {
                               "finish within {:g} s (-T/--timeout); ended by signal {} ({}) once it was continued",
                               *frozen, step.empty() ? "between steps" : fmt::format("during {}", step),
                               watchdog.timeout_s(), signal, strsignal(signal)),
-                  timeout_exit_code_);
+                  timeout_exit_code_, watchdog.step_kind());
   }
   const char* why = launched_ ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "
                                "rank failed (that rank's error line then says why)"
@@ -130,13 +134,20 @@ void RunEnding::end_on_signal(Watchdog& watchdog, int signal) {
                signal, interrupted_exit_code_.value_or(exit_status_for_signal(signal)));
 }
 
-void RunEnding::after_error(const Error& e) {
+void RunEnding::reports_closed() {
+  std::lock_guard lock(leaving_);
+  progress_ = nullptr;
+  reporters_ = nullptr;
+}
+
+void RunEnding::after_error(const Error& e, std::optional<StepKind> unwound) {
   std::lock_guard lock(leaving_);  // the report is written by one thread at a time
   if (progress_) progress_->clear();
   if (reporters_) {  // keep what was measured, and say why it stopped
     RunInfo failed = info_;
     failed.status = "failed";
     failed.error = e.what();
+    if (e.code() == ExitCode::timeout && unwound) failed.failed_step = step_kind_name(*unwound);
     failed.end_time = iso_time_now();
     reporters_->end(failed);
     mark_unfinished(benchmark_, failed.status, failed.error);
@@ -146,12 +157,14 @@ void RunEnding::after_error(const Error& e) {
 // A job some of whose ranks stopped answering cannot finalise MPI: the root keeps the report's word and leaves
 // first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
 // time, and leave with the same code.
-void RunEnding::abandon(const BenchmarkOutcome& outcome) {
+void RunEnding::abandon(const BenchmarkOutcome& outcome, std::optional<StepKind> failed_step) {
+  std::lock_guard lock(leaving_);  // a watchdog or a signal now waits for the report
   const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
   if (reporters_) {
     RunInfo failed = info_;
     failed.status = "failed";
     failed.error = outcome.abandon;
+    if (failed_step) failed.failed_step = step_kind_name(*failed_step);
     failed.end_time = iso_time_now();
     failed.warnings = outcome.warnings;
     reporters_->end(failed);
@@ -161,7 +174,7 @@ void RunEnding::abandon(const BenchmarkOutcome& outcome) {
   }
   std::cout.flush();
   std::fflush(stderr);
-  if (!connector_.is_root()) std::this_thread::sleep_for(std::chrono::seconds(10));
+  if (!root_) std::this_thread::sleep_for(std::chrono::seconds(10));
   std::_Exit(code);
 }
 

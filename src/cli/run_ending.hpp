@@ -43,24 +43,33 @@ class RunEnding {
   TerminationSignals::Handler on_signal(Watchdog& watchdog);
 
   // The benchmark threw `e`: the report keeps what was measured and says why it stopped; the caller rethrows.
-  void after_error(const Error& e);
+  // `unwound`: the kind of step the error left (Watchdog::unwound_kind), recorded when it is a timeout.
+  void after_error(const Error& e, std::optional<StepKind> unwound = std::nullopt);
   // Some ranks stopped answering (outcome.abandon): the root writes the report and leaves first, the others wait to
   // be ended; every rank with the outcome's code (the timeout's by default), without finalising MPI.
-  [[noreturn]] void abandon(const BenchmarkOutcome& outcome);
+  [[noreturn]] void abandon(const BenchmarkOutcome& outcome, std::optional<StepKind> failed_step = std::nullopt);
+  // The reports are closed (the complete report written): an ending from now on leaves them as they are.
+  void reports_closed();
   // Held while the complete report is written.
   [[nodiscard]] std::unique_lock<std::mutex> hold() { return std::unique_lock(leaving_); }
 
  private:
   // Marks the report `status` (on the root) and ends this process without calling MPI: the watchdog and signal
   // threads run while the main thread may be inside MPI. The launcher then ends the other ranks.
-  [[noreturn]] void end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code);
-  [[noreturn]] void fail_and_exit(const std::string& message, int exit_code) {
-    end_and_exit("failed", message, 0, exit_code);
+  // `failed_step`: the kind of step that did not finish within -T, when that is why.
+  [[noreturn]] void end_and_exit(const std::string& status, const std::string& message, int signal, int exit_code,
+                                 std::optional<StepKind> failed_step = std::nullopt);
+  [[noreturn]] void fail_and_exit(const std::string& message, int exit_code,
+                                  std::optional<StepKind> failed_step = std::nullopt) {
+    end_and_exit("failed", message, 0, exit_code, failed_step);
   }
   // The signal's ending: a step this rank overran or a freeze is the cause, else the signal itself.
   [[noreturn]] void end_on_signal(Watchdog& watchdog, int signal);
 
-  Connector& connector_;
+  // This rank, as the connector knows it (read once: the connector may be going away when the job is left).
+  const int rank_;
+  const std::string host_;
+  const bool root_;
   ProgressLine* progress_ = nullptr;   // these three are set once, by report_to, under `leaving_`
   ReporterSet* reporters_ = nullptr;
   RunInfo info_;

@@ -6,6 +6,7 @@
 #include "cli/malloc_tuning.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_ending.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/world.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
@@ -24,6 +25,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -201,9 +205,50 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
     if (out.progress) out.progress->clear();
     return outcome;
   } catch (const Error& e) {
-    ending.after_error(e);
+    ending.after_error(e, watchdog.unwound_kind());
     throw;
   }
+}
+
+// Who answered at the end of the run, and the exit code the root decided.
+struct Farewell {
+  int code = 0;
+  std::vector<int> missing;  // ranks that did not say goodbye in time (the root's view; empty elsewhere)
+};
+
+// The end of a run, bounded by `timeout_s` (-T): every rank tells the root it is still here, and the root answers with
+// the exit code every rank leaves with (`root_code`: its verdict) and the ranks that did not answer. Without it, a
+// rank stopped at the end would hang the others in MPI's goodbye (Open MPI's MPI_Finalize waits for every rank).
+// Throws Error(timeout) on a rank that hears nothing from the root.
+Farewell say_farewell(Connector& connector, int root_code, double timeout_s) {
+  const auto deadline = deadline_after(timeout_s);
+  const auto answer_by = deadline_after(2 * timeout_s);  // the others wait past the root's own deadline
+  const auto present = connector.gather_until({}, connector.root_rank(), deadline);
+  std::string text;
+  if (connector.is_root()) {
+    text = std::to_string(root_code);
+    for (std::size_t r = 0; r < present.size(); ++r) {
+      if (!present[r]) text += " " + std::to_string(r);
+    }
+  }
+  broadcast_string_until(connector, text, connector.root_rank(), answer_by);
+  Farewell out;
+  std::istringstream in(text);
+  in >> out.code;
+  for (int r = 0; in >> r;) out.missing.push_back(r);
+  return out;
+}
+
+std::string ranks_text(const std::vector<int>& ranks, const RunInfo& info) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) {
+    const int r = ranks[i];
+    const auto host = static_cast<std::size_t>(r) < info.ranks.size() ? info.ranks[static_cast<std::size_t>(r)].host
+                                                                      : std::string("?");
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", r, host);
+  }
+  if (ranks.size() > 8) out += fmt::format(" and {} more", ranks.size() - 8);
+  return out;
 }
 
 // The run finished: the complete report (its warnings: the benchmark's, the backend's cautions, then the options it
@@ -212,6 +257,30 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
            ReporterSet* reporters, RunEnding& ending, Watchdog& watchdog) {
   RunInfo& info = start.info;
   const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective (bounded): before the report
+  int root_code = static_cast<int>(ExitCode::ok);  // the verdict: the root's (it alone judged the floor)
+  if (outcome.exit_code) {
+    root_code = *outcome.exit_code;
+  } else if (outcome.wrong > 0) {
+    root_code = static_cast<int>(ExitCode::wrong_results);
+  } else if (!outcome.below_floor.empty()) {
+    root_code = static_cast<int>(ExitCode::below_floor);
+  }
+  Farewell farewell;
+  {
+    const double bound = settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s;
+    // The watchdog is the backstop behind the farewell's own deadlines (the root's, then the others' as long again).
+    const ArmedStep step = watchdog.arm(StepKind::finish, "leaving together: every rank present, the verdict shared",
+                                        3 * bound + 1);
+    farewell = say_farewell(connector, root_code, bound);
+  }
+  if (!farewell.missing.empty()) {
+    outcome.abandon = fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
+                                  "hung or gone; every case above was measured",
+                                  ranks_text(farewell.missing, info),
+                                  settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s);
+    outcome.exit_code = settings.timeout_exit_code;
+    ending.abandon(outcome, StepKind::finish);
+  }
   std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
   info.status = "complete";
   info.end_time = iso_time_now();
@@ -239,13 +308,25 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
     }
   }
   finishing.unlock();
-  if (outcome.exit_code) return *outcome.exit_code;
-  if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
-  // Only the root judged the floor: every rank leaves with its verdict.
-  bool below = !outcome.below_floor.empty();
-  const ArmedStep step = watchdog.arm(StepKind::finish, "sharing the verdict");
-  broadcast_value(connector, below, connector.root_rank(), step);
-  return static_cast<int>(below ? ExitCode::below_floor : ExitCode::ok);
+  ending.reports_closed();
+  return farewell.code;
+}
+
+// The run in its world: the backend, the communicators, the reports, the benchmark and its verdict. The world ends
+// with it, before the job does.
+int run_in_world(Invocation& inv, Connector& connector, const RunSettings& settings, Benchmark& benchmark,
+                 const std::vector<NamedPath>& outputs, ProgressMode mode, RunEnding& ending, Watchdog& watchdog) {
+  const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
+  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend, watchdog);
+  World world = form_world(connector, entry, settings, watchdog);
+  RootOutput out = make_root_output(connector, settings, mode);
+  check_before_run(connector, world, outputs, benchmark, out.reporters.get(), watchdog);
+  RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get(), watchdog);
+  ending.report_to(out.progress.get(), out.reporters.get(), start.info);
+
+  BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
+  if (!outcome.abandon.empty()) ending.abandon(outcome);
+  return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending, watchdog);
 }
 
 }  // namespace
@@ -273,19 +354,13 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   // The launcher bounds MPI's start, env:// its rendezvous (-T); from the job on, every wait is a step of the watchdog.
   Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
   RunEnding ending(connector, settings, benchmark);
-  const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
   Watchdog watchdog(settings.timeout_s, ending.on_timeout());
   TerminationSignals::Scoped on_signal(*inv.signals, ending.on_signal(watchdog));
-  const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend, watchdog);
-  World world = form_world(connector, entry, settings, watchdog);
-  RootOutput out = make_root_output(connector, settings, mode);
-  check_before_run(connector, world, outputs, benchmark, out.reporters.get(), watchdog);
-  RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get(), watchdog);
-  ending.report_to(out.progress.get(), out.reporters.get(), start.info);
-
-  BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
-  if (!outcome.abandon.empty()) ending.abandon(outcome);
-  return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending, watchdog);
+  const int code = run_in_world(inv, connector, settings, benchmark, outputs, mode, ending, watchdog);
+  // Every rank said goodbye; what is left of the job's end waits for them all, so under the watchdog too.
+  const ArmedStep step = watchdog.arm(StepKind::finish, "leaving the job (the connector's end: MPI_Finalize)");
+  inv.disconnect();
+  return code;
 }
 
 }  // namespace distbench::cli

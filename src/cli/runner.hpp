@@ -26,6 +26,9 @@ struct RunSettings {
   bool quiet = false;                // -q: no table
   bool malloc_reuse = false;
   int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
+  // How long the ranks wait for each other at the end of the run (the farewell), when it is not timeout_s (health:
+  // -T, whose watchdog is a backstop of several times -T).
+  double leave_timeout_s = 0;
   // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so
   // that every ending it can act on stays within the 0-3 a monitoring system reads).
   std::optional<int> interrupted_exit_code;

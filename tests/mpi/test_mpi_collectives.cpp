@@ -274,7 +274,7 @@ TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
     s.label = fmt::format("allreduce {} elements", count);
     setups.push_back(s);
   }
-  Watchdog watchdog(60, [](const std::string& step, double) { ADD_FAILURE() << "overdue: " << step; });
+  Watchdog watchdog(60, [](const std::string& step, StepKind, double) { ADD_FAILURE() << "overdue: " << step; });
   SweepPlan plan;
   plan.warmup_iters = 5;
   warm_up_sizes(comm, plan, watchdog, setups);

@@ -13,7 +13,7 @@ namespace distbench {
 
 // The watchdog of the test program, for code that arms steps of its own.
 inline Watchdog& test_watchdog() {
-  static Watchdog watchdog(900.0, [](const std::string& step, double timeout_s) {
+  static Watchdog watchdog(900.0, [](const std::string& step, StepKind, double timeout_s) {
     std::fprintf(stderr, "error: %s did not finish within %g s\n", step.c_str(), timeout_s);
     std::fflush(stderr);
     std::_Exit(1);

@@ -52,7 +52,7 @@ TimedOperation operation(VirtualClock& clock) {
 }
 
 Watchdog quiet_watchdog() {
-  return Watchdog(60.0, [](const std::string& step, double) { FAIL() << "watchdog expired in " << step; });
+  return Watchdog(60.0, [](const std::string& step, StepKind, double) { FAIL() << "watchdog expired in " << step; });
 }
 
 TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {

@@ -33,7 +33,7 @@ TEST(Deadline, HugeTimeoutsSaturate) {
 }
 
 TEST(Watchdog, AHugeTimeoutNeitherFiresNorOverflows) {
-  Watchdog watchdog(1e10, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  Watchdog watchdog(1e10, [](const std::string&, StepKind, double) { ADD_FAILURE() << "fired"; });
   const ArmedStep guard = watchdog.arm(StepKind::sampling, "a step");
   EXPECT_FALSE(watchdog.overdue());
   EXPECT_EQ(watchdog.step(), "a step");
@@ -41,7 +41,7 @@ TEST(Watchdog, AHugeTimeoutNeitherFiresNorOverflows) {
 
 TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
   std::promise<std::pair<std::string, double>> fired;
-  Watchdog dog(0.1, [&](const std::string& step, double timeout) { fired.set_value({step, timeout}); });
+  Watchdog dog(0.1, [&](const std::string& step, StepKind, double timeout) { fired.set_value({step, timeout}); });
   const ArmedStep guard = dog.arm(StepKind::sampling, "allreduce 1 MiB: timed samples");
   auto future = fired.get_future();
   ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
@@ -52,7 +52,7 @@ TEST(Watchdog, FiresWithTheStepThatOutlivedTheTimeout) {
 
 // A signal handler asks whether the step had already timed out (a stopped process continued only to be ended).
 TEST(Watchdog, OverdueOnceTheArmedStepOutlivesTheTimeout) {
-  Watchdog dog(0.05, [](const std::string&, double) {});
+  Watchdog dog(0.05, [](const std::string&, StepKind, double) {});
   EXPECT_FALSE(dog.overdue());  // disarmed
   {
     const ArmedStep guard = dog.arm(StepKind::sampling, "step");
@@ -64,7 +64,7 @@ TEST(Watchdog, OverdueOnceTheArmedStepOutlivesTheTimeout) {
 }
 
 TEST(Watchdog, DisarmingAStepInTimeEndsIt) {
-  Watchdog dog(60, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  Watchdog dog(60, [](const std::string&, StepKind, double) { ADD_FAILURE() << "fired"; });
   {
     const ArmedStep guard = dog.arm(StepKind::sampling, "step");
     EXPECT_EQ(dog.step(), "step");
@@ -76,7 +76,7 @@ TEST(Watchdog, DisarmingAStepInTimeEndsIt) {
 // A step inside another (a verification's count inside a benchmark's step): the inner one names itself while it
 // lasts; once it ends the outer one is armed again, under its own name and kind, its time counted anew.
 TEST(Watchdog, AnInnerStepHandsTheWatchBackToTheOuterOne) {
-  Watchdog dog(60, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  Watchdog dog(60, [](const std::string&, StepKind, double) { ADD_FAILURE() << "fired"; });
   {
     const ArmedStep outer = dog.arm(StepKind::tp_step, "tp: copy forward");
     {
@@ -96,7 +96,7 @@ TEST(Watchdog, AnInnerStepHandsTheWatchBackToTheOuterOne) {
 // fires under the outer step's name.
 TEST(Watchdog, TheOuterStepStillFiresAfterAnInnerOne) {
   std::promise<std::string> fired;
-  Watchdog dog(0.1, [&](const std::string& step, double) { fired.set_value(step); });
+  Watchdog dog(0.1, [&](const std::string& step, StepKind, double) { fired.set_value(step); });
   const ArmedStep outer = dog.arm(StepKind::gather, "gathering samples");
   { const ArmedStep inner = dog.arm(StepKind::report, "writing"); }
   auto future = fired.get_future();
@@ -111,7 +111,7 @@ TEST(Watchdog, StepKindsAreNamedAndNumberedForGood) {
   EXPECT_EQ(names.size(), static_cast<std::size_t>(kStepKinds));
   EXPECT_EQ(static_cast<int>(StepKind::sampling), 4);
   EXPECT_EQ(static_cast<int>(StepKind::check_count), 7);
-  EXPECT_EQ(static_cast<int>(StepKind::finish), 15);
+  EXPECT_EQ(static_cast<int>(StepKind::finish), 14);
   EXPECT_EQ(step_kind_name(StepKind::check_count), "check count");
 }
 
@@ -120,7 +120,7 @@ TEST(Watchdog, StepKindsAreNamedAndNumberedForGood) {
 // launcher's SIGTERM came): the overrun step stays overdue, under its own name, until the callback runs.
 TEST(Watchdog, ReArmingDoesNotHideAnOverrunStep) {
   std::promise<std::string> fired;
-  Watchdog dog(0.05, [&](const std::string& step, double) { fired.set_value(step); });
+  Watchdog dog(0.05, [&](const std::string& step, StepKind, double) { fired.set_value(step); });
   const ArmedStep guard = dog.arm(StepKind::sampling, "sample 7");
   std::this_thread::sleep_for(150ms);
   dog.arm_again();
@@ -139,7 +139,7 @@ TEST(Watchdog, QuietWhenStepsFinishInTime) {
   std::atomic<int> fired{0};
   {
     // Steps of 20 ms and re-armed halves of the timeout (a loaded machine may stretch a sleep, not by seconds).
-    Watchdog dog(1.0, [&](const std::string&, double) { ++fired; });
+    Watchdog dog(1.0, [&](const std::string&, StepKind, double) { ++fired; });
     for (int i = 0; i < 10; ++i) {
       const ArmedStep guard = dog.arm(StepKind::sampling, "step");
       std::this_thread::sleep_for(20ms);
@@ -158,7 +158,7 @@ TEST(Watchdog, DoesNotFireBeforeTheTimeout) {
   std::atomic<bool> fired{false};
   const auto began = std::chrono::steady_clock::now();
   std::atomic<double> after{0};
-  Watchdog dog(0.3, [&](const std::string&, double) {
+  Watchdog dog(0.3, [&](const std::string&, StepKind, double) {
     after = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     fired = true;
   });
@@ -188,7 +188,7 @@ void stop_self_for(std::chrono::milliseconds stopped) {
 // Stopped between two steps, nothing is armed to run out; the freeze itself is what the peers' timeouts saw, and what
 // a signal arriving on resumption must be put down to (a root stopped between cases reported "interrupted").
 TEST(Watchdog, SeesAFreezeLongerThanTheTimeoutBetweenSteps) {
-  Watchdog dog(0.3, [](const std::string&, double) { ADD_FAILURE() << "fired with no step armed"; });
+  Watchdog dog(0.3, [](const std::string&, StepKind, double) { ADD_FAILURE() << "fired with no step armed"; });
   { const ArmedStep guard = dog.arm(StepKind::sampling, "a step that finished"); }
   EXPECT_FALSE(dog.frozen_s().has_value());
   stop_self_for(900ms);
@@ -202,7 +202,7 @@ TEST(Watchdog, SeesAFreezeLongerThanTheTimeoutBetweenSteps) {
 }
 
 TEST(Watchdog, AFreezeShorterThanTheTimeoutIsNone) {
-  Watchdog dog(2.0, [](const std::string&, double) { ADD_FAILURE() << "fired"; });
+  Watchdog dog(2.0, [](const std::string&, StepKind, double) { ADD_FAILURE() << "fired"; });
   stop_self_for(300ms);
   EXPECT_FALSE(dog.frozen_s().has_value());
   std::this_thread::sleep_for(200ms);

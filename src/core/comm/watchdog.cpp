@@ -1,7 +1,9 @@
 #include "core/comm/watchdog.hpp"
 
 #include "core/comm/deadline.hpp"
+
 #include <chrono>
+#include <exception>
 
 namespace distbench {
 namespace {
@@ -17,7 +19,11 @@ std::int64_t now_ns() {
 }  // namespace
 
 Watchdog::Watchdog(double timeout_s, Expired on_expire)
-    : timeout_s_(timeout_s), on_expire_(std::move(on_expire)), last_poll_ns_(now_ns()), thread_([this] { watch(); }) {}
+    : timeout_s_(timeout_s),
+      on_expire_(std::move(on_expire)),
+      last_poll_ns_(now_ns()),
+      step_timeout_ns_(timeout_nanoseconds(timeout_s)),
+      thread_([this] { watch(); }) {}
 
 Watchdog::~Watchdog() {
   {
@@ -43,24 +49,36 @@ std::string_view step_kind_name(StepKind kind) {
     case StepKind::zero_step: return "zero step";
     case StepKind::train_step: return "train step";
     case StepKind::tp_step: return "tp step";
-    case StepKind::ping_pong: return "ping-pong";
     case StepKind::finish: return "finish";
   }
   return "step";
 }
 
+ArmedStep::ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> outer, bool armed)
+    : watchdog_(watchdog), kind_(kind), outer_(std::move(outer)), armed_(armed),
+      exceptions_(std::uncaught_exceptions()) {}
+
 ArmedStep::~ArmedStep() {
+  if (std::uncaught_exceptions() > exceptions_) {
+    std::lock_guard lock(watchdog_.mutex_);
+    if (!watchdog_.unwound_) watchdog_.unwound_ = kind_;  // the innermost: the first to unwind
+  }
   if (armed_) watchdog_.end(*this);
 }
 
-ArmedStep Watchdog::arm(StepKind kind, const std::string& what) {
+ArmedStep Watchdog::arm(StepKind kind, const std::string& what, double timeout_s) {
   if (overdue()) return ArmedStep(*this, kind, std::nullopt, false);
   std::optional<ArmedStep::Outer> outer;
   {
     std::lock_guard lock(mutex_);
-    if (deadline_ns_.load(std::memory_order_relaxed) != 0) outer = ArmedStep::Outer{kind_, step_};
+    if (deadline_ns_.load(std::memory_order_relaxed) != 0) {
+      outer = ArmedStep::Outer{kind_, step_, step_timeout_ns_.load(std::memory_order_relaxed)};
+    } else {
+      unwound_.reset();
+    }
     step_ = what;
     kind_ = kind;
+    step_timeout_ns_.store(timeout_nanoseconds(timeout_s > 0 ? timeout_s : timeout_s_), std::memory_order_relaxed);
     rearm(now_ns());
   }
   return ArmedStep(*this, kind, std::move(outer), true);
@@ -76,7 +94,13 @@ void Watchdog::end(ArmedStep& step) {
   std::lock_guard lock(mutex_);
   step_ = std::move(step.outer_->what);
   kind_ = step.outer_->kind;
+  step_timeout_ns_.store(step.outer_->timeout_ns, std::memory_order_relaxed);
   rearm(now_ns());
+}
+
+std::optional<StepKind> Watchdog::unwound_kind() {
+  std::lock_guard lock(mutex_);
+  return unwound_;
 }
 
 void Watchdog::arm_again() { rearm(now_ns()); }
@@ -85,7 +109,7 @@ void Watchdog::arm_again() { rearm(now_ns()); }
 void Watchdog::rearm(std::int64_t now) {
   const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
   if (deadline != 0 && now > deadline) return;
-  deadline_ns_.store(now + timeout_nanoseconds(timeout_s_), std::memory_order_relaxed);
+  deadline_ns_.store(now + step_timeout_ns_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
 std::string Watchdog::step() {
@@ -139,8 +163,9 @@ void Watchdog::watch() {
     const std::int64_t deadline = deadline_ns_.load(std::memory_order_relaxed);
     if (deadline != 0 && now > deadline) {
       const std::string step = step_;
+      const StepKind kind = kind_;
       lock.unlock();
-      on_expire_(step, timeout_s_);
+      on_expire_(step, kind, timeout_s_);
       return;
     }
   }

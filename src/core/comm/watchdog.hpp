@@ -40,10 +40,9 @@ enum class StepKind : int {
   zero_step = 11,     // a ZeRO optimizer step run outside the sampler (--check, the counters, the results)
   train_step = 12,    // a training step run outside the sampler (overlap modes, ZeRO-3 gathers, the trace)
   tp_step = 13,       // a tensor-parallel operation or layer
-  ping_pong = 14,     // latency's rank pairs
-  finish = 15,        // the run's end: the last facts and the verdict every rank leaves with
+  finish = 14,        // the run's end: the verdict every rank leaves with
 };
-inline constexpr int kStepKinds = 15;
+inline constexpr int kStepKinds = 14;
 
 // "verification", "check count", ...
 std::string_view step_kind_name(StepKind kind);
@@ -51,7 +50,8 @@ std::string_view step_kind_name(StepKind kind);
 class Watchdog;
 
 // An armed step: lives in the scope of the step. Ending it arms again the step that was armed when it began (that
-// step's time counts anew from then), or disarms; an overdue step stays as it is.
+// step's time counts anew from then), or disarms; an overdue step stays as it is. A step left by an exception (a
+// bounded wait inside it that timed out) is remembered: Watchdog::unwound_kind().
 class ArmedStep {
  public:
   ~ArmedStep();
@@ -65,27 +65,29 @@ class ArmedStep {
   struct Outer {
     StepKind kind;
     std::string what;
+    std::int64_t timeout_ns;
   };
-  ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> outer, bool armed)
-      : watchdog_(watchdog), kind_(kind), outer_(std::move(outer)), armed_(armed) {}
+  ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> outer, bool armed);
 
   Watchdog& watchdog_;
   StepKind kind_;
   std::optional<Outer> outer_;  // the step armed before this one
   bool armed_;                  // false when an overdue step was armed already (nothing to undo)
+  int exceptions_;              // in flight when the step began
 };
 
 class Watchdog {
  public:
-  using Expired = std::function<void(const std::string& step, double timeout_s)>;
+  using Expired = std::function<void(const std::string& step, StepKind kind, double timeout_s)>;
 
   Watchdog(double timeout_s, Expired on_expire);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  // Arms the watchdog for one step (kept out of line: the fault test breaks here, on `kind`).
-  [[nodiscard]] ArmedStep arm(StepKind kind, const std::string& what);
+  // Arms the watchdog for one step (kept out of line: the fault test breaks here, on `kind`). `timeout_s` > 0 bounds
+  // this step instead of the watchdog's own timeout: a backstop behind a step's own deadlines, longer than them.
+  [[nodiscard]] ArmedStep arm(StepKind kind, const std::string& what, double timeout_s = 0);
   // Cheaper re-arming for tight loops: the step stays what the last arm set.
   void arm_again();
   // Ends the step, unless it is overdue.
@@ -95,6 +97,9 @@ class Watchdog {
   std::string step();
   // Its kind; nullopt when disarmed.
   std::optional<StepKind> step_kind();
+  // The kind of the innermost step an exception left since the last call that armed a step from nothing (the step
+  // a timed-out bounded wait was in, once the error has unwound it); nullopt when none.
+  std::optional<StepKind> unwound_kind();
   // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
   // and has just been continued, and the step may even have finished since).
   bool overdue() const;
@@ -119,6 +124,8 @@ class Watchdog {
   std::condition_variable wake_;
   std::string step_;
   StepKind kind_ = StepKind::setup;
+  std::atomic<std::int64_t> step_timeout_ns_;  // the armed step's bound
+  std::optional<StepKind> unwound_;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -134,6 +134,7 @@ json run_info_json(const RunInfo& info) {
   j["status"] = info.status;
   j["error"] = text_or_null(info.error);
   j["signal"] = info.signal > 0 ? json(info.signal) : json(nullptr);
+  j["failed_step"] = text_or_null(info.failed_step);
   j["backend"] = text_or_null(info.backend);
   json ranks = json::array();
   for (const RankInfo& r : info.ranks) {

@@ -193,6 +193,7 @@ RunInfo run_info_from(const JsonField& j) {
   info.status = j.at("status").text();
   info.error = j.at("error").text_or_empty();
   if (const auto s = j.find("signal"); s && !s->is_null()) info.signal = s->int_in(0, INT_MAX);
+  if (const auto f = j.find("failed_step")) info.failed_step = f->text_or_empty();
   if (const auto b = j.find("backend")) info.backend = b->text_or_empty();  // version 1: in "config"
   const JsonField env = j.at("environment");
   info.world_size = env.at("world_size").int_in(0, INT_MAX);

@@ -26,6 +26,7 @@ struct RunInfo {
   std::string status = "incomplete";  // "complete" | "incomplete" | "failed" | "interrupted"
   std::string error;       // why it failed or was interrupted, if it was
   int signal = 0;          // the signal that interrupted it (SIGINT, SIGTERM, SIGHUP); 0: none
+  std::string failed_step;  // the kind of step that did not finish within -T (step_kind_name); empty: none
   std::string backend;     // the backend that ran (chosen the same way on every rank)
   int world_size = 0;
   std::vector<RankInfo> ranks;

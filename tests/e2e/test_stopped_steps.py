@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""A rank stopped (SIGSTOP) at every kind of step, root and not: the job ends within -T plus a stated slack, the
+report says which kind of step did not finish, and no process of the job is left.
+
+How a stop lands on a kind of step, with nothing added to the product for it: the rank to stop starts as a shell that
+stops itself before it becomes distbench (`sh -c 'kill -STOP $$; exec distbench ...'`, one context of an MPMD
+mpirun); gdb attaches to it, breaks on distbench::Watchdog::arm where its kind argument (StepKind, the second integer
+argument: %esi) is the kind asked for, skips the first occurrences where the case says so, lets arm() return (the
+step is armed, its wait comes next), queues SIGSTOP and detaches: the rank stops inside the step. gdb's own output
+names the step it stopped at (its description, read from arm()'s last argument, %rcx), so each row of the table below is known
+to have been hit, and where; the step kinds' numbers are read from src/core/comm/watchdog.hpp.
+
+Environment: DISTBENCH (the binary), DISTBENCH_SOURCE_ROOT. Skips, saying why, without gdb or ptrace.
+DISTBENCH_STOPPED_STEPS=name,name runs only those cases (their names as printed).
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from distbench_testing import SANITIZERS, SKIP, load_json, running  # noqa: E402
+
+BINARY = os.environ.get("DISTBENCH", "distbench")
+SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
+          "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
+NP = 2
+TIMEOUT_S = 2
+# From the stop to the last process gone: -T, the watchdog's polling (0.1 s), the root's report and mpirun ending the
+# job (its SIGTERM, a second's grace, SIGKILL) on a loaded 2-core machine; health's phases add their own grace and the
+# root's decision; under the sanitizers every step is several times slower.
+SLACK_S = 8 if SANITIZERS else 5
+# health bounds each phase itself (-T, then a grace of 1 s + 5 % of -T for the stragglers and three more for the
+# root's decision); a rank that hears no decision from a stopped root ends without a verdict and gives the root 10 s to
+# come back and write its own before it leaves (docs/health.md).
+HEALTH_SLACK_S = SLACK_S + 4 * (1 + 0.05 * TIMEOUT_S) + 10
+STOPPER = "kill -STOP $$; exec \"$0\" \"$@\""
+
+SWEEP = ["allreduce", "-b", "1K", "-e", "4K", "-n", "5", "-w", "2"]
+LATENCY = ["latency", "-b", "8", "-e", "64", "-n", "5"]
+HEALTH = ["health", "--allreduce-bytes", "1M", "--memory-bytes", "16M"]
+ZERO = ["zero", "--params", "64K", "--layers", "2", "--stage", "1", "--check", "-n", "3"]
+TRAIN = ["train", "--layers", "2", "--hidden", "32", "--steps", "3", "--warmup", "1", "--check", "--overlap", "on"]
+TP = ["tp", "--group-size", "2", "--op", "reduce", "--shape", "64x64", "--check", "-n", "3"]
+
+# (name, command, kind, occurrence, ranks): the occurrence-th step of that kind on the rank (1: the first). A kind
+# only the root takes (writing the report) is stopped on the root alone: the other ranks never take it.
+CASES = [
+    ("sweep: setup", SWEEP, "setup", 1, (0, 1)),
+    ("sweep: setup, reporting", SWEEP, "setup", 5, (0, 1)),
+    ("sweep: warm-up", SWEEP, "warm-up", 2, (0, 1)),
+    ("sweep: calibration", SWEEP, "calibration", 2, (0, 1)),
+    ("sweep: barrier", SWEEP, "barrier", 2, (0, 1)),
+    ("sweep: sampling", SWEEP, "sampling", 2, (0, 1)),
+    ("sweep: verification", SWEEP, "verification", 2, (0, 1)),
+    ("sweep: check count", SWEEP, "check count", 2, (0, 1)),
+    ("sweep: gather", SWEEP, "gather", 3, (0, 1)),
+    ("sweep: report", SWEEP, "report", 2, (0,)),
+    ("sweep: finish, farewell", SWEEP, "finish", 1, (0, 1)),
+    ("sweep: finish, leaving", SWEEP, "finish", 2, (0, 1)),
+    ("latency: verification", LATENCY, "verification", 2, (0, 1)),
+    ("latency: check count", LATENCY, "check count", 2, (0, 1)),
+    ("zero: zero step", ZERO, "zero step", 2, (0, 1)),
+    ("zero: check count", ZERO, "check count", 1, (0, 1)),
+    ("zero: gather", ZERO, "gather", 2, (0, 1)),
+    ("zero: report", ZERO, "report", 1, (0,)),
+    ("train: train step", TRAIN, "train step", 1, (0, 1)),
+    ("train: check count", TRAIN, "check count", 1, (0, 1)),
+    ("train: barrier", TRAIN, "barrier", 1, (0, 1)),
+    ("tp: tp step", TP, "tp step", 1, (0, 1)),
+    ("tp: check count", TP, "check count", 1, (0, 1)),
+    ("tp: gather", TP, "gather", 1, (0, 1)),
+] + [(f"health: phase {i}", HEALTH, "health phase", i, (0, 1)) for i in range(1, 9)] + [
+    ("health: finish, farewell", HEALTH, "finish", 2, (0, 1)),
+    ("health: finish, leaving", HEALTH, "finish", 3, (0, 1)),
+]
+
+
+def step_kinds():
+    """{kind's name: its number}, from the enum in src/core/comm/watchdog.hpp and step_kind_name in watchdog.cpp."""
+    with open(os.path.join(SOURCE_ROOT, "src", "core", "comm", "watchdog.hpp")) as f:
+        numbers = dict(re.findall(r"^\s+(\w+) = (\d+),", f.read(), re.M))
+    with open(os.path.join(SOURCE_ROOT, "src", "core", "comm", "watchdog.cpp")) as f:
+        names = dict(re.findall(r'case StepKind::(\w+): return "([^"]+)";', f.read()))
+    return {names[key]: int(number) for key, number in numbers.items() if key in names}
+
+
+def children(pid):
+    """The processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        for child in children(todo.pop()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def gdb_works():
+    """Why gdb cannot stop a process here, or None."""
+    if not shutil.which("gdb"):
+        return "gdb is not installed (Debian: apt-get install gdb)"
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            if f.read().strip() not in ("0", "1") and os.geteuid() != 0:
+                return "ptrace is restricted (kernel.yama.ptrace_scope) and this is not root"
+    except OSError:
+        pass
+    return None
+
+
+class StoppedSteps(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.kinds = step_kinds()
+        cls.rows = []
+
+    @classmethod
+    def tearDownClass(cls):
+        print("\n  stopped at          | rank | exit | failed_step   | s    | step (gdb)", file=sys.stderr)
+        for row in cls.rows:
+            print("  {:<19} | {:>4} | {:>4} | {:<13} | {:>4.1f} | {}".format(*row), file=sys.stderr)
+
+    def launch(self, command, rank, report):
+        argv = [BINARY, *command, "-T", str(TIMEOUT_S), "--json", report]
+        contexts = []
+        for r in range(NP):
+            program = ["sh", "-c", STOPPER, *argv] if r == rank else argv
+            contexts += ([":"] if contexts else []) + ["-np", "1", *program]
+        return subprocess.Popen(MPIRUN + contexts, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+
+    def stopped_shell(self, proc):
+        """The pid of the rank that stopped itself before it became distbench."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            for pid in descendants(proc.pid):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if argv[:2] == [b"sh", b"-c"] and state(pid) == "T":
+                    return pid
+            time.sleep(0.02)
+        self.fail(f"the rank to stop never stopped itself\n{proc.stderr.read() if proc.poll() is not None else ''}")
+
+    def stop_at(self, pid, kind, occurrence):
+        """Runs the stopped rank with gdb until its `occurrence`-th step of `kind` is armed, and stops it there; the
+        step's description as gdb read it."""
+        number = self.kinds[kind]
+        script = ["set pagination off", "set breakpoint pending on", "handle SIGSTOP nostop noprint nopass",
+                  f"break distbench::Watchdog::arm if $edx == {number}", f"ignore 1 {occurrence - 1}", "continue",
+                  'printf "STEP %s\\n", *(char**)$rcx', "finish", f"shell kill -STOP {pid}", "detach", "quit"]
+        args = ["gdb", "-nx", "-batch", "-p", str(pid)]
+        for line in script:
+            args += ["-ex", line]
+        out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        steps = re.findall(r"^STEP (.*)$", out.stdout, re.M)
+        self.assertTrue(steps, f"rank never took step {occurrence} of kind '{kind}' (gdb:)\n{out.stdout}{out.stderr}")
+        return steps[-1]
+
+    def check_case(self, name, command, kind, occurrence, rank):
+        bound = TIMEOUT_S + (HEALTH_SLACK_S if command is HEALTH else SLACK_S)
+        with tempfile.TemporaryDirectory() as tmp:
+            report = os.path.join(tmp, "run.json")
+            proc = self.launch(command, rank, report)
+            try:
+                step = self.stop_at(self.stopped_shell(proc), kind, occurrence)
+                stopped = time.monotonic()
+                try:
+                    _, err = proc.communicate(timeout=bound + 30)
+                except subprocess.TimeoutExpired:
+                    self.fail(f"{name}: the job still ran {bound + 30} s after the stop")
+                took = time.monotonic() - stopped
+                left = [p for p in descendants(proc.pid) if running(p)]
+                deadline = stopped + bound
+                while left and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    left = [p for p in left if running(p)]
+            finally:
+                os.killpg(proc.pid, signal.SIGKILL) if proc.poll() is None else None
+                for p in descendants(proc.pid):
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except OSError:
+                        pass
+                proc.wait()
+            if not os.path.exists(report):
+                # Stopped before the reports began (the job forming its world): nothing is written, and the ranks
+                # that waited name their step.
+                self.rows.append((name[:19], rank, proc.returncode, "(no report)", took, step))
+                self.assertEqual(kind, "setup", f"{name}: no report\n{err}")
+                self.assertEqual(proc.returncode, 4, f"{name}\n{err}")
+                self.assertIn(f"did not finish within {TIMEOUT_S} s", err)
+                return
+            result = load_json(report)  # parses: never half-written
+            self.rows.append((name[:19], rank, proc.returncode, result.get("failed_step") or "-", took, step))
+            self.assertEqual(left, [], f"{name}: processes left {bound} s after the stop\n{err}")
+            self.assertLess(took, bound, f"{name}: the job took {took:.1f} s to end\n{err}")
+            self.assertNotEqual(proc.returncode, 0, err)
+            if kind == "health phase" or command is HEALTH:
+                self.check_health(name, result, rank, err)
+                return
+            self.assertEqual(proc.returncode, 4, f"{name}\n{err}")
+            self.assertEqual(result["status"], "failed", f"{name}\n{err}")
+            # The watchdog's words, or a bounded wait's (a call started and waited for within -T).
+            self.assertRegex(result["error"], f"did not (finish|complete|answer).* within {TIMEOUT_S} s", err)
+            if rank == 0:
+                # The stopped root's own step is the one that did not finish: the kind stopped at, named.
+                self.assertEqual(result["failed_step"], kind, f"{name}: {result['error']}\n{err}")
+                self.assertIn(step, result["error"], err)
+            else:
+                # The root waited for the stopped rank in a step of its own: named, whatever its kind.
+                self.assertIn(result["failed_step"], self.kinds, f"{name}: {result['error']}\n{err}")
+
+    def check_health(self, name, result, rank, err):
+        """health judges a rank that stops answering as a finding (a phase's own bounds; the watchdog is the backstop
+        behind them): the report ends, never complete and healthy, and names the stopped rank or its step."""
+        self.assertNotEqual(result["status"], "incomplete", f"{name}\n{err}")
+        text = err + (result.get("error") or "") + str(result.get("sections", ""))
+        self.assertTrue(f"rank {rank}" in text or "did not finish" in text, f"{name}: the stopped rank is not named"
+                        f"\n{text}")
+
+    def test_every_kind_of_step(self):
+        only = [n for n in os.environ.get("DISTBENCH_STOPPED_STEPS", "").split(",") if n]
+        for name, command, kind, occurrence, ranks in CASES:
+            if only and name not in only:
+                continue
+            for rank in ranks:
+                with self.subTest(case=name, rank=rank):
+                    self.check_case(name, command, kind, occurrence, rank)
+
+
+if __name__ == "__main__":
+    why = gdb_works()
+    if why:
+        print(f"SKIP: {why}")
+        sys.exit(SKIP)
+    unittest.main(argv=[sys.argv[0], "-v"])
