@@ -56,7 +56,9 @@ CLI::Validator number_at_least(const std::string& unit, bool zero_allowed, doubl
         if (!value) return fmt::format("{} is not a number of {}", shown(text), unit);
         if (zero_allowed && *value < 0) return fmt::format("{} is not 0 or more {}", text, unit);
         if (!zero_allowed && *value <= 0) return fmt::format("{} is not a positive number of {}", text, unit);
-        if (bounded && *value > max) return fmt::format("{} is more than {:g} {}; give at most {:g}", text, max, unit, max);
+        if (bounded && *value > max) {
+          return fmt::format("{} is more than {:g} {}; give at most {:g}", text, max, unit, max);
+        }
         return {};
       },
       rule);

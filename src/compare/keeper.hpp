@@ -1,15 +1,15 @@
-// The keeper of one run: a process between `compare` and the run's shell that owns everything the run starts, so
-// that nothing of it outlives the run, its deadline or `compare` itself (docs/compare.md, "What a run leaves
-// behind"). It is a child subreaper (PR_SET_CHILD_SUBREAPER: a process whose parent ends, a setsid daemon's double
-// fork or mpirun's ranks, is adopted by it, not by init) with a parent-death signal (PR_SET_PDEATHSIG: it learns when
+// The keeper of one run (docs/compare.md, "What a run leaves behind: nothing"): a process between `compare` and the
+// run's shell that owns everything the run starts, so that nothing of it outlives the run, its deadline or `compare`
+// itself. It is a child subreaper (PR_SET_CHILD_SUBREAPER: a process whose parent ends, a setsid daemon's double fork
+// or mpirun's ranks, is adopted by it, not by init) with a parent-death signal (PR_SET_PDEATHSIG: it learns when
 // compare dies, even by SIGKILL). It starts the command in a process group of its own, keeps its output within a cap
 // (output_cap.hpp), and when the command ends, its deadline passes, compare asks (SIGTERM) or compare dies, it ends
-// what is left: SIGTERM, once, to every process below the keeper (the command's group among them),
-// kKeeperGraceSeconds for them to end (mpirun needs SIGTERM and a few seconds to end its ranks), then SIGKILL to the
-// group and to whatever remains below it, reaping all.
+// what is left: SIGTERM, once, to every process below the keeper (the command's group among them), kKeeperGraceSeconds
+// for them to end (mpirun needs SIGTERM and a few seconds to end its ranks), then SIGKILL to the group and to whatever
+// remains below it, reaping all.
 //
-// It is forked without exec from compare, which has other threads (the termination signals' watcher): between fork
-// and exit it makes system calls only, on memory prepared before the fork (KeeperPlan, KeeperShared); nothing in it
+// It is forked without exec from compare, which has other threads (the termination signals' watcher): between fork and
+// exit it makes system calls only, on memory prepared before the fork (KeeperPlan, KeeperShared); nothing in it
 // allocates or takes a lock another thread may have held.
 #pragma once
 

@@ -138,10 +138,11 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   // A case that some round lacks fails the gate closed, --allow-missing or not: it was not measured where it may
   // have regressed (--allow-missing passes cases the candidate never measured, which are MISSING).
   if (!partial.empty()) {
+    const std::string cases =
+        partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size());
     const std::string why = fmt::format("{} not measured in every round: {}; measure again (a case skipped in one "
                                         "round, e.g. by a memory check, may be skipped where it regressed)",
-                                        partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size()),
-                                        listed(partial, "case"));
+                                        cases, listed(partial, "case"));
     out.not_judged = out.not_judged.empty() ? why : out.not_judged + "; " + why;
   }
   return out;

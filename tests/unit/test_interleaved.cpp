@@ -1,6 +1,7 @@
 // The interleaved gate's runs: commands run to their end or deadline in a process group of their own (what they
 // started goes with them), each side's report written where the gate asks ($DISTBENCH_REPORT, safe at any depth of
-// quoting), ABBA order, and every way a run can fail named with its output kept. The commands are shell lines that copy a real report; the e2e suite runs distbench.
+// quoting), ABBA order, and every way a run can fail named with its output kept. The commands are shell lines that
+// copy a real report; the e2e suites run distbench.
 #include "compare/command_run.hpp"
 #include "compare/interleaved.hpp"
 #include "core/error.hpp"

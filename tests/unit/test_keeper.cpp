@@ -89,8 +89,8 @@ TEST_F(Keeper, WhatACommandLeftRunningEndsWithIt) {
 TEST_F(Keeper, ATimeoutEndsDaemonsWithSIGTERMThenSIGKILL) {
   CommandRunner runner;
   // One daemon says it got SIGTERM and ends; the other ignores it and must be killed after the grace.
-  const std::string polite = "setsid sh -c 'trap \"echo term >> " + path("polite.said") + "; exit 0\" TERM; echo $$ > " +
-                             path("polite") + "; while :; do sleep 0.05; done' &";
+  const std::string polite = "setsid sh -c 'trap \"echo term >> " + path("polite.said") +
+                             "; exit 0\" TERM; echo $$ > " + path("polite") + "; while :; do sleep 0.05; done' &";
   const std::string deaf = "setsid sh -c 'trap \"\" TERM; echo $$ > " + path("deaf") + "; exec sleep 1000' &";
   const auto start = Clock::now();
   const CommandOutcome r = runner.run(polite + " " + deaf + " sleep 1000", path("log"), 1.0);

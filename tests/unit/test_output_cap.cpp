@@ -20,7 +20,9 @@ std::string capped(const std::string& output, std::size_t head, std::size_t tail
   EXPECT_GE(fd, 0);
   std::vector<char> ring(tail);
   OutputCap cap(fd, head, ring.data(), tail);
-  for (std::size_t at = 0; at < output.size(); at += piece) cap.take(output.data() + at, std::min(piece, output.size() - at));
+  for (std::size_t at = 0; at < output.size(); at += piece) {
+    cap.take(output.data() + at, std::min(piece, output.size() - at));
+  }
   cap.finish();
   EXPECT_EQ(cap.total(), output.size());
   std::string written;

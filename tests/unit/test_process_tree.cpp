@@ -23,7 +23,8 @@ TEST(ProcessTree, TheParentInAStatLine) {
   // A name may hold spaces and ')': the last ')' ends it.
   EXPECT_EQ(parent_of("77 (a) S 5 (b)) R 123 77 77"), 123);
   EXPECT_EQ(parent_of("77 (tmux: server) Z 9"), 9);  // the number may end the text
-  for (const char* bad : {"", "77", "77 (x)", "77 (x) S", "77 (x) S ", "77 (x) S x", "77 (x)S 5", "77 (x) S 99999999"}) {
+  for (const char* bad :
+       {"", "77", "77 (x)", "77 (x) S", "77 (x) S ", "77 (x) S x", "77 (x)S 5", "77 (x) S 99999999"}) {
     EXPECT_EQ(parent_of(bad), -1) << bad;
   }
 }
