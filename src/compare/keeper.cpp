@@ -147,9 +147,9 @@ class Keeper {
     return descendants_of(::getpid(), s_.processes, n, s_.marks, s_.found, kKeeperMaxProcesses);
   }
 
-  // SIGTERM (and SIGCONT, so that a stopped process can act on it) to every process below the keeper, once: a second
-  // SIGTERM makes mpirun abort at once instead of ending its ranks, and what is born afterwards (a launcher's
-  // clean-up) is left to finish until the grace ends. Returns how many there were.
+  // SIGTERM (and SIGCONT, so that a stopped process can act on it) to every process below the keeper, once: mpirun may
+  // take a second signal as a request to exit at once, without ending its ranks, and what is born afterwards (a
+  // launcher's clean-up) is left to finish until the grace ends. Returns how many there were.
   std::uint64_t terminate_all() {
     const std::size_t n = scan();
     for (std::size_t i = 0; i < n; ++i) {
@@ -160,7 +160,8 @@ class Keeper {
   }
 
   void kill_all() {
-    ::kill(-command_, SIGKILL);
+    // The group by its id only while its leader is unreaped: once reaped, the id may name someone else's group.
+    if (!s_.command_ended) ::kill(-command_, SIGKILL);
     const std::size_t n = scan();
     for (std::size_t i = 0; i < n; ++i) ::kill(s_.found[i], SIGKILL);
   }
