@@ -1,8 +1,8 @@
 // `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare), on reports measured before; or
 // `distbench compare --run-baseline CMD --run-candidate CMD`: the gate runs both sides itself, interleaved, and pairs
 // them round by round. Exit 0: no regression; 1: at least one case SLOWER; 2: bad input or reports that cannot be
-// compared; 7: the gate could not judge (nothing compared, cases missing from the candidate, a report or a run that
-// did not complete): it fails closed.
+// compared; 3: a report (of either side) counts wrong elements; 7: the gate could not judge (nothing compared, cases
+// missing from the candidate or from a round, a report or a run that did not complete): it fails closed.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
@@ -33,6 +33,11 @@
 namespace distbench::cli {
 namespace {
 
+// The bounds of the numeric options that have no natural one (--rounds, --threshold and --alpha have theirs).
+constexpr double kMaxFloorUs = 1e9;              // a floor of 1000 s per operation
+constexpr long long kMaxCandidateRuns = 10'000;  // files on one command line
+constexpr double kMaxRunTimeoutSeconds = 1e6;    // 11.6 days for one run
+
 struct CompareArgs {
   std::vector<std::string> files;
   std::string metric = "time";
@@ -56,6 +61,7 @@ std::string new_runs_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
                       "distbench-interleaved-XXXXXX").string();
+  check_runs_dir_name(path, "$TMPDIR's folder");
   if (::mkdtemp(path.data()) == nullptr) {
     throw failure(fmt::format("cannot create a folder for the runs in {}: {}; name one with --runs-dir",
                               std::filesystem::path(path).parent_path().string(), std::strerror(errno)));
@@ -193,7 +199,8 @@ void add_compare_command(CLI::App& root, Commands& commands) {
       ->transform(percentage(0, 1000));
   app->add_option("--floor-us", a->floor_us, "Change of the time per operation that matters (us)")
       ->option_text("US")
-      ->group(gate);
+      ->group(gate)
+      ->check(non_negative_number("microseconds", kMaxFloorUs));
   app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test")
       ->option_text("P")
       ->group(gate);
@@ -202,7 +209,8 @@ void add_compare_command(CLI::App& root, Commands& commands) {
       ->group(gate);
   app->add_option("--candidates", a->candidates, "The last N files are the candidate's runs (pooled)")
       ->option_text("N")
-      ->group(gate);
+      ->group(gate)
+      ->check(in_range(1, kMaxCandidateRuns));
   app->add_flag("--allow-missing", a->allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
       ->group(gate);
   const char* interleaved = "Interleaved A/B (instead of reports)";
@@ -220,7 +228,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->add_option("--run-timeout", a->interleaved.run_timeout_s, "Seconds each run may take before it is ended")
       ->option_text("SECONDS")
       ->group(interleaved)
-      ->check(positive_number("seconds"));
+      ->check(positive_number("seconds", kMaxRunTimeoutSeconds));
   app->add_option("--runs-dir", a->interleaved.runs_dir, "Keep the runs' reports and output in this new or empty folder")
       ->option_text("DIR")
       ->default_str("a new one in $TMPDIR")

@@ -54,7 +54,8 @@ std::vector<ExitCodeLine> compare_exit_code_lines() {
   return {{"0", "no case got slower"},
           {"1", "a case got SLOWER (or a runtime failure: the error line says which)"},
           {"2", "bad input: options, or reports that cannot be compared"},
-          {"7", "the gate could not judge (cases missing, a report not complete): it fails closed"},
+          {"3", "a report of either side counts wrong elements: it fails closed"},
+          {"7", "it could not judge (cases missing, even in one round; a report not complete)"},
           {"130, 143", "interrupted (SIGINT, SIGTERM); the interleaved runs so far are kept"}};
 }
 

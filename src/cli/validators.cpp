@@ -46,14 +46,19 @@ std::string either(const std::vector<std::string>& names) {
   return fmt::format("{} or {}", fmt::join(names.begin(), names.end() - 1, ", "), names.back());
 }
 
-CLI::Validator number_at_least(const std::string& unit, bool zero_allowed) {
-  const std::string rule = fmt::format("{} {} 0", upper(unit), zero_allowed ? ">=" : ">");
+CLI::Validator number_at_least(const std::string& unit, bool zero_allowed, double max) {
+  const bool bounded = std::isfinite(max);
+  const std::string rule = bounded ? fmt::format("0 {} {} <= {:g}", zero_allowed ? "<=" : "<", upper(unit), max)
+                                   : fmt::format("{} {} 0", upper(unit), zero_allowed ? ">=" : ">");
   return CLI::Validator(
-      [unit, zero_allowed](std::string& text) -> std::string {
+      [unit, zero_allowed, max, bounded](std::string& text) -> std::string {
         const auto value = parse_number(text);
         if (!value) return fmt::format("{} is not a number of {}", shown(text), unit);
         if (zero_allowed && *value < 0) return fmt::format("{} is not 0 or more {}", text, unit);
         if (!zero_allowed && *value <= 0) return fmt::format("{} is not a positive number of {}", text, unit);
+        if (bounded && *value > max) {
+          return fmt::format("{} is more than {:g} {}; give at most {:g}", text, max, unit, max);
+        }
         return {};
       },
       rule);
@@ -61,9 +66,9 @@ CLI::Validator number_at_least(const std::string& unit, bool zero_allowed) {
 
 }  // namespace
 
-CLI::Validator positive_number(const std::string& unit) { return number_at_least(unit, false); }
+CLI::Validator positive_number(const std::string& unit, double max) { return number_at_least(unit, false, max); }
 
-CLI::Validator non_negative_number(const std::string& unit) { return number_at_least(unit, true); }
+CLI::Validator non_negative_number(const std::string& unit, double max) { return number_at_least(unit, true, max); }
 
 CLI::Validator percentage(double lo, double hi) {
   return CLI::Validator(

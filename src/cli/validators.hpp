@@ -5,16 +5,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace distbench::cli {
 
-// A finite number above 0, of `unit` (plural: "seconds"); --help shows "SECONDS > 0".
-CLI::Validator positive_number(const std::string& unit);
-// A finite number of 0 or more, of `unit`; --help shows "SECONDS >= 0".
-CLI::Validator non_negative_number(const std::string& unit);
+// A finite number above 0, of `unit` (plural: "seconds"), and at most `max` when one is given; --help shows
+// "SECONDS > 0", or "0 < SECONDS <= 1e+06".
+CLI::Validator positive_number(const std::string& unit, double max = std::numeric_limits<double>::infinity());
+// A finite number of 0 or more, of `unit`, and at most `max`; --help shows "SECONDS >= 0" or "0 <= SECONDS <= 10".
+CLI::Validator non_negative_number(const std::string& unit, double max = std::numeric_limits<double>::infinity());
 // A relative amount, in percent: "5%" or "5" (the same: a bare number is a percentage in every option of distbench)
 // from lo to hi percent; the option holds the number of percent. A bare number between 0 and 1 ("0.25") is refused as
 // ambiguous (a fraction, 25%, in some tools; 0.25% here): write "25%" or "0.25%". --help shows "PERCENT (e.g. 5%)".

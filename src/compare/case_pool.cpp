@@ -135,7 +135,45 @@ void check_filter_fields(const std::vector<Condition>& filter, const std::vector
   }
 }
 
+void check_correct(const std::vector<ParsedReport>& runs, const std::vector<Condition>& filter,
+                   std::string_view side_name) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string wrong = wrong_cases(runs[i], filter);
+    if (wrong.empty()) continue;
+    throw Error(ExitCode::wrong_results,
+                fmt::format("{} {} counts wrong elements: {}; a run whose results are wrong measured nothing a verdict "
+                            "may rest on: fix the results, then measure again",
+                            side_name, i + 1, wrong));
+  }
+}
+
 }  // namespace
+
+std::string listed(const std::vector<std::string>& items, std::string_view noun) {
+  constexpr std::size_t kNamed = 3;
+  const std::size_t named = std::min(items.size(), kNamed);
+  std::string text;
+  for (std::size_t i = 0; i < named; ++i) {
+    text += (i == 0 ? "" : i + 1 == named && named == items.size() ? " and " : ", ") + items[i];
+  }
+  if (const std::size_t more = items.size() - named; more > 0) {
+    text += fmt::format(" and {} more {}{}", more, noun, more == 1 ? "" : "s");
+  }
+  return text;
+}
+
+std::string wrong_cases(const ParsedReport& run, const std::vector<Condition>& filter) {
+  std::vector<const Record*> all;
+  for (const Record& r : run.records) all.push_back(&r);
+  const auto keys = varying_keys(all);
+  std::vector<std::string> named;
+  for (const Record& r : run.records) {
+    const double wrong = r.metric("wrong");
+    if (!r.ok() || !matches(r, filter) || !(wrong > 0)) continue;  // NaN: not checked
+    named.push_back(fmt::format("{} ({:g} wrong)", label_of(r, keys), wrong));
+  }
+  return listed(named, "case");
+}
 
 void check_inputs(const std::vector<ParsedReport>& base, const std::vector<ParsedReport>& cand,
                   const CompareOptions& options, std::string_view base_name, std::string_view cand_name) {
@@ -143,6 +181,8 @@ void check_inputs(const std::vector<ParsedReport>& base, const std::vector<Parse
   check_complete(cand, cand_name);
   if (!cand.empty()) check_metric(options.metric, cand.front());
   check_filter_fields(options.filter, base, cand);
+  check_correct(base, options.filter, base_name);
+  check_correct(cand, options.filter, cand_name);
 }
 
 namespace {
@@ -292,10 +332,7 @@ void conclude(Comparison& out, std::string_view unknown_why) {
       case Verdict::added: ++out.added; break;
     }
   }
-  if (out.unknown > 0) {
-    out.warnings.push_back(
-        fmt::format("{} {}", out.unknown == 1 ? "1 case has" : fmt::format("{} cases have", out.unknown), unknown_why));
-  }
+  if (out.unknown > 0) out.warnings.push_back(fmt::format("{} {}", plural(out.unknown, "case", "cases"), unknown_why));
   if (out.slower + out.faster + out.same == 0) {
     throw Error(ExitCode::not_judged, nothing_judged_message(out));
   }

@@ -40,9 +40,17 @@ std::string label_of(const Record& r, const std::vector<std::string>& keys);
 // Throws usage_error when `other` (e.g. "baseline 2") ran another benchmark, world size or backend than `cand`.
 void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::string_view other_name);
 
+// `items` as a phrase: "a", "a and b", "a, b and c", or beyond three "a, b, c and 4 more cases" (`noun`: "case").
+std::string listed(const std::vector<std::string>& items, std::string_view noun);
+
+// The cases of `run` that pass `filter` and counted wrong elements (a "wrong" metric above 0), named: "allreduce 8 B
+// (1000 wrong), allreduce 16 B (1000 wrong) and 6 more"; "" when none did.
+std::string wrong_cases(const ParsedReport& run, const std::vector<Condition>& filter);
+
 // The checks before pooling, for both sides' runs: each run complete (else Error(not_judged): it may lack exactly the
-// cases that regressed), the metric in the reports (usage_error for --metric busbw on reports without bandwidth), and
-// every --filter field in some case (usage_error).
+// cases that regressed), the metric in the reports (usage_error for --metric busbw on reports without bandwidth),
+// every --filter field in some case (usage_error), and no case that passes the filter with wrong elements (else
+// Error(wrong_results): a run that computed wrong results measured nothing a verdict may rest on, on either side).
 void check_inputs(const std::vector<ParsedReport>& base, const std::vector<ParsedReport>& cand,
                   const CompareOptions& options, std::string_view base_name, std::string_view cand_name);
 
@@ -80,7 +88,8 @@ void add_missing_cases(Comparison& out, const Side& base, const std::vector<std:
 // The geometric mean of the ratios of the cases judged (SLOWER, FASTER, SAME); kNotMeasured when none.
 double geometric_mean_ratio(const Comparison& c);
 
-// Sets the geometric mean, counts the verdicts, warns about UNKNOWN cases (`unknown_why`: "fewer than 5 samples on a side ..."), and fails
+// Sets the geometric mean, counts the verdicts, warns about UNKNOWN cases ("N cases " + `unknown_why`: "had fewer than
+// 5 samples on a side ..."), and fails
 // closed: throws Error(not_judged) when no case could be judged (none in common, none left by the filter, only
 // UNKNOWN ones), and sets `not_judged` when baseline cases are missing from the candidate without allow_missing.
 void conclude(Comparison& out, std::string_view unknown_why);

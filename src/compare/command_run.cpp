@@ -1,17 +1,22 @@
 #include "compare/command_run.hpp"
 
+#include "compare/keeper.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 #include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <spawn.h>
+#include <new>
+#include <string_view>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -29,102 +34,169 @@ int status_of(int wait_status) {
   return 1;
 }
 
-// Waits for `pid` until `deadline`; true (and `status` set) when it ended.
-bool wait_until(pid_t pid, Clock::time_point deadline, int& status) {
-  while (true) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return true;
-    if (done < 0 && errno != EINTR) {
-      status = 0;
-      return true;  // not our child any more (reaped elsewhere): nothing left to wait for
-    }
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-// The file actions and attributes of a command's process: stdin from /dev/null, stdout and stderr to the log, its
-// own process group, an empty signal mask and default dispositions for the signals this process handles or ignores.
-class SpawnSetup {
+// A file descriptor closed with its owner.
+class OwnedFd {
  public:
-  explicit SpawnSetup(const std::string& log_path) {
-    ::posix_spawn_file_actions_init(&actions_);
-    ::posix_spawnattr_init(&attr_);
-    ::posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_addopen(&actions_, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::posix_spawn_file_actions_adddup2(&actions_, 1, 2);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) sigaddset(&defaults, s);
-    ::posix_spawnattr_setsigmask(&attr_, &none);
-    ::posix_spawnattr_setsigdefault(&attr_, &defaults);
-    ::posix_spawnattr_setpgroup(&attr_, 0);
-    ::posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  ~OwnedFd() { reset(); }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
   }
-  ~SpawnSetup() {
-    ::posix_spawn_file_actions_destroy(&actions_);
-    ::posix_spawnattr_destroy(&attr_);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-
-  const posix_spawn_file_actions_t* actions() const { return &actions_; }
-  const posix_spawnattr_t* attr() const { return &attr_; }
 
  private:
-  posix_spawn_file_actions_t actions_;
-  posix_spawnattr_t attr_;
+  int fd_;
 };
+
+// The keeper's results and scratch space, in memory the keeper and this process share; the pages the keeper does
+// not touch cost nothing.
+class SharedWithKeeper {
+ public:
+  SharedWithKeeper() {
+    void* memory = ::mmap(nullptr, sizeof(KeeperShared), PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) {
+      throw failure(fmt::format("cannot map {} bytes for a run's keeper: {}", sizeof(KeeperShared),
+                                std::strerror(errno)));
+    }
+    shared_ = new (memory) KeeperShared;
+  }
+  ~SharedWithKeeper() {
+    shared_->~KeeperShared();
+    ::munmap(shared_, sizeof(KeeperShared));
+  }
+  SharedWithKeeper(const SharedWithKeeper&) = delete;
+  SharedWithKeeper& operator=(const SharedWithKeeper&) = delete;
+  KeeperShared& get() { return *shared_; }
+
+ private:
+  KeeperShared* shared_ = nullptr;
+};
+
+// This process's environment with `added` ("NAME=value") in place of any variable of the same name.
+std::vector<std::string> environment_with(const std::vector<std::string>& added) {
+  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    bool replaced = false;
+    for (const std::string& a : added) replaced = replaced || name_of(a) == name_of(entry);
+    if (!replaced) out.emplace_back(entry);
+  }
+  out.insert(out.end(), added.begin(), added.end());
+  return out;
+}
 
 }  // namespace
 
-CommandOutcome CommandRunner::run(const std::string& command, const std::string& log_path, double timeout_s) {
-  const SpawnSetup setup(log_path);
+CommandOutcome CommandRunner::run(const std::string& command, const std::string& log_path, double timeout_s,
+                                  const std::vector<std::string>& environment) {
+  const OwnedFd log(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (log.get() < 0) {
+    throw failure(fmt::format("cannot write the run's log {}: {} (is its folder writable?)", excerpt(log_path),
+                              std::strerror(errno)));
+  }
+  const OwnedFd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  int ends[2];
+  if (null_input.get() < 0 || ::pipe2(ends, O_CLOEXEC) != 0) {
+    throw failure(fmt::format("cannot prepare the run of '{}': {}", excerpt(command), std::strerror(errno)));
+  }
+  OwnedFd read_end(ends[0]), write_end(ends[1]);
+  ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
+
+  // Everything the keeper uses is made here, before the fork: after it, the keeper only makes system calls.
   std::string shell = "/bin/sh", dash_c = "-c", text = command;
   char* argv[] = {shell.data(), dash_c.data(), text.data(), nullptr};
+  std::vector<std::string> env = environment_with(environment);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  SharedWithKeeper shared;
+  KeeperPlan plan;
+  plan.argv = argv;
+  plan.envp = envp.data();
+  plan.stdin_fd = null_input.get();
+  plan.output_write_fd = write_end.get();
+  plan.output_read_fd = read_end.get();
+  plan.log_fd = log.get();
+  plan.timeout_ns = timeout_nanoseconds(timeout_s);
+  plan.grace_ns = timeout_nanoseconds(kKeeperGraceSeconds);
+  plan.parent = ::getpid();
+
   const auto start = Clock::now();
-  pid_t pid = 0;
-  if (const int rc = ::posix_spawn(&pid, "/bin/sh", setup.actions(), setup.attr(), argv, environ); rc != 0) {
-    throw failure(fmt::format("cannot start '{}': {} (is the log's folder writable? {})", excerpt(command),
-                              std::strerror(rc), excerpt(log_path)));
+  const pid_t keeper = ::fork();
+  if (keeper < 0) {
+    throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(errno)));
   }
-  running_.store(pid);
-  CommandOutcome out;
+  if (keeper == 0) run_keeper(plan, shared.get());
+  keeper_.store(keeper);
+  write_end.reset();
+  read_end.reset();
   int status = 0;
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  if (!wait_until(pid, deadline, status)) {
-    out.timed_out = true;
-    ::kill(-pid, SIGTERM);
-    if (!wait_until(pid, Clock::now() + std::chrono::seconds(5), status)) {
-      ::kill(-pid, SIGKILL);
-      wait_until(pid, Clock::now() + std::chrono::seconds(30), status);
-    }
+  while (::waitpid(keeper, &status, 0) < 0 && errno == EINTR) {
   }
-  // Whatever the command left behind in its group (a daemon, an orphaned rank) goes with it.
-  ::kill(-pid, SIGKILL);
-  running_.store(0);
-  out.status = status_of(status);
+  keeper_.store(0);
+
+  const KeeperShared& r = shared.get();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw failure(fmt::format("the process keeping '{}' ended with status {}", excerpt(command), status_of(status)));
+  }
+  if (r.start_errno != 0) {
+    throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(r.start_errno)));
+  }
+  if (r.processes_remain) {
+    throw failure(fmt::format("processes that '{}' started did not end within {:g} s of SIGKILL (uninterruptible "
+                              "sleep?); look for them with ps",
+                              excerpt(command), kKeeperKillWaitSeconds));
+  }
+  CommandOutcome out;
+  out.status = r.command_ended ? status_of(r.wait_status) : 128 + SIGKILL;
+  out.timed_out = r.timed_out;
+  out.stopped = r.stopped;
+  out.left_behind = r.left_behind;
+  out.output_bytes = r.output_bytes;
+  out.output_dropped = r.output_dropped;
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
 }
 
-void CommandRunner::stop(double grace_s) {
-  const pid_t pid = running_.load();
-  if (pid <= 0) return;
-  ::kill(-pid, SIGTERM);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s));
-  while (Clock::now() < deadline && ::kill(-pid, 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(-pid, SIGKILL);
+void CommandRunner::stop(double wait_s) {
+  const pid_t keeper = keeper_.load();
+  if (keeper <= 0) return;
+  ::kill(keeper, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::nanoseconds(timeout_nanoseconds(wait_s));
+  while (Clock::now() < deadline) {
+    siginfo_t info{};
+    // WNOWAIT: run() reaps it; an error means it has already.
+    if (::waitid(P_PID, static_cast<id_t>(keeper), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == keeper) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 std::string last_line_of(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  constexpr std::streamoff kWindow = 64 * 1024;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  in.seekg(size > kWindow ? size - kWindow : 0);
+  std::string tail(static_cast<std::size_t>(size > kWindow ? kWindow : std::max<std::streamoff>(size, 0)), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::size_t end = tail.size();
+  while (end > 0) {
+    const std::size_t begin = tail.rfind('\n', end - 1);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    const std::string_view line(tail.data() + from, end - from);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return excerpt(line);
+    if (begin == std::string::npos) break;
+    end = begin;
   }
-  return excerpt(last);
+  return "";
 }
 
 }  // namespace distbench

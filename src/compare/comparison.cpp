@@ -219,7 +219,8 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   add_missing_cases(out, base, keys);
   out.geomean_ratio = geometric_mean_ratio(out);
   if (auto warning = movement_warning(movement, out)) out.warnings.push_back(std::move(*warning));
-  conclude(out, fmt::format("fewer than {} samples on a side and could not be tested; run with more samples (-n 20)",
+  conclude(out, fmt::format("had fewer than {} samples on a side and could not be tested; run with more samples "
+                            "(-n 20)",
                             kMinSamplesToTest));
   return out;
 }

@@ -13,9 +13,12 @@
 
 namespace distbench {
 
+// The variable that holds a run's report path in its environment; "{report}" in a command stands for it.
+inline constexpr const char* kReportVariable = "DISTBENCH_REPORT";
+
 struct InterleavedPlan {
-  std::string baseline_command, candidate_command;  // shell command lines; "{report}" is replaced by the report's
-                                                     // path, or " --json PATH" is appended when it is absent
+  std::string baseline_command, candidate_command;  // shell command lines; "{report}" stands for the report's path
+                                                     // (command_with_report), or --json PATH is appended without it
   int rounds = 20;  // the power to catch a ~10-20 % change on a shared machine (docs/compare.md)
   double run_timeout_s = 600;  // each run's deadline
   std::string runs_dir;        // where each run's report and output are kept (created; must be new or empty)
@@ -26,12 +29,22 @@ struct InterleavedRuns {
   double seconds = 0;
 };
 
-// The command line that runs `command` writing its report to `report_path`.
-std::string command_with_report(const std::string& command, const std::string& report_path);
+// The command line that runs `command` writing its report where $DISTBENCH_REPORT says: each "{report}" becomes
+// ${DISTBENCH_REPORT}, a reference that the shell expands, at any depth of quoting (inside double quotes, and in
+// the text of an `sh -c '...'` whose shell inherits the variable), never text spliced into the command; without a
+// "{report}", --json "${DISTBENCH_REPORT}" is appended.
+std::string command_with_report(const std::string& command);
+
+// Throws usage_error unless a runs folder's path holds only letters, digits, _ @ % + = : , . / - and UTF-8: what no
+// shell reads as anything but text, unquoted or in double quotes, so that ${DISTBENCH_REPORT} is one word even where
+// an outer shell expands it into the text of an inner one (sh -c "... {report}"). `what` names where the path came
+// from ("--runs-dir").
+void check_runs_dir_name(const std::string& dir, const std::string& what);
 
 // Runs the rounds. `progress` gets a line after each run (for stderr). Throws Error(not_judged) when a run fails,
-// times out or writes no complete report (naming the run, its status and its output's last line; the runs so far
-// stay in runs_dir), and usage_error for a plan that cannot run (no rounds, a runs_dir in use).
+// times out or writes no readable, complete report (naming the run, its status and its output's last line; the runs
+// so far stay in runs_dir), Error(wrong_results) when a run that failed wrote a report counting wrong elements, and
+// usage_error for a plan that cannot run (no rounds, a runs_dir in use or with a name check_runs_dir_name refuses).
 InterleavedRuns run_interleaved(const InterleavedPlan& plan, CommandRunner& runner,
                                 const std::function<void(const std::string&)>& progress);
 

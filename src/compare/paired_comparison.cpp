@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace distbench {
 using namespace compare_detail;
@@ -97,6 +98,7 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   Side cand = pool(candidate, options, "candidate run");
   const auto keys = label_keys(base, cand);
 
+  std::vector<std::string> partial;  // the cases some round lacks, each with the runs that lack it
   for (const std::string& key : cand.order) {
     const Pooled& cp = cand.cases[key];
     CaseComparison c = begin_case(cp, keys);
@@ -108,23 +110,24 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     for (std::size_t i = 0; i < bp.median_runs.size(); ++i) base_of_round[bp.median_runs[i]] = bp.run_medians_us[i];
     for (std::size_t i = 0; i < cp.median_runs.size(); ++i) cand_of_round[cp.median_runs[i]] = cp.run_medians_us[i];
     Rounds r;
-    std::size_t absent = 0;
+    std::vector<std::string> absent;  // "round 3's candidate run", ...
     for (std::size_t i = 0; i < candidate.size(); ++i) {
-      if (!std::isfinite(base_of_round[i]) || !std::isfinite(cand_of_round[i])) {
-        ++absent;
-        continue;
+      for (const auto& [side, value] : {std::pair{"baseline", base_of_round[i]}, {"candidate", cand_of_round[i]}}) {
+        if (!std::isfinite(value)) absent.push_back(fmt::format("round {}'s {} run", i + 1, side));
       }
+      if (!std::isfinite(base_of_round[i]) || !std::isfinite(cand_of_round[i])) continue;
       r.base_us.push_back(base_of_round[i]);
       r.cand_us.push_back(cand_of_round[i]);
     }
     c.base_runs = c.cand_runs = r.base_us.size();
     c.base = metric_of(options.metric, median(r.base_us), bw);
     c.cand = metric_of(options.metric, median(r.cand_us), bw);
-    if (absent > 0) {
+    if (!absent.empty()) {
       c.verdict = Verdict::unknown;
-      c.reason = fmt::format("measured in {} of {} rounds only: a case must be in every run of both sides to be "
-                             "paired",
-                             r.base_us.size(), candidate.size());
+      c.reason = fmt::format("missing or skipped in {}: a case must be measured in every run of both sides to be "
+                             "paired, and the round it lacks may be the one that shows a regression",
+                             listed(absent, "run"));
+      partial.push_back(fmt::format("{} (not in {})", c.label, listed(absent, "run")));
     } else {
       judge_rounds(c, r, options);
     }
@@ -132,6 +135,16 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
   }
   add_missing_cases(out, base, keys);
   conclude(out, "could not be paired or tested; see each case's reason");
+  // A case that some round lacks fails the gate closed, --allow-missing or not: it was not measured where it may
+  // have regressed (--allow-missing passes cases the candidate never measured, which are MISSING).
+  if (!partial.empty()) {
+    const std::string cases =
+        partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size());
+    const std::string why = fmt::format("{} not measured in every round: {}; measure again (a case skipped in one "
+                                        "round, e.g. by a memory check, may be skipped where it regressed)",
+                                        cases, listed(partial, "case"));
+    out.not_judged = out.not_judged.empty() ? why : out.not_judged + "; " + why;
+  }
   return out;
 }
 

@@ -197,7 +197,9 @@ TEST(Compare, TooFewSamplesAreUnknown) {
   EXPECT_EQ(c.cases[0].verdict, Verdict::unknown);
   EXPECT_NE(c.cases[0].reason.find("at least 5 a side"), std::string::npos) << c.cases[0].reason;
   EXPECT_EQ(c.unknown, 1u);
-  ASSERT_FALSE(c.warnings.empty());
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "1 case had fewer than 5 samples on a side and could not be tested; run with more samples "
+                           "(-n 20)");
   // With nothing but UNKNOWN cases the gate could not judge anything: it fails closed.
   try {
     compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
@@ -300,6 +302,36 @@ TEST(Compare, TheGateFailsClosed) {
   const Comparison allowed = compare_reports({report_of({s, s})}, report_of({s}), allow);
   EXPECT_TRUE(allowed.not_judged.empty());
   EXPECT_NE(compare_text(allowed).find("# verdict: OK"), std::string::npos);
+}
+
+// A report that counts wrong elements, on either side, in any run, fails the gate with the code of wrong results,
+// naming the run and its cases; a filter that leaves those cases out judges the rest; unchecked cases (NaN) pass.
+TEST(Compare, WrongElementsOnEitherSideFailTheGate) {
+  const std::vector<double> s = {10, 11, 12, 13, 14, 15};
+  ParsedReport wrong = report_of({s, s, s, s, s});
+  for (Record& r : wrong.records) r.set_metric("wrong", 1000);
+  wrong.records[0].set_metric("wrong", 0);
+  auto refused = [](const std::function<void()>& f, const std::string& words) {
+    try {
+      f();
+      ADD_FAILURE() << "judged: " << words;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::wrong_results) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  const ParsedReport right = report_of({s, s, s, s, s});
+  refused([&] { compare_reports({right}, wrong, {}); },
+          "candidate run 1 counts wrong elements: 2 KiB (1000 wrong), 4 KiB (1000 wrong), 8 KiB (1000 wrong) and 1 "
+          "more case; a run whose results are wrong");
+  refused([&] { compare_reports({right, wrong}, right, {}); }, "baseline 2 counts wrong elements: 2 KiB");
+  refused([&] { compare_reports({right}, {right, wrong}, {}); }, "candidate run 2 counts wrong elements");
+  CompareOptions first_only;
+  first_only.filter = parse_filter("bytes<=1K");
+  EXPECT_NO_THROW(compare_reports({right}, wrong, first_only));
+  ParsedReport unchecked = right;
+  for (Record& r : unchecked.records) r.set_metric("wrong", kNotMeasured);
+  EXPECT_NO_THROW(compare_reports({unchecked}, unchecked, {}));
 }
 
 // Reports no statistic may judge: a sample that is no time, a case twice in one report.

@@ -1,6 +1,7 @@
 // The interleaved gate's runs: commands run to their end or deadline in a process group of their own (what they
-// started goes with them), each side's report written where the gate asks, ABBA order, and every way a run can fail
-// named with its output kept. The commands are shell lines that copy a real report; the e2e suite runs distbench.
+// started goes with them), each side's report written where the gate asks ($DISTBENCH_REPORT, safe at any depth of
+// quoting), ABBA order, and every way a run can fail named with its output kept. The commands are shell lines that
+// copy a real report; the e2e suites run distbench.
 #include "compare/command_run.hpp"
 #include "compare/interleaved.hpp"
 #include "core/error.hpp"
@@ -75,10 +76,80 @@ TEST_F(Interleaved, ATimedOutCommandEndsWithEverythingItStarted) {
 }
 
 TEST_F(Interleaved, TheReportGoesWhereTheGateAsks) {
-  EXPECT_EQ(command_with_report("mpirun -np 2 distbench allreduce", "/r/x.json"),
-            "mpirun -np 2 distbench allreduce --json /r/x.json");  // nothing a shell would read otherwise
-  EXPECT_EQ(command_with_report("run.sh --out {report} && cp {report} /tmp", "/r/it's.json"),
-            "run.sh --out '/r/it'\\''s.json' && cp '/r/it'\\''s.json' /tmp");
+  // Through the environment, never as text spliced into the command: a reference the shell expands at any depth.
+  EXPECT_EQ(command_with_report("mpirun -np 2 distbench allreduce"),
+            "mpirun -np 2 distbench allreduce --json \"${DISTBENCH_REPORT}\"");
+  EXPECT_EQ(command_with_report("run.sh --out {report} && sh -c 'cp {report} \"/tmp/{report}.x\"'"),
+            "run.sh --out ${DISTBENCH_REPORT} && sh -c 'cp ${DISTBENCH_REPORT} \"/tmp/${DISTBENCH_REPORT}.x\"'");
+  // A runs folder whose name a shell could read as anything but text is refused, naming the option.
+  for (const char* bad : {"x;touch PWNED;y", "a b", "a\tb", "a*", "a[1]", "a\\b", "a\nb", "$(id)", "`id`", "a'b",
+                          "a\"b", "~/runs", "a{b,c}", "a&b", "a|b", "a>b", "#a", "a!b", ""}) {
+    try {
+      check_runs_dir_name(bad, "--runs-dir");
+      ADD_FAILURE() << bad << " was not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      EXPECT_EQ(std::string(e.what()).rfind("--runs-dir ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("may hold letters, digits and _ @ % + = : , . / - only"), std::string::npos)
+          << e.what();
+    }
+  }
+  for (const char* good : {"runs", "/tmp/distbench-interleaved-Ab3xYz", "../a,b@c%d+e=f:g", "r\u00e9sultats"}) {
+    EXPECT_NO_THROW(check_runs_dir_name(good, "--runs-dir")) << good;
+  }
+}
+
+TEST_F(Interleaved, TheReportPathReachesNestedShells) {
+  // {report} handed to a shell inside a shell, bare in single quotes and in escaped double quotes: the report lands
+  // where the gate asked, and the command may read $DISTBENCH_REPORT itself.
+  InterleavedPlan plan;
+  plan.runs_dir = dir_ + "/a,b@c%d+e=f:g";
+  plan.baseline_command = "sh -c 'cp " + report_ + " {report}'";
+  plan.candidate_command = "sh -c \"cp " + report_ + " \\\"{report}\\\"\" && test -s \"$DISTBENCH_REPORT\"";
+  plan.rounds = 1;
+  CommandRunner runner;
+  const InterleavedRuns runs = run_interleaved(plan, runner, [](const std::string&) {});
+  EXPECT_EQ(runs.baseline.size(), 1u);
+  EXPECT_EQ(runs.candidate.size(), 1u);
+  EXPECT_TRUE(fs::exists(plan.runs_dir + "/round01-candidate.json"));
+}
+
+TEST_F(Interleaved, ACorruptReportOrWrongElementsFailClosed) {
+  CommandRunner runner;
+  int tries = 0;
+  auto refused = [&](const std::string& candidate, ExitCode code, const std::string& expected) {
+    InterleavedPlan plan;
+    plan.baseline_command = "cp " + report_ + " {report}";
+    plan.candidate_command = candidate;
+    plan.rounds = 1;
+    plan.runs_dir = dir_ + "/runs-" + std::to_string(++tries);
+    try {
+      run_interleaved(plan, runner, [](const std::string&) {});
+      ADD_FAILURE() << candidate << " was not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  // The docs promise 7 for a run that wrote no readable report, not 2 (bad input: the command lines were fine).
+  refused("printf '{\"schema_version\": 2, ' > {report}", ExitCode::not_judged,
+          "round 1's candidate run wrote a report the gate cannot read: report '");
+  // A benchmark that found wrong elements exits 3 with its report: the wrong elements are the news, and they fail
+  // the gate with their own code.
+  const std::string wrong = dir_ + "/wrong.json";
+  {
+    std::ifstream in(report_);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    for (std::size_t at = s.find("\"wrong\":0,"); at != std::string::npos; at = s.find("\"wrong\":0,", at)) {
+      s.replace(at, 10, "\"wrong\":1000,");
+    }
+    std::ofstream(wrong) << s;
+  }
+  refused("cp " + wrong + " {report}; exit 3", ExitCode::wrong_results,
+          "round 1's candidate run exited with status 3 and its report counts wrong elements: 8 B out-of-place (1000 "
+          "wrong), 8 B in-place (1000 wrong), 16 B out-of-place (1000 wrong) and 5 more cases");
 }
 
 TEST_F(Interleaved, RoundsAlternateAndEveryRunIsKept) {

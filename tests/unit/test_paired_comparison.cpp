@@ -139,14 +139,17 @@ TEST(PairedComparison, WhatCannotBePairedIsSaid) {
     EXPECT_EQ(e.code(), ExitCode::not_judged);
     EXPECT_NE(std::string(e.what()).find("too few rounds to test: 5"), std::string::npos) << e.what();
   }
-  // A case measured in some rounds only is UNKNOWN, with the count; the others are judged.
+  // A case measured in some rounds only is UNKNOWN, naming the run that lacks it; the others are judged.
   Drifting gappy = drifting_rounds(4, 10, 1.0);
   gappy.candidate[3].records.pop_back();
   const Comparison c = compare_rounds(gappy.baseline, gappy.candidate, {});
   ASSERT_EQ(c.cases.size(), 2u);
   EXPECT_EQ(c.cases[0].verdict, Verdict::same);
   EXPECT_EQ(c.cases[1].verdict, Verdict::unknown);
-  EXPECT_NE(c.cases[1].reason.find("measured in 9 of 10 rounds only"), std::string::npos) << c.cases[1].reason;
+  EXPECT_NE(c.cases[1].reason.find("missing or skipped in round 4's candidate run"), std::string::npos)
+      << c.cases[1].reason;
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "1 case could not be paired or tested; see each case's reason");
   // Unequal sides, another benchmark, a run that did not complete: refused.
   EXPECT_THROW(compare_rounds(gappy.baseline, {gappy.candidate.begin(), gappy.candidate.end() - 1}, {}), Error);
   Drifting other = drifting_rounds(5, 10, 1.0);
@@ -165,6 +168,58 @@ TEST(PairedComparison, WhatCannotBePairedIsSaid) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::not_judged);
     EXPECT_NE(std::string(e.what()).find("baseline run 8 is interrupted"), std::string::npos) << e.what();
+  }
+}
+
+// A 3x regression must not pass because its case is missing or skipped in one round: the gate fails closed, naming
+// the case and the runs that lack it, --allow-missing or not (that passes cases the candidate never measured).
+TEST(PairedComparison, ACaseMissingOrSkippedInOneRoundFailsClosed) {
+  for (const bool allow_missing : {false, true}) {
+    CompareOptions options;
+    options.allow_missing = allow_missing;
+    Drifting slow = drifting_rounds(8, 10, 3.0);
+    slow.candidate[4].records[1].status = "skipped";  // the 2 KiB case, skipped in round 5's candidate run
+    slow.candidate[4].records[1].skip_reason = "not enough memory";
+    const Comparison skipped = compare_rounds(slow.baseline, slow.candidate, options);
+    EXPECT_EQ(skipped.slower, 1u);  // the first case, measured everywhere, is judged
+    EXPECT_EQ(skipped.cases[1].verdict, Verdict::unknown);
+    EXPECT_NE(skipped.not_judged.find("1 case was not measured in every round: 2 KiB (not in round 5's candidate "
+                                      "run)"),
+              std::string::npos)
+        << skipped.not_judged;
+    // Only that case regressed: without it the gate would pass a 3x slowdown.
+    Drifting hidden = drifting_rounds(9, 10, 1.0);
+    for (std::size_t i = 0; i < hidden.candidate.size(); ++i) {
+      for (PhaseStats& p : hidden.candidate[i].records[1].phases) {
+        for (double& x : p.samples) x *= 3;
+      }
+    }
+    hidden.baseline[2].records.pop_back();
+    hidden.candidate[6].records.pop_back();
+    const Comparison c = compare_rounds(hidden.baseline, hidden.candidate, options);
+    EXPECT_FALSE(c.regressed());
+    EXPECT_EQ(c.cases[1].verdict, Verdict::unknown);
+    EXPECT_NE(c.not_judged.find("2 KiB (not in round 3's baseline run and round 7's candidate run)"), std::string::npos)
+        << c.not_judged;
+  }
+}
+
+// Wrong elements in any round, of either side, fail the gate with their own code, naming the run and the cases.
+TEST(PairedComparison, WrongElementsInARoundFailTheGate) {
+  for (const bool on_baseline : {false, true}) {
+    Drifting d = drifting_rounds(10, 10, 1.0);
+    ParsedReport& run = on_baseline ? d.baseline[5] : d.candidate[5];
+    for (Record& r : run.records) r.set_metric("wrong", 1000);
+    try {
+      compare_rounds(d.baseline, d.candidate, {});
+      ADD_FAILURE() << "judged with wrong elements";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::wrong_results) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(on_baseline ? "baseline" : "candidate") +
+                                           " run 6 counts wrong elements: 1 KiB (1000 wrong) and 2 KiB (1000 wrong)"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

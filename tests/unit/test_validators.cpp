@@ -30,6 +30,20 @@ TEST(Validators, PositiveNumber) {
   EXPECT_EQ(v.get_description(), "SECONDS > 0");
 }
 
+TEST(Validators, BoundedNumbers) {
+  // compare --run-timeout: 1e10 s would overflow a clock; refused in words, with the rule in --help.
+  const auto v = positive_number("seconds", 1e6);
+  EXPECT_EQ(message(v, "600"), "");
+  EXPECT_EQ(message(v, "1e6"), "");
+  EXPECT_EQ(message(v, "1e10"), "1e10 is more than 1e+06 seconds; give at most 1e+06");
+  EXPECT_EQ(message(v, "0"), "0 is not a positive number of seconds");
+  EXPECT_EQ(v.get_description(), "0 < SECONDS <= 1e+06");
+  const auto floor = non_negative_number("microseconds", 1e9);
+  EXPECT_EQ(message(floor, "0"), "");
+  EXPECT_EQ(message(floor, "1e300"), "1e300 is more than 1e+09 microseconds; give at most 1e+09");
+  EXPECT_EQ(floor.get_description(), "0 <= MICROSECONDS <= 1e+09");
+}
+
 TEST(Validators, NonNegativeNumber) {
   const auto v = non_negative_number("GB/s");
   EXPECT_EQ(message(v, "0"), "");
