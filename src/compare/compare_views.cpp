@@ -17,7 +17,7 @@ std::string value_text(const Comparison& c, double v) {
   return c.options.metric == CompareMetric::time ? time_text(v) : bandwidth_text(v);
 }
 
-std::string percent(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : std::string("-"); }
+std::string percent(double v) { return percent_text(v * 100, 1, Sign::always); }
 
 std::string change_text(const CaseComparison& k) {
   if (!std::isfinite(k.change)) return "-";

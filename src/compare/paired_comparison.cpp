@@ -3,6 +3,7 @@
 #include "compare/case_pool.hpp"
 #include "compare/signed_rank.hpp"
 #include "core/error.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/format.h>
 
@@ -56,16 +57,17 @@ void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
     c.reason = fmt::format("not significant: p {} >= {:g} over {} paired rounds ({})", p_words(c.p), o.alpha, n,
                            rounds_text);
   } else if (!(std::fabs(worse) > o.threshold)) {
-    c.reason = fmt::format("significant over {} paired rounds, but {:+.1f}% is within the {:g}% threshold", n,
-                           c.change * 100, threshold_pct);
+    c.reason = fmt::format("significant over {} paired rounds, but {} is within the {:g}% threshold", n,
+                           percent_text(c.change * 100, 1, Sign::always), threshold_pct);
   } else if (!(std::fabs(c.time_delta_us) > o.floor_us)) {
-    c.reason = fmt::format("{:+.1f}% (p {}), but {:.3g} us is under the {:g} us floor", c.change * 100, p_words(c.p),
-                           std::fabs(c.time_delta_us), o.floor_us);
+    c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor",
+                           percent_text(c.change * 100, 1, Sign::always), p_words(c.p), std::fabs(c.time_delta_us),
+                           o.floor_us);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
-    c.reason = fmt::format("{:+.1f}% beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
+    c.reason = fmt::format("{} beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
                            "over the {:g} us floor)",
-                           c.change * 100, threshold_pct, n, p_words(c.p), o.alpha, rounds_text,
+                           percent_text(c.change * 100, 1, Sign::always), threshold_pct, n, p_words(c.p), o.alpha, rounds_text,
                            std::fabs(c.time_delta_us), o.floor_us);
   }
 }
