@@ -121,6 +121,10 @@ ROWS = [
     ("minimum above maximum", 0, ["allreduce", "-b", "1M", "-e", "1K"], 2, ["-b/--minbytes", "-e/--maxbytes"], {}),
     ("size beyond 64 bits", 0, ["allreduce", "-b", "8", "-e", "99999999999999999999T"], 2, ["-e/--maxbytes: '99999999999999999999T' is too large"], {}),
     ("root outside the job", 2, ["broadcast", "-e", "64", "-r", "5"], 2, ["-r/--root", "5"], {}),
+    ("more tensors than the largest size holds elements", 0,
+     ["allreduce", "--tensors", "1000000000", "--json", "{dir}/r.json"], 2,
+     ["--tensors 1000000000", "16777216 of float32 in -e/--maxbytes 64 MiB", "give --tensors 16777216 or fewer",
+      "-e 3.73 GiB or more"], {}),
     ("group size not dividing the job", 2, ["allreduce", "-e", "64", "--group-size", "3"], 2, ["--group-size", "3"],
      {}),
     # checked before anything runs (issue 16, items 1 and 12)
