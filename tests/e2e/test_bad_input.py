@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from distbench_testing import error_lines  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
+CPU_DISTANCE = os.environ.get("DISTBENCH_CPU_DISTANCE")  # bench/'s placement probe
 SOURCE = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
           "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
@@ -312,6 +313,20 @@ class BadInput(unittest.TestCase):
         for row in ROWS:
             with self.subTest(row[0]):
                 self.run_row(*row)
+
+    def test_the_placement_probe_times_two_different_cpus_only(self):
+        """bench's distbench-cpu-distance: one CPU twice (it once timed a thread pinging itself) or a negative CPU is
+        one error line and exit 1, nothing on stdout."""
+        self.assertIsNotNone(CPU_DISTANCE, "DISTBENCH_CPU_DISTANCE names the probe's binary")
+        for cpus, words in [("0,0", "--cpus 0,0 names CPU 0 twice"), ("1,1", "names CPU 1 twice"), ("-1,0", "-1")]:
+            with self.subTest(cpus):
+                r = subprocess.run([CPU_DISTANCE, f"--cpus={cpus}", "--round-trips", "2"], capture_output=True,
+                                   text=True, timeout=30)
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertEqual(r.stdout, "")
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(words, lines[0])
 
     def test_views_that_cannot_be_written_to_stdout_fail(self):
         """`report`, `compare` and `model` in every format, with standard output on a full disk: exit 1 and one line, not 0."""
