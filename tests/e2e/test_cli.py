@@ -5,8 +5,10 @@ Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source t
 """
 import csv
 import json
+import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -1465,6 +1467,32 @@ class ReportViews(Workdir):
         self.assertEqual(result.stderr.strip(), lines[0])
         for needle in needles:
             self.assertIn(needle, lines[0])
+
+    def test_plots_of_adjacent_doubles_and_denormals_end_at_once(self):
+        # An axis over values one ULP apart or of denormals once looped until bad_alloc (model --link-gbps 1e-323 took
+        # 1.3 GB) or drew at NaN: each page is written at once, every coordinate a number. Capped at 2 GB of address
+        # space, so that the old loop ends in bad_alloc instead of taking the machine's memory.
+        cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # noqa: E731
+        with open(self.EXAMPLE) as f:
+            report = json.load(f)
+        for i, record in enumerate(report["records"]):
+            v = 1.0 if i % 2 == 0 else math.nextafter(1.0, 2.0)
+            record["metrics"]["time_us"] = v
+            for phase in record["phases"]:
+                for key in phase.get("rank_spread_us", {}):
+                    phase["rank_spread_us"][key] = v
+        adjacent = self.path("adjacent.json")
+        with open(adjacent, "w") as f:
+            json.dump(report, f)
+        for args in (["report", adjacent, "--format", "html"],
+                     ["model", self.EXAMPLE, "--link-gbps", "1e-323", "--format", "html"]):
+            with self.subTest(" ".join(args[:1] + args[2:])):
+                r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60, preexec_fn=cap)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertLess(len(r.stdout), 1 << 20)
+                self.assertIn("<svg", r.stdout)
+                self.assertNotIn("nan", r.stdout.lower())
+                self.assertNotRegex(r.stdout, r"\d{20,}")
 
     def test_html_plot_renders_to_a_picture_with_axes_lines_and_legend(self):
         rsvg = shutil.which("rsvg-convert")
