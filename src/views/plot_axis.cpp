@@ -14,11 +14,11 @@ constexpr std::size_t kMaxTicks = 9;
 // The axis's arithmetic stays within these, whatever the data: a linear span, its step and its rounded ends stay
 // finite (no overflow) and normal (no underflow to a step of 0); a log axis's ends stay positive after halving.
 // Data beyond them (no measurement comes near) is drawn at the edge of the plot.
-constexpr double kLargest = 1e300;
-constexpr double kSmallest = 1e-290;
+constexpr double kAxisLargest = 1e300;
+constexpr double kAxisSmallest = 1e-290;
 // A range narrower than this, relative to its magnitude, is drawn as one value: its ticks could not be told apart
 // (nor even counted: a step one ULP wide never advanced past the start).
-constexpr double kNarrowest = 1e-9;
+constexpr double kAxisNarrowest = 1e-9;
 constexpr std::size_t kMostLinearTicks = 16;  // a linear step gives four to seven; more means the arithmetic failed
 
 double to_axis(double v, bool log) { return log ? std::log(v) : v; }
@@ -134,20 +134,20 @@ void bound_ends(double& min, double& max, bool log) {
   if (std::isnan(max)) max = min;
   if (min > max) std::swap(min, max);
   if (log) {
-    min = std::clamp(min, kSmallest, kLargest);
-    max = std::clamp(max, kSmallest, kLargest);
+    min = std::clamp(min, kAxisSmallest, kAxisLargest);
+    max = std::clamp(max, kAxisSmallest, kAxisLargest);
   } else {
-    min = std::clamp(min, -kLargest, kLargest);
-    max = std::clamp(max, -kLargest, kLargest);
+    min = std::clamp(min, -kAxisLargest, kAxisLargest);
+    max = std::clamp(max, -kAxisLargest, kAxisLargest);
   }
 }
 
-// Whether [min, max] is too narrow to tick (see kNarrowest): on a log axis relative to its values, on a linear one
+// Whether [min, max] is too narrow to tick (see kAxisNarrowest): on a log axis relative to its values, on a linear one
 // relative to its larger magnitude (or absolutely, near 0).
 bool too_narrow(double min, double max, bool log) {
-  if (log) return max / min - 1 <= kNarrowest;
+  if (log) return max / min - 1 <= kAxisNarrowest;
   const double magnitude = std::max(std::abs(min), std::abs(max));
-  return max - min <= std::max(magnitude * kNarrowest, kSmallest);
+  return max - min <= std::max(magnitude * kAxisNarrowest, kAxisSmallest);
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ PlotAxis make_axis(double min, double max, bool log, TickStyle style) {
       axis.lo = middle / 2;
       axis.hi = middle * 2;
     } else {
-      const double pad = std::max(std::abs(middle) / 10, middle == 0 ? 1.0 : kSmallest);
+      const double pad = std::max(std::abs(middle) / 10, middle == 0 ? 1.0 : kAxisSmallest);
       axis.lo = middle - pad;
       axis.hi = middle + pad;
     }

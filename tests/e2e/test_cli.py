@@ -1545,7 +1545,8 @@ class ReportViews(Workdir):
 
         def cells(line):
             self.assertTrue(line.startswith("| ") and line.endswith(" |"), line)
-            return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line[1:-1])]
+            # each cell as Markdown renders it: a backslash escape is the character it escapes
+            return [re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line[1:-1])]
         header, rule, rows = cells(table[0]), cells(table[1]), [cells(line) for line in table[2:]]
         self.assertEqual(len(rule), len(header))
         for c in rule:
