@@ -7,7 +7,8 @@
 //   build/bench/distbench-cpu-distance [--cpus 0,1] [--round-trips 20000]
 //
 // Prints one JSON object, {"ns": <one way>, "cpus": [a, b], "round_trips": n}; on an error (a CPU this process may not
-// use, the same CPU twice, a negative one) one line on stderr ("error: ...") and exit status 1. Takes a few milliseconds; gives up after a second.
+// use, the same CPU twice, a negative one) one line on stderr ("error: ...") and exit status 1. Takes a few
+// milliseconds; gives up after a second.
 #include "core/sys/cache_line_ping.hpp"
 
 #include <CLI/CLI.hpp>

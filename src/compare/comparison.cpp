@@ -34,27 +34,25 @@ void judge(CaseComparison& c, const CompareOptions& o) {
   const double threshold_pct = o.threshold * 100;
   const double moved_us = slower ? c.time_delta_us : -c.time_delta_us;
   const double runs_beyond = slower ? c.worst_case_slowdown : c.worst_case_speedup;
+  const std::string change = percent_text(c.change * 100, 1, Sign::always);
   c.verdict = Verdict::same;
   if (!(c.p < o.alpha)) {
     c.reason = fmt::format("not significant: p {} >= {:g}", p_words(c.p), o.alpha);
   } else if (!(std::fabs(worse) > o.threshold)) {
-    c.reason = fmt::format("significant, but {} is within the {:g}% threshold", percent_text(c.change * 100, 1, Sign::always),
-                           threshold_pct);
+    c.reason = fmt::format("significant, but {} is within the {:g}% threshold", change, threshold_pct);
   } else if (!(moved_us > o.floor_us)) {
-    c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor",
-                           percent_text(c.change * 100, 1, Sign::always), p_words(c.p), std::fabs(c.time_delta_us),
-                           o.floor_us);
+    c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor", change, p_words(c.p),
+                           std::fabs(c.time_delta_us), o.floor_us);
   } else if (!(runs_beyond > o.threshold)) {
     c.reason = fmt::format("{} (p {}), but the runs overlap: the closest runs of the two sides differ by "
                            "{}, within the {:g}% threshold",
-                           percent_text(c.change * 100, 1, Sign::always), p_words(c.p),
-                           percent_text((slower ? 1 : -1) * runs_beyond * 100, 1, Sign::always), threshold_pct);
+                           change, p_words(c.p), percent_text((slower ? 1 : -1) * runs_beyond * 100, 1, Sign::always),
+                           threshold_pct);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
     c.reason = fmt::format("{} beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
                            "every run of one side beyond every run of the other)",
-                           percent_text(c.change * 100, 1, Sign::always), threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us),
-                           o.floor_us);
+                           change, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us), o.floor_us);
   }
 }
 

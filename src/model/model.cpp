@@ -220,8 +220,8 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   const RobustFit f = robust_relative_fit(x, y, fit_options);
   if (!f.ok) {
     throw usage_error(fmt::format("{} by {}: too few sizes follow one latency-bandwidth line ({} of {}) to fit it "
-                                  "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. -f 2) or another "
-                                  "--algorithm",
+                                  "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. "
+                                  "-f 2) or another --algorithm",
                                   name(m.collective), name(m.algorithm), f.used, points.size()));
   }
   m.alpha = estimate_of(f, 0);

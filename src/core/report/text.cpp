@@ -13,7 +13,8 @@ namespace distbench {
 
 std::string fixed_text(double v, int decimals) {
   if (!std::isfinite(v)) return "-";
-  return std::fabs(v) < kLargestFixed ? fmt::format("{:.{}f}", v, std::clamp(decimals, 0, 6)) : fmt::format("{:.3g}", v);
+  if (std::fabs(v) >= kLargestFixed) return fmt::format("{:.3g}", v);
+  return fmt::format("{:.{}f}", v, std::clamp(decimals, 0, 6));
 }
 
 std::string time_text(double us) {

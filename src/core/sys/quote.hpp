@@ -40,9 +40,9 @@ std::string xml_text(std::string_view text);
 // Text made inert in Markdown (a table cell, a line of a pull-request comment): no HTML (&, <, > as entities), and a
 // backslash before each character that is markup inline — \ | ` * _ ~ [ ] (no cell boundary, inline code, emphasis,
 // strikethrough, link or image) — and before a heading's #, a list marker, a rule or an underline where the text
-// would start a block; no line break; control characters and hidden code points as escape_text shows them. Every Markdown
-// view (--md, report --format md, compare's Markdown, model's) passes each string of a report or of the environment
-// through it, and keeps its own markup outside.
+// would start a block; no line break; control characters and hidden code points as escape_text shows them. Every
+// Markdown view (--md, report --format md, compare's Markdown, model's) passes each string of a report or of the
+// environment through it, and keeps its own markup outside.
 std::string markdown_text(std::string_view text);
 
 // `text` with every byte that is not part of valid UTF-8 replaced by U+FFFD (what Prometheus' parser requires of a
