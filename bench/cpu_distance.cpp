@@ -6,8 +6,9 @@
 //
 //   build/bench/distbench-cpu-distance [--cpus 0,1] [--round-trips 20000]
 //
-// Prints one JSON object, {"ns": <one way>, "cpus": [a, b], "round_trips": n}; on an error one line on stderr
-// ("error: ...") and exit status 1. Takes a few milliseconds; gives up after a second.
+// Prints one JSON object, {"ns": <one way>, "cpus": [a, b], "round_trips": n}; on an error (a CPU this process may not
+// use, the same CPU twice, a negative one) one line on stderr ("error: ...") and exit status 1. Takes a few
+// milliseconds; gives up after a second.
 #include "core/sys/cache_line_ping.hpp"
 
 #include <CLI/CLI.hpp>
@@ -70,7 +71,11 @@ int main(int argc, char** argv) {
   CLI::App app{"The one-way time of a cache line between two CPUs, now (bench/compare_methods.py's placement probe)"};
   std::vector<int> cpus{0, 1};
   int round_trips = 20000;
-  app.add_option("--cpus", cpus, "the two CPUs, A,B")->delimiter(',')->expected(2)->capture_default_str();
+  app.add_option("--cpus", cpus, "the two CPUs, A,B (two different ones)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--round-trips", round_trips, "round trips timed (the first tenth untimed)")
       ->check(CLI::Range(2, 10'000'000))
       ->capture_default_str();
@@ -80,6 +85,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    return 1;
+  }
+  if (cpus[0] == cpus[1]) {  // one CPU would ping itself: a time, but no distance between two CPUs
+    std::fprintf(stderr, "error: --cpus %d,%d names CPU %d twice; the probe times a cache line between two CPUs: give "
+                 "two different ones, e.g. --cpus 0,1\n", cpus[0], cpus[1], cpus[0]);
     return 1;
   }
   try {

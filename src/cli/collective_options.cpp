@@ -284,6 +284,17 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
     if (o.placement == "out-of-place") {
       throw usage_error("--tensors reduces each tensor in place (as gradients are); drop --placement out-of-place");
     }
+    // Each tensor holds an element at least: a list longer than the largest size holds elements measures nothing.
+    DType smallest = plan.dtypes.front();
+    for (DType t : plan.dtypes) smallest = size_of(t) < size_of(smallest) ? t : smallest;
+    const std::uint64_t most = plan.sizes.back() / size_of(smallest);
+    if (static_cast<std::uint64_t>(o.tensors) > most) {
+      throw usage_error(fmt::format("--tensors {} asks for more tensors than the largest size holds elements ({} of "
+                                    "{} in -e/--maxbytes {}): give --tensors {} or fewer, or -e {} or more",
+                                    o.tensors, most, name(smallest), format_bytes(plan.sizes.back()),
+                                    std::max<std::uint64_t>(most, 1),
+                                    format_bytes(static_cast<std::uint64_t>(o.tensors) * size_of(smallest))));
+    }
     plan.tensors = o.tensors;
     plan.placements = {Placement::in_place};
     if (o.fuse == "on") plan.fusions = {Fusion::fused};

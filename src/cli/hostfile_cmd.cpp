@@ -29,7 +29,8 @@ void setup_hostfile_check(CLI::App& app, HostfileCheckOptions& opts) {
   app.add_flag("--no-resolve", opts.no_resolve, "Do not look the host names up (a template, another network)");
 }
 
-constexpr std::chrono::seconds kLookupBound{3};
+constexpr std::chrono::seconds kLookupBound{3};  // for all the names together
+constexpr std::size_t kNamesShown = 10;           // the unresolved names the error line lists; the rest are counted
 
 int run_hostfile_check(const HostfileCheckOptions& opts) {
   const Hostfile hostfile = read_hostfile(opts.path);  // throws usage_error on bad input
@@ -37,14 +38,17 @@ int run_hostfile_check(const HostfileCheckOptions& opts) {
   if (opts.no_resolve) return 0;
   std::vector<std::string> names;
   for (const HostEntry& h : hostfile.hosts) names.push_back(h.host);
-  std::vector<std::string> unresolved;
+  std::vector<std::string> shown;
+  std::size_t unresolved = 0;
   for (const HostLookup& l : resolve_hosts(names, kLookupBound)) {
-    if (!l.resolved) unresolved.push_back(fmt::format("{} ({})", l.host, l.why));
+    if (l.resolved) continue;
+    if (++unresolved <= kNamesShown) shown.push_back(fmt::format("{} ({})", l.host, l.why));
   }
-  if (unresolved.empty()) return 0;
-  throw usage_error(fmt::format("{}: {} of {} host names do not resolve here: {}; mpirun could not reach them (fix the "
-                                "names, or --no-resolve for a template or another network)",
-                                opts.path, unresolved.size(), names.size(), fmt::join(unresolved, ", ")));
+  if (unresolved == 0) return 0;
+  const std::string more = unresolved > kNamesShown ? fmt::format(" and {} more", unresolved - kNamesShown) : "";
+  throw usage_error(fmt::format("{}: {} of {} host names do not resolve here: {}{}; mpirun could not reach them (fix "
+                                "the names, or --no-resolve for a template or another network)",
+                                opts.path, unresolved, names.size(), fmt::join(shown, ", "), more));
 }
 
 }  // namespace

@@ -66,7 +66,14 @@ std::vector<std::uint64_t> sizes_of_item(const std::string& item) {
     throw usage_error(fmt::format("'{}': the sweep's first size ({}) is above its last ({})", escape_text(item),
                                   format_bytes(min), format_bytes(max)));
   }
-  return size_sweep(min, max, factor_text.empty() ? 2.0 : sweep_factor(factor_text), 0);
+  const double factor = factor_text.empty() ? 2.0 : sweep_factor(factor_text);
+  try {
+    return size_sweep(min, max, factor, 0);
+  } catch (const Error&) {  // the checks above leave it one refusal, the count; its advice names the sweep's flags
+    throw usage_error(fmt::format("'{}' would hold more than {} sizes; give a larger FACTOR (the third number, e.g. "
+                                  "{}:{}:4) or a narrower MIN:MAX",
+                                  escape_text(item), kMaxSweepSizes, escape_text(min_text), escape_text(max_text)));
+  }
 }
 
 SizeBounds size_bounds(const std::string& text) {

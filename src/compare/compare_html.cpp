@@ -3,6 +3,7 @@
 // confidence band, SLOWER cases ringed) and the table.
 #include "compare/compare_views.hpp"
 #include "core/measure/sizes.hpp"
+#include "core/report/text.hpp"
 #include "views/svg_plot.hpp"
 
 #include <fmt/format.h>
@@ -121,14 +122,19 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   out += fmt::format("<table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
                      "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
                      name(c.options.metric), c.metric_unit);
-  auto num = [](double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
+  // figures with three decimals (three significant digits when huge: never hundreds of digits), changes as percentages
+  auto num = [](double v, const char* f) {
+    if (!std::isfinite(v)) return std::string("-");
+    return std::fabs(v) < 1e12 ? fmt::format(fmt::runtime(f), v) : fmt::format("{:.3g}", v);
+  };
+  auto pct = [](double v) { return percent_text(v * 100, 1, Sign::always); };
   for (const CaseComparison& k : c.cases) {
     std::string verdict(name(k.verdict));
     if (!k.reason.empty()) verdict += fmt::format(" ({})", k.reason);
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                        "<td class=\"{}\">{}</td></tr>\n",
-                       html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), num(k.change * 100, "{:+.1f}%"),
-                       num(k.change_low * 100, "{:+.1f}%"), num(k.change_high * 100, "{:+.1f}%"), num(k.p, "{:.2g}"),
+                       html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), pct(k.change),
+                       pct(k.change_low), pct(k.change_high), num(k.p, "{:.2g}"),
                        name(k.verdict), html_escape(verdict));
   }
   out += "</table>\n</body></html>\n";

@@ -17,7 +17,7 @@ std::string value_text(const Comparison& c, double v) {
   return c.options.metric == CompareMetric::time ? time_text(v) : bandwidth_text(v);
 }
 
-std::string percent(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : std::string("-"); }
+std::string percent(double v) { return percent_text(v * 100, 1, Sign::always); }
 
 std::string change_text(const CaseComparison& k) {
   if (!std::isfinite(k.change)) return "-";
@@ -93,20 +93,20 @@ std::string compare_text(const Comparison& c) {
 std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
   std::string out = fmt::format("## distbench compare: {}\n\n", markdown_text(c.benchmark));
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
-  out += fmt::format("**{}** · {}\n\n", outcome, c.summary_line());
+  out += fmt::format("**{}** · {}\n\n", outcome, markdown_text(c.summary_line()));
   if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", markdown_text(c.not_judged));
   out += fmt::format("Baseline: {} · candidate: {} · {}.\n\n", [&] {
     std::string b;
     for (const auto& f : sources.baselines) b += (b.empty() ? "" : ", ") + markdown_text(f);
     return b;
-  }(), markdown_text(sources.candidate), criteria(c));
-  const std::string title = metric_title(c);
+  }(), markdown_text(sources.candidate), markdown_text(criteria(c)));
+  const std::string title = markdown_text(metric_title(c));
   out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
   out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
   for (const auto& k : c.cases) {
     const bool flag = k.verdict == Verdict::slower;
     out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", markdown_text(k.label), value_text(c, k.base), value_text(c, k.cand),
-                       change_text(k), p_text(k.p), flag ? "**" : "", verdict_text(k), flag ? "**" : "");
+                       change_text(k), p_text(k.p), flag ? "**" : "", markdown_text(verdict_text(k)), flag ? "**" : "");
   }
   for (const auto& w : c.warnings) out += fmt::format("\n> warning: {}\n", markdown_text(w));
   return out;

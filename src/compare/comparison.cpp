@@ -34,24 +34,25 @@ void judge(CaseComparison& c, const CompareOptions& o) {
   const double threshold_pct = o.threshold * 100;
   const double moved_us = slower ? c.time_delta_us : -c.time_delta_us;
   const double runs_beyond = slower ? c.worst_case_slowdown : c.worst_case_speedup;
+  const std::string change = percent_text(c.change * 100, 1, Sign::always);
   c.verdict = Verdict::same;
   if (!(c.p < o.alpha)) {
     c.reason = fmt::format("not significant: p {} >= {:g}", p_words(c.p), o.alpha);
   } else if (!(std::fabs(worse) > o.threshold)) {
-    c.reason = fmt::format("significant, but {:+.1f}% is within the {:g}% threshold", c.change * 100, threshold_pct);
+    c.reason = fmt::format("significant, but {} is within the {:g}% threshold", change, threshold_pct);
   } else if (!(moved_us > o.floor_us)) {
-    c.reason = fmt::format("{:+.1f}% (p {}), but {:.3g} us is under the {:g} us floor", c.change * 100,
-                           p_words(c.p), std::fabs(c.time_delta_us), o.floor_us);
+    c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor", change, p_words(c.p),
+                           std::fabs(c.time_delta_us), o.floor_us);
   } else if (!(runs_beyond > o.threshold)) {
-    c.reason = fmt::format("{:+.1f}% (p {}), but the runs overlap: the closest runs of the two sides differ by "
-                           "{:+.1f}%, within the {:g}% threshold",
-                           c.change * 100, p_words(c.p), (slower ? 1 : -1) * runs_beyond * 100, threshold_pct);
+    c.reason = fmt::format("{} (p {}), but the runs overlap: the closest runs of the two sides differ by "
+                           "{}, within the {:g}% threshold",
+                           change, p_words(c.p), percent_text((slower ? 1 : -1) * runs_beyond * 100, 1, Sign::always),
+                           threshold_pct);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
-    c.reason = fmt::format("{:+.1f}% beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
+    c.reason = fmt::format("{} beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
                            "every run of one side beyond every run of the other)",
-                           c.change * 100, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us),
-                           o.floor_us);
+                           change, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us), o.floor_us);
   }
 }
 
@@ -89,8 +90,8 @@ std::string Comparison::summary_line() const {
   std::string line = fmt::format("{} slower, {} faster, {} same, {} unknown, {} missing, {} new", slower, faster, same,
                                  unknown, missing, added);
   if (std::isfinite(geomean_ratio)) {
-    line += fmt::format("; geometric mean of {} ratios (candidate / baseline): {:.4f}", name(options.metric),
-                        geomean_ratio);
+    line += fmt::format("; geometric mean of {} ratios (candidate / baseline): {}", name(options.metric),
+                        fixed_text(geomean_ratio, 4));
   }
   return line;
 }

@@ -3,6 +3,7 @@
 #include "compare/case_pool.hpp"
 #include "compare/signed_rank.hpp"
 #include "core/error.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/format.h>
 
@@ -52,22 +53,23 @@ void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
   const double worse = time_ratio - 1;  // > 0: the candidate took longer, whatever the metric
   const bool slower = worse > 0;
   const double threshold_pct = o.threshold * 100;
+  const std::string change = percent_text(c.change * 100, 1, Sign::always);
   c.verdict = Verdict::same;
   if (!(c.p < o.alpha)) {
     c.reason = fmt::format("not significant: p {} >= {:g} over {} paired rounds ({})", p_words(c.p), o.alpha, n,
                            rounds_text);
   } else if (!(std::fabs(worse) > o.threshold)) {
-    c.reason = fmt::format("significant over {} paired rounds, but {:+.1f}% is within the {:g}% threshold", n,
-                           c.change * 100, threshold_pct);
+    c.reason = fmt::format("significant over {} paired rounds, but {} is within the {:g}% threshold", n,
+                           change, threshold_pct);
   } else if (!(std::fabs(c.time_delta_us) > o.floor_us)) {
-    c.reason = fmt::format("{:+.1f}% (p {}), but {:.3g} us is under the {:g} us floor", c.change * 100, p_words(c.p),
+    c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor", change, p_words(c.p),
                            std::fabs(c.time_delta_us), o.floor_us);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
-    c.reason = fmt::format("{:+.1f}% beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
+    c.reason = fmt::format("{} beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
                            "over the {:g} us floor)",
-                           c.change * 100, threshold_pct, n, p_words(c.p), o.alpha, rounds_text,
-                           std::fabs(c.time_delta_us), o.floor_us);
+                           change, threshold_pct, n, p_words(c.p), o.alpha, rounds_text, std::fabs(c.time_delta_us),
+                           o.floor_us);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace distbench {
 
@@ -39,8 +40,18 @@ class Error : public std::runtime_error {
       : std::runtime_error(std::move(message)), code_(code), file_(where.file), line_(where.line) {}
 
   ExitCode code() const noexcept { return code_; }
-  // Where the error was thrown; shown for internal failures, not for bad input.
-  std::string where() const { return fmt::format("{}:{}", file_, line_); }
+  // Where the error was thrown, as a path inside the source tree's src/ ("compare/command_run.cpp:89"), never the
+  // build machine's folders; shown for internal failures, not for bad input.
+  std::string where() const { return fmt::format("{}:{}", source_path(file_), line_); }
+
+  // `file` (as the compiler named it: absolute, or relative to the build folder) from its last "src/" folder on,
+  // without it; its last component alone when it has none.
+  static std::string_view source_path(std::string_view file) {
+    if (const auto at = file.rfind("/src/"); at != std::string_view::npos) return file.substr(at + 5);
+    if (file.rfind("src/", 0) == 0) return file.substr(4);
+    const auto slash = file.rfind('/');
+    return slash == std::string_view::npos ? file : file.substr(slash + 1);
+  }
 
  private:
   ExitCode code_;

@@ -124,14 +124,14 @@ void check_fittable(const Group& g) {
     cases.insert({o.nranks, o.bytes});
   }
   if (sizes.size() < 2) {
-    throw usage_error(fmt::format("{} by {}: one size only ({}); alpha and beta need a sweep of sizes: run with "
-                                  "-b and -e apart, e.g. -b 8 -e 64M",
+    throw usage_error(fmt::format("{} by {}: one size only ({}); alpha and beta need a sweep of sizes: fit a "
+                                  "report of a sweep run with -b and -e apart, e.g. -b 8 -e 64M",
                                   name(g.points.front().collective), name(g.algorithm),
                                   format_bytes(static_cast<std::uint64_t>(*sizes.begin()))));
   }
   if (cases.size() < kColumns) {
-    throw usage_error(fmt::format("{} by {}: {} measured cases; a fit with intervals needs at least {} (sweep more "
-                                  "sizes)",
+    throw usage_error(fmt::format("{} by {}: {} measured cases; a fit with intervals needs at least {} (fit a "
+                                  "report of a sweep of more sizes)",
                                   name(g.points.front().collective), name(g.algorithm), cases.size(), kColumns));
   }
 }
@@ -220,7 +220,8 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   const RobustFit f = robust_relative_fit(x, y, fit_options);
   if (!f.ok) {
     throw usage_error(fmt::format("{} by {}: too few sizes follow one latency-bandwidth line ({} of {}) to fit it "
-                                  "with intervals; sweep more sizes (-f 2) or fit another --algorithm",
+                                  "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. "
+                                  "-f 2) or another --algorithm",
                                   name(m.collective), name(m.algorithm), f.used, points.size()));
   }
   m.alpha = estimate_of(f, 0);

@@ -1,6 +1,7 @@
 #include "model/model_views.hpp"
 
 #include "core/measure/sizes.hpp"
+#include "core/report/text.hpp"
 #include "core/sys/quote.hpp"
 #include "version.hpp"
 
@@ -20,18 +21,14 @@ std::string size_text(double bytes) { return format_bytes(static_cast<std::uint6
 std::string us_text(double seconds) {
   if (!std::isfinite(seconds)) return "-";
   const double us = seconds * 1e6;
-  return us < 1e4 ? fmt::format("{:.2f}", us) : fmt::format("{:.0f}", us);
+  return fixed_text(us, us < 1e4 ? 2 : 0);
 }
 
 std::string gbps_text(double v) { return std::isfinite(v) ? fmt::format("{:.3g}", v) : std::string("-"); }
 
-std::string pct_text(double fraction) {
-  return std::isfinite(fraction) ? fmt::format("{:.0f}%", fraction * 100) : std::string("-");
-}
+std::string pct_text(double fraction) { return percent_text(fraction * 100, 0); }
 
-std::string signed_pct(double fraction) {
-  return std::isfinite(fraction) ? fmt::format("{:+.1f}%", fraction * 100) : std::string("-");
-}
+std::string signed_pct(double fraction) { return percent_text(fraction * 100, 1, Sign::always); }
 
 // 1/beta (or 1/gamma) in GB/s, the interval inverted.
 struct Rate {
@@ -73,9 +70,9 @@ std::vector<std::string> parameter_lines(const ModelResult& r, const CollectiveM
   }
   std::size_t refused = 0;
   for (const FittedPoint& p : m.points) refused += p.refused ? 1 : 0;
-  lines.push_back(fmt::format("fit    {} of {} points held ({} refused); robust scale of the residuals {:.1f}%; {}% "
+  lines.push_back(fmt::format("fit    {} of {} points held ({} refused); robust scale of the residuals {}; {}% "
                               "intervals from the covariance (Student's t = {:.2f})",
-                              m.used, m.points.size(), refused, m.scale * 100, pct, m.t_quantile));
+                              m.used, m.points.size(), refused, percent_text(m.scale * 100), pct, m.t_quantile));
   return lines;
 }
 
@@ -171,8 +168,8 @@ std::string model_text(const ModelResult& r) {
       out += "# sizes the model refuses\n";
       for (const std::string& b : m.breaks) out += "  " + escape_text(b) + "\n";
     }
-    out += fmt::format("# predicted time per operation, us [{:.0f}% interval from the fitted parameters], by algorithm\n",
-                       r.confidence * 100);
+    out += fmt::format("# predicted time per operation, us [{} interval from the fitted parameters], by algorithm\n",
+                       percent_text(r.confidence * 100, 0));
     if (!m.predictions.empty()) {
       out += fmt::format("  {:>5} {:>10}", "p", "size");
       for (const AlgorithmTime& t : m.predictions.front().times) out += fmt::format(" {:>30}", name(t.algorithm));
@@ -210,7 +207,8 @@ std::string model_markdown(const ModelResult& r) {
       for (const std::string& b : m.breaks) out += "- " + markdown_text(b) + "\n";
     }
     if (!m.predictions.empty()) {
-      out += fmt::format("\nPredicted time per operation, us [{:.0f}% interval]:\n\n| p | size |", r.confidence * 100);
+      out += fmt::format("\nPredicted time per operation, us [{} interval]:\n\n| p | size |",
+                         percent_text(r.confidence * 100, 0));
       for (const AlgorithmTime& t : m.predictions.front().times) out += fmt::format(" {} |", name(t.algorithm));
       out += " busbw GB/s | wins |\n|---:|---:|";
       for (std::size_t i = 0; i < m.predictions.front().times.size(); ++i) out += "---:|";

@@ -1,12 +1,14 @@
 #include "model/observations.hpp"
 
 #include "core/error.hpp"
+#include "core/measure/sizes.hpp"
 #include "core/measure/stats.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -20,12 +22,13 @@ double record_seconds(const Record& r) {
   return r.metric("time_us") * 1e-6;
 }
 
-std::int64_t integer_param(const Record& r, std::string_view key) {
+// A parameter as a number (written as an integer or a double); NaN where absent or text.
+double number_param(const Record& r, std::string_view key) {
   const ParamValue* v = r.param(key);
-  if (v == nullptr) return -1;
-  if (const auto* i = std::get_if<std::int64_t>(v)) return *i;
-  if (const auto* d = std::get_if<double>(v)) return std::isfinite(*d) ? static_cast<std::int64_t>(*d) : -1;
-  return -1;
+  if (v == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
@@ -48,19 +51,26 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
   std::vector<Observation> out;
   for (const Record& r : report.records) {
     if (!r.ok()) continue;
+    const double bytes = std::floor(number_param(r, "bytes"));  // NaN stays NaN
+    if (bytes > kLargestModelledBytes) {  // any measured case, used here or not: the report is damaged
+      throw usage_error(fmt::format("report '{}' holds a case of {:g} bytes, above the {} a model takes: no rank "
+                                    "holds a buffer that large, so the report is damaged; fit the reports as "
+                                    "distbench wrote them",
+                                    source, bytes, format_bytes(kLargestModelledBytes)));
+    }
     if (any_out_of_place && r.param_text("placement") == "in-place") continue;
     if (r.param_text("timing") != first_timing) continue;
     const auto collective = parse_collective(r.param_text("collective"));
-    const std::int64_t nranks = integer_param(r, "nranks");
-    const std::int64_t bytes = integer_param(r, "bytes");
+    const double nranks = number_param(r, "nranks");
     const double seconds = record_seconds(r);
-    if (!collective || nranks < 1 || nranks > (1 << 24) || bytes <= 0 || !(seconds > 0) || !std::isfinite(seconds)) {
+    if (!collective || !(nranks >= 1 && nranks <= (1 << 24)) || !(bytes >= 1) || !(seconds > 0) ||
+        !std::isfinite(seconds)) {
       continue;
     }
     Observation o;
     o.collective = *collective;
     o.nranks = static_cast<int>(nranks);
-    o.bytes = static_cast<double>(bytes);
+    o.bytes = bytes;
     o.seconds = seconds;
     o.faults_per_op = r.metric("faults_per_op");
     o.backend = r.param_text("backend").empty() ? report.info.backend : r.param_text("backend");

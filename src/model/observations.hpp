@@ -8,6 +8,7 @@
 #include "model/recorded_algorithm.hpp"
 #include "model/transport.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,13 @@ struct Observation {
   std::optional<EagerLimit> eager;  // where the report's messages changed protocol; nullopt: not known
 };
 
-// The points of one report. Throws usage_error when it is not a collective sweep or holds no measured case.
+// The largest case a model is fitted to: 1 PiB (2^50 B). No rank holds a buffer that large (a GPU's memory is under
+// 2^38 B, a host's under 2^46 B), so a record above it was not measured: the report is damaged, and S beyond 2^53
+// would not even be exact in the fit's doubles.
+inline constexpr std::uint64_t kLargestModelledBytes = std::uint64_t{1} << 50;
+
+// The points of one report. Throws usage_error when it is not a collective sweep, holds no measured case, or holds a
+// case above kLargestModelledBytes. Records whose size, rank count or time is not a positive number are left out.
 std::vector<Observation> observations_of(const ParsedReport& report, const std::string& source);
 
 // Points of the same collective, ranks, size and recorded algorithm merged into one (the median time, the most

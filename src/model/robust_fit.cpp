@@ -218,7 +218,9 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
   fit.value = s.theta;
   if (fit.used < k + 1) return fit;
   const double dof = static_cast<double>(fit.used - k);
-  const double s2 = ss / dof;
+  // At least the scale's floor: noise below it is not told apart, so exact data get intervals of that noise, not
+  // intervals of zero width.
+  const double s2 = std::max(ss / dof, options.min_scale * options.min_scale);
   fit.t_quantile = student_t_quantile(0.5 + options.confidence / 2, dof);
   for (std::size_t r = 0; r < kColumns; ++r) {
     for (std::size_t c = 0; c < kColumns; ++c) fit.covariance[r][c] = s2 * s.inverse[r][c];

@@ -11,10 +11,11 @@
 // efficiency at normal errors). A point with weight 0 does not follow the model: the caller names it a break.
 //
 // Intervals come from the covariance of the final step, s2 (J' W J)^-1 with J = x / fitted (the log model's
-// Jacobian) and s2 = sum w r^2 / (n - k) over the n points of positive weight, and Student's t with n - k degrees of freedom. Not a bootstrap over cases: a
-// sweep has 10 to 30 sizes and the few smallest alone carry alpha, the few largest alone beta, so a resample that
-// misses them cannot see the parameter at all, and the bootstrap's spread would describe which points were drawn
-// rather than the parameter; the covariance is also deterministic, which the tests need.
+// Jacobian) and s2 = sum w r^2 / (n - k) over the n points of positive weight (at least min_scale^2: exact data get
+// intervals of 1 % noise, not of zero width), and Student's t with n - k degrees of freedom. Not a bootstrap over
+// cases: a sweep has 10 to 30 sizes and the few smallest alone carry alpha, the few largest alone beta, so a
+// resample that misses them cannot see the parameter at all, and the bootstrap's spread would describe which points
+// were drawn rather than the parameter; the covariance is also deterministic, which the tests need.
 //
 // A column that is zero everywhere, or proportional to the columns before it (gamma beside beta when one algorithm
 // fixes their ratio), is left out (its value 0, `fitted` false); so is one whose estimate comes out negative.

@@ -11,6 +11,15 @@ namespace {
 
 constexpr double kEps = 1e-9;        // slack for logarithms of exact powers
 constexpr std::size_t kMaxTicks = 9;
+// The axis's arithmetic stays within these, whatever the data: a linear span, its step and its rounded ends stay
+// finite (no overflow) and normal (no underflow to a step of 0); a log axis's ends stay positive after halving.
+// Data beyond them (no measurement comes near) is drawn at the edge of the plot.
+constexpr double kAxisLargest = 1e300;
+constexpr double kAxisSmallest = 1e-290;
+// A range narrower than this, relative to its magnitude, is drawn as one value: its ticks could not be told apart
+// (nor even counted: a step one ULP wide never advanced past the start).
+constexpr double kAxisNarrowest = 1e-9;
+constexpr std::size_t kMostLinearTicks = 16;  // a linear step gives four to seven; more means the arithmetic failed
 
 double to_axis(double v, bool log) { return log ? std::log(v) : v; }
 
@@ -32,10 +41,14 @@ double nice_step(double raw) {
 
 double linear_step(double lo, double hi) { return nice_step((hi - lo) / 6); }  // four to seven ticks
 
+// The multiples of the step within [lo, hi], counted first: a loop that adds 1 to a large double never ends.
 std::vector<AxisTick> linear_ticks(double lo, double hi, TickStyle style) {
   const double step = linear_step(lo, hi);
+  const double first = std::ceil(lo / step - kEps);
+  const double last = std::floor(hi / step + kEps);
   std::vector<AxisTick> ticks;
-  for (double k = std::ceil(lo / step - kEps); k * step <= hi + step * kEps; k += 1) {
+  if (!std::isfinite(first) || !std::isfinite(last) || !(step > 0) || last - first >= kMostLinearTicks) return ticks;
+  for (double k = first; k <= last; k += 1) {
     const double v = std::abs(k) < kEps ? 0.0 : k * step;
     ticks.push_back({v, label(v, style)});
   }
@@ -80,7 +93,7 @@ std::vector<AxisTick> power_of_two_ticks(double lo, double hi, TickStyle style) 
   std::vector<AxisTick> ticks;
   if (e_hi < e_lo) return ticks;
   int step = 1;
-  for (int s : {1, 2, 5, 10, 20}) {
+  for (int s : {1, 2, 5, 10, 20, 50, 100, 200}) {
     step = s;
     if ((e_hi - e_lo) / s + 1 <= static_cast<int>(kMaxTicks)) break;
   }
@@ -113,27 +126,55 @@ std::vector<AxisTick> decade_ticks(double lo, double hi, TickStyle style) {
   return ticks;
 }
 
+// The data's ends brought within what the axis's arithmetic handles: a NaN end takes the other's value (or a
+// default), the magnitudes are bounded, a log axis's ends are positive.
+void bound_ends(double& min, double& max, bool log) {
+  const double fallback = log ? 1.0 : 0.0;
+  if (std::isnan(min)) min = std::isnan(max) ? fallback : max;
+  if (std::isnan(max)) max = min;
+  if (min > max) std::swap(min, max);
+  if (log) {
+    min = std::clamp(min, kAxisSmallest, kAxisLargest);
+    max = std::clamp(max, kAxisSmallest, kAxisLargest);
+  } else {
+    min = std::clamp(min, -kAxisLargest, kAxisLargest);
+    max = std::clamp(max, -kAxisLargest, kAxisLargest);
+  }
+}
+
+// Whether [min, max] is too narrow to tick (see kAxisNarrowest): on a log axis relative to its values, on a linear one
+// relative to its larger magnitude (or absolutely, near 0).
+bool too_narrow(double min, double max, bool log) {
+  if (log) return max / min - 1 <= kAxisNarrowest;
+  const double magnitude = std::max(std::abs(min), std::abs(max));
+  return max - min <= std::max(magnitude * kAxisNarrowest, kAxisSmallest);
+}
+
 }  // namespace
 
 double PlotAxis::fraction(double v) const {
-  return (to_axis(v, log) - to_axis(lo, log)) / (to_axis(hi, log) - to_axis(lo, log));
+  const double f = (to_axis(v, log) - to_axis(lo, log)) / (to_axis(hi, log) - to_axis(lo, log));
+  if (!(f >= 0)) return 0;  // below the axis, or NaN (a value not drawable on it)
+  return std::min(f, 1.0);
 }
 
 bool plottable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
 PlotAxis make_axis(double min, double max, bool log, TickStyle style) {
+  bound_ends(min, max, log);
   PlotAxis axis;
   axis.log = log;
   axis.lo = min;
   axis.hi = max;
-  if (!(min < max)) {  // one value: a range around it
+  if (too_narrow(min, max, log)) {  // one value: a range around its middle
+    const double middle = min / 2 + max / 2;
     if (log) {
-      axis.lo = min / 2;
-      axis.hi = max * 2;
+      axis.lo = middle / 2;
+      axis.hi = middle * 2;
     } else {
-      const double pad = min == 0 ? 1 : std::abs(min) / 10;
-      axis.lo = min - pad;
-      axis.hi = max + pad;
+      const double pad = std::max(std::abs(middle) / 10, middle == 0 ? 1.0 : kAxisSmallest);
+      axis.lo = middle - pad;
+      axis.hi = middle + pad;
     }
   }
   if (style == TickStyle::number) round_out(axis);

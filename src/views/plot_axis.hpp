@@ -21,14 +21,16 @@ struct PlotAxis {
   double lo = 0, hi = 1;  // the range shown, in data units (lo < hi; both positive on a log axis)
   std::vector<AxisTick> ticks;
 
-  // Where `v` lies on the axis: 0 at lo, 1 at hi.
+  // Where `v` lies on the axis: 0 at lo, 1 at hi; a value off the axis at its nearer end, one not drawable on it at 0.
   double fraction(double v) const;
 };
 
 // Whether a value can be drawn on an axis: finite, and positive on a log axis.
 bool plottable(double v, bool log);
 
-// An axis showing at least [min, max] (drawable values, min <= max; a single value gets a range around it).
+// An axis showing at least [min, max] (drawable values, min <= max; a single value gets a range around it, and so
+// does a range narrower than 1e-9 of its magnitude, such as two values one ULP apart). It ends at once whatever the
+// input, with a few ticks: magnitudes beyond 1e300 (and, on a log axis, below 1e-290) are drawn at its edge.
 PlotAxis make_axis(double min, double max, bool log, TickStyle style);
 
 // "8 B", "1 KiB", "1.5 MiB": binary units, as sizes are given on the command line.

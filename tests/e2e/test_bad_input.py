@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from distbench_testing import error_lines  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
+CPU_DISTANCE = os.environ.get("DISTBENCH_CPU_DISTANCE")  # bench/'s placement probe
 SOURCE = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle",
           "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
@@ -121,6 +122,10 @@ ROWS = [
     ("minimum above maximum", 0, ["allreduce", "-b", "1M", "-e", "1K"], 2, ["-b/--minbytes", "-e/--maxbytes"], {}),
     ("size beyond 64 bits", 0, ["allreduce", "-b", "8", "-e", "99999999999999999999T"], 2, ["-e/--maxbytes: '99999999999999999999T' is too large"], {}),
     ("root outside the job", 2, ["broadcast", "-e", "64", "-r", "5"], 2, ["-r/--root", "5"], {}),
+    ("more tensors than the largest size holds elements", 0,
+     ["allreduce", "--tensors", "1000000000", "--json", "{dir}/r.json"], 2,
+     ["--tensors 1000000000", "16777216 of float32 in -e/--maxbytes 64 MiB", "give --tensors 16777216 or fewer",
+      "-e 3.73 GiB or more"], {}),
     ("group size not dividing the job", 2, ["allreduce", "-e", "64", "--group-size", "3"], 2, ["--group-size", "3"],
      {}),
     # checked before anything runs (issue 16, items 1 and 12)
@@ -254,6 +259,16 @@ ROWS = [
      2, ["--predict-sizes", "'1M:1K'", "first size (1 MiB) is above its last"], {"files": {"a.json": example_report()}}),
     ("a model fitted to a range of one size", 0, ["model", "{dir}/a.json", "--fit-sizes", "64K"], 2,
      ["--fit-sizes", "give MIN:MAX, MIN: or :MAX"], {"files": {"a.json": example_report()}}),
+    ("a model predicted at more sizes than a sweep holds", 0,
+     ["model", "{dir}/a.json", "--predict-sizes", "1:1G:1.0001"], 2,
+     ["'1:1G:1.0001' would hold more than 10000 sizes", "larger FACTOR", "narrower MIN:MAX"],
+     {"files": {"a.json": example_report()}}),
+    ("a model of a case of 2^62 bytes", 0, ["model", "{dir}/a.json"], 2,
+     ["a.json' holds a case of 4.61169e+18 bytes", "above the 1 PiB a model takes", "damaged"],
+     {"files": {"a.json": report_with(lambda r: r["records"][-1]["params"].__setitem__("bytes", 1 << 62))}}),
+    ("a model of a case of 1e300 bytes", 0, ["model", "{dir}/a.json"], 2,
+     ["a.json' holds a case of 1e+300 bytes", "above the 1 PiB a model takes"],
+     {"files": {"a.json": report_with(lambda r: r["records"][-1]["params"].__setitem__("bytes", 1e300))}}),
     ("a model written over its report", 0, ["model", "{dir}/a.json", "--format", "html", "-o", "{dir}/a.json"], 2,
      ["--output", "that is a report this run reads"], {"files": {"a.json": example_report()}}),
 ]
@@ -300,6 +315,20 @@ class BadInput(unittest.TestCase):
             with self.subTest(row[0]):
                 self.run_row(*row)
 
+    def test_the_placement_probe_times_two_different_cpus_only(self):
+        """bench's distbench-cpu-distance: one CPU twice (it once timed a thread pinging itself) or a negative CPU is
+        one error line and exit 1, nothing on stdout."""
+        self.assertIsNotNone(CPU_DISTANCE, "DISTBENCH_CPU_DISTANCE names the probe's binary")
+        for cpus, words in [("0,0", "--cpus 0,0 names CPU 0 twice"), ("1,1", "names CPU 1 twice"), ("-1,0", "-1")]:
+            with self.subTest(cpus):
+                r = subprocess.run([CPU_DISTANCE, f"--cpus={cpus}", "--round-trips", "2"], capture_output=True,
+                                   text=True, timeout=30)
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertEqual(r.stdout, "")
+                lines = error_lines(r.stderr)
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(words, lines[0])
+
     def test_views_that_cannot_be_written_to_stdout_fail(self):
         """`report`, `compare` and `model` in every format, with standard output on a full disk: exit 1 and one line, not 0."""
         dir = tempfile.mkdtemp(prefix="bad-input-full-")
@@ -317,6 +346,8 @@ class BadInput(unittest.TestCase):
                     self.assertEqual(r.returncode, 1, r.stderr)
                     self.assertEqual(len(lines), 1, r.stderr)
                     self.assertIn("cannot write to standard output: No space left on device", lines[0])
+                    # an internal failure says where it was thrown, inside src/, not in the build machine's folders
+                    self.assertRegex(lines[0], r" \[core/sys/text_file\.cpp:\d+\]$")
         finally:
             shutil.rmtree(dir, ignore_errors=True)
 

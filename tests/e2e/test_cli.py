@@ -5,8 +5,10 @@ Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source t
 """
 import csv
 import json
+import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -436,6 +438,19 @@ class GoodRuns(Workdir):
         self.assertIn("--maxbytes", r.stdout)
         self.assertIn("64M", r.stdout)  # defaults are shown
 
+    def test_many_ranks_on_one_host_keep_one_memory_reserve(self):
+        # The memory check keeps its reserve (5 %, at least 256 MiB) once per host: with each rank's share under
+        # 256 MiB a reserve taken from every rank refused even an 8 B sweep (np 96 on a 24 GiB machine).
+        with open("/proc/meminfo") as f:
+            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+        np = available // (200 << 20) + 1  # each rank's share below 200 MiB
+        if np > 128:
+            self.skipTest(f"{available >> 30} GiB available: 128 ranks would each see more than the reserve")
+        r = mpirun(max(np, 8), "allreduce", "-b", "8", "-e", "8", "-n", "2", "-w", "1", "--placement", "in-place",
+                   timeout=180)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        self.assertNotIn("stay free for the system", r.stderr)
+
     def test_hostfile_check(self):
         for name in ["openmpi.hostfile", "mpich.hostfile", "localhost.hostfile"]:
             with self.subTest(hostfile=name):
@@ -450,6 +465,29 @@ class GoodRuns(Workdir):
         self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
         self.assertIn("4 of 5 host names do not resolve here: node1 (", r.stderr)
         self.assertIn("--no-resolve", r.stderr)
+
+    def test_hostfile_check_of_tens_of_thousands_of_hosts(self):
+        # 45,000 hosts fit the 1 MiB a hostfile may hold: a thread per name aborted there (exit 134) and held 2.8 GB
+        # at 30,000; the names are now looked up by a pool of 32 threads, within 200 MB.
+        path = self.path("many.hostfile")
+        with open(path, "w") as f:
+            f.writelines(f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}\n" for i in range(45000))
+        child = subprocess.Popen([BINARY, "hostfile", "check", path], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+        with child.stderr:
+            stderr = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        self.assertEqual(child.returncode, 0, stderr[-2000:])
+        self.assertLess(usage.ru_maxrss, 200 * 1024, "peak RSS in KiB")
+        # names that do not resolve: the error line lists ten and counts the rest
+        with open(path, "w") as f:
+            f.writelines(f"n{i}.invalid\n" for i in range(40))
+        r = single("hostfile", "check", path)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
+        self.assertIn("40 of 40 host names do not resolve here: n0.invalid (", r.stderr)
+        self.assertIn(" and 30 more; mpirun could not reach them", r.stderr)
 
 
 class BadInput(Workdir):
@@ -1430,6 +1468,32 @@ class ReportViews(Workdir):
         for needle in needles:
             self.assertIn(needle, lines[0])
 
+    def test_plots_of_adjacent_doubles_and_denormals_end_at_once(self):
+        # An axis over values one ULP apart or of denormals once looped until bad_alloc (model --link-gbps 1e-323 took
+        # 1.3 GB) or drew at NaN: each page is written at once, every coordinate a number. Capped at 2 GB of address
+        # space, so that the old loop ends in bad_alloc instead of taking the machine's memory.
+        cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # noqa: E731
+        with open(self.EXAMPLE) as f:
+            report = json.load(f)
+        for i, record in enumerate(report["records"]):
+            v = 1.0 if i % 2 == 0 else math.nextafter(1.0, 2.0)
+            record["metrics"]["time_us"] = v
+            for phase in record["phases"]:
+                for key in phase.get("rank_spread_us", {}):
+                    phase["rank_spread_us"][key] = v
+        adjacent = self.path("adjacent.json")
+        with open(adjacent, "w") as f:
+            json.dump(report, f)
+        for args in (["report", adjacent, "--format", "html"],
+                     ["model", self.EXAMPLE, "--link-gbps", "1e-323", "--format", "html"]):
+            with self.subTest(" ".join(args[:1] + args[2:])):
+                r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60, preexec_fn=cap)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertLess(len(r.stdout), 1 << 20)
+                self.assertIn("<svg", r.stdout)
+                self.assertNotIn("nan", r.stdout.lower())
+                self.assertNotRegex(r.stdout, r"\d{20,}")
+
     def test_html_plot_renders_to_a_picture_with_axes_lines_and_legend(self):
         rsvg = shutil.which("rsvg-convert")
         if rsvg is None:
@@ -1481,7 +1545,8 @@ class ReportViews(Workdir):
 
         def cells(line):
             self.assertTrue(line.startswith("| ") and line.endswith(" |"), line)
-            return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line[1:-1])]
+            # each cell as Markdown renders it: a backslash escape is the character it escapes
+            return [re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line[1:-1])]
         header, rule, rows = cells(table[0]), cells(table[1]), [cells(line) for line in table[2:]]
         self.assertEqual(len(rule), len(header))
         for c in rule:

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -492,6 +493,49 @@ TEST(Compare, ReportStringsCannotInjectIntoAnyFormat) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
   EXPECT_EQ(text.find("\nerror: forged"), std::string::npos) << text;
   EXPECT_EQ(text.find("\n| forged"), std::string::npos) << text;
+}
+
+// Link, image, emphasis and inline-code syntax in a report's strings reads as text in the Markdown (a pull-request
+// comment), and a bidirectional override shows as an escape in every view.
+TEST(Compare, MarkdownKeepsLinksAndEmphasisInert) {
+  std::vector<double> base, slow;
+  for (int i = 0; i < 20; ++i) {
+    base.push_back(100 + i * 0.01);
+    slow.push_back(130 + i * 0.01);
+  }
+  Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  c.cases.at(0).label = "[l](javascript:alert(1)) **b** `c` \u202eevil";
+  c.warnings.push_back("see ![x](http://e/x.png) _now_ ~~gone~~");
+  const CompareSources sources{{"_base_.json"}, "[c](x).json"};
+  const std::string md = compare_markdown(c, sources);
+  EXPECT_NE(md.find("| \\[l\\](javascript:alert(1)) \\*\\*b\\*\\* \\`c\\` \\\\u202eevil |"), std::string::npos) << md;
+  EXPECT_NE(md.find("> warning: see !\\[x\\](http://e/x.png) \\_now\\_ \\~\\~gone\\~\\~\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("Baseline: \\_base\\_.json · candidate: \\[c\\](x).json"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **SLOWER ("), std::string::npos) << md;  // the view's own emphasis stays
+  for (const std::string& view : {md, compare_text(c), compare_html(c, sources)}) {
+    EXPECT_EQ(view.find("\u202e"), std::string::npos) << view;
+  }
+}
+
+// A change of any size prints as a short percentage in every view (a ratio of 1e300 once printed 300 digits).
+TEST(Compare, HugeChangesPrintShortPercentages) {
+  std::vector<double> base, huge;
+  for (int i = 0; i < 20; ++i) {
+    base.push_back(1e-290 * (1 + i * 0.01));
+    huge.push_back(1e10 * (1 + i * 0.01));
+  }
+  const Comparison c = compare_reports({report_of({base})}, report_of({huge}), {});
+  ASSERT_GT(c.cases.at(0).change, 1e290);
+  const CompareSources sources{{"a.json"}, "b.json"};
+  for (const std::string& view : {compare_text(c), compare_markdown(c, sources), compare_html(c, sources)}) {
+    std::size_t run = 0, longest = 0;
+    for (char ch : view) {
+      run = std::isdigit(static_cast<unsigned char>(ch)) ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    EXPECT_LT(longest, 20u) << view;
+    EXPECT_NE(view.find("e+302%"), std::string::npos) << view;
+  }
 }
 
 }  // namespace

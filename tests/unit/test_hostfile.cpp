@@ -1,11 +1,8 @@
 #include "cli/hostfile.hpp"
-#include "cli/resolve_hosts.hpp"
 
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>
-
-#include <chrono>
 
 #include <cstdlib>
 #include <filesystem>
@@ -451,18 +448,4 @@ TEST(HostfileLines, CrLfIsOneLineEnd) {
 }
 
 }  // namespace
-// Names are looked up within a bound, every one answered in order: localhost always resolves, a name under the
-// .invalid domain never does (RFC 2606), whether a DNS server answers or not.
-TEST(ResolveHosts, LocalhostResolvesAndAnInvalidNameDoesNotWithinTheBound) {
-  const auto began = std::chrono::steady_clock::now();
-  const auto r = resolve_hosts({"localhost", "no-such-host.invalid", "127.0.0.1"}, std::chrono::seconds(3));
-  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(5));
-  ASSERT_EQ(r.size(), 3u);
-  EXPECT_TRUE(r[0].resolved) << r[0].why;
-  EXPECT_FALSE(r[1].resolved);
-  EXPECT_FALSE(r[1].why.empty());
-  EXPECT_TRUE(r[2].resolved) << r[2].why;
-  EXPECT_TRUE(resolve_hosts({}, std::chrono::seconds(1)).empty());
-}
-
 }  // namespace distbench

@@ -91,5 +91,31 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   fs::remove_all(dir);
 }
 
+// The footer's emphasis is the reporter's; a run's error (a report's, when `report --format md` replays one) reads as
+// the text it is, links and emphasis included.
+TEST(MarkdownReporter, TheFooterKeepsItsOwnEmphasisAndNoOther) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("distbench_md_inert_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path path = dir / "run.md";
+  RunInfo info;
+  info.world_size = 1;
+  info.ranks = {{0, "a", 0}};
+  SweepPlan plan;
+  plan.backend = "mpi";
+  plan.sizes = {8};
+  test_support::PaceClock clock;
+  MarkdownReporter reporter(path.string(), clock.now());
+  reporter.begin(info, describe(plan, info));
+  info.status = "failed";
+  info.error = "[see](javascript:alert(1)) **now** `x`";
+  reporter.end(info);
+  const std::string text = read(path);
+  const std::string footer = "**Status:** failed (\\[see\\](javascript:alert(1)) \\*\\*now\\*\\* \\`x\\`)\n";
+  EXPECT_NE(text.find(footer), std::string::npos) << text;
+  EXPECT_NE(text.find("\n**Wrong elements:** "), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace distbench

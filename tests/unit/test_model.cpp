@@ -206,6 +206,55 @@ TEST(Model, BadInputIsOneUsageError) {
   usage({latency}, {}, "holds a 'latency' run, not a collective sweep");
 }
 
+// A case above 1 PiB is refused with the bound and the reason; sizes and rank counts that are no positive number, or
+// beyond what an integer holds, are left out without undefined conversions (UBSan: float-cast-overflow).
+TEST(Model, AbsurdSizesAreRefusedAndOddNumbersLeftOut) {
+  const auto refusal = [](ParamValue bytes) {
+    ParsedReport r = ring_sweep(2);
+    r.records[2].set("bytes", bytes);
+    try {
+      build_model({r}, {"r.json"}, {});
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const ParamValue& bytes : std::vector<ParamValue>{std::int64_t{1} << 62, 1e300, INFINITY,
+                                                         static_cast<double>((std::int64_t{1} << 50) + 1)}) {
+    const std::string why = refusal(bytes);
+    EXPECT_NE(why.find("report 'r.json' holds a case of "), std::string::npos) << why;
+    EXPECT_NE(why.find("bytes, above the 1 PiB a model takes: no rank holds a buffer that large, so the report is "
+                       "damaged"),
+              std::string::npos)
+        << why;
+  }
+  const std::size_t all = ring_sweep(2).records.size();
+  for (const auto& [key, value] : std::vector<std::pair<std::string, ParamValue>>{
+           {"bytes", std::nan("")}, {"bytes", -INFINITY}, {"bytes", -5.0}, {"bytes", 0.5}, {"bytes", std::string("x")},
+           {"nranks", 1e300}, {"nranks", -1e300}, {"nranks", std::nan("")}, {"nranks", 0.0}}) {
+    ParsedReport r = ring_sweep(2);
+    r.records[0].set(key, value);
+    const ModelResult m = build_model({r, ring_sweep(4)}, {"r.json", "s.json"}, {});
+    ASSERT_EQ(m.models.size(), 1u);
+    EXPECT_EQ(m.models[0].points.size(), 2 * all - 1) << key << " " << param_text(value);
+  }
+  // the largest size taken is taken
+  ParsedReport big = ring_sweep(2);
+  big.records.back().set("bytes", std::int64_t{1} << 50);
+  EXPECT_NO_THROW(build_model({big, ring_sweep(4)}, {"r.json", "s.json"}, {}));
+}
+
+// Exact data (the sweeps here follow the formula to the last bit) get the intervals of the documented 1 % floor.
+TEST(Model, ExactDataGetIntervalsOfWidth) {
+  const ModelResult r = build_model({ring_sweep(2), ring_sweep(4)}, {"a.json", "b.json"}, {});
+  const CollectiveModel& m = r.models.at(0);
+  EXPECT_LT(m.alpha.low, m.alpha.value);
+  EXPECT_GT(m.alpha.high, m.alpha.value);
+  EXPECT_LT(m.beta.low, m.beta.value);
+  EXPECT_GT(m.beta.high, m.beta.value);
+}
+
 TEST(Model, RecordedAlgorithmsOfOpenMpiAndNccl) {
   const auto of = [](std::vector<std::pair<std::string, std::string>> vars, Collective c) {
     return recorded_algorithm(vars, c);

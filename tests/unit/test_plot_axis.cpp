@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace distbench {
 namespace {
@@ -100,6 +103,101 @@ TEST(PlotAxis, Plottable) {
   EXPECT_TRUE(plottable(-1, false));
   EXPECT_FALSE(plottable(std::nan(""), false));
   EXPECT_FALSE(plottable(INFINITY, false));
+}
+
+// Any range of drawable values gives an axis at once: finite ends around the data, a few distinct increasing ticks
+// inside it, short labels, a mapping onto [0, 1]. Values one ULP apart once looped forever (a step of one ULP
+// added to a count that stopped advancing), denormals rounded to a step of 0, and huge ranges overflowed.
+TEST(PlotAxis, AnyFiniteRangeGivesAFewTicks) {
+  const double ulp_above_1 = std::nextafter(1.0, 2.0);
+  const std::vector<std::pair<double, double>> ranges = {
+      {1, ulp_above_1},
+      {1e300, std::nextafter(1e300, DBL_MAX)},
+      {123456.789, std::nextafter(123456.789, 1e6)},
+      {-ulp_above_1, -1},
+      {DBL_TRUE_MIN, 2 * DBL_TRUE_MIN},
+      {0, DBL_TRUE_MIN},
+      {-DBL_TRUE_MIN, DBL_TRUE_MIN},
+      {1e-323, 1e-323},
+      {DBL_MIN, DBL_MIN},
+      {DBL_MIN, DBL_MAX},
+      {DBL_TRUE_MIN, 100},
+      {-DBL_MAX, DBL_MAX},
+      {DBL_MAX, DBL_MAX},
+      {-DBL_MAX, -DBL_MAX},
+      {0, 0},
+      {7, 7},
+      {-3, 5},
+  };
+  for (const auto& [min, max] : ranges) {
+    for (const bool log : {false, true}) {
+      if (log && min <= 0) continue;
+      for (const TickStyle style : {TickStyle::number, TickStyle::bytes}) {
+        SCOPED_TRACE(testing::Message() << "min " << min << " max " << max << (log ? " log " : " linear ")
+                                        << (style == TickStyle::bytes ? "bytes" : "number"));
+        const PlotAxis a = make_axis(min, max, log, style);
+        EXPECT_TRUE(std::isfinite(a.lo) && std::isfinite(a.hi)) << a.lo << " " << a.hi;
+        EXPECT_LT(a.lo, a.hi);
+        if (log) {
+          EXPECT_GT(a.lo, 0);
+        }
+        EXPECT_GE(a.ticks.size(), 2u);
+        EXPECT_LE(a.ticks.size(), 16u);
+        for (std::size_t i = 0; i < a.ticks.size(); ++i) {
+          EXPECT_TRUE(std::isfinite(a.ticks[i].value));
+          if (i > 0) {
+            EXPECT_LT(a.ticks[i - 1].value, a.ticks[i].value);
+          }
+          EXPECT_LE(a.ticks[i].label.size(), 20u) << a.ticks[i].label;  // "-8.88178e+284 PiB" at most
+          const double f = a.fraction(a.ticks[i].value);
+          EXPECT_TRUE(f >= 0 && f <= 1) << f;
+        }
+        for (const double v : {min, max}) {
+          const double f = a.fraction(v);
+          EXPECT_TRUE(f >= 0 && f <= 1) << v << " at " << f;
+        }
+      }
+    }
+  }
+}
+
+// Values one ULP apart are drawn as one value, with the same range as equal values.
+TEST(PlotAxis, AdjacentDoublesAreOneValue) {
+  const PlotAxis a = make_axis(1, std::nextafter(1.0, 2.0), false, TickStyle::number);
+  const PlotAxis b = make_axis(1, 1, false, TickStyle::number);
+  EXPECT_DOUBLE_EQ(a.lo, b.lo);
+  EXPECT_DOUBLE_EQ(a.hi, b.hi);
+  EXPECT_EQ(labels(a), labels(b));
+  EXPECT_NEAR(a.fraction(1), 0.5, 0.1);
+}
+
+// A value the axis cannot reach is drawn at its edge, never at a coordinate hundreds of digits long; what is not
+// drawable at all (NaN, 0 on a log axis) maps to 0.
+TEST(PlotAxis, FractionStaysWithinTheAxis) {
+  const PlotAxis lin = make_axis(0, 4, false, TickStyle::number);
+  EXPECT_EQ(lin.fraction(1e300), 1);
+  EXPECT_EQ(lin.fraction(-1e300), 0);
+  EXPECT_EQ(lin.fraction(std::nan("")), 0);
+  const PlotAxis log = make_axis(1, 100, true, TickStyle::number);
+  EXPECT_EQ(log.fraction(0), 0);
+  EXPECT_EQ(log.fraction(-5), 0);
+  EXPECT_EQ(log.fraction(INFINITY), 1);
+}
+
+// Ends that are not drawable values (the contract asks for drawable ones) still give an axis.
+TEST(PlotAxis, NonFiniteOrReversedEndsGiveAnAxis) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::nan("");
+  for (const auto& [min, max] : std::vector<std::pair<double, double>>{
+           {nan, nan}, {nan, 3}, {3, nan}, {-kInf, kInf}, {kInf, kInf}, {5, 1}, {0, -1}}) {
+    for (const bool log : {false, true}) {
+      SCOPED_TRACE(testing::Message() << min << " " << max << (log ? " log" : " linear"));
+      const PlotAxis a = make_axis(min, max, log, TickStyle::number);
+      EXPECT_TRUE(std::isfinite(a.lo) && std::isfinite(a.hi));
+      EXPECT_LT(a.lo, a.hi);
+      EXPECT_GE(a.ticks.size(), 2u);
+    }
+  }
 }
 
 }  // namespace

@@ -80,7 +80,51 @@ TEST(Quote, MarkdownTextIsInert) {
   EXPECT_EQ(markdown_text("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)&gt;");
   EXPECT_EQ(markdown_text("row\n| forged | row |"), "row \\| forged \\| row \\|");
   EXPECT_EQ(markdown_text("a\\b"), "a\\\\b");
-  EXPECT_EQ(markdown_text("\x1b[31mred"), "\\\\x1b[31mred");
+  EXPECT_EQ(markdown_text("\x1b[31mred"), "\\\\x1b\\[31mred");
+}
+
+// Links, images, emphasis, inline code, strikethrough and headings from a report read as the text they are.
+TEST(Quote, MarkdownTextKeepsNoInlineMarkupLive) {
+  EXPECT_EQ(markdown_text("[l](javascript:alert(1))"), "\\[l\\](javascript:alert(1))");
+  EXPECT_EQ(markdown_text("![i][ref]"), "!\\[i\\]\\[ref\\]");
+  EXPECT_EQ(markdown_text("**bold** _em_ *it*"), "\\*\\*bold\\*\\* \\_em\\_ \\*it\\*");
+  EXPECT_EQ(markdown_text("`code` ~~gone~~"), "\\`code\\` \\~\\~gone\\~\\~");
+  EXPECT_EQ(markdown_text("# title"), "\\# title");
+  EXPECT_EQ(markdown_text("   ## title"), "   \\## title");
+  EXPECT_EQ(markdown_text("#wrong"), "\\#wrong");
+  EXPECT_EQ(markdown_text("out-of-place #wrong"), "out-of-place #wrong");  // a '#' inside a line is text
+  EXPECT_EQ(markdown_text("node_1 &amp;"), "node\\_1 &amp;amp;");
+}
+
+// Where the text would start a line: no list item, rule or underline; numbers and options stay as they are.
+TEST(Quote, MarkdownTextStartsNoBlock) {
+  EXPECT_EQ(markdown_text("- item"), "\\- item");
+  EXPECT_EQ(markdown_text("+ item"), "\\+ item");
+  EXPECT_EQ(markdown_text("12. item"), "12\\. item");
+  EXPECT_EQ(markdown_text("3) item"), "3\\) item");
+  EXPECT_EQ(markdown_text("---"), "\\---");
+  EXPECT_EQ(markdown_text("==="), "\\===");
+  EXPECT_EQ(markdown_text("  - x"), "  \\- x");
+  EXPECT_EQ(markdown_text("-3.2%"), "-3.2%");
+  EXPECT_EQ(markdown_text("1.50"), "1.50");
+  EXPECT_EQ(markdown_text("--json out.json"), "--json out.json");
+  EXPECT_EQ(markdown_text("a - b"), "a - b");
+}
+
+// Code points that act unseen show as escapes in every view: in terminal text, Markdown and HTML alike.
+TEST(Quote, BidiAndInvisibleCharactersShowAsEscapesEverywhere) {
+  for (const char* c : {"\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\u200d",
+                        "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029", "\U000e0041"}) {
+    const std::string text = std::string("a") + c + "b";
+    SCOPED_TRACE(escape_text(text));
+    EXPECT_EQ(escape_text(text).find(c), std::string::npos);
+    EXPECT_EQ(html_escape(text).find(c), std::string::npos);
+    EXPECT_EQ(markdown_text(text).find(c), std::string::npos);
+    EXPECT_NE(html_escape(text).find("\\u"), std::string::npos) << html_escape(text);
+  }
+  EXPECT_EQ(html_escape("case \u202edaer"), "case \\u202edaer");
+  EXPECT_EQ(html_escape("n\u0153ud-\u65e5\U0001f600"), "n\u0153ud-\u65e5\U0001f600");  // visible text is kept
+  EXPECT_EQ(html_escape("\xff<"), "\\xff&lt;");  // a byte that is not UTF-8
 }
 
 TEST(Quote, ValidUtf8ReplacesStrayBytesOnly) {

@@ -2,6 +2,7 @@
 #include "views/report_views.hpp"
 
 #include "core/report/csv_reporter.hpp"
+#include "core/sys/quote.hpp"
 #include "views/report_plots.hpp"
 #include "views/report_tables.hpp"
 
@@ -61,16 +62,17 @@ TEST(ReportViews, MarkdownHasARowPerRecord) {
   const auto table = table_lines(md);
   ASSERT_EQ(table.size(), 2 + r.records.size());
   // The varying parameters (placement, bytes, count), then every metric with its unit, then the status.
-  EXPECT_EQ(table[0], "| placement | bytes | count | time_us (us) | algbw_gbps (GB/s) | busbw_gbps (GB/s) | "
-                      "wrong (elements) | faults_per_op (1/op) | switches_per_op (1/op) | status |");
+  // (a key's '_' escaped: it reads as text, not emphasis)
+  EXPECT_EQ(table[0], "| placement | bytes | count | time\\_us (us) | algbw\\_gbps (GB/s) | busbw\\_gbps (GB/s) | "
+                      "wrong (elements) | faults\\_per\\_op (1/op) | switches\\_per\\_op (1/op) | status |");
   EXPECT_EQ(table[1], "| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |");
   EXPECT_EQ(table[2].rfind("| out-of-place | 8 | 2 | 0.", 0), 0u) << table[2];
   for (std::size_t i = 2; i < table.size(); ++i) EXPECT_EQ(table[i].substr(table[i].size() - 5), " ok |");
-  const std::string summary = fmt::format("**avg_busbw_gbps:** {:.2f} · **wrong:** 0 · **Status:** complete",
+  const std::string summary = fmt::format("**avg\\_busbw\\_gbps:** {:.2f} · **wrong:** 0 · **Status:** complete",
                                           r.summary["avg_busbw_gbps"].get<double>());
   EXPECT_NE(md.find(summary), std::string::npos) << summary;
   for (const Warning& w : r.info.warnings) {
-    EXPECT_NE(md.find(fmt::format("- **warning ({}):** ", w.code)), std::string::npos) << w.code;
+    EXPECT_NE(md.find(fmt::format("- **warning ({}):** ", markdown_text(w.code))), std::string::npos) << w.code;
   }
 }
 
@@ -89,6 +91,21 @@ TEST(ReportViews, MarkdownEscapesReportText) {
     for (std::size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
     EXPECT_EQ(bars, 11u) << line;
   }
+}
+
+// A report's strings keep no link, image, emphasis or inline code live, wherever the view shows them.
+TEST(ReportViews, MarkdownKeepsLinksAndEmphasisInert) {
+  ParsedReport r = example("example.json");
+  r.title = "[click](javascript:alert(1))";
+  r.records[0].set("placement", std::string("**bold** `code`"));
+  r.info.warnings.push_back({"_odd_", "see ![x](http://e/x.png) ~~gone~~"});
+  r.info.status = "*done*";
+  const std::string md = report_markdown(r);
+  EXPECT_EQ(lines(md)[0], "## distbench \\[click\\](javascript:alert(1))");
+  EXPECT_NE(md.find("| \\*\\*bold\\*\\* \\`code\\` |"), std::string::npos) << md;
+  const std::string warning = "- **warning (\\_odd\\_):** see !\\[x\\](http://e/x.png) \\~\\~gone\\~\\~\n";
+  EXPECT_NE(md.find(warning), std::string::npos) << md;
+  EXPECT_NE(md.find("**Status:** \\*done\\*\n"), std::string::npos) << md;
 }
 
 TEST(ReportViews, SkippedRecordsSayWhy) {
@@ -150,6 +167,18 @@ TEST(ReportViews, HtmlEscapesReportText) {
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(html.find("&#39;--x=&lt;img src=x onerror=alert(1)&gt;&#39;"), std::string::npos);  // shell-quoted too
   EXPECT_NE(html.find("&quot;quoted&quot; &amp; more"), std::string::npos);
+}
+
+// A right-to-left override (or another code point that acts unseen) in a report shows as an escape in the page, so a
+// case cannot read backwards.
+TEST(ReportViews, HtmlShowsBidiControlsAsEscapes) {
+  ParsedReport r = example("example.json");
+  r.title = "allreduce \u202egnp.exe";
+  r.records[0].set("placement", std::string("in\u2066-place\u2069\u200b"));
+  const std::string html = report_html(r);
+  for (const char* hidden : {"\u202e", "\u2066", "\u2069", "\u200b"}) EXPECT_EQ(html.find(hidden), std::string::npos);
+  EXPECT_NE(html.find("allreduce \\u202egnp.exe"), std::string::npos);
+  EXPECT_NE(html.find("in\\u2066-place\\u2069\\u200b"), std::string::npos);
 }
 
 TEST(ReportViews, LatencyPlotsTheOneWayTime) {

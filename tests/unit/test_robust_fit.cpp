@@ -54,6 +54,26 @@ TEST(RobustFit, IntervalsCoverTheTruthUnderNoise) {
   EXPECT_GT(f.t_quantile, 2.0);
 }
 
+// Noise below the 1 % floor is not told apart, in the intervals too: exact data get the intervals of 1 % noise (the
+// same as data with 0.1 % noise), not intervals of zero width.
+TEST(RobustFit, ExactDataGetTheIntervalsOfTheScalesFloor) {
+  std::vector<Row> x;
+  ring_rows(3, x);
+  const RobustFit exact = robust_relative_fit(x, times(x, 0));
+  const RobustFit quiet = robust_relative_fit(x, times(x, 0.001));
+  ASSERT_TRUE(exact.ok);
+  ASSERT_TRUE(quiet.ok);
+  for (std::size_t j : {0u, 1u}) {
+    SCOPED_TRACE(j);
+    EXPECT_LT(exact.low[j], exact.value[j]);
+    EXPECT_GT(exact.high[j], exact.value[j]);
+    const double width = exact.high[j] - exact.low[j];
+    EXPECT_NEAR(width / (quiet.high[j] - quiet.low[j]), 1, 0.05);
+    EXPECT_GT(width, 0.001 * exact.value[j]);
+    EXPECT_NEAR(width / 2, exact.t_quantile * std::sqrt(exact.covariance[j][j]), 1e-12 * exact.value[j]);
+  }
+}
+
 TEST(RobustFit, GrossOutliersGetWeightZeroAndDoNotMoveTheFit) {
   std::vector<Row> x;
   ring_rows(2, x);

@@ -49,6 +49,11 @@ TEST(SizeSpecs, ABadItemSaysWhatIsWrong) {
     EXPECT_EQ(refusal_of_item(std::string("1K:1M:") + factor),
               std::string("factor '") + factor + "' must be a number above 1 and at most 1024, e.g. 1K:1G:4");
   }
+  // too many sizes: the advice is this grammar's, not the sweep's -f/--stepfactor (model has no such flag)
+  const std::string many = refusal_of_item("1:1G:1.0001");
+  EXPECT_EQ(many, "'1:1G:1.0001' would hold more than 10000 sizes; give a larger FACTOR (the third number, e.g. "
+                  "1:1G:4) or a narrower MIN:MAX");
+  EXPECT_EQ(many.find("stepfactor"), std::string::npos);
 }
 
 TEST(SizeSpecs, ARangeHasOneOrTwoBounds) {

@@ -209,5 +209,25 @@ TEST(SvgPlot, SinglePointAndTinySize) {
   EXPECT_EQ(svg.find("inf"), std::string::npos);
 }
 
+// Values one ULP apart, denormals and the widest doubles are drawn at once, every coordinate a short number.
+TEST(SvgPlot, AnyFiniteValuesGiveAShortPlot) {
+  const double ulp_above_1 = std::nextafter(1.0, 2.0);
+  const std::vector<std::vector<double>> ys = {
+      {1, ulp_above_1, 1}, {4.9e-324, 1e-323, 1.5e-323}, {1e-323, 100, 1e300}, {1.7e308, 1.7e308, 1.7e308}};
+  for (const std::vector<double>& y : ys) {
+    for (const bool log : {true, false}) {
+      PlotSpec spec;
+      spec.log_y = log;
+      const std::string svg = svg_line_plot(spec, {series("s", {8, ulp_above_1 * 8, 16}, y)});
+      SCOPED_TRACE(svg.substr(0, 400));
+      EXPECT_TRUE(well_formed(svg));
+      EXPECT_LT(svg.size(), 20000u);
+      EXPECT_EQ(svg.find("nan"), std::string::npos);
+      EXPECT_EQ(svg.find("inf"), std::string::npos);
+      EXPECT_EQ(polyline_sizes(svg), (std::vector<std::size_t>{3}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace distbench

@@ -19,6 +19,36 @@ TEST(Text, NumbersKeepTheirColumnWidth) {
   EXPECT_EQ(count_text(8194), "8194");
 }
 
+// Percentages are written one way everywhere: fixed decimals below 10000 %, two significant digits and an exponent
+// from there on (a change of 1e300 % once printed 300 digits), "-" when not finite.
+TEST(Text, PercentagesAreBoundedInWidth) {
+  EXPECT_EQ(percent_text(12.345), "12.3%");
+  EXPECT_EQ(percent_text(12.345, 0), "12%");
+  EXPECT_EQ(percent_text(-3.25, 1, Sign::always), "-3.2%");
+  EXPECT_EQ(percent_text(0, 1, Sign::always), "+0.0%");
+  EXPECT_EQ(percent_text(9999.4, 0), "9999%");
+  EXPECT_EQ(percent_text(707227.0, 1, Sign::always), "+7.1e+05%");
+  EXPECT_EQ(percent_text(1837488, 0), "1.8e+06%");
+  EXPECT_EQ(percent_text(-1e300, 1, Sign::always), "-1.0e+300%");
+  EXPECT_EQ(percent_text(std::numeric_limits<double>::infinity()), "-");
+  EXPECT_EQ(percent_text(std::numeric_limits<double>::quiet_NaN(), 1, Sign::always), "-");
+  EXPECT_EQ(percent_number(5.55), "5.5");  // the noise column: the '%' is in its title
+  for (const double v : {1e4, 1e15, 1e300, std::numeric_limits<double>::max(), -std::numeric_limits<double>::max()}) {
+    EXPECT_LE(percent_text(v, 1, Sign::always).size(), 10u) << v;
+    EXPECT_LE(percent_text(v, 0).size(), 10u) << v;
+  }
+}
+
+// Times, bandwidths and counts from a damaged report never print hundreds of digits.
+TEST(Text, HugeFiguresTakeAnExponent) {
+  EXPECT_EQ(time_text(1e300), "1e+300");
+  EXPECT_EQ(bandwidth_text(-2.5e20), "-2.5e+20");
+  EXPECT_EQ(count_text(1.234e18), "1.23e+18");
+  EXPECT_EQ(fixed_text(999999999999999.0, 0), "999999999999999");
+  EXPECT_EQ(timestamp_text(1e300), "-");
+  EXPECT_EQ(timestamp_text(-1), "-");
+}
+
 // nccl-tests' numbers (its times in 7 characters, bandwidths in 6), as its sample in tests/data prints them.
 TEST(Text, FittedNumbersShedDecimalsThenTakeAnExponentAsNcclTestsDoes) {
   EXPECT_EQ(fitted_text(6.92, 7), "6.92");

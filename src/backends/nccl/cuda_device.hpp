@@ -57,6 +57,7 @@ class CudaDevice final : public Device {
   // Free memory of the fullest GPU this process drives, divided among the processes that share it. The argument
   // (processes sharing host memory) does not apply to GPU memory.
   std::uint64_t memory_available(int processes_sharing) const override;
+  int memory_sharers(int) const override { return processes_per_gpu_; }  // the ranks on one GPU
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) override;
   void poison(BufferRef at, std::size_t bytes) override;

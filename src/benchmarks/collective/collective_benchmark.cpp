@@ -299,8 +299,7 @@ void CollectiveBenchmark::check(World& world) const {
                                   "{}; lower -e/--maxbytes or use a wider -d/--datatype",
                                   needs.max_count, world.backend().name(), *limit));
   }
-  const std::uint64_t have = world.device().memory_available(connector.local_size());
-  if (const auto why = memory_shortfall(needs.memory, have)) {
+  if (const auto why = memory_shortfall(needs.memory, memory_share(world.device(), connector.local_size()))) {
     throw usage_error(fmt::format("the sweep {} ({} ranks on {}); lower -e/--maxbytes", *why,
                                   connector.local_size(), connector.hostname()));
   }

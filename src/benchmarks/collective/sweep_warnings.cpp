@@ -2,6 +2,7 @@
 
 #include "core/measure/sizes.hpp"
 #include "core/measure/stats.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/core.h>
 
@@ -53,10 +54,10 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
         missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
   } else if (noisy > 0 && worst != nullptr) {
     out.push_back(Warning{"noisy_median", fmt::format(
-        "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{:.1f}% "
+        "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{} "
         "over {} samples): the machine was busy or the case is unstable; rerun with a noise target "
         "(--max-noise 2 --max-time 5) or on a quieter machine",
-        noisy, measured, kNoisyPercent, case_text(*worst), worst->time.median_ci, worst->time.samples)});
+        noisy, measured, kNoisyPercent, case_text(*worst), percent_text(worst->time.median_ci), worst->time.samples)});
   }
   if (with_outliers > 0) {
     out.push_back(Warning{"outliers", fmt::format(
@@ -123,7 +124,7 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
   if (above == 0) return;
   std::sort(extra_per_block.begin(), extra_per_block.end());
   out.push_back(Warning{"host_bound", fmt::format(
-      "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.2f}x, sizes {} "
+      "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {} "
       "to {}; a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see "
       "it finish, and any wait of the device for calls not yet enqueued, weigh there; nccl-tests' figures hold them "
       "too; the device's time is device_time_us in the reports (--columns device); CUDA graphs (-G) or aggregated "
@@ -169,8 +170,9 @@ struct SpeedChanges {
   }
   // "3 of 20 cases changed speed while they ran: <how>, differed by up to 11% (sizes 1 MiB to 8 MiB)"
   std::string text(std::string_view how) const {
-    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {:.0f}% (sizes {} to {})",
-                       changed, compared, how, worst * 100, format_bytes(first->bytes), format_bytes(last->bytes));
+    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {} (sizes {} to {})",
+                       changed, compared, how, percent_text(worst * 100, 0), format_bytes(first->bytes),
+                       format_bytes(last->bytes));
   }
 };
 

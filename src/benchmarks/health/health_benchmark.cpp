@@ -15,7 +15,7 @@ namespace distbench::health {
 // Sizes that cannot fit are bad input (exit 3, unknown), found before any phase: judged inside a phase, they would
 // read as a failed node and print a drain line for a healthy one.
 void HealthBenchmark::check(World& world) const {
-  const std::uint64_t have = world.device().memory_available(world.connector().local_size());
+  const MemoryShare have = memory_share(world.device(), world.connector().local_size());
   const std::pair<const char*, MemoryNeed> needs[] = {
       {"--allreduce-bytes", {add_saturating(plan_.allreduce_bytes, plan_.allreduce_bytes), plan_.allreduce_bytes}},
       {"--link-bytes",

@@ -45,6 +45,9 @@ class Device {
   virtual std::string describe() const = 0;
   // Bytes this process may still allocate (its share when several processes share the memory).
   virtual std::uint64_t memory_available(int processes_sharing) const = 0;
+  // How many processes share the memory memory_available divides, on a host with `processes_on_host` ranks: all of
+  // them for host memory; a GPU's own count for device memory. The memory check keeps its reserve once for all.
+  virtual int memory_sharers(int processes_on_host) const { return processes_on_host < 1 ? 1 : processes_on_host; }
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
   // The same, placed as asked on host memory; device memory has one placement (allocate's).
   virtual std::unique_ptr<Buffer> allocate_placed(std::size_t bytes, HostPlacement placement) {

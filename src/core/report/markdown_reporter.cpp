@@ -74,13 +74,16 @@ void MarkdownReporter::on_add(const std::vector<Record>& row) {
 }
 
 void MarkdownReporter::on_end(const RunInfo& info) {
+  // The labels' emphasis is this view's; every text in it (a report's, read back) is made inert on its own.
   std::string footer;
-  for (const SummaryItem& item : summary()) footer += fmt::format("**{}:** {} · ", item.label, item.text);
-  footer += fmt::format("**Status:** {}", info.status);
-  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) {
-    footer += fmt::format(" ({})", info.error);
+  for (const SummaryItem& item : summary()) {
+    footer += fmt::format("**{}:** {} · ", markdown_text(item.label), markdown_text(item.text));
   }
-  footer_ = "\n" + markdown_text(footer) + "\n";
+  footer += fmt::format("**Status:** {}", markdown_text(info.status));
+  if ((info.status == "failed" || info.status == "interrupted") && !info.error.empty()) {
+    footer += fmt::format(" ({})", markdown_text(info.error));
+  }
+  footer_ = "\n" + footer + "\n";
   for (const TextSection& section : sections()) {
     // A code block shows its lines as they are (control characters escaped).
     const std::string fence = fence_for(section.lines);

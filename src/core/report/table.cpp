@@ -12,7 +12,7 @@
 namespace distbench {
 namespace {
 
-std::string whole_text(double v) { return std::isfinite(v) ? fmt::format("{:.0f}", v) : std::string("-"); }
+std::string whole_text(double v) { return fixed_text(v, 0); }
 
 double phase_statistic(const Record& record, const ColumnSpec& column) {
   const PhaseStats* phase = record.phase(column.phase);
@@ -50,7 +50,7 @@ std::string cell_text(const Record& record, const ColumnSpec& column) {
     case CellFormat::text:
     case CellFormat::nccl_type: return std::isfinite(v) ? fmt::format("{}", v) : std::string("-");
     case CellFormat::noise:
-      return std::isfinite(v) ? fmt::format("{:.1f}{}", v, record.noise_target_met ? "" : "*") : std::string("-");
+      return std::isfinite(v) ? percent_number(v) + (record.noise_target_met ? "" : "*") : std::string("-");
   }
   return "-";
 }

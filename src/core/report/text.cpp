@@ -11,14 +11,19 @@
 
 namespace distbench {
 
-std::string time_text(double us) {
-  if (!std::isfinite(us)) return "-";
-  if (us < 1e5) return fmt::format("{:.2f}", us);
-  if (us < 1e6) return fmt::format("{:.1f}", us);
-  return fmt::format("{:.0f}", us);
+std::string fixed_text(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";
+  if (std::fabs(v) >= kLargestFixed) return fmt::format("{:.3g}", v);
+  return fmt::format("{:.{}f}", v, std::clamp(decimals, 0, 6));
 }
 
-std::string bandwidth_text(double gbps) { return std::isfinite(gbps) ? fmt::format("{:.2f}", gbps) : "-"; }
+std::string time_text(double us) {
+  if (us < 1e5) return fixed_text(us, 2);
+  if (us < 1e6) return fixed_text(us, 1);
+  return fixed_text(us, 0);
+}
+
+std::string bandwidth_text(double gbps) { return fixed_text(gbps, 2); }
 
 std::string fitted_text(double v, int width) {
   if (!std::isfinite(v)) return "-";
@@ -29,13 +34,25 @@ std::string fitted_text(double v, int width) {
   return width >= 7 ? fmt::format("{:.1e}", v) : fmt::format("{:.0e}", v);
 }
 
-std::string count_text(double per_op) {
-  if (!std::isfinite(per_op)) return "-";
-  return per_op < 100 ? fmt::format("{:.2f}", per_op) : fmt::format("{:.0f}", per_op);
+std::string count_text(double per_op) { return fixed_text(per_op, per_op < 100 ? 2 : 0); }
+
+std::string percent_number(double percent, int decimals, Sign sign) {
+  if (!std::isfinite(percent)) return "-";
+  const bool plus = sign == Sign::always;
+  if (std::fabs(percent) < kLargestFixedPercent) {
+    return plus ? fmt::format("{:+.{}f}", percent, std::clamp(decimals, 0, 6))
+                : fmt::format("{:.{}f}", percent, std::clamp(decimals, 0, 6));
+  }
+  return plus ? fmt::format("{:+.1e}", percent) : fmt::format("{:.1e}", percent);
+}
+
+std::string percent_text(double percent, int decimals, Sign sign) {
+  const std::string number = percent_number(percent, decimals, sign);
+  return number == "-" ? number : number + "%";
 }
 
 std::string timestamp_text(double unix_seconds) {
-  if (!std::isfinite(unix_seconds)) return "-";
+  if (!(unix_seconds >= 0 && unix_seconds < 253402300800.0)) return "-";  // 1970 to the end of year 9999
   const auto ms = static_cast<std::int64_t>(std::floor(unix_seconds * 1000.0));
   const auto seconds = static_cast<std::time_t>(ms / 1000);
   std::tm utc{};

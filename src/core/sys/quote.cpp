@@ -33,8 +33,16 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code_p
   return length;
 }
 
+// Code points that change how the text around them reads without showing themselves: C1 controls, the
+// bidirectional controls (embeddings, overrides, isolates, marks: text that reads in another order than it runs),
+// zero-width and invisible format characters (joiners, the BOM, soft hyphens, invisible operators, fillers, tags)
+// and the line and paragraph separators.
 bool hidden(char32_t c) {
-  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+  return (c >= 0x80 && c <= 0x9F) || c == 0xAD || c == 0x34F || c == 0x61C || (c >= 0x115F && c <= 0x1160) ||
+         (c >= 0x17B4 && c <= 0x17B5) || (c >= 0x180B && c <= 0x180F) || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || c == 0xFEFF ||
+         c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFFB) || (c >= 0x1D173 && c <= 0x1D17A) ||
+         (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
 // Appends the code point (or escaped byte) at text[i] to `out` and returns how many bytes of `text` it took.
@@ -68,6 +76,27 @@ std::size_t append_one(std::string_view text, std::size_t i, std::string& out) {
   return length;
 }
 
+// Where `s` would start a block if it began a line of Markdown: a heading's '#', the marker of a list item ("- ",
+// "+ ", "1. ", "1) ") or the first character of a rule or setext underline ("---", "==="), after at most three
+// spaces; npos if none.
+std::size_t block_marker(const std::string& s) {
+  const std::size_t at = s.find_first_not_of(' ');
+  if (at == std::string::npos || at > 3) return std::string::npos;
+  const auto spaced = [&](std::size_t k) { return k >= s.size() || s[k] == ' ' || s[k] == '\t'; };
+  const char first = s[at];
+  if (first == '#') return at;
+  if ((first == '-' || first == '+') && spaced(at + 1)) return at;
+  if ((first == '-' || first == '=') && s.find_first_not_of(std::string(1, first) + " \t", at) == std::string::npos) {
+    return at;
+  }
+  const std::size_t digits = s.find_first_not_of("0123456789", at);
+  if (digits != std::string::npos && digits > at && digits - at <= 9 && (s[digits] == '.' || s[digits] == ')') &&
+      spaced(digits + 1)) {
+    return digits;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::string escape_text(std::string_view text) { return excerpt(text, std::numeric_limits<std::size_t>::max()); }
@@ -98,21 +127,27 @@ std::string shell_quote(std::string_view arg) {
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      case '\t': case '\n': case '\r': out += c; break;
+      case '\t': case '\n': case '\r': out += static_cast<char>(c); break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
-          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));  // not allowed in HTML, even as &#1;
+        if (c >= 0x80) {  // valid UTF-8 as it is; hidden code points and stray bytes shown as escapes, as escape_text
+          i += append_one(text, i, out);
+          continue;
+        }
+        if (c < 0x20 || c == 0x7F) {
+          out += fmt::format("\\x{:02x}", c);  // not allowed in HTML, even as &#1;
         } else {
-          out += c;
+          out += static_cast<char>(c);
         }
     }
+    ++i;
   }
   return out;
 }
@@ -122,15 +157,22 @@ std::string xml_text(std::string_view text) { return html_escape(escape_text(tex
 std::string markdown_text(std::string_view text) {
   std::string flat(text);
   for (char& c : flat) c = c == '\n' || c == '\r' ? ' ' : c;  // one line: a line break ends a table row
+  const std::string shown = escape_text(flat);  // the other control characters and hidden code points escaped
+  const std::size_t block_mark = block_marker(shown);
   std::string out;
-  for (char c : escape_text(flat)) {  // the other control characters escaped
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const char c = shown[i];
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '|': out += "\\|"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
-      default: out += c;
+      // a backslash, a cell's end, inline code, emphasis, strikethrough, a link or image: read as text
+      case '\\': case '|': case '`': case '*': case '_': case '~': case '[': case ']':
+        (out += '\\') += c;
+        break;
+      default:
+        if (i == block_mark) out += '\\';
+        out += c;
     }
   }
   return out;
