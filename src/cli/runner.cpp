@@ -210,6 +210,11 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
   }
 }
 
+// How long the ranks wait for each other as the run ends.
+double leave_timeout_s(const RunSettings& settings) {
+  return settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s;
+}
+
 // Who answered at the end of the run, and the exit code the root decided.
 struct Farewell {
   int code = 0;
@@ -231,7 +236,14 @@ Farewell say_farewell(Connector& connector, int root_code, double timeout_s) {
       if (!present[r]) text += " " + std::to_string(r);
     }
   }
-  broadcast_string_until(connector, text, connector.root_rank(), answer_by);
+  try {
+    broadcast_string_until(connector, text, connector.root_rank(), answer_by);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::timeout) throw;
+    throw Error(ExitCode::timeout, fmt::format("the root, rank {}, did not answer at the end of the run within {:g} s "
+                                               "(-T/--timeout): stopped, hung or gone",
+                                               connector.root_rank(), 2 * timeout_s));
+  }
   Farewell out;
   std::istringstream in(text);
   in >> out.code;
@@ -266,8 +278,8 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
     root_code = static_cast<int>(ExitCode::below_floor);
   }
   Farewell farewell;
+  const double bound = leave_timeout_s(settings);
   {
-    const double bound = settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s;
     // The watchdog is the backstop behind the farewell's own deadlines (the root's, then the others' as long again).
     const ArmedStep step = watchdog.arm(StepKind::finish, "leaving together: every rank present, the verdict shared",
                                         3 * bound + 1);
@@ -276,8 +288,14 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
   if (!farewell.missing.empty()) {
     outcome.abandon = fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
                                   "hung or gone; every case above was measured",
-                                  ranks_text(farewell.missing, info),
-                                  settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s);
+                                  ranks_text(farewell.missing, info), bound);
+  } else if (const std::optional<double> frozen = watchdog.frozen_s()) {
+    // This rank was stopped past -T as the run ended: the others have given up waiting for it, and are leaving.
+    outcome.abandon = fmt::format("this rank was stopped (or its host frozen) for {:.1f} s at the end of the run; the "
+                                  "others did not wait past {:g} s (-T/--timeout); every case above was measured",
+                                  *frozen, bound);
+  }
+  if (!outcome.abandon.empty()) {
     outcome.exit_code = settings.timeout_exit_code;
     ending.abandon(outcome, StepKind::finish);
   }
@@ -358,7 +376,8 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   TerminationSignals::Scoped on_signal(*inv.signals, ending.on_signal(watchdog));
   const int code = run_in_world(inv, connector, settings, benchmark, outputs, mode, ending, watchdog);
   // Every rank said goodbye; what is left of the job's end waits for them all, so under the watchdog too.
-  const ArmedStep step = watchdog.arm(StepKind::finish, "leaving the job (the connector's end: MPI_Finalize)");
+  const ArmedStep step =
+      watchdog.arm(StepKind::finish, "leaving the job (the connector's end: MPI_Finalize)", leave_timeout_s(settings));
   inv.disconnect();
   return code;
 }

@@ -233,13 +233,8 @@ nlohmann::json HealthRun::stragglers_phase() {
 BenchmarkOutcome HealthRun::finish() {
   const std::string abandoned = decision_.value("abandon", std::string());
   nlohmann::json ending = {{"exit", 0}, {"abandon", abandoned}};
+  // The root's verdict is every rank's: the runner's farewell shares it.
   if (root_) ending["exit"] = findings_.conclude(topo_, abandoned, last_phase_);
-  if (abandoned.empty()) {
-    std::string text = ending.dump();
-    const ArmedStep step = watchdog_.arm(StepKind::finish, "health: sharing the verdict");
-    broadcast_string(connector_, text, connector_.root_rank(), step);
-    ending = nlohmann::json::parse(text);
-  }
   BenchmarkOutcome outcome;
   outcome.exit_code = ending["exit"].get<int>();
   outcome.abandon = abandoned;
