@@ -34,6 +34,7 @@ MAGIC = 0x31454244
 HELLO, WELCOME, REJECT, PEER_HELLO, DATA, ABORT, BYE, CHALLENGE, ACCEPTED = range(1, 10)
 HANDSHAKE_SECONDS = 5.0  # admission.hpp: kHandshakeSeconds
 MAX_HANDSHAKE_BYTES = 64 * 1024
+MAX_PEAK_MIB = 100  # rank 0 of `info` needs about 25 MiB; a flood may not add more than a few handshake frames
 
 
 def frame(kind, payload=b""):
@@ -150,6 +151,33 @@ class Flood:
         self.stop.set()
         for t in self.threads:
             t.join(5)
+
+
+class Measured:
+    """A process whose peak memory is measured (wait4's rusage); its stdout and stderr together."""
+
+    def __init__(self, argv, env):
+        self.out = tempfile.TemporaryFile()
+        self.began = time.monotonic()
+        self.proc = subprocess.Popen(argv, env=env, stdout=self.out, stderr=self.out)
+
+    def wait(self, timeout):
+        """(exit code or None when it ran past `timeout` and was killed, output, seconds, peak memory in MiB)"""
+        end = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            if pid or time.monotonic() > end:
+                break
+            time.sleep(0.05)
+        took = time.monotonic() - self.began
+        if not pid:
+            self.proc.kill()
+            _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.out.seek(0)
+        text = self.out.read().decode(errors="replace")
+        self.out.close()
+        return (self.proc.returncode if pid else None), text, took, usage.ru_maxrss / 1024
 
 
 def listening(pid):
@@ -269,42 +297,34 @@ class Strangers(EnvTest):
     def test_a_flood_ends_within_T_with_bounded_memory(self):
         T = self.T
         job = self.job(3)
-        with tempfile.TemporaryFile() as out, Flood(job.port) as flood:
-            began = time.monotonic()
-            p = subprocess.Popen([BINARY, "info", "-T", str(T)], env=self.env_of(job, 0), stdout=out, stderr=out)
-            end = time.monotonic() + T + 30
-            while True:  # waits with wait4, which gives the child's peak memory
-                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-                if pid or time.monotonic() > end:
-                    break
-                time.sleep(0.05)
-            took = time.monotonic() - began
-            if not pid:
-                p.kill()
-                _, status, usage = os.wait4(p.pid, 0)
-            p.returncode = os.waitstatus_to_exitcode(status)
-            out.seek(0)
-            err = out.read().decode(errors="replace")
-        print(f"\n  flood: {flood.sent >> 20} MiB sent; rank 0 ended after {took:.1f} s (-T {T}), peak memory "
-              f"{usage.ru_maxrss / 1024:.0f} MiB", file=sys.stderr)
-        self.assertTrue(pid, f"rank 0 still ran {T + 30} s after -T {T}, under a flood of {flood.sent >> 20} MiB")
-        self.assertEqual(p.returncode, 4, err)
+        with Flood(job.port) as flood:
+            measured = Measured([BINARY, "info", "-T", str(T)], self.env_of(job, 0))
+            code, err, took, peak_mib = measured.wait(T + 30)
+        print(f"\n  flood: {flood.sent >> 20} MiB sent; rank 0 alone ended after {took:.1f} s (-T {T}), peak memory "
+              f"{peak_mib:.0f} MiB", file=sys.stderr)
+        self.assertIsNotNone(code, f"rank 0 still ran {T + 30} s after -T {T}")
+        self.assertEqual(code, 4, err)
         self.assertLess(took, T + SLACK, "rank 0 ends within -T, whatever the flood")
-        peak_mib = usage.ru_maxrss / 1024
-        self.assertLess(peak_mib, 100, f"rank 0's peak memory {peak_mib:.0f} MiB under a flood of "
-                                       f"{flood.sent >> 20} MiB")
+        self.assertLess(peak_mib, MAX_PEAK_MIB, f"rank 0's peak memory under a flood of {flood.sent >> 20} MiB")
         self.assertEqual(len(error_lines(err)), 1, err)
         self.assertIn("did not join rank 0", err)
 
     def test_a_job_forms_during_a_flood(self):
         job = self.job(3)
-        job.start(0, [BINARY, "info", "-T", "30"])
-        with Flood(job.port):
+        with Flood(job.port) as flood:
+            measured = Measured([BINARY, "info", "-T", "30"], self.env_of(job, 0))
             time.sleep(1.0)
             job.start(1, [BINARY, "info", "-T", "30"])
             job.start(2, [BINARY, "info", "-T", "30"])
+            code, out, took, peak_mib = measured.wait(40)
             res = job.finish(40)
-        self.assert_formed(res)
+        print(f"\n  flood: {flood.sent >> 20} MiB sent; the job formed in {took:.1f} s, rank 0's peak memory "
+              f"{peak_mib:.0f} MiB", file=sys.stderr)
+        self.assertEqual(code, 0, out)
+        self.assertIn("ranks: 3 on 1 host", out)
+        self.assertLess(peak_mib, MAX_PEAK_MIB, f"rank 0's peak memory under a flood of {flood.sent >> 20} MiB")
+        for r in (1, 2):
+            self.assertEqual(res[r][0], 0, res[r][2])
 
     def test_a_silent_or_trickling_connection_is_dropped(self):
         job = self.job(3)
