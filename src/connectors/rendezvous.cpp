@@ -108,15 +108,16 @@ class Host {
  private:
   // Listeners on MASTER_ADDR's addresses on this host. Every interface instead where the name cannot be the address
   // the others use: a name that resolves here to loopback only (as /etc/hosts maps a host's own name to 127.0.1.1
-  // on Debian) or to no address of this host (a service address, NAT): said once.
+  // on Debian), or to no address of this host (a service address, NAT), or not at all (a service name that resolves
+  // only once this process is up): the last two said once.
   std::vector<net::Socket> open_listeners() {
     const std::string& master = self_.settings.master_addr;
     net::Status status;
     const auto addresses = net::addresses_of(master, status);
     if (addresses.empty()) {
-      throw usage_error(fmt::format("{}: MASTER_ADDR={} ({}): rank 0 listens at MASTER_ADDR's address; give a name "
-                                    "or address of this host",
-                                    self_.name(), excerpt(master), status.what));
+      fmt::print(stderr, "warning: {}: MASTER_ADDR={} does not resolve here ({}): rank 0 listens on every interface\n",
+                 escape_text(self_.name()), escape_text(master), escape_text(status.what));
+      return listen_everywhere();
     }
     in6_addr numeric{};
     const bool is_numeric = inet_pton(AF_INET, master.c_str(), &numeric) == 1 ||
@@ -138,11 +139,17 @@ class Host {
                          "interface; run rank 0 on MASTER_ADDR's host, or set MASTER_ADDR to one of its addresses\n",
                  escape_text(self_.name()), escape_text(master), fmt::join(addresses, ", "));
     }
+    return listen_everywhere();
+  }
+
+  std::vector<net::Socket> listen_everywhere() const {
+    net::Status status;
     net::Socket any = net::listen_tcp(self_.settings.port, status);
     if (!any.valid()) {
       if (status.error == EADDRINUSE) throw port_in_use();
       throw failure(fmt::format("{}: cannot listen for the other ranks: {}", self_.name(), status.what));
     }
+    std::vector<net::Socket> listeners;
     listeners.push_back(std::move(any));
     return listeners;
   }
