@@ -10,7 +10,8 @@
 //
 // All fields little-endian. A header that is not of this form — a stray connection, a port scanner, another
 // program — is refused before its payload is read, and a payload longer than the type allows is never buffered
-// (readers read at most FrameReader::wanted() bytes: what completes the frame in hand).
+// (the rendezvous reads at most FrameReader::wanted() bytes from a process not yet proven: what completes the frame
+// in hand).
 #pragma once
 
 #include <array>
