@@ -3,6 +3,7 @@
 #include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -254,8 +255,12 @@ void EnvConnector::on_event(const env::PeerEvent& event) {
   std::string message;
   int code = event.exit_code;
   if (event.kind == env::PeerEvent::Kind::aborted) {
-    // That rank printed its own error line; the report keeps it. This rank leaves with a goodbye.
-    message = fmt::format("{} ended the job: {}", name_of(event.peers.front()), event.reason);
+    // That rank printed its own error line; this one says whose word ends it, over which connection (every link is
+    // one the rendezvous proved), and leaves with a goodbye.
+    message = fmt::format("{} ended the job (exit {}, its word over the connection from {}): {}",
+                          name_of(event.peers.front()), code, event.remote, excerpt(event.reason, 400));
+    fmt::print(stderr, "error: {}: {}\n", escape_text(name_of(rank())), escape_text(message));
+    std::fflush(stderr);
     exchange_->leave_now(false, code, message);
   } else {
     code = static_cast<int>(ExitCode::failure);
@@ -264,15 +269,13 @@ void EnvConnector::on_event(const env::PeerEvent& event) {
     message = fmt::format("{} left the job without a goodbye ({}: it died, was killed, or its host went away); "
                           "ending this rank",
                           fmt::join(names, ", "), event.reason);
-    // One line for the job, from the lowest rank that is still here; it tells the others why, and they leave
-    // saying only goodbye, so that nobody takes their leaving for another loss.
+    // Each process says what it saw, in one line. The lowest rank that is still here speaks for the job: it tells
+    // the others why; they leave saying only goodbye, so that nobody takes their leaving for another loss.
     int lowest = 0;
     while (std::find(event.peers.begin(), event.peers.end(), lowest) != event.peers.end()) ++lowest;
     const bool lead = lowest == rank();
-    if (lead) {
-      fmt::print(stderr, "error: {}: {}\n", name_of(rank()), message);
-      std::fflush(stderr);
-    }
+    fmt::print(stderr, "error: {}: {}\n", escape_text(name_of(rank())), escape_text(message));
+    std::fflush(stderr);
     exchange_->leave_now(lead, code, message);
   }
   std::lock_guard lock(handler_mutex_);

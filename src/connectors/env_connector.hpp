@@ -5,7 +5,9 @@
 //
 // Every wait is bounded: the bounded calls by their deadlines, the others by the job's timeout (-T). A peer's abort
 // or a peer gone without its goodbye ends this process too (see Connector::set_failure_handler), so nothing is left
-// running: of the processes that see a peer go, the lowest surviving rank prints the one error line.
+// running; each process that ends so prints one error line: the peer it saw go, or the rank whose word ended the job
+// and the connection that word came over (of the processes that see a peer go, the lowest surviving rank speaks for
+// the job: the others follow its word).
 #pragma once
 
 #include "connectors/env_settings.hpp"

@@ -1,6 +1,7 @@
 #include "connectors/env_settings.hpp"
 
 #include "core/error.hpp"
+#include "core/sys/text_file.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -35,6 +36,42 @@ int whole_number(std::string_view name, const std::string& text, int low, int hi
                                   high, what));
   }
   return value;
+}
+
+// The job's secret from DISTBENCH_JOB_SECRET_FILE or DISTBENCH_JOB_SECRET (at most one), checked.
+void read_secret(const EnvLookup& env, EnvSettings& s) {
+  const auto file = env("DISTBENCH_JOB_SECRET_FILE");
+  const auto value = env("DISTBENCH_JOB_SECRET");
+  const bool from_file = file && !file->empty();
+  const bool from_value = value && !value->empty();
+  if (from_file && from_value) {
+    throw usage_error("DISTBENCH_JOB_SECRET_FILE and DISTBENCH_JOB_SECRET are both set: set one (the file is "
+                      "preferred: a secret in the environment is visible to whoever can read this process's)");
+  }
+  if (!from_file && !from_value) return;
+  std::string secret;
+  if (from_file) {
+    secret = read_text_file(*file, "the job secret file (DISTBENCH_JOB_SECRET_FILE)", kMaxSecretBytes);
+    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ' ||
+                               secret.back() == '\t')) {
+      secret.pop_back();
+    }
+    s.secret_origin = fmt::format("DISTBENCH_JOB_SECRET_FILE ({})", shown(*file));
+  } else {
+    secret = *value;
+    if (secret.size() > kMaxSecretBytes) {
+      throw usage_error(fmt::format("DISTBENCH_JOB_SECRET is {} bytes, more than the {} allowed; give a shorter "
+                                    "secret (32 random bytes are plenty)",
+                                    secret.size(), kMaxSecretBytes));
+    }
+    s.secret_origin = "DISTBENCH_JOB_SECRET";
+  }
+  if (secret.size() < kMinSecretBytes) {
+    throw usage_error(fmt::format("the job secret from {} is {} bytes, fewer than {}: a short secret can be guessed; "
+                                  "make one with e.g. `head -c 32 /dev/urandom | base64 > job.secret`",
+                                  s.secret_origin, secret.size(), kMinSecretBytes));
+  }
+  s.secret = std::move(secret);
 }
 
 }  // namespace
@@ -95,6 +132,7 @@ EnvSettings read_env_settings(const EnvLookup& env) {
                       "hosts' names decide");
   }
   s.run_id = env("TORCHELASTIC_RUN_ID").value_or("");
+  read_secret(env, s);
   return s;
 }
 

@@ -4,8 +4,15 @@
 // WORLD_SIZE and usually LOCAL_RANK, LOCAL_WORLD_SIZE. Rank 0 listens on MASTER_PORT, except where torchrun's agent
 // already serves its own store there (TORCHELASTIC_USE_AGENT_STORE=True): then on MASTER_PORT + 1.
 // DISTBENCH_MASTER_PORT overrides both.
+//
+// The job's secret, which every process proves it holds before it may join (rendezvous.hpp), comes from the file
+// DISTBENCH_JOB_SECRET_FILE names (preferred: it stays out of the processes' environment and command lines) or from
+// DISTBENCH_JOB_SECRET itself; at most one of them, at least kMinSecretBytes bytes (a file's final line break and
+// trailing spaces are not part of it). Neither set: the job runs without one, as torchrun's variables alone describe
+// it, and rank 0 warns that anyone who can reach its port can join.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,7 +34,12 @@ struct EnvSettings {
   std::optional<int> local_rank;        // LOCAL_RANK, with LOCAL_WORLD_SIZE
   std::optional<int> local_world_size;
   std::string run_id;  // TORCHELASTIC_RUN_ID: processes of another run are turned away
+  std::optional<std::string> secret;  // the job's secret (bytes); never printed, never sent
+  std::string secret_origin;          // where it came from, for messages ("DISTBENCH_JOB_SECRET_FILE (path)")
 };
+
+inline constexpr std::size_t kMinSecretBytes = 16;
+inline constexpr std::size_t kMaxSecretBytes = 4096;
 
 // The most processes an env:// job may have.
 inline constexpr int kMaxEnvWorld = 1 << 20;

@@ -1,5 +1,7 @@
 #include "connectors/exchange.hpp"
 
+#include "connectors/handshake.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
@@ -9,6 +11,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdint>
 
 namespace distbench::env {
 namespace {
@@ -20,18 +23,19 @@ using wire::FrameType;
 // goes at once), so that the survivors agree on who prints the one error line.
 constexpr auto kLostGrace = std::chrono::milliseconds(250);
 
+// How much one peer's connection is read in one round of the loop, so that a fast sender cannot keep the thread
+// from the others and from writing.
+constexpr int kChunksPerRound = 16;
+
 // What an abort frame says; std::nullopt for a rank that only follows another's word (a goodbye, in effect).
-std::optional<PeerEvent> abort_event(int peer, const std::vector<std::byte>& payload) {
-  PeerEvent e{PeerEvent::Kind::aborted, {peer}, 1, "(no reason given)"};
-  const auto* first = reinterpret_cast<const char*>(payload.data());
-  const auto j = nlohmann::json::parse(first, first + payload.size(), nullptr, false);
-  if (j.is_object()) {
-    if (j.contains("code") && j["code"].is_number_integer()) {
-      const auto code = j["code"].get<std::int64_t>();
-      if (code >= 1 && code <= 255) e.exit_code = static_cast<int>(code);
-    }
-    if (j.contains("reason") && j["reason"].is_string()) e.reason = j["reason"].get<std::string>();
-    if (j.contains("follow") && j["follow"] == true) return std::nullopt;
+std::optional<PeerEvent> abort_event(int peer, const std::string& remote, const std::vector<std::byte>& payload) {
+  PeerEvent e{PeerEvent::Kind::aborted, {peer}, 1, "(no reason given)", remote};
+  const auto j = handshake::json_object({reinterpret_cast<const char*>(payload.data()), payload.size()});
+  if (j) {
+    const auto code = handshake::int_field(*j, "code", INT64_MIN, INT64_MAX);
+    if (code) e.exit_code = handshake::documented_exit_code(*code);
+    if (const auto reason = handshake::text_field(*j, "reason", wire::kMaxHandshakeBytes)) e.reason = *reason;
+    if (j->contains("follow") && (*j)["follow"] == true) return std::nullopt;
   }
   return e;
 }
@@ -44,6 +48,7 @@ Exchange::Exchange(int rank, std::vector<Link> links, OnEvent on_event)
     Peer& p = peers_[r];
     if (links[r].socket.valid()) {
       p.socket = std::move(links[r].socket);
+      p.remote = std::move(links[r].remote);
       p.reader.feed(links[r].early);
     } else {
       p.closed = true;  // this rank itself
@@ -183,7 +188,7 @@ void Exchange::close_peer(int rank, Peer& p, const std::string& why, std::vector
   p.out.clear();
   p.socket.reset();
   if (!p.said_bye && !p.reported && !quiet_) {
-    events.push_back({PeerEvent::Kind::lost, {rank}, 1, why});
+    events.push_back({PeerEvent::Kind::lost, {rank}, 1, why, p.remote});
   }
   p.reported = true;
 }
@@ -192,7 +197,7 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
   std::array<std::byte, 64 * 1024> chunk{};
   bool ended = false;
   std::string why;
-  while (!p.closed) {
+  for (int chunks = 0; chunks < kChunksPerRound && !p.closed; ++chunks) {
     net::Status status;
     const long n = net::read_some(p.socket, chunk, status);
     if (n == -1) break;
@@ -211,7 +216,7 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
           p.said_bye = true;
           break;
         case FrameType::abort:
-          if (auto e = abort_event(rank, frame->payload)) {
+          if (auto e = abort_event(rank, p.remote, frame->payload)) {
             if (!p.reported && !quiet_) events.push_back(std::move(*e));
             p.reported = true;
           } else {
@@ -250,7 +255,7 @@ void Exchange::loop() {
           if (frame->header.type == FrameType::data) {
             p.in[{frame->header.channel, frame->header.sequence}] = std::move(frame->payload);
           } else if (frame->header.type == FrameType::abort && !p.reported) {
-            if (auto e = abort_event(static_cast<int>(r), frame->payload)) {
+            if (auto e = abort_event(static_cast<int>(r), p.remote, frame->payload)) {
               events.push_back(std::move(*e));
               p.reported = true;
             } else {

@@ -3,8 +3,9 @@
 // caller still leaves whole once the peer reads again, so a stream is never cut mid-frame) and takes data frames by
 // (peer, channel, sequence), each wait bounded by a deadline.
 //
-// The thread also watches for the job breaking: a peer's abort frame, or a peer whose connection ends without its
-// goodbye (it died, was killed, or its host went away). It reports them to `on_event`, on its own thread: an abort at
+// The thread also watches for the job breaking: a peer's abort frame (every link is one the rendezvous proved: no
+// stranger's abort reaches this far; its exit code is limited to the documented ones), or a peer whose connection
+// ends without its goodbye (it died, was killed, or its host went away). It reports them to `on_event`, on its own thread: an abort at
 // once, lost peers together once a short grace has passed since the first (a host's ranks go at once). Taking from
 // a lost peer fails at once instead of waiting.
 #pragma once
@@ -30,8 +31,9 @@ struct PeerEvent {
   enum class Kind { aborted, lost };
   Kind kind = Kind::lost;
   std::vector<int> peers;  // aborted: the one that did; lost: every peer lost within a moment of the first
-  int exit_code = 1;       // aborted: the code the peer ends with
+  int exit_code = 1;       // aborted: the code the peer ends with (one README.md documents)
   std::string reason;      // aborted: the peer's words; lost: how the first connection ended
+  std::string remote;      // aborted: the connection it came over ("10.0.0.2:41234")
 };
 
 class Exchange {
@@ -80,6 +82,7 @@ class Exchange {
     std::uint64_t next_ticket = 1;
     std::uint64_t written = 0;  // tickets up to this one have left
     std::map<std::pair<wire::Channel, std::uint64_t>, std::vector<std::byte>> in;
+    std::string remote;  // the other end of the connection
     bool said_bye = false;
     bool closed = false;  // the connection has ended (or failed); nothing more comes or goes
     bool reported = false;

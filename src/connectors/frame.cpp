@@ -27,6 +27,8 @@ std::uint64_t type_limit(FrameType type) {
     case FrameType::reject:
     case FrameType::abort:
     case FrameType::bye:
+    case FrameType::challenge:
+    case FrameType::accepted:
       return kMaxHandshakeBytes;
     case FrameType::welcome:
       return kMaxTableBytes;
@@ -57,7 +59,7 @@ Decoded decode_header(std::span<const std::byte> bytes, std::uint64_t max_length
     return {std::nullopt, fmt::format("protocol version {} (this distbench speaks {})", v, kVersion)};
   }
   const auto type = get<std::uint16_t>(bytes, 6);
-  if (type < static_cast<std::uint16_t>(FrameType::hello) || type > static_cast<std::uint16_t>(FrameType::bye)) {
+  if (type < static_cast<std::uint16_t>(FrameType::hello) || type > static_cast<std::uint16_t>(FrameType::accepted)) {
     return {std::nullopt, fmt::format("unknown message type {}", type)};
   }
   const auto channel = get<std::uint32_t>(bytes, 8);
@@ -120,6 +122,16 @@ std::optional<Frame> FrameReader::next() {
     start_ = 0;
   }
   return f;
+}
+
+std::size_t FrameReader::wanted() const {
+  if (failed()) return 0;
+  const std::size_t have = buffer_.size() - start_;
+  if (have < kHeaderBytes) return kHeaderBytes - have;
+  const Decoded d = decode_header(std::span<const std::byte>(buffer_.data() + start_, kHeaderBytes), max_length_);
+  if (!d.header) return 0;  // next() fails the stream
+  const std::uint64_t whole = kHeaderBytes + d.header->length;
+  return have >= whole ? 0 : static_cast<std::size_t>(whole - have);
 }
 
 std::vector<std::byte> FrameReader::take_buffered() {

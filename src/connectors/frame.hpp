@@ -9,7 +9,9 @@
 //          24  u64  payload length
 //
 // All fields little-endian. A header that is not of this form — a stray connection, a port scanner, another
-// program — is refused before its payload is read, and a payload longer than the type allows is never buffered.
+// program — is refused before its payload is read, and a payload longer than the type allows is never buffered
+// (the rendezvous reads at most FrameReader::wanted() bytes from a process not yet proven: what completes the frame
+// in hand).
 #pragma once
 
 #include <array>
@@ -23,13 +25,15 @@
 namespace distbench::wire {
 
 enum class FrameType : std::uint16_t {
-  hello = 1,       // a rank to rank 0: who it is (JSON)
+  hello = 1,       // a rank to rank 0: who it is, and its proof (handshake.hpp: a proof, then JSON)
   welcome = 2,     // rank 0 to every rank: the table of all ranks (JSON)
   reject = 3,      // rank 0 to a rank: the job cannot start, and why (JSON)
-  peer_hello = 4,  // a rank to a lower rank it connects to: who it is (JSON)
+  peer_hello = 4,  // a rank to a lower rank it connects to: who it is, and its proof (a proof, then JSON)
   data = 5,        // a connector message (bytes)
   abort = 6,       // the sender ends the job (JSON: exit code, reason)
   bye = 7,         // the sender is done and closes its connection
+  challenge = 8,   // the side that accepted a connection, first: its nonce (JSON)
+  accepted = 9,    // the answer to a hello that was proven: the accepting side's own proof (a proof, then JSON)
 };
 
 // The sequences data frames count in: each connector call kind has its own, so that a message that arrives after
@@ -83,6 +87,10 @@ class FrameReader {
   // Bytes received and not yet handed out as frames (to pass a connection on without losing what came early).
   std::vector<std::byte> take_buffered();
   void set_max_length(std::uint64_t max_length) { max_length_ = max_length; }
+  // How many more bytes complete the next frame (its header first, then its payload): 0 when a whole frame is
+  // buffered or the stream is bad. Reading no more than this keeps a sender from making the reader hold more than
+  // one frame of the allowed length, whatever it sends.
+  std::size_t wanted() const;
 
  private:
   std::uint64_t max_length_;

@@ -1,21 +1,29 @@
-// The env:// rendezvous: how N processes that know only MASTER_ADDR, a port, their RANK and WORLD_SIZE become one
-// job with a TCP connection between every two of them.
+// The env:// rendezvous: how N processes that know only MASTER_ADDR, a port, their RANK and WORLD_SIZE (and, for a
+// job that keeps strangers out, a secret they share) become one job with a TCP connection between every two of them.
 //
-// 1. Rank 0 listens on the port. Every other rank opens a listener of its own (a free port), connects to rank 0
-//    (retrying until the deadline: rank 0 may start last) and says hello: its rank, the world size, its host and
-//    listening port.
-// 2. Rank 0 checks each hello: a connection that does not speak the protocol (a port scanner, another program) is
-//    dropped and the rendezvous goes on; a process of another run is turned away; a second claim on a rank or a
-//    different world size ends the rendezvous for everyone, with one line that names both. When every rank has
-//    said hello, rank 0 sends each the table of all ranks and a random token for this job.
-// 3. Each rank connects to every lower rank but 0 and says hello with the token; it accepts the higher ranks'
-//    connections. Every connection then carries the connector's messages (exchange.hpp).
+// 1. Rank 0 listens on MASTER_ADDR's address at the port (not on every interface: a job on 127.0.0.1 is reachable
+//    from this host only). Every other rank connects to rank 0 (retrying until the deadline: rank 0 may start last),
+//    opens a listener of its own on the address it reaches rank 0 from (a free port), and answers rank 0's challenge
+//    with its hello: its rank, the world size, its host and listening port, and its proof of the secret
+//    (handshake.hpp: an HMAC of both sides' nonces; the secret itself never leaves the process).
+// 2. Rank 0 judges each hello (rendezvous_table.hpp): a connection that does not speak the protocol, stays silent,
+//    or sends more than one hello's worth is dropped and the rendezvous goes on (admission.hpp); a stranger without
+//    the secret, a process of another run, a rank outside the world is turned away; a second proven claim on a rank
+//    or a different world size ends the rendezvous for everyone, with one line that names both. A hello it takes is
+//    answered with rank 0's own proof, which the rank checks. When every rank is in, rank 0 sends each the table of
+//    all ranks and a random nonce for this job.
+// 3. Each rank connects to every lower rank but 0 and proves itself with a key derived from the secret and the job's
+//    nonce; the lower rank proves itself back. Every connection then carries the connector's messages
+//    (exchange.hpp).
+// Without a secret everything runs alike with empty proofs, as torchrun's variables alone describe the job, and rank
+// 0 warns once that any process that can reach its port can join.
 //
 // Everything is bounded by one deadline. Errors are distbench::Error naming this rank and its host: usage (2) for a
 // launch that cannot work as configured, timeout (4) for ranks that never came, failure (1) otherwise.
 #pragma once
 
 #include "connectors/env_settings.hpp"
+#include "connectors/rendezvous_table.hpp"
 #include "connectors/socket.hpp"
 
 #include <cstddef>
@@ -24,19 +32,11 @@
 
 namespace distbench::env {
 
-struct RankEntry {
-  std::string host;
-  std::string address;  // where the others reach it ("" for rank 0: they reach it at MASTER_ADDR)
-  int port = 0;         // its listener (0: nobody connects to it)
-  int local_rank = 0;
-  int local_size = 1;
-  int pid = 0;
-};
-
 // A connection to a peer, and what came on it after the handshake.
 struct Link {
   net::Socket socket;
   std::vector<std::byte> early;
+  std::string remote;  // the other end, "10.0.0.2:41234", for messages that name the connection
 };
 
 struct Joined {
@@ -45,8 +45,5 @@ struct Joined {
 };
 
 Joined rendezvous(const EnvSettings& settings, double timeout_s);
-
-// Ranks on the same host, by host name: each rank's local rank and local size, in rank order.
-void number_local_ranks(std::vector<RankEntry>& ranks);
 
 }  // namespace distbench::env

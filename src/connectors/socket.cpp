@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -24,8 +25,8 @@ void set_nodelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-// Binds a new socket of `family` to its wildcard address at `port` and listens.
-Socket listen_on(int family, int port, Status& status) {
+// Binds a new socket to `address` (its family's wildcard address when null) at `port` and listens.
+Socket listen_on(int family, const sockaddr* address, socklen_t length, int port, Status& status) {
   Socket s(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!s.valid()) {
     status = failed(errno, "socket");
@@ -33,10 +34,15 @@ Socket listen_on(int family, int port, Status& status) {
   }
   const int one = 1;
   setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // a port in TIME_WAIT, not one in use
-  int rc = 0;
   if (family == AF_INET6) {
-    const int zero = 0;
-    setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    // The wildcard takes IPv4 too; a given address is that address alone.
+    const int v6_only = address != nullptr ? 1 : 0;
+    setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &v6_only, sizeof(v6_only));
+  }
+  int rc = 0;
+  if (address != nullptr) {
+    rc = bind(s.fd(), address, length);
+  } else if (family == AF_INET6) {
     sockaddr_in6 a{};
     a.sin6_family = AF_INET6;
     a.sin6_addr = in6addr_any;
@@ -83,10 +89,58 @@ void Socket::reset() noexcept {
 }
 
 Socket listen_tcp(int port, Status& status) {
-  Socket s = listen_on(AF_INET6, port, status);
+  Socket s = listen_on(AF_INET6, nullptr, 0, port, status);
   // No IPv6 on this host (or in this namespace): IPv4 alone. A port in use is in use for both.
-  if (!s.valid() && status.error != EADDRINUSE) s = listen_on(AF_INET, port, status);
+  if (!s.valid() && status.error != EADDRINUSE) s = listen_on(AF_INET, nullptr, 0, port, status);
   return s;
+}
+
+Socket listen_tcp(const std::string& address, int port, Status& status) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0 || found == nullptr) {
+    status = {EADDRNOTAVAIL, fmt::format("listen on {}: {}", address, rc != 0 ? gai_strerror(rc) : "no address"),
+              false};
+    return {};
+  }
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, freeaddrinfo);
+  return listen_on(found->ai_family, found->ai_addr, found->ai_addrlen, port, status);
+}
+
+std::vector<std::string> addresses_of(const std::string& host, Status& status) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0) {
+    status = {EHOSTUNREACH, fmt::format("look up {}: {}", host, gai_strerror(rc)), false};
+    return {};
+  }
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, freeaddrinfo);
+  std::vector<std::string> out;
+  for (const addrinfo* ai = list.get(); ai != nullptr; ai = ai->ai_next) {
+    std::array<char, INET6_ADDRSTRLEN> text{};
+    const void* raw = ai->ai_family == AF_INET6
+                          ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(ai->ai_addr)->sin6_addr)
+                          : static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(ai->ai_addr)->sin_addr);
+    if (inet_ntop(ai->ai_family, raw, text.data(), text.size()) == nullptr) continue;
+    if (std::find(out.begin(), out.end(), text.data()) == out.end()) out.emplace_back(text.data());
+  }
+  status = {};
+  return out;
+}
+
+bool is_loopback(const std::string& address) {
+  in_addr four{};
+  if (inet_pton(AF_INET, address.c_str(), &four) == 1) return (ntohl(four.s_addr) >> 24) == 127;
+  in6_addr six{};
+  if (inet_pton(AF_INET6, address.c_str(), &six) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&six)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&six) && six.s6_addr[12] == 127;
 }
 
 int local_port(const Socket& socket) {
@@ -97,22 +151,49 @@ int local_port(const Socket& socket) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&a)->sin_port);
 }
 
-std::string peer_address(const Socket& socket) {
-  sockaddr_storage a{};
-  socklen_t n = sizeof(a);
-  if (getpeername(socket.fd(), reinterpret_cast<sockaddr*>(&a), &n) != 0) return {};
+namespace {
+
+// The numeric address of `a`, IPv4 shown plainly even on an IPv6 socket.
+std::string address_text(const sockaddr_storage& a) {
   std::array<char, INET6_ADDRSTRLEN> text{};
   if (a.ss_family == AF_INET6) {
-    const auto* six = reinterpret_cast<sockaddr_in6*>(&a);
+    const auto* six = reinterpret_cast<const sockaddr_in6*>(&a);
     if (IN6_IS_ADDR_V4MAPPED(&six->sin6_addr)) {
       inet_ntop(AF_INET, &six->sin6_addr.s6_addr[12], text.data(), text.size());
     } else {
       inet_ntop(AF_INET6, &six->sin6_addr, text.data(), text.size());
     }
   } else {
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&a)->sin_addr, text.data(), text.size());
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a)->sin_addr, text.data(), text.size());
   }
   return text.data();
+}
+
+}  // namespace
+
+std::string local_address(const Socket& socket) {
+  sockaddr_storage a{};
+  socklen_t n = sizeof(a);
+  if (getsockname(socket.fd(), reinterpret_cast<sockaddr*>(&a), &n) != 0) return {};
+  return address_text(a);
+}
+
+std::string peer_address(const Socket& socket) {
+  sockaddr_storage a{};
+  socklen_t n = sizeof(a);
+  if (getpeername(socket.fd(), reinterpret_cast<sockaddr*>(&a), &n) != 0) return {};
+  return address_text(a);
+}
+
+std::string peer_endpoint(const Socket& socket) {
+  sockaddr_storage a{};
+  socklen_t n = sizeof(a);
+  if (getpeername(socket.fd(), reinterpret_cast<sockaddr*>(&a), &n) != 0) return "(a closed connection)";
+  const std::string address = address_text(a);
+  const int port = a.ss_family == AF_INET6 ? ntohs(reinterpret_cast<const sockaddr_in6*>(&a)->sin6_port)
+                                           : ntohs(reinterpret_cast<const sockaddr_in*>(&a)->sin_port);
+  return address.find(':') != std::string::npos ? fmt::format("[{}]:{}", address, port)
+                                                 : fmt::format("{}:{}", address, port);
 }
 
 Socket connect_tcp(const std::string& host, int port, Deadline deadline, Status& status) {
@@ -179,6 +260,11 @@ Status write_all(const Socket& socket, std::span<const std::byte> bytes, Deadlin
     poll(&p, 1, poll_timeout_ms(deadline, 200));
   }
   return {};
+}
+
+bool write_now(const Socket& socket, std::span<const std::byte> bytes) {
+  const ssize_t n = send(socket.fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  return n >= 0 && static_cast<std::size_t>(n) == bytes.size();
 }
 
 long read_some(const Socket& socket, std::span<std::byte> out, Status& status) {

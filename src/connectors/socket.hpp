@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace distbench::net {
 
@@ -44,10 +45,23 @@ struct Status {
 // A non-blocking listener on every address of this host (IPv6 and IPv4 where the host has IPv6, else IPv4) at
 // `port` (0: a free port the system picks). `status.error` is EADDRINUSE when another process holds the port.
 Socket listen_tcp(int port, Status& status);
+// A non-blocking listener on one numeric address of this host ("127.0.0.1", "10.0.0.2", "fd00::2") at `port`.
+// `status.error` is EADDRINUSE when another process holds the port, EADDRNOTAVAIL when the address is not this
+// host's.
+Socket listen_tcp(const std::string& address, int port, Status& status);
+// The numeric addresses `host` (a name or a numeric address) has for TCP, in the resolver's order, each once;
+// empty when it has none (`status` says why).
+std::vector<std::string> addresses_of(const std::string& host, Status& status);
+// Whether a numeric address is a loopback one (127.0.0.0/8, ::1, ::ffff:127.x.y.z).
+bool is_loopback(const std::string& address);
 // The port a socket is bound to.
 int local_port(const Socket& socket);
+// The numeric address a socket is bound to (a connected one: the address this host reaches the other end from).
+std::string local_address(const Socket& socket);
 // The numeric address of the other end ("10.0.0.2", "::1"), IPv4 shown plainly even on an IPv6 socket.
 std::string peer_address(const Socket& socket);
+// The other end as "10.0.0.2:41234" or "[fd00::2]:41234", for messages that name a connection.
+std::string peer_endpoint(const Socket& socket);
 
 // One attempt to connect to host:port (a name or numeric address; every address the name has is tried), until
 // `deadline`. The socket comes back non-blocking, with TCP_NODELAY.
@@ -57,6 +71,9 @@ Socket accept_tcp(const Socket& listener);
 
 // Writes all of `bytes` to a non-blocking socket, waiting while it is full, until `deadline`.
 Status write_all(const Socket& socket, std::span<const std::byte> bytes, Deadline deadline);
+// Writes what a non-blocking socket takes now, without waiting; true when all of `bytes` went. For what is sent to
+// a process that has not proven who it is: nothing it does (not reading) can make the writer wait.
+bool write_now(const Socket& socket, std::span<const std::byte> bytes);
 // Reads what is there (at most `out.size()` bytes) from a non-blocking socket: the count, 0 at the end of the stream,
 // -1 when nothing is there yet (EAGAIN), or -2 on an error (status says which).
 long read_some(const Socket& socket, std::span<std::byte> out, Status& status);

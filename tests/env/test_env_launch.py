@@ -355,7 +355,7 @@ class MidRun(EnvTest):
             self.assertRegex(line, rf"^rank {r} of {self.N} formed the job", f"rank {r}")
         return job
 
-    def test_a_killed_peer_ends_the_others_with_one_line(self):
+    def test_a_killed_peer_ends_the_others_with_one_line_each(self):
         for victim in (2, 0):
             with self.subTest(victim=victim):
                 job = self.soak()
@@ -363,25 +363,34 @@ class MidRun(EnvTest):
                 job.procs[victim].kill()
                 killed_at = time.monotonic()
                 res = job.finish(30)
-                lines = []
+                survivor = 1 if victim == 0 else 0
                 for r, (code, _, err, _) in res.items():
                     if r == victim:
                         self.assertEqual(code, -signal.SIGKILL)
                         continue
                     self.assertEqual(code, 1, err)
-                    lines += error_lines(err)
                     self.assertLess(res[r][3] - (killed_at - job.began), SLACK, "ended at once, not at -T")
-                survivor = 1 if victim == 0 else 0
-                self.assertEqual(len(lines), 1, lines)
-                self.assertRegex(lines[0], rf"^error: rank {survivor} \(\S+\): rank {victim} \(\S+\) left the job "
-                                           r"without a goodbye")
+                    # one line each: the loss as this rank saw it, or the word of the rank that speaks for the job
+                    lines = error_lines(err)
+                    self.assertEqual(len(lines), 1, err)
+                    self.assertRegex(lines[0], rf"^error: rank {r} \(\S+\): (rank {survivor} \(\S+\) ended the job "
+                                               r"\(exit 1, its word over the connection from 127\.0\.0\.1:\d+\): )?"
+                                               rf"rank {victim} \(\S+\) left the job without a goodbye")
+                self.assertRegex(error_lines(res[survivor][2])[0],
+                                 rf"^error: rank {survivor} \(\S+\): rank {victim} \(\S+\) left the job without a "
+                                 r"goodbye")
 
     def test_a_failing_rank_ends_the_job_with_its_code(self):
         job = self.soak(fail=(2, 0.5))
         res = job.finish(30)
-        lines = [line for r in res for line in error_lines(res[r][2])]
-        self.assertEqual(lines, [lines[0]])
-        self.assertRegex(lines[0], r"^error: rank 2 \(\S+\): soak: failing on purpose")
+        # the failing rank in its own words; every other rank names it and the connection its word came over
+        self.assertEqual(error_lines(res[2][2]), [error_lines(res[2][2])[0]], res[2][2])
+        self.assertRegex(error_lines(res[2][2])[0], r"^error: rank 2 \(\S+\): soak: failing on purpose")
+        for r in (0, 1, 3):
+            lines = error_lines(res[r][2])
+            self.assertEqual(len(lines), 1, res[r][2])
+            self.assertRegex(lines[0], rf"^error: rank {r} \(\S+\): rank 2 \(\S+\) ended the job \(exit 3, its word "
+                                       r"over the connection from 127\.0\.0\.1:\d+\): soak: failing on purpose")
         self.assertEqual({res[r][0] for r in res}, {3}, "every rank leaves with the failing rank's code")
 
     def test_a_stopped_peer_is_named_and_goes_when_continued(self):
@@ -394,10 +403,15 @@ class MidRun(EnvTest):
         for r, p in others.items():
             o, e = p.communicate(timeout=self.T + 30)
             res[r] = (p.returncode, o, e, time.monotonic() - stopped_at)
-        lines = [line for r in res for line in error_lines(res[r][2])]
-        self.assertEqual(len(lines), 1, lines)
-        self.assertRegex(lines[0], r"^error: rank 0 \(\S+\): (barrier|allgather): rank 3 \(\S+\) sent nothing in "
-                                   r"time")
+        # rank 0, which waited, names the stopped rank; the others name rank 0's word and its connection
+        for r in res:
+            self.assertEqual(len(error_lines(res[r][2])), 1, res[r][2])
+        self.assertRegex(error_lines(res[0][2])[0], r"^error: rank 0 \(\S+\): (barrier|allgather): rank 3 \(\S+\) "
+                                                    r"sent nothing in time")
+        for r in (1, 2):
+            self.assertRegex(error_lines(res[r][2])[0],
+                             rf"^error: rank {r} \(\S+\): rank 0 \(\S+\) ended the job \(exit 4, its word over the "
+                             r"connection from 127\.0\.0\.1:\d+\): (barrier|allgather): rank 3 \(\S+\) sent nothing in time")
         for r, (code, _, err, took) in res.items():
             self.assertEqual(code, 4, err)
             self.assertLess(took, self.T + SLACK)

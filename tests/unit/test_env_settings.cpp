@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -107,6 +111,48 @@ TEST(EnvSettings, LocalRanksAreOptional) {
   const auto s = read_env_settings(lookup(vars));
   EXPECT_FALSE(s.local_rank.has_value());
   EXPECT_FALSE(s.local_world_size.has_value());
+}
+
+TEST(EnvSettings, NoSecretByDefault) {
+  const auto s = read_env_settings(lookup(torchrun()));
+  EXPECT_FALSE(s.secret.has_value());
+}
+
+TEST(EnvSettings, TheSecretFromTheEnvironment) {
+  auto vars = torchrun();
+  vars["DISTBENCH_JOB_SECRET"] = "0123456789abcdef-and-more";
+  const auto s = read_env_settings(lookup(vars));
+  ASSERT_TRUE(s.secret.has_value());
+  EXPECT_EQ(*s.secret, "0123456789abcdef-and-more");
+  EXPECT_EQ(s.secret_origin, "DISTBENCH_JOB_SECRET");
+  vars["DISTBENCH_JOB_SECRET"] = "";  // set but empty: none
+  EXPECT_FALSE(read_env_settings(lookup(vars)).secret.has_value());
+}
+
+TEST(EnvSettings, TheSecretFromAFileWithoutItsLineBreak) {
+  const auto path = std::filesystem::temp_directory_path() / ("distbench_secret_" + std::to_string(::getpid()));
+  std::ofstream(path) << "0123456789abcdef-from-a-file  \r\n";
+  auto vars = torchrun();
+  vars["DISTBENCH_JOB_SECRET_FILE"] = path.string();
+  const auto s = read_env_settings(lookup(vars));
+  ASSERT_TRUE(s.secret.has_value());
+  EXPECT_EQ(*s.secret, "0123456789abcdef-from-a-file");
+  EXPECT_NE(s.secret_origin.find("DISTBENCH_JOB_SECRET_FILE"), std::string::npos);
+  vars["DISTBENCH_JOB_SECRET"] = "0123456789abcdef-from-a-variable";
+  EXPECT_NE(usage_text(vars).find("DISTBENCH_JOB_SECRET_FILE and DISTBENCH_JOB_SECRET are both set: set one"),
+            std::string::npos);
+  std::filesystem::remove(path);
+  vars.erase("DISTBENCH_JOB_SECRET");
+  EXPECT_NE(usage_text(vars).find("cannot read the job secret file (DISTBENCH_JOB_SECRET_FILE)"), std::string::npos)
+      << usage_text(vars);
+}
+
+TEST(EnvSettings, AShortSecretIsRefused) {
+  auto vars = torchrun();
+  vars["DISTBENCH_JOB_SECRET"] = "hunter2";
+  const std::string text = usage_text(vars);
+  EXPECT_NE(text.find("the job secret from DISTBENCH_JOB_SECRET is 7 bytes, fewer than 16"), std::string::npos) << text;
+  EXPECT_EQ(text.find("hunter2"), std::string::npos) << "a secret is never shown";
 }
 
 }  // namespace

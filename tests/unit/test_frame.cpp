@@ -103,5 +103,29 @@ TEST(FrameReader, WhatCameAfterAFrameIsHandedOn) {
   EXPECT_EQ(rest, std::vector<std::byte>(second.begin(), second.begin() + 100));
 }
 
+// wanted() is what a reader of a process not yet proven reads at most: the rest of the header, then the rest of the
+// payload the header announced, and nothing once a frame is whole (whatever follows stays unread).
+TEST(FrameReader, WantedIsWhatCompletesTheFrameInHand) {
+  FrameReader reader(kMaxHandshakeBytes);
+  EXPECT_EQ(reader.wanted(), kHeaderBytes);
+  const auto frame = encode_frame({FrameType::hello}, bytes(std::string(100, 'h')));
+  reader.feed(std::span(frame).first(10));
+  EXPECT_EQ(reader.wanted(), kHeaderBytes - 10);
+  reader.feed(std::span(frame).subspan(10, kHeaderBytes - 10));
+  EXPECT_EQ(reader.wanted(), 100u);
+  reader.feed(std::span(frame).subspan(kHeaderBytes, 60));
+  EXPECT_EQ(reader.wanted(), 40u);
+  reader.feed(std::span(frame).subspan(kHeaderBytes + 60));
+  EXPECT_EQ(reader.wanted(), 0u);
+  ASSERT_TRUE(reader.next());
+  EXPECT_EQ(reader.wanted(), kHeaderBytes);
+  // A header announcing more than the reader allows: nothing more is wanted, and the stream fails.
+  FrameReader strict(kMaxHandshakeBytes);
+  strict.feed(encode_header({FrameType::hello, Channel::collective, 0, kMaxHandshakeBytes + 1}));
+  EXPECT_EQ(strict.wanted(), 0u);
+  EXPECT_FALSE(strict.next());
+  EXPECT_TRUE(strict.failed());
+}
+
 }  // namespace
 }  // namespace distbench::wire
