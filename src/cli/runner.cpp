@@ -252,12 +252,12 @@ Farewell say_farewell(Connector& connector, int root_code, double timeout_s) {
 }
 
 std::string ranks_text(const std::vector<int>& ranks, const RunInfo& info) {
-  std::string out;
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
   for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) {
     const int r = ranks[i];
     const auto host = static_cast<std::size_t>(r) < info.ranks.size() ? info.ranks[static_cast<std::size_t>(r)].host
                                                                       : std::string("?");
-    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", r, host);
+    out += fmt::format("{}{} ({})", i == 0 ? "" : ", ", r, host);
   }
   if (ranks.size() > 8) out += fmt::format(" and {} more", ranks.size() - 8);
   return out;
@@ -289,9 +289,10 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
     outcome.abandon = fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
                                   "hung or gone; every case above was measured",
                                   ranks_text(farewell.missing, info), bound);
-  } else if (const std::optional<double> frozen = watchdog.frozen_s()) {
-    // This rank was stopped past -T as the run ended: the others have given up waiting for it, and are leaving.
-    outcome.abandon = fmt::format("this rank was stopped (or its host frozen) for {:.1f} s at the end of the run; the "
+  } else if (const std::optional<double> frozen = watchdog.frozen_longer_than(bound)) {
+    // This rank was stopped (or its host frozen) as the run ended, longer than the others wait for each other: they
+    // have given up on it and are leaving.
+    outcome.abandon = fmt::format("this rank was stopped (or its host frozen) for {:.1f} s as the run ended: the "
                                   "others did not wait past {:g} s (-T/--timeout); every case above was measured",
                                   *frozen, bound);
   }

@@ -138,6 +138,7 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.error, b.error);
   EXPECT_EQ(a.signal, b.signal);
+  EXPECT_EQ(a.failed_step, b.failed_step);
   EXPECT_EQ(a.world_size, b.world_size);
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
   for (std::size_t i = 0; i < a.ranks.size(); ++i) {
@@ -183,6 +184,7 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
   info.status = "interrupted";
   info.error = "interrupted by signal 15 (SIGTERM) during allreduce 8 B: timed samples";
   info.signal = 15;
+  info.failed_step = "check count";
   info.warnings = {{"noisy_median", "2 of 3 cases are noisy; rerun"}, {"page_faults", "faults; use --malloc-reuse"}};
   CaseResult unchecked = sample_result("in-place", 1048576);
   unchecked.wrong = -1;
@@ -216,9 +218,9 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
-  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal", "backend",
-                  "environment", "warnings", "benchmark", "title", "facts", "config", "layout", "table", "plots", "summary",
-                  "summary_items", "sections", "records"});
+  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal",
+                  "failed_step", "backend", "environment", "warnings", "benchmark", "title", "facts", "config", "layout",
+                  "table", "plots", "summary", "summary_items", "sections", "records"});
   EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
   EXPECT_TRUE(j["end_time"].is_null());

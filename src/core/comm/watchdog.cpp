@@ -10,6 +10,8 @@ namespace {
 
 // How recently a freeze must have ended to explain what happens now (a signal the launcher sends on resuming it).
 constexpr std::int64_t kRecentFreezeNs = 5'000'000'000;
+// The shortest gap between the watchdog's looks taken for a freeze (it looks every 20 or 100 ms).
+constexpr std::int64_t kMinFreezeNs = 500'000'000;
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -128,9 +130,9 @@ bool Watchdog::overdue() const {
   return deadline != 0 && now_ns() > deadline;
 }
 
-std::optional<double> Watchdog::frozen_s() const {
-  const std::int64_t limit = timeout_nanoseconds(timeout_s_);
-  if (limit <= 0) return std::nullopt;
+std::optional<double> Watchdog::frozen_longer_than(double seconds) const {
+  const std::int64_t limit = std::max(timeout_nanoseconds(seconds), kMinFreezeNs);
+  if (timeout_nanoseconds(timeout_s_) <= 0) return std::nullopt;
   const std::int64_t now = now_ns();
   const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
   if (gap > limit) return static_cast<double>(gap) * 1e-9;  // frozen until just now: the thread has not looked yet
@@ -155,7 +157,9 @@ void Watchdog::watch() {
     if (stopping_) break;
     const std::int64_t now = now_ns();
     const std::int64_t gap = now - last_poll_ns_.load(std::memory_order_relaxed);
-    if (gap > timeout_nanoseconds(timeout_s_)) {
+    // A longer freeze that ended recently is not hidden by a shorter one after it.
+    const bool recent = now - freeze_end_ns_.load(std::memory_order_relaxed) < kRecentFreezeNs;
+    if (gap > kMinFreezeNs && (gap >= freeze_ns_.load(std::memory_order_relaxed) || !recent)) {
       freeze_ns_.store(gap, std::memory_order_relaxed);
       freeze_end_ns_.store(now, std::memory_order_relaxed);
     }

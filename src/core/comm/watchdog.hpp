@@ -106,7 +106,9 @@ class Watchdog {
   // How long this process was just frozen (stopped by SIGSTOP, its host suspended), when that was longer than the
   // timeout and ended in the last few seconds or lasts still: the watchdog's own thread could not poll for that long.
   // A stop between two steps arms nothing, and is seen only so. Empty otherwise, and with no timeout.
-  std::optional<double> frozen_s() const;
+  std::optional<double> frozen_s() const { return frozen_longer_than(timeout_s_); }
+  // The same for a freeze longer than `seconds` (at least half a second: shorter ones are not told from a busy host).
+  std::optional<double> frozen_longer_than(double seconds) const;
 
  private:
   friend class ArmedStep;
@@ -118,7 +120,7 @@ class Watchdog {
   Expired on_expire_;
   std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
   std::atomic<std::int64_t> last_poll_ns_;     // when the watchdog's thread last looked
-  std::atomic<std::int64_t> freeze_ns_{0};     // the last gap between its looks longer than the timeout
+  std::atomic<std::int64_t> freeze_ns_{0};     // the last gap between its looks longer than half a second
   std::atomic<std::int64_t> freeze_end_ns_{0};  // and when it ended
   std::mutex mutex_;
   std::condition_variable wake_;
