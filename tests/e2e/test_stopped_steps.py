@@ -11,8 +11,8 @@ names the step it stopped at (its description, read from arm()'s last argument, 
 to have been hit, and where; the step kinds' numbers are read from src/core/comm/watchdog.hpp.
 
 Environment: DISTBENCH (the binary), DISTBENCH_SOURCE_ROOT. Skips, saying why, without gdb or ptrace.
-DISTBENCH_STOPPED_STEPS=all runs the whole table (every case on the root and on another rank, about 9 minutes on a
-2-core machine); =name,name those cases only, on both; unset, the CI's share (about 2 minutes).
+DISTBENCH_STOPPED_STEPS=all runs the whole table (every case on the root and on another rank, 63 jobs); =name,name
+those cases only, on both; unset, the CI's share (16 jobs). Jobs run two at a time.
 """
 import os
 import re
@@ -25,7 +25,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import SANITIZERS, SKIP, load_json, running  # noqa: E402
+from distbench_testing import SANITIZERS, SKIP, load_json, run_concurrently, running  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -51,37 +51,36 @@ TRAIN = ["train", "--layers", "2", "--hidden", "32", "--steps", "3", "--warmup",
 TP = ["tp", "--group-size", "2", "--op", "reduce", "--shape", "64x64", "--check", "-n", "3"]
 
 # (name, command, kind, occurrence, ranks, ranks in CI): the occurrence-th step of that kind on the rank (1: the
-# first), stopped on each of `ranks` when the whole table runs (DISTBENCH_STOPPED_STEPS=all, about 9 minutes) and on
-# the CI's share otherwise (every kind of step at least once, root and not, in about 2 minutes). A kind only the root
-# takes (writing the report) is stopped on the root alone.
+# first), stopped on each of `ranks` when the whole table runs (DISTBENCH_STOPPED_STEPS=all) and on the CI's share
+# otherwise (every kind of step once, on the root or another rank in turn, both for the farewell). A kind only the
+# root takes (writing the report) is stopped on the root alone.
 BOTH = (0, 1)
 CASES = [
     ("sweep: setup", SWEEP, "setup", 1, BOTH, (0,)),
-    ("sweep: setup (reports begun)", SWEEP, "setup", 5, BOTH, (1,)),
-    ("sweep: warm-up", SWEEP, "warm-up", 2, BOTH, (0,)),
-    ("sweep: calibration", SWEEP, "calibration", 2, BOTH, (1,)),
-    ("sweep: barrier", SWEEP, "barrier", 2, BOTH, (0,)),
-    ("sweep: sampling", SWEEP, "sampling", 2, BOTH, (1,)),
-    ("sweep: verification", SWEEP, "verification", 2, BOTH, (0,)),
-    ("sweep: check count", SWEEP, "check count", 2, BOTH, (1,)),
-    ("sweep: gather", SWEEP, "gather", 3, BOTH, (0,)),
+    ("sweep: setup (reports begun)", SWEEP, "setup", 5, BOTH, ()),
+    ("sweep: warm-up", SWEEP, "warm-up", 2, BOTH, (1,)),
+    ("sweep: calibration", SWEEP, "calibration", 2, BOTH, (0,)),
+    ("sweep: barrier", SWEEP, "barrier", 2, BOTH, (1,)),
+    ("sweep: sampling", SWEEP, "sampling", 2, BOTH, (0,)),
+    ("sweep: verification", SWEEP, "verification", 2, BOTH, (1,)),
+    ("sweep: check count", SWEEP, "check count", 2, BOTH, (0,)),
+    ("sweep: gather", SWEEP, "gather", 3, BOTH, (1,)),
     ("sweep: report", SWEEP, "report", 2, (0,), (0,)),
     ("sweep: finish (farewell)", SWEEP, "finish", 1, BOTH, BOTH),
     ("sweep: finish (leaving)", SWEEP, "finish", 2, BOTH, (1,)),
-    ("latency: verification", LATENCY, "verification", 2, BOTH, (1,)),
+    ("latency: verification", LATENCY, "verification", 2, BOTH, ()),
     ("latency: check count", LATENCY, "check count", 2, BOTH, ()),
     ("zero: zero step", ZERO, "zero step", 2, BOTH, (1,)),
-    ("zero: check count", ZERO, "check count", 1, BOTH, (0,)),
+    ("zero: check count", ZERO, "check count", 1, BOTH, ()),
     ("zero: gather", ZERO, "gather", 2, BOTH, ()),
     ("zero: report", ZERO, "report", 1, (0,), ()),
     ("train: train step", TRAIN, "train step", 1, BOTH, (0,)),
-    ("train: check count", TRAIN, "check count", 1, BOTH, (1,)),
+    ("train: check count", TRAIN, "check count", 1, BOTH, ()),
     ("train: barrier", TRAIN, "barrier", 1, BOTH, ()),
     ("tp: tp step", TP, "tp step", 1, BOTH, (1,)),
-    ("tp: check count", TP, "check count", 1, BOTH, (0,)),
+    ("tp: check count", TP, "check count", 1, BOTH, ()),
     ("tp: gather", TP, "gather", 1, BOTH, ()),
-] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {1: (1,), 4: (0,), 6: (1,)}.get(i, ()))
-     for i in range(1, 9)] + [
+] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {5: (1,)}.get(i, ())) for i in range(1, 9)] + [
     ("health: finish (farewell)", HEALTH, "finish", 1, BOTH, (0,)),
     ("health: finish (leaving)", HEALTH, "finish", 2, BOTH, ()),
 ]
@@ -163,7 +162,7 @@ class StoppedSteps(unittest.TestCase):
                                 start_new_session=True)
 
     def stopped_shell(self, proc):
-        """The pid of the rank that stopped itself before it became distbench."""
+        """The pid of the rank that stopped itself before it became distbench; None if it never did."""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
             for pid in descendants(proc.pid):
@@ -175,11 +174,11 @@ class StoppedSteps(unittest.TestCase):
                 if argv[:2] == [b"sh", b"-c"] and state(pid) == "T":
                     return pid
             time.sleep(0.02)
-        self.fail(f"the rank to stop never stopped itself\n{proc.stderr.read() if proc.poll() is not None else ''}")
+        return None
 
     def stop_at(self, pid, kind, occurrence):
-        """Runs the stopped rank with gdb until its `occurrence`-th step of `kind` is armed, and stops it there; the
-        step's description as gdb read it."""
+        """Runs the stopped rank with gdb until its `occurrence`-th step of `kind` is armed, and stops it there. Returns
+        the step's description as gdb read it, or None with gdb's output when the rank never took that step."""
         number = self.kinds[kind]
         script = ["set pagination off", "set breakpoint pending on", "handle SIGSTOP nostop noprint nopass",
                   f"break distbench::Watchdog::arm if $edx == {number}", f"ignore 1 {occurrence - 1}", "continue",
@@ -189,27 +188,36 @@ class StoppedSteps(unittest.TestCase):
             args += ["-ex", line]
         out = subprocess.run(args, capture_output=True, text=True, timeout=120)
         steps = re.findall(r"^STEP (.*)$", out.stdout, re.M)
-        self.assertTrue(steps, f"rank never took step {occurrence} of kind '{kind}' (gdb:)\n{out.stdout}{out.stderr}")
-        return steps[-1]
+        return (steps[-1], "") if steps else (None, out.stdout + out.stderr)
 
-    def check_case(self, name, command, kind, occurrence, rank):
+    def run_case(self, name, command, kind, occurrence, rank):
+        """One job with one rank stopped; what a check needs of it (no assertion here: cases run two at a time)."""
         bound = TIMEOUT_S + (HEALTH_SLACK_S if command is HEALTH else SLACK_S)
+        out = {"name": name, "command": command, "kind": kind, "rank": rank, "bound": bound, "step": None,
+               "why": "", "err": "", "took": 0.0, "left": [], "code": None, "report": None}
         with tempfile.TemporaryDirectory() as tmp:
             report = os.path.join(tmp, "run.json")
             proc = self.launch(command, rank, report)
             try:
-                step = self.stop_at(self.stopped_shell(proc), kind, occurrence)
+                shell = self.stopped_shell(proc)
+                if shell is None:
+                    out["why"] = "the rank to stop never stopped itself"
+                    return out
+                out["step"], out["why"] = self.stop_at(shell, kind, occurrence)
+                if out["step"] is None:
+                    return out
                 stopped = time.monotonic()
                 try:
-                    _, err = proc.communicate(timeout=bound + 30)
+                    _, out["err"] = proc.communicate(timeout=bound + 30)
                 except subprocess.TimeoutExpired:
-                    self.fail(f"{name}: the job still ran {bound + 30} s after the stop")
-                took = time.monotonic() - stopped
+                    out["why"] = f"the job still ran {bound + 30} s after the stop"
+                    return out
+                out["took"] = time.monotonic() - stopped
                 left = [p for p in descendants(proc.pid) if running(p)]
-                deadline = stopped + bound
-                while left and time.monotonic() < deadline:
+                while left and time.monotonic() < stopped + bound:
                     time.sleep(0.05)
                     left = [p for p in left if running(p)]
+                out["left"] = left
             finally:
                 os.killpg(proc.pid, signal.SIGKILL) if proc.poll() is None else None
                 for p in descendants(proc.pid):
@@ -218,41 +226,54 @@ class StoppedSteps(unittest.TestCase):
                     except OSError:
                         pass
                 proc.wait()
-            if not os.path.exists(report):
-                # Stopped before the reports began (the job forming its world): nothing is written, and the ranks
-                # that waited name their step.
-                self.rows.append((name[:19], rank, proc.returncode, "(no report)", took, step))
-                self.assertEqual(kind, "setup", f"{name}: no report\n{err}")
-                self.assertEqual(proc.returncode, 4, f"{name}\n{err}")
-                self.assertIn(f"did not finish within {TIMEOUT_S} s", err)
-                return
-            result = load_json(report)  # parses: never half-written
-            self.rows.append((name[:19], rank, proc.returncode, result.get("failed_step") or "-", took, step))
-            self.assertEqual(left, [], f"{name}: processes left {bound} s after the stop\n{err}")
-            self.assertLess(took, bound, f"{name}: the job took {took:.1f} s to end\n{err}")
-            self.assertNotEqual(proc.returncode, 0, err)
-            if result["status"] == "complete":
-                # Stopped after the complete report was written (MPI's goodbye): the report keeps its word, and the
-                # job still ends within the bound, by the watchdog of the ranks that waited, which name their step.
-                self.assertIn("leaving the job", step, f"{name}: a complete report\n{err}")
-                self.assertEqual(proc.returncode, 3 if command is HEALTH else 4, f"{name}\n{err}")
-                self.assertRegex(err, r"error: rank \d+ .*leaving the job .*did not finish within", err)
-                return
-            if kind == "health phase" or command is HEALTH:
-                self.check_health(name, result, rank, err)
-                return
-            self.assertEqual(proc.returncode, 4, f"{name}\n{err}")
-            self.assertEqual(result["status"], "failed", f"{name}\n{err}")
-            # The watchdog's words, or a bounded wait's (a call started and waited for within -T).
-            self.assertRegex(result["error"], f"did not ((finish|complete|answer).* within {TIMEOUT_S}|wait past) ", err)
-            if rank == 0:
-                # The stopped root's own step is the one that did not finish: the kind stopped at, named.
-                self.assertEqual(result["failed_step"], kind, f"{name}: {result['error']}\n{err}")
-                if kind != "finish":  # the farewell says who did not answer, or that this rank was stopped
-                    self.assertIn(step, result["error"], err)
-            else:
-                # The root waited for the stopped rank in a step of its own: named, whatever its kind.
-                self.assertIn(result["failed_step"], self.kinds, f"{name}: {result['error']}\n{err}")
+                if proc.stdout:
+                    proc.stdout.close()
+                if proc.stderr:
+                    proc.stderr.close()
+            out["code"] = proc.returncode
+            if os.path.exists(report):
+                out["report"] = load_json(report)  # parses: never half-written
+        return out
+
+    def check_case(self, r):
+        name, kind, rank, err, step = r["name"], r["kind"], r["rank"], r["err"], r["step"]
+        self.assertTrue(step, f"{name}: {r['why']}")
+        self.assertFalse(r["why"], f"{name}: {r['why']}\n{err}")
+        result = r["report"]
+        self.rows.append((name[:19], rank, r["code"], (result.get("failed_step") or "-") if result else "(no report)",
+                          r["took"], step))
+        self.assertEqual(r["left"], [], f"{name}: processes left {r['bound']} s after the stop\n{err}")
+        self.assertLess(r["took"], r["bound"], f"{name}: the job took {r['took']:.1f} s to end\n{err}")
+        self.assertNotEqual(r["code"], 0, err)
+        if result is None:
+            # Stopped before the reports began (the job forming its world): nothing is written, and the ranks that
+            # waited name their step.
+            self.assertEqual(kind, "setup", f"{name}: no report\n{err}")
+            self.assertEqual(r["code"], 4, f"{name}\n{err}")
+            self.assertIn(f"did not finish within {TIMEOUT_S} s", err)
+            return
+        if result["status"] == "complete":
+            # Stopped after the complete report was written (MPI's goodbye): the report keeps its word, and the job
+            # still ends within the bound, by the watchdog of the ranks that waited, which name their step.
+            self.assertIn("leaving the job", step, f"{name}: a complete report\n{err}")
+            self.assertEqual(r["code"], 3 if r["command"] is HEALTH else 4, f"{name}\n{err}")
+            self.assertRegex(err, r"error: rank \d+ .*leaving the job .*did not finish within", err)
+            return
+        if kind == "health phase" or r["command"] is HEALTH:
+            self.check_health(name, result, rank, err)
+            return
+        self.assertEqual(r["code"], 4, f"{name}\n{err}")
+        self.assertEqual(result["status"], "failed", f"{name}\n{err}")
+        # The watchdog's words, or a bounded wait's (a call started and waited for within -T).
+        self.assertRegex(result["error"], f"did not ((finish|complete|answer).* within {TIMEOUT_S}|wait past) ", err)
+        if rank == 0:
+            # The stopped root's own step is the one that did not finish: the kind stopped at, named.
+            self.assertEqual(result["failed_step"], kind, f"{name}: {result['error']}\n{err}")
+            if kind != "finish":  # the farewell says who did not answer, or that this rank was stopped
+                self.assertIn(step, result["error"], err)
+        else:
+            # The root waited for the stopped rank in a step of its own: named, whatever its kind.
+            self.assertIn(result["failed_step"], self.kinds, f"{name}: {result['error']}\n{err}")
 
     def check_health(self, name, result, rank, err):
         """health judges a rank that stops answering as a finding (a phase's own bounds; the watchdog is the backstop
@@ -265,12 +286,14 @@ class StoppedSteps(unittest.TestCase):
     def test_every_kind_of_step(self):
         chosen = os.environ.get("DISTBENCH_STOPPED_STEPS", "")
         only = [n for n in chosen.split(",") if n and chosen != "all"]
-        for name, command, kind, occurrence, ranks, ci_ranks in CASES:
-            if only and name not in only:
-                continue
-            for rank in ranks if chosen else ci_ranks:
-                with self.subTest(case=name, rank=rank):
-                    self.check_case(name, command, kind, occurrence, rank)
+        jobs = [(name, command, kind, occurrence, rank) for name, command, kind, occurrence, ranks, ci_ranks in CASES
+                if not only or name in only for rank in (ranks if chosen else ci_ranks)]
+        # Two jobs at a time (each mostly waits out -T): their stops land as well, and the bound holds beside a second
+        # job on a 2-core machine.
+        results = run_concurrently([lambda job=job: self.run_case(*job) for job in jobs], workers=2)
+        for r in results:
+            with self.subTest(case=r["name"], rank=r["rank"]):
+                self.check_case(r)
 
 
 if __name__ == "__main__":
