@@ -37,6 +37,7 @@ RunEnding::RunEnding(Connector& connector, const RunSettings& settings, const Be
       root_(connector.is_root()),
       benchmark_(benchmark),
       timeout_exit_code_(settings.timeout_exit_code),
+      freeze_bound_s_(settings.leave_bound_s()),
       interrupted_exit_code_(settings.interrupted_exit_code),
       launched_(connector.size() > 1) {}
 
@@ -116,13 +117,13 @@ void RunEnding::end_on_signal(Watchdog& watchdog, int signal) {
                               step, watchdog.timeout_s(), signal, strsignal(signal)),
                   timeout_exit_code_, watchdog.step_kind());
   }
-  if (const std::optional<double> frozen = watchdog.frozen_s()) {
+  if (const std::optional<double> frozen = watchdog.frozen_longer_than(freeze_bound_s_)) {
     // Stopped between steps for longer than the timeout (nothing was armed to run out): the peers' steps that
     // waited for this rank did not finish within it, which is why the launcher ends the job.
     fail_and_exit(fmt::format("this rank was stopped (or its host frozen) for {:.1f} s {}; its peers' steps did not "
                               "finish within {:g} s (-T/--timeout); ended by signal {} ({}) once it was continued",
                               *frozen, step.empty() ? "between steps" : fmt::format("during {}", step),
-                              watchdog.timeout_s(), signal, strsignal(signal)),
+                              freeze_bound_s_, signal, strsignal(signal)),
                   timeout_exit_code_, watchdog.step_kind());
   }
   const char* why = launched_ ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "

@@ -75,6 +75,7 @@ class RunEnding {
   RunInfo info_;
   const Benchmark& benchmark_;
   const int timeout_exit_code_;
+  const double freeze_bound_s_;  // a rank stopped longer than this: its peers have given up on it (leave_bound_s)
   const std::optional<int> interrupted_exit_code_;
   const bool launched_;  // by a launcher, with other ranks: a signal may be its word that another rank failed
   std::mutex leaving_;  // the first ending decides; the report is written by one thread at a time

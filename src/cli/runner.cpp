@@ -210,11 +210,6 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
   }
 }
 
-// How long the ranks wait for each other as the run ends.
-double leave_timeout_s(const RunSettings& settings) {
-  return settings.leave_timeout_s > 0 ? settings.leave_timeout_s : settings.timeout_s;
-}
-
 // Who answered at the end of the run, and the exit code the root decided.
 struct Farewell {
   int code = 0;
@@ -278,7 +273,7 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
     root_code = static_cast<int>(ExitCode::below_floor);
   }
   Farewell farewell;
-  const double bound = leave_timeout_s(settings);
+  const double bound = settings.leave_bound_s();
   {
     // The watchdog is the backstop behind the farewell's own deadlines (the root's, then the others' as long again).
     const ArmedStep step = watchdog.arm(StepKind::finish, "leaving together: every rank present, the verdict shared",
@@ -344,7 +339,7 @@ int run_in_world(Invocation& inv, Connector& connector, const RunSettings& setti
   ending.report_to(out.progress.get(), out.reporters.get(), start.info);
 
   BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
-  if (!outcome.abandon.empty()) ending.abandon(outcome);
+  if (!outcome.abandon.empty()) ending.abandon(outcome, outcome.abandon_step);
   return finish(connector, settings, std::move(start), std::move(outcome), out.reporters.get(), ending, watchdog);
 }
 
@@ -378,7 +373,7 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   const int code = run_in_world(inv, connector, settings, benchmark, outputs, mode, ending, watchdog);
   // Every rank said goodbye; what is left of the job's end waits for them all, so under the watchdog too.
   const ArmedStep step =
-      watchdog.arm(StepKind::finish, "leaving the job (the connector's end: MPI_Finalize)", leave_timeout_s(settings));
+      watchdog.arm(StepKind::finish, "leaving the job (the connector's end: MPI_Finalize)", settings.leave_bound_s());
   inv.disconnect();
   return code;
 }

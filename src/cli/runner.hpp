@@ -29,6 +29,8 @@ struct RunSettings {
   // How long the ranks wait for each other at the end of the run (the farewell), when it is not timeout_s (health:
   // -T, whose watchdog is a backstop of several times -T).
   double leave_timeout_s = 0;
+  // The bound the ranks hold each other to outside the watchdog's own steps: leave_timeout_s, else timeout_s.
+  double leave_bound_s() const { return leave_timeout_s > 0 ? leave_timeout_s : timeout_s; }
   // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so
   // that every ending it can act on stays within the 0-3 a monitoring system reads).
   std::optional<int> interrupted_exit_code;

@@ -33,6 +33,7 @@ struct BenchmarkOutcome {
   // the report failed with this reason and every process leaves with `exit_code` without finalising MPI; the
   // launcher ends the ranks that do not answer.
   std::string abandon;
+  std::optional<StepKind> abandon_step;  // the kind of step it was abandoned in (the report's failed_step)
   // Root rank only: what the run learned about itself while running (memory.buffer_huge_pages), added to the
   // report's versions at the end.
   KeyValues facts;

@@ -242,6 +242,9 @@ class StoppedSteps(unittest.TestCase):
         result = r["report"]
         self.rows.append((name[:19], rank, r["code"], (result.get("failed_step") or "-") if result else "(no report)",
                           r["took"], step))
+        if os.environ.get("DISTBENCH_STOPPED_STEPS_VERBOSE"):
+            print(f"\n{name} rank {rank}: {result and result['status']}: {result and result['error']}\n{err}",
+                  file=sys.stderr)
         self.assertEqual(r["left"], [], f"{name}: processes left {r['bound']} s after the stop\n{err}")
         self.assertLess(r["took"], r["bound"], f"{name}: the job took {r['took']:.1f} s to end\n{err}")
         self.assertNotEqual(r["code"], 0, err)

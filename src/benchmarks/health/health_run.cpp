@@ -238,6 +238,7 @@ BenchmarkOutcome HealthRun::finish() {
   BenchmarkOutcome outcome;
   outcome.exit_code = ending["exit"].get<int>();
   outcome.abandon = abandoned;
+  if (!abandoned.empty()) outcome.abandon_step = StepKind::health_phase;
   if (!abandoned.empty() && !root_) {
     // The root's verdict is the job's: it leaves first. A rank that never heard it says why it ends unknown.
     outcome.exit_code = decision_.value("exit", static_cast<int>(Status::failed));
