@@ -159,8 +159,8 @@ void RunEnding::after_error(const Error& e, std::optional<StepKind> unwound) {
 // first (the launcher then ends every rank, the stopped ones included); the others wait to be ended, for a bounded
 // time, and leave with the same code.
 void RunEnding::abandon(const BenchmarkOutcome& outcome, std::optional<StepKind> failed_step) {
-  std::lock_guard lock(leaving_);  // a watchdog or a signal now waits for the report
   const int code = outcome.exit_code.value_or(static_cast<int>(ExitCode::timeout));
+  std::unique_lock lock(leaving_);  // a watchdog or a signal waits for the report (not for the wait below)
   if (reporters_) {
     RunInfo failed = info_;
     failed.status = "failed";
@@ -175,6 +175,7 @@ void RunEnding::abandon(const BenchmarkOutcome& outcome, std::optional<StepKind>
   }
   std::cout.flush();
   std::fflush(stderr);
+  lock.unlock();
   if (!root_) std::this_thread::sleep_for(std::chrono::seconds(10));
   std::_Exit(code);
 }

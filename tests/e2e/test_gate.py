@@ -19,7 +19,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import Workdir, error_lines, load_json, running  # noqa: E402
+from distbench_testing import Workdir, error_lines, holders, load_json, running  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -28,22 +28,6 @@ MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none
           "1", "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo"]
 # A sweep that runs until it is ended: a million cycles of four sizes.
 ENDLESS = ["allreduce", "-b", "8", "-e", "64", "-N", "1000000"]
-
-
-def holders(marker):
-    """Live processes with `marker` as one of their arguments (mpirun and its ranks hold the report's path)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if marker.encode() in argv and running(int(entry)):
-            found.append(int(entry))
-    return found
 
 
 def gone_within(pids_of, seconds):

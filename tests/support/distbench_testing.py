@@ -87,8 +87,9 @@ def running(pid):
         return False
 
 
-def distbench_pids(marker):
-    """Live distbench processes whose command line holds `marker` (e.g. the job's report path)."""
+def holders(marker, program=None):
+    """Live processes with `marker` as one of their arguments (e.g. the job's report path), of `program` only when
+    given (the basename of their argv[0])."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -98,9 +99,16 @@ def distbench_pids(marker):
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if argv and os.path.basename(argv[0]) == b"distbench" and marker.encode() in argv and running(int(entry)):
+        if program is not None and (not argv or os.path.basename(argv[0]) != program.encode()):
+            continue
+        if marker.encode() in argv and running(int(entry)):
             found.append(int(entry))
     return found
+
+
+def distbench_pids(marker):
+    """Live distbench processes whose command line holds `marker` (e.g. the job's report path)."""
+    return holders(marker, "distbench")
 
 
 def rank_pids(marker):
