@@ -6,6 +6,7 @@
 #include "cli/malloc_tuning.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_ending.hpp"
+#include "cli/startup_clock.hpp"
 #include "core/comm/deadline.hpp"
 #include "core/comm/world.hpp"
 #include "core/error.hpp"
@@ -124,10 +125,16 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
   return *entry;
 }
 
-// The backend and the world's communicator, created collectively.
-World form_world(Connector& connector, const BackendEntry& entry, const RunSettings& settings, Watchdog& watchdog) {
+// The backend and the world's communicator, created collectively, then a first collective over the world: start-up's
+// last phases.
+World form_world(Connector& connector, const BackendEntry& entry, const RunSettings& settings, Watchdog& watchdog,
+                 StartupClock& clock) {
   const ArmedStep step = watchdog.arm(StepKind::setup, "creating the backend and the world's communicator");
-  return World(connector, entry.create(connector, settings.backend_options), step);
+  World world(connector, entry.create(connector, settings.backend_options), step);
+  clock.world_formed = StartupClock::Clock::now();
+  const ArmedStep first = watchdog.arm(StepKind::setup, "the first collective over the world (start-up's last phase)");
+  time_first_collective(world, clock, settings.timeout_s, first);
+  return world;
 }
 
 // The connector's failure handler for the lifetime of a scope (the handler refers to the scope's objects).
@@ -180,6 +187,9 @@ RunStart begin_reports(Invocation& inv, Connector& connector, World& world, cons
   const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the run's facts and beginning the reports");
   RunStart start{make_run_info(connector, world, entry, inv.arguments(), step), machine_cpu_ticks(), nullptr, {}, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
+  std::vector<std::string> hosts;
+  for (const RankInfo& r : start.info.ranks) hosts.push_back(r.host);
+  start.info.startup = gather_startup(connector, inv.startup, hosts, step);
   for (auto& [code, text] : world.backend().cautions()) start.cautions.push_back({code, text});
   start.cpus = std::make_unique<CpuPairProbe>(connector, step);
   start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);
@@ -300,6 +310,7 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
   info.end_time = iso_time_now();
   if (reporters) {
     note_steal_time(info, outcome.warnings, start.ticks);
+    if (auto late = late_start_warning(info.startup)) outcome.warnings.push_back(std::move(*late));
     note_cpu_distance(info, outcome.warnings, start.cpu_distance, cpu_distance);
   }
   info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
@@ -332,7 +343,8 @@ int run_in_world(Invocation& inv, Connector& connector, const RunSettings& setti
                  const std::vector<NamedPath>& outputs, ProgressMode mode, RunEnding& ending, Watchdog& watchdog) {
   const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend, watchdog);
-  World world = form_world(connector, entry, settings, watchdog);
+  inv.startup.backend_chosen = StartupClock::Clock::now();
+  World world = form_world(connector, entry, settings, watchdog, inv.startup);
   RootOutput out = make_root_output(connector, settings, mode);
   check_before_run(connector, world, outputs, benchmark, out.reporters.get(), watchdog);
   RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get(), watchdog);
@@ -366,7 +378,9 @@ int run_benchmark(Invocation& inv, const RunSettings& settings, Benchmark& bench
   const ProgressMode mode = progress_mode(settings);
   if (settings.malloc_reuse) apply_malloc_reuse();  // before MPI allocates anything
   // The launcher bounds MPI's start, env:// its rendezvous (-T); from the job on, every wait is a step of the watchdog.
+  inv.startup.connect_begun = StartupClock::Clock::now();
   Connector& connector = inv.connect({settings.launcher, settings.timeout_s, settings.mpi_thread});
+  inv.startup.connected = StartupClock::Clock::now();
   RunEnding ending(connector, settings, benchmark);
   Watchdog watchdog(settings.timeout_s, ending.on_timeout());
   TerminationSignals::Scoped on_signal(*inv.signals, ending.on_signal(watchdog));

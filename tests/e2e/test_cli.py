@@ -77,6 +77,34 @@ class GoodRuns(Workdir):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual([rec["params"]["fusion"] for rec in load_json(js)["records"]], ["fused"])
 
+    def test_start_up_is_timed_and_a_late_rank_named(self):
+        # Rank 1's shell sleeps 3 s before it becomes distbench (MPMD): it enters main() 3 s after rank 0, and rank 0's
+        # MPI_Init waits for it. The header, the report's start-up and its per-rank list say so.
+        js = self.path("late.json")
+        args = ["allreduce", "-b", "8", "-e", "8", "-n", "3", "--json", js]
+        r = subprocess.run(MPIRUN + ["-np", "1", BINARY, *args, ":", "-np", "1", "sh", "-c", 'sleep 3; exec "$0" "$@"',
+                                     BINARY, *args], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        startup = load_json(js)["startup"]
+        keys = ["launch_s", "options_s", "connect_s", "backend_s", "communicator_s", "first_collective_s", "total_s"]
+        self.assertEqual(list(startup["phases"]), keys)
+        late = startup["late_s"]
+        self.assertEqual(late["ranks"], 2)
+        self.assertEqual(late["highest"][0]["rank"], 1, late)
+        self.assertTrue(2.5 < late["max"] < 10, late)
+        host = late["highest"][0]["host"]
+        self.assertRegex(r.stdout, rf"# started late: rank 1 \({re.escape(host)}\) began 3\.\d\d s after the first rank")
+        self.assertIn("# start-up: ", r.stdout)
+        self.assertNotIn("late_start", [w["code"] for w in load_json(js)["warnings"]])  # under 5 s
+        ranks = startup["ranks"]
+        self.assertEqual([x["rank"] for x in ranks], [0, 1])
+        self.assertGreater(ranks[0]["connect_s"], 2.5)  # rank 0 waited for rank 1 in MPI_Init
+        self.assertGreater(ranks[1]["launch_s"], 2.5)  # exec kept the shell's start: rank 1's launch took 3 s
+        for x in ranks:
+            self.assertAlmostEqual(sum(x[k] for k in keys[:-1]), x["total_s"], delta=1e-6)
+            for k in keys:
+                self.assertGreaterEqual(x[k], 0)
+
     def test_allreduce_writes_parseable_json_and_csv(self):
         js, cs = self.path("r.json"), self.path("r.csv")
         r = mpirun(2, "allreduce", "-b", "8", "-e", "64K", "-n", "5", "--json", js, "--csv", cs)

@@ -40,6 +40,8 @@ RunInfo sample_info() {
   info.ranks = {{0, "node-a", 0}, {1, "node-b", 0}};
   info.versions = {{"mpi", "Open MPI v4.1.4"}, {"nccl", "2.28.9"}};  // sorted: JSON objects keep keys sorted
   info.environment = {{"NCCL_DEBUG", "WARN"}, {"OMPI_MCA_btl", "self,vader,tcp"}};
+  info.startup = startup_record({{0, "node-a", {0.05, 0.01, 0.4, 0.001, 0.002, 0.003, 0.466}, 0},
+                                 {1, "node-b", {0.04, 0.01, 0.3, 0.001, 0.002, 0.003, 0.356}, 0.11}});
   return info;
 }
 
@@ -149,6 +151,13 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   EXPECT_EQ(a.versions, b.versions);
   EXPECT_EQ(a.environment, b.environment);
   EXPECT_EQ(a.backend, b.backend);
+  ASSERT_EQ(a.startup.phases.size(), b.startup.phases.size());
+  for (std::size_t p = 0; p < a.startup.phases.size(); ++p) {
+    EXPECT_EQ(a.startup.phases[p].max, b.startup.phases[p].max);
+    EXPECT_EQ(a.startup.phases[p].highest.front().host, b.startup.phases[p].highest.front().host);
+  }
+  EXPECT_EQ(a.startup.late.max, b.startup.late.max);
+  ASSERT_EQ(a.startup.ranks.size(), b.startup.ranks.size());
   ASSERT_EQ(a.warnings.size(), b.warnings.size());
   for (std::size_t i = 0; i < a.warnings.size(); ++i) {
     EXPECT_EQ(a.warnings[i].code, b.warnings[i].code);
@@ -219,7 +228,7 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
   expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal",
-                  "failed_step", "backend", "environment", "warnings", "benchmark", "title", "facts", "config", "layout",
+                  "failed_step", "backend", "startup", "environment", "warnings", "benchmark", "title", "facts", "config", "layout",
                   "table", "plots", "summary", "summary_items", "sections", "records"});
   EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));

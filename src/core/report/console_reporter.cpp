@@ -74,6 +74,7 @@ void ConsoleReporter::do_begin(const RunInfo& info) {
   auto line = [&text](std::string_view s) { (text += s) += '\n'; };
   line(fmt::format("# distbench {} (git {})", info.tool_version, info.git_sha));
   for (const std::string& p : d.console_preamble) line("# " + p);
+  for (const std::string& s : startup_lines(info.startup)) line("# " + s);
   line("#");
 
   const Spacing sp = spacing(t);

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/measure/units.hpp"
+#include "core/report/startup_json.hpp"
 
 #include <fmt/format.h>
 
@@ -136,6 +137,7 @@ json run_info_json(const RunInfo& info) {
   j["signal"] = info.signal > 0 ? json(info.signal) : json(nullptr);
   j["failed_step"] = text_or_null(info.failed_step);
   j["backend"] = text_or_null(info.backend);
+  j["startup"] = startup_json(info.startup);
   json ranks = json::array();
   for (const RankInfo& r : info.ranks) {
     json rank = {{"rank", r.rank}, {"host", r.host}, {"local_rank", r.local_rank}};

@@ -3,6 +3,7 @@
 // exception out of nlohmann or a conversion that wraps or is undefined.
 #include "core/report/json_fields.hpp"
 #include "core/report/json_model.hpp"
+#include "core/report/startup_json.hpp"
 
 #include "core/error.hpp"
 #include "core/measure/units.hpp"
@@ -195,6 +196,7 @@ RunInfo run_info_from(const JsonField& j) {
   if (const auto s = j.find("signal"); s && !s->is_null()) info.signal = s->int_in(0, INT_MAX);
   if (const auto f = j.find("failed_step")) info.failed_step = f->text_or_empty();
   if (const auto b = j.find("backend")) info.backend = b->text_or_empty();  // version 1: in "config"
+  if (const auto s = j.find("startup")) info.startup = startup_from(*s);  // absent before start-up was timed
   const JsonField env = j.at("environment");
   info.world_size = env.at("world_size").int_in(0, INT_MAX);
   for (const JsonField& r : env.at("ranks").elements()) {

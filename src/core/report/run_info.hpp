@@ -3,6 +3,7 @@
 
 #include "core/comm/backend.hpp"
 #include "core/report/record.hpp"
+#include "core/report/startup.hpp"
 
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@ struct RunInfo {
   std::string backend;     // the backend that ran (chosen the same way on every rank)
   int world_size = 0;
   std::vector<RankInfo> ranks;
+  StartupRecord startup;   // how long the job took to form, per rank (the root's record; not measured: empty)
   KeyValues versions;      // library, device and machine facts
   KeyValues environment;   // launcher and library variables as set on the root rank
   std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
