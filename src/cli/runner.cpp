@@ -183,13 +183,17 @@ struct RunStart {
 constexpr std::chrono::milliseconds kCpuDistanceBudget{200};
 
 RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
-                       const Benchmark& benchmark, ReporterSet* reporters, Watchdog& watchdog) {
+                       Benchmark& benchmark, ReporterSet* reporters, Watchdog& watchdog) {
   const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the run's facts and beginning the reports");
   RunStart start{make_run_info(connector, world, entry, inv.arguments(), step), machine_cpu_ticks(), nullptr, {}, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
   std::vector<std::string> hosts;
   for (const RankInfo& r : start.info.ranks) hosts.push_back(r.host);
-  start.info.startup = gather_startup(connector, inv.startup, hosts, step);
+  const std::vector<StartupRank> startup = gather_startup(connector, inv.startup, hosts, step);
+  if (connector.is_root()) {
+    start.info.startup = startup_record(startup);
+    benchmark.note_startup(startup);
+  }
   for (auto& [code, text] : world.backend().cautions()) start.cautions.push_back({code, text});
   start.cpus = std::make_unique<CpuPairProbe>(connector, step);
   start.cpu_distance = start.cpus->measure(kCpuDistanceBudget);

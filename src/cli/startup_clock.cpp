@@ -66,7 +66,7 @@ double between(StartupClock::Clock::time_point from, StartupClock::Clock::time_p
 
 }  // namespace
 
-StartupRecord gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
+std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
                              const ArmedStep& step) {
   connector.barrier(step);  // the ranks' common instant: each says how long ago it entered main()
   const double since_main = between(clock.main_entered, StartupClock::Clock::now());
@@ -99,7 +99,7 @@ StartupRecord gather_startup(Connector& connector, const StartupClock& clock, co
     }
     ranks.push_back(std::move(r));
   }
-  return startup_record(std::move(ranks));
+  return ranks;
 }
 
 }  // namespace distbench::cli

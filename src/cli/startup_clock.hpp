@@ -24,8 +24,8 @@ struct StartupClock {
 void time_first_collective(World& world, StartupClock& clock, double timeout_s, const ArmedStep& step);
 
 // Collective (a gather to the root, 8 doubles a rank, after a barrier that is the ranks' common instant): every rank's
-// phases and how late it began; the root gets the record (hosts from `hosts`, world rank order), others an empty one.
-StartupRecord gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
+// phases and how late it began, in rank order (hosts from `hosts`) on the root; empty elsewhere.
+std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
                              const ArmedStep& step);
 
 }  // namespace distbench::cli

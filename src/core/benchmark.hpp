@@ -56,6 +56,9 @@ class Benchmark {
   // it read (health's --rules), each with its option: the runner checks them beside its reports' before anything
   // runs — each output writable and a regular file or new, none the same file as an input or another output.
   virtual std::vector<NamedPath> output_files() const { return {}; }
+  // On the root, before run(): how long each rank took to form the job and how late it began (core/report/startup.hpp),
+  // every rank's figures in rank order, for a benchmark that judges them (health: a node that started late).
+  virtual void note_startup(const std::vector<StartupRank>& ranks) { (void)ranks; }
   virtual std::vector<NamedPath> input_files() const { return {}; }
   // On the root, when the run ends without its result (interrupted, timed out, failed; `reason` says how): a file
   // that stands for a verdict (health's --prom) is replaced by one that says there is none. Called by the thread
