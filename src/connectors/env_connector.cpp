@@ -1,5 +1,6 @@
 #include "connectors/env_connector.hpp"
 
+#include "connectors/open_files.hpp"
 #include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
@@ -55,6 +56,7 @@ std::optional<std::vector<std::vector<std::byte>>> unpack(const std::vector<std:
 }  // namespace
 
 EnvConnector::EnvConnector(const EnvSettings& settings, double timeout_s) : settings_(settings), timeout_s_(timeout_s) {
+  env::ensure_open_files(settings_.rank, settings_.world_size);  // before the first socket: a link a peer
   env::Joined joined = env::rendezvous(settings_, timeout_s_);
   ranks_ = std::move(joined.ranks);
   std::vector<std::string> hosts;
