@@ -337,6 +337,82 @@ def analyse(job, report_path, distbench, workdir, read_timeout):
     return job
 
 
+# --------------------------------------------------------------------------------- readers of large reports
+
+def write_synthetic_report(source, n, path):
+    """The source report with n ranks in every record: its per-rank entries repeated in turn (rank i, host
+    node<i // 8>), streamed record by record. What a sweep of the same records at n ranks would write, to time the
+    readers at rank counts this machine cannot run."""
+    top = {k: v for k, v in source.items() if k != "records"}
+    env = dict(top.get("environment") or {})
+    first = (env.get("ranks") or [{}])[0]
+    env["world_size"] = n
+    env["ranks"] = [dict(first, rank=i, host=f"node{i // 8:05d}", local_rank=i % 8) for i in range(n)]
+    top["environment"] = env
+    with open(path, "w") as f:
+        f.write(json.dumps(top)[:-1] + ', "records": [')
+        for k, rec in enumerate(source.get("records", [])):
+            rec = dict(rec)
+            if "nranks" in rec.get("params", {}):
+                rec["params"] = dict(rec["params"], nranks=n)
+            ranks = rec.get("ranks") or []
+            if ranks:
+                rec["ranks"] = [dict(ranks[i % len(ranks)], rank=i, host=f"node{i // 8:05d}") for i in range(n)]
+            f.write((", " if k else "") + json.dumps(rec))
+        f.write("]}")
+
+
+def timed_reader(argv, workdir, name, timeout):
+    """(seconds, peak RSS KiB, exit) of one reader under GNU time."""
+    out = os.path.join(workdir, f"rss.{name}")
+    began = time.monotonic()
+    try:
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M %e %U %S", "-o", out] + argv, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=timeout, cwd=workdir)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+    seconds = time.monotonic() - began
+    kib, _ = read_rss(workdir, name)
+    return seconds, kib, rc
+
+
+def run_readers(args, ns, results):
+    source_path = args.readers_from or newest_local_report(args.out)
+    if not source_path:
+        sys.exit(f"{PROG}: --readers needs a report to grow: run --local first or pass --readers-from REPORT")
+    with open(source_path) as f:
+        source = json.load(f)
+    base = os.path.join(args.out, "readers")
+    for n in ns:
+        workdir = os.path.join(base, f"n{n:06d}")
+        os.makedirs(workdir, exist_ok=True)
+        path = os.path.join(workdir, "report.json")
+        write_synthetic_report(source, n, path)
+        job = {"series": "readers", "tool": "report", "n": n, "rc": 0, "source": source_path,
+               "records": len(source.get("records", [])), "bytes": {"json": os.path.getsize(path)}}
+        for name, argv in (("report", [args.distbench, "report", path, "--format", "csv"]),
+                           ("compare", [args.distbench, "compare", path, path]),
+                           ("model", [args.distbench, "model", path])):
+            seconds, kib, rc = timed_reader(argv, workdir, name, args.timeout)
+            job[f"read_{name}_s"] = seconds if rc == 0 else None  # a refusal's time is no reading time
+            job[f"rss_{name}_kib"], job[f"rc_{name}"] = kib, rc
+        os.unlink(path)  # hundreds of MB at 16,384 ranks
+        results[("readers", "report", n)] = job
+        print(f"# readers N={n}: JSON {job['bytes']['json']} B, exits: report {job['rc_report']}, compare "
+              f"{job['rc_compare']}, model {job['rc_model']}", file=sys.stderr, flush=True)
+
+
+def newest_local_report(out):
+    base = os.path.join(out, "local")
+    found = sorted(d for d in os.listdir(base) if d.startswith("sweep-n")) if os.path.isdir(base) else []
+    for d in reversed(found):
+        path = os.path.join(base, d, "report.json")
+        if load_report(path) and load_report(path).get("status") == "complete":
+            return path
+    return None
+
+
 # ------------------------------------------------------------------------------------------------ the series
 
 def local_launch(np_, timeout, mpirun):
@@ -413,7 +489,7 @@ def metric_keys(jobs):
     for j in jobs:
         for k, v in j.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in (
-                    "n", "rc", "tries", "failed_tries", "launch_epoch", "exit_epoch", "world_size"):
+                    "n", "rc", "rc_report", "rc_compare", "rc_model", "tries", "failed_tries", "launch_epoch", "exit_epoch", "world_size"):
                 keys.add(k)
         keys.update(f"bytes.{k}" for k in j.get("bytes", {}))
     return sorted(keys)
@@ -458,6 +534,8 @@ TABLES = {
                "phase.links_s", "phase.isolation_s", "phase.stragglers_s", "links_per_round_s", "link_pairs",
                "rss0_kib", "bytes.json", "bytes.prom", "bytes.md", "bytes.csv", "bytes.console", "console_lines",
                "read_report_s"],
+    "report": ["records", "bytes.json", "read_report_s", "rss_report_kib", "rc_report", "read_compare_s",
+               "rss_compare_kib", "rc_compare", "read_model_s", "rss_model_kib", "rc_model"],
 }
 
 
@@ -466,7 +544,8 @@ def print_tables(runs):
         jobs = sorted((r for r in runs if r["series"] == series and r["tool"] == tool), key=lambda r: r["n"])
         keys = [k for k in TABLES[tool] + [k for k in metric_keys(jobs) if k.startswith("startup.")]
                 if any(value(j, k) is not None for j in jobs)]
-        print(f"\n## {series} / {tool} (N = {'ranks' if series == 'local' else 'hosts, one rank each'})")
+        what = {"local": "ranks", "cluster": "hosts, one rank each", "readers": "ranks in a synthetic report"}
+        print(f"\n## {series} / {tool} (N = {what.get(series, series)})")
         print("| N | exit | " + " | ".join(keys) + " |")
         print("|---|---|" + "---|" * len(keys))
         for j in jobs:
@@ -542,6 +621,9 @@ def plot(path, runs, fits):
         {"title": "sweep on namespace hosts", "xlabel": "hosts", "ylabel": "seconds", "marks": marks,
          "series": [series_of("cluster", "sweep", k, k.replace("_s", "")) for k in
                     ("wall_s", "startup_s", "cases_s", "case_overhead_s", "end_s")]},
+        {"title": "reading a report back (synthetic, 48 records)", "xlabel": "ranks", "ylabel": "seconds",
+         "marks": marks, "series": [series_of("readers", "report", f"read_{k}_s", k)
+                                    for k in ("report", "compare", "model")]},
     ]
     for p in panels:
         p["series"] = [s for s in p["series"] if s["points"]]
@@ -569,6 +651,9 @@ def main():
                                 epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--local", type=parse_list, default=[], help="np values of the local series, e.g. 2,4,...,256")
     p.add_argument("--cluster", type=parse_list, default=[], help="host counts of the namespace series (1..26)")
+    p.add_argument("--readers", type=parse_list, default=[],
+                   help="rank counts of synthetic reports read back by report, compare and model (e.g. 1024,16384)")
+    p.add_argument("--readers-from", help="the report the synthetic ones grow (default: the local series' largest)")
     p.add_argument("--cluster-tools", default="health,sweep", help="what the cluster series runs (default %(default)s)")
     p.add_argument("--sweep", default=SWEEP, help="the sweep, as distbench arguments (default: %(default)s)")
     p.add_argument("--health", default=HEALTH, help="the health check (default: %(default)s)")
@@ -620,6 +705,8 @@ def main():
                 for tool in args.cluster_tools.split(","):
                     run_series(args, "cluster", tool, args.cluster, lambda n: cluster.launch(n, args.timeout),
                                features, got)
+        if args.readers:
+            run_readers(args, args.readers, got)
         for key in {k[:2] for k in got}:  # a series run now replaces the same series' older runs
             runs = {k: v for k, v in runs.items() if k[:2] != key}
         runs.update(got)
