@@ -107,14 +107,15 @@ def git_sha():
 
 # ---------------------------------------------------------------------------------------------------- one job
 
-def output_flags(tool, features, workdir):
+def output_flags(tool, features, workdir, kinds):
     files = {"json": "report.json", "csv": "report.csv", "md": "report.md", "jsonl": "report.jsonl"}
     if tool == "health":
         files["prom"] = "report.prom"
+    files = {k: v for k, v in files.items() if k in kinds}
     flags = []
     for kind, name in files.items():
         flags += [f"--{kind}", os.path.join(workdir, name)]
-    if tool == "sweep" and features.get("per_rank_file"):
+    if tool == "sweep" and features.get("per_rank_file") and "per_rank_file" in kinds:
         files["per_rank_file"] = "per-rank.jsonl"
         flags += ["--per-rank-file", os.path.join(workdir, "per-rank.jsonl")]
     return flags, files
@@ -151,13 +152,13 @@ def kill_group(proc):
             continue
 
 
-def run_job(launch, np_, tool_argv, workdir, timeout, features, tool):
+def run_job(launch, np_, tool_argv, workdir, timeout, features, tool, kinds):
     """Runs one job; the raw figures (wall, exit, console, files, memory)."""
     os.makedirs(workdir, exist_ok=True)
     for name in os.listdir(workdir):
         os.unlink(os.path.join(workdir, name))
     wrapper = os.path.join(workdir, "..", "rss-wrapper.sh")
-    flags, files = output_flags(tool, features, workdir)
+    flags, files = output_flags(tool, features, workdir, kinds)
     watch = f"0 {np_ - 1}"
     cmd = launch + [wrapper, workdir, watch] + tool_argv + flags
     began_epoch, began = time.time(), time.monotonic()
@@ -189,7 +190,7 @@ def run_job(launch, np_, tool_argv, workdir, timeout, features, tool):
     job["rss_last_kib"], job["cpu_last_s"] = read_rss(workdir, np_ - 1)
     job["stderr_tail"] = err.decode(errors="replace")[-600:] if rc != 0 else ""
     job["report_write_s"] = console_write_time(out.decode(errors="replace") + err.decode(errors="replace"))
-    return job, os.path.join(workdir, files["json"])
+    return job, os.path.join(workdir, files.get("json", "report.json"))
 
 
 def console_write_time(text):
@@ -349,8 +350,8 @@ def write_synthetic_report(source, n, path):
     env["world_size"] = n
     env["ranks"] = [dict(first, rank=i, host=f"node{i // 8:05d}", local_rank=i % 8) for i in range(n)]
     top["environment"] = env
-    with open(path, "w") as f:
-        f.write(json.dumps(top)[:-1] + ', "records": [')
+    with open(path, "w") as f:  # laid out as distbench writes its reports (indent 2), so the bytes compare
+        f.write(json.dumps(top, indent=2)[:-2] + ',\n  "records": [\n')
         for k, rec in enumerate(source.get("records", [])):
             rec = dict(rec)
             if "nranks" in rec.get("params", {}):
@@ -358,8 +359,9 @@ def write_synthetic_report(source, n, path):
             ranks = rec.get("ranks") or []
             if ranks:
                 rec["ranks"] = [dict(ranks[i % len(ranks)], rank=i, host=f"node{i // 8:05d}") for i in range(n)]
-            f.write((", " if k else "") + json.dumps(rec))
-        f.write("]}")
+            text = json.dumps(rec, indent=2).replace("\n", "\n    ")
+            f.write((",\n    " if k else "    ") + text)
+        f.write("\n  ]\n}\n")
 
 
 def timed_reader(argv, workdir, name, timeout):
@@ -391,15 +393,24 @@ def run_readers(args, ns, results):
         write_synthetic_report(source, n, path)
         job = {"series": "readers", "tool": "report", "n": n, "rc": 0, "source": source_path,
                "records": len(source.get("records", [])), "bytes": {"json": os.path.getsize(path)}}
+        # report --format json writes the report again through the run's own JSON reporter (replay): reading plus
+        # writing; --format csv reads it and writes a few lines, so their difference is the JSON writer's time.
         for name, argv in (("report", [args.distbench, "report", path, "--format", "csv"]),
+                           ("rewrite", [args.distbench, "report", path, "--format", "json", "--output",
+                                        os.path.join(workdir, "again.json")]),
                            ("compare", [args.distbench, "compare", path, path]),
                            ("model", [args.distbench, "model", path])):
             seconds, kib, rc = timed_reader(argv, workdir, name, args.timeout)
             job[f"read_{name}_s"] = seconds if rc == 0 else None  # a refusal's time is no reading time
             job[f"rss_{name}_kib"], job[f"rc_{name}"] = kib, rc
-        os.unlink(path)  # hundreds of MB at 16,384 ranks
+        job["read_write_json_s"] = (job["read_rewrite_s"] - job["read_report_s"]
+                                    if job["read_rewrite_s"] and job["read_report_s"] else None)
+        for name in (path, os.path.join(workdir, "again.json")):  # hundreds of MB at 16,384 ranks
+            if os.path.exists(name):
+                os.unlink(name)
         results[("readers", "report", n)] = job
-        print(f"# readers N={n}: JSON {job['bytes']['json']} B, exits: report {job['rc_report']}, compare "
+        print(f"# readers N={n}: JSON {job['bytes']['json']} B, exits: report {job['rc_report']}, rewrite "
+              f"{job['rc_rewrite']}, compare "
               f"{job['rc_compare']}, model {job['rc_model']}", file=sys.stderr, flush=True)
 
 
@@ -457,7 +468,8 @@ def run_series(args, series, tool, ns, launch_for, features, results):
         tries = []
         for k in range(args.repeat):
             workdir = os.path.join(base, f"{tool}-n{n:05d}-{k}")
-            job, report = run_job(launch_for(n), n, argv, workdir, args.timeout, features, tool)
+            job, report = run_job(launch_for(n), n, argv, workdir, args.timeout, features, tool,
+                                  args.outputs.split(","))
             job = analyse(job, report, args.distbench, workdir, args.timeout)
             job["series"] = series
             tries.append(job)
@@ -489,7 +501,7 @@ def metric_keys(jobs):
     for j in jobs:
         for k, v in j.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in (
-                    "n", "rc", "rc_report", "rc_compare", "rc_model", "tries", "failed_tries", "launch_epoch", "exit_epoch", "world_size"):
+                    "n", "rc", "rc_report", "rc_rewrite", "rc_compare", "rc_model", "tries", "failed_tries", "launch_epoch", "exit_epoch", "world_size"):
                 keys.add(k)
         keys.update(f"bytes.{k}" for k in j.get("bytes", {}))
     return sorted(keys)
@@ -534,7 +546,8 @@ TABLES = {
                "phase.links_s", "phase.isolation_s", "phase.stragglers_s", "links_per_round_s", "link_pairs",
                "rss0_kib", "bytes.json", "bytes.prom", "bytes.md", "bytes.csv", "bytes.console", "console_lines",
                "read_report_s"],
-    "report": ["records", "bytes.json", "read_report_s", "rss_report_kib", "rc_report", "read_compare_s",
+    "report": ["records", "bytes.json", "read_report_s", "rss_report_kib", "rc_report", "read_rewrite_s",
+               "rss_rewrite_kib", "read_write_json_s", "read_compare_s",
                "rss_compare_kib", "rc_compare", "read_model_s", "rss_model_kib", "rc_model"],
 }
 
@@ -623,7 +636,7 @@ def plot(path, runs, fits):
                     ("wall_s", "startup_s", "cases_s", "case_overhead_s", "end_s")]},
         {"title": "reading a report back (synthetic, 48 records)", "xlabel": "ranks", "ylabel": "seconds",
          "marks": marks, "series": [series_of("readers", "report", f"read_{k}_s", k)
-                                    for k in ("report", "compare", "model")]},
+                                    for k in ("report", "rewrite", "compare", "model")]},
     ]
     for p in panels:
         p["series"] = [s for s in p["series"] if s["points"]]
@@ -655,9 +668,14 @@ def main():
                    help="rank counts of synthetic reports read back by report, compare and model (e.g. 1024,16384)")
     p.add_argument("--readers-from", help="the report the synthetic ones grow (default: the local series' largest)")
     p.add_argument("--cluster-tools", default="health,sweep", help="what the cluster series runs (default %(default)s)")
+    p.add_argument("--name", default="local", help="the local series' name in the results, to keep a variant "
+                   "(another --sweep or --extra) beside the main one (default %(default)s)")
     p.add_argument("--sweep", default=SWEEP, help="the sweep, as distbench arguments (default: %(default)s)")
     p.add_argument("--health", default=HEALTH, help="the health check (default: %(default)s)")
     p.add_argument("--extra", default="", help="more distbench arguments for every job (e.g. '--per-rank summary')")
+    p.add_argument("--outputs", default="json,csv,md,jsonl,prom,per_rank_file",
+                   help="the outputs each job writes (default %(default)s; prom: health only; per_rank_file where the "
+                        "build has --per-rank-file)")
     p.add_argument("--repeat", type=int, default=1, help="jobs per N; time figures keep the median (default 1)")
     p.add_argument("--timeout", type=int, default=900, help="seconds a job may take (mpirun --timeout; default 900)")
     p.add_argument("--stop-on-failure", action="store_true", help="no larger N after an N whose every try failed")
@@ -697,7 +715,7 @@ def main():
         got = {}
         if args.local:
             meta["local_load_before"] = os.getloadavg()
-            run_series(args, "local", "sweep", args.local, lambda n: local_launch(n, args.timeout, args.mpirun),
+            run_series(args, args.name, "sweep", args.local, lambda n: local_launch(n, args.timeout, args.mpirun),
                        features, got)
             meta["local_load_after"] = os.getloadavg()
         if args.cluster:
