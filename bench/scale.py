@@ -41,6 +41,7 @@ harness itself cannot run (a job that fails or times out is recorded as such and
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -65,6 +66,8 @@ TARGETS = (1000, 2048, 4096, 16384, 100000)
 LOCAL_MCA = ["--mca", "mpi_yield_when_idle", "1", "--mca", "pml", "ob1", "--mca", "btl", "self,vader"]
 # What a time figure is; the others (bytes, memory, counts) are not affected by oversubscription.
 TIME_KEYS = re.compile(r"(_s$|^phase\.|^startup\.)")
+
+LAUNCHER_LINE = re.compile(rb"^\[[^\]\s:]+:\d+\] ")
 
 WRAPPER = """#!/bin/sh
 # bench/scale.py: the watched ranks run under GNU time (%M: peak RSS in KiB from wait4), the others as they are.
@@ -178,10 +181,16 @@ def run_job(launch, np_, tool_argv, workdir, timeout, features, tool, kinds):
         f.write(out)
     with open(os.path.join(workdir, "console.err"), "wb") as f:
         f.write(err)
+    # Open MPI's own lines ("[nodeA:1234] plm:rsh: Warning: ...", one per daemon in the namespaces) are the
+    # launcher's, not distbench's: counted apart.
+    lines = (out + err).splitlines(keepends=True)
+    launcher = [ln for ln in lines if LAUNCHER_LINE.match(ln)]
     job = {"n": np_, "tool": tool, "rc": rc, "wall_s": wall, "launch_epoch": began_epoch,
            "exit_epoch": began_epoch + wall, "command": " ".join(cmd),
-           "bytes": {"stdout": len(out), "stderr": len(err), "console": len(out) + len(err)},
-           "console_lines": out.count(b"\n") + err.count(b"\n")}
+           "bytes": {"stdout": len(out), "stderr": len(err),
+                     "console": len(out) + len(err) - sum(map(len, launcher)),
+                     "launcher": sum(map(len, launcher))},
+           "console_lines": len(lines) - len(launcher)}
     for kind, name in files.items():
         path = os.path.join(workdir, name)
         if os.path.exists(path):
@@ -591,20 +600,89 @@ def print_ratios(runs):
                 print(f"{series} {tool}: {key} N{hi} / N{lo} = {a / b:.2f}")
 
 
+# The compact tables of docs/scale.md: (title, series, tool, [(heading, key, unit)]); unit s, ms, MiB (from KiB
+# or bytes), KB (bytes), or "" (as is).
+DOC_TABLES = (
+    ("sweep, np N on one host (oversubscribed above np 2)", "local", "sweep",
+     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"), ("cases s", "cases_s", "s"),
+      ("per case, not sampled ms", "case_overhead_s", "ms"), ("end s", "end_s", "s"),
+      ("rank 0 peak MiB", "rss0_kib", "MiB"), ("last rank MiB", "rss_last_kib", "MiB"),
+      ("JSON KB", "bytes.json", "KB"), ("JSONL KB", "bytes.jsonl", "KB"), ("CSV KB", "bytes.csv", "KB"),
+      ("Markdown KB", "bytes.md", "KB"), ("console KB", "bytes.console", "KB")]),
+    ("sweep, N namespace hosts, one rank each", "cluster", "sweep",
+     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"), ("cases s", "cases_s", "s"),
+      ("per case, not sampled ms", "case_overhead_s", "ms"), ("end s", "end_s", "s"),
+      ("rank 0 peak MiB", "rss0_kib", "MiB"), ("JSON KB", "bytes.json", "KB"), ("console KB", "bytes.console", "KB")]),
+    ("health, N namespace hosts, one rank each", "cluster", "health",
+     [("wall s", "wall_s", "s"), ("rank", "phase.rank_s", "s"), ("clock", "phase.clock_s", "s"),
+      ("node", "phase.node_s", "s"), ("job", "phase.job_s", "s"), ("links", "phase.links_s", "s"),
+      ("isolation", "phase.isolation_s", "s"), ("stragglers", "phase.stragglers_s", "s"),
+      ("outside phases", "outside_phases_s", "s"), ("link pairs", "link_pairs", ""),
+      ("s per round", "links_per_round_s", "s"), ("rank 0 peak MiB", "rss0_kib", "MiB"),
+      ("JSON KB", "bytes.json", "KB"), (".prom KB", "bytes.prom", "KB"), ("console KB", "bytes.console", "KB"),
+      ("console lines", "console_lines", "")]),
+    ("reading a report of N ranks back (synthetic: the np 256 sweep's 48 records, per-rank entries repeated)",
+     "readers", "report",
+     [("JSON MiB", "bytes.json", "MiB"), ("report s", "read_report_s", "s"), ("report MiB", "rss_report_kib", "MiB"),
+      ("JSON written s", "read_write_json_s", "s"), ("compare s", "read_compare_s", "s"),
+      ("compare MiB", "rss_compare_kib", "MiB"), ("model s", "read_model_s", "s"), ("model MiB", "rss_model_kib", "MiB")]),
+)
+
+
+def doc_value(v, key, unit):
+    if v is None:
+        return "-"
+    if unit == "MiB":
+        v = v / 1024 if key.endswith("_kib") else v / (1 << 20)
+    elif unit == "KB":
+        v = v / 1000
+    elif unit == "ms":
+        v = v * 1000
+    return f"{v:.3g}" if isinstance(v, float) or unit else str(v)
+
+
+def print_doc_tables(runs, fits):
+    """The tables docs/scale.md shows, from the same results."""
+    for title, series, tool, cols in DOC_TABLES:
+        jobs = sorted((r for r in runs if r["series"] == series and r["tool"] == tool and r["rc"] == 0),
+                      key=lambda r: r["n"])
+        if not jobs:
+            continue
+        print(f"\n{title}:\n")
+        print("| N | " + " | ".join(h for h, _, _ in cols) + " |")
+        print("|---:|" + "---:|" * len(cols))
+        for j in jobs:
+            print(f"| {j['n']} | " + " | ".join(doc_value(value(j, k), k, u) for _, k, u in cols) + " |")
+    print("\nlaws (chosen by relative residual; value at N):\n")
+    print("| curve | law | log-log slope | " + " | ".join(f"{n:,}" for n in TARGETS) + " |")
+    print("|---|---|---:|" + "---:|" * len(TARGETS))
+    for title, series, tool, cols in DOC_TABLES:
+        for heading, key, unit in cols:
+            f = fits.get(f"{series}/{tool}/{key}")
+            if f:
+                print(f"| {series} {tool}: {heading} | {scale_fit.law_text(f)} | {f['slope']:.2f} | " +
+                      " | ".join(doc_value(f["at"][str(n)], key, unit) for n in TARGETS) + " |")
+
+
 def plot(path, runs, fits):
-    def series_of(series, tool, key, name):
+    def series_of(series, tool, key, name, extrapolate=True):
+        """A series and its law, carried to 100,000 (extrapolate) or over the measured range only: a time measured
+        on 2 shared cores grows with the oversubscription, and its law says nothing of a real cluster."""
         pts = sorted((r["n"], value(r, key)) for r in runs
                      if r["series"] == series and r["tool"] == tool and r["rc"] == 0 and value(r, key))
         f = fits.get(f"{series}/{tool}/{key}")
         curve = None
         if f and pts:
-            xs, x = [], pts[0][0]
-            while x < 100000:
+            xs, x, end = [], pts[0][0], 100000 if extrapolate else pts[-1][0]
+            while x < end:
                 xs.append(x)
                 x *= 1.25
-            curve = [(x, scale_fit.predict(f, x)) for x in xs + [100000]]
+            curve = [(x, scale_fit.predict(f, x)) for x in xs + [end]]
             name += f" ~ {f['law']}"
         return {"name": name, "points": pts, "curve": curve}
+
+    def reference(name, law, ns):
+        return {"name": name, "points": [], "curve": [(n, law(n)) for n in ns]}
 
     def scale(s, factor):
         s["points"] = [(x, y * factor) for x, y in s["points"]]
@@ -621,25 +699,30 @@ def plot(path, runs, fits):
         {"title": "sweep outputs (48 records)", "xlabel": "ranks", "ylabel": "MiB", "marks": marks,
          "series": [scale(series_of("local", "sweep", f"bytes.{k}", k), mb)
                     for k in ("json", "csv", "md", "console", "per_rank_file")]},
-        {"title": "sweep phases (local; oversubscribed above np 2)", "xlabel": "ranks", "ylabel": "seconds",
-         "marks": marks, "series": [series_of("local", "sweep", k, k.replace("_s", "")) for k in
-                                    ("wall_s", "startup_s", "cases_s", "case_overhead_s", "end_s", "read_report_s")]},
-        {"title": "health outputs", "xlabel": "hosts", "ylabel": "MiB (pairs: count)", "marks": marks,
-         "series": [scale(series_of("cluster", "health", f"bytes.{k}", k), mb) for k in ("json", "prom", "console")]
-         + [series_of("cluster", "health", "link_pairs", "link pairs")]},
-        {"title": "health phases (namespace hosts on 2 cores)", "xlabel": "hosts", "ylabel": "seconds",
-         "marks": marks, "series": [series_of("cluster", "health", k, k.replace("phase.", "").replace("_s", ""))
-                                    for k in ("wall_s", "phase.rank_s", "phase.job_s", "phase.links_s",
-                                              "phase.isolation_s", "outside_phases_s")]},
-        {"title": "sweep on namespace hosts", "xlabel": "hosts", "ylabel": "seconds", "marks": marks,
-         "series": [series_of("cluster", "sweep", k, k.replace("_s", "")) for k in
+        {"title": "sweep phases (np on 2 cores: oversubscription)", "xlabel": "ranks", "ylabel": "seconds",
+         "marks": [], "series": [series_of("local", "sweep", k, k.replace("_s", ""), False) for k in
+                                 ("wall_s", "startup_s", "cases_s", "case_overhead_s", "end_s")]},
+        {"title": "health outputs", "xlabel": "hosts", "ylabel": "MiB", "marks": marks,
+         "series": [scale(series_of("cluster", "health", f"bytes.{k}", k), mb) for k in ("json", "prom", "console")]},
+        {"title": "health link pairs", "xlabel": "hosts", "ylabel": "pairs", "marks": marks,
+         "series": [series_of("cluster", "health", "link_pairs", "measured"),
+                    series_of("cluster", "health", "plan_pairs", "the plan (--links auto)"),
+                    reference("every pair: n(n-1)/2", lambda n: n * (n - 1) / 2, (2, 100000)),
+                    reference("target: 4 n log2 n", lambda n: 4 * n * math.log2(n),
+                              [2 ** k for k in range(1, 17)] + [100000])]},
+        {"title": "health phases (hosts on 2 cores: oversubscription)", "xlabel": "hosts", "ylabel": "seconds",
+         "marks": [], "series": [series_of("cluster", "health", k, k.replace("phase.", "").replace("_s", ""), False)
+                                 for k in ("wall_s", "phase.rank_s", "phase.job_s", "phase.links_s",
+                                           "phase.isolation_s", "outside_phases_s")]},
+        {"title": "sweep on namespace hosts (2 cores)", "xlabel": "hosts", "ylabel": "seconds", "marks": [],
+         "series": [series_of("cluster", "sweep", k, k.replace("_s", ""), False) for k in
                     ("wall_s", "startup_s", "cases_s", "case_overhead_s", "end_s")]},
         {"title": "reading a report back (synthetic, 48 records)", "xlabel": "ranks", "ylabel": "seconds",
          "marks": marks, "series": [series_of("readers", "report", f"read_{k}_s", k)
                                     for k in ("report", "rewrite", "compare", "model")]},
     ]
     for p in panels:
-        p["series"] = [s for s in p["series"] if s["points"]]
+        p["series"] = [s for s in p["series"] if s["points"] or (s["curve"] and any(t["points"] for t in p["series"]))]
     panels = [p for p in panels if p["series"]]
     scale_svg.write_svg(path, panels, "distbench at scale: measured (points) and fitted laws (dashed)")
 
@@ -683,6 +766,7 @@ def main():
     p.add_argument("--results", help="results JSON, read and updated (default OUT/scale.json)")
     p.add_argument("--refit", nargs="*", default=None, help="only read these results files, print and plot")
     p.add_argument("--svg", help="write the plot here")
+    p.add_argument("--doc", action="store_true", help="print the compact tables of docs/scale.md instead")
     p.add_argument("--subnet", default="10.79.0", help="the namespace cluster's /24 (default %(default)s)")
     p.add_argument("--distbench", help="distbench binary (default: build/src/cli/distbench)")
     p.add_argument("--mpirun", default="mpirun")
@@ -731,9 +815,12 @@ def main():
 
     ordered = sorted(runs.values(), key=lambda r: (r["series"], r["tool"], r["n"]))
     fits = fit_all(ordered)
-    print_tables(ordered)
-    print_ratios(ordered)
-    print_fits(fits)
+    if args.doc:
+        print_doc_tables(ordered, fits)
+    else:
+        print_tables(ordered)
+        print_ratios(ordered)
+        print_fits(fits)
     if args.refit is None:
         with open(results_path, "w") as f:
             json.dump({"meta": meta, "runs": ordered, "fits": fits}, f, indent=1)

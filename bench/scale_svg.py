@@ -65,11 +65,13 @@ def _panel(p, ox, oy):
         y = sy(10.0 ** e)
         out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="#ddd"/>')
         out.append(f'<text x="{x0 - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{_tick_label(e)}</text>')
-    for x, label in p.get("marks", []):
+    for i, (x, label) in enumerate(p.get("marks", [])):
         if 10.0 ** xe[0] <= x <= 10.0 ** xe[1]:
             out.append(f'<line x1="{sx(x):.1f}" y1="{y0}" x2="{sx(x):.1f}" y2="{y1}" stroke="#999" '
                        f'stroke-dasharray="2 2"/>')
-            out.append(f'<text x="{sx(x) + 2:.1f}" y="{y0 + 11}" font-size="10" fill="#555">{escape(label)}</text>')
+            right = sx(x) > x1 - 50  # a label at the right edge goes left of its line
+            out.append(f'<text x="{sx(x) + (-2 if right else 2):.1f}" y="{y0 + 11 + 11 * (i % 2)}" font-size="10" fill="#555" '
+                       f'text-anchor="{"end" if right else "start"}">{escape(label)}</text>')
     out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{y1 + 32}" text-anchor="middle" font-size="12">'
                f'{escape(p["xlabel"])}</text>')
     out.append(f'<text x="{ox + 14}" y="{(y0 + y1) / 2:.1f}" text-anchor="middle" font-size="12" '
@@ -80,7 +82,7 @@ def _panel(p, ox, oy):
         if len(curve) > 1:
             d = " ".join(f"{'M' if k == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for k, (x, y) in enumerate(curve))
             out.append(f'<path d="{d}" fill="none" stroke="{c}" stroke-width="1.2" stroke-dasharray="4 3"/>')
-        for x, y in s["points"]:
+        for x, y in s["points"]:  # a series of points only (no curve): a reference line has no points
             if x > 0 and y > 0:
                 out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{c}"/>')
     return out
