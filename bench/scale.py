@@ -97,9 +97,21 @@ def help_text(distbench, command):
 def product_features(distbench):
     """What this build offers beyond today's main, found in --help (others add them while this script exists)."""
     sweep, health = help_text(distbench, "allreduce"), help_text(distbench, "health")
-    return {"per_rank": "--per-rank " in sweep or "--per-rank=" in sweep or "--per-rank\n" in sweep,
+    return {"per_rank": re.search(r"--per-rank\b(?!-)", sweep) is not None,
             "per_rank_file": "--per-rank-file" in sweep,
-            "links": "--links" in health}
+            "links": "--links" in health,
+            "plan_links": "--plan-links" in health}
+
+
+def link_plan(distbench, nodes, extra):
+    """(pairs, rounds) of the link schedule health builds for `nodes` (--plan-links: the same code, no job)."""
+    proc = subprocess.run([distbench, "health", "--plan-links", str(nodes)] + extra, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=120)
+    pairs = re.search(r"^pairs:\s*(\d+)", proc.stdout, re.MULTILINE)
+    rounds = re.search(r"^rounds:\s*(\d+)", proc.stdout, re.MULTILINE)
+    if proc.returncode != 0 or not pairs:
+        return None, None
+    return int(pairs.group(1)), int(rounds.group(1)) if rounds else None
 
 
 def git_sha():
@@ -230,13 +242,15 @@ def startup_section(doc):
     if not isinstance(section, dict):
         return {}
     phases = section.get("phases", section)
-    items = phases.items() if isinstance(phases, dict) else (
-        ((p.get("name") or p.get("phase")), p) for p in phases if isinstance(p, dict))
+    items = list(phases.items()) if isinstance(phases, dict) else [
+        ((p.get("name") or p.get("phase")), p) for p in phases if isinstance(p, dict)]
+    if "late_s" in section:
+        items.append(("late_s", section["late_s"]))
     out = {}
     for name, value in items:
         seconds = slowest_seconds(value)
         if name and seconds is not None:
-            out[str(name)] = seconds
+            out[re.sub(r"_s$", "", str(name))] = seconds
     return out
 
 
@@ -308,7 +322,10 @@ def health_phases(job, doc):
     job["link_pairs"] = len(pairs)
     job["link_measurements"] = directed
     n = job["n"]
-    job["link_rounds"] = (n - 1 if n % 2 == 0 else n) if n > 1 else 0  # every-pair round robin (docs/health.md)
+    if job.get("plan_rounds"):  # the build's own schedule (--plan-links)
+        job["link_rounds"] = job["plan_rounds"]
+    else:  # every pair, round robin (docs/health.md)
+        job["link_rounds"] = (n - 1 if n % 2 == 0 else n) if n > 1 else 0
     if job["link_rounds"] and "phase.links_s" in job:
         job["links_per_round_s"] = job["phase.links_s"] / job["link_rounds"]
     job["verdicts"] = verdicts
@@ -484,6 +501,8 @@ def run_series(args, series, tool, ns, launch_for, features, results):
             workdir = os.path.join(base, f"{tool}-n{n:05d}-{k}")
             job, report = run_job(launch_for(n), n, argv, workdir, args.timeout, features, tool,
                                   args.outputs.split(","))
+            if tool == "health" and features.get("plan_links"):
+                job["plan_pairs"], job["plan_rounds"] = link_plan(args.distbench, n, link_options(argv))
             job = analyse(job, report, args.distbench, workdir, args.timeout)
             job["series"] = series
             tries.append(job)
@@ -494,6 +513,31 @@ def run_series(args, series, tool, ns, launch_for, features, results):
         if all(t["rc"] != 0 for t in tries) and args.stop_on_failure:
             print(f"# {series} {tool}: N={n} failed; larger N not tried", file=sys.stderr)
             break
+
+
+def link_options(argv):
+    """The options of a health command line that shape its link schedule (--links, --link-seed), for --plan-links."""
+    out = []
+    for i, word in enumerate(argv):
+        if word in ("--links", "--link-seed") and i + 1 < len(argv):
+            out += [word, argv[i + 1]]
+        elif word.startswith(("--links=", "--link-seed=")):
+            out.append(word)
+    return out
+
+
+def plan_targets(args, features, results):
+    """The schedule the build makes at the targets' node counts: exact counts from the code, not a law."""
+    if not features.get("plan_links"):
+        return
+    extra = link_options(args.health.split() + args.extra.split())
+    for n in (26, 100, 1000, 2048, 12500):
+        pairs, rounds = link_plan(args.distbench, n, extra)
+        if pairs is not None:
+            results[("plan", "health", n)] = {"series": "plan", "tool": "health", "n": n, "rc": 0,
+                                              "plan_pairs": pairs, "plan_rounds": rounds,
+                                              "every_pair": n * (n - 1) // 2,
+                                              "bound_4nlog2n": round(4 * n * math.log2(n))}
 
 
 def combine(tries):
@@ -560,6 +604,7 @@ TABLES = {
                "phase.links_s", "phase.isolation_s", "phase.stragglers_s", "links_per_round_s", "link_pairs",
                "rss0_kib", "bytes.json", "bytes.prom", "bytes.md", "bytes.csv", "bytes.console", "console_lines",
                "read_report_s"],
+    "health-plan": ["plan_pairs", "plan_rounds", "every_pair", "bound_4nlog2n"],
     "report": ["records", "bytes.json", "read_report_s", "rss_report_kib", "rc_report", "read_rewrite_s",
                "rss_rewrite_kib", "read_write_json_s", "read_compare_s",
                "rss_compare_kib", "rc_compare", "read_model_s", "rss_model_kib", "rc_model"],
@@ -569,9 +614,11 @@ TABLES = {
 def print_tables(runs):
     for (series, tool) in sorted({(r["series"], r["tool"]) for r in runs}):
         jobs = sorted((r for r in runs if r["series"] == series and r["tool"] == tool), key=lambda r: r["n"])
-        keys = [k for k in TABLES[tool] + [k for k in metric_keys(jobs) if k.startswith("startup.")]
-                if any(value(j, k) is not None for j in jobs)]
-        what = {"local": "ranks", "cluster": "hosts, one rank each", "readers": "ranks in a synthetic report"}
+        wanted = TABLES["health-plan" if series == "plan" else tool] + [
+            k for k in metric_keys(jobs) if k.startswith("startup.") or k.startswith("plan_")]
+        keys = [k for k in dict.fromkeys(wanted) if any(value(j, k) is not None for j in jobs)]
+        what = {"local": "ranks", "cluster": "hosts, one rank each", "readers": "ranks in a synthetic report",
+                "plan": "nodes; the build's --plan-links"}
         print(f"\n## {series} / {tool} (N = {what.get(series, series)})")
         print("| N | exit | " + " | ".join(keys) + " |")
         print("|---|---|" + "---|" * len(keys))
@@ -609,13 +656,18 @@ def print_ratios(runs):
 # or bytes), KB (bytes), or "" (as is).
 DOC_TABLES = (
     ("sweep, np N on one host (oversubscribed above np 2)", "local", "sweep",
-     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"), ("cases s", "cases_s", "s"),
+     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"),
+      ("of which connect s", "startup.connect_s", "s"), ("first collective s", "startup.first_collective_s", "s"),
+      ("cases s", "cases_s", "s"),
       ("per case, not sampled ms", "case_overhead_s", "ms"), ("end s", "end_s", "s"),
       ("rank 0 peak MiB", "rss0_kib", "MiB"), ("last rank MiB", "rss_last_kib", "MiB"),
-      ("JSON KB", "bytes.json", "KB"), ("JSONL KB", "bytes.jsonl", "KB"), ("CSV KB", "bytes.csv", "KB"),
+      ("JSON KB", "bytes.json", "KB"), ("JSONL KB", "bytes.jsonl", "KB"),
+      ("per-rank file KB", "bytes.per_rank_file", "KB"), ("CSV KB", "bytes.csv", "KB"),
       ("Markdown KB", "bytes.md", "KB"), ("console KB", "bytes.console", "KB")]),
     ("sweep, N namespace hosts, one rank each", "cluster", "sweep",
-     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"), ("cases s", "cases_s", "s"),
+     [("wall s", "wall_s", "s"), ("start-up s", "startup_s", "s"),
+      ("of which connect s", "startup.connect_s", "s"), ("first collective s", "startup.first_collective_s", "s"),
+      ("cases s", "cases_s", "s"),
       ("per case, not sampled ms", "case_overhead_s", "ms"), ("end s", "end_s", "s"),
       ("rank 0 peak MiB", "rss0_kib", "MiB"), ("JSON KB", "bytes.json", "KB"), ("console KB", "bytes.console", "KB")]),
     ("health, N namespace hosts, one rank each", "cluster", "health",
@@ -623,9 +675,13 @@ DOC_TABLES = (
       ("node", "phase.node_s", "s"), ("job", "phase.job_s", "s"), ("links", "phase.links_s", "s"),
       ("isolation", "phase.isolation_s", "s"), ("stragglers", "phase.stragglers_s", "s"),
       ("outside phases", "outside_phases_s", "s"), ("link pairs", "link_pairs", ""),
+      ("pairs planned", "plan_pairs", ""), ("rounds", "link_rounds", ""),
       ("s per round", "links_per_round_s", "s"), ("rank 0 peak MiB", "rss0_kib", "MiB"),
       ("JSON KB", "bytes.json", "KB"), (".prom KB", "bytes.prom", "KB"), ("console KB", "bytes.console", "KB"),
       ("console lines", "console_lines", "")]),
+    ("the link schedule the build makes for N nodes (--plan-links: its own code, no job)", "plan", "health",
+     [("pairs", "plan_pairs", ""), ("rounds", "plan_rounds", ""), ("every pair", "every_pair", ""),
+      ("4 n log2 n", "bound_4nlog2n", "")]),
     ("reading a report of N ranks back (synthetic: the np 256 sweep's 48 records, per-rank entries repeated)",
      "readers", "report",
      [("JSON MiB", "bytes.json", "MiB"), ("report s", "read_report_s", "s"), ("report MiB", "rss_report_kib", "MiB"),
@@ -663,6 +719,7 @@ def print_doc_tables(runs, fits):
     for title, series, tool, cols in DOC_TABLES:
         jobs = sorted((r for r in runs if r["series"] == series and r["tool"] == tool and r["rc"] == 0),
                       key=lambda r: r["n"])
+        cols = [c for c in cols if any(value(j, c[1]) is not None for j in jobs)]  # what this build measured
         if not jobs:
             continue
         print(f"\n{title}:\n")
@@ -729,7 +786,8 @@ def plot(path, runs, fits):
          "series": [scale(series_of("cluster", "health", f"bytes.{k}", k), mb) for k in ("json", "prom", "console")]},
         {"title": "health link pairs", "xlabel": "hosts", "ylabel": "pairs", "marks": marks,
          "series": [series_of("cluster", "health", "link_pairs", "measured"),
-                    series_of("cluster", "health", "plan_pairs", "the plan (--links auto)"),
+                    series_of("cluster", "health", "plan_pairs", "planned (--plan-links)"),
+                    series_of("plan", "health", "plan_pairs", "planned at 26 ... 12,500 nodes"),
                     reference("every pair: n(n-1)/2", lambda n: n * (n - 1) / 2, (2, 100000)),
                     reference("target: 4 n log2 n", lambda n: 4 * n * math.log2(n),
                               [2 ** k for k in range(1, 17)] + [100000])]},
@@ -831,6 +889,7 @@ def main():
                 for tool in args.cluster_tools.split(","):
                     run_series(args, "cluster", tool, args.cluster, lambda n: cluster.launch(n, args.timeout),
                                features, got)
+            plan_targets(args, features, got)
         if args.readers:
             run_readers(args, args.readers, got)
         for key in {k[:2] for k in got}:  # a series run now replaces the same series' older runs
