@@ -494,7 +494,7 @@ def run_series(args, series, tool, ns, launch_for, features, results):
     with open(wrapper, "w") as f:
         f.write(WRAPPER)
     os.chmod(wrapper, 0o755)
-    argv = [args.distbench] + (args.health if tool == "health" else args.sweep).split() + args.extra.split()
+    argv = [args.distbench] + (args.health.split() if tool == "health" else args.sweep.split() + args.extra.split())
     for n in ns:
         tries = []
         for k in range(args.repeat):
@@ -530,7 +530,7 @@ def plan_targets(args, features, results):
     """The schedule the build makes at the targets' node counts: exact counts from the code, not a law."""
     if not features.get("plan_links"):
         return
-    extra = link_options(args.health.split() + args.extra.split())
+    extra = link_options(args.health.split())
     for n in (26, 100, 1000, 2048, 12500):
         pairs, rounds = link_plan(args.distbench, n, extra)
         if pairs is not None:
@@ -836,7 +836,8 @@ def main():
                    "(another --sweep or --extra) beside the main one (default %(default)s)")
     p.add_argument("--sweep", default=SWEEP, help="the sweep, as distbench arguments (default: %(default)s)")
     p.add_argument("--health", default=HEALTH, help="the health check (default: %(default)s)")
-    p.add_argument("--extra", default="", help="more distbench arguments for every job (e.g. '--per-rank summary')")
+    p.add_argument("--extra", default="", help="more distbench arguments for the sweep's jobs (e.g. '--per-rank "
+                   "summary'); health's go in --health")
     p.add_argument("--outputs", default="json,csv,md,jsonl,prom,per_rank_file",
                    help="the outputs each job writes (default %(default)s; prom: health only; per_rank_file where the "
                         "build has --per-rank-file)")
