@@ -1,0 +1,33 @@
+// `distbench health --plan-links N`: the link schedule a check would run on N nodes, without running anything: its
+// pairs, rounds and pairs per node, and the link phase's time predicted from a per-round cost.
+#pragma once
+
+#include "benchmarks/health/schedule.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace distbench::health {
+
+// The link phase's cost per round of disjoint pairs, as measured on the 26-host namespace cluster (one rank per host,
+// 2 cores, the scaled schedule, default sizes; docs/health.md, 'Scale'): each round's pairs run side by side, each
+// direction for at least 0.1 s.
+inline constexpr double kMeasuredRoundSeconds = 1.0;
+
+struct LinkPlan {
+  int nodes = 0;
+  LinkSchedule schedule;
+  std::size_t every_pair = 0;  // n (n - 1) / 2
+  double pair_bound = 0;       // 4 n log2 n: what the scaled schedule must stay within
+  int degree_min = 0, degree_median = 0, degree_max = 0;
+  double round_seconds = kMeasuredRoundSeconds;
+  double predicted_s() const { return static_cast<double>(schedule.rounds.size()) * round_seconds; }
+};
+
+LinkPlan plan_links(int nodes, LinkMode mode, std::uint64_t seed, double round_seconds = kMeasuredRoundSeconds);
+// The plan in words, one line each; every round's pairs (node indices from 0) too when `list_rounds`.
+std::vector<std::string> link_plan_lines(const LinkPlan& plan, bool list_rounds);
+
+}  // namespace distbench::health
