@@ -83,7 +83,8 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
                   plural(hosts.size(), "node", "nodes"), info.backend, plan_.timeout_s),
       fmt::format("links: {}: {} in {} of disjoint pairs", schedule_words(links),
                   plural(links.pairs(), "pair", "pairs"), plural(links.rounds.size(), "round", "rounds")),
-      fmt::format("the table lists the checks that are not healthy; the reports keep {}",
+      fmt::format("the table lists the checks that are not healthy (a suspect's re-test, not the suspect); the "
+                  "reports keep {}",
                   every_check ? "every check" : "those, and a summary per node (--detail all: every check)")};
   d.facts = {fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend)};
   d.summarize = health_summary;

@@ -121,8 +121,8 @@ std::vector<std::string> matrix_lines(const std::vector<Check>& checks, const st
 }  // namespace
 
 bool console_row(const Record& record) {
-  return record.kind == "health" && record.param_text("status") != name(Status::healthy) &&
-         record.param_text("phase") != "verdict";
+  const Check c = check_of(record);
+  return record.kind == "health" && c.status != Status::healthy && !c.screening && c.phase != "verdict";
 }
 
 std::vector<TextSection> health_sections(const std::vector<Record>& records, bool every_check) {
@@ -140,7 +140,7 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records, boo
     auto lat = matrix_lines(checks, "link.latency_us", "<->", true);
     if (!lat.empty()) out.push_back({"Link latency (us, one way; * beyond its bound)", lat});
   } else if (auto links = link_summary_lines(checks); !links.empty()) {
-    out.push_back({"Links (each node's slowest and median; the suspects in the table above)", links});
+    out.push_back({"Links (from each node's slowest and median link; the suspects in the reports)", links});
   }
   if (!phases.empty()) {
     std::vector<std::string> lines;
