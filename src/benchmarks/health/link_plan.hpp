@@ -12,9 +12,10 @@
 namespace distbench::health {
 
 // The link phase's cost per round of disjoint pairs, as measured on the 26-host namespace cluster (one rank per host,
-// 2 cores, the scaled schedule, default sizes; docs/health.md, 'Scale'): each round's pairs run side by side, each
-// direction for at least 0.1 s.
-inline constexpr double kMeasuredRoundSeconds = 1.0;
+// 2 cores shared by the 13 pairs of a round, default sizes; docs/health.md, 'Scale'): 0.37 to 0.44 s (14 rounds of
+// the scaled schedule in 5.2 to 6.2 s, 25 of every pair in 10.6 s). Each pair takes at least 0.2 s (each direction
+// for at least 0.1 s), whatever the machine.
+inline constexpr double kMeasuredRoundSeconds = 0.45;
 
 struct LinkPlan {
   int nodes = 0;
