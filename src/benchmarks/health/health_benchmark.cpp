@@ -66,6 +66,7 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   c["bandwidth_tolerance"] = plan_.bandwidth.tolerance;
   c["latency_tolerance"] = plan_.latency.tolerance;
   c["mads"] = plan_.bandwidth.mads;
+  // The nodes, from the ranks' hosts (every rank builds the same schedule from its own count of them).
   std::set<std::string> hosts;
   for (const RankInfo& r : info.ranks) hosts.insert(r.host);
   const int nodes = static_cast<int>(hosts.size());
@@ -81,8 +82,9 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   d.console_preamble = {
       fmt::format("health: {} ranks on {}, backend {}, every phase within {:g} s", info.world_size,
                   plural(hosts.size(), "node", "nodes"), info.backend, plan_.timeout_s),
-      fmt::format("links: {}: {} in {} of disjoint pairs", schedule_words(links),
-                  plural(links.pairs(), "pair", "pairs"), plural(links.rounds.size(), "round", "rounds")),
+      nodes < 2 ? std::string("links: none (one node)")
+                : fmt::format("links: {}: {} in {} of disjoint pairs", schedule_words(links),
+                              plural(links.pairs(), "pair", "pairs"), plural(links.rounds.size(), "round", "rounds")),
       fmt::format("the table lists the checks that are not healthy (a suspect's re-test, not the suspect); the "
                   "reports keep {}",
                   every_check ? "every check" : "those, and a summary per node (--detail all: every check)")};

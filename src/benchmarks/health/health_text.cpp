@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace distbench::health {
 namespace {
@@ -69,9 +70,13 @@ std::vector<std::string> link_summary_lines(const std::vector<Check>& checks) {
   std::sort(medians.begin(), medians.end());
   std::vector<std::string> lines{fmt::format("{} with links measured; their median link {:.4g} GB/s",
                                              plural(lows.size(), "node", "nodes"), medians[medians.size() / 2])};
+  // The three slowest links, each once (it is the slowest of both its ends, often).
   std::string slowest;
-  for (std::size_t i = 0; i < std::min<std::size_t>(lows.size(), 3); ++i) {
-    slowest += fmt::format("{}{} {:.4g} GB/s (with {})", i == 0 ? "" : ", ", escape_text(lows[i]->subject),
+  std::set<std::pair<std::string, std::string>> listed;
+  for (std::size_t i = 0; i < lows.size() && listed.size() < 3; ++i) {
+    const auto& [a, b] = std::minmax(lows[i]->subject, lows[i]->peer);
+    if (!listed.insert({a, b}).second) continue;
+    slowest += fmt::format("{}{} {:.4g} GB/s (with {})", slowest.empty() ? "" : ", ", escape_text(lows[i]->subject),
                            lows[i]->value, escape_text(lows[i]->peer));
   }
   lines.push_back("slowest links: " + slowest);
