@@ -141,6 +141,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->add_option("--plan-links", o->plan_links,
                   "Print the link schedule for N nodes (pairs, rounds, predicted time) and run nothing")
       ->option_text("N")
+      ->default_str("")  // none: run the check
       ->group(probes)
       ->check(in_range(2, kMaxPlannedNodes, "node count"));
   app->add_option("--round-seconds", o->round_seconds, "--plan-links: the link phase's cost per round")
