@@ -1,6 +1,7 @@
 // `distbench health`: the cluster check (benchmarks/health), run by the runner, with exit codes as monitoring
 // systems read them: 0 healthy, 1 degraded, 2 failed, 3 unknown (bad input, or the check could not run).
 #include "benchmarks/health/health_benchmark.hpp"
+#include "benchmarks/health/link_plan.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
@@ -14,11 +15,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace distbench::cli {
 namespace {
+
+constexpr long long kMaxPlannedNodes = 100'000;
+constexpr int kListedRoundsNodes = 32;  // --plan-links lists every round's pairs up to this many nodes
 
 struct HealthOptions {
   std::string backend = "auto";
@@ -32,7 +37,24 @@ struct HealthOptions {
   std::string allreduce_bytes = "8M";
   std::string link_bytes = "1M";
   double tolerance_pct = 25;
+  std::string links = "auto";
+  std::uint64_t link_seed = 1;
+  std::string detail = "auto";
+  int plan_links = 0;  // --plan-links N: print the schedule for N nodes and run nothing
+  double round_seconds = health::kMeasuredRoundSeconds;
 };
+
+health::LinkMode link_mode(const std::string& text) {
+  if (text == "all") return health::LinkMode::all;
+  if (text == "scaled") return health::LinkMode::scaled;
+  return health::LinkMode::automatic;
+}
+
+health::Detail detail_of(const std::string& text) {
+  if (text == "all") return health::Detail::all;
+  if (text == "problems") return health::Detail::problems;
+  return health::Detail::automatic;
+}
 
 health::HealthPlan make_health_plan(const HealthOptions& o) {
   health::HealthPlan plan;
@@ -58,6 +80,9 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.rules_path = o.rules;
   plan.prom_path = o.prom;
+  plan.links = link_mode(o.links);
+  plan.link_seed = o.link_seed;
+  plan.detail = detail_of(o.detail);
   return plan;
 }
 
@@ -101,7 +126,38 @@ void add_health_command(CLI::App& root, Commands& commands) {
       ->default_str("25%")
       ->group(groups::kVerification)
       ->transform(percentage(0, 100));
+  app->add_option("--links", o->links,
+                  fmt::format("Link pairs: every pair, or a scaled schedule (n log n pairs); auto: every pair up to {} "
+                              "nodes",
+                              health::kEveryPairUpToNodes))
+      ->option_text("MODE")
+      ->default_str("auto")
+      ->group(probes)
+      ->check(one_of({"auto", "all", "scaled"}));
+  app->add_option("--link-seed", o->link_seed, "Seed of the scaled schedule's random ring (other seeds, other pairs)")
+      ->option_text("N")
+      ->default_str("1")
+      ->group(probes);
+  app->add_option("--plan-links", o->plan_links,
+                  "Print the link schedule for N nodes (pairs, rounds, predicted time) and run nothing")
+      ->option_text("N")
+      ->default_str("")  // none: run the check
+      ->group(probes)
+      ->check(in_range(2, kMaxPlannedNodes, "node count"));
+  app->add_option("--round-seconds", o->round_seconds, "--plan-links: the link phase's cost per round")
+      ->option_text("SECONDS")
+      ->default_str(fmt::format("{:g}", health::kMeasuredRoundSeconds))
+      ->group(probes)
+      ->check(positive_number("seconds", 3600));
   add_report_options(*app, o->reports);
+  app->add_option("--detail", o->detail,
+                  fmt::format("What the reports keep: every check, or problems (those not healthy, and per node a "
+                              "summary); auto: every check up to {} nodes",
+                              health::kEveryCheckUpToNodes))
+      ->option_text("WHAT")
+      ->default_str("auto")
+      ->group(groups::kReports)
+      ->check(one_of({"auto", "all", "problems"}));
   app->add_option("--prom", o->prom, "Write Prometheus text for node-exporter's textfile collector")
       ->option_text("PATH")
       ->group(groups::kReports)
@@ -114,6 +170,15 @@ void add_health_command(CLI::App& root, Commands& commands) {
   commands.push_back({app,
                       [o, app](Invocation& inv) {
                         const health::HealthPlan plan = make_health_plan(*o);  // bad input fails before MPI
+                        if (o->plan_links > 0) {
+                          // No job: the schedule only, from the same code the check runs.
+                          const auto links = health::plan_links(o->plan_links, plan.links, plan.link_seed,
+                                                                o->round_seconds);
+                          for (const auto& line : health::link_plan_lines(links, o->plan_links <= kListedRoundsNodes)) {
+                            fmt::print("{}\n", line);
+                          }
+                          return 0;
+                        }
                         RunSettings s;
                         s.backend = o->backend;
                         s.launcher = o->launcher;

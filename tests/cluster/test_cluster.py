@@ -305,7 +305,9 @@ class Health(unittest.TestCase):
         CLUSTER.tc("nodeC", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "100mbit", "burst", "64kb",
                    "latency", "100ms")
         try:
-            r, report, prom, _ = self.run_health("throttled")
+            # Small probes: the job's 8 MiB allreduce and 4 MiB link windows through the 12.5 MB/s egress took 13 of
+            # this check's 21 s; what is asserted needs no more than 1 MiB of either.
+            r, report, prom, _ = self.run_health("throttled", "--allreduce-bytes", "1M", "--link-bytes", "256K")
         finally:
             CLUSTER.tc("nodeC", "qdisc", "del", "dev", "eth0", "root")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)

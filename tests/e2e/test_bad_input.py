@@ -234,6 +234,10 @@ ROWS = [
      {"files": {"r.json": RULE_MISSPELT}}),
     ("a number beyond double in health rules", 0, ["health", "--rules", "{dir}/r.json"], 3,
      ["the number 1e400 is beyond the range of a double"], {"files": {"r.json": RULE_TOO_LARGE}}),
+    ("a health link schedule of no known kind", 0, ["health", "--links", "ring"], 3,
+     ["--links", "'ring' is not auto, all or scaled"], {}),
+    ("a health link plan for one node", 0, ["health", "--plan-links", "1"], 3,
+     ["--plan-links", "1 is not a node count from 2 to 100000"], {}),
     ("a number beyond double in zero's config", 0, ["zero", "--config", "{dir}/z.json"], 2,
      ["z.json", "the number 1e400 is beyond the range of a double"], {"files": {"z.json": b'{"bucket_mb": 1e400}'}}),
     # distbench model (issue 33)

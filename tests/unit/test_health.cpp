@@ -330,7 +330,7 @@ TEST(HealthRecord, TheTableShowsTheDeclaredMetricAndTheBuilderSetsIt) {
 }
 
 TEST(HealthText, VerdictsMatrixAndSlurmLines) {
-  const auto sections = health_sections(sample_run());
+  const auto sections = health_sections(sample_run(), true);
   std::string all;
   for (const auto& s : sections) {
     all += "## " + s.title + "\n";
@@ -359,7 +359,7 @@ TEST(HealthText, ADrainLineIsOneCommandWhateverTheHostIsNamed) {
   c.why = "rank 1 (x;touch PWN $(id)) did not arrive; it's `gone`\nscontrol update nodename=good state=drain";
   records.push_back(check_record(c));
   std::string drain;
-  for (const auto& section : health_sections(records)) {
+  for (const auto& section : health_sections(records, true)) {
     for (const auto& line : section.lines) {
       if (line.rfind("scontrol ", 0) == 0) drain += line;
     }

@@ -37,6 +37,8 @@ std::optional<GroupAllreduce> group_allreduce(const PhaseResult& phase, const st
   return out;
 }
 
+NodePair ordered_pair(int a, int b) { return {std::min(a, b), std::max(a, b)}; }
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return kNotMeasured;
   return summarize(v).median;
@@ -237,6 +239,44 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
   return out;
 }
 
+namespace {
+
+// Each node's links, both directions: the slowest with its peer, and the median.
+std::vector<Check> link_summaries(const std::vector<Check>& checks, const std::vector<NodePair>& pair_of_check,
+                                  const Topology& topo) {
+  const std::size_t nodes = topo.hosts.size();
+  std::vector<std::vector<double>> gbps(nodes);
+  std::vector<int> slowest_peer(nodes, -1);
+  std::vector<double> slowest(nodes, kNotMeasured);
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    if (checks[k].metric != "link.bandwidth_gbps" || std::isnan(checks[k].value)) continue;
+    const auto [a, b] = pair_of_check[k];
+    for (const auto& [node, peer] : {std::pair{a, b}, std::pair{b, a}}) {
+      const auto n = static_cast<std::size_t>(node);
+      gbps[n].push_back(checks[k].value);
+      if (slowest_peer[n] < 0 || checks[k].value < slowest[n]) {
+        slowest[n] = checks[k].value;
+        slowest_peer[n] = peer;
+      }
+    }
+  }
+  std::vector<Check> out;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (gbps[n].empty()) continue;
+    const std::string& host = topo.hosts[n];
+    Check low = make_check("links", host, host, "node.link.min_gbps", slowest[n], "GB/s");
+    low.peer = topo.hosts[static_cast<std::size_t>(slowest_peer[n])];
+    low.limit = fmt::format("the slowest of its {} links (both directions)", gbps[n].size());
+    out.push_back(std::move(low));
+    Check mid = make_check("links", host, host, "node.link.median_gbps", median_of(gbps[n]), "GB/s");
+    mid.limit = fmt::format("the median of its {} links (both directions)", gbps[n].size());
+    out.push_back(std::move(mid));
+  }
+  return out;
+}
+
+}  // namespace
+
 LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan) {
   LinkJudgement out;
   const auto nodes = static_cast<int>(topo.hosts.size());
@@ -284,6 +324,7 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
     node_gbps[static_cast<std::size_t>(p.second)].push_back(g);
   }
   for (const auto& v : node_gbps) out.score.push_back(median_of(v));
+  out.node_summaries = link_summaries(out.checks, pair_of_check, topo);
   return out;
 }
 
@@ -316,6 +357,32 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
                 fmt::format("best of {} alone against {}: {:.3f} x the links' median",
                             plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests"),
                             topo.hosts[static_cast<std::size_t>(reference)], c.value / links.bandwidth_bound->median);
+          }
+        }
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  // A suspect link measured again alone: slow still, between nodes that are each at speed with another, it is the
+  // link (a cable, a port); it counts against the cluster, not a node.
+  for (const auto& [a, b] : iso.link_retests) {
+    const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(a)])];
+    const auto& k = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(b)])];
+    for (const auto* sent : {&j, &k}) {
+      if (!*sent || !(*sent)->contains("links")) continue;
+      for (const auto& link : (**sent)["links"]) {
+        const int from = link["from"].get<int>(), to = link["to"].get<int>();
+        if (!link.contains("gbps") || ordered_pair(from, to) != NodePair{a, b}) continue;
+        Check c = make_check("isolation", topo.link_name(from, to), "", "isolation.bandwidth_gbps",
+                             link["gbps"].get<double>(), "GB/s");
+        if (links.bandwidth_bound) {
+          c.limit = links.bandwidth_bound->limit_text("GB/s");
+          if (links.bandwidth_bound->breaks(c.value)) {
+            c.status = Status::degraded;
+            c.why = fmt::format("this link alone, best of {}: {:.3f} x the links' median; its nodes are slow with no "
+                                "other peer: the link (cable, port, switch path)",
+                                plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests"),
+                                c.value / links.bandwidth_bound->median);
           }
         }
         out.push_back(std::move(c));

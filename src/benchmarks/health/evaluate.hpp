@@ -63,6 +63,9 @@ struct LinkJudgement {
   std::vector<NodePair> bad, good;  // pairs (first < second) with a link beyond a bound, and the rest
   std::vector<double> score;        // each node's median over its pairs of the pair's slower direction
   std::optional<RelativeBound> bandwidth_bound;
+  // Per node, of the bandwidths of its links (both directions): the lowest, naming the peer at its other end, and
+  // the median (node.link.min_gbps, node.link.median_gbps): information, always healthy, kept whatever --detail.
+  std::vector<Check> node_summaries;
 };
 LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const HealthPlan& plan);
 // Isolation: the re-tests of suspects against a reference, held to the link phase's bounds (and rules).

@@ -1,6 +1,7 @@
 #include "benchmarks/health/findings.hpp"
 
 #include "benchmarks/health/health_record.hpp"
+#include "benchmarks/health/kept_checks.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "benchmarks/health/verdict.hpp"
 #include "core/report/atomic_file.hpp"
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <iterator>
 
 namespace distbench::health {
 
@@ -16,10 +18,12 @@ double unix_time_now() {
 }
 
 void Findings::add(std::vector<Check> checks) {
+  std::vector<Check> kept = every_check_ ? checks : kept_checks(checks);
   if (reporter_ != nullptr) {
-    for (const Check& c : checks) reporter_->add({check_record(c)});  // one table row each
+    for (const Check& c : kept) reporter_->add({check_record(c)});  // one table row each
   }
-  all_.insert(all_.end(), checks.begin(), checks.end());
+  kept_.insert(kept_.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
+  all_.insert(all_.end(), std::make_move_iterator(checks.begin()), std::make_move_iterator(checks.end()));
 }
 
 void Findings::mark_unchecked(const Topology& topo, const std::string& last_phase) {
@@ -69,7 +73,7 @@ int Findings::conclude(const Topology& topo, const std::string& abandoned, const
   add(std::move(verdicts));
   if (!plan_.prom_path.empty()) {
     std::vector<Record> records;
-    for (const Check& c : all_) records.push_back(check_record(c));
+    for (const Check& c : kept_) records.push_back(check_record(c));
     write_file_atomically(plan_.prom_path, prometheus_text(records, unix_time_now()));
   }
   return static_cast<int>(overall);

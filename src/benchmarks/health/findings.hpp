@@ -19,6 +19,9 @@ class Findings {
  public:
   Findings(Reporter* reporter, const HealthPlan& plan) : reporter_(reporter), plan_(plan) {}
 
+  // Every check counts in the verdicts; the reports (and the Prometheus file) keep every one, or what kept_checks
+  // keeps (--detail), by the node count: set it before the first add().
+  void set_nodes(std::size_t nodes) { every_check_ = keeps_every_check(plan_.detail, nodes); }
   void add(std::vector<Check> checks);
   // The verdict per node and of the whole check, as records (and the Prometheus file when asked); the exit code.
   // `abandoned`: why the check stopped early in `last_phase` (empty: it ran to the end).
@@ -31,7 +34,9 @@ class Findings {
 
   Reporter* reporter_;
   const HealthPlan& plan_;
-  std::vector<Check> all_;
+  std::vector<Check> all_;   // every check: the verdicts
+  std::vector<Check> kept_;  // what the reports were given
+  bool every_check_ = true;
 };
 
 }  // namespace distbench::health

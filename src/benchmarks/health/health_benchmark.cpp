@@ -7,8 +7,11 @@
 #include "benchmarks/health/prometheus.hpp"
 #include "core/device/memory_budget.hpp"
 #include "core/report/atomic_file.hpp"
+#include "core/report/text.hpp"
 
 #include <fmt/format.h>
+
+#include <set>
 
 namespace distbench::health {
 
@@ -63,13 +66,32 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   c["bandwidth_tolerance"] = plan_.bandwidth.tolerance;
   c["latency_tolerance"] = plan_.latency.tolerance;
   c["mads"] = plan_.bandwidth.mads;
+  // The nodes, from the ranks' hosts (every rank builds the same schedule from its own count of them).
+  std::set<std::string> hosts;
+  for (const RankInfo& r : info.ranks) hosts.insert(r.host);
+  const int nodes = static_cast<int>(hosts.size());
+  const LinkSchedule links = link_schedule(nodes, plan_.links, plan_.link_seed);
+  const bool every_check = keeps_every_check(plan_.detail, hosts.size());
+  c["links"] = name(links.mode);
+  c["link_seed"] = plan_.link_seed;
+  c["link_pairs"] = links.pairs();
+  c["link_rounds"] = links.rounds.size();
+  c["detail"] = every_check ? "all" : "problems";
   d.records = health_record_layout();
   d.table = health_table();
-  d.console_preamble = {fmt::format("health: {} ranks, backend {}, every phase within {:g} s", info.world_size,
-                                    info.backend, plan_.timeout_s)};
+  d.console_preamble = {
+      fmt::format("health: {} ranks on {}, backend {}, every phase within {:g} s", info.world_size,
+                  plural(hosts.size(), "node", "nodes"), info.backend, plan_.timeout_s),
+      nodes < 2 ? std::string("links: none (one node)")
+                : fmt::format("links: {}: {} in {} of disjoint pairs", schedule_words(links),
+                              plural(links.pairs(), "pair", "pairs"), plural(links.rounds.size(), "round", "rounds")),
+      fmt::format("the table lists the checks that are not healthy (a suspect's re-test, not the suspect); the "
+                  "reports keep {}",
+                  every_check ? "every check" : "those, and a summary per node (--detail all: every check)")};
   d.facts = {fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend)};
   d.summarize = health_summary;
-  d.sections = health_sections;
+  d.sections = [every_check](const std::vector<Record>& records) { return health_sections(records, every_check); };
+  d.console_row = console_row;
   return d;
 }
 

@@ -33,6 +33,7 @@ Record check_record(const Check& c) {
       .set("status", c.screening && c.status != Status::healthy ? std::string("suspect") : std::string(name(c.status)))
       .set("why", c.why)
       .set("role", c.screening ? "screening" : "verdict");
+  if (!c.peer.empty()) r.set("peer", c.peer);  // only the node summaries of links name one
   r.set_metric(metrics::value.key, c.value);
   return r;
 }
@@ -50,6 +51,7 @@ Check check_of(const Record& r) {
   c.why = r.param_text("why");
   c.value = r.metric(metrics::value.key);
   c.screening = r.param_text("role") == "screening";
+  c.peer = r.param_text("peer");
   return c;
 }
 

@@ -46,6 +46,7 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
     node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()), step);
   }
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
+  findings_.set_nodes(topo_.hosts.size());
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
 }
 
@@ -64,12 +65,15 @@ BenchmarkOutcome HealthRun::run() {
   return finish();
 }
 
-nlohmann::json HealthRun::phase(const std::string& name, const Body& body, const Judge& judge) {
+nlohmann::json HealthRun::phase(const std::string& name, const Body& body, const Judge& judge, double timeout_s) {
   if (root_) progress_(static_cast<std::size_t>(done_), kPhases, fmt::format("phase {}", name));
   ++done_;
-  const ArmedStep step = watchdog_.arm(StepKind::health_phase, fmt::format("health phase {}", name));
+  // The watchdog's backstop stays as far behind a longer phase's bound (and its graces) as behind -T's.
+  const double longer_s = timeout_s > plan_.timeout_s ? 3 * (timeout_s - plan_.timeout_s) : 0;
+  const ArmedStep step = watchdog_.arm(StepKind::health_phase, fmt::format("health phase {}", name),
+                                       longer_s > 0 ? watchdog_.timeout_s() + longer_s : 0);
   last_phase_ = name;
-  const PhaseResult result = phases_.run(name, body);
+  const PhaseResult result = phases_.run(name, body, timeout_s);
   return phases_.decide(root_ ? judge_on_root(name, result, judge) : nlohmann::json{{"go", true}});
 }
 
@@ -195,20 +199,22 @@ nlohmann::json HealthRun::job_phase() {
 }
 
 nlohmann::json HealthRun::links_phase() {
-  std::vector<NodePair> pairs;
-  for (const auto& round : round_robin(static_cast<int>(topo_.hosts.size()))) {
-    pairs.insert(pairs.end(), round.begin(), round.end());
-  }
+  // Every rank builds the same schedule from the node count and the seed.
+  const LinkSchedule schedule = link_schedule(static_cast<int>(topo_.hosts.size()), plan_.links, plan_.link_seed);
+  const std::vector<NodePair> pairs = schedule.in_order();
   return phase(
       "links", [&](PhaseContext& ctx) { return probe_links(world_, *world_comm_, topo_.leaders, pairs, plan_, ctx); },
       [&](const PhaseResult& r, nlohmann::json& decision) {
         links_ = link_checks(r, topo_, plan_);
         isolation_ = plan_isolation(static_cast<int>(topo_.hosts.size()), links_.bad, links_.good, links_.score);
-        decision["retests"] = pairs_json(isolation_.retests);
+        decision["retests"] = pairs_json(isolation_.in_order());
         // A re-test that passes the links' bound needs no second attempt.
         decision["retest_pass_gbps"] = links_.bandwidth_bound ? links_.bandwidth_bound->bound : 0.0;
-        return links_.checks;
-      });
+        auto checks = links_.checks;
+        checks.insert(checks.end(), links_.node_summaries.begin(), links_.node_summaries.end());
+        return checks;
+      },
+      link_phase_timeout_s(plan_.timeout_s, schedule.rounds.size()));
 }
 
 // The retests the root planned after the links phase, one pair at a time per node (every node takes them in plan
@@ -221,7 +227,8 @@ nlohmann::json HealthRun::isolation_phase() {
       [&](PhaseContext& ctx) {
         return probe_links(world_, *world_comm_, topo_.leaders, retests, plan_, ctx, pass, plan_.retest_attempts);
       },
-      [&](const PhaseResult& r, nlohmann::json&) { return isolation_checks(r, topo_, isolation_, links_, plan_); });
+      [&](const PhaseResult& r, nlohmann::json&) { return isolation_checks(r, topo_, isolation_, links_, plan_); },
+      link_phase_timeout_s(plan_.timeout_s, into_rounds(retests).size()));
 }
 
 nlohmann::json HealthRun::stragglers_phase() {

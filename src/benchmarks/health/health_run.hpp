@@ -28,7 +28,8 @@ class HealthRun {
   using Judge = std::function<std::vector<Check>(const PhaseResult&, nlohmann::json&)>;
 
   // One phase: run on every rank, judged on the root, the root's decision (go on or not) returned on every rank.
-  nlohmann::json phase(const std::string& name, const Body& body, const Judge& judge);
+  // `timeout_s`: the phase's bound when it is not -T (the link phases: -T per kLinkRoundsPerTimeout rounds).
+  nlohmann::json phase(const std::string& name, const Body& body, const Judge& judge, double timeout_s = 0);
   // The root's judgement of a phase: its checks go to the findings; the decision is returned.
   nlohmann::json judge_on_root(const std::string& name, const PhaseResult& result, const Judge& judge);
   // The phase's own time, with why it went wrong when it did (`stuck`: no further phase can run safely).

@@ -3,6 +3,7 @@
 #include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/verdict.hpp"
 
+#include "core/report/text.hpp"
 #include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace distbench::health {
 namespace {
@@ -26,14 +28,60 @@ std::vector<Check> checks_of(const std::vector<Record>& records) {
 // Slurm's drain reason, one shell word: the text on one line (control characters escaped), cut to 200 code points.
 std::string slurm_reason(const std::string& text) { return shell_quote(excerpt(text, 200)); }
 
-std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts) {
-  std::size_t host_w = 4;
-  for (const Check& v : verdicts) host_w = std::max(host_w, escape_text(v.subject).size());
-  std::vector<std::string> lines{fmt::format("{:<{}}  {:<8}  {}", "node", host_w, "verdict", "reason")};
+// Every verdict, or (`all` false) the cluster's and those of the nodes that are not healthy, with how many healthy
+// nodes are left out.
+std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts, bool all) {
+  std::vector<const Check*> shown;
+  std::size_t healthy_left_out = 0;
   for (const Check& v : verdicts) {
-    lines.push_back(fmt::format("{:<{}}  {:<8}  {}", escape_text(v.subject), host_w, name(v.status),
-                                v.why.empty() ? "-" : escape_text(v.why)));
+    if (all || v.metric == "cluster.status" || v.status != Status::healthy) {
+      shown.push_back(&v);
+    } else {
+      ++healthy_left_out;
+    }
   }
+  std::size_t host_w = 4;
+  for (const Check* v : shown) host_w = std::max(host_w, escape_text(v->subject).size());
+  std::vector<std::string> lines{fmt::format("{:<{}}  {:<8}  {}", "node", host_w, "verdict", "reason")};
+  for (const Check* v : shown) {
+    lines.push_back(fmt::format("{:<{}}  {:<8}  {}", escape_text(v->subject), host_w, name(v->status),
+                                v->why.empty() ? "-" : escape_text(v->why)));
+  }
+  if (healthy_left_out > 0) {
+    lines.push_back(fmt::format("({} more {}, healthy)", healthy_left_out, healthy_left_out == 1 ? "node" : "nodes"));
+  }
+  return lines;
+}
+
+// The links in a few lines, from each node's summary of its own: the median over nodes of their median link, the
+// nodes with the slowest links (with the peer), and how many links were suspects.
+std::vector<std::string> link_summary_lines(const std::vector<Check>& checks) {
+  std::vector<const Check*> lows;
+  std::vector<double> medians;
+  std::size_t suspects = 0, measured = 0;
+  for (const Check& c : checks) {
+    if (c.metric == "node.link.min_gbps") lows.push_back(&c);
+    if (c.metric == "node.link.median_gbps") medians.push_back(c.value);
+    if (c.metric == "link.bandwidth_gbps" && c.status != Status::healthy) ++suspects;
+    if (c.metric == "isolation.bandwidth_gbps") ++measured;
+  }
+  if (lows.empty()) return {};
+  std::sort(lows.begin(), lows.end(), [](const Check* a, const Check* b) { return a->value < b->value; });
+  std::sort(medians.begin(), medians.end());
+  std::vector<std::string> lines{fmt::format("{} with links measured; their median link {:.4g} GB/s",
+                                             plural(lows.size(), "node", "nodes"), medians[medians.size() / 2])};
+  // The three slowest links, each once (it is the slowest of both its ends, often).
+  std::string slowest;
+  std::set<std::pair<std::string, std::string>> listed;
+  for (std::size_t i = 0; i < lows.size() && listed.size() < 3; ++i) {
+    const auto& [a, b] = std::minmax(lows[i]->subject, lows[i]->peer);
+    if (!listed.insert({a, b}).second) continue;
+    slowest += fmt::format("{}{} {:.4g} GB/s (with {})", slowest.empty() ? "" : ", ", escape_text(lows[i]->subject),
+                           lows[i]->value, escape_text(lows[i]->peer));
+  }
+  lines.push_back("slowest links: " + slowest);
+  lines.push_back(fmt::format("suspects: {} (below the bound while measured among others); re-tests alone: {}",
+                              plural(suspects, "direction", "directions"), plural(measured, "direction", "directions")));
   return lines;
 }
 
@@ -77,7 +125,12 @@ std::vector<std::string> matrix_lines(const std::vector<Check>& checks, const st
 
 }  // namespace
 
-std::vector<TextSection> health_sections(const std::vector<Record>& records) {
+bool console_row(const Record& record) {
+  const Check c = check_of(record);
+  return record.kind == "health" && c.status != Status::healthy && !c.screening && c.phase != "verdict";
+}
+
+std::vector<TextSection> health_sections(const std::vector<Record>& records, bool every_check) {
   const auto checks = checks_of(records);
   std::vector<Check> verdicts, phases;
   for (const Check& c : checks) {
@@ -85,11 +138,15 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records) {
     if (c.metric == "phase.seconds") phases.push_back(c);
   }
   std::vector<TextSection> out;
-  if (!verdicts.empty()) out.push_back({"Verdict per node", verdict_lines(verdicts)});
-  auto bw = matrix_lines(checks, "link.bandwidth_gbps", "->", false);
-  if (!bw.empty()) out.push_back({"Link bandwidth (GB/s; row sends to column; * beyond its bound)", bw});
-  auto lat = matrix_lines(checks, "link.latency_us", "<->", true);
-  if (!lat.empty()) out.push_back({"Link latency (us, one way; * beyond its bound)", lat});
+  if (!verdicts.empty()) out.push_back({"Verdict per node", verdict_lines(verdicts, every_check)});
+  if (every_check) {
+    auto bw = matrix_lines(checks, "link.bandwidth_gbps", "->", false);
+    if (!bw.empty()) out.push_back({"Link bandwidth (GB/s; row sends to column; * beyond its bound)", bw});
+    auto lat = matrix_lines(checks, "link.latency_us", "<->", true);
+    if (!lat.empty()) out.push_back({"Link latency (us, one way; * beyond its bound)", lat});
+  } else if (auto links = link_summary_lines(checks); !links.empty()) {
+    out.push_back({"Links (from each node's slowest and median link; the suspects in the reports)", links});
+  }
   if (!phases.empty()) {
     std::vector<std::string> lines;
     for (const Check& p : phases) {

@@ -47,9 +47,10 @@ PhaseRunner::PhaseRunner(Connector& connector, double timeout_s) : connector_(co
 
 double PhaseRunner::grace_s() const { return 1.0 + 0.05 * timeout_s_; }
 
-PhaseResult PhaseRunner::run(const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body) {
+PhaseResult PhaseRunner::run(const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body,
+                             double timeout_s) {
   const auto start = Clock::now();
-  PhaseContext ctx{after(start, timeout_s_), ""};
+  PhaseContext ctx{after(start, timeout_s > 0 ? timeout_s : timeout_s_), ""};
   phase_deadline_ = ctx.deadline;
   nlohmann::json mine;
   try {

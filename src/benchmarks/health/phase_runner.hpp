@@ -51,9 +51,11 @@ class PhaseRunner {
  public:
   PhaseRunner(Connector& connector, double timeout_s);
 
-  // Runs `body` on every rank with the phase's deadline. A body that throws distbench::Error reports the error (and
-  // its step) as its result instead. The root gets every rank's result; the others get an empty PhaseResult.
-  PhaseResult run(const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body);
+  // Runs `body` on every rank with the phase's deadline (`timeout_s` from now; 0: the runner's). A body that throws
+  // distbench::Error reports the error (and its step) as its result instead. The root gets every rank's result; the
+  // others get an empty PhaseResult.
+  PhaseResult run(const std::string& name, const std::function<nlohmann::json(PhaseContext&)>& body,
+                  double timeout_s = 0);
   // The root's decision after a phase, on every rank (the root passes it, the others receive it). A rank that hears
   // nothing from the root in time gets {go: false, abandon: why, exit: unknown (3)}.
   nlohmann::json decide(const nlohmann::json& decision);

@@ -2,12 +2,32 @@
 #pragma once
 
 #include "benchmarks/health/judge.hpp"
+#include "benchmarks/health/schedule.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
 namespace distbench::health {
+
+// What the reports keep (--detail): every check, or (problems) the checks that are not healthy, every node's and the
+// job's, a summary of each node's links and of each node's ranks (its worst rank per figure); auto: every check up to
+// kEveryCheckUpToNodes nodes. The verdicts are the same either way.
+enum class Detail { automatic, all, problems };
+inline constexpr int kEveryCheckUpToNodes = 8;
+inline bool keeps_every_check(Detail d, std::size_t nodes) {
+  return d == Detail::all || (d == Detail::automatic && nodes <= static_cast<std::size_t>(kEveryCheckUpToNodes));
+}
+
+// The link phases run rounds of pairs, and the link phase of a large cluster many of them: each may take -T per
+// kLinkRoundsPerTimeout rounds, at least -T (26 nodes, scaled: 14 rounds, 1.4 x -T; 1,000 nodes: 24 rounds, 2.4 x -T;
+// a round took 0.4 s at 26 namespace hosts, and a 100 Mbit/s node's pairs 1.3 s each).
+inline constexpr int kLinkRoundsPerTimeout = 10;
+inline double link_phase_timeout_s(double timeout_s, std::size_t rounds) {
+  return timeout_s * std::max(1.0, static_cast<double>(rounds) / kLinkRoundsPerTimeout);
+}
 
 struct HealthPlan {
   double timeout_s = 30;  // each phase (--timeout)
@@ -35,6 +55,9 @@ struct HealthPlan {
   RelativeRule bandwidth{0.25, 4.0};        // bandwidths against the cluster's median
   RelativeRule latency{1.0, 4.0};           // latencies: twice the median, and 4 MAD
   std::string prom_path;                    // --prom: Prometheus text for node-exporter's textfile collector
+  LinkMode links = LinkMode::automatic;     // --links: every pair, or the scaled schedule (auto: by node count)
+  std::uint64_t link_seed = 1;              // --link-seed: the scaled schedule's random ring
+  Detail detail = Detail::automatic;        // --detail: every check in the reports, or what is not healthy
 };
 
 }  // namespace distbench::health

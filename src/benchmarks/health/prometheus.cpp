@@ -71,6 +71,10 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
   Family link_lat("distbench_health_link_latency_seconds",
                   "Node-to-node one-way latency (half the median round trip).");
   Family link_ok("distbench_health_link_healthy", "1 when the link's figures are within their bounds, else 0.");
+  Family node_link_min("distbench_health_node_link_min_bandwidth_bytes_per_second",
+                       "The slowest of the node's links measured (either direction), the peer at its other end.");
+  Family node_link_median("distbench_health_node_link_median_bandwidth_bytes_per_second",
+                          "The median of the node's links measured (both directions).");
   Family node_bw("distbench_health_node_allreduce_busbw_bytes_per_second",
                  "Allreduce bus bandwidth among the ranks of one node.");
   Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second",
@@ -101,6 +105,10 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
       const auto [a, b] = split_link(c.subject, "<->");
       link_lat.add({{"src", a}, {"dst", b}}, c.value / 1e6);
       link_ok.add({{"src", a}, {"dst", b}, {"figure", "latency"}}, c.status == Status::healthy ? 1 : 0);
+    } else if (c.metric == "node.link.min_gbps") {
+      node_link_min.add({{"host", c.host}, {"peer", c.peer}}, c.value * 1e9);
+    } else if (c.metric == "node.link.median_gbps") {
+      node_link_median.add({{"host", c.host}}, c.value * 1e9);
     } else if (c.metric == "node.allreduce.busbw_gbps") {
       node_bw.add({{"host", c.host}}, c.value * 1e9);
     } else if (c.metric == "job.allreduce.busbw_gbps") {
@@ -121,7 +129,8 @@ std::string prometheus_text(const std::vector<Record>& records, double timestamp
   }
   stamp.add({}, timestamp_s);
   std::string out;
-  for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_bw, &job_bw, &wrong,
+  for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min,
+                          &node_link_median, &node_bw, &job_bw, &wrong,
                           &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
     out += f->text();
   }

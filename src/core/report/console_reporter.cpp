@@ -104,6 +104,7 @@ void ConsoleReporter::do_begin(const RunInfo& info) {
 
 void ConsoleReporter::do_add(const std::vector<Record>& row) {
   if (row.empty()) return;
+  if (const auto& shown = description().console_row; shown && std::none_of(row.begin(), row.end(), shown)) return;
   const TableLayout& t = description().table;
   const TableRow cells_of = table_row(t, row);
   const Spacing sp = spacing(t);

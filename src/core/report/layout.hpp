@@ -141,6 +141,9 @@ struct RunDescription {
   std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
   // Sections after the table, from the records so far (none when unset).
   std::function<std::vector<TextSection>(const std::vector<Record>&)> sections;
+  // The rows the console's table prints (a row: when one of its records passes); unset: every row. Files keep every
+  // row (health prints only the checks that are not healthy).
+  std::function<bool(const Record&)> console_row;
 };
 
 }  // namespace distbench
