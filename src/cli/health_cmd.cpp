@@ -33,6 +33,7 @@ struct HealthOptions {
   std::string prom;
   std::string rules;
   double expect_busbw = 0;
+  double late_start_s = 5;
   std::string memory_bytes = "256M";
   std::string allreduce_bytes = "8M";
   std::string link_bytes = "1M";
@@ -71,6 +72,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.copy_bytes = std::min(plan.copy_bytes, plan.memory_bytes / 2);
   if (o.expect_busbw < 0) throw usage_error("--expect-busbw must be a bandwidth in GB/s, more than 0");
   if (o.expect_busbw > 0) plan.expect_busbw_gbps = o.expect_busbw;
+  plan.late_start_s = o.late_start_s;
   if (!(o.tolerance_pct > 0 && o.tolerance_pct < 100)) {
     throw usage_error(fmt::format("--tolerance {:g}% must be more than 0% and less than 100% (25%: a quarter below the "
                                   "median)",
@@ -121,6 +123,10 @@ void add_health_command(CLI::App& root, Commands& commands) {
       ->option_text("GB/S")
       ->default_str("")  // none
       ->group(groups::kVerification);
+  app->add_option("--late-start", o->late_start_s, "A node whose rank began this long after the first is degraded")
+      ->option_text("SECONDS")
+      ->group(groups::kVerification)
+      ->check(CLI::Range(0.0, 86400.0));
   app->add_option("--tolerance", o->tolerance_pct, "Degraded when this far below the median (and 4 MADs)")
       ->option_text("PERCENT")
       ->default_str("25%")

@@ -633,6 +633,23 @@ class Health(Workdir):
         self.assertTrue([k for k in checks if k[0] == "memory.copy_gbps" and
                          checks[k]["params"]["phase"] == "confirm"])
 
+    def test_a_node_that_started_late_is_degraded(self):
+        # rank 1's shell sleeps 2 s before it becomes distbench: its node (the only one here) began late
+        js = self.path("late.json")
+        args = ["health", "--late-start", "1", "--memory-bytes", "8M", "--allreduce-bytes", "64K", "--json", js]
+        r = subprocess.run(MPIRUN + ["-np", "1", BINARY, *args, ":", "-np", "1", "sh", "-c", 'sleep 2; exec "$0" "$@"',
+                                     BINARY, *args], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        checks = health_checks(load_json(js))
+        late = [v for k, v in checks.items() if k[0] == "start.late_s"]
+        self.assertEqual(len(late), 1, checks.keys())
+        self.assertEqual(late[0]["params"]["status"], "degraded")
+        self.assertGreater(late[0]["metrics"]["value"], 1.5)
+        self.assertIn("rank 1 began", late[0]["params"]["why"])
+        node = [v for k, v in checks.items() if k[0] == "node.status"][0]
+        self.assertEqual(node["params"]["status"], "degraded")
+        self.assertIn("start.late_s", node["params"]["why"])
+
     def test_expected_busbw_degrades_the_job(self):
         r = mpirun(2, "health", "--expect-busbw", "100000")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)

@@ -97,7 +97,7 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
 
 BenchmarkOutcome HealthBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
                                       const ProgressFn& progress) {
-  return HealthRun(world, watchdog, reporter, progress, plan_).run();
+  return HealthRun(world, watchdog, reporter, progress, plan_).run(startup_);
 }
 
 }  // namespace distbench::health

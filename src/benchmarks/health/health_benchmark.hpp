@@ -18,9 +18,11 @@ class HealthBenchmark final : public Benchmark {
   std::vector<NamedPath> output_files() const override;
   std::vector<NamedPath> input_files() const override;
   void mark_unfinished(const std::string& reason) const override;
+  void note_startup(const std::vector<StartupRank>& ranks) override { startup_ = ranks; }
 
  private:
   HealthPlan plan_;
+  std::vector<StartupRank> startup_;  // the root's: every rank's start-up, judged before the first phase
 };
 
 }  // namespace distbench::health

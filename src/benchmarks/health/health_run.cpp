@@ -2,6 +2,7 @@
 
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/start_checks.hpp"
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
@@ -50,7 +51,12 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
 }
 
-BenchmarkOutcome HealthRun::run() {
+BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
+  if (root_ && !startup.empty()) {
+    std::vector<Check> late = start_checks(startup, topo_, plan_.late_start_s);
+    apply_plan_rules(late, plan_);
+    findings_.add(std::move(late));
+  }
   if (root_ && !plan_.prom_path.empty()) {
     write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
   }

@@ -21,7 +21,8 @@ class HealthRun {
  public:
   HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const HealthPlan& plan);
 
-  BenchmarkOutcome run();
+  // `startup`: every rank's start-up on the root (empty elsewhere, or where it was not measured), judged first.
+  BenchmarkOutcome run(const std::vector<StartupRank>& startup);
 
  private:
   using Body = std::function<nlohmann::json(PhaseContext&)>;

@@ -48,6 +48,7 @@ struct HealthPlan {
   double straggler_min_lateness_us = 1000;  // a rank is a straggler when it is last in most iterations by this much
   double straggler_last_fraction = 0.75;
   double straggler_work_factor = 1.5;       // ... and its own local work takes this much longer than the median
+  double late_start_s = 5;                  // a node whose rank began this long after the first is degraded
   double clock_skew_ms = 100;               // hosts whose wall clocks differ more from the root's are degraded
   std::optional<double> expect_busbw_gbps;  // the job's allreduce busbw must reach this (--expect-busbw)
   Rules rules;                              // --rules
