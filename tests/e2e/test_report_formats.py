@@ -44,7 +44,7 @@ class ReportAgain(Workdir):
         for name, (r, js, md) in zip(RUNS, results):
             with self.subTest(name):
                 self.assertIn(r.returncode, (0, 1, 2) if name == "health" else (0,), r.stdout + r.stderr)
-                self.assertEqual(load_json(js)["schema_version"], 3)
+                self.assertEqual(load_json(js)["schema_version"], 4)
                 with open(md, encoding="utf-8") as f:
                     live = f.read()
                 again = run([BINARY, "report", js, "--format", "md"])

@@ -5,6 +5,7 @@
 // Includes nlohmann/json (the config): include it where reports are made, not from widely used headers.
 #pragma once
 
+#include "core/report/per_rank.hpp"
 #include "core/report/record.hpp"
 
 #include <nlohmann/json.hpp>
@@ -141,6 +142,8 @@ struct RunDescription {
   std::function<std::vector<SummaryItem>(const std::vector<Record>&)> summarize;
   // Sections after the table, from the records so far (none when unset).
   std::function<std::vector<TextSection>(const std::vector<Record>&)> sections;
+  // How much of each rank's figures the reporters keep of every record added (--per-rank); unset: records as given.
+  PerRankPolicy per_rank;
 };
 
 }  // namespace distbench
