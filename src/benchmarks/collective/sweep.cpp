@@ -347,7 +347,8 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
           make_setup(plan, row, variant, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
       const Measured m = measure_case(world, *comm, plan, watchdog, setup);
       // What reaches the root is O(ranks) small figures (each rank's means and OS counters) and each phase's
-      // samples reduced along a tree, never every rank's samples (docs/scale.md, "What the root holds").
+      // samples reduced along a tree, never every rank's samples: the law is in docs/reports.md,
+      // "Large jobs: what a record keeps of each rank".
       static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
       ReducedPhase time_phase;
       std::vector<std::vector<OsCounters>> os_by_rank;
