@@ -4,7 +4,10 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
+#include "core/comm/phase_over_ranks.hpp"
+#include "core/comm/tree_reduce.hpp"
 #include "core/error.hpp"
 #include "core/measure/stats.hpp"
 #include "core/report/atomic_file.hpp"
@@ -238,10 +241,17 @@ void TrainRun::compute_and_comm_alone(const std::string& label, Mlp& model, Data
 void TrainRun::gather(const std::string& label, Samples& s, ModeResult& result) {
   const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering");
   const int to = connector_.root_rank();
-  result.step_by_rank = gather_vector<double>(connector_, std::span<const double>(s.step), to, step);
-  result.compute_by_rank = gather_vector<double>(connector_, std::span<const double>(s.compute), to, step);
-  result.comm_by_rank = gather_vector<double>(connector_, std::span<const double>(s.comm), to, step);
-  result.wait_by_rank = gather_vector<double>(connector_, std::span<const double>(s.wait), to, step);
+  // Reduced along a tree, each rank's own figures gathered: no rank's steps travel whole.
+  const auto deadline = deadline_after(2 * watchdog_.timeout_s());
+  result.step = reduce_phase_over_ranks(connector_, "step", s.step, RankAverage::max, to, step, deadline);
+  result.compute = reduce_phase_over_ranks(connector_, "compute", s.compute, RankAverage::max, to, step, deadline);
+  result.comm = reduce_phase_over_ranks(connector_, "comm", s.comm, RankAverage::max, to, step, deadline);
+  result.wait_slowest = reduce_elementwise(connector_, s.wait, ElementwiseOp::max, to, deadline);
+  const double medians[] = {percentile(s.step, 50), percentile(s.compute, 50)};
+  for (const auto& mine : gather_vector<double>(connector_, std::span<const double>(medians), to, step)) {
+    result.step_median_by_rank.push_back(mine.at(0));
+    result.compute_median_by_rank.push_back(mine.at(1));
+  }
   const auto first = allgather_value(connector_, s.loss_first, step);
   const auto last = allgather_value(connector_, s.loss_last, step);
   const auto ranks = static_cast<double>(first.size());

@@ -3,7 +3,9 @@
 #include "benchmarks/zero/host_counters.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_benchmark.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/error.hpp"
 #include "core/measure/os_counters.hpp"
 #include "core/measure/sizes.hpp"
@@ -393,9 +395,12 @@ double ZeroRun::predicted(const Timed& t) {
 void ZeroRun::gather(const std::string& label, const Timed& t, StageResult& result) {
   const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering the results");
   const int to = connector_.root_rank();
-  result.step_by_rank = gather_vector<double>(connector_, t.sampling.samples, to, step);
+  // each rank's mean gathered, the samples reduced along a tree: no rank's samples travel whole
+  const auto deadline = deadline_after(2 * watchdog_.timeout_s());
+  result.step = reduce_phase_over_ranks(connector_, "step", t.sampling.samples, RankAverage::avg, to, step, deadline);
   for (std::size_t p = 0; p < t.sampling.phase_samples.size(); ++p) {
-    result.phase_by_rank.push_back(gather_vector<double>(connector_, t.sampling.phase_samples[p], to, step));
+    result.phases.push_back(reduce_phase_over_ranks(connector_, "phase", t.sampling.phase_samples[p],
+                                                    RankAverage::avg, to, step, deadline));
   }
   result.held_bytes = allgather_value(connector_, t.held, step);
   result.peak_rss_bytes = allgather_value(connector_, t.peak_growth, step);
