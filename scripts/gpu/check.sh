@@ -333,7 +333,7 @@ phase_latency() {
     py - "$WORK/latency$np.json" <<'PYEOF' || fail "latency np $np report"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["schema_version"] == 3 and r["benchmark"] == "latency" and r["status"] == "complete", r["status"]
+assert r["schema_version"] == 4 and r["benchmark"] == "latency" and r["status"] == "complete", r["status"]
 wrong = [x["metrics"].get("wrong") for x in r["records"]]
 print("records", len(r["records"]), "backend", r["backend"], "wrong", wrong)
 assert all(w == 0 for w in wrong), wrong

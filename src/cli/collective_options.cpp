@@ -122,6 +122,7 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
   add_common_options(app, o.common);
   add_sweep_loop_options(app, o.common);
+  add_per_rank_options(app, o.per_rank);
 
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
@@ -302,6 +303,7 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   }
   plan.root = o.root;
   plan.ignored_options = ignored_options(collective, o);
+  plan.per_rank = o.per_rank;
   plan.group_size = o.group_size;
   plan.warmup_iters = o.sampling.warmup_iters;
   plan.timings = timings(o);

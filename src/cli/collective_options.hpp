@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cli/common_options.hpp"
+#include "cli/per_rank_options.hpp"
 #include "benchmarks/collective/plan.hpp"
 
 #include <optional>
@@ -47,6 +48,7 @@ struct CollectiveOptions {
   bool parallel_init_given = false;
   SamplingOptions sampling;
   CommonOptions common;
+  PerRankOptions per_rank;  // --per-rank, --per-rank-file
 };
 
 // Adds the option groups (sampling, the sweep's loop, every run's) and the sweep's to the subcommand of `collective`, in their help groups; options that do not

@@ -3,6 +3,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/per_rank_options.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
@@ -24,6 +25,7 @@ struct LatencyOptions {
   int check = 1;
   SamplingOptions sampling;
   CommonOptions common;
+  PerRankOptions per_rank;
 };
 
 latency::LatencyPlan make_latency_plan(const LatencyOptions& o) {
@@ -39,6 +41,7 @@ latency::LatencyPlan make_latency_plan(const LatencyOptions& o) {
   plan.osu_timed = !(o.sampling.iters_given || o.sampling.max_noise > 0 || o.sampling.max_time_given);
   plan.check = o.check != 0;
   plan.timeout_s = o.common.timeout_s;
+  plan.per_rank = o.per_rank;
   return plan;
 }
 
@@ -56,6 +59,7 @@ void add_latency_command(CLI::App& root, Commands& commands) {
   add_sampling_options(*app, o->sampling);
   app->get_option("--warmup-iters")->description("Untimed round trips first");
   add_common_options(*app, o->common);
+  add_per_rank_options(*app, o->per_rank);
   app->add_option("-b,--minbytes", o->minbytes, "Smallest message in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
       ->group(groups::kSweep);

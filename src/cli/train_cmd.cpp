@@ -5,6 +5,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/per_rank_options.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
@@ -41,6 +42,7 @@ struct TrainOptions {
   bool scaling = false;
   float lr = 0;  // 0: the optimizer's default (SGD 0.01, Adam 0.001)
   CommonOptions common;
+  PerRankOptions per_rank;
 };
 
 train::TrainPlan make_train_plan(const TrainOptions& o) {
@@ -98,6 +100,7 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   plan.optimizer.kind = o.optimizer == "adam" ? train::Optimizer::Kind::adam : train::Optimizer::Kind::sgd;
   plan.optimizer.lr = o.lr > 0 ? o.lr : (o.optimizer == "adam" ? 1e-3f : 0.01f);
   plan.timeout_s = o.common.timeout_s;
+  plan.per_rank = o.per_rank;
   return plan;
 }
 
@@ -155,6 +158,7 @@ void add_train_command(CLI::App& root, Commands& commands) {
                 "trained alone (beyond 1e-3, bf16: 1e-2): exit 3")
       ->group(groups::kVerification);
   add_common_options(*app, o->common);  // no Sampling group: train times --steps steps after --warmup
+  add_per_rank_options(*app, o->per_rank);
   app->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto) of every timed step here")
       ->option_text("PATH")
       ->group(groups::kReports)

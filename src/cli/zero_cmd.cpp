@@ -66,6 +66,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->get_option("--iters")->description("Timed samples per stage");
   app->get_option("--warmup-iters")->description("Untimed steps first");
   add_common_options(*app, o->common);
+  add_per_rank_options(*app, o->per_rank);
   app->add_flag("--check", o->check,
                 "First compare every stage with a one-rank run, bit for bit (exit 3)")
       ->group(groups::kVerification);

@@ -95,6 +95,7 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   if (!o.config.empty()) apply_config(o, config_text, o.config);
   zero::ZeroPlan plan;
   plan.config_file = o.config;
+  plan.per_rank = o.per_rank;
   plan.stages = parse_stages(o.stage);
   plan.params = parse_size(o.params);  // throws for 0 and for what is not a size
   plan.layers = zero::layer_sizes(plan.params, o.layers);

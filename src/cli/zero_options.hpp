@@ -5,6 +5,7 @@
 #include "benchmarks/train/buckets.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "cli/common_options.hpp"
+#include "cli/per_rank_options.hpp"
 
 #include <set>
 #include <string>
@@ -24,6 +25,7 @@ struct ZeroOptions {
   std::set<std::string> given;  // options given on the command line (they win over --config)
   SamplingOptions sampling;
   CommonOptions common;
+  PerRankOptions per_rank;  // --per-rank, --per-rank-file
 };
 
 // The plan from the options and, when --config names one, the text of that file (JSON). Throws usage_error for

@@ -112,7 +112,7 @@ class GoodRuns(Workdir):
         self.assertIn("busbw", r.stdout)
         self.assertIn("# Avg bus bandwidth", r.stdout)
         report = load_json(js)
-        self.assertEqual(report["schema_version"], 3)
+        self.assertEqual(report["schema_version"], 4)
         self.assertEqual(report["status"], "complete")
         self.assertEqual(report["environment"]["world_size"], 2)
         self.assertEqual(len(report["environment"]["ranks"]), 2)
@@ -160,7 +160,7 @@ class GoodRuns(Workdir):
         self.assertIn("# Wrong elements: 0", lines)
 
         report = load_json(js)
-        self.assertEqual((report["schema_version"], report["benchmark"], report["status"]), (3, "latency", "complete"))
+        self.assertEqual((report["schema_version"], report["benchmark"], report["status"]), (4, "latency", "complete"))
         self.assertEqual(report["layout"]["params"], ["backend", "bytes", "pairs"])
         self.assertEqual(report["summary"]["records"], 5)
         self.assertEqual(report["summary"]["wrong"], 0)
@@ -594,7 +594,7 @@ class Health(Workdir):
         r = mpirun(3, "health", "--json", js, "--md", md, "--prom", prom)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         report = load_json(js)
-        self.assertEqual(report["schema_version"], 3)
+        self.assertEqual(report["schema_version"], 4)
         self.assertEqual(report["status"], "complete")
         self.assertEqual(report["benchmark"], "health")
         checks = health_checks(report)
@@ -1219,13 +1219,13 @@ class CompareGate(Workdir):
         self.assertIn(f"report '{corrupt}': malformed distbench report: not valid JSON", r.stderr)
 
         future = load_json(self.base)
-        future["schema_version"] = 4
+        future["schema_version"] = 5
         path = self.path("future.json")
         with open(path, "w") as f:
             json.dump(future, f)
         r = single("compare", self.base, path)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("unsupported report schema_version 4", r.stderr)
+        self.assertIn("unsupported report schema_version 5", r.stderr)
 
         other = load_json(self.base)
         other["environment"]["world_size"] = 4

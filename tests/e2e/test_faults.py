@@ -7,6 +7,7 @@ and that no temporary file is left beside it.
 Environment: DISTBENCH (the binary). The disk cases mount small tmpfs file systems and need root; they skip
 without it.
 """
+import json
 import os
 import re
 import shutil
@@ -97,7 +98,8 @@ class Faults(Workdir):
         for target, sig, status, recorded in SIGNAL_CASES:
             with self.subTest(target=target, signal=sig.name):
                 report = self.path(f"{target}-{sig.name}.json")
-                proc = self.start(report)
+                side = self.path(f"{target}-{sig.name}.ranks.jsonl")
+                proc = self.start(report, "--per-rank-file", side)
                 kept = self.finished_before(report, proc)
                 pids = rank_pids(report)
                 self.assertEqual(sorted(pids), list(range(NP)), pids)
@@ -117,6 +119,26 @@ class Faults(Workdir):
                     self.assertEqual(code, 128 + int(sig), "the root's own exit code reaches mpirun's")
                 self.assertGreaterEqual(len(result["records"]), kept)
                 self.assertEqual(stray_files(report), [])
+                self.check_per_rank_file(side, result)
+
+    def check_per_rank_file(self, side, result):
+        """The side file of every rank's figures holds whole lines only: the header, the records in order and, when
+        the root could still act, the end line saying why the run stopped; nothing is left beside it."""
+        with open(side, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(text.endswith("\n"), text[-200:])
+        lines = [json.loads(line) for line in text.splitlines()]
+        self.assertEqual((lines[0]["type"], lines[0]["world_size"]), ("per_rank", NP))
+        records = [line for line in lines[1:] if line["type"] == "record"]
+        self.assertEqual([r["index"] for r in records], list(range(len(records))))
+        # each file is replaced at its own pace: a root killed outright leaves each at its last replacement
+        shown = min(len(records), len(result["records"]))
+        self.assertEqual([r["params"] for r in records[:shown]], [r["params"] for r in result["records"][:shown]])
+        if result["status"] == "interrupted":
+            self.assertEqual(len(records), len(result["records"]))
+            self.assertEqual(lines[-1], {"type": "end", "status": "incomplete", "records": len(records),
+                                         "reason": result["error"]})
+        self.assertEqual(stray_files(side), [])
 
     def test_a_stopped_rank(self):
         for rank in (0, NP - 1):

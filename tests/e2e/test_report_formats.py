@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The report formats from outside: `distbench report FILE --format md` prints, byte for byte, the --md file that the
 run itself wrote, for every benchmark that writes reports (the same reporter makes both, the second time from the
-JSON report); --jsonl streams the run a line per record.
+JSON report); --jsonl streams the run a line per record; a report in the summary form (--per-rank summary, what
+records keep above 64 ranks) reads back in `report`'s every format, `compare` and `model`, and agrees with the
+--per-rank-file that holds every rank's figures.
 
 Environment: DISTBENCH (path of the binary).
 """
@@ -9,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -44,7 +47,7 @@ class ReportAgain(Workdir):
         for name, (r, js, md) in zip(RUNS, results):
             with self.subTest(name):
                 self.assertIn(r.returncode, (0, 1, 2) if name == "health" else (0,), r.stdout + r.stderr)
-                self.assertEqual(load_json(js)["schema_version"], 3)
+                self.assertEqual(load_json(js)["schema_version"], 4)
                 with open(md, encoding="utf-8") as f:
                     live = f.read()
                 again = run([BINARY, "report", js, "--format", "md"])
@@ -56,27 +59,87 @@ class ReportAgain(Workdir):
                 with open(out, encoding="utf-8") as f:
                     self.assertEqual(f.read(), live)
 
+class OneSweepAtNp3(unittest.TestCase):
+    """One small sweep at np 3 written every way at once (--json, --md, --jsonl, --per-rank-file), its records in the
+    summary form (--per-rank summary: what records keep above 64 ranks); each test reads what it needs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = tempfile.TemporaryDirectory()
+        cls.js, cls.md, cls.jl, cls.side = (os.path.join(cls._tmp.name, n) for n in ("s.json", "s.md", "s.jsonl",
+                                                                                      "ranks.jsonl"))
+        cls.sweep = run(MPIRUN + ["-np", "3", BINARY, "allreduce", "-b", "8", "-e", "4K", "-f", "2", "-n", "5", "-q",
+                                "--per-rank", "summary", "--json", cls.js, "--md", cls.md, "--jsonl", cls.jl,
+                                "--per-rank-file", cls.side])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def setUp(self):
+        self.assertEqual(self.sweep.returncode, 0, self.sweep.stderr)
+        self.report = load_json(self.js)
+
     def test_json_lines_stream_a_line_per_record(self):
-        js, jl = self.path("r.json"), self.path("r.jsonl")
-        r = run(MPIRUN + ["-np", "2", BINARY, "allreduce", "-b", "8", "-e", "64", "-f", "8", "-n", "3", "-q",
-                          "--json", js, "--jsonl", jl])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        report = load_json(js)
-        with open(jl, encoding="utf-8") as f:
+        report = self.report
+        with open(self.jl, encoding="utf-8") as f:
             lines = [json.loads(line) for line in f]
         self.assertEqual([line["type"] for line in lines],
                          ["run"] + ["record"] * len(report["records"]) + ["end"])
         self.assertEqual(lines[0]["benchmark"], "collective")
         self.assertEqual([line["params"] for line in lines[1:-1]], [rec["params"] for rec in report["records"]])
-        self.assertEqual([line["row"] for line in lines[1:-1]], [0, 0, 1, 1])  # both placements of a size, a row
+        # both placements of a size, a row
+        self.assertEqual([line["row"] for line in lines[1:-1]], [i // 2 for i in range(len(report["records"]))])
         self.assertEqual((lines[-1]["status"], lines[-1]["summary"]), (report["status"], report["summary"]))
         # the report's stream again: the same lines, made by the same reporter from the JSON report
-        again = run([BINARY, "report", js, "--format", "jsonl"])
+        again = run([BINARY, "report", self.js, "--format", "jsonl"])
         self.assertEqual(again.returncode, 0, again.stderr)
         replayed = [json.loads(line) for line in again.stdout.splitlines()]
         self.assertEqual([(x["type"], x.get("params"), x.get("row")) for x in replayed],
                          [(x["type"], x.get("params"), x.get("row")) for x in lines])
 
+    def test_the_summary_form_agrees_with_the_per_rank_file(self):
+        report = self.report
+        self.assertEqual(report["schema_version"], 4)
+        host_of = {x["rank"]: x["host"] for x in report["environment"]["ranks"]}
+        keys = [f["key"] for f in report["layout"]["rank_figures"]]
+        with open(self.side, encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual([line["type"] for line in lines], ["per_rank"] + ["record"] * len(report["records"]) + ["end"])
+        self.assertEqual((lines[0]["world_size"], lines[-1]["status"]), (3, "complete"))
+        self.assertEqual([lines[0]["hosts"][i] for i in lines[0]["host_of_rank"]], [host_of[i] for i in range(3)])
+        for rec, line in zip(report["records"], lines[1:-1]):
+            self.assertNotIn("ranks", rec)
+            self.assertEqual((line["params"], line["ranks"]), (rec["params"], 3))
+            summary = rec["rank_summary"]
+            self.assertEqual((summary["ranks"], list(summary["figures"])), (3, keys))
+            for key in keys:
+                column, figure = line["figures"][key], summary["figures"][key]
+                self.assertEqual((figure["min"], figure["max"]), (min(column), max(column)), key)
+                # the slowest rank first (the lower rank among equals), named with its host
+                top = max(range(3), key=lambda i: (column[i], -i))
+                self.assertEqual(figure["highest"][0]["rank"], top, key)
+                for end in figure["highest"] + figure["lowest"]:
+                    self.assertEqual((end["host"], end["value"]), (host_of[end["rank"]], column[end["rank"]]), key)
+
+    def test_the_summary_form_reads_back_in_report_compare_and_model(self):
+        report = self.report
+        # report: every format; Markdown as the run wrote it, JSON with the summary as it was
+        for fmt in ("md", "json", "csv", "jsonl", "html"):
+            again = run([BINARY, "report", self.js, "--format", fmt])
+            self.assertEqual(again.returncode, 0, f"{fmt}: {again.stderr}")
+            if fmt == "md":
+                with open(self.md, encoding="utf-8") as f:
+                    self.assertEqual(again.stdout, f.read())
+            if fmt == "json":
+                self.assertEqual([x["rank_summary"] for x in json.loads(again.stdout)["records"]],
+                                 [x["rank_summary"] for x in report["records"]])
+        same = run([BINARY, "compare", self.js, self.js])
+        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
+        self.assertIn(f"0 slower, 0 faster, {len(report['records'])} same", same.stdout)
+        fitted = run([BINARY, "model", self.js, "--format", "json"])
+        self.assertEqual(fitted.returncode, 0, fitted.stderr)
+        self.assertEqual(json.loads(fitted.stdout)["models"][0]["ranks"], [3])
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -4,9 +4,11 @@
 #pragma once
 
 #include "core/comm/connector.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/error.hpp"
 #include "test_step.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -162,6 +164,36 @@ TEST(ConnectorContractUntil, ReceiveUntilTimesOutWhenNothingIsSent) {
   EXPECT_LT(waited, kShort + kSlack);
   c.barrier(test_step());
   c.send_until(next, payload(c.rank(), 3, 8), Clock::now() + kPlenty);  // late: its receive has given up
+  c.barrier(test_step());
+}
+
+// A phase reduced along the tree of bounded messages (core/comm/phase_over_ranks.hpp) is what reducing every rank's
+// gathered samples makes, for every root and every -a; the samples differ on every rank and at every index.
+TEST(ConnectorContractUntil, APhaseReducedAlongATreeIsThePhaseOfTheGatheredSamples) {
+  Connector& c = contract::connector();
+  std::vector<double> mine;
+  for (int i = 0; i < 7; ++i) mine.push_back(1e-6 * (1 + ((c.rank() * 5 + i * 3) % 11)) + 1e-9 * c.rank());
+  for (int root = 0; root < c.size(); ++root) {
+    for (RankAverage average : {RankAverage::rank0, RankAverage::avg, RankAverage::min, RankAverage::max}) {
+      const auto gathered = gather_vector<double>(c, mine, root, test_step());
+      const ReducedPhase tree =
+          reduce_phase_over_ranks(c, "time", mine, average, root, test_step(), Clock::now() + kPlenty);
+      if (c.rank() != root) {
+        EXPECT_TRUE(tree.stats.samples.empty());
+        continue;
+      }
+      const ReducedPhase expected = reduce_phase("time", gathered, average);
+      const std::string where = fmt::format("root {}, -a {}", root, name(average));
+      ASSERT_EQ(tree.stats.samples.size(), expected.stats.samples.size()) << where;
+      for (std::size_t i = 0; i < expected.stats.samples.size(); ++i) {
+        EXPECT_NEAR(tree.stats.samples[i], expected.stats.samples[i], 1e-15) << where << ", sample " << i;
+      }
+      EXPECT_EQ(tree.rank_means, expected.rank_means) << where;
+      EXPECT_EQ(tree.stats.rank_spread.max, expected.stats.rank_spread.max) << where;
+      EXPECT_EQ(tree.stats.rank_spread.rank0, expected.stats.rank_spread.rank0) << where;
+      EXPECT_NEAR(tree.stats.summary.median, expected.stats.summary.median, 1e-15) << where;
+    }
+  }
   c.barrier(test_step());
 }
 

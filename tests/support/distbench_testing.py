@@ -53,10 +53,11 @@ def load_json(path):
 
 
 def collective_results(report):
-    """The collective records of a schema 2 or 3 report, each flattened into the fields a test reads: its parameters,
+    """The collective records of a schema 2 to 4 report (every rank's figures kept), each flattened into the fields a
+    test reads: its parameters,
     its metrics (time_shown_us for the table's time), and from its "time" phase samples_us and time_us (the
     summary); os_per_op holds each rank's counters per operation, as lists over ranks."""
-    assert report["schema_version"] in (2, 3), report["schema_version"]
+    assert report["schema_version"] in (2, 3, 4), report["schema_version"]
     flat = []
     for rec in report["records"]:
         res = dict(rec["params"])

@@ -230,7 +230,7 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal",
                   "failed_step", "backend", "startup", "environment", "warnings", "benchmark", "title", "facts", "config", "layout",
                   "table", "plots", "summary", "summary_items", "sections", "records"});
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
   EXPECT_TRUE(j["end_time"].is_null());
   EXPECT_TRUE(j["error"].is_null());
@@ -370,9 +370,9 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
   EXPECT_NE(usage_message("{\"records\": []}").find("schema_version"), std::string::npos);
 
   ordered_json newer = ordered_json::parse(good);
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   const std::string message = usage_message(newer.dump());
-  EXPECT_EQ(message, "unsupported report schema_version 4: this distbench reads versions 1 to 3; read it with the "
+  EXPECT_EQ(message, "unsupported report schema_version 5: this distbench reads versions 1 to 4; read it with the "
                      "distbench version that wrote it, or a newer one");
 
   ordered_json missing = ordered_json::parse(good);

@@ -175,10 +175,12 @@ TEST(TrainRecord, TheTableShowsTheDeclaredMetricsAndTheBuilderSetsThem) {
   ModeResult m;
   m.backend = "mpi";
   m.replicas_per_group = 2;
-  m.step_by_rank = {{3e-3, 4e-3}, {3.5e-3, 4e-3}};
-  m.compute_by_rank = {{2e-3, 2e-3}, {2e-3, 2e-3}};
-  m.comm_by_rank = {{1e-3, 1e-3}, {1e-3, 1e-3}};
-  m.wait_by_rank = {{0.5e-3, 0.5e-3}, {0.5e-3, 0.5e-3}};
+  m.step = reduce_phase("step", {{3e-3, 4e-3}, {3.5e-3, 4e-3}}, RankAverage::max);
+  m.compute = reduce_phase("compute", {{2e-3, 2e-3}, {2e-3, 2e-3}}, RankAverage::max);
+  m.comm = reduce_phase("comm", {{1e-3, 1e-3}, {1e-3, 1e-3}}, RankAverage::max);
+  m.wait_slowest = {0.5e-3, 0.5e-3};
+  m.step_median_by_rank = {3.5e-3, 3.75e-3};
+  m.compute_median_by_rank = {2e-3, 2e-3};
   m.hosts = {"a", "b"};
   std::vector<Warning> warnings;
   const Record r = train_record(TrainPlan{}, m, warnings);

@@ -327,8 +327,8 @@ TEST(ZeroRecord, TheTableShowsTheDeclaredMetricsAndTheBuilderSetsThem) {
   s.layers = 2;
   s.ranks = 2;
   s.phase_names = {"fwd_gather", "bwd_gather", "reduce", "update"};
-  s.phase_by_rank.assign(4, {{1e-4, 2e-4}, {1e-4, 2e-4}});
-  s.step_by_rank = {{1e-3, 2e-3}, {1e-3, 2e-3}};
+  s.phases.assign(4, reduce_phase("phase", {{1e-4, 2e-4}, {1e-4, 2e-4}}, RankAverage::avg));
+  s.step = reduce_phase("step", {{1e-3, 2e-3}, {1e-3, 2e-3}}, RankAverage::avg);
   s.predicted_s = 1e-3;
   s.hosts = {"a", "a"};
   EXPECT_EQ(test_support::metric_keys(zero_record(s)), test_support::metric_keys(zero_record_layout()));

@@ -12,9 +12,26 @@ double max_over_ranks(const std::vector<OsCounters>& per_rank, double (OsCounter
   return most;
 }
 
+CaseResult without_rank_figures(CaseResult r) {
+  std::vector<double>().swap(r.rank_means);
+  if (r.os_per_op.size() > 2) {
+    const auto most = [&](double (OsCounters::*figure)() const) {
+      return *std::max_element(r.os_per_op.begin(), r.os_per_op.end(), [&](const OsCounters& a, const OsCounters& b) {
+        return (a.*figure)() < (b.*figure)();
+      });
+    };
+    std::vector<OsCounters> kept = {most(&OsCounters::faults), most(&OsCounters::switches)};
+    r.os_per_op.swap(kept);
+  }
+  return r;
+}
+
 void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, RankAverage average,
                        Collective collective, CaseResult& result) {
-  ReducedPhase phase = reduce_phase("time", samples_by_rank, average);
+  aggregate_phase(reduce_phase("time", samples_by_rank, average), average, collective, result);
+}
+
+void aggregate_phase(ReducedPhase phase, RankAverage average, Collective collective, CaseResult& result) {
   result.samples = std::move(phase.stats.samples);
   result.time = phase.stats.summary;
   result.rank_time = phase.stats.rank_spread;

@@ -291,6 +291,7 @@ std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) 
 
 void CollectiveBenchmark::check(World& world) const {
   Connector& connector = world.connector();
+  if (connector.is_root()) per_rank_file_->claim();
   const int nranks = static_cast<int>(sweep_partition(plan_, connector.size()).groups.front().size());
   check_root(plan_, nranks);
   const SweepNeeds needs = sweep_needs(plan_, nranks, world.backend());
@@ -320,6 +321,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
                                         .device_beside = times_by(plan, Timing::nccl_tests, on_device) && on_device});
   d.table = collective_table(plan);
   d.plots = {{metrics::busbw.key, ""}, {metrics::time.key, "time"}};
+  d.per_rank = plan.per_rank.policy();
   d.console_preamble = {
       fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
                   info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
@@ -382,13 +384,21 @@ BenchmarkOutcome CollectiveBenchmark::run(World& world, Watchdog& watchdog, Repo
     const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
     hosts = allgather_string(connector, connector.hostname(), step);
   }
-  std::vector<Record> records;  // root rank: every row's records, made once for the reporters and the floor
-  auto on_row = [reporter, &hosts, &records](const std::vector<CaseResult>& row) {
-    const std::vector<Record> made = collective_records(row, hosts);
+  if (connector.is_root()) per_rank_file_->begin("collective", hosts);
+  // Root rank: every row's records for the floor, without their ranks' figures (the reporters keep what --per-rank
+  // asks for, the side file all of them).
+  std::vector<Record> records;
+  auto on_row = [this, reporter, &hosts, &records](const std::vector<CaseResult>& row) {
+    std::vector<Record> made = collective_records(row, hosts);
+    per_rank_file_->add(made);
     if (reporter != nullptr) reporter->add(made);
-    records.insert(records.end(), made.begin(), made.end());
+    for (Record& r : made) {
+      std::vector<RankFigures>().swap(r.ranks);
+      records.push_back(std::move(r));
+    }
   };
   SweepOutcome sweep = run_sweep(world, plan_, watchdog, on_row, progress);
+  if (connector.is_root()) per_rank_file_->finish();
   BenchmarkOutcome outcome;
   outcome.wrong = sweep.wrong;
   outcome.warnings = std::move(sweep.warnings);

@@ -4,21 +4,27 @@
 
 #include "benchmarks/collective/plan.hpp"
 #include "core/benchmark.hpp"
+#include "core/report/per_rank_file.hpp"
 
 #include <cstdint>
+#include <memory>
 
 namespace distbench::collective {
 
 class CollectiveBenchmark final : public Benchmark {
  public:
-  explicit CollectiveBenchmark(SweepPlan plan) : plan_(std::move(plan)) {}
+  explicit CollectiveBenchmark(SweepPlan plan)
+      : plan_(std::move(plan)), per_rank_file_(std::make_unique<PerRankFile>(plan_.per_rank.file)) {}
 
   void check(World& world) const override;
   RunDescription describe(const RunInfo& info) const override;
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
+  std::vector<NamedPath> output_files() const override { return per_rank_file_->named(); }
+  void mark_unfinished(const std::string& reason) const override { per_rank_file_->abandon(reason); }
 
  private:
   SweepPlan plan_;
+  std::unique_ptr<PerRankFile> per_rank_file_;  // --per-rank-file (root rank)
 };
 
 // The parts of describe(), each on its own (unit-tested).

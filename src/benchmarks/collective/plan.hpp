@@ -8,6 +8,7 @@
 #include "core/device/dtype.hpp"
 #include "core/measure/phase_stats.hpp"
 #include "core/measure/stopping.hpp"
+#include "core/report/per_rank.hpp"
 #include "core/report/record.hpp"
 
 #include <cstdint>
@@ -78,6 +79,7 @@ struct SweepPlan {
   // Options given that mean nothing for this collective (-o on allgather, -r on allreduce): the run goes on and the
   // root rank reports these at the end.
   std::vector<Warning> ignored_options;
+  PerRankOptions per_rank;  // --per-rank, --per-rank-file: what the records keep of each rank's figures
 };
 
 // The plan's methods as they run on a backend whose calls run on a device or not (automatic resolved).

@@ -3,6 +3,8 @@
 #include "benchmarks/collective/aggregate.hpp"
 #include "benchmarks/collective/measure.hpp"
 #include "benchmarks/collective/sweep_warnings.hpp"
+#include "core/comm/deadline.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/device/buffer_pages.hpp"
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
@@ -344,20 +346,28 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       const CaseSetup setup =
           make_setup(plan, row, variant, send_buffer.get(), recv_buffer.get(), comm->rank(), nranks);
       const Measured m = measure_case(world, *comm, plan, watchdog, setup);
-      std::vector<std::vector<double>> by_rank;
+      // What reaches the root is O(ranks) small figures (each rank's means and OS counters) and each phase's
+      // samples reduced along a tree, never every rank's samples: the law is in docs/reports.md,
+      // "Large jobs: what a record keeps of each rank".
+      static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
+      ReducedPhase time_phase;
       std::vector<std::vector<OsCounters>> os_by_rank;
-      std::vector<std::vector<std::vector<double>>> phases_by_rank;  // fused lists: [phase][rank][sample]
-      std::vector<std::vector<double>> device_by_rank;  // nccl-tests' timing: the device's events beside
+      std::vector<ReducedPhase> list_phases;  // fused lists
+      std::optional<ReducedPhase> device;     // nccl-tests' timing: the device's events beside
       {
         const ArmedStep step = watchdog.arm(StepKind::gather, setup.label + ": gathering samples");
         const int to = connector.root_rank();
-        by_rank = gather_vector<double>(connector, m.sampling.samples, to, step);
+        // past the watchdog's own bound, so that a rank that stops answering is named by the watchdog
+        const auto deadline = deadline_after(2 * watchdog.timeout_s());
+        time_phase = reduce_phase_over_ranks(connector, "time", m.sampling.samples, plan.average, to, step, deadline);
         os_by_rank = gather_vector<OsCounters>(connector, std::span(&m.sampling.os_per_op, 1), to, step);
-        for (const auto& phase : m.sampling.phase_samples) {
-          phases_by_rank.push_back(gather_vector<double>(connector, phase, to, step));
+        for (std::size_t p = 0; p < m.sampling.phase_samples.size() && p < std::size(kListPhases); ++p) {
+          list_phases.push_back(reduce_phase_over_ranks(connector, kListPhases[p], m.sampling.phase_samples[p],
+                                                        plan.average, to, step, deadline));
         }
         if (!m.sampling.beside_samples.empty()) {  // every rank times the same way
-          device_by_rank = gather_vector<double>(connector, m.sampling.beside_samples, to, step);
+          device = reduce_phase_over_ranks(connector, "device", m.sampling.beside_samples, plan.average, to, step,
+                                           deadline);
         }
       }
       outcome.wrong += std::max<std::int64_t>(m.wrong, 0);
@@ -367,24 +377,21 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
       result.noise_target_met = m.sampling.noise_target_met;
       result.moves_nothing = nranks == 1 && placement == Placement::in_place && !variant.fusion &&
                              !comm->copies_in_place(plan.collective);
-      aggregate_samples(by_rank, plan.average, plan.collective, result);
-      if (!device_by_rank.empty()) {
-        ReducedPhase device = reduce_phase("device", device_by_rank, plan.average);
-        result.device_time_shown = pick(plan.average, device.stats.rank_spread);
-        result.phases.push_back(std::move(device.stats));
+      aggregate_phase(std::move(time_phase), plan.average, plan.collective, result);
+      if (device) {
+        result.device_time_shown = pick(plan.average, device->stats.rank_spread);
+        result.phases.push_back(std::move(device->stats));
       }
       for (const auto& counters : os_by_rank) result.os_per_op.push_back(counters.at(0));
-      static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
-      for (std::size_t p = 0; p < phases_by_rank.size() && p < std::size(kListPhases); ++p) {
-        result.phases.push_back(reduce_phase(kListPhases[p], phases_by_rank[p], plan.average).stats);
-      }
+      for (ReducedPhase& phase : list_phases) result.phases.push_back(std::move(phase.stats));
       done.push_back(std::move(result));
     }
     if (root) {
       const ArmedStep step = watchdog.arm(StepKind::report, cycle_label(plan, cycle, case_label(plan, row, variants.front())) +
                                                                 ": writing the results");
       if (on_row) on_row(done);
-      outcome.results.insert(outcome.results.end(), done.begin(), done.end());
+      // Kept for the warnings at the end: each case without its ranks' figures, so that the root holds O(cases).
+      for (CaseResult& r : done) outcome.results.push_back(without_rank_figures(std::move(r)));
     }
   }
   if (root && progress) progress(total, total, "");

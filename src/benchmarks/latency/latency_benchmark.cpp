@@ -3,7 +3,9 @@
 #include "benchmarks/latency/latency_record.hpp"
 #include "benchmarks/latency/osu_counts.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/device/buffer_pages.hpp"
 #include "core/device/memory_budget.hpp"
 #include "core/error.hpp"
@@ -55,6 +57,7 @@ void check_pairs(int world_size) {
 
 void LatencyBenchmark::check(World& world) const {
   check_pairs(world.connector().size());
+  if (world.connector().is_root()) per_rank_file_->claim();
   const std::uint64_t largest = plan_.sizes.empty() ? 0 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   const std::uint64_t need = add_saturating(largest, largest);  // a send and a receive buffer
   const std::uint64_t have = world.device().memory_available(world.connector().local_size());
@@ -101,6 +104,7 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
              plural(static_cast<std::size_t>(info.world_size / 2), "pair", "pairs"), sweep,
              fmt::format("round trips: {}", round_trips_text(plan_))};
   d.summarize = latency_summary;
+  d.per_rank = plan_.per_rank.policy();
   return d;
 }
 
@@ -119,6 +123,7 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
     const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
     hosts = allgather_string(connector, connector.hostname(), step);
   }
+  if (root) per_rank_file_->begin("latency", hosts);
   const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   // Separate send and receive buffers starting at a page boundary, as osu_latency's.
   auto send_buffer = world.device().allocate_placed(std::max<std::uint64_t>(largest, 1), HostPlacement::page_start);
@@ -150,18 +155,23 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
     std::int64_t wrong = -1;
     if (plan_.check) wrong = verify_ping_pong(world, pp, watchdog, label);
     outcome.wrong += std::max<std::int64_t>(wrong, 0);
-    std::vector<std::vector<double>> by_rank;
+    ReducedPhase one_way;  // each rank's mean gathered, the samples reduced along a tree: no rank's samples whole
     {
       const ArmedStep step = watchdog.arm(StepKind::gather, label + ": gathering samples");
-      by_rank = gather_vector<double>(connector, sampling.samples, connector.root_rank(), step);
+      one_way = reduce_phase_over_ranks(connector, "one_way", sampling.samples, RankAverage::avg,
+                                        connector.root_rank(), step, deadline_after(2 * watchdog.timeout_s()));
     }
-    if (root && reporter != nullptr) {
+    if (root) {
       const ArmedStep step = watchdog.arm(StepKind::report, label + ": writing the results");
-      reporter->add({latency_record(bytes, std::string(comm->backend()), by_rank, sampling.ops_per_sample,
-                                    sampling.noise_target_met, wrong, hosts)});
+      const std::vector<Record> row = {latency_record(bytes, std::string(comm->backend()), std::move(one_way),
+                                                      sampling.ops_per_sample, sampling.noise_target_met, wrong,
+                                                      hosts)};
+      per_rank_file_->add(row);
+      if (reporter != nullptr) reporter->add(row);
     }
   }
   if (root && progress) progress(plan_.sizes.size(), plan_.sizes.size(), "");
+  if (root) per_rank_file_->finish();
   return outcome;
 }
 

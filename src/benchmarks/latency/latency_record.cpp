@@ -60,10 +60,15 @@ std::vector<SummaryItem> latency_summary(const std::vector<Record>& records) {
 Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
                       int ops_per_sample, bool noise_target_met, std::int64_t wrong,
                       const std::vector<std::string>& hosts) {
-  Record r = latency_case(bytes, backend, by_rank.size() / 2);
+  return latency_record(bytes, backend, reduce_phase("one_way", by_rank, RankAverage::avg), ops_per_sample,
+                        noise_target_met, wrong, hosts);
+}
+
+Record latency_record(std::uint64_t bytes, const std::string& backend, ReducedPhase phase, int ops_per_sample,
+                      bool noise_target_met, std::int64_t wrong, const std::vector<std::string>& hosts) {
+  Record r = latency_case(bytes, backend, phase.rank_means.size() / 2);
   r.ops_per_sample = ops_per_sample;
   r.noise_target_met = noise_target_met;
-  ReducedPhase phase = reduce_phase("one_way", by_rank, RankAverage::avg);
   const PhaseStats& p = phase.stats;
   const double latency = p.rank_spread.avg;
   r.set_metric(metrics::latency.key, latency * kMicro)

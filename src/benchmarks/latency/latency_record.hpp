@@ -2,6 +2,7 @@
 // rank's mean with its peer; the table's columns and the run's summary.
 #pragma once
 
+#include "core/measure/phase_stats.hpp"
 #include "core/report/layout.hpp"
 #include "core/report/record.hpp"
 
@@ -39,5 +40,8 @@ std::vector<SummaryItem> latency_summary(const std::vector<Record>& records);
 Record latency_record(std::uint64_t bytes, const std::string& backend, const std::vector<std::vector<double>>& by_rank,
                       int ops_per_sample, bool noise_target_met, std::int64_t wrong,
                       const std::vector<std::string>& hosts);
+// The same from the phase already reduced across the ranks ("one_way", -a avg: core/comm/phase_over_ranks.hpp).
+Record latency_record(std::uint64_t bytes, const std::string& backend, ReducedPhase phase, int ops_per_sample,
+                      bool noise_target_met, std::int64_t wrong, const std::vector<std::string>& hosts);
 
 }  // namespace distbench::latency

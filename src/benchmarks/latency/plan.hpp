@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/measure/stopping.hpp"
+#include "core/report/per_rank.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -21,6 +22,7 @@ struct LatencyPlan {
   double osu_max_time_s = 1.0;
   bool check = true;
   double timeout_s = 300.0;
+  PerRankOptions per_rank;  // --per-rank, --per-rank-file
 };
 
 }  // namespace distbench::latency

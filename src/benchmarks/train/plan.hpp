@@ -5,6 +5,7 @@
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "core/measure/timer.hpp"
+#include "core/report/per_rank.hpp"
 
 #include <cstddef>
 #include <string>
@@ -28,6 +29,7 @@ struct TrainPlan {
   bool scaling = false;    // --scaling: also one rank alone on a rank's share, and the scaling efficiency
   std::string trace_path;  // --trace: a Chrome trace-event JSON of every timed step (empty: none)
   std::uint64_t seed = 1;
+  PerRankOptions per_rank;  // --per-rank, --per-rank-file
 };
 
 }  // namespace distbench::train

@@ -55,6 +55,7 @@ double largest_relative_difference(const std::vector<float>& a, const std::vecto
 
 void TrainBenchmark::check(World& world) const {
   Connector& connector = world.connector();
+  if (connector.is_root()) per_rank_file_->claim();
   require_dense_math(world, "train");
   const auto ranks = static_cast<std::size_t>(connector.size());
   const auto tp = static_cast<std::size_t>(plan_.tp_size);
@@ -97,8 +98,9 @@ void TrainBenchmark::check(World& world) const {
 }
 
 std::vector<NamedPath> TrainBenchmark::output_files() const {
-  if (plan_.trace_path.empty()) return {};
-  return {{"--trace", plan_.trace_path}};
+  std::vector<NamedPath> files = per_rank_file_->named();
+  if (!plan_.trace_path.empty()) files.push_back({"--trace", plan_.trace_path});
+  return files;
 }
 
 RunDescription TrainBenchmark::describe(const RunInfo& info) const {
@@ -129,6 +131,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
               {"timeout_s", plan_.timeout_s}};
   d.records = train_layout();
   d.table = train_table();
+  d.per_rank = plan_.per_rank.policy();
   const std::string model =
       fmt::format("MLP of {} layers, {} wide ({} inputs, {} classes), {} parameters", plan_.shape.layers,
                   plan_.shape.hidden, plan_.shape.inputs, plan_.shape.classes, parameter_count(plan_.shape));
@@ -161,7 +164,7 @@ RunDescription TrainBenchmark::describe(const RunInfo& info) const {
 }
 
 BenchmarkOutcome TrainBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) {
-  return TrainRun(world, watchdog, reporter, progress, plan_).run();
+  return TrainRun(world, watchdog, reporter, progress, plan_, per_rank_file_.get()).run();
 }
 
 }  // namespace distbench::train

@@ -7,20 +7,26 @@
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/plan.hpp"
 #include "core/benchmark.hpp"
+#include "core/report/per_rank_file.hpp"
+
+#include <memory>
 
 namespace distbench::train {
 
 class TrainBenchmark final : public Benchmark {
  public:
-  explicit TrainBenchmark(TrainPlan plan) : plan_(std::move(plan)) {}
+  explicit TrainBenchmark(TrainPlan plan)
+      : plan_(std::move(plan)), per_rank_file_(std::make_unique<PerRankFile>(plan_.per_rank.file)) {}
 
   void check(World& world) const override;
   RunDescription describe(const RunInfo& info) const override;
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
   std::vector<NamedPath> output_files() const override;
+  void mark_unfinished(const std::string& reason) const override { per_rank_file_->abandon(reason); }
 
  private:
   TrainPlan plan_;
+  std::unique_ptr<PerRankFile> per_rank_file_;  // --per-rank-file (root rank)
 };
 
 // The relative difference |a - b| / max(|a|, |b|, 1e-2) of two parameters, its largest over two parameter vectors,

@@ -24,7 +24,7 @@ Record with_params(const TrainPlan& plan, const ModeResult& m) {
       .set("classes", static_cast<std::int64_t>(plan.shape.classes))
       .set("parameters", m.parameters)
       .set("batch", static_cast<std::int64_t>(plan.batch))
-      .set("ranks", static_cast<std::int64_t>(m.step_by_rank.size()))
+      .set("ranks", static_cast<std::int64_t>(m.step_median_by_rank.size()))
       .set("bucket_mb", plan.bucket_mb)
       .set("buckets", m.buckets)
       .set("overlap", std::string(m.overlap ? "on" : "off"))
@@ -70,13 +70,13 @@ std::vector<SummaryItem> train_summary(const std::vector<Record>& records) {
 
 Record train_record(const TrainPlan& plan, const ModeResult& m, std::vector<Warning>& warnings) {
   Record r = with_params(plan, m);
-  const std::size_t ranks = m.step_by_rank.size();
-  const std::vector<double> step_max = slowest_per_sample(m.step_by_rank);
-  const double step = percentile(step_max, 50), compute = percentile(slowest_per_sample(m.compute_by_rank), 50),
-               comm_t = percentile(slowest_per_sample(m.comm_by_rank), 50);
+  const std::size_t ranks = m.step_median_by_rank.size();
+  const std::vector<double>& step_max = m.step.stats.samples;
+  const double step = percentile(step_max, 50), compute = percentile(m.compute.stats.samples, 50),
+               comm_t = percentile(m.comm.stats.samples, 50);
   // Exposed: what the steps themselves waited for their reductions after the backward (slowest rank per step, then
   // the median) — a duration of the same steps, never negative, unlike step minus a compute-only run.
-  const double exposed = percentile(slowest_per_sample(m.wait_by_rank), 50);
+  const double exposed = percentile(m.wait_slowest, 50);
   const bool communicates = m.replicas_per_group > 1 && comm_t > 0;
   if (communicates && exposed > comm_t) {
     warnings.push_back(
@@ -105,18 +105,17 @@ Record train_record(const TrainPlan& plan, const ModeResult& m, std::vector<Warn
       .set_metric(metrics::loss_last.key, m.loss_last)
       .set_metric(metrics::max_rel_diff.key, m.max_rel_diff)
       .set_metric(metrics::wrong.key, m.wrong < 0 ? kNotMeasured : static_cast<double>(m.wrong));
-  for (const auto& [phase, by_rank] :
-       {std::pair<const char*, const std::vector<std::vector<double>>*>{"step", &m.step_by_rank},
-        {"compute", &m.compute_by_rank},
-        {"comm", &m.comm_by_rank}}) {
-    r.phases.push_back(reduce_phase(phase, *by_rank, RankAverage::max).stats);
+  for (const auto& [name, phase] : {std::pair{"step", &m.step}, {"compute", &m.compute}, {"comm", &m.comm}}) {
+    r.phases.push_back(phase->stats);
+    r.phases.back().name = name;
   }
   for (std::size_t k = 0; k < ranks; ++k) {
     RankFigures f;
     f.rank = static_cast<int>(k);
-    f.host = m.hosts[k];
-    f.figures = {{"step_ms", percentile(m.step_by_rank[k], 50) * kMilli},
-                 {"compute_ms", percentile(m.compute_by_rank[k], 50) * kMilli}};
+    if (k < m.hosts.size()) f.host = m.hosts[k];
+    f.figures = {{"step_ms", m.step_median_by_rank[k] * kMilli},
+                 {"compute_ms", k < m.compute_median_by_rank.size() ? m.compute_median_by_rank[k] * kMilli
+                                                                    : kNotMeasured}};
     r.ranks.push_back(std::move(f));
   }
   return r;

@@ -4,6 +4,7 @@
 
 #include "benchmarks/train/plan.hpp"
 #include "core/benchmark.hpp"
+#include "core/measure/phase_stats.hpp"
 #include "core/report/layout.hpp"
 #include "core/report/record.hpp"
 
@@ -62,14 +63,19 @@ RecordLayout train_layout();
 TableLayout train_table();  // each metric of metrics::all with a title, in that order
 std::vector<SummaryItem> train_summary(const std::vector<Record>& records);
 
-// What one mode measured, gathered on the root: per rank, per timed step (seconds).
+// What one mode measured, reduced onto the root: per timed step (seconds).
 struct ModeResult {
   bool overlap = false;
   std::string backend;
   std::int64_t parameters = 0;
   std::int64_t buckets = 0;
   int replicas_per_group = 1;  // ranks in the data-parallel group: 1 means nothing to communicate
-  std::vector<std::vector<double>> step_by_rank, compute_by_rank, comm_by_rank, wait_by_rank;
+  // Each phase reduced across the ranks (core/comm/phase_over_ranks.hpp: no rank's steps travel whole): per step
+  // the slowest rank (-a max), and each rank's mean; the wait for the reductions, the slowest rank per step; and each
+  // rank's median step and compute (its own figures).
+  ReducedPhase step, compute, comm;
+  std::vector<double> wait_slowest;
+  std::vector<double> step_median_by_rank, compute_median_by_rank;
   double loss_first = 0, loss_last = 0;  // means over ranks
   double max_rel_diff = kNotMeasured;    // --check: against one rank on the global batches
   std::int64_t wrong = -1;               // --check: -1 when not checked

@@ -4,7 +4,10 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
+#include "core/comm/phase_over_ranks.hpp"
+#include "core/comm/tree_reduce.hpp"
 #include "core/error.hpp"
 #include "core/measure/stats.hpp"
 #include "core/report/atomic_file.hpp"
@@ -28,8 +31,9 @@ Partition data_parallel_groups(int world_size, int tp) { return strided_partitio
 }  // namespace
 
 TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
-                   const TrainPlan& plan)
-    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter), progress_(progress),
+                   const TrainPlan& plan, PerRankFile* per_rank_file)
+    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter),
+      per_rank_file_(per_rank_file), progress_(progress),
       plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s), data_(plan.shape, plan.seed + 1) {
   make_communicators();
   const std::size_t replicas = static_cast<std::size_t>(connector_.size()) / static_cast<std::size_t>(plan_.tp_size);
@@ -39,6 +43,7 @@ TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const P
     const ArmedStep step = watchdog_.arm(StepKind::setup, "train: gathering the ranks' hosts");
     hosts_ = allgather_string(connector_, connector_.hostname(), step);
   }
+  if (root_ && per_rank_file_ != nullptr) per_rank_file_->begin("train", hosts_);
   if (comm_->local_parts() != 1) {
     throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
   }
@@ -82,6 +87,7 @@ BenchmarkOutcome TrainRun::run() {
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.overlaps.size(); ++i) run_mode(i, outcome);
   if (root_ && progress_) progress_(plan_.overlaps.size(), plan_.overlaps.size(), "");
+  if (root_ && per_rank_file_ != nullptr) per_rank_file_->finish();
   if (!plan_.trace_path.empty()) write_trace();
   return outcome;
 }
@@ -132,7 +138,7 @@ void TrainRun::run_mode(std::size_t mode, BenchmarkOutcome& outcome) {
   if (result.wrong > 0) outcome.wrong += result.wrong;
   compute_and_comm_alone(label, model, dp, s);
   gather(label, s, result);
-  if (!root_ || reporter_ == nullptr) return;
+  if (!root_) return;
   result.overlap = overlap;
   result.backend = std::string(comm_->backend());
   result.parameters = static_cast<std::int64_t>(model.parameters());
@@ -141,7 +147,9 @@ void TrainRun::run_mode(std::size_t mode, BenchmarkOutcome& outcome) {
   result.one_rank_throughput = one_rank_throughput_;
   result.hosts = hosts_;
   const ArmedStep writing = watchdog_.arm(StepKind::report, label + ": writing the results");
-  reporter_->add({train_record(plan_, result, outcome.warnings)});
+  const std::vector<Record> row = {train_record(plan_, result, outcome.warnings)};
+  if (per_rank_file_ != nullptr) per_rank_file_->add(row);
+  if (reporter_ != nullptr) reporter_->add(row);
 }
 
 void TrainRun::timed_steps(std::size_t mode, Mlp& model, DataParallel& dp, std::optional<BucketCheck>& bucket_check,
@@ -233,10 +241,17 @@ void TrainRun::compute_and_comm_alone(const std::string& label, Mlp& model, Data
 void TrainRun::gather(const std::string& label, Samples& s, ModeResult& result) {
   const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering");
   const int to = connector_.root_rank();
-  result.step_by_rank = gather_vector<double>(connector_, std::span<const double>(s.step), to, step);
-  result.compute_by_rank = gather_vector<double>(connector_, std::span<const double>(s.compute), to, step);
-  result.comm_by_rank = gather_vector<double>(connector_, std::span<const double>(s.comm), to, step);
-  result.wait_by_rank = gather_vector<double>(connector_, std::span<const double>(s.wait), to, step);
+  // Reduced along a tree, each rank's own figures gathered: no rank's steps travel whole.
+  const auto deadline = deadline_after(2 * watchdog_.timeout_s());
+  result.step = reduce_phase_over_ranks(connector_, "step", s.step, RankAverage::max, to, step, deadline);
+  result.compute = reduce_phase_over_ranks(connector_, "compute", s.compute, RankAverage::max, to, step, deadline);
+  result.comm = reduce_phase_over_ranks(connector_, "comm", s.comm, RankAverage::max, to, step, deadline);
+  result.wait_slowest = reduce_elementwise(connector_, s.wait, ElementwiseOp::max, to, deadline);
+  const double medians[] = {percentile(s.step, 50), percentile(s.compute, 50)};
+  for (const auto& mine : gather_vector<double>(connector_, std::span<const double>(medians), to, step)) {
+    result.step_median_by_rank.push_back(mine.at(0));
+    result.compute_median_by_rank.push_back(mine.at(1));
+  }
   const auto first = allgather_value(connector_, s.loss_first, step);
   const auto last = allgather_value(connector_, s.loss_last, step);
   const auto ranks = static_cast<double>(first.size());

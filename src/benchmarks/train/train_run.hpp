@@ -9,6 +9,7 @@
 #include "benchmarks/train/plan.hpp"
 #include "benchmarks/train/train_record.hpp"
 #include "core/benchmark.hpp"
+#include "core/report/per_rank_file.hpp"
 #include "numerics/host_math.hpp"
 
 #include <chrono>
@@ -21,7 +22,9 @@ namespace distbench::train {
 
 class TrainRun {
  public:
-  TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const TrainPlan& plan);
+  // `per_rank_file`: the side file of every rank's figures, or null (root rank only).
+  TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const TrainPlan& plan,
+           PerRankFile* per_rank_file = nullptr);
 
   BenchmarkOutcome run();
 
@@ -53,6 +56,7 @@ class TrainRun {
   Connector& connector_;
   Watchdog& watchdog_;
   Reporter* reporter_;
+  PerRankFile* per_rank_file_;
   const ProgressFn& progress_;
   const TrainPlan& plan_;
   const bool root_;

@@ -5,6 +5,7 @@
 #include "benchmarks/zero/formulas.hpp"
 #include "core/device/dtype.hpp"
 #include "core/measure/stopping.hpp"
+#include "core/report/per_rank.hpp"
 #include "numerics/adam.hpp"
 
 #include <cstddef>
@@ -32,6 +33,7 @@ struct ZeroPlan {
   double timeout_s = 300.0;
   bool malloc_reuse = false;  // --malloc-reuse (the runner applies it; the warnings say what it would change)
   std::string config_file;    // --config, if given
+  PerRankOptions per_rank;    // --per-rank, --per-rank-file
 };
 
 std::string_view name(Stage s);        // "0" .. "3"

@@ -53,6 +53,7 @@ std::uint64_t bytes_needed(const ZeroPlan& plan, Stage stage, std::size_t ranks)
 
 void ZeroBenchmark::check(World& world) const {
   Connector& connector = world.connector();
+  if (connector.is_root()) per_rank_file_->claim();
   if (!world.device().host_memory() && world.device().math() == nullptr) {
     throw usage_error(
         fmt::format("zero runs its step on host memory (--backend mpi) or on a GPU (--backend nccl); the {} "
@@ -123,11 +124,12 @@ RunDescription ZeroBenchmark::describe(const RunInfo& info) const {
              fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
              fmt::format("stages {}", stage_list), model};
   d.summarize = zero_summary;
+  d.per_rank = plan_.per_rank.policy();
   return d;
 }
 
 BenchmarkOutcome ZeroBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) {
-  return ZeroRun(world, watchdog, reporter, progress, plan_).run();
+  return ZeroRun(world, watchdog, reporter, progress, plan_, per_rank_file_.get()).run();
 }
 
 }  // namespace distbench::zero

@@ -94,13 +94,15 @@ Record zero_record(const StageResult& s) {
       .set("ranks", static_cast<std::int64_t>(s.ranks));
   r.ops_per_sample = s.ops_per_sample;
   r.noise_target_met = s.noise_target_met;
-  ReducedPhase step = reduce_phase("step", s.step_by_rank, RankAverage::avg);
+  ReducedPhase step = s.step;
+  step.stats.name = "step";
   const double step_s = step.stats.rank_spread.avg;
   double gather_s = 0, reduce_s = kNotMeasured, update_s = kNotMeasured;
   bool gathers = false;
   std::vector<PhaseStats> phases;
   for (std::size_t p = 0; p < s.phase_names.size(); ++p) {
-    ReducedPhase phase = reduce_phase(s.phase_names[p], s.phase_by_rank[p], RankAverage::avg);
+    ReducedPhase phase = p < s.phases.size() ? s.phases[p] : ReducedPhase{};
+    phase.stats.name = s.phase_names[p];
     const double mean = phase.stats.rank_spread.avg;
     if (s.phase_names[p] == "reduce") reduce_s = mean;
     if (s.phase_names[p] == "update") update_s = mean;
@@ -145,7 +147,7 @@ Record zero_record(const StageResult& s) {
     RankFigures f;
     f.rank = static_cast<int>(i);
     if (i < s.hosts.size()) f.host = s.hosts[i];
-    f.figures = {{"step_ms", step.rank_means[i] * kMilli},
+    f.figures = {{"step_ms", i < step.rank_means.size() ? step.rank_means[i] * kMilli : kNotMeasured},
                  {"peak_rss_mb", i < s.peak_rss_bytes.size() ? s.peak_rss_bytes[i] / kMega : kNotMeasured},
                  {"net_sent_mb",
                   s.network_measured && i < s.net_sent_bytes.size() ? s.net_sent_bytes[i] / kMega : kNotMeasured}};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "benchmarks/zero/formulas.hpp"
+#include "core/measure/phase_stats.hpp"
 #include "core/report/layout.hpp"
 
 #include <cstdint>
@@ -96,9 +97,11 @@ struct StageResult {
   std::size_t layers = 0;
   double bucket_mb = 0;
   std::size_t ranks = 1;
-  std::vector<std::string> phase_names;                         // in the order they ran
-  std::vector<std::vector<std::vector<double>>> phase_by_rank;  // [phase][rank][sample], seconds per step
-  std::vector<std::vector<double>> step_by_rank;                // [rank][sample], seconds per step
+  std::vector<std::string> phase_names;  // in the order they ran
+  // Seconds per step, reduced across the ranks (-a avg; core/comm/phase_over_ranks.hpp: no rank's samples whole):
+  // the step's, and each phase's in the order of phase_names.
+  ReducedPhase step;
+  std::vector<ReducedPhase> phases;
   int ops_per_sample = 1;
   bool noise_target_met = true;
   double predicted_s = 0;     // the step's collectives and update, each timed alone, added up

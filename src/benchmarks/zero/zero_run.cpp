@@ -3,7 +3,9 @@
 #include "benchmarks/zero/host_counters.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_benchmark.hpp"
+#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/error.hpp"
 #include "core/measure/os_counters.hpp"
 #include "core/measure/sizes.hpp"
@@ -176,8 +178,9 @@ std::string mismatch_text(std::string_view stage, const MismatchWire& m, int ran
 }  // namespace
 
 ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
-                 const ZeroPlan& plan)
-    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter), progress_(progress),
+                 const ZeroPlan& plan, PerRankFile* per_rank_file)
+    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter),
+      per_rank_file_(per_rank_file), progress_(progress),
       plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s),
       rules_{plan.warmup_iters, plan.stopping, timeout_}, adam_(plan.adam), math_(world.device().math()) {
   {
@@ -186,6 +189,7 @@ ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const Pro
     hosts_ = allgather_string(connector_, connector_.hostname(), step);
   }
   multi_host_ = std::set<std::string>(hosts_.begin(), hosts_.end()).size() > 1;
+  if (root_ && per_rank_file_ != nullptr) per_rank_file_->begin("zero", hosts_);
   copy_gbps_ = copy_gbps(world_, watchdog_);
   adam_.threads = static_cast<int>(
       std::max(1U, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, connector_.local_size()))));
@@ -196,6 +200,7 @@ BenchmarkOutcome ZeroRun::run() {
   const std::vector<StageRun> runs = stage_runs(plan_);
   for (std::size_t i = 0; i < runs.size(); ++i) run_stage(runs[i].stage, runs[i].zero1, i, runs.size(), outcome);
   if (root_ && progress_) progress_(runs.size(), runs.size(), "");
+  if (root_ && per_rank_file_ != nullptr) per_rank_file_->finish();
   add_run_warnings(outcome);
   return outcome;
 }
@@ -222,9 +227,11 @@ void ZeroRun::run_stage(Stage stage, Zero1Reduce zero1, std::size_t index, std::
   if (math_ == nullptr && faults_shape_time(result.faults_per_step, static_cast<double>(result.sent))) ++faulting_;
   result.ops_per_sample = t.sampling.ops_per_sample;
   result.noise_target_met = t.sampling.noise_target_met;
-  if (root_ && reporter_ != nullptr) {
+  if (root_) {
     const ArmedStep writing = watchdog_.arm(StepKind::report, label + ": writing the results");
-    reporter_->add({zero_record(result)});
+    const std::vector<Record> row = {zero_record(result)};
+    if (per_rank_file_ != nullptr) per_rank_file_->add(row);
+    if (reporter_ != nullptr) reporter_->add(row);
   }
 }
 
@@ -388,9 +395,12 @@ double ZeroRun::predicted(const Timed& t) {
 void ZeroRun::gather(const std::string& label, const Timed& t, StageResult& result) {
   const ArmedStep step = watchdog_.arm(StepKind::gather, label + ": gathering the results");
   const int to = connector_.root_rank();
-  result.step_by_rank = gather_vector<double>(connector_, t.sampling.samples, to, step);
+  // each rank's mean gathered, the samples reduced along a tree: no rank's samples travel whole
+  const auto deadline = deadline_after(2 * watchdog_.timeout_s());
+  result.step = reduce_phase_over_ranks(connector_, "step", t.sampling.samples, RankAverage::avg, to, step, deadline);
   for (std::size_t p = 0; p < t.sampling.phase_samples.size(); ++p) {
-    result.phase_by_rank.push_back(gather_vector<double>(connector_, t.sampling.phase_samples[p], to, step));
+    result.phases.push_back(reduce_phase_over_ranks(connector_, "phase", t.sampling.phase_samples[p],
+                                                    RankAverage::avg, to, step, deadline));
   }
   result.held_bytes = allgather_value(connector_, t.held, step);
   result.peak_rss_bytes = allgather_value(connector_, t.peak_growth, step);

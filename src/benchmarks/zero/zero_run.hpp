@@ -8,6 +8,7 @@
 #include "benchmarks/zero/zero_record.hpp"
 #include "core/benchmark.hpp"
 #include "core/measure/sampler.hpp"
+#include "core/report/per_rank_file.hpp"
 
 #include <optional>
 #include <string>
@@ -18,7 +19,9 @@ namespace distbench::zero {
 
 class ZeroRun {
  public:
-  ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const ZeroPlan& plan);
+  // `per_rank_file`: the side file of every rank's figures, or null (root rank only).
+  ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const ZeroPlan& plan,
+          PerRankFile* per_rank_file = nullptr);
 
   BenchmarkOutcome run();
 
@@ -50,6 +53,7 @@ class ZeroRun {
   Connector& connector_;
   Watchdog& watchdog_;
   Reporter* reporter_;
+  PerRankFile* per_rank_file_;
   const ProgressFn& progress_;
   const ZeroPlan& plan_;
   const bool root_;

@@ -24,4 +24,11 @@ struct ReducedPhase {
 // by_rank[r][i]: rank r's i-th sample, seconds per operation; all ranks hold the same number of samples.
 ReducedPhase reduce_phase(std::string name, const std::vector<std::vector<double>>& by_rank, RankAverage average);
 
+// The same from what a reduction leaves on the root (the sweep's, so that no rank's samples travel whole):
+// `samples[i]`, the i-th sample already aggregated across ranks as -a says, and `rank_means[r]`, rank r's mean.
+ReducedPhase phase_from(std::string name, std::vector<double> samples, std::vector<double> rank_means);
+
+// The mean of one rank's samples (0 for none), as reduce_phase takes it.
+double mean_of_samples(const std::vector<double>& samples);
+
 }  // namespace distbench

@@ -46,19 +46,6 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-// Writes all of `content` to `fd`, retrying short writes and interruptions. Returns errno, or 0.
-int write_all(int fd, std::string_view content) {
-  while (!content.empty()) {
-    const ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    content.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
 // Makes the rename itself durable; best effort (some file systems refuse fsync on directories).
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -78,7 +65,25 @@ void sync_directory(const std::string& dir) {
 
 }  // namespace
 
+int write_content(int fd, std::string_view content) {
+  while (!content.empty()) {
+    const ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    content.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
 int write_file_atomically_locked(const std::string& path, std::string_view content, Durability durability,
+                                 const std::function<void()>& before_rename) {
+  return write_file_atomically_locked(path, [content](int fd) { return write_content(fd, content); }, durability,
+                                      before_rename);
+}
+
+int write_file_atomically_locked(const std::string& path, const ContentWriter& write, Durability durability,
                                  const std::function<void()>& before_rename) {
   const std::string temp = temp_name(path);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -88,7 +93,7 @@ int write_file_atomically_locked(const std::string& path, std::string_view conte
     ::unlink(temp.c_str());
   };
 
-  int err = write_all(fd, content);
+  int err = write(fd);
   const char* step = "writing";
   if (err == 0 && durability == Durability::disk && ::fsync(fd) != 0) {
     err = errno;

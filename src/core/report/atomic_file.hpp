@@ -31,6 +31,16 @@ void write_file_atomically(const std::string& path, std::string_view content,
 int write_file_atomically_locked(const std::string& path, std::string_view content, Durability durability,
                                  const std::function<void()>& before_rename);
 
+// Writes the content into a file descriptor; returns 0, or the errno of what failed.
+using ContentWriter = std::function<int(int fd)>;
+
+// The same, with the content written by `write` (a file copied in the kernel, never held in memory whole).
+int write_file_atomically_locked(const std::string& path, const ContentWriter& write, Durability durability,
+                                 const std::function<void()>& before_rename);
+
+// Writes all of `content` to `fd`, retrying short writes and interruptions. Returns errno, or 0.
+int write_content(int fd, std::string_view content);
+
 // Checks, before a run, that a report can later be written at `path`: its directory exists and a file can be
 // created there (a probe file is created and removed; the target itself is neither created nor truncated), and the
 // path is new or a regular file — not a directory, a device, a FIFO, nor a symbolic link (every file distbench writes

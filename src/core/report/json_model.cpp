@@ -69,6 +69,27 @@ json spread_json(const RankSpread& s) {
           {"rank0", json_microseconds(s.rank0)}};
 }
 
+json ranks_at_end_json(const std::vector<RankAtEnd>& ends) {
+  json a = json::array();
+  for (const RankAtEnd& e : ends) a.push_back({{"rank", e.rank}, {"host", e.host}, {"value", metric_number(e.value)}});
+  return a;
+}
+
+// A figure over the ranks; its quantiles are null when no rank had a value.
+json distribution_json(const RankDistribution& d) {
+  const auto at = [&](double v) { return d.ranks == 0 ? json(nullptr) : metric_number(v); };
+  return {{"ranks", d.ranks},           {"min", at(d.min)},       {"p05", at(d.p05)},
+          {"p25", at(d.p25)},           {"median", at(d.median)}, {"p75", at(d.p75)},
+          {"p95", at(d.p95)},           {"max", at(d.max)},       {"mean", at(d.mean)},
+          {"highest", ranks_at_end_json(d.highest)}, {"lowest", ranks_at_end_json(d.lowest)}};
+}
+
+json rank_summary_json(const RankSummary& s) {
+  json figures = json::object();
+  for (const FigureSummary& f : s.figures) figures[f.key] = distribution_json(f.over_ranks);
+  return {{"ranks", s.ranks}, {"figures", std::move(figures)}};
+}
+
 json metric_specs_json(const std::vector<MetricSpec>& specs) {
   json a = json::array();
   for (const MetricSpec& m : specs) a.push_back({{"key", m.key}, {"unit", m.unit}, {"description", m.description}});
@@ -92,12 +113,18 @@ json columns_json(const std::vector<ColumnSpec>& columns) {
 
 }  // namespace
 
+json params_json(const std::vector<Param>& params) {
+  json j = json::object();
+  for (const Param& p : params) j[p.key] = param_json(p.value);
+  return j;
+}
+
+json figure_json(double value) { return metric_number(value); }
+
 json record_json(const Record& r) {
   json j;
   j["kind"] = r.kind;
-  json params = json::object();
-  for (const Param& p : r.params) params[p.key] = param_json(p.value);
-  j["params"] = std::move(params);
+  j["params"] = params_json(r.params);
   j["status"] = r.status;
   j["skip_reason"] = text_or_null(r.skip_reason);
   j["ops_per_sample"] = r.ops_per_sample;
@@ -115,6 +142,11 @@ json record_json(const Record& r) {
                       {"samples_us", std::move(samples)}});
   }
   j["phases"] = std::move(phases);
+  // The summary form (core/report/per_rank.hpp) in place of every rank; a record has one or the other.
+  if (r.ranks.empty() && !r.rank_summary.empty()) {
+    j["rank_summary"] = rank_summary_json(r.rank_summary);
+    return j;
+  }
   json ranks = json::array();
   for (const RankFigures& rank : r.ranks) {
     json one = {{"rank", rank.rank}, {"host", rank.host}};

@@ -1,6 +1,7 @@
 // The JSON form of a report (schema: reports/SCHEMA.md). JSON is the source of truth of a run; `compare` and other
-// tools read reports back with parse_report, which reads this version (3), version 2 (the same without the table
-// and the words the views show: facts, summary items, sections) and the collective-only version 1.
+// tools read reports back with parse_report, which reads this version (4), version 3 (the same, but every record
+// keeps every rank's figures: no "rank_summary"), version 2 (version 3 without the table and the words the views
+// show: facts, summary items, sections) and the collective-only version 1.
 // Times are seconds in the model and microseconds in JSON; metrics are in their layout's unit in both. Objects keep
 // the order they were written in (nlohmann::ordered_json), so that a report reads top-down like the table.
 //
@@ -24,9 +25,14 @@ namespace distbench {
 using ordered_json = nlohmann::ordered_json;
 
 // The major version written; a reader rejects any other major it does not know.
-inline constexpr int kReportSchemaVersion = 3;
+inline constexpr int kReportSchemaVersion = 4;
 
 ordered_json record_json(const Record& r);
+
+// A record's parameters as its JSON writes them (an object, in the record's order).
+ordered_json params_json(const std::vector<Param>& params);
+// A figure as a record's metrics write it: whole values as integers, NaN and infinities as null.
+ordered_json figure_json(double value);
 
 ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields, "environment" and "warnings"
 
@@ -68,7 +74,7 @@ struct ParsedReport {
   bool has_table() const { return !table.key_columns.empty() || !table.value_columns.empty(); }
 };
 
-// Reads a report of version 1, 2 or 3 (json_reader.cpp). Throws distbench::usage_error (one line) on malformed text
+// Reads a report of version 1 to 4 (json_reader.cpp). Throws distbench::usage_error (one line) on malformed text
 // (with its byte offset), a missing or mistyped field or a number out of its field's range (naming the field by its
 // path, e.g. "field 'records[3].samples' must be a non-negative integer, found -1"), or a schema_version this build
 // does not read.

@@ -157,6 +157,38 @@ Record v1_record(const JsonField& j, const RunInfo& info) {
   return r;
 }
 
+std::vector<RankAtEnd> ranks_at_end_from(const JsonField& a) {
+  std::vector<RankAtEnd> ends;
+  for (const JsonField& e : a.elements()) {
+    ends.push_back({e.at("rank").int_in(0, INT_MAX), e.at("host").text(), e.at("value").number_or_nan()});
+  }
+  return ends;
+}
+
+RankDistribution distribution_from(const JsonField& j) {
+  RankDistribution d;
+  d.ranks = j.at("ranks").count();
+  d.min = j.at("min").number_or_nan();
+  d.p05 = j.at("p05").number_or_nan();
+  d.p25 = j.at("p25").number_or_nan();
+  d.median = j.at("median").number_or_nan();
+  d.p75 = j.at("p75").number_or_nan();
+  d.p95 = j.at("p95").number_or_nan();
+  d.max = j.at("max").number_or_nan();
+  d.mean = j.at("mean").number_or_nan();
+  d.highest = ranks_at_end_from(j.at("highest"));
+  d.lowest = ranks_at_end_from(j.at("lowest"));
+  return d;
+}
+
+// Version 4: a record of a large job keeps each per-rank figure summarised over the ranks (core/report/per_rank.hpp).
+RankSummary rank_summary_from(const JsonField& j) {
+  RankSummary s;
+  s.ranks = j.at("ranks").count();
+  for (const auto& [key, figure] : j.at("figures").members()) s.figures.push_back({key, distribution_from(figure)});
+  return s;
+}
+
 Record record_from(const JsonField& j) {
   Record r;
   r.kind = j.at("kind").text();
@@ -170,7 +202,12 @@ Record record_from(const JsonField& j) {
     r.phases.push_back({p.at("name").text(), samples_from(p.at("samples_us")), time_summary_from(p.at("time_us")),
                         spread_from(p.at("rank_spread_us"))});
   }
-  for (const JsonField& one : j.at("ranks").elements()) {
+  // Either form: every rank's figures, or (version 4) their summary; a record without either is malformed.
+  const auto summary = j.find("rank_summary");
+  if (summary) r.rank_summary = rank_summary_from(*summary);
+  const auto every_rank = summary ? j.find("ranks") : std::optional<JsonField>(j.at("ranks"));
+  if (!every_rank) return r;
+  for (const JsonField& one : every_rank->elements()) {
     RankFigures rank;
     rank.rank = one.at("rank").int_in(0, INT_MAX);
     rank.host = one.at("host").text();

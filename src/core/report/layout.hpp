@@ -5,6 +5,7 @@
 // Includes nlohmann/json (the config): include it where reports are made, not from widely used headers.
 #pragma once
 
+#include "core/report/per_rank.hpp"
 #include "core/report/record.hpp"
 
 #include <nlohmann/json.hpp>
@@ -144,6 +145,8 @@ struct RunDescription {
   // The rows the console's table prints (a row: when one of its records passes); unset: every row. Files keep every
   // row (health prints only the checks that are not healthy).
   std::function<bool(const Record&)> console_row;
+  // How much of each rank's figures the reporters keep of every record added (--per-rank); unset: records as given.
+  PerRankPolicy per_rank;
 };
 
 }  // namespace distbench

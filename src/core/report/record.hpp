@@ -1,8 +1,10 @@
 // The result model every benchmark emits: a record is one measured case of any kind of work. Its parameters say
 // what ran (in the benchmark's order), its phases hold the timing samples, its metrics the figures derived from
-// them (each in the unit its benchmark's layout names), and each rank keeps its own figures with its host.
+// them (each in the unit its benchmark's layout names), and each rank keeps its own figures with its host — or, in a
+// large job, a summary of each figure over the ranks (core/report/per_rank.hpp says when).
 #pragma once
 
+#include "core/measure/rank_summary.hpp"
 #include "core/measure/stats.hpp"
 
 #include <cstdint>
@@ -49,6 +51,21 @@ struct RankFigures {
   std::vector<Metric> figures;
 };
 
+// One per-rank figure over the ranks of a record: quantiles and the ranks at either end, with their hosts.
+struct FigureSummary {
+  std::string key;  // a key of the layout's rank figures
+  RankDistribution over_ranks;
+};
+
+// What a record keeps of its ranks' figures in the summary form: how many ranks, and each figure summarised, in the
+// layout's order. Its size does not grow with the ranks.
+struct RankSummary {
+  std::size_t ranks = 0;  // ranks the record had figures for
+  std::vector<FigureSummary> figures;
+
+  bool empty() const { return ranks == 0 && figures.empty(); }
+};
+
 struct Record {
   std::string kind;  // the benchmark: "collective", "latency", ...
   std::vector<Param> params;
@@ -56,7 +73,8 @@ struct Record {
   bool noise_target_met = true;
   std::vector<PhaseStats> phases;
   std::vector<Metric> metrics;
-  std::vector<RankFigures> ranks;
+  std::vector<RankFigures> ranks;  // every rank's figures (the full form), or empty
+  RankSummary rank_summary;        // the summary form: set only when `ranks` is empty
   std::string status = "ok";  // "ok" | "skipped"
   std::string skip_reason;
 

@@ -55,6 +55,10 @@ void ReportLock::claim() {
 }
 
 void ReportLock::replace(std::string_view content, Durability durability) {
+  replace([content](int fd) { return write_content(fd, content); }, durability);
+}
+
+void ReportLock::replace(const ContentWriter& write, Durability durability) {
   if (!claimed_) claim();
   auto still_ours = [this] {
     if (!lockable_) return;
@@ -65,7 +69,7 @@ void ReportLock::replace(std::string_view content, Durability durability) {
                               "run writing the same path?); this run leaves it as it is",
                               path_));
   };
-  const int fd = write_file_atomically_locked(path_, content, durability, still_ours);
+  const int fd = write_file_atomically_locked(path_, write, durability, still_ours);
   struct stat written {};
   (void)::fstat(fd, &written);
   if (fd_ >= 0) ::close(fd_);

@@ -29,6 +29,8 @@ class ReportLock {
   // called). Throws failure when the report on disk is not the version this run wrote or claimed last (another
   // process replaced it meanwhile), leaving it as it is.
   void replace(std::string_view content, Durability durability);
+  // The same, the content written by `write` (a file copied without holding it in memory).
+  void replace(const ContentWriter& write, Durability durability);
 
  private:
   std::string path_;

@@ -5,10 +5,12 @@
 
 #include "core/error.hpp"
 #include "core/report/layout.hpp"
+#include "core/report/per_rank.hpp"
 #include "core/report/record.hpp"
 #include "core/report/run_info.hpp"
 
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -32,14 +34,19 @@ class Reporter {
     rows_.clear();
     do_begin(info);
   }
-  // After each completed row of the table: its records (e.g. one per placement), in the benchmark's order.
+  // After each completed row of the table: its records (e.g. one per placement), in the benchmark's order. Each is
+  // kept, and shown, in the form the description's per-rank policy asks for (core/report/per_rank.hpp): above the
+  // threshold of ranks, a summary of the ranks' figures in place of every rank's, so that what a reporter keeps
+  // stays O(records) however many ranks ran.
   void add(const std::vector<Record>& records) {
     std::lock_guard lock(mutex_);
     if (ended_) return;
     if (!begun_) throw failure("internal error: a reporter was given records before begin()");
+    const std::size_t first = records_.size();
     records_.insert(records_.end(), records.begin(), records.end());
+    for (std::size_t i = first; i < records_.size(); ++i) condense_ranks(records_[i], description_.per_rank);
     rows_.push_back(records.size());
-    do_add(records);
+    do_add(std::vector<Record>(records_.begin() + static_cast<std::ptrdiff_t>(first), records_.end()));
   }
   // Before the run, before begin(): a reporter that writes a file takes it (and refuses, with usage_error, one that
   // another live run is writing).
