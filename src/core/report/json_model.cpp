@@ -69,24 +69,9 @@ json spread_json(const RankSpread& s) {
           {"rank0", json_microseconds(s.rank0)}};
 }
 
-json ranks_at_end_json(const std::vector<RankAtEnd>& ends) {
-  json a = json::array();
-  for (const RankAtEnd& e : ends) a.push_back({{"rank", e.rank}, {"host", e.host}, {"value", metric_number(e.value)}});
-  return a;
-}
-
-// A figure over the ranks; its quantiles are null when no rank had a value.
-json distribution_json(const RankDistribution& d) {
-  const auto at = [&](double v) { return d.ranks == 0 ? json(nullptr) : metric_number(v); };
-  return {{"ranks", d.ranks},           {"min", at(d.min)},       {"p05", at(d.p05)},
-          {"p25", at(d.p25)},           {"median", at(d.median)}, {"p75", at(d.p75)},
-          {"p95", at(d.p95)},           {"max", at(d.max)},       {"mean", at(d.mean)},
-          {"highest", ranks_at_end_json(d.highest)}, {"lowest", ranks_at_end_json(d.lowest)}};
-}
-
 json rank_summary_json(const RankSummary& s) {
   json figures = json::object();
-  for (const FigureSummary& f : s.figures) figures[f.key] = distribution_json(f.over_ranks);
+  for (const FigureSummary& f : s.figures) figures[f.key] = rank_distribution_json(f.over_ranks);
   return {{"ranks", s.ranks}, {"figures", std::move(figures)}};
 }
 

@@ -157,35 +157,11 @@ Record v1_record(const JsonField& j, const RunInfo& info) {
   return r;
 }
 
-std::vector<RankAtEnd> ranks_at_end_from(const JsonField& a) {
-  std::vector<RankAtEnd> ends;
-  for (const JsonField& e : a.elements()) {
-    ends.push_back({e.at("rank").int_in(0, INT_MAX), e.at("host").text(), e.at("value").number_or_nan()});
-  }
-  return ends;
-}
-
-RankDistribution distribution_from(const JsonField& j) {
-  RankDistribution d;
-  d.ranks = j.at("ranks").count();
-  d.min = j.at("min").number_or_nan();
-  d.p05 = j.at("p05").number_or_nan();
-  d.p25 = j.at("p25").number_or_nan();
-  d.median = j.at("median").number_or_nan();
-  d.p75 = j.at("p75").number_or_nan();
-  d.p95 = j.at("p95").number_or_nan();
-  d.max = j.at("max").number_or_nan();
-  d.mean = j.at("mean").number_or_nan();
-  d.highest = ranks_at_end_from(j.at("highest"));
-  d.lowest = ranks_at_end_from(j.at("lowest"));
-  return d;
-}
-
 // Version 4: a record of a large job keeps each per-rank figure summarised over the ranks (core/report/per_rank.hpp).
 RankSummary rank_summary_from(const JsonField& j) {
   RankSummary s;
   s.ranks = j.at("ranks").count();
-  for (const auto& [key, figure] : j.at("figures").members()) s.figures.push_back({key, distribution_from(figure)});
+  for (const auto& [key, figure] : j.at("figures").members()) s.figures.push_back({key, rank_distribution_from(figure)});
   return s;
 }
 

@@ -27,17 +27,10 @@ std::vector<RankAtEnd> ends_from(const JsonField& a) {
 }  // namespace
 
 json rank_distribution_json(const RankDistribution& d) {
-  return {{"ranks", d.ranks},
-          {"min", number_or_null(d.min)},
-          {"p05", number_or_null(d.p05)},
-          {"p25", number_or_null(d.p25)},
-          {"median", number_or_null(d.median)},
-          {"p75", number_or_null(d.p75)},
-          {"p95", number_or_null(d.p95)},
-          {"max", number_or_null(d.max)},
-          {"mean", number_or_null(d.mean)},
-          {"highest", ends_json(d.highest)},
-          {"lowest", ends_json(d.lowest)}};
+  const auto at = [&](double v) { return d.ranks == 0 ? json(nullptr) : number_or_null(v); };
+  return {{"ranks", d.ranks},         {"min", at(d.min)},       {"p05", at(d.p05)},  {"p25", at(d.p25)},
+          {"median", at(d.median)},   {"p75", at(d.p75)},       {"p95", at(d.p95)},  {"max", at(d.max)},
+          {"mean", at(d.mean)},       {"highest", ends_json(d.highest)}, {"lowest", ends_json(d.lowest)}};
 }
 
 RankDistribution rank_distribution_from(const JsonField& j) {

@@ -1,5 +1,5 @@
-// The JSON form of a run's start-up (core/report/startup.hpp) and of a figure over ranks (RankDistribution), written
-// and read back. Seconds stay seconds (their keys end in _s).
+// The JSON form of a figure over ranks (RankDistribution: a large job's records, rank_summary, and the start-up) and of
+// a run's start-up (core/report/startup.hpp), written and read back. Start-up's seconds stay seconds (keys end in _s).
 #pragma once
 
 #include "core/report/json_fields.hpp"
@@ -9,7 +9,8 @@
 
 namespace distbench {
 
-// {"ranks", "min", "p05", "p25", "median", "p75", "p95", "max", "mean", "highest": [{rank, host, value}], "lowest"}
+// {"ranks", "min", "p05", "p25", "median", "p75", "p95", "max", "mean", "highest": [{rank, host, value}], "lowest"};
+// the quantiles null when no rank had a value.
 nlohmann::ordered_json rank_distribution_json(const RankDistribution& d);
 RankDistribution rank_distribution_from(const JsonField& j);
 
