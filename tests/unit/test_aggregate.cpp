@@ -62,5 +62,21 @@ TEST(Aggregate, TimeAndBandwidthsFollowTheAverageAndTheBusFactor) {
   EXPECT_NEAR(r.busbw, r.algbw, 1e-12);  // broadcast's bus factor is 1
 }
 
+// What the sweep keeps of a case once its records are made holds no rank's figures, but the most faults and context
+// switches over the ranks stay what they were: the warnings at the end judge them.
+TEST(Aggregate, ACaseKeptAfterItsRecordsHoldsNoRankButTheMostOverRanks) {
+  CaseResult r;
+  aggregate_samples(kByRank, RankAverage::avg, Collective::allreduce, r);
+  r.os_per_op = {{0.5, 0, 3, 0}, {4, 1, 0, 0}, {0, 0, 1, 9}, {2, 2, 0, 0}};  // faults: 0.5, 5, 0, 4; switches: 3, 0, 10, 0
+  const CaseResult kept = without_rank_figures(r);
+  EXPECT_TRUE(kept.rank_means.empty());
+  EXPECT_EQ(kept.rank_means.capacity(), 0u);
+  EXPECT_EQ(kept.os_per_op.size(), 2u);
+  EXPECT_EQ(max_over_ranks(kept.os_per_op, &OsCounters::faults), 5);
+  EXPECT_EQ(max_over_ranks(kept.os_per_op, &OsCounters::switches), 10);
+  EXPECT_EQ(kept.samples, r.samples);
+  EXPECT_EQ(kept.time_shown, r.time_shown);
+}
+
 }  // namespace
 }  // namespace distbench::collective
