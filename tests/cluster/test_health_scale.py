@@ -14,19 +14,14 @@ Needs root and `ip netns`; exits 77 (meson: SKIP) where it cannot build the clus
 """
 import os
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import SKIP, check_prometheus_text, load_json, run_with_fixture  # noqa: E402
-from test_cluster import skip_reason  # noqa: E402
+from netns_fixture import NetnsCluster  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "netns_cluster.sh")
 BINARY = os.environ.get("DISTBENCH", "")
 HOSTS = int(os.environ.get("HEALTH_SCALE_HOSTS", "10"))
 SHAPED = "nodeG"  # not nodeA: mpirun and the root run there
@@ -37,49 +32,12 @@ ARGS = ["--links", "scaled", "--link-seed", "7", "--link-bytes", "256K", "--memo
         "--allreduce-bytes", "1M", "--tolerance", "50%", "-T", "30"]
 
 
-class ScaleCluster:
+class ScaleCluster(NetnsCluster):
     def __init__(self):
-        self.tmp = tempfile.mkdtemp(prefix="distbench-health-scale-")
-        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"dbhs{os.getpid()}", CLUSTER_SLOTS="1")
-        self.is_up = False
-
-    def script(self, *args, timeout=120):
-        r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
-        if r.returncode != 0:
-            raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-        return r
-
-    def up(self):
-        why = skip_reason()
-        if why:
-            return why
-        self.is_up = True
-        self.script("up", str(HOSTS))
-        try:
-            self.script("shape", SHAPED, str(RATE_MBIT))
-        except RuntimeError as e:  # a kernel without htb or the u32 classifier
-            return f"cannot shape a link to {RATE_MBIT} Mbit/s: {e}"
-        return None
-
-    def down(self):
-        if not self.is_up:
-            return
-        self.is_up = False
-        try:
-            subprocess.run(["sh", SCRIPT, "down"], env=self.env, capture_output=True, timeout=60)
-        finally:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def leftovers(self):
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
+        super().__init__("health-scale", HOSTS, {SHAPED: RATE_MBIT})
 
     def health(self, *args):
-        return subprocess.run(["sh", SCRIPT, "run", "--timeout", "150", "-np", str(HOSTS), BINARY, "health", *args],
-                              env=self.env, capture_output=True, text=True, timeout=180)
+        return self.run(HOSTS, BINARY, "health", *args, timeout=150)
 
 
 CLUSTER = None

@@ -26,18 +26,14 @@ the cluster. About 10 s.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import SKIP, load_json, run_with_fixture  # noqa: E402
-from test_cluster import skip_reason  # noqa: E402
+from netns_fixture import NetnsCluster  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "netns_cluster.sh")
 BINARY = os.environ.get("DISTBENCH", "")
 HOSTS = 4
 RATE_MBIT = 200
@@ -49,50 +45,12 @@ EAGER = ["--mca", "btl_tcp_eager_limit", "4194304", "--mca", "btl_tcp_rndv_eager
          "--mca", "btl_tcp_max_send_size", "4194304"]
 
 
-class ShapedCluster:
+class ShapedCluster(NetnsCluster):
     def __init__(self):
-        self.tmp = tempfile.mkdtemp(prefix="distbench-model-")
-        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"dbmt{os.getpid()}", CLUSTER_SLOTS="1")
-        self.is_up = False
-
-    def script(self, *args, timeout=60):
-        r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
-        if r.returncode != 0:
-            raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-        return r
-
-    def up(self):
-        why = skip_reason()
-        if why:
-            return why
-        self.is_up = True
-        self.script("up", str(HOSTS))
-        for host in self.script("hosts").stdout.split():
-            try:
-                self.script("shape", host, str(RATE_MBIT))
-            except RuntimeError as e:  # a kernel without htb or the u32 classifier
-                return f"cannot shape a link to {RATE_MBIT} Mbit/s: {e}"
-        return None
-
-    def down(self):
-        if not self.is_up:
-            return
-        self.is_up = False
-        try:
-            subprocess.run(["sh", SCRIPT, "down"], env=self.env, capture_output=True, timeout=60)
-        finally:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def leftovers(self):
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
+        super().__init__("model", HOSTS, {"*": RATE_MBIT})
 
     def mpirun(self, np, *args):
-        r = subprocess.run(["sh", SCRIPT, "run", "--timeout", "60", "-np", str(np), *args], env=self.env,
-                           capture_output=True, text=True, timeout=90)
+        r = self.run(np, *args, timeout=60)
         if r.returncode != 0:
             raise AssertionError(f"mpirun -np {np} {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
 
