@@ -4,26 +4,56 @@ where it cannot), down() removes it and its folder, leftovers() names any namesp
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-
-from test_cluster import skip_reason
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_cluster.sh")
 
 
+def skip_reason():
+    """Why this machine cannot build the cluster, or None."""
+    if not sys.platform.startswith("linux"):
+        return "not Linux"
+    if os.geteuid() != 0:
+        return "not root (network namespaces need CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+    for tool in ["ip", "unshare", "mpirun", "sh"]:
+        if shutil.which(tool) is None:
+            return f"'{tool}' not found"
+    probe = f"dbprobe{os.getpid()}"
+    try:
+        r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create a network namespace: ip netns add: {r.stderr.strip() or r.returncode}"
+        r = subprocess.run(["ip", "netns", "exec", probe, "unshare", "--uts", "--mount", "true"],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create UTS/mount namespaces: unshare: {r.stderr.strip() or r.returncode}"
+        r = subprocess.run(["ip", "-n", probe, "link", "add", "eth0", "type", "veth", "peer", "name", "eth1"],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot create a veth pair: {r.stderr.strip() or r.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"cannot create a network namespace: {e}"
+    finally:
+        subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=20)
+    return None
+
+
+
 class NetnsCluster:
-    def __init__(self, name, hosts, shaped_mbit):
+    def __init__(self, name, hosts, shaped_mbit, slots=1):
         """`name`: the folder's and the namespaces' prefix; `hosts`: how many; `shaped_mbit`: {host: Mbit/s}, or
-        {"*": Mbit/s} for every host."""
+        {"*": Mbit/s} for every host; `slots`: ranks a host."""
         self.tmp = tempfile.mkdtemp(prefix=f"distbench-{name}-")
-        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"db{name[:4]}{os.getpid()}", CLUSTER_SLOTS="1")
+        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"db{name[:4]}{os.getpid()}",
+                        CLUSTER_SLOTS=str(slots))
         self.hosts = hosts
         self.shaped_mbit = shaped_mbit
         self.is_up = False
 
-    def script(self, *args, timeout=120):
+    def script(self, *args, timeout=120, check=True):
         r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
-        if r.returncode != 0:
+        if check and r.returncode != 0:
             raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
         return r
 
@@ -48,11 +78,14 @@ class NetnsCluster:
             return
         self.is_up = False
         try:
-            subprocess.run(["sh", SCRIPT, "down"], env=self.env, capture_output=True, timeout=60)
+            r = self.script("down", timeout=60, check=False)
+            if r.returncode != 0:
+                sys.stderr.write(r.stderr)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def leftovers(self):
+        """This cluster's namespaces still there."""
         left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
         return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
 

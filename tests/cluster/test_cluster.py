@@ -9,20 +9,17 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from distbench_testing import (SKIP, assert_stopped_rank_ends_job, check_prometheus_text,  # noqa: E402
                                collective_results, health_checks, load_json, run_with_fixture)
+from netns_fixture import SCRIPT, NetnsCluster, skip_reason  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "netns_cluster.sh")
 BINARY = os.environ.get("DISTBENCH", "")
 HOSTS = ["nodeA", "nodeB", "nodeC"]
 SLOTS = 2
@@ -30,36 +27,6 @@ NP = len(HOSTS) * SLOTS
 MPI_TIMEOUT = 60          # mpirun --timeout: mpirun aborts the job itself first ...
 RUN_TIMEOUT = 90          # ... this is the backstop
 THROTTLE_RATE_GBPS = 0.0125  # tbf rate 100mbit = 12.5 MB/s
-
-
-def skip_reason():
-    """Why this machine cannot build the cluster, or None."""
-    if not sys.platform.startswith("linux"):
-        return "not Linux"
-    if os.geteuid() != 0:
-        return "not root (network namespaces need CAP_SYS_ADMIN and CAP_NET_ADMIN)"
-    for tool in ["ip", "unshare", "mpirun", "sh"]:
-        if shutil.which(tool) is None:
-            return f"'{tool}' not found"
-    probe = f"dbprobe{os.getpid()}"
-    try:
-        r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=20)
-        if r.returncode != 0:
-            return f"cannot create a network namespace: ip netns add: {r.stderr.strip() or r.returncode}"
-        r = subprocess.run(["ip", "netns", "exec", probe, "unshare", "--uts", "--mount", "true"],
-                           capture_output=True, text=True, timeout=20)
-        if r.returncode != 0:
-            return f"cannot create UTS/mount namespaces: unshare: {r.stderr.strip() or r.returncode}"
-        r = subprocess.run(["ip", "-n", probe, "link", "add", "eth0", "type", "veth", "peer", "name", "eth1"],
-                           capture_output=True, text=True, timeout=20)
-        if r.returncode != 0:
-            return f"cannot create a veth pair: {r.stderr.strip() or r.returncode}"
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"cannot create a network namespace: {e}"
-    finally:
-        subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=20)
-    return None
-
 
 
 def assert_no_process_left(test, within=15):
@@ -76,42 +43,15 @@ def assert_no_process_left(test, within=15):
     test.assertEqual(left, {}, f"processes left within {within} s")
 
 
-class Cluster:
+class Cluster(NetnsCluster):
     """The namespaces of one test run: up once, down exactly once (normal exit, failure, SIGTERM from meson)."""
 
     def __init__(self):
-        self.tmp = tempfile.mkdtemp(prefix="distbench-cluster-")
-        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"dbt{os.getpid()}", CLUSTER_SLOTS=str(SLOTS))
-        self.is_up = False
-
-    def script(self, *args, timeout=60, check=True):
-        r = subprocess.run(["sh", SCRIPT, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
-        if check and r.returncode != 0:
-            raise RuntimeError(f"netns_cluster.sh {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-        return r
+        super().__init__("cluster", len(HOSTS), {}, slots=SLOTS)
 
     def up(self):
         self.is_up = True  # even a half-made cluster is torn down
         self.script("up", str(len(HOSTS)))
-
-    def down(self):
-        if not self.is_up:
-            return
-        self.is_up = False
-        try:
-            r = self.script("down", check=False)
-            if r.returncode != 0:
-                sys.stderr.write(r.stderr)
-        finally:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def leftovers(self):
-        """This cluster's namespaces still there."""
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        return [line for line in left.splitlines() if line.startswith(self.env["CLUSTER_ID"] + "-")]
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
 
     def ns(self, host):
         return f"{self.env['CLUSTER_ID']}-{host}"

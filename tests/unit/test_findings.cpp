@@ -5,6 +5,7 @@
 #include "benchmarks/health/health_record.hpp"
 #include "core/report/console_reporter.hpp"
 #include "core/report/json_reporter.hpp"
+#include "tests/support/health_nodes.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -25,16 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-Topology nodes_of_one_rank(int n) {
-  std::vector<int> node_of_rank;
-  std::vector<std::string> hosts;
-  for (int i = 0; i < n; ++i) {
-    node_of_rank.push_back(i);
-    hosts.push_back(fmt::format("node{:03}", i));
-  }
-  return make_topology(node_of_rank, hosts);
-}
 
 PhaseResult phase_of(std::string name, int ranks, const std::function<nlohmann::json(int)>& result) {
   PhaseResult r;
@@ -145,7 +136,7 @@ class FindingsTest : public testing::Test {
 
   Reported report(int n, HealthPlan plan, int slow = -1) {
     plan.prom_path = (dir_ / "h.prom").string();
-    const Topology topo = nodes_of_one_rank(n);
+    const Topology topo = one_rank_per_node(n);
     RunInfo info = info_of(topo);
     const RunDescription description = HealthBenchmark(plan).describe(info);
     auto json = std::make_unique<JsonReporter>(std::string(kInMemoryReport));

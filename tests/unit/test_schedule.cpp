@@ -3,6 +3,7 @@
 #include "benchmarks/health/evaluate.hpp"
 #include "benchmarks/health/link_plan.hpp"
 #include "benchmarks/health/schedule.hpp"
+#include "tests/support/health_nodes.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -141,16 +142,6 @@ PhaseResult measured_links(int n, const std::vector<NodePair>& pairs, const std:
     (*r.ranks[static_cast<std::size_t>(a)])["links"].push_back({{"from", a}, {"to", b}, {"latency_us", 10.0}});
   }
   return r;
-}
-
-Topology one_rank_per_node(int n) {
-  std::vector<int> node_of_rank;
-  std::vector<std::string> hosts;
-  for (int i = 0; i < n; ++i) {
-    node_of_rank.push_back(i);
-    hosts.push_back(fmt::format("node{:03}", i));
-  }
-  return make_topology(node_of_rank, hosts);
 }
 
 // A little noise, the same each run: 1 GB/s within +-5 %.
