@@ -1,5 +1,7 @@
 #include "core/report/startup.hpp"
 
+#include "core/report/text.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -27,10 +29,11 @@ StartupRecord startup_record(std::vector<StartupRank> ranks, int list_up_to) {
 
 namespace {
 
-// "1.52 s", "12 ms", "340 us": what a start-up figure needs.
+// "1.52 s", "12 ms", "340 us": what a start-up figure needs; a figure read from a damaged report stays short
+// (fixed_text).
 std::string duration_text(double s) {
-  if (std::isnan(s)) return "-";
-  if (s >= 1) return fmt::format("{:.2f} s", s);
+  if (!std::isfinite(s)) return "-";
+  if (s >= 1) return fixed_text(s, 2) + " s";
   if (s >= 1e-3) return fmt::format("{:.0f} ms", s * 1e3);
   return fmt::format("{:.0f} us", s * 1e6);
 }
