@@ -35,6 +35,13 @@ def mpirun(np, *args, timeout=120, **kwargs):
                           timeout=timeout, **kwargs)
 
 
+def mpirun_rank1_late(delay_s, *args, timeout=120):
+    """Two ranks, MPMD: rank 1's shell sleeps `delay_s` before it becomes distbench (exec keeps its start time)."""
+    return subprocess.run(MPIRUN + ["-np", "1", BINARY, *args, ":", "-np", "1", "sh", "-c",
+                                    f'sleep {delay_s}; exec "$0" "$@"', BINARY, *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def single(*args, timeout=60):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
 
@@ -82,8 +89,7 @@ class GoodRuns(Workdir):
         # MPI_Init waits for it. The header, the report's start-up and its per-rank list say so.
         js = self.path("late.json")
         args = ["allreduce", "-b", "8", "-e", "8", "-n", "3", "--json", js]
-        r = subprocess.run(MPIRUN + ["-np", "1", BINARY, *args, ":", "-np", "1", "sh", "-c", 'sleep 3; exec "$0" "$@"',
-                                     BINARY, *args], capture_output=True, text=True, timeout=120)
+        r = mpirun_rank1_late(3, *args)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         startup = load_json(js)["startup"]
         keys = ["launch_s", "options_s", "connect_s", "backend_s", "communicator_s", "first_collective_s", "total_s"]
@@ -637,8 +643,7 @@ class Health(Workdir):
         # rank 1's shell sleeps 2 s before it becomes distbench: its node (the only one here) began late
         js = self.path("late.json")
         args = ["health", "--late-start", "1", "--memory-bytes", "8M", "--allreduce-bytes", "64K", "--json", js]
-        r = subprocess.run(MPIRUN + ["-np", "1", BINARY, *args, ":", "-np", "1", "sh", "-c", 'sleep 2; exec "$0" "$@"',
-                                     BINARY, *args], capture_output=True, text=True, timeout=120)
+        r = mpirun_rank1_late(2, *args)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         checks = health_checks(load_json(js))
         late = [v for k, v in checks.items() if k[0] == "start.late_s"]
