@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_mpi4py as common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
+import common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
 import peers  # noqa: E402  (IMB-MPI1 and OSU: their commands and tables)
 
 COLLECTIVES = ("allreduce", "reduce-scatter", "allgather", "broadcast", "reduce", "alltoall", "gather", "scatter",
@@ -109,7 +109,7 @@ def run_bare(args, collective, plan, tmpdir, rnd):
 
 
 def run_mpi4py(args, collective, rnd):
-    """{bytes: {median, mean}}, wall seconds of one mpi4py_peer.py sweep (compare_mpi4py's runner)."""
+    """{bytes: {median, mean}}, wall seconds of one mpi4py_peer.py sweep (common.run_peer)."""
     times, _, wall = common.run_peer(args, collective, rnd)
     return {size: {"mean": t[0], "median": t[1], "huge": t[2]} for size, t in times.items()}, wall
 
@@ -353,7 +353,7 @@ def main():
     args.bare = find_bare(args.bare)
     if shutil.which(args.mpirun) is None:
         sys.exit(f"compare_bare: {args.mpirun} not found (apt-get install openmpi-bin)")
-    # What compare_mpi4py.run_peer reads: the same sweep for the peer.
+    # What common.run_peer reads: the same sweep for the peer.
     args.stepfactor = 2.0
     args.peer_page_offset = -1
 

@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_mpi4py as common  # noqa: E402  (same folder: finding distbench, running)
+import common  # noqa: E402  (same folder: finding distbench, running)
 
 
 def sweep(args, path, mca=()):

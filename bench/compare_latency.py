@@ -52,7 +52,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_mpi4py as common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
+import common  # noqa: E402  (same folder: size parsing, formatting, running, --keep)
 
 MiB = 1 << 20
 DEFAULT_OSU = "/tmp/peers/osu/osu_latency"

@@ -50,7 +50,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_mpi4py as common  # noqa: E402
+import common  # noqa: E402
 import peers  # noqa: E402
 
 COLLECTIVES = ("allreduce", "reduce", "broadcast", "reduce-scatter", "allgather", "alltoall")

@@ -54,7 +54,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import compare_mpi4py as common  # noqa: E402  (same folder: finding distbench)
+import common  # noqa: E402  (same folder: finding distbench)
 import scale_fit  # noqa: E402
 import scale_svg  # noqa: E402
 

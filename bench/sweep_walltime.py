@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_mpi4py as common  # noqa: E402  (same folder: finding distbench, mpirun command, running)
+import common  # noqa: E402  (same folder: finding distbench, mpirun command, running)
 
 # One row of IMB's result table for a collective: "#bytes #repetitions t_min t_max t_avg".
 IMB_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")

@@ -1,8 +1,8 @@
 // How far apart the CPUs of the ranks that share a host were, at the start of a run and at its end: the time a cache
 // line takes to go from one rank's CPU to another's (core/sys/cache_line_ping.hpp), between each host's first rank
-// and every other rank of the host in turn. A shared host's scheduler moves its guests' CPUs: the development VM's
-// two vCPUs read 40-60 ns apart in one placement and 175-200 ns in the other, and sizes that fit in the caches took
-// up to twice as long in the second, in every tool, with no steal time to show it. The report keeps both readings
+// and every other rank of the host in turn. A shared host's scheduler moves its guests' CPUs between cores that share
+// a cache and cores that do not, and sizes that fit in the caches then run slower, in every tool, with no steal time
+// to show it (docs/measurements/2026-11-27-cpu-placement.md). The report keeps both readings
 // ("cpu_distance.start", ".end"), and a run whose readings differ by kCpuDistanceWarnRatio or more says so.
 #pragma once
 

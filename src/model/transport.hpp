@@ -1,7 +1,7 @@
 // Where point-to-point messages change protocol in the library a report ran on. Open MPI's ob1 layer sends a message
 // up to its transport's eager limit at once; a larger one goes by rendezvous: a first fragment with the request, the
 // receiver's go-ahead, then the rest. The switch moves a collective's time off one latency-bandwidth line (in both
-// directions at once over TCP it halved the rate measured at 2 hosts, docs/model.md), so the model names it.
+// directions at once over TCP it can halve the rate: docs/model.md, 'Verification'), so the model names it.
 // Read from the report: the MPI library (Open MPI only; other libraries: none), the hosts the ranks ran on (several:
 // the tcp transport between them; one: shared memory, vader, called sm from Open MPI 5), the OMPI_MCA_* variables
 // mpirun set for --mca (pml, btl, btl_<transport>_eager_limit), else the library's default limit.

@@ -17,7 +17,7 @@
 
 namespace distbench {
 
-// Adam's hyperparameters for one step: the arithmetic of the ZeRO step's fused update (zero/adam.hpp), the bias
+// Adam's hyperparameters for one step: the arithmetic of the ZeRO step's fused update (numerics/adam.hpp), the bias
 // corrections 1 - beta^step computed on the host in float (std::pow) on every device, so that devices agree.
 struct AdamStep {
   float lr = 1e-3f;
@@ -56,7 +56,7 @@ class DenseMath {
   virtual void sgd(float* params, const float* grads, float* velocity, std::size_t n, float lr, float momentum) = 0;
   // Adam over fp32 parameters that are their own master weights.
   virtual void adam(const AdamStep& step, const float* grads, float* params, float* m, float* v, std::size_t n) = 0;
-  // Adam with fp32 master weights beside parameters of `type` (ZeRO's mixed-precision update, zero/adam.hpp):
+  // Adam with fp32 master weights beside parameters of `type` (ZeRO's mixed-precision update, numerics/adam.hpp):
   // reads `type` gradients, updates master, m and v and writes the master weights rounded to `type` into `params`.
   // bfloat16, float16 or float32; for float32, `params` may be null (the master weights are the parameters).
   virtual void mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,

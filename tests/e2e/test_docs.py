@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The documentation holds together: README.md stays short (at most 250 lines) and keeps the quick start's two
-commands and the exit codes; every relative link in README.md and docs/*.md names a file that exists, and every
-#anchor a heading of the page it points to (GitHub's anchors); the places the sources send a reader to ("see
-docs/health.md, 'Health rules'", README.md ("Exit codes")) exist; the sbatch script docs/launching.md shows is the one
-in scripts/slurm/. Reads files only: no MPI, no binary.
+commands and the exit codes; every relative link in README.md, docs/ (the measurement logs included) and
+bench/README.md names a file that exists, and every #anchor a heading of the page it points to (GitHub's anchors); the
+places the sources send a reader to ("see docs/health.md, 'Health rules'", README.md ("Exit codes")) exist; the
+sbatch script docs/launching.md shows is the one in scripts/slurm/. Reads files only: no MPI, no binary.
 
 Environment: DISTBENCH_SOURCE_ROOT (the source tree; default: two folders up from this file).
 """
@@ -143,6 +143,12 @@ def doc_pages(root):
     return ["README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
 
 
+def linked_pages(root):
+    """Every page whose links are checked: the doc pages, bench/README.md and the measurement logs."""
+    more = glob.glob(os.path.join(root, "bench", "README.md")) + glob.glob(os.path.join(root, "docs", "*", "*.md"))
+    return doc_pages(root) + sorted(os.path.relpath(p, root) for p in more)
+
+
 def section(text, title):
     """The text of the section (# or ##) with this exact title, code blocks included, up to the next heading of its
     level or above."""
@@ -192,7 +198,7 @@ class Readme(unittest.TestCase):
 
 class Docs(unittest.TestCase):
     def test_every_relative_link_resolves(self):
-        problems = broken_links(ROOT, doc_pages(ROOT))
+        problems = broken_links(ROOT, linked_pages(ROOT))
         self.assertEqual(problems, [], "\n".join(problems))
 
     def test_health_rules_have_their_heading(self):

@@ -124,7 +124,7 @@ void CudaMath::mixed_adam(const AdamStep& step, DType type, const void* grads, f
     throw usage_error("the Adam kernel writes 16-bit parameters to their own buffer: params must not be null");
   }
   if (n == 0) return;
-  // The bias corrections as the host's update computes them (zero/adam.cpp), so that both round alike.
+  // The bias corrections as the host's update computes them (numerics/adam.cpp), so that both round alike.
   const float bc1 = 1.0f - std::pow(step.beta1, static_cast<float>(step.step));
   const float bc2 = 1.0f - std::pow(step.beta2, static_cast<float>(step.step));
   const AdamKernelArgs args{step.beta1, step.beta2, step.eps, step.grad_scale, step.lr / bc1, 1.0f / bc2};

@@ -22,7 +22,7 @@ cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::
 // fp32 to bfloat16 and back, with core/device/half.hpp's rounding (to nearest, ties to even; NaN stays NaN).
 cudaError_t launch_to_bfloat16(const float* src, std::uint16_t* dst, std::size_t n, cudaStream_t stream);
 cudaError_t launch_from_bfloat16(const std::uint16_t* src, float* dst, std::size_t n, cudaStream_t stream);
-// Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to zero/adam.cpp for
+// Adam with the host's operation order and rounding (no fused multiply-adds): bit-identical to numerics/adam.cpp for
 // the same step size lr / correction1 and 1 / correction2. Gradients and parameters are of `type` (the parameters
 // being the master weights rounded with core/device/half.hpp's rounding); with float32 and `params` null the master
 // weights

@@ -76,7 +76,7 @@ void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog
                    const std::vector<CaseSetup>& setups) {
   if (plan.warmup_iters <= 0 || setups.empty()) return;
   // On whatever the buffers hold, as nccl-tests: filling them first would change what is measured after (on a GPU,
-  // memory of ncclMemAlloc's that nothing has written reads up to 10% slower until it has been read a number of times).
+  // memory of ncclMemAlloc's that nothing has written can read slower until it has been read a number of times).
   const Seconds timeout(plan.timeout_s);
   for (const CaseSetup& setup : setups) {
     const ArmedStep step = watchdog.arm(StepKind::warm_up, setup.label + ": warm-up of the sweep");

@@ -293,7 +293,7 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
   // The buffers before the communicators, in all_reduce_perf's order, so that on a GPU both tools' buffers and the
   // library's own memory are allocated alike (where memory lies can move a GPU's times by several percent).
   // Host buffers at a page boundary where OSU's method times them, as osu_* allocates its buffers (posix_memalign at
-  // the page size); else 16 B past one, as malloc places IMB's: at 4 KiB the offset alone costs 12 % a broadcast.
+  // the page size); else 16 B past one, as malloc places IMB's: the offset alone moves small messages' times.
   const HostPlacement placement = buffer_placement(plan);
   auto send_buffer = world.device().allocate_placed(extents.send, placement);
   auto recv_buffer = world.device().allocate_placed(extents.recv, placement);

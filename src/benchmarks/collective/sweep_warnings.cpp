@@ -176,8 +176,8 @@ struct SpeedChanges {
   }
 };
 
-// nccl-tests' timing on a device: the device's own time of a case's first blocks against its last. On an H200 with
-// ncclMemAlloc's buffers the same block ran 10% slower until enough work had passed, then stepped to full speed for
+// nccl-tests' timing on a device: the device's own time of a case's first blocks against its last. With
+// ncclMemAlloc's buffers a GPU can run the same block slower until enough work has passed, then at full speed for
 // the rest of the run (docs/gpu.md): a figure then depends on what ran before it, and all_reduce_perf's one block per
 // size reads whichever state it meets. Judged only where the device, not the host, sets the pace. Said once.
 void speed_change_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
@@ -204,8 +204,8 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
 }
 
 // Host-timed cases (the MPI backend, any method): the same thirds, with a larger change and each third steady on its
-// own. A shared machine switches between modes and stays in each a while (a 4 MiB allreduce here ran 410-460 us a
-// call, then 570-620, within one run: bench/README.md); a case that met both has a mean of two speeds, which neither
+// own. A shared machine switches between modes and stays in each a while, within one run too
+// (docs/measurements/2026-11-27-allreduce-vs-peers.md); a case that met both has a mean of two speeds, which neither
 // a rerun nor a peer reproduces. Said once, with the sizes.
 void host_speed_change_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
   SpeedChanges c;

@@ -23,7 +23,7 @@ inline bool keeps_every_check(Detail d, std::size_t nodes) {
 
 // The link phases run rounds of pairs, and the link phase of a large cluster many of them: each may take -T per
 // kLinkRoundsPerTimeout rounds, at least -T (26 nodes, scaled: 14 rounds, 1.4 x -T; 1,000 nodes: 24 rounds, 2.4 x -T;
-// a round took 0.4 s at 26 namespace hosts, and a 100 Mbit/s node's pairs 1.3 s each).
+// what a round took on the namespace cluster: docs/health.md, 'Scale').
 inline constexpr int kLinkRoundsPerTimeout = 10;
 inline double link_phase_timeout_s(double timeout_s, std::size_t rounds) {
   return timeout_s * std::max(1.0, static_cast<double>(rounds) / kLinkRoundsPerTimeout);

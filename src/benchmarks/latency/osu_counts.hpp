@@ -1,8 +1,8 @@
 // osu_latency's iteration rule (OSU Micro-Benchmarks' osu_util.h), which `distbench latency` follows unless told
 // otherwise: a message of up to 8 KiB gets 100 untimed round trips and then 10000 timed ones, a larger one 10 and
-// 1000. How many round trips are timed changes the figure, not only its noise: at 512 KiB on the development VM,
-// distbench's generic 20 samples (100 round trips there) read 10-25 % above osu_latency in every interleaved pair,
-// 100 samples (500 round trips) within 1 % (bench/README.md).
+// 1000. How many round trips are timed changes the figure, not only its noise: the first round trips after the
+// barrier run slower, so a short run reads above osu_latency at a size where a run of its count does not
+// (docs/latency.md).
 #pragma once
 
 #include <cstdint>

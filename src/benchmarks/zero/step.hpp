@@ -82,7 +82,7 @@ struct StepCall {
 
 class ZeroStep {
  public:
-  // On host memory, updated by zero/adam.hpp; or, with `math`, on the memory `device` allocates, updated by `math`.
+  // On host memory, updated by numerics/adam.hpp; or, with `math`, on the memory `device` allocates, updated by `math`.
   ZeroStep(Communicator& comm, StepConfig config, Device* device = nullptr, DenseMath* math = nullptr);
 
   // The phases of one step, in this order (stage 3: forward_gathers, backward_gathers, reduce, update; stages 1-2:

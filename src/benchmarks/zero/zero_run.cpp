@@ -25,8 +25,8 @@ namespace {
 
 constexpr int kNetworkSteps = 3;                           // untimed steps between the interface counter reads
 constexpr std::size_t kCopyBytes = std::size_t{64} << 20;  // per buffer: well past the caches
-// On a GPU: past its cache (50-60 MB on an H100/H200), and long enough (~0.5 ms) that the launch and the host's wait
-// around each timed copy cost ~2%.
+// On a GPU: past its L2 cache (tens of MB on current data-center GPUs), and long enough that the launch and the
+// host's wait around each timed copy are a small part of its time.
 constexpr std::size_t kDeviceCopyBytes = std::size_t{512} << 20;
 constexpr int kCopyRepeats = 5;
 
@@ -110,7 +110,7 @@ std::unique_ptr<Buffer> zeros(Device& device, std::size_t bytes) {
 // Seconds of one call of `call` alone, made as the step makes it — started (non-blocking) and waited for at once, in
 // place or not as the step runs it — on zeros where the step's arrays are, repeated on one buffer: mean over samples, the slowest rank's. Open MPI runs a
 // non-blocking collective by other algorithms than the blocking one (libnbc): timing MPI_Allreduce here while the
-// step ran MPI_Iallreduce read 0.9-1.7 against 1.8-3.1 ms at 1 M bf16 elements, most of step_vs_predicted's excess.
+// step ran MPI_Iallreduce would time another, faster algorithm and leave the difference in step_vs_predicted.
 double collective_alone(World& world, Communicator& comm, const StepCall& call, DType type, const SamplingRules& rules,
                         Watchdog& watchdog) {
   const std::size_t elem = size_of(type);

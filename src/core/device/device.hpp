@@ -34,8 +34,8 @@ struct CheckSpec {
 
 // Where host data starts: as glibc's malloc places a block (a large one 16 bytes into a page of its own map: IMB's,
 // mpi4py's and numpy's buffers), or at a page boundary (posix_memalign(page size): OSU's point-to-point buffers).
-// Placement changes copy speeds (page-aligned buffers made large reductions up to 30% slower on the development VM,
-// and small point-to-point messages 5-10% faster), so a comparison with a peer places buffers as the peer does.
+// Placement changes copy speeds (page-aligned buffers can make large reductions slower and small point-to-point
+// messages faster: bench/README.md), so a comparison with a peer places buffers as the peer does.
 enum class HostPlacement { malloc, page_start };
 
 class Device {

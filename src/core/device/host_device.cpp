@@ -25,7 +25,7 @@ constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte p
 // Host memory placed as glibc's malloc places it by default, whatever mallopt says: small blocks from the heap,
 // large ones (from 128 KiB, glibc's default mmap threshold) in a memory map of their own, starting 16 bytes into
 // its first page (after malloc's chunk header). Where a buffer sits changes MPI's copy speed (page-aligned send and
-// receive buffers made large reductions up to 30% slower here, bench/README.md), so the placement must not move
+// receive buffers slowed large reductions: bench/README.md, Buffers and page faults), so the placement must not move
 // when --malloc-reuse turns malloc's maps off for the library's temporaries: that switch changes only what it is for.
 //
 // A mapped buffer is kept from merging with its neighbours (by inaccessible pages on each side, whose flags differ),
@@ -38,7 +38,7 @@ constexpr unsigned char kPoisonByte = 0xA5;  // no pattern value has this byte p
 // small pages). The policy is thus "huge pages wherever a whole one fits", the same at every size and in every
 // process. An allocator that advises without aligning (numpy's arrays, from glibc's malloc) gets huge pages only on
 // the regions its map happens to cover whole: one of the two of a 4 MiB array, or both, depending on where the
-// kernel put the map (bench/README.md).
+// kernel put the map (docs/measurements/2026-11-27-allreduce-vs-peers.md).
 //
 // HostPlacement::page_start instead starts the data at a page boundary, whatever the size (in a map of its own), as
 // posix_memalign(page size) places the buffers of OSU's point-to-point benchmarks.

@@ -9,9 +9,9 @@ namespace {
 
 // Several operations per sample for small messages, so that the clock's resolution (tens of ns) and the cost of
 // reading it stay far below the time measured (0.5 ms is 20,000 clock ticks), and so that a sample spans the short
-// stalls of a shared machine instead of landing in or out of one: on the 2-core development VM, samples of 0.25 ms
-// made the median's 95% interval 9% wide (38 of 44 cases over 5%), samples of 0.5 ms 3.6% (3 to 5 of 44),
-// samples of 1 ms 2.4%, at twice the cost.
+// stalls of a shared machine instead of landing in or out of one: shorter samples widen the median's 95% interval
+// on a shared machine, longer ones narrow it little more and cost time in every case (what was measured:
+// docs/methods.md, 'What is measured').
 constexpr double kTargetSampleSeconds = 0.5e-3;
 constexpr int kMaxOpsPerSample = 10000;
 constexpr double kProbeSeconds = 0.05e-3;  // a calibration batch lasts at least this long

@@ -1,8 +1,8 @@
 // How far apart two CPUs are, as the time one cache line takes to go from one to the other: two processes (or
 // threads) bounce a counter in one line of shared memory, each writing the next value once it sees its peer's.
-// On a shared host this tells a run-wide mode apart that steal time does not show: the development VM's two vCPUs
-// read 40-60 ns when the host ran them on cores that share an L3 and 175-200 ns when it did not, and a 4 MiB
-// allreduce took twice as long in the second mode (bench/README.md). Every wait is bounded by a deadline.
+// On a shared host this tells a run-wide mode apart that steal time does not show: two vCPUs on cores that share an
+// L3 are several times closer than on cores that do not, and collectives run slower in the far placement
+// (docs/measurements/2026-11-27-cpu-placement.md). Every wait is bounded by a deadline.
 #pragma once
 
 #include <atomic>

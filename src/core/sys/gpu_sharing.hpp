@@ -1,7 +1,7 @@
 // Several processes on one GPU. Without NVIDIA's Multi-Process Service (MPS) a GPU runs one process's work at a time,
 // in time slices of about a millisecond: a collective between processes that share it waits for the slices, and the
-// time it shows is the scheduler's, not the transport's (one H200, a 64 KiB NCCL allreduce between 2 processes:
-// 4.6 ms time-sliced, 0.18 ms under MPS). The run says which it was; without MPS it warns.
+// time it shows is the scheduler's, not the transport's; under MPS they run at once (both figures: docs/gpu.md,
+// 'Several ranks on one GPU'). The run says which it was; without MPS it warns.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
-// What tells one run-wide mode of a shared machine from another: the same 8 B allreduce can read 0.24 or 0.48 us
-// for a whole run, in every tool. Two witnesses go in the report: the share of the machine's CPU time that its
-// hypervisor took over the run (steal time, /proc/stat) and the CPUs each rank was allowed to run on (its affinity).
+// What tells one run-wide mode of a shared machine from another: the same small allreduce can run at one speed for a
+// whole run and at another for the next, in every tool. Two witnesses go in the report: the share of the machine's CPU
+// time that its hypervisor took over the run (steal time, /proc/stat) and the CPUs each rank was allowed to run on.
 // Linux only; a figure the system does not give is std::nullopt, never a guess.
 #pragma once
 
