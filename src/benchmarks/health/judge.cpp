@@ -166,8 +166,8 @@ Rule read_rule_fields(const nlohmann::ordered_json& r, const std::string& where,
                                             "threshold: a number)",
                                             where, key));
     } else {
-      throw rules_error(origin,
-                        fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)", where, key));
+      throw rules_error(origin, fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)",
+                                            where, key));
     }
   }
   return rule;
