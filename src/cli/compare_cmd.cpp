@@ -33,6 +33,13 @@
 namespace distbench::cli {
 namespace {
 
+using compare::CommandRunner;
+using compare::CompareOptions;
+using compare::CompareSources;
+using compare::Comparison;
+using compare::InterleavedPlan;
+using compare::InterleavedRuns;
+
 // The bounds of the numeric options that have no natural one (--rounds, --threshold and --alpha have theirs).
 constexpr double kMaxFloorUs = 1e9;              // a floor of 1000 s per operation
 constexpr long long kMaxCandidateRuns = 10'000;  // files on one command line
@@ -61,7 +68,7 @@ std::string new_runs_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
                       "distbench-interleaved-XXXXXX").string();
-  check_runs_dir_name(path, "$TMPDIR's folder");
+  compare::check_runs_dir_name(path, "$TMPDIR's folder");
   if (::mkdtemp(path.data()) == nullptr) {
     throw failure(fmt::format("cannot create a folder for the runs in {}: {}; name one with --runs-dir",
                               std::filesystem::path(path).parent_path().string(), std::strerror(errno)));
@@ -71,13 +78,13 @@ std::string new_runs_dir() {
 
 CompareOptions options_of(const CompareArgs& a) {
   CompareOptions options;
-  options.metric = parse_compare_metric(a.metric);
+  options.metric = compare::parse_compare_metric(a.metric);
   options.threshold = a.threshold_pct / 100;
   if (!(a.floor_us >= 0)) throw usage_error("--floor-us must be 0 or more microseconds");
   if (!(a.alpha > 0 && a.alpha < 0.5)) throw usage_error(fmt::format("--alpha {:g}: give a level in (0, 0.5), e.g. 0.01", a.alpha));
   options.floor_us = a.floor_us;
   options.alpha = a.alpha;
-  options.filter = parse_filter(a.filter);
+  options.filter = compare::parse_filter(a.filter);
   options.allow_missing = a.allow_missing;
   return options;
 }
@@ -102,7 +109,7 @@ Comparison compare_files(const CompareArgs& a, const CompareOptions& options, Co
     if (!sources.candidate.empty()) sources.candidate += ", ";
     sources.candidate += a.files[i];
   }
-  return compare_reports(baselines, candidates, options);
+  return compare::compare_reports(baselines, candidates, options);
 }
 
 // Both sides measured here, interleaved; an interrupt ends the running command's process group first.
@@ -117,7 +124,8 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
     throw usage_error("an interleaved comparison needs both --run-baseline CMD and --run-candidate CMD");
   }
   // Fail before running anything when the rounds could never make a change significant at this level.
-  if (const std::size_t needed = min_pairs_to_test(options.alpha); static_cast<std::size_t>(plan.rounds) < needed) {
+  if (const std::size_t needed = compare::min_pairs_to_test(options.alpha);
+      static_cast<std::size_t>(plan.rounds) < needed) {
     throw usage_error(fmt::format("--rounds {} can never show a change at --alpha {:g}: the signed-rank test needs "
                                   "{} rounds or more there; raise --rounds to {} (or --alpha)",
                                   plan.rounds, options.alpha, needed, needed));
@@ -137,11 +145,11 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
   }
   fmt::print(stderr, "compare: {} rounds of baseline and candidate, interleaved; runs kept in {}\n", plan.rounds,
              runs_dir);
-  const InterleavedRuns runs =
-      run_interleaved(plan, runner, [](const std::string& line) { fmt::print(stderr, "compare: {}\n", line); });
+  const InterleavedRuns runs = compare::run_interleaved(
+      plan, runner, [](const std::string& line) { fmt::print(stderr, "compare: {}\n", line); });
   sources.baselines = {plan.baseline_command};
   sources.candidate = plan.candidate_command;
-  return compare_rounds(runs.baseline, runs.candidate, options);
+  return compare::compare_rounds(runs.baseline, runs.candidate, options);
 }
 
 int run_compare(const CompareArgs& a, Invocation& inv) {
@@ -156,11 +164,11 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
   const Comparison c = interleaved_mode(a) ? compare_interleaved(a, options, sources, inv)
                                            : compare_files(a, options, sources);
   std::string text;
-  if (a.format == "text") text = compare_text(c);
-  if (a.format == "markdown") text = compare_markdown(c, sources);
-  if (a.format == "json") text = compare_json(c, sources);
-  if (a.format == "junit") text = compare_junit(c, sources);
-  if (a.format == "html") text = compare_html(c, sources);
+  if (a.format == "text") text = compare::compare_text(c);
+  if (a.format == "markdown") text = compare::compare_markdown(c, sources);
+  if (a.format == "json") text = compare::compare_json(c, sources);
+  if (a.format == "junit") text = compare::compare_junit(c, sources);
+  if (a.format == "html") text = compare::compare_html(c, sources);
   if (a.output.empty()) {
     write_stdout(text);
   } else {
@@ -177,6 +185,73 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
   return static_cast<int>(ExitCode::ok);
 }
 
+constexpr const char* kGateGroup = "Comparison";
+constexpr const char* kInterleavedGroup = "Interleaved A/B (instead of reports)";
+
+// What the gate judges and how strictly: the metric, the change that matters, the test's level, the cases.
+void add_gate_options(CLI::App& app, CompareArgs& a) {
+  app.add_option("--metric", a.metric, "What to judge: time, busbw or algbw")
+      ->option_text("METRIC")
+      ->group(kGateGroup)
+      ->check(one_of({"time", "busbw", "algbw"}));
+  app.add_option("--threshold", a.threshold_pct, "Relative change that matters, e.g. 5%")
+      ->option_text("PERCENT")
+      ->default_str("5%")
+      ->group(kGateGroup)
+      ->transform(percentage(0, 1000));
+  app.add_option("--floor-us", a.floor_us, "Change of the time per operation that matters (us)")
+      ->option_text("US")
+      ->group(kGateGroup)
+      ->check(non_negative_number("microseconds", kMaxFloorUs));
+  app.add_option("--alpha", a.alpha, "Significance level of the two-sided Mann-Whitney U test")
+      ->option_text("P")
+      ->group(kGateGroup);
+  app.add_option("--filter", a.filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated")
+      ->option_text("RULES")
+      ->group(kGateGroup);
+  app.add_option("--candidates", a.candidates, "The last N files are the candidate's runs (pooled)")
+      ->option_text("N")
+      ->group(kGateGroup)
+      ->check(in_range(1, kMaxCandidateRuns));
+  app.add_flag("--allow-missing", a.allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
+      ->group(kGateGroup);
+}
+
+// The interleaved runs: the two commands, how many rounds, how long each may take, where their output stays.
+void add_interleaved_options(CLI::App& app, InterleavedPlan& o) {
+  app.add_option("--run-baseline", o.baseline_command, "Command measuring the baseline ({report}: where its JSON goes)")
+      ->option_text("CMD")
+      ->group(kInterleavedGroup);
+  app.add_option("--run-candidate", o.candidate_command, "Command measuring the candidate")
+      ->option_text("CMD")
+      ->group(kInterleavedGroup);
+  app.add_option("--rounds", o.rounds, "Baseline-candidate rounds (ABBA); 8 or more to judge")
+      ->option_text("N")
+      ->group(kInterleavedGroup)
+      ->check(in_range(1, 1000));
+  app.add_option("--run-timeout", o.run_timeout_s, "Seconds each run may take before it is ended")
+      ->option_text("SECONDS")
+      ->group(kInterleavedGroup)
+      ->check(positive_number("seconds", kMaxRunTimeoutSeconds));
+  app.add_option("--runs-dir", o.runs_dir, "Keep the runs' reports and output in this new or empty folder")
+      ->option_text("DIR")
+      ->default_str("a new one in $TMPDIR")
+      ->group(kInterleavedGroup)
+      ->check(non_empty_path());
+}
+
+// Which view of the comparison, and where it goes.
+void add_compare_output_options(CLI::App& app, CompareArgs& a) {
+  app.add_option("--format", a.format, "text, markdown (md), json, junit or html")
+      ->option_text("FORMAT")
+      ->group(groups::kOutput)
+      ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
+  app.add_option("--output", a.output, "Write it to this file (atomically) instead of stdout")
+      ->option_text("PATH")
+      ->group(groups::kOutput)
+      ->check(non_empty_path());
+}
+
 }  // namespace
 
 void add_compare_command(CLI::App& root, Commands& commands) {
@@ -187,61 +262,9 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   auto a = std::make_shared<CompareArgs>();
   app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json (the baselines are pooled)")
       ->check(non_empty_path());
-  const char* gate = "Comparison";
-  app->add_option("--metric", a->metric, "What to judge: time, busbw or algbw")
-      ->option_text("METRIC")
-      ->group(gate)
-      ->check(one_of({"time", "busbw", "algbw"}));
-  app->add_option("--threshold", a->threshold_pct, "Relative change that matters, e.g. 5%")
-      ->option_text("PERCENT")
-      ->default_str("5%")
-      ->group(gate)
-      ->transform(percentage(0, 1000));
-  app->add_option("--floor-us", a->floor_us, "Change of the time per operation that matters (us)")
-      ->option_text("US")
-      ->group(gate)
-      ->check(non_negative_number("microseconds", kMaxFloorUs));
-  app->add_option("--alpha", a->alpha, "Significance level of the two-sided Mann-Whitney U test")
-      ->option_text("P")
-      ->group(gate);
-  app->add_option("--filter", a->filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated")
-      ->option_text("RULES")
-      ->group(gate);
-  app->add_option("--candidates", a->candidates, "The last N files are the candidate's runs (pooled)")
-      ->option_text("N")
-      ->group(gate)
-      ->check(in_range(1, kMaxCandidateRuns));
-  app->add_flag("--allow-missing", a->allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
-      ->group(gate);
-  const char* interleaved = "Interleaved A/B (instead of reports)";
-  app->add_option("--run-baseline", a->interleaved.baseline_command,
-                  "Command measuring the baseline ({report}: where its JSON goes)")
-      ->option_text("CMD")
-      ->group(interleaved);
-  app->add_option("--run-candidate", a->interleaved.candidate_command, "Command measuring the candidate")
-      ->option_text("CMD")
-      ->group(interleaved);
-  app->add_option("--rounds", a->interleaved.rounds, "Baseline-candidate rounds (ABBA); 8 or more to judge")
-      ->option_text("N")
-      ->group(interleaved)
-      ->check(in_range(1, 1000));
-  app->add_option("--run-timeout", a->interleaved.run_timeout_s, "Seconds each run may take before it is ended")
-      ->option_text("SECONDS")
-      ->group(interleaved)
-      ->check(positive_number("seconds", kMaxRunTimeoutSeconds));
-  app->add_option("--runs-dir", a->interleaved.runs_dir, "Keep the runs' reports and output in this new or empty folder")
-      ->option_text("DIR")
-      ->default_str("a new one in $TMPDIR")
-      ->group(interleaved)
-      ->check(non_empty_path());
-  app->add_option("--format", a->format, "text, markdown (md), json, junit or html")
-      ->option_text("FORMAT")
-      ->group(groups::kOutput)
-      ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
-  app->add_option("--output", a->output, "Write it to this file (atomically) instead of stdout")
-      ->option_text("PATH")
-      ->group(groups::kOutput)
-      ->check(non_empty_path());
+  add_gate_options(*app, *a);
+  add_interleaved_options(*app, a->interleaved);
+  add_compare_output_options(*app, *a);
   commands.push_back({app, [a](Invocation& inv) { return run_compare(*a, inv); }});
 }
 

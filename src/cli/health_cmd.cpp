@@ -24,6 +24,7 @@ namespace {
 
 constexpr long long kMaxPlannedNodes = 100'000;
 constexpr int kListedRoundsNodes = 32;  // --plan-links lists every round's pairs up to this many nodes
+constexpr const char* kProbes = "Probes";  // the help group of what the probes measure and which links
 
 struct HealthOptions {
   std::string backend = "auto";
@@ -95,6 +96,116 @@ std::vector<UnusedOption> health_unused_by(const health::HealthPlan& plan) {
                                       plan.rules_path)}};
 }
 
+// The probes' message and memory sizes.
+void add_probe_size_options(CLI::App& app, HealthOptions& o) {
+  app.add_option("--memory-bytes", o.memory_bytes, "Memory each rank touches, at most 1/4 of what is free")
+      ->option_text("SIZE")
+      ->group(kProbes);
+  app.add_option("--allreduce-bytes", o.allreduce_bytes, "Size of the per-node and whole-job allreduce")
+      ->option_text("SIZE")
+      ->group(kProbes);
+  app.add_option("--link-bytes", o.link_bytes, "Messages of the pairwise bandwidth test (4 in flight)")
+      ->option_text("SIZE")
+      ->group(kProbes);
+}
+
+// What a check is judged against: rules, an expected bus bandwidth, a late start, the median.
+void add_judgement_options(CLI::App& app, HealthOptions& o) {
+  app.add_option("--rules", o.rules, "JSON file of absolute rules for a known cluster type")
+      ->option_text("PATH")
+      ->group(groups::kVerification)
+      ->check(non_empty_path());
+  app.add_option("--expect-busbw", o.expect_busbw, "The whole job's allreduce must reach this bus bandwidth")
+      ->option_text("GB/S")
+      ->default_str("")  // none
+      ->group(groups::kVerification);
+  app.add_option("--late-start", o.late_start_s, "A node whose rank began this long after the first is degraded")
+      ->option_text("SECONDS")
+      ->group(groups::kVerification)
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--tolerance", o.tolerance_pct, "Degraded when this far below the median (and 4 MADs)")
+      ->option_text("PERCENT")
+      ->default_str("25%")
+      ->group(groups::kVerification)
+      ->transform(percentage(0, 100));
+}
+
+// Which pairs the link phase measures, and --plan-links, which prints that schedule instead of running.
+void add_link_schedule_options(CLI::App& app, HealthOptions& o) {
+  app.add_option("--links", o.links,
+                 fmt::format("Link pairs: every pair, or a scaled schedule (n log n pairs); auto: every pair up to {} "
+                             "nodes",
+                             health::kEveryPairUpToNodes))
+      ->option_text("MODE")
+      ->default_str("auto")
+      ->group(kProbes)
+      ->check(one_of({"auto", "all", "scaled"}));
+  app.add_option("--link-seed", o.link_seed, "Seed of the scaled schedule's random ring (other seeds, other pairs)")
+      ->option_text("N")
+      ->default_str("1")
+      ->group(kProbes);
+  app.add_option("--plan-links", o.plan_links,
+                 "Print the link schedule for N nodes (pairs, rounds, predicted time) and run nothing")
+      ->option_text("N")
+      ->default_str("")  // none: run the check
+      ->group(kProbes)
+      ->check(in_range(2, kMaxPlannedNodes, "node count"));
+  app.add_option("--round-seconds", o.round_seconds, "--plan-links: the link phase's cost per round")
+      ->option_text("SECONDS")
+      ->default_str(fmt::format("{:g}", health::kMeasuredRoundSeconds))
+      ->group(kProbes)
+      ->check(positive_number("seconds", 3600));
+}
+
+// The report files, how much of the check they keep, and the Prometheus text.
+void add_health_report_options(CLI::App& app, HealthOptions& o) {
+  add_report_options(app, o.reports);
+  app.add_option("--detail", o.detail,
+                 fmt::format("What the reports keep: every check, or problems (those not healthy, and per node a "
+                             "summary); auto: every check up to {} nodes",
+                             health::kEveryCheckUpToNodes))
+      ->option_text("WHAT")
+      ->default_str("auto")
+      ->group(groups::kReports)
+      ->check(one_of({"auto", "all", "problems"}));
+  app.add_option("--prom", o.prom, "Write Prometheus text for node-exporter's textfile collector")
+      ->option_text("PATH")
+      ->group(groups::kReports)
+      ->check(non_empty_path());
+}
+
+// No job: the schedule only, from the same code the check runs.
+int print_link_plan(const HealthOptions& o, const health::HealthPlan& plan) {
+  const auto links = health::plan_links(o.plan_links, plan.links, plan.link_seed, o.round_seconds);
+  for (const auto& line : health::link_plan_lines(links, o.plan_links <= kListedRoundsNodes)) {
+    fmt::print("{}\n", line);
+  }
+  return 0;
+}
+
+RunSettings health_run_settings(const HealthOptions& o) {
+  RunSettings s;
+  s.backend = o.backend;
+  s.launcher = o.launcher;
+  s.backend_options.timeout_s = o.timeout_s;
+  // The watchdog is the backstop behind the phases' own bounds: a phase, its grace periods, and the verdict.
+  s.timeout_s = 3 * o.timeout_s + 30;
+  s.leave_timeout_s = o.timeout_s;
+  s.timeout_exit_code = static_cast<int>(health::Status::unknown);
+  s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
+  s.reports = o.reports;
+  return s;
+}
+
+int run_health(Invocation& inv, const HealthOptions& o, const CLI::App& app) {
+  const health::HealthPlan plan = make_health_plan(o);  // bad input fails before MPI
+  if (o.plan_links > 0) return print_link_plan(o, plan);
+  RunSettings s = health_run_settings(o);
+  s.ignored_options = given_but_unused(app, health_unused_by(plan));
+  health::HealthBenchmark benchmark(plan);
+  return run_benchmark(inv, s, benchmark);
+}
+
 }  // namespace
 
 void add_health_command(CLI::App& root, Commands& commands) {
@@ -105,101 +216,16 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->footer(help_footer("More: docs/health.md, 'Usage'; rules files: docs/health.md, 'Health rules'.",
                           health_exit_code_lines()));
   auto o = std::make_shared<HealthOptions>();
-  const char* probes = "Probes";
-  app->add_option("--memory-bytes", o->memory_bytes, "Memory each rank touches, at most 1/4 of what is free")
-      ->option_text("SIZE")
-      ->group(probes);
-  app->add_option("--allreduce-bytes", o->allreduce_bytes, "Size of the per-node and whole-job allreduce")
-      ->option_text("SIZE")
-      ->group(probes);
-  app->add_option("--link-bytes", o->link_bytes, "Messages of the pairwise bandwidth test (4 in flight)")
-      ->option_text("SIZE")
-      ->group(probes);
-  app->add_option("--rules", o->rules, "JSON file of absolute rules for a known cluster type")
-      ->option_text("PATH")
-      ->group(groups::kVerification)
-      ->check(non_empty_path());
-  app->add_option("--expect-busbw", o->expect_busbw, "The whole job's allreduce must reach this bus bandwidth")
-      ->option_text("GB/S")
-      ->default_str("")  // none
-      ->group(groups::kVerification);
-  app->add_option("--late-start", o->late_start_s, "A node whose rank began this long after the first is degraded")
-      ->option_text("SECONDS")
-      ->group(groups::kVerification)
-      ->check(CLI::Range(0.0, 86400.0));
-  app->add_option("--tolerance", o->tolerance_pct, "Degraded when this far below the median (and 4 MADs)")
-      ->option_text("PERCENT")
-      ->default_str("25%")
-      ->group(groups::kVerification)
-      ->transform(percentage(0, 100));
-  app->add_option("--links", o->links,
-                  fmt::format("Link pairs: every pair, or a scaled schedule (n log n pairs); auto: every pair up to {} "
-                              "nodes",
-                              health::kEveryPairUpToNodes))
-      ->option_text("MODE")
-      ->default_str("auto")
-      ->group(probes)
-      ->check(one_of({"auto", "all", "scaled"}));
-  app->add_option("--link-seed", o->link_seed, "Seed of the scaled schedule's random ring (other seeds, other pairs)")
-      ->option_text("N")
-      ->default_str("1")
-      ->group(probes);
-  app->add_option("--plan-links", o->plan_links,
-                  "Print the link schedule for N nodes (pairs, rounds, predicted time) and run nothing")
-      ->option_text("N")
-      ->default_str("")  // none: run the check
-      ->group(probes)
-      ->check(in_range(2, kMaxPlannedNodes, "node count"));
-  app->add_option("--round-seconds", o->round_seconds, "--plan-links: the link phase's cost per round")
-      ->option_text("SECONDS")
-      ->default_str(fmt::format("{:g}", health::kMeasuredRoundSeconds))
-      ->group(probes)
-      ->check(positive_number("seconds", 3600));
-  add_report_options(*app, o->reports);
-  app->add_option("--detail", o->detail,
-                  fmt::format("What the reports keep: every check, or problems (those not healthy, and per node a "
-                              "summary); auto: every check up to {} nodes",
-                              health::kEveryCheckUpToNodes))
-      ->option_text("WHAT")
-      ->default_str("auto")
-      ->group(groups::kReports)
-      ->check(one_of({"auto", "all", "problems"}));
-  app->add_option("--prom", o->prom, "Write Prometheus text for node-exporter's textfile collector")
-      ->option_text("PATH")
-      ->group(groups::kReports)
-      ->check(non_empty_path());
+  add_probe_size_options(*app, *o);
+  add_judgement_options(*app, *o);
+  add_link_schedule_options(*app, *o);
+  add_health_report_options(*app, *o);
   add_backend_option(*app, o->backend);
   add_launcher_option(*app, o->launcher);
   app->add_option("-T,--timeout", o->timeout_s, "Seconds each phase may take; late ranks are named")
       ->option_text("SECONDS")
       ->group(groups::kLaunch);
-  commands.push_back({app,
-                      [o, app](Invocation& inv) {
-                        const health::HealthPlan plan = make_health_plan(*o);  // bad input fails before MPI
-                        if (o->plan_links > 0) {
-                          // No job: the schedule only, from the same code the check runs.
-                          const auto links = health::plan_links(o->plan_links, plan.links, plan.link_seed,
-                                                                o->round_seconds);
-                          for (const auto& line : health::link_plan_lines(links, o->plan_links <= kListedRoundsNodes)) {
-                            fmt::print("{}\n", line);
-                          }
-                          return 0;
-                        }
-                        RunSettings s;
-                        s.backend = o->backend;
-                        s.launcher = o->launcher;
-                        s.backend_options.timeout_s = o->timeout_s;
-                        // The watchdog is the backstop behind the phases' own bounds: a phase, its grace
-                        // periods, and the verdict.
-                        s.timeout_s = 3 * o->timeout_s + 30;
-                        s.leave_timeout_s = o->timeout_s;
-                        s.timeout_exit_code = static_cast<int>(health::Status::unknown);
-                        s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
-                        s.reports = o->reports;
-                        s.ignored_options = given_but_unused(*app, health_unused_by(plan));
-                        health::HealthBenchmark benchmark(plan);
-                        return run_benchmark(inv, s, benchmark);
-                      },
+  commands.push_back({app, [o, app](Invocation& inv) { return run_health(inv, *o, *app); },
                       [](ExitCode) { return static_cast<int>(health::Status::unknown); }});
 }
 

@@ -211,18 +211,19 @@ std::string HelpFormatter::make_option_desc(const CLI::Option* option) const {
   return text + (text.empty() ? "" : " ") + fmt::format("(default:{}{})", kNoBreakSpace, shown);
 }
 
-std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
-  if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
-  const std::size_t w = width();
-  std::vector<Section> sections;
+namespace {
 
-  // Arguments, then options by group.
+// The arguments, if the command takes any.
+void add_positionals(const HelpFormatter& f, const CLI::App* app, std::vector<Section>& sections) {
   const auto positionals = app->get_options([](const CLI::Option* o) { return o->get_positional(); });
-  if (!positionals.empty()) {
-    Section s{get_label("Positionals"), {}};
-    for (const CLI::Option* o : positionals) s.entries.push_back({make_option_name(o, true), make_option_desc(o)});
-    sections.push_back(std::move(s));
-  }
+  if (positionals.empty()) return;
+  Section s{f.get_label("Positionals"), {}};
+  for (const CLI::Option* o : positionals) s.entries.push_back({f.make_option_name(o, true), f.make_option_desc(o)});
+  sections.push_back(std::move(s));
+}
+
+// The options, a section per group.
+void add_option_groups(const HelpFormatter& f, const CLI::App* app, std::vector<Section>& sections) {
   const bool is_root = app->get_parent() == nullptr;
   const auto shown = [&](const CLI::Option* opt) {  // a subcommand's --help need not list --help
     return !opt->get_group().empty() && opt->get_group() != groups::kHidden && opt->nonpositional() &&
@@ -234,15 +235,18 @@ std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI:
   const bool short_names =
       std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return !o->get_snames().empty(); });
   for (const std::string& group : ordered_groups(app->get_groups())) {
-    Section s{section_title(*this, group), {}};
+    Section s{section_title(f, group), {}};
     for (const CLI::Option* o : options) {
       if (o->get_group() != group) continue;
       const std::string pad = short_names && o->get_snames().empty() ? spaces(4) : "";
-      s.entries.push_back({pad + make_option_name(o, false) + make_option_opts(o), make_option_desc(o)});
+      s.entries.push_back({pad + f.make_option_name(o, false) + f.make_option_opts(o), f.make_option_desc(o)});
     }
     if (!s.entries.empty()) sections.push_back(std::move(s));
   }
-  // Commands, by group, in the order the groups first appear.
+}
+
+// The commands, by group, in the order the groups first appear.
+void add_command_groups(const CLI::App* app, std::vector<Section>& sections) {
   std::vector<std::string> command_groups;
   for (const CLI::App* sub : app->get_subcommands({})) {
     if (!sub->get_name().empty() && std::find(command_groups.begin(), command_groups.end(), sub->get_group()) ==
@@ -259,37 +263,58 @@ std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI:
     }
     sections.push_back(std::move(s));
   }
+}
 
-  // One column for the whole page, as wide as its widest name, within two fifths of the width.
+// One column for the whole page, as wide as its widest name, within two fifths of the width.
+std::size_t text_column(const std::vector<Section>& sections, std::size_t w) {
   std::size_t widest = 0;
   for (const Section& s : sections) {
     for (const Entry& e : s.entries) widest = std::max(widest, display_width(e.head));
   }
-  const std::size_t column = std::min(kIndent + widest + kGap, std::max<std::size_t>(w * 2 / 5, 16));
+  return std::min(kIndent + widest + kGap, std::max<std::size_t>(w * 2 / 5, 16));
+}
 
+// The non-empty lines of `text` wrapped to `w`.
+std::string wrapped_lines(std::string_view text, std::size_t w) {
   std::string out;
-  for (const std::string& line : wrap_text(app->get_description(), w)) {
+  for (const std::string& line : wrap_text(text, w)) {
     if (!line.empty()) out += line + '\n';
   }
-  for (const std::string& line : wrap_text(make_usage(app, name), w)) {
-    if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// The footer after a blank line, each of its lines wrapped alone.
+std::string footer_text(const std::string& footer, std::size_t w) {
+  if (footer.empty()) return {};
+  std::string out = "\n";
+  std::size_t start = 0;
+  while (start <= footer.size()) {
+    std::size_t end = footer.find('\n', start);
+    if (end == std::string::npos) end = footer.size();
+    out += wrap_footer_line(std::string_view(footer).substr(start, end - start), w);
+    start = end + 1;
   }
+  return out;
+}
+
+}  // namespace
+
+std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
+  if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+  const std::size_t w = width();
+  // Arguments, then options by group, then commands.
+  std::vector<Section> sections;
+  add_positionals(*this, app, sections);
+  add_option_groups(*this, app, sections);
+  add_command_groups(app, sections);
+  const std::size_t column = text_column(sections, w);
+
+  std::string out = wrapped_lines(app->get_description(), w) + wrapped_lines(make_usage(app, name), w);
   for (const Section& s : sections) {
     out += "\n" + s.title + ":\n";
     for (const Entry& e : s.entries) out += hanging(spaces(kIndent) + e.head, e.text, column, w);
   }
-  const std::string footer = app->get_footer();
-  if (!footer.empty()) {
-    out += '\n';
-    std::size_t start = 0;
-    while (start <= footer.size()) {
-      std::size_t end = footer.find('\n', start);
-      if (end == std::string::npos) end = footer.size();
-      out += wrap_footer_line(std::string_view(footer).substr(start, end - start), w);
-      start = end + 1;
-    }
-  }
-  return out;
+  return out + footer_text(app->get_footer(), w);
 }
 
 }  // namespace distbench::cli

@@ -272,47 +272,46 @@ std::string ranks_text(const std::vector<int>& ranks, const RunInfo& info) {
   return out;
 }
 
-// The run finished: the complete report (its warnings: the benchmark's, the backend's cautions, then the options it
-// ignored), the verdict on stderr, and the exit code every rank leaves with.
-int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
-           ReporterSet* reporters, RunEnding& ending, Watchdog& watchdog) {
-  RunInfo& info = start.info;
-  const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective (bounded): before the report
-  int root_code = static_cast<int>(ExitCode::ok);  // the verdict: the root's (it alone judged the floor)
-  if (outcome.exit_code) {
-    root_code = *outcome.exit_code;
-  } else if (outcome.wrong > 0) {
-    root_code = static_cast<int>(ExitCode::wrong_results);
-  } else if (!outcome.below_floor.empty()) {
-    root_code = static_cast<int>(ExitCode::below_floor);
-  }
-  Farewell farewell;
-  const double bound = settings.leave_bound_s();
-  {
-    // The watchdog is the backstop behind the farewell's own deadlines (the root's, then the others' as long again).
-    const ArmedStep step = watchdog.arm(StepKind::finish, "leaving together: every rank present, the verdict shared",
-                                        3 * bound + 1);
-    farewell = say_farewell(connector, root_code, bound);
-  }
+// The verdict every rank leaves with: the root's (it alone judged the floor).
+int verdict_code(const BenchmarkOutcome& outcome) {
+  if (outcome.exit_code) return *outcome.exit_code;
+  if (outcome.wrong > 0) return static_cast<int>(ExitCode::wrong_results);
+  if (!outcome.below_floor.empty()) return static_cast<int>(ExitCode::below_floor);
+  return static_cast<int>(ExitCode::ok);
+}
+
+// The watchdog is the backstop behind the farewell's own deadlines (the root's, then the others' as long again).
+Farewell leave_together(Connector& connector, Watchdog& watchdog, int root_code, double bound) {
+  const ArmedStep step =
+      watchdog.arm(StepKind::finish, "leaving together: every rank present, the verdict shared", 3 * bound + 1);
+  return say_farewell(connector, root_code, bound);
+}
+
+// Why the run ends abandoned after all, or nothing: a rank the root did not hear from, or this rank frozen too long.
+std::string abandoned_at_farewell(const Farewell& farewell, const Watchdog& watchdog, const RunInfo& info,
+                                  double bound) {
   if (!farewell.missing.empty()) {
-    outcome.abandon = fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
-                                  "hung or gone; every case above was measured",
-                                  ranks_text(farewell.missing, info), bound);
-  } else if (const std::optional<double> frozen = watchdog.frozen_longer_than(bound)) {
+    return fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
+                       "hung or gone; every case above was measured",
+                       ranks_text(farewell.missing, info), bound);
+  }
+  if (const std::optional<double> frozen = watchdog.frozen_longer_than(bound)) {
     // This rank was stopped (or its host frozen) as the run ended, longer than the others wait for each other: they
     // have given up on it and are leaving.
-    outcome.abandon = fmt::format("this rank was stopped (or its host frozen) for {:.1f} s as the run ended: the "
-                                  "others did not wait past {:g} s (-T/--timeout); every case above was measured",
-                                  *frozen, bound);
+    return fmt::format("this rank was stopped (or its host frozen) for {:.1f} s as the run ended: the "
+                       "others did not wait past {:g} s (-T/--timeout); every case above was measured",
+                       *frozen, bound);
   }
-  if (!outcome.abandon.empty()) {
-    outcome.exit_code = settings.timeout_exit_code;
-    ending.abandon(outcome, StepKind::finish);
-  }
-  std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
+  return {};
+}
+
+// The complete report's run info and warnings: the benchmark's, the machine's, the backend's cautions, then the
+// options it ignored.
+void complete_run_info(RunInfo& info, BenchmarkOutcome& outcome, const RunSettings& settings, const RunStart& start,
+                       const CpuDistance& cpu_distance, bool root) {
   info.status = "complete";
   info.end_time = iso_time_now();
-  if (reporters) {
+  if (root) {
     note_steal_time(info, outcome.warnings, start.ticks);
     if (auto late = late_start_warning(info.startup)) outcome.warnings.push_back(std::move(*late));
     note_cpu_distance(info, outcome.warnings, start.cpu_distance, cpu_distance);
@@ -325,17 +324,40 @@ int finish(Connector& connector, const RunSettings& settings, RunStart start, Be
   outcome.warnings.insert(outcome.warnings.end(), start.cautions.begin(), start.cautions.end());
   outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());
   info.warnings = outcome.warnings;
-  if (reporters) {
-    const ArmedStep writing = watchdog.arm(StepKind::report, "writing the complete report");
-    reporters->end(info);
-    std::cout.flush();
-    print_warnings(outcome.warnings);
-    if (outcome.wrong > 0) {
-      fmt::print(stderr, "error: {} elements were wrong; the results above are not trustworthy\n", outcome.wrong);
-    } else if (!outcome.below_floor.empty()) {
-      fmt::print(stderr, "error: below the bandwidth floor: {}\n", outcome.below_floor);
-    }
+}
+
+// The root's complete report, its warnings and the verdict on stderr.
+void write_complete_report(ReporterSet& reporters, const RunInfo& info, const BenchmarkOutcome& outcome,
+                           Watchdog& watchdog) {
+  const ArmedStep writing = watchdog.arm(StepKind::report, "writing the complete report");
+  reporters.end(info);
+  std::cout.flush();
+  print_warnings(outcome.warnings);
+  if (outcome.wrong > 0) {
+    fmt::print(stderr, "error: {} elements were wrong; the results above are not trustworthy\n", outcome.wrong);
+  } else if (!outcome.below_floor.empty()) {
+    fmt::print(stderr, "error: below the bandwidth floor: {}\n", outcome.below_floor);
   }
+}
+
+// The run finished: every rank leaves together with the root's verdict, the root writes the complete report, and
+// each returns the exit code every rank leaves with.
+int finish(Connector& connector, const RunSettings& settings, RunStart start, BenchmarkOutcome outcome,
+           ReporterSet* reporters, RunEnding& ending, Watchdog& watchdog) {
+  RunInfo& info = start.info;
+  const CpuDistance cpu_distance = start.cpus->measure(kCpuDistanceBudget);  // collective (bounded): before the report
+  const double bound = settings.leave_bound_s();
+  const Farewell farewell = leave_together(connector, watchdog, verdict_code(outcome), bound);
+  if (std::string why = abandoned_at_farewell(farewell, watchdog, info, bound); !why.empty()) {
+    outcome.abandon = std::move(why);
+  }
+  if (!outcome.abandon.empty()) {
+    outcome.exit_code = settings.timeout_exit_code;
+    ending.abandon(outcome, StepKind::finish);
+  }
+  std::unique_lock finishing = ending.hold();  // a watchdog firing now (the last step overran) waits for the report
+  complete_run_info(info, outcome, settings, start, cpu_distance, reporters != nullptr);
+  if (reporters) write_complete_report(*reporters, info, outcome, watchdog);
   finishing.unlock();
   ending.reports_closed();
   return farewell.code;

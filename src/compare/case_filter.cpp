@@ -10,7 +10,7 @@
 #include <cmath>
 #include <optional>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // A number, or a size with a binary suffix; nullopt when neither.
@@ -97,4 +97,4 @@ bool matches(const Record& record, const std::vector<Condition>& conditions) {
   return true;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

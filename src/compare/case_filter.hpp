@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 struct Condition {
   std::string key;
@@ -23,4 +23,4 @@ std::vector<Condition> parse_filter(std::string_view expr);
 // Whether `record` meets every condition. A condition on a parameter the record does not have fails.
 bool matches(const Record& record, const std::vector<Condition>& conditions);
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <set>
 
-namespace distbench::compare_detail {
+namespace distbench::compare::detail {
 
 double median(std::vector<double> v) {
   if (v.empty()) return kNotMeasured;
@@ -345,4 +345,4 @@ void conclude(Comparison& out, std::string_view unknown_why) {
   }
 }
 
-}  // namespace distbench::compare_detail
+}  // namespace distbench::compare::detail

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench::compare_detail {
+namespace distbench::compare::detail {
 
 double median(std::vector<double> v);  // kNotMeasured when empty
 
@@ -94,4 +94,4 @@ double geometric_mean_ratio(const Comparison& c);
 // UNKNOWN ones), and sets `not_judged` when baseline cases are missing from the candidate without allow_missing.
 void conclude(Comparison& out, std::string_view unknown_why);
 
-}  // namespace distbench::compare_detail
+}  // namespace distbench::compare::detail

@@ -23,7 +23,7 @@
 
 extern char** environ;
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -90,57 +90,45 @@ std::vector<std::string> environment_with(const std::vector<std::string>& added)
   return out;
 }
 
-}  // namespace
-
-CommandOutcome CommandRunner::run(const std::string& command, const std::string& log_path, double timeout_s,
-                                  const std::vector<std::string>& environment) {
-  const OwnedFd log(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (log.get() < 0) {
-    throw failure(fmt::format("cannot write the run's log {}: {} (is its folder writable?)", excerpt(log_path),
-                              std::strerror(errno)));
+// `/bin/sh -c command` and its environment, as the keeper executes them: everything the keeper uses is made before
+// the fork, and after it the keeper only makes system calls.
+class ShellCommand {
+ public:
+  ShellCommand(const std::string& command, const std::vector<std::string>& environment)
+      : text_(command), env_(environment_with(environment)) {
+    for (std::string& e : env_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
   }
-  const OwnedFd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  int ends[2];
-  if (null_input.get() < 0 || ::pipe2(ends, O_CLOEXEC) != 0) {
-    throw failure(fmt::format("cannot prepare the run of '{}': {}", excerpt(command), std::strerror(errno)));
-  }
-  OwnedFd read_end(ends[0]), write_end(ends[1]);
-  ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
+  ShellCommand(const ShellCommand&) = delete;
+  ShellCommand& operator=(const ShellCommand&) = delete;
+  char* const* argv() const { return argv_; }
+  char* const* envp() const { return envp_.data(); }
 
-  // Everything the keeper uses is made here, before the fork: after it, the keeper only makes system calls.
-  std::string shell = "/bin/sh", dash_c = "-c", text = command;
-  char* argv[] = {shell.data(), dash_c.data(), text.data(), nullptr};
-  std::vector<std::string> env = environment_with(environment);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  SharedWithKeeper shared;
+ private:
+  std::string shell_ = "/bin/sh", dash_c_ = "-c", text_;
+  char* argv_[4] = {shell_.data(), dash_c_.data(), text_.data(), nullptr};
+  std::vector<std::string> env_;
+  std::vector<char*> envp_;
+};
+
+// The keeper's orders: the command, its input, its output's pipe and log, its deadline and grace.
+KeeperPlan keeper_plan(const ShellCommand& shell, int stdin_fd, int write_fd, int read_fd, int log_fd,
+                       double timeout_s) {
   KeeperPlan plan;
-  plan.argv = argv;
-  plan.envp = envp.data();
-  plan.stdin_fd = null_input.get();
-  plan.output_write_fd = write_end.get();
-  plan.output_read_fd = read_end.get();
-  plan.log_fd = log.get();
+  plan.argv = shell.argv();
+  plan.envp = shell.envp();
+  plan.stdin_fd = stdin_fd;
+  plan.output_write_fd = write_fd;
+  plan.output_read_fd = read_fd;
+  plan.log_fd = log_fd;
   plan.timeout_ns = timeout_nanoseconds(timeout_s);
   plan.grace_ns = timeout_nanoseconds(kKeeperGraceSeconds);
   plan.parent = ::getpid();
+  return plan;
+}
 
-  const auto start = Clock::now();
-  const pid_t keeper = ::fork();
-  if (keeper < 0) {
-    throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(errno)));
-  }
-  if (keeper == 0) run_keeper(plan, shared.get());
-  keeper_.store(keeper);
-  write_end.reset();
-  read_end.reset();
-  int status = 0;
-  while (::waitpid(keeper, &status, 0) < 0 && errno == EINTR) {
-  }
-  keeper_.store(0);
-
-  const KeeperShared& r = shared.get();
+// What the keeper found, once it has exited (`status`: its wait status); throws when it could not do its work.
+CommandOutcome outcome_of(const KeeperShared& r, int status, const std::string& command, Clock::time_point start) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw failure(fmt::format("the process keeping '{}' ended with status {}", excerpt(command), status_of(status)));
   }
@@ -161,6 +149,43 @@ CommandOutcome CommandRunner::run(const std::string& command, const std::string&
   out.output_dropped = r.output_dropped;
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
+}
+
+}  // namespace
+
+CommandOutcome CommandRunner::run(const std::string& command, const std::string& log_path, double timeout_s,
+                                  const std::vector<std::string>& environment) {
+  const OwnedFd log(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (log.get() < 0) {
+    throw failure(fmt::format("cannot write the run's log {}: {} (is its folder writable?)", excerpt(log_path),
+                              std::strerror(errno)));
+  }
+  const OwnedFd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  int ends[2];
+  if (null_input.get() < 0 || ::pipe2(ends, O_CLOEXEC) != 0) {
+    throw failure(fmt::format("cannot prepare the run of '{}': {}", excerpt(command), std::strerror(errno)));
+  }
+  OwnedFd read_end(ends[0]), write_end(ends[1]);
+  ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
+  const ShellCommand shell(command, environment);
+  SharedWithKeeper shared;
+  const KeeperPlan plan =
+      keeper_plan(shell, null_input.get(), write_end.get(), read_end.get(), log.get(), timeout_s);
+
+  const auto start = Clock::now();
+  const pid_t keeper = ::fork();
+  if (keeper < 0) {
+    throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(errno)));
+  }
+  if (keeper == 0) run_keeper(plan, shared.get());
+  keeper_.store(keeper);
+  write_end.reset();
+  read_end.reset();
+  int status = 0;
+  while (::waitpid(keeper, &status, 0) < 0 && errno == EINTR) {
+  }
+  keeper_.store(0);
+  return outcome_of(shared.get(), status, command, start);
 }
 
 void CommandRunner::stop(double wait_s) {
@@ -199,4 +224,4 @@ std::string last_line_of(const std::string& path) {
   return "";
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 struct CommandOutcome {
   int status = 0;                  // the exit status as a shell reports it (128 + N when ended by signal N)
@@ -41,4 +41,4 @@ class CommandRunner {
 // For error messages.
 std::string last_line_of(const std::string& path);
 
-}  // namespace distbench
+}  // namespace distbench::compare

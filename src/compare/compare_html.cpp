@@ -11,7 +11,7 @@
 #include <cmath>
 #include <map>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // The cases grouped by every parameter but the size (one plot each), in first-seen order.
@@ -141,4 +141,4 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

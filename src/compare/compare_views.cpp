@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 std::string value_text(const Comparison& c, double v) {
@@ -201,4 +201,4 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 struct CompareSources {
   std::vector<std::string> baselines;  // file names, as given
@@ -20,4 +20,4 @@ std::string compare_json(const Comparison& c, const CompareSources& sources);
 std::string compare_junit(const Comparison& c, const CompareSources& sources);
 std::string compare_html(const Comparison& c, const CompareSources& sources);
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -14,8 +14,8 @@
 #include <optional>
 #include <set>
 
-namespace distbench {
-using namespace compare_detail;
+namespace distbench::compare {
+using namespace detail;
 namespace {
 
 // The verdict and the rule that decided it. A change is SLOWER (FASTER) only when four rules all hold for it: the
@@ -226,4 +226,4 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 enum class CompareMetric { time, busbw, algbw };
 std::string_view name(CompareMetric m);
@@ -76,4 +76,4 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const ParsedReport& candidate,
                            const CompareOptions& options);
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 namespace fs = std::filesystem;
@@ -64,7 +64,7 @@ ParsedReport judged_report(const CommandOutcome& r, const std::string& which, co
     if (fs::exists(report, ec)) {
       try {
         const ParsedReport parsed = read_report_file(report);
-        if (const std::string wrong = compare_detail::wrong_cases(parsed, {}); !wrong.empty()) {
+        if (const std::string wrong = detail::wrong_cases(parsed, {}); !wrong.empty()) {
           throw Error(ExitCode::wrong_results,
                       fmt::format("{} exited with status {} and its report counts wrong elements: {}; fix the results "
                                   "before judging the speed",
@@ -151,4 +151,4 @@ InterleavedRuns run_interleaved(const InterleavedPlan& plan, CommandRunner& runn
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 // The variable that holds a run's report path in its environment; "{report}" in a command stands for it.
 inline constexpr const char* kReportVariable = "DISTBENCH_REPORT";
@@ -48,4 +48,4 @@ void check_runs_dir_name(const std::string& dir, const std::string& what);
 InterleavedRuns run_interleaved(const InterleavedPlan& plan, CommandRunner& runner,
                                 const std::function<void(const std::string&)>& progress);
 
-}  // namespace distbench
+}  // namespace distbench::compare

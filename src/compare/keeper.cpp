@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 constexpr int kParentDied = SIGUSR1;  // the parent-death signal: compare ended, however
@@ -227,4 +227,4 @@ class Keeper {
 
 void run_keeper(const KeeperPlan& plan, KeeperShared& shared) { Keeper(plan, shared).run(); }
 
-}  // namespace distbench
+}  // namespace distbench::compare

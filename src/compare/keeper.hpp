@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <sys/types.h>
 
-namespace distbench {
+namespace distbench::compare {
 
 inline constexpr double kKeeperGraceSeconds = 5;         // SIGTERM, then this long before SIGKILL
 inline constexpr double kKeeperKillWaitSeconds = 30;     // SIGKILL, then at most this long for the processes to go
@@ -65,4 +65,4 @@ struct KeeperShared {
 // Runs the command and ends it as the header says, then _exit(0). Never returns. Call in the child of fork().
 [[noreturn]] void run_keeper(const KeeperPlan& plan, KeeperShared& shared);
 
-}  // namespace distbench
+}  // namespace distbench::compare

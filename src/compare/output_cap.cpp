@@ -5,7 +5,7 @@
 #include <cstring>
 #include <unistd.h>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // `text` appended at `at` within `capacity`; the new end.
@@ -90,4 +90,4 @@ void OutputCap::finish() {
   ring_used_ = ring_next_ = 0;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

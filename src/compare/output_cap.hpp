@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::compare {
 
 inline constexpr std::size_t kOutputHeadBytes = 1 << 20;  // the log keeps a run's first MiB of output
 inline constexpr std::size_t kOutputTailBytes = 1 << 20;  // and its last MiB
@@ -41,4 +41,4 @@ std::size_t dropped_line(char* out, std::size_t capacity, std::uint64_t dropped,
 // write(2) of all `n` bytes, retried on EINTR and short writes; false when the file refuses them.
 bool write_all(int fd, const char* data, std::size_t n);
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -11,13 +11,14 @@
 #include <cmath>
 #include <utility>
 
-namespace distbench {
-using namespace compare_detail;
+namespace distbench::compare {
+using namespace detail;
 namespace {
 
 // One case's paired evidence: each round's run medians (us), in round order.
 struct Rounds {
   std::vector<double> base_us, cand_us;
+  std::vector<std::string> absent;  // the runs that lack it: "round 3's candidate run", ...
 };
 
 // The verdict of one case from its rounds, and the rule that decided it: SLOWER (FASTER) needs the signed-rank test
@@ -73,10 +74,9 @@ void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
   }
 }
 
-}  // namespace
-
-Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
-                          const CompareOptions& options) {
+// The runs pair up, a baseline and a candidate a round, each comparable with the first candidate run.
+void check_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
+                  const CompareOptions& options) {
   if (baseline.empty() || baseline.size() != candidate.size()) {
     throw usage_error(fmt::format("an interleaved comparison needs one baseline run and one candidate run a round "
                                   "(got {} and {})",
@@ -88,9 +88,61 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     check_comparable(candidate[i], first, fmt::format("round {}'s candidate run", i + 1));
   }
   check_inputs(baseline, candidate, options, "baseline run", "candidate run");
+}
 
+// Each side's run median of this case in every round, paired by round; the rounds that lack either are absent.
+Rounds paired_rounds(const Pooled& bp, const Pooled& cp, std::size_t rounds) {
+  std::vector<double> base_of_round(rounds, kNotMeasured), cand_of_round(rounds, kNotMeasured);
+  for (std::size_t i = 0; i < bp.median_runs.size(); ++i) base_of_round[bp.median_runs[i]] = bp.run_medians_us[i];
+  for (std::size_t i = 0; i < cp.median_runs.size(); ++i) cand_of_round[cp.median_runs[i]] = cp.run_medians_us[i];
+  Rounds r;
+  for (std::size_t i = 0; i < rounds; ++i) {
+    for (const auto& [side, value] : {std::pair{"baseline", base_of_round[i]}, {"candidate", cand_of_round[i]}}) {
+      if (!std::isfinite(value)) r.absent.push_back(fmt::format("round {}'s {} run", i + 1, side));
+    }
+    if (!std::isfinite(base_of_round[i]) || !std::isfinite(cand_of_round[i])) continue;
+    r.base_us.push_back(base_of_round[i]);
+    r.cand_us.push_back(cand_of_round[i]);
+  }
+  return r;
+}
+
+// A case's figures from its paired rounds, and its verdict: judged, or UNKNOWN when some round lacks it (named in
+// `partial`).
+void compare_case_rounds(CaseComparison& c, const Rounds& r, const Bandwidth& bw, const CompareOptions& options,
+                         std::vector<std::string>& partial) {
+  c.base_runs = c.cand_runs = r.base_us.size();
+  c.base = metric_of(options.metric, median(r.base_us), bw);
+  c.cand = metric_of(options.metric, median(r.cand_us), bw);
+  if (r.absent.empty()) {
+    judge_rounds(c, r, options);
+    return;
+  }
+  c.verdict = Verdict::unknown;
+  c.reason = fmt::format("missing or skipped in {}: a case must be measured in every run of both sides to be "
+                         "paired, and the round it lacks may be the one that shows a regression",
+                         listed(r.absent, "run"));
+  partial.push_back(fmt::format("{} (not in {})", c.label, listed(r.absent, "run")));
+}
+
+// A case that some round lacks fails the gate closed, --allow-missing or not: it was not measured where it may
+// have regressed (--allow-missing passes cases the candidate never measured, which are MISSING).
+void refuse_partial_cases(Comparison& out, const std::vector<std::string>& partial) {
+  if (partial.empty()) return;
+  const std::string cases = partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size());
+  const std::string why = fmt::format("{} not measured in every round: {}; measure again (a case skipped in one "
+                                      "round, e.g. by a memory check, may be skipped where it regressed)",
+                                      cases, listed(partial, "case"));
+  out.not_judged = out.not_judged.empty() ? why : out.not_judged + "; " + why;
+}
+
+}  // namespace
+
+Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
+                          const CompareOptions& options) {
+  check_rounds(baseline, candidate, options);
   Comparison out;
-  out.benchmark = first.benchmark;
+  out.benchmark = candidate.front().benchmark;
   out.options = options;
   out.metric_unit = options.metric == CompareMetric::time ? "us" : "GB/s";
   out.baseline_runs = baseline.size();
@@ -106,48 +158,13 @@ Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::
     CaseComparison c = begin_case(cp, keys);
     const Bandwidth bw = bandwidth_of(*cp.record);
     if (match_baseline(out, c, cp, base, key) == nullptr) continue;  // NEW
-    // Each side's run median of this case in every round, paired by round.
-    const Pooled& bp = base.cases.at(key);
-    std::vector<double> base_of_round(candidate.size(), kNotMeasured), cand_of_round(candidate.size(), kNotMeasured);
-    for (std::size_t i = 0; i < bp.median_runs.size(); ++i) base_of_round[bp.median_runs[i]] = bp.run_medians_us[i];
-    for (std::size_t i = 0; i < cp.median_runs.size(); ++i) cand_of_round[cp.median_runs[i]] = cp.run_medians_us[i];
-    Rounds r;
-    std::vector<std::string> absent;  // "round 3's candidate run", ...
-    for (std::size_t i = 0; i < candidate.size(); ++i) {
-      for (const auto& [side, value] : {std::pair{"baseline", base_of_round[i]}, {"candidate", cand_of_round[i]}}) {
-        if (!std::isfinite(value)) absent.push_back(fmt::format("round {}'s {} run", i + 1, side));
-      }
-      if (!std::isfinite(base_of_round[i]) || !std::isfinite(cand_of_round[i])) continue;
-      r.base_us.push_back(base_of_round[i]);
-      r.cand_us.push_back(cand_of_round[i]);
-    }
-    c.base_runs = c.cand_runs = r.base_us.size();
-    c.base = metric_of(options.metric, median(r.base_us), bw);
-    c.cand = metric_of(options.metric, median(r.cand_us), bw);
-    if (!absent.empty()) {
-      c.verdict = Verdict::unknown;
-      c.reason = fmt::format("missing or skipped in {}: a case must be measured in every run of both sides to be "
-                             "paired, and the round it lacks may be the one that shows a regression",
-                             listed(absent, "run"));
-      partial.push_back(fmt::format("{} (not in {})", c.label, listed(absent, "run")));
-    } else {
-      judge_rounds(c, r, options);
-    }
+    compare_case_rounds(c, paired_rounds(base.cases.at(key), cp, candidate.size()), bw, options, partial);
     out.cases.push_back(std::move(c));
   }
   add_missing_cases(out, base, keys);
   conclude(out, "could not be paired or tested; see each case's reason");
-  // A case that some round lacks fails the gate closed, --allow-missing or not: it was not measured where it may
-  // have regressed (--allow-missing passes cases the candidate never measured, which are MISSING).
-  if (!partial.empty()) {
-    const std::string cases =
-        partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size());
-    const std::string why = fmt::format("{} not measured in every round: {}; measure again (a case skipped in one "
-                                        "round, e.g. by a memory check, may be skipped where it regressed)",
-                                        cases, listed(partial, "case"));
-    out.not_judged = out.not_judged.empty() ? why : out.not_judged + "; " + why;
-  }
+  refuse_partial_cases(out, partial);
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

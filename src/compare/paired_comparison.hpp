@@ -10,7 +10,7 @@
 
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 // `baseline[i]` and `candidate[i]` are round i's runs (the same count a side). Throws as compare_reports does (reports
 // of other benchmarks, world sizes or backends; a run that did not complete; nothing that could be judged). A case
@@ -19,4 +19,4 @@ namespace distbench {
 Comparison compare_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
                           const CompareOptions& options);
 
-}  // namespace distbench
+}  // namespace distbench::compare

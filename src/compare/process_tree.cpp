@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // The record getdents64(2) fills (glibc has no declaration of it under every configuration).
@@ -125,4 +125,4 @@ std::size_t scan_processes(ProcessEntry* entries, std::size_t capacity, char* de
   return count;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

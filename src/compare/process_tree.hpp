@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <sys/types.h>
 
-namespace distbench {
+namespace distbench::compare {
 
 struct ProcessEntry {  // no default values: a table of them is left untouched until it is written
   pid_t pid, parent;
@@ -31,4 +31,4 @@ std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t 
 // bytes) is scratch space for the directory's entries. A process that ends while it is read is left out.
 std::size_t scan_processes(ProcessEntry* entries, std::size_t capacity, char* dents, std::size_t dents_size);
 
-}  // namespace distbench
+}  // namespace distbench::compare

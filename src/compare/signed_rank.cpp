@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // Above this many differences the exact distribution is replaced by the normal approximation (2^60 arrangements
@@ -115,4 +115,4 @@ CentreEstimate hodges_lehmann_centre(std::span<const double> differences, double
   return out;
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <span>
 
-namespace distbench {
+namespace distbench::compare {
 
 // Two-sided p-value that the differences are centred on 0. Zeros are dropped (Wilcoxon's convention); exact (the
 // signed-rank distribution counted) when no two |differences| tie and at most 60 remain, else the normal
@@ -30,4 +30,4 @@ struct CentreEstimate {
 // of the Walsh averages.
 CentreEstimate hodges_lehmann_centre(std::span<const double> differences, double confidence);
 
-}  // namespace distbench
+}  // namespace distbench::compare

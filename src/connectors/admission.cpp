@@ -5,38 +5,38 @@
 #include <algorithm>
 #include <array>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
-bool read_toward_frame(const net::Socket& socket, wire::FrameReader& reader) {
+bool read_toward_frame(const Socket& socket, FrameReader& reader) {
   std::array<std::byte, 64 * 1024> chunk{};
   while (true) {
     const std::size_t want = std::min(reader.wanted(), chunk.size());
     if (want == 0) return true;  // a whole frame, or a bad header: the reader says which
-    net::Status status;
-    const long n = net::read_some(socket, std::span(chunk.data(), want), status);
+    Status status;
+    const long n = read_some(socket, std::span(chunk.data(), want), status);
     if (n == -1) return true;
     if (n <= 0) return false;
     reader.feed(std::span(chunk.data(), static_cast<std::size_t>(n)));
   }
 }
 
-Admission::Admission(std::vector<net::Socket> listeners) : listeners_(std::move(listeners)) {}
+Admission::Admission(std::vector<Socket> listeners) : listeners_(std::move(listeners)) {}
 
 std::deque<Admission::Pending>::iterator Admission::find(ConnectionId id) {
   return std::find_if(pending_.begin(), pending_.end(), [id](const Pending& p) { return p.id == id; });
 }
 
-std::vector<Admission::Event> Admission::round(net::Deadline deadline) {
+std::vector<Admission::Event> Admission::round(Deadline deadline) {
   std::vector<Event> events;
   std::vector<pollfd> fds;
   for (const auto& l : listeners_) fds.push_back({l.fd(), POLLIN, 0});
   for (const auto& p : pending_) fds.push_back({p.socket.fd(), static_cast<short>(p.framed ? 0 : POLLIN), 0});
   // Wake no later than the first connection's budget ends.
-  net::Deadline wake = deadline;
+  Deadline wake = deadline;
   for (const auto& p : pending_) wake = std::min(wake, p.until);
-  poll(fds.data(), fds.size(), net::poll_timeout_ms(wake, 200));
+  poll(fds.data(), fds.size(), poll_timeout_ms(wake, 200));
 
-  const auto now = net::Clock::now();
+  const auto now = Clock::now();
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (now >= it->until) {
       events.push_back({Event::Kind::closed, it->id, {}, {}, std::nullopt});
@@ -62,7 +62,7 @@ std::vector<Admission::Event> Admission::round(net::Deadline deadline) {
   std::size_t accepted = 0;
   for (const auto& l : listeners_) {
     while (accepted < kAcceptsPerRound) {
-      net::Socket s = net::accept_tcp(l);
+      Socket s = accept_tcp(l);
       if (!s.valid()) break;
       ++accepted;
       if (pending_.size() >= kMaxPending) {
@@ -75,7 +75,7 @@ std::vector<Admission::Event> Admission::round(net::Deadline deadline) {
       Pending p;
       p.id = next_id_++;
       p.until = now + kHandshakeSeconds;
-      events.push_back({Event::Kind::opened, p.id, net::peer_address(s), net::peer_endpoint(s), std::nullopt});
+      events.push_back({Event::Kind::opened, p.id, peer_address(s), peer_endpoint(s), std::nullopt});
       p.socket = std::move(s);
       pending_.push_back(std::move(p));
     }
@@ -86,15 +86,15 @@ std::vector<Admission::Event> Admission::round(net::Deadline deadline) {
 bool Admission::send(ConnectionId id, std::span<const std::byte> bytes) {
   const auto it = find(id);
   if (it == pending_.end()) return false;
-  if (net::write_now(it->socket, bytes)) return true;
+  if (write_now(it->socket, bytes)) return true;
   pending_.erase(it);
   return false;
 }
 
-net::Socket Admission::take(ConnectionId id) {
+Socket Admission::take(ConnectionId id) {
   const auto it = find(id);
   if (it == pending_.end()) return {};
-  net::Socket s = std::move(it->socket);
+  Socket s = std::move(it->socket);
   pending_.erase(it);
   return s;
 }
@@ -104,4 +104,4 @@ void Admission::drop(ConnectionId id) {
   if (it != pending_.end()) pending_.erase(it);
 }
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
 using ConnectionId = std::uint64_t;
 
@@ -32,11 +32,11 @@ inline constexpr std::size_t kAcceptsPerRound = 64;
 
 // Reads from a non-blocking socket into `reader` no more than completes its next frame; false when the connection
 // has ended or failed (what was read before stays in the reader).
-bool read_toward_frame(const net::Socket& socket, wire::FrameReader& reader);
+bool read_toward_frame(const Socket& socket, FrameReader& reader);
 
 class Admission {
  public:
-  explicit Admission(std::vector<net::Socket> listeners);
+  explicit Admission(std::vector<Socket> listeners);
 
   struct Event {
     enum class Kind { opened, frame, closed };
@@ -44,35 +44,35 @@ class Admission {
     ConnectionId id = 0;
     std::string address;   // opened: the other end's address ("10.0.0.2")
     std::string endpoint;  // opened: and with its port ("10.0.0.2:41234")
-    std::optional<wire::Frame> frame;
+    std::optional<Frame> frame;
   };
 
   // One round: waits until a listener or a waiting connection is readable, or `deadline` (at most 200 ms); accepts
   // new connections, drops those past their budget, reads. Every opened or framed connection must be answered
   // (send, take or drop) before the next round.
-  std::vector<Event> round(net::Deadline deadline);
+  std::vector<Event> round(Deadline deadline);
 
   // Sends to a waiting connection what it takes now (without waiting); false, and the connection is dropped, when
   // it did not take it all.
   bool send(ConnectionId id, std::span<const std::byte> bytes);
   // The connection, out of the door: a process that proved itself.
-  net::Socket take(ConnectionId id);
+  Socket take(ConnectionId id);
   void drop(ConnectionId id);
   std::size_t waiting() const { return pending_.size(); }
 
  private:
   struct Pending {
     ConnectionId id = 0;
-    net::Socket socket;
-    wire::FrameReader reader{wire::kMaxHandshakeBytes};
-    net::Deadline until{};
+    Socket socket;
+    FrameReader reader{kMaxHandshakeBytes};
+    Deadline until{};
     bool framed = false;  // its one frame has come: nothing more is read
   };
   std::deque<Pending>::iterator find(ConnectionId id);
 
-  std::vector<net::Socket> listeners_;
+  std::vector<Socket> listeners_;
   std::deque<Pending> pending_;
   ConnectionId next_id_ = 1;
 };
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

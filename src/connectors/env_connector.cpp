@@ -15,10 +15,9 @@
 #include <numeric>
 #include <thread>
 
-namespace distbench {
+namespace distbench::connectors {
 namespace {
 
-using wire::Channel;
 
 // How long a leaving rank waits for the others' goodbyes, and an aborting one for its news to leave.
 constexpr double kFinishSeconds = 30.0;
@@ -56,8 +55,8 @@ std::optional<std::vector<std::vector<std::byte>>> unpack(const std::vector<std:
 }  // namespace
 
 EnvConnector::EnvConnector(const EnvSettings& settings, double timeout_s) : settings_(settings), timeout_s_(timeout_s) {
-  env::ensure_open_files(settings_.rank, settings_.world_size);  // before the first socket: a link a peer
-  env::Joined joined = env::rendezvous(settings_, timeout_s_);
+  ensure_open_files(settings_.rank, settings_.world_size);  // before the first socket: a link a peer
+  Joined joined = rendezvous(settings_, timeout_s_);
   ranks_ = std::move(joined.ranks);
   std::vector<std::string> hosts;
   for (const auto& e : ranks_) {
@@ -67,8 +66,8 @@ EnvConnector::EnvConnector(const EnvSettings& settings, double timeout_s) : sett
   }
   sent_to_.assign(ranks_.size(), 0);
   received_from_.assign(ranks_.size(), 0);
-  exchange_ = std::make_unique<env::Exchange>(settings_.rank, std::move(joined.links),
-                                              [this](const env::PeerEvent& e) { on_event(e); });
+  exchange_ = std::make_unique<Exchange>(settings_.rank, std::move(joined.links),
+                                              [this](const PeerEvent& e) { on_event(e); });
 }
 
 EnvConnector::~EnvConnector() {
@@ -98,20 +97,20 @@ void EnvConnector::check_rank(int r, const char* what) const {
 }
 
 void EnvConnector::post(int peer, Channel channel, std::uint64_t sequence, std::span<const std::byte> data) {
-  exchange_->post(peer, {wire::FrameType::data, channel, sequence, 0}, data);
+  exchange_->post(peer, {FrameType::data, channel, sequence, 0}, data);
 }
 
 std::vector<std::byte> EnvConnector::receive(int peer, Channel channel, std::uint64_t sequence, Deadline deadline,
                                              const char* what) {
   std::vector<std::byte> out;
   switch (exchange_->take(peer, channel, sequence, deadline, out)) {
-    case env::Exchange::Taken::ok:
+    case Exchange::Taken::ok:
       return out;
-    case env::Exchange::Taken::timed_out:
+    case Exchange::Taken::timed_out:
       throw Error(ExitCode::timeout, fmt::format("{}: {} sent nothing in time (-T/--timeout {:g} s or the call's own "
                                                  "deadline)",
                                                  what, name_of(peer), timeout_s_));
-    case env::Exchange::Taken::gone:
+    case Exchange::Taken::gone:
       break;
   }
   // The exchange has seen the peer go and reports it (on_event ends this process with the job's one line): leave
@@ -189,7 +188,7 @@ std::vector<std::optional<std::vector<std::byte>>> EnvConnector::gather_until(st
   check_rank(root, "gather_until");
   const std::uint64_t seq = bounded_calls_++;
   if (rank() != root) {
-    const auto ticket = exchange_->post(root, {wire::FrameType::data, Channel::bounded, seq, 0}, data);
+    const auto ticket = exchange_->post(root, {FrameType::data, Channel::bounded, seq, 0}, data);
     if (!exchange_->wait_written(root, ticket, deadline)) {
       throw Error(ExitCode::timeout, fmt::format("gather_until: {} took nothing before the deadline", name_of(root)));
     }
@@ -202,7 +201,7 @@ std::vector<std::optional<std::vector<std::byte>>> EnvConnector::gather_until(st
       continue;
     }
     std::vector<std::byte> got;
-    if (exchange_->take(r, Channel::bounded, seq, deadline, got) == env::Exchange::Taken::ok) {
+    if (exchange_->take(r, Channel::bounded, seq, deadline, got) == Exchange::Taken::ok) {
       out[static_cast<std::size_t>(r)] = std::move(got);
     }
   }
@@ -215,7 +214,7 @@ void EnvConnector::broadcast_until(std::vector<std::byte>& data, int root, Deadl
   if (rank() == root) {
     std::vector<std::pair<int, std::uint64_t>> sent;
     for (int r = 0; r < size(); ++r) {
-      if (r != root) sent.emplace_back(r, exchange_->post(r, {wire::FrameType::data, Channel::bounded, seq, 0}, data));
+      if (r != root) sent.emplace_back(r, exchange_->post(r, {FrameType::data, Channel::bounded, seq, 0}, data));
     }
     for (const auto& [peer, ticket] : sent) exchange_->wait_written(peer, ticket, deadline);
     return;
@@ -230,7 +229,7 @@ void EnvConnector::send_until(int peer, std::span<const std::byte> data, Deadlin
     return;
   }
   const std::uint64_t seq = sent_to_[static_cast<std::size_t>(peer)]++;
-  const auto ticket = exchange_->post(peer, {wire::FrameType::data, Channel::point_to_point, seq, 0}, data);
+  const auto ticket = exchange_->post(peer, {FrameType::data, Channel::point_to_point, seq, 0}, data);
   if (!exchange_->wait_written(peer, ticket, deadline)) {
     throw Error(ExitCode::timeout, fmt::format("send_until: {} took nothing before the deadline", name_of(peer)));
   }
@@ -253,10 +252,10 @@ void EnvConnector::set_failure_handler(FailureHandler handler) {
   handler_ = std::move(handler);
 }
 
-void EnvConnector::on_event(const env::PeerEvent& event) {
+void EnvConnector::on_event(const PeerEvent& event) {
   std::string message;
   int code = event.exit_code;
-  if (event.kind == env::PeerEvent::Kind::aborted) {
+  if (event.kind == PeerEvent::Kind::aborted) {
     // That rank printed its own error line; this one says whose word ends it, over which connection (every link is
     // one the rendezvous proved), and leaves with a goodbye.
     message = fmt::format("{} ended the job (exit {}, its word over the connection from {}): {}",
@@ -285,4 +284,4 @@ void EnvConnector::on_event(const env::PeerEvent& event) {
   std::_Exit(code);
 }
 
-}  // namespace distbench
+}  // namespace distbench::connectors

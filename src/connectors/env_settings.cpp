@@ -6,7 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 
-namespace distbench {
+namespace distbench::connectors {
 namespace {
 
 // A value as it may appear in a message: short, printable.
@@ -136,4 +136,4 @@ EnvSettings read_env_settings(const EnvLookup& env) {
   return s;
 }
 
-}  // namespace distbench
+}  // namespace distbench::connectors

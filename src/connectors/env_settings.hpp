@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace distbench {
+namespace distbench::connectors {
 
 // Reads one environment variable; std::nullopt when it is not set. Tests pass their own.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
@@ -50,4 +50,12 @@ bool env_launch_requested(const EnvLookup& env);
 // The settings, checked; throws usage_error naming the variable that is missing or wrong and what it must be.
 EnvSettings read_env_settings(const EnvLookup& env);
 
+}  // namespace distbench::connectors
+
+namespace distbench {
+// Until its users outside connectors/ qualify it (backends/registry.cpp, cli/launcher.*, cli/main.cpp, tests/gpu/,
+// tests/unit/test_sampler.cpp, test_cpu_pair_probe.cpp, tests/support/env_lookup.hpp): also a name of distbench.
+using connectors::EnvLookup;
+using connectors::process_environment;
+using connectors::read_env_settings;
 }  // namespace distbench

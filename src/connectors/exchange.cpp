@@ -13,11 +13,9 @@
 #include <cerrno>
 #include <cstdint>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
-using wire::Channel;
-using wire::FrameType;
 
 // A peer that went silent is judged together with the others that go within this time (a host with several ranks
 // goes at once), so that the survivors agree on who prints the one error line.
@@ -34,7 +32,7 @@ std::optional<PeerEvent> abort_event(int peer, const std::string& remote, const 
   if (j) {
     const auto code = handshake::int_field(*j, "code", INT64_MIN, INT64_MAX);
     if (code) e.exit_code = handshake::documented_exit_code(*code);
-    if (const auto reason = handshake::text_field(*j, "reason", wire::kMaxHandshakeBytes)) e.reason = *reason;
+    if (const auto reason = handshake::text_field(*j, "reason", kMaxHandshakeBytes)) e.reason = *reason;
     if (j->contains("follow") && (*j)["follow"] == true) return std::nullopt;
   }
   return e;
@@ -74,8 +72,8 @@ void Exchange::wake() {
   [[maybe_unused]] const auto n = write(wake_fd_, &one, sizeof(one));
 }
 
-std::uint64_t Exchange::post(int peer, const wire::FrameHeader& header, std::span<const std::byte> payload) {
-  auto bytes = wire::encode_frame(header, payload);
+std::uint64_t Exchange::post(int peer, const FrameHeader& header, std::span<const std::byte> payload) {
+  auto bytes = encode_frame(header, payload);
   std::lock_guard lock(mutex_);
   Peer& p = peers_[static_cast<std::size_t>(peer)];
   const std::uint64_t ticket = p.next_ticket++;
@@ -86,13 +84,13 @@ std::uint64_t Exchange::post(int peer, const wire::FrameHeader& header, std::spa
   return ticket;
 }
 
-bool Exchange::wait_written(int peer, std::uint64_t ticket, net::Deadline deadline) {
+bool Exchange::wait_written(int peer, std::uint64_t ticket, Deadline deadline) {
   std::unique_lock lock(mutex_);
   const Peer& p = peers_[static_cast<std::size_t>(peer)];
   return changed_.wait_until(lock, deadline, [&] { return p.written >= ticket || p.closed; }) && p.written >= ticket;
 }
 
-Exchange::Taken Exchange::take(int peer, Channel channel, std::uint64_t sequence, net::Deadline deadline,
+Exchange::Taken Exchange::take(int peer, Channel channel, std::uint64_t sequence, Deadline deadline,
                                std::vector<std::byte>& out) {
   std::unique_lock lock(mutex_);
   Peer& p = peers_[static_cast<std::size_t>(peer)];
@@ -115,7 +113,7 @@ Exchange::Taken Exchange::take(int peer, Channel channel, std::uint64_t sequence
   }
 }
 
-void Exchange::finish(net::Deadline deadline) {
+void Exchange::finish(Deadline deadline) {
   std::vector<std::pair<int, std::uint64_t>> byes;
   {
     std::lock_guard lock(mutex_);
@@ -138,7 +136,7 @@ namespace {
 
 // An abort frame's payload: the exit code, the reason, and whether the sender only follows another rank's word.
 std::string abort_payload(int exit_code, const std::string& reason, bool follow) {
-  nlohmann::json body = {{"code", exit_code}, {"reason", reason.substr(0, wire::kMaxHandshakeBytes / 2)}};
+  nlohmann::json body = {{"code", exit_code}, {"reason", reason.substr(0, kMaxHandshakeBytes / 2)}};
   if (follow) body["follow"] = true;
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -147,7 +145,7 @@ std::string abort_payload(int exit_code, const std::string& reason, bool follow)
 
 void Exchange::leave_now(bool lead, int exit_code, const std::string& reason) {
   const std::string text = abort_payload(exit_code, reason, !lead);
-  const auto frame = wire::encode_frame({FrameType::abort}, std::as_bytes(std::span(text.data(), text.size())));
+  const auto frame = encode_frame({FrameType::abort}, std::as_bytes(std::span(text.data(), text.size())));
   std::lock_guard lock(mutex_);
   for (Peer& p : peers_) {
     if (p.closed) continue;
@@ -156,7 +154,7 @@ void Exchange::leave_now(bool lead, int exit_code, const std::string& reason) {
   }
 }
 
-void Exchange::broadcast_abort(int exit_code, const std::string& reason, net::Deadline deadline) {
+void Exchange::broadcast_abort(int exit_code, const std::string& reason, Deadline deadline) {
   const std::string text = abort_payload(exit_code, reason, false);
   const auto* first = reinterpret_cast<const std::byte*>(text.data());
   const std::span<const std::byte> payload(first, text.size());
@@ -198,8 +196,8 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
   bool ended = false;
   std::string why;
   for (int chunks = 0; chunks < kChunksPerRound && !p.closed; ++chunks) {
-    net::Status status;
-    const long n = net::read_some(p.socket, chunk, status);
+    Status status;
+    const long n = read_some(p.socket, chunk, status);
     if (n == -1) break;
     if (n == 0 || n == -2) {
       ended = true;
@@ -237,82 +235,109 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
   if (ended) close_peer(rank, p, why, events);
 }
 
-void Exchange::loop() {
-  std::vector<pollfd> fds;
-  std::vector<int> who;
-  std::vector<PeerEvent> lost;  // held for kLostGrace after the first, then reported together
-  net::Deadline lost_since{};
+namespace {
+
+// Peers lost within kLostGrace of the first, held to be reported as one event.
+class LostPeerBatch {
+ public:
+  bool empty() const { return lost_.empty(); }
+  // How long poll may wait: for ever with nothing held, else until the batch is due.
+  int wait_ms() const { return lost_.empty() ? -1 : poll_timeout_ms(since_ + kLostGrace, 100); }
+  void add(PeerEvent e) {
+    if (lost_.empty()) since_ = Clock::now();
+    lost_.push_back(std::move(e));
+  }
+  // Every peer held, as one event, once the grace has passed; std::nullopt before (or with none held).
+  std::optional<PeerEvent> due() {
+    if (lost_.empty() || Clock::now() < since_ + kLostGrace) return std::nullopt;
+    PeerEvent all = lost_.front();
+    for (std::size_t i = 1; i < lost_.size(); ++i) all.peers.push_back(lost_[i].peers.front());
+    lost_.clear();
+    return all;
+  }
+
+ private:
+  std::vector<PeerEvent> lost_;
+  Deadline since_{};
+};
+
+}  // namespace
+
+void Exchange::report(const PeerEvent& e) const {
+  if (on_event_) on_event_(e);
+}
+
+void Exchange::take_handshake_frames() {
+  std::vector<PeerEvent> events;
   {
-    // What came with the handshake.
-    std::vector<PeerEvent> events;
-    {
-      std::lock_guard lock(mutex_);
-      for (std::size_t r = 0; r < peers_.size(); ++r) {
-        Peer& p = peers_[r];
-        while (!p.closed) {
-          auto frame = p.reader.next();
-          if (!frame) break;
-          if (frame->header.type == FrameType::data) {
-            p.in[{frame->header.channel, frame->header.sequence}] = std::move(frame->payload);
-          } else if (frame->header.type == FrameType::abort && !p.reported) {
-            if (auto e = abort_event(static_cast<int>(r), p.remote, frame->payload)) {
-              events.push_back(std::move(*e));
-              p.reported = true;
-            } else {
-              p.said_bye = true;
-            }
+    std::lock_guard lock(mutex_);
+    for (std::size_t r = 0; r < peers_.size(); ++r) {
+      Peer& p = peers_[r];
+      while (!p.closed) {
+        auto frame = p.reader.next();
+        if (!frame) break;
+        if (frame->header.type == FrameType::data) {
+          p.in[{frame->header.channel, frame->header.sequence}] = std::move(frame->payload);
+        } else if (frame->header.type == FrameType::abort && !p.reported) {
+          if (auto e = abort_event(static_cast<int>(r), p.remote, frame->payload)) {
+            events.push_back(std::move(*e));
+            p.reported = true;
+          } else {
+            p.said_bye = true;
           }
         }
       }
     }
-    for (const auto& e : events) {
-      if (on_event_) on_event_(e);
-    }
   }
-  while (true) {
-    fds.assign(1, {wake_fd_, POLLIN, 0});
-    who.assign(1, -1);
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-      for (std::size_t r = 0; r < peers_.size(); ++r) {
-        const Peer& p = peers_[r];
-        if (p.closed) continue;
-        fds.push_back({p.socket.fd(), static_cast<short>(POLLIN | (p.out.empty() ? 0 : POLLOUT)), 0});
-        who.push_back(static_cast<int>(r));
-      }
-    }
-    const int wait_ms = lost.empty() ? -1 : net::poll_timeout_ms(lost_since + kLostGrace, 100);
-    poll(fds.data(), fds.size(), wait_ms);
-    if (fds[0].revents & POLLIN) {
-      std::uint64_t count = 0;
-      [[maybe_unused]] const auto n = read(wake_fd_, &count, sizeof(count));
-    }
-    std::vector<PeerEvent> events;
-    {
-      std::lock_guard lock(mutex_);
-      for (std::size_t i = 1; i < fds.size(); ++i) {
-        Peer& p = peers_[static_cast<std::size_t>(who[i])];
-        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(who[i], p, events);
-        if (!p.closed && (fds[i].revents & POLLOUT)) write_to(p);
-      }
-      changed_.notify_all();
-    }
-    for (auto& e : events) {
+  for (const auto& e : events) report(e);
+}
+
+bool Exchange::watch(std::vector<pollfd>& fds, std::vector<int>& who) {
+  fds.assign(1, {wake_fd_, POLLIN, 0});
+  who.assign(1, -1);
+  std::lock_guard lock(mutex_);
+  if (stopping_) return false;
+  for (std::size_t r = 0; r < peers_.size(); ++r) {
+    const Peer& p = peers_[r];
+    if (p.closed) continue;
+    fds.push_back({p.socket.fd(), static_cast<short>(POLLIN | (p.out.empty() ? 0 : POLLOUT)), 0});
+    who.push_back(static_cast<int>(r));
+  }
+  return true;
+}
+
+std::vector<PeerEvent> Exchange::serve(const std::vector<pollfd>& fds, const std::vector<int>& who) {
+  if (fds[0].revents & POLLIN) {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const auto n = read(wake_fd_, &count, sizeof(count));
+  }
+  std::vector<PeerEvent> events;
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 1; i < fds.size(); ++i) {
+    Peer& p = peers_[static_cast<std::size_t>(who[i])];
+    if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(who[i], p, events);
+    if (!p.closed && (fds[i].revents & POLLOUT)) write_to(p);
+  }
+  changed_.notify_all();
+  return events;
+}
+
+void Exchange::loop() {
+  take_handshake_frames();  // what came with the handshake
+  std::vector<pollfd> fds;
+  std::vector<int> who;
+  LostPeerBatch lost;  // held for kLostGrace after the first, then reported together
+  while (watch(fds, who)) {
+    poll(fds.data(), fds.size(), lost.wait_ms());
+    for (auto& e : serve(fds, who)) {
       if (e.kind == PeerEvent::Kind::aborted) {
-        if (on_event_) on_event_(e);  // the peer's own words explain it all
+        report(e);  // the peer's own words explain it all
         continue;
       }
-      if (lost.empty()) lost_since = net::Clock::now();
-      lost.push_back(std::move(e));
+      lost.add(std::move(e));
     }
-    if (!lost.empty() && net::Clock::now() >= lost_since + kLostGrace) {
-      PeerEvent all = lost.front();
-      for (std::size_t i = 1; i < lost.size(); ++i) all.peers.push_back(lost[i].peers.front());
-      lost.clear();
-      if (on_event_) on_event_(all);
-    }
+    if (const std::optional<PeerEvent> all = lost.due()) report(*all);
   }
 }
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -13,6 +13,8 @@
 #include "connectors/frame.hpp"
 #include "connectors/rendezvous.hpp"
 
+#include <poll.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -25,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
 struct PeerEvent {
   enum class Kind { aborted, lost };
@@ -47,23 +49,23 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
 
   // Queues a frame to `peer`; the ticket says when it has left (written()).
-  std::uint64_t post(int peer, const wire::FrameHeader& header, std::span<const std::byte> payload);
+  std::uint64_t post(int peer, const FrameHeader& header, std::span<const std::byte> payload);
   // Waits until the frame of `ticket` to `peer` has left, or `deadline`; false at the deadline or when the peer is
   // gone. The frame stays queued either way.
-  bool wait_written(int peer, std::uint64_t ticket, net::Deadline deadline);
+  bool wait_written(int peer, std::uint64_t ticket, Deadline deadline);
 
   enum class Taken { ok, timed_out, gone };
   // The data frame from `peer` on `channel` with `sequence`; frames of earlier sequences on that channel (their
   // calls gave up) are dropped. `gone` when the peer's connection has ended and nothing matching is left.
-  Taken take(int peer, wire::Channel channel, std::uint64_t sequence, net::Deadline deadline,
+  Taken take(int peer, Channel channel, std::uint64_t sequence, Deadline deadline,
              std::vector<std::byte>& out);
 
   // Says goodbye to every peer and waits, until `deadline`, for theirs (or their connection's end), so that no peer
   // takes this rank's leaving for a failure while it still reads. Events stop being reported.
-  void finish(net::Deadline deadline);
+  void finish(Deadline deadline);
 
   // Sends an abort frame to every peer, waiting until `deadline` at most for them to leave.
-  void broadcast_abort(int exit_code, const std::string& reason, net::Deadline deadline);
+  void broadcast_abort(int exit_code, const std::string& reason, Deadline deadline);
   // From the thread that reports events, about to end the process: tells every peer at once, without waiting,
   // either why the job ends (`lead`: this rank speaks for the job, as an abort) or only that this rank follows
   // another's word and leaves (the peers take it as a goodbye, not as a loss).
@@ -75,20 +77,27 @@ class Exchange {
     std::vector<std::byte> bytes;
   };
   struct Peer {
-    net::Socket socket;
-    wire::FrameReader reader{wire::kMaxDataBytes};
+    Socket socket;
+    FrameReader reader{kMaxDataBytes};
     std::deque<Outgoing> out;
     std::size_t out_offset = 0;  // bytes of out.front() already written
     std::uint64_t next_ticket = 1;
     std::uint64_t written = 0;  // tickets up to this one have left
-    std::map<std::pair<wire::Channel, std::uint64_t>, std::vector<std::byte>> in;
+    std::map<std::pair<Channel, std::uint64_t>, std::vector<std::byte>> in;
     std::string remote;  // the other end of the connection
     bool said_bye = false;
     bool closed = false;  // the connection has ended (or failed); nothing more comes or goes
     bool reported = false;
   };
 
+  // The thread: what came with the handshake, then each round's poll, reads and writes, and the events found.
   void loop();
+  void take_handshake_frames();
+  // The eventfd and every open connection to poll (`who`: their ranks); false once the Exchange is stopping.
+  bool watch(std::vector<pollfd>& fds, std::vector<int>& who);
+  // After a poll: reads and writes what the connections are ready for; the events found.
+  std::vector<PeerEvent> serve(const std::vector<pollfd>& fds, const std::vector<int>& who);
+  void report(const PeerEvent& e) const;
   // Reads what `p` has; frames go to its inbox. Events found go to `events` (reported outside the lock).
   void read_from(int rank, Peer& p, std::vector<PeerEvent>& events);
   void write_to(Peer& p);
@@ -106,4 +115,4 @@ class Exchange {
   std::thread thread_;
 };
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

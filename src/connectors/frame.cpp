@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace distbench::wire {
+namespace distbench::connectors {
 namespace {
 
 template <typename T>
@@ -141,4 +141,4 @@ std::vector<std::byte> FrameReader::take_buffered() {
   return out;
 }
 
-}  // namespace distbench::wire
+}  // namespace distbench::connectors

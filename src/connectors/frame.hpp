@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench::wire {
+namespace distbench::connectors {
 
 enum class FrameType : std::uint16_t {
   hello = 1,       // a rank to rank 0: who it is, and its proof (handshake.hpp: a proof, then JSON)
@@ -99,4 +99,4 @@ class FrameReader {
   std::string error_;
 };
 
-}  // namespace distbench::wire
+}  // namespace distbench::connectors

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace distbench::env::handshake {
+namespace distbench::connectors::handshake {
 namespace {
 
 using Json = nlohmann::json;
@@ -74,9 +74,9 @@ std::optional<Nonce> nonce_from_hex(std::string_view text) {
   return n;
 }
 
-crypto::Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
+Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
                      std::string_view body) {
-  crypto::HmacSha256 mac(key);
+  HmacSha256 mac(key);
   mac.update(label(purpose));
   const std::uint8_t separator = 0;
   mac.update(std::span(&separator, 1));
@@ -88,17 +88,17 @@ crypto::Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, c
 
 Key peer_key(const std::optional<Key>& secret, const Nonce& job) {
   if (!secret) return Key(job.begin(), job.end());
-  crypto::HmacSha256 mac(*secret);
+  HmacSha256 mac(*secret);
   mac.update(kPeerKeyLabel);
   mac.update(job);
-  const crypto::Digest d = mac.finish();
+  const Digest d = mac.finish();
   return Key(d.begin(), d.end());
 }
 
 std::vector<std::byte> sealed(const std::optional<Key>& key, Purpose purpose, const Nonce& challenger,
                               const Nonce& responder, const Json& body) {
   const std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
-  const crypto::Digest proof = key ? prove(*key, purpose, challenger, responder, text) : crypto::Digest{};
+  const Digest proof = key ? prove(*key, purpose, challenger, responder, text) : Digest{};
   std::vector<std::byte> out(kProofBytes + text.size());
   std::memcpy(out.data(), proof.data(), kProofBytes);
   std::memcpy(out.data() + kProofBytes, text.data(), text.size());
@@ -114,14 +114,14 @@ std::optional<Unsealed> unseal(std::span<const std::byte> payload) {
 }
 
 bool proven(const Unsealed& u, const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder) {
-  return crypto::equal_in_constant_time(prove(key, purpose, challenger, responder, u.body), u.proof);
+  return equal_in_constant_time(prove(key, purpose, challenger, responder, u.body), u.proof);
 }
 
-std::vector<std::byte> frame_of(wire::FrameType type, std::span<const std::byte> payload) {
-  return wire::encode_frame({type, wire::Channel::collective, 0, 0}, payload);
+std::vector<std::byte> frame_of(FrameType type, std::span<const std::byte> payload) {
+  return encode_frame({type, Channel::collective, 0, 0}, payload);
 }
 
-std::vector<std::byte> json_frame(wire::FrameType type, const Json& body) {
+std::vector<std::byte> json_frame(FrameType type, const Json& body) {
   const std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   return frame_of(type, std::as_bytes(std::span(text.data(), text.size())));
 }
@@ -157,11 +157,11 @@ std::optional<Nonce> nonce_field(const Json& j, const char* key) {
 }
 
 std::vector<std::byte> challenge_frame(const Nonce& nonce, bool has_secret) {
-  return json_frame(wire::FrameType::challenge, {{"protocol", kProtocol}, {"nonce", hex(nonce)}, {"secret", has_secret}});
+  return json_frame(FrameType::challenge, {{"protocol", kProtocol}, {"nonce", hex(nonce)}, {"secret", has_secret}});
 }
 
-std::optional<Challenge> read_challenge(const wire::Frame& frame, std::string& why) {
-  if (frame.header.type != wire::FrameType::challenge) {
+std::optional<Challenge> read_challenge(const Frame& frame, std::string& why) {
+  if (frame.header.type != FrameType::challenge) {
     why = fmt::format("it sent message type {} where a challenge comes first (another version of distbench?)",
                       static_cast<int>(frame.header.type));
     return std::nullopt;
@@ -185,4 +185,4 @@ int documented_exit_code(std::int64_t code) {
   return static_cast<int>(ExitCode::failure);
 }
 
-}  // namespace distbench::env::handshake
+}  // namespace distbench::connectors::handshake

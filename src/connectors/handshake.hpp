@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench::env::handshake {
+namespace distbench::connectors::handshake {
 
 // The handshake's version, in every challenge and hello: a process of another version is told apart at once.
 inline constexpr std::string_view kProtocol = "distbench-env/2";
@@ -45,7 +45,7 @@ std::optional<Nonce> nonce_from_hex(std::string_view text);
 // What a proof is for; each purpose is a label of its own in what is signed.
 enum class Purpose { hello, rank0, peer_hello, peer_accepted };
 
-crypto::Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
+Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
                      std::string_view body);
 
 // The key the job's peer connections prove themselves with: derived from the secret and the job's nonce, or the
@@ -57,7 +57,7 @@ std::vector<std::byte> sealed(const std::optional<Key>& key, Purpose purpose, co
                               const Nonce& responder, const nlohmann::json& body);
 struct Unsealed {
   std::string body;      // the JSON text after the proof
-  crypto::Digest proof;  // as sent
+  Digest proof;  // as sent
 };
 // The proof and the body of a payload; std::nullopt when it is shorter than a proof.
 std::optional<Unsealed> unseal(std::span<const std::byte> payload);
@@ -65,8 +65,8 @@ std::optional<Unsealed> unseal(std::span<const std::byte> payload);
 bool proven(const Unsealed& u, const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder);
 
 // A whole frame of `type` whose payload is `body`'s JSON text (or `payload` as it is).
-std::vector<std::byte> json_frame(wire::FrameType type, const nlohmann::json& body);
-std::vector<std::byte> frame_of(wire::FrameType type, std::span<const std::byte> payload);
+std::vector<std::byte> json_frame(FrameType type, const nlohmann::json& body);
+std::vector<std::byte> frame_of(FrameType type, std::span<const std::byte> payload);
 
 // JSON from bytes: an object, or std::nullopt for anything else (not JSON, or not an object).
 std::optional<nlohmann::json> json_object(std::string_view text);
@@ -83,11 +83,11 @@ struct Challenge {
   bool has_secret = false;
 };
 // A challenge frame's contents; std::nullopt when it is not one of this protocol (`why` says what it is instead).
-std::optional<Challenge> read_challenge(const wire::Frame& frame, std::string& why);
+std::optional<Challenge> read_challenge(const Frame& frame, std::string& why);
 
 // The exit codes a peer's word (an abort, a reject) may end a process with: those README.md documents (1-7, and
 // 130/143 for a job interrupted by a signal). Anything else becomes 1, so that no process, however it speaks,
 // can choose another.
 int documented_exit_code(std::int64_t code);
 
-}  // namespace distbench::env::handshake
+}  // namespace distbench::connectors::handshake

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-namespace distbench::crypto {
+namespace distbench::connectors {
 namespace {
 
 // FIPS 180-4, 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
@@ -152,4 +152,4 @@ bool equal_in_constant_time(std::span<const std::uint8_t> a, std::span<const std
   return seen == 0;
 }
 
-}  // namespace distbench::crypto
+}  // namespace distbench::connectors

@@ -10,7 +10,7 @@
 #include <span>
 #include <string_view>
 
-namespace distbench::crypto {
+namespace distbench::connectors {
 
 using Digest = std::array<std::uint8_t, 32>;
 
@@ -53,4 +53,4 @@ Digest hmac_sha256(std::span<const std::uint8_t> key, std::span<const std::uint8
 // that a stranger cannot learn a proof byte by byte from how long rejecting it takes.
 bool equal_in_constant_time(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
 
-}  // namespace distbench::crypto
+}  // namespace distbench::connectors

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace distbench {
+namespace distbench::connectors {
 
 std::optional<std::string> mpi_launch_variable(const EnvLookup& env) {
   // Open MPI's mpirun; PMIx servers (srun --mpi=pmix, prterun); PMI-1/2 (MPICH's Hydra, srun --mpi=pmi2).
@@ -45,4 +45,4 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
   return have_mpi ? "mpi" : "none";
 }
 
-}  // namespace distbench
+}  // namespace distbench::connectors

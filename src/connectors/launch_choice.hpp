@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace distbench {
+namespace distbench::connectors {
 
 inline constexpr std::string_view kLauncherChoices[] = {"auto", "mpi", "env", "none"};
 
@@ -22,4 +22,10 @@ std::optional<std::string> mpi_launch_variable(const EnvLookup& env);
 // without PMIx (MPI could not start there).
 std::string resolve_launcher(std::string_view requested, const EnvLookup& env, bool have_mpi);
 
+}  // namespace distbench::connectors
+
+namespace distbench {
+// Until its users outside connectors/ qualify it (backends/registry.cpp, cli/launcher.*, cli/main.cpp, tests/gpu/,
+// tests/unit/test_sampler.cpp, test_cpu_pair_probe.cpp, tests/support/env_lookup.hpp): also a name of distbench.
+using connectors::resolve_launcher;
 }  // namespace distbench

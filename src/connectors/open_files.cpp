@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
 constexpr std::uint64_t kOtherFiles = 64;  // reports, /proc reads, the library's own, standard streams
@@ -51,4 +51,4 @@ std::uint64_t ensure_open_files(int rank, int world_size) {
   return static_cast<std::uint64_t>(limit.rlim_cur);
 }
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
 // The descriptors rank `rank` of a `world_size`-rank job needs (its links, rank 0's admissions, files and slack).
 std::uint64_t open_files_needed(int rank, int world_size);
@@ -16,4 +16,4 @@ std::uint64_t open_files_needed(int rank, int world_size);
 // need. Returns the soft limit in force after.
 std::uint64_t ensure_open_files(int rank, int world_size);
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -22,13 +22,9 @@
 #include <optional>
 #include <thread>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
-using net::Clock;
-using net::Deadline;
-using wire::Frame;
-using wire::FrameType;
 using Json = nlohmann::json;
 namespace hs = handshake;
 
@@ -52,11 +48,11 @@ std::string_view text_of(const std::vector<std::byte>& payload) {
 enum class Read { frame, timed_out, closed, malformed };
 
 // The next whole frame on a connection this process opened, reading no more than that frame, until `deadline`.
-Read read_frame(const net::Socket& s, wire::FrameReader& reader, Deadline deadline, std::optional<Frame>& out) {
+Read read_frame(const Socket& s, FrameReader& reader, Deadline deadline, std::optional<Frame>& out) {
   while (true) {
     if ((out = reader.next())) return Read::frame;
     if (reader.failed()) return Read::malformed;
-    if (!net::wait_readable(s, deadline)) return Read::timed_out;
+    if (!wait_readable(s, deadline)) return Read::timed_out;
     const bool open = read_toward_frame(s, reader);
     if ((out = reader.next())) return Read::frame;
     if (reader.failed()) return Read::malformed;
@@ -67,7 +63,7 @@ Read read_frame(const net::Socket& s, wire::FrameReader& reader, Deadline deadli
 // A reject's words and code, shown inert; `trusted`: its code counts (else it is usage, whatever it says).
 Error rejected(ExitCode fallback, const std::string& prefix, const Frame& frame, bool trusted) {
   const auto j = hs::json_object(text_of(frame.payload));
-  const std::string reason = j ? hs::text_field(*j, "reason", wire::kMaxHandshakeBytes).value_or("(no reason given)")
+  const std::string reason = j ? hs::text_field(*j, "reason", kMaxHandshakeBytes).value_or("(no reason given)")
                                : "(no reason given)";
   int code = static_cast<int>(fallback);
   if (trusted && j) {
@@ -110,10 +106,10 @@ class Host {
   // the others use: a name that resolves here to loopback only (as /etc/hosts maps a host's own name to 127.0.1.1
   // on Debian), or to no address of this host (a service address, NAT), or not at all (a service name that resolves
   // only once this process is up): the last two said once.
-  std::vector<net::Socket> open_listeners() {
+  std::vector<Socket> open_listeners() {
     const std::string& master = self_.settings.master_addr;
-    net::Status status;
-    const auto addresses = net::addresses_of(master, status);
+    Status status;
+    const auto addresses = addresses_of(master, status);
     if (addresses.empty()) {
       fmt::print(stderr, "warning: {}: MASTER_ADDR={} does not resolve here ({}): rank 0 listens on every interface\n",
                  escape_text(self_.name()), escape_text(master), escape_text(status.what));
@@ -122,12 +118,12 @@ class Host {
     in6_addr numeric{};
     const bool is_numeric = inet_pton(AF_INET, master.c_str(), &numeric) == 1 ||
                             inet_pton(AF_INET6, master.c_str(), &numeric) == 1;
-    const bool loopback_only = std::all_of(addresses.begin(), addresses.end(), net::is_loopback);
+    const bool loopback_only = std::all_of(addresses.begin(), addresses.end(), is_loopback);
     const bool local_name = master == "localhost" || master.ends_with(".localhost");
-    std::vector<net::Socket> listeners;
+    std::vector<Socket> listeners;
     if (!loopback_only || is_numeric || local_name) {
       for (const auto& a : addresses) {
-        net::Socket s = net::listen_tcp(a, self_.settings.port, status);
+        Socket s = listen_tcp(a, self_.settings.port, status);
         if (s.valid()) {
           listeners.push_back(std::move(s));
         } else if (status.error == EADDRINUSE) {
@@ -142,14 +138,14 @@ class Host {
     return listen_everywhere();
   }
 
-  std::vector<net::Socket> listen_everywhere() const {
-    net::Status status;
-    net::Socket any = net::listen_tcp(self_.settings.port, status);
+  std::vector<Socket> listen_everywhere() const {
+    Status status;
+    Socket any = listen_tcp(self_.settings.port, status);
     if (!any.valid()) {
       if (status.error == EADDRINUSE) throw port_in_use();
       throw failure(fmt::format("{}: cannot listen for the other ranks: {}", self_.name(), status.what));
     }
-    std::vector<net::Socket> listeners;
+    std::vector<Socket> listeners;
     listeners.push_back(std::move(any));
     return listeners;
   }
@@ -184,11 +180,11 @@ class Host {
     Verdict v = table.received(e.id, *e.frame);
     switch (v.kind) {
       case Verdict::Kind::accept: {
-        net::Socket s = door.take(e.id);
+        Socket s = door.take(e.id);
         // A proven process's fresh connection takes a short frame at once; should it not, the table's send fails
         // and names the rank.
-        net::write_now(s, v.reply);
-        std::string remote = net::peer_endpoint(s);
+        write_now(s, v.reply);
+        std::string remote = peer_endpoint(s);
         links_[static_cast<std::size_t>(v.rank)] = Link{std::move(s), {}, std::move(remote)};
         return;
       }
@@ -207,7 +203,7 @@ class Host {
     const Deadline grace = Clock::now() + kRejectGrace;
     const auto frame = RendezvousTable::reject_frame(code, reason);
     for (auto& link : links_) {
-      if (link.socket.valid()) net::write_all(link.socket, frame, grace);
+      if (link.socket.valid()) write_all(link.socket, frame, grace);
     }
     throw Error(code, fmt::format("{}: {}", self_.name(), reason));
   }
@@ -217,7 +213,7 @@ class Host {
     out.ranks = *table.table();
     const auto frame = RendezvousTable::welcome_frame(out.ranks, hs::fresh_nonce());
     for (std::size_t r = 1; r < links_.size(); ++r) {
-      const auto status = net::write_all(links_[r].socket, frame, deadline);
+      const auto status = write_all(links_[r].socket, frame, deadline);
       if (!status.ok()) {
         end_all(ExitCode::failure, fmt::format("rank {} ({}) left during the rendezvous: {}", r,
                                                excerpt(out.ranks[r].host), status.what));
@@ -243,12 +239,12 @@ class Guest {
     out.links.resize(static_cast<std::size_t>(self_.settings.world_size));
     // Rank 0 knows who is missing: past its deadline (started no later than this one's), it says so to all.
     const Deadline answer = deadline + kAnswerGrace;
-    wire::FrameReader reader(wire::kMaxHandshakeBytes);
-    net::Socket root = join_rank0(deadline, answer, reader);
-    reader.set_max_length(wire::kMaxTableBytes);  // rank 0 has proven itself: its table may be large
+    FrameReader reader(kMaxHandshakeBytes);
+    Socket root = join_rank0(deadline, answer, reader);
+    reader.set_max_length(kMaxTableBytes);  // rank 0 has proven itself: its table may be large
     const hs::Nonce job = await_welcome(root, reader, answer, out);
     const hs::Key peers = hs::peer_key(self_.secret, job);
-    std::string remote = net::peer_endpoint(root);
+    std::string remote = peer_endpoint(root);
     out.links[0] = Link{std::move(root), reader.take_buffered(), std::move(remote)};
     for (int peer = 1; peer < self_.settings.rank; ++peer) {
       out.links[static_cast<std::size_t>(peer)] = connect_peer(peer, out, peers, deadline);
@@ -272,11 +268,11 @@ class Guest {
 
   // Connects to rank 0 and is taken as this rank: the challenge, the hello, rank 0's proof. A connection that rank 0
   // drops before answering (it was busy with strangers past its budget) is opened again, until the deadline.
-  net::Socket join_rank0(Deadline deadline, Deadline answer, wire::FrameReader& reader) {
+  Socket join_rank0(Deadline deadline, Deadline answer, FrameReader& reader) {
     while (true) {
-      net::Socket root = reach_rank0(deadline);
+      Socket root = reach_rank0(deadline);
       if (!listener_.valid() && self_.settings.rank < self_.settings.world_size - 1) open_listener(root);
-      reader = wire::FrameReader(wire::kMaxHandshakeBytes);
+      reader = FrameReader(kMaxHandshakeBytes);
       if (say_hello(root, reader, answer)) return root;
       if (Clock::now() >= deadline) no_answer();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -284,20 +280,20 @@ class Guest {
   }
 
   // The higher ranks connect to this one at the address it reaches rank 0 from: the address they reach it at.
-  void open_listener(const net::Socket& root) {
-    net::Status status;
-    const std::string local = net::local_address(root);
-    listener_ = net::listen_tcp(local, 0, status);
+  void open_listener(const Socket& root) {
+    Status status;
+    const std::string local = local_address(root);
+    listener_ = listen_tcp(local, 0, status);
     if (!listener_.valid()) {
       throw failure(fmt::format("{}: cannot listen for the other ranks on {}: {}", self_.name(), local, status.what));
     }
   }
 
-  net::Socket reach_rank0(Deadline deadline) {
+  Socket reach_rank0(Deadline deadline) {
     auto pause = std::chrono::milliseconds(20);
     while (true) {
-      net::Status status;
-      net::Socket s = net::connect_tcp(self_.settings.master_addr, self_.settings.port, deadline, status);
+      Status status;
+      Socket s = connect_tcp(self_.settings.master_addr, self_.settings.port, deadline, status);
       if (s.valid()) return s;
       if (Clock::now() + pause >= deadline) {
         throw Error(ExitCode::timeout,
@@ -311,7 +307,7 @@ class Guest {
   }
 
   // The next frame from rank 0; false when the connection ended (before rank 0 took this process: try again).
-  bool next_from_rank0(const net::Socket& root, wire::FrameReader& reader, Deadline answer, std::optional<Frame>& f) {
+  bool next_from_rank0(const Socket& root, FrameReader& reader, Deadline answer, std::optional<Frame>& f) {
     switch (read_frame(root, reader, answer, f)) {
       case Read::frame:
         return true;
@@ -327,7 +323,7 @@ class Guest {
 
   // The challenge, the hello with this process's proof, and rank 0's answer: true once rank 0 has taken this
   // process and proven itself; false when the connection ended first.
-  bool say_hello(const net::Socket& root, wire::FrameReader& reader, Deadline answer) {
+  bool say_hello(const Socket& root, FrameReader& reader, Deadline answer) {
     std::optional<Frame> frame;
     if (!next_from_rank0(root, reader, answer, frame)) return false;
     std::string why;
@@ -338,7 +334,7 @@ class Guest {
                   {"rank", self_.settings.rank},
                   {"world_size", self_.settings.world_size},
                   {"host", self_.host},
-                  {"port", listener_.valid() ? net::local_port(listener_) : 0},
+                  {"port", listener_.valid() ? local_port(listener_) : 0},
                   {"pid", static_cast<int>(getpid())},
                   {"run_id", self_.settings.run_id},
                   {"nonce", hs::hex(mine)},
@@ -349,7 +345,7 @@ class Guest {
     }
     const auto bytes = hs::frame_of(FrameType::hello,
                                     hs::sealed(self_.secret, hs::Purpose::hello, challenge->nonce, mine, hello));
-    if (const auto s = net::write_all(root, bytes, answer); !s.ok()) {
+    if (const auto s = write_all(root, bytes, answer); !s.ok()) {
       if (s.timed_out) no_answer();
       return false;
     }
@@ -376,7 +372,7 @@ class Guest {
   }
 
   // The table and the job's nonce from rank 0 (or its reason to end the rendezvous).
-  hs::Nonce await_welcome(const net::Socket& root, wire::FrameReader& reader, Deadline answer, Joined& out) {
+  hs::Nonce await_welcome(const Socket& root, FrameReader& reader, Deadline answer, Joined& out) {
     std::optional<Frame> frame;
     if (!next_from_rank0(root, reader, answer, frame)) {
       throw failure(fmt::format("{}: rank 0 at {} closed the connection during the rendezvous (it failed, and its "
@@ -421,10 +417,10 @@ class Guest {
     const auto fail = [&](ExitCode code, const std::string& why) {
       return Error(code, fmt::format("{}: cannot connect to {}: {}", self_.name(), where, why));
     };
-    net::Status status;
-    net::Socket s = net::connect_tcp(e.address, e.port, deadline, status);
+    Status status;
+    Socket s = connect_tcp(e.address, e.port, deadline, status);
     if (!s.valid()) throw fail(status.timed_out ? ExitCode::timeout : ExitCode::failure, status.what);
-    wire::FrameReader reader(wire::kMaxHandshakeBytes);
+    FrameReader reader(kMaxHandshakeBytes);
     std::optional<Frame> frame;
     const auto next = [&](const char* what) {
       switch (read_frame(s, reader, deadline, frame)) {
@@ -444,7 +440,7 @@ class Guest {
     if (!challenge) throw fail(ExitCode::failure, why);
     const hs::Nonce mine = hs::fresh_nonce();
     const Json hello = {{"rank", self_.settings.rank}, {"nonce", hs::hex(mine)}};
-    status = net::write_all(
+    status = write_all(
         s, hs::frame_of(FrameType::peer_hello, hs::sealed(key, hs::Purpose::peer_hello, challenge->nonce, mine, hello)),
         deadline);
     if (!status.ok()) throw fail(status.timed_out ? ExitCode::timeout : ExitCode::failure, status.what);
@@ -455,7 +451,7 @@ class Guest {
         !hs::proven(*u, key, hs::Purpose::peer_accepted, mine, challenge->nonce)) {
       throw fail(ExitCode::failure, "it did not prove that it belongs to this job");
     }
-    std::string remote = net::peer_endpoint(s);
+    std::string remote = peer_endpoint(s);
     return Link{std::move(s), reader.take_buffered(), std::move(remote)};
   }
 
@@ -467,7 +463,7 @@ class Guest {
     int expected = world - 1 - rank;
     for (int r = rank + 1; r < world; ++r) present[static_cast<std::size_t>(r)] = false;
     if (expected == 0) return;
-    std::vector<net::Socket> listeners;
+    std::vector<Socket> listeners;
     listeners.push_back(std::move(listener_));
     Admission door(std::move(listeners));
     std::map<ConnectionId, hs::Nonce> challenged;
@@ -499,11 +495,11 @@ class Guest {
           door.drop(e.id);  // not a rank of this job: dropped without a word
           continue;
         }
-        net::Socket s = door.take(e.id);
-        net::write_now(s, hs::frame_of(FrameType::accepted,
+        Socket s = door.take(e.id);
+        write_now(s, hs::frame_of(FrameType::accepted,
                                        hs::sealed(key, hs::Purpose::peer_accepted, *theirs, mine, Json{{"rank", rank}})));
         present[static_cast<std::size_t>(*peer)] = true;
-        std::string remote = net::peer_endpoint(s);
+        std::string remote = peer_endpoint(s);
         out.links[static_cast<std::size_t>(*peer)] = Link{std::move(s), {}, std::move(remote)};
         --expected;
       }
@@ -511,7 +507,7 @@ class Guest {
   }
 
   const Self& self_;
-  net::Socket listener_;
+  Socket listener_;
 };
 
 }  // namespace
@@ -519,7 +515,7 @@ class Guest {
 Joined rendezvous(const EnvSettings& settings, double timeout_s) {
   std::optional<hs::Key> secret;
   if (settings.secret) secret = hs::Key(settings.secret->begin(), settings.secret->end());
-  const Self self{settings, net::host_name(), timeout_s, std::move(secret)};
+  const Self self{settings, host_name(), timeout_s, std::move(secret)};
   const Deadline deadline = deadline_after(timeout_s);
   if (settings.rank == 0) {
     Host host(self);
@@ -529,4 +525,4 @@ Joined rendezvous(const EnvSettings& settings, double timeout_s) {
   return guest.run(deadline);
 }
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

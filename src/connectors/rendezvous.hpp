@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
 // A connection to a peer, and what came on it after the handshake.
 struct Link {
-  net::Socket socket;
+  Socket socket;
   std::vector<std::byte> early;
   std::string remote;  // the other end, "10.0.0.2:41234", for messages that name the connection
 };
@@ -46,4 +46,4 @@ struct Joined {
 
 Joined rendezvous(const EnvSettings& settings, double timeout_s);
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

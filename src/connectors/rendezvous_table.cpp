@@ -9,11 +9,10 @@
 
 #include <climits>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
 using Json = nlohmann::json;
-using wire::FrameType;
 
 // How many turned-away connections rank 0 names at the deadline (the others are counted).
 constexpr std::size_t kTurnedAwayNamed = 3;
@@ -83,16 +82,27 @@ Verdict RendezvousTable::end_job(std::string reason) const {
   return v;
 }
 
-Verdict RendezvousTable::received(ConnectionId id, const wire::Frame& frame) {
-  const auto it = waiting_.find(id);
-  if (it == waiting_.end()) return {};  // taken already, or never opened: one frame per connection
-  const Waiting w = it->second;
-  waiting_.erase(it);
-  if (frame.header.type != FrameType::hello) return {};
+// A hello's claims, each read within its bounds.
+struct RendezvousTable::Hello {
+  handshake::Unsealed unsealed;
+  std::int64_t rank = 0;
+  std::int64_t world = 0;
+  std::string host;
+  std::int64_t port = 0;
+  std::int64_t pid = 0;
+  std::string run_id;
+  handshake::Nonce nonce{};
+  bool claims_secret = false;
+  std::optional<std::int64_t> local_size;  // both, or neither
+  std::optional<std::int64_t> local_rank;
+};
+
+std::optional<RendezvousTable::Hello> RendezvousTable::read_hello(const Frame& frame) {
+  if (frame.header.type != FrameType::hello) return std::nullopt;
   const auto u = handshake::unseal(frame.payload);
-  if (!u) return {};
+  if (!u) return std::nullopt;
   const auto j = handshake::json_object(u->body);
-  if (!j || handshake::text_field(*j, "protocol", 64) != handshake::kProtocol) return {};
+  if (!j || handshake::text_field(*j, "protocol", 64) != handshake::kProtocol) return std::nullopt;
   const auto rank = handshake::int_field(*j, "rank", 0, INT_MAX);
   const auto world = handshake::int_field(*j, "world_size", 1, kMaxEnvWorld);
   const auto host = handshake::text_field(*j, "host", 255);
@@ -103,46 +113,59 @@ Verdict RendezvousTable::received(ConnectionId id, const wire::Frame& frame) {
   const auto has_secret = j->find("secret");
   if (!rank || !world || !host || !port || !pid || !run_id || !nonce || has_secret == j->end() ||
       !has_secret->is_boolean()) {
-    return {};  // not a distbench process of this version: dropped without a word, as a port scanner is
+    return std::nullopt;
   }
-  // Who it is, first: nothing it claims counts before.
-  const bool claims_secret = has_secret->get<bool>();
+  Hello h{*u, *rank, *world, *host, *port, *pid, *run_id, *nonce, has_secret->get<bool>(), std::nullopt, std::nullopt};
+  const auto local_size = handshake::int_field(*j, "local_size", 1, *world);
+  const auto local_rank = local_size ? handshake::int_field(*j, "local_rank", 0, *local_size - 1) : std::nullopt;
+  if (local_rank) {
+    h.local_size = local_size;
+    h.local_rank = local_rank;
+  }
+  return h;
+}
+
+std::optional<Verdict> RendezvousTable::refuse_stranger(const Waiting& w, const Hello& h) {
   if (settings_.secret) {
-    if (!claims_secret) {
-      return refuse(w, *rank, "without the job's secret",
+    if (!h.claims_secret) {
+      return refuse(w, h.rank, "without the job's secret",
                     fmt::format("rank 0 at {} requires the job's secret and this process has none: give every process "
                                 "the same {}",
                                 settings_.endpoint, kSecretVariables));
     }
-    if (!handshake::proven(*u, *settings_.secret, handshake::Purpose::hello, w.nonce, *nonce)) {
-      return refuse(w, *rank, "with a wrong job secret",
+    if (!handshake::proven(h.unsealed, *settings_.secret, handshake::Purpose::hello, w.nonce, h.nonce)) {
+      return refuse(w, h.rank, "with a wrong job secret",
                     fmt::format("this process's job secret is not the one of rank 0 at {}: give every process the "
                                 "same {}",
                                 settings_.endpoint, kSecretVariables));
     }
-  } else if (claims_secret) {
-    return refuse(w, *rank, "with a job secret, and rank 0 has none",
+  } else if (h.claims_secret) {
+    return refuse(w, h.rank, "with a job secret, and rank 0 has none",
                   fmt::format("this process has a job secret and rank 0 at {} has none: give every process the same "
                               "{}, or none",
                               settings_.endpoint, kSecretVariables));
   }
-  const std::string who = fmt::format("a process on {} (pid {})", excerpt(*host), *pid);
-  if (*run_id != settings_.run_id) {
-    return refuse(w, *rank, fmt::format("of another run ('{}')", excerpt(*run_id)),
+  return std::nullopt;
+}
+
+std::optional<Verdict> RendezvousTable::refuse_launch(const Waiting& w, const Hello& h) {
+  const std::string who = fmt::format("a process on {} (pid {})", excerpt(h.host), h.pid);
+  if (h.run_id != settings_.run_id) {
+    return refuse(w, h.rank, fmt::format("of another run ('{}')", excerpt(h.run_id)),
                   fmt::format("rank 0 at {} serves run '{}', this process belongs to run '{}' (TORCHELASTIC_RUN_ID)",
-                              settings_.endpoint, excerpt(settings_.run_id), excerpt(*run_id)));
+                              settings_.endpoint, excerpt(settings_.run_id), excerpt(h.run_id)));
   }
-  if (*world != settings_.world_size) {
+  if (h.world != settings_.world_size) {
     return end_job(fmt::format("{} has WORLD_SIZE={}, rank 0 has WORLD_SIZE={}: every process must be given the "
                                "same WORLD_SIZE",
-                               who, *world, settings_.world_size));
+                               who, h.world, settings_.world_size));
   }
-  if (*rank >= settings_.world_size) {
-    return refuse(w, *rank, fmt::format("outside WORLD_SIZE={}", settings_.world_size),
+  if (h.rank >= settings_.world_size) {
+    return refuse(w, h.rank, fmt::format("outside WORLD_SIZE={}", settings_.world_size),
                   fmt::format("RANK={} is outside WORLD_SIZE={}: give each process its own RANK, 0 .. WORLD_SIZE-1",
-                              *rank, settings_.world_size));
+                              h.rank, settings_.world_size));
   }
-  const auto r = static_cast<std::size_t>(*rank);
+  const auto r = static_cast<std::size_t>(h.rank);
   if (r == 0 || members_[r]) {
     const std::string first = r == 0 ? fmt::format("{} (pid {}, rank 0 itself)", excerpt(settings_.self.host),
                                                    settings_.self.pid)
@@ -150,19 +173,22 @@ Verdict RendezvousTable::received(ConnectionId id, const wire::Frame& frame) {
                                                    members_[r]->entry.pid);
     return end_job(fmt::format("RANK={} is claimed by two processes, on {} and on {} (pid {}): give each process "
                                "its own RANK, 0 .. WORLD_SIZE-1",
-                               r, first, excerpt(*host), *pid));
+                               r, first, excerpt(h.host), h.pid));
   }
+  return std::nullopt;
+}
+
+Verdict RendezvousTable::accept(ConnectionId id, const Waiting& w, const Hello& h) {
+  const auto r = static_cast<std::size_t>(h.rank);
   Member m;
   m.id = id;
-  m.entry.host = *host;
+  m.entry.host = h.host;
   m.entry.address = w.address;
-  m.entry.port = static_cast<int>(*port);
-  m.entry.pid = static_cast<int>(*pid);
-  const auto local_size = handshake::int_field(*j, "local_size", 1, *world);
-  const auto local_rank = local_size ? handshake::int_field(*j, "local_rank", 0, *local_size - 1) : std::nullopt;
-  if (local_rank) {
-    m.entry.local_rank = static_cast<int>(*local_rank);
-    m.entry.local_size = static_cast<int>(*local_size);
+  m.entry.port = static_cast<int>(h.port);
+  m.entry.pid = static_cast<int>(h.pid);
+  if (h.local_rank) {
+    m.entry.local_rank = static_cast<int>(*h.local_rank);
+    m.entry.local_size = static_cast<int>(*h.local_size);
     m.gave_local = true;
   }
   members_[r] = std::move(m);
@@ -172,9 +198,22 @@ Verdict RendezvousTable::received(ConnectionId id, const wire::Frame& frame) {
   v.rank = static_cast<int>(r);
   // Rank 0's own proof, for the process to check: the one that holds the secret answers it.
   v.reply = handshake::frame_of(FrameType::accepted,
-                                handshake::sealed(settings_.secret, handshake::Purpose::rank0, *nonce, w.nonce,
+                                handshake::sealed(settings_.secret, handshake::Purpose::rank0, h.nonce, w.nonce,
                                                   Json{{"rank", r}}));
   return v;
+}
+
+Verdict RendezvousTable::received(ConnectionId id, const Frame& frame) {
+  const auto it = waiting_.find(id);
+  if (it == waiting_.end()) return {};  // taken already, or never opened: one frame per connection
+  const Waiting w = it->second;
+  waiting_.erase(it);
+  const std::optional<Hello> hello = read_hello(frame);
+  if (!hello) return {};  // not a distbench process of this version: dropped without a word, as a port scanner is
+  // Who it is, first: nothing it claims counts before.
+  if (std::optional<Verdict> refused = refuse_stranger(w, *hello)) return std::move(*refused);
+  if (std::optional<Verdict> refused = refuse_launch(w, *hello)) return std::move(*refused);
+  return accept(id, w, *hello);
 }
 
 std::string RendezvousTable::missing_text(double timeout_s) const {
@@ -217,4 +256,4 @@ std::vector<std::byte> RendezvousTable::reject_frame(ExitCode code, const std::s
   return handshake::json_frame(FrameType::reject, {{"code", static_cast<int>(code)}, {"reason", reason}});
 }
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench::env {
+namespace distbench::connectors {
 
 struct RankEntry {
   std::string host;
@@ -66,7 +66,7 @@ class RendezvousTable {
                                 const handshake::Nonce& nonce);
   // The one frame a connection may send before it is taken: its hello. Any other frame, or a second one, or one on
   // a connection never opened: refused without a word.
-  Verdict received(ConnectionId id, const wire::Frame& frame);
+  Verdict received(ConnectionId id, const Frame& frame);
   // The connection ended or was dropped before it was taken.
   void closed(ConnectionId id);
 
@@ -100,6 +100,15 @@ class RendezvousTable {
     RankEntry entry;
     bool gave_local = false;
   };
+  struct Hello;
+  // The hello's claims, each within its bounds; std::nullopt for a frame that is no hello of this version.
+  static std::optional<Hello> read_hello(const Frame& frame);
+  // A process without the job's secret, or with another (or with one when rank 0 has none): turned away.
+  std::optional<Verdict> refuse_stranger(const Waiting& w, const Hello& h);
+  // A process of this job launched wrong: another run, another WORLD_SIZE, a RANK outside it or taken already.
+  std::optional<Verdict> refuse_launch(const Waiting& w, const Hello& h);
+  // Takes the connection as the rank it claims, and answers with rank 0's own proof.
+  Verdict accept(ConnectionId id, const Waiting& w, const Hello& h);
   // Turns a connection away: `note` for rank 0's line at the deadline, `why` for the process.
   Verdict refuse(const Waiting& w, std::int64_t rank, std::string_view note, std::string why);
   Verdict end_job(std::string reason) const;
@@ -112,4 +121,4 @@ class RendezvousTable {
   std::size_t turned_away_count_ = 0;
 };
 
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-namespace distbench {
+namespace distbench::connectors {
 
 std::vector<std::byte> SelfMessages::receive(std::chrono::steady_clock::time_point deadline) {
   const std::uint64_t mine = received_++;
@@ -19,4 +19,4 @@ std::vector<std::byte> SelfMessages::receive(std::chrono::steady_clock::time_poi
   return message;
 }
 
-}  // namespace distbench
+}  // namespace distbench::connectors

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace distbench {
+namespace distbench::connectors {
 
 class SelfMessages {
  public:
@@ -24,4 +24,4 @@ class SelfMessages {
   std::map<std::uint64_t, std::vector<std::byte>> waiting_;
 };
 
-}  // namespace distbench
+}  // namespace distbench::connectors

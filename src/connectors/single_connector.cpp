@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-namespace distbench {
+namespace distbench::connectors {
 namespace {
 
 void check_self(int peer, const char* what) {
@@ -14,7 +14,7 @@ void check_self(int peer, const char* what) {
 
 }  // namespace
 
-std::string SingleConnector::hostname() const { return net::host_name(); }
+std::string SingleConnector::hostname() const { return host_name(); }
 
 void SingleConnector::send_until(int peer, std::span<const std::byte> data, std::chrono::steady_clock::time_point) {
   check_self(peer, "send_until");
@@ -28,4 +28,4 @@ std::vector<std::byte> SingleConnector::receive_until(int peer, std::chrono::ste
 
 void SingleConnector::abort(int exit_code, const std::string&) { std::_Exit(exit_code); }
 
-}  // namespace distbench
+}  // namespace distbench::connectors

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <memory>
 
-namespace distbench::net {
+namespace distbench::connectors {
 namespace {
 
 Status failed(int error, std::string what) { return {error, fmt::format("{}: {}", what, std::strerror(error)), false}; }
@@ -298,4 +298,4 @@ std::string host_name() {
   return name.data();
 }
 
-}  // namespace distbench::net
+}  // namespace distbench::connectors

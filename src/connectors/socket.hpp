@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench::net {
+namespace distbench::connectors {
 
 using Clock = std::chrono::steady_clock;
 using Deadline = Clock::time_point;
@@ -86,4 +86,4 @@ int poll_timeout_ms(Deadline deadline, int cap_ms = 1000);
 // This host's name (gethostname).
 std::string host_name();
 
-}  // namespace distbench::net
+}  // namespace distbench::connectors

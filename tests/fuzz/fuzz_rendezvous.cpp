@@ -23,8 +23,8 @@
 namespace {
 
 using namespace distbench;
-using namespace distbench::env;
-namespace hs = distbench::env::handshake;
+using namespace distbench::connectors;
+namespace hs = distbench::connectors::handshake;
 using Json = nlohmann::json;
 
 // Reads the program: bytes one at a time, zeros once it runs out.
@@ -57,8 +57,8 @@ hs::Nonce nonce_from(Program& p) {
   return n;
 }
 
-wire::Frame whole_frame(const std::vector<std::byte>& bytes) {
-  wire::FrameReader reader(wire::kMaxTableBytes);
+Frame whole_frame(const std::vector<std::byte>& bytes) {
+  FrameReader reader(kMaxTableBytes);
   reader.feed(bytes);
   auto f = reader.next();
   FUZZ_EXPECT(f.has_value());
@@ -88,8 +88,8 @@ struct Harness {
         FUZZ_EXPECT(!taken.count(id));
         FUZZ_EXPECT(proven);
         FUZZ_EXPECT(table.holder(v.rank) == id);
-        const wire::Frame f = whole_frame(v.reply);
-        FUZZ_EXPECT(f.header.type == wire::FrameType::accepted);
+        const Frame f = whole_frame(v.reply);
+        FUZZ_EXPECT(f.header.type == FrameType::accepted);
         if (has_secret) {
           const auto u = hs::unseal(f.payload);
           FUZZ_EXPECT(u && mine && hs::proven(*u, kSecret, hs::Purpose::rank0, *mine, challenges.at(id)));
@@ -99,13 +99,13 @@ struct Harness {
         break;
       }
       case Verdict::Kind::refuse:
-        if (!v.reply.empty()) FUZZ_EXPECT(whole_frame(v.reply).header.type == wire::FrameType::reject);
+        if (!v.reply.empty()) FUZZ_EXPECT(whole_frame(v.reply).header.type == FrameType::reject);
         break;
       case Verdict::Kind::end_job:
         FUZZ_EXPECT(proven);  // a stranger cannot end a job that has a secret
         FUZZ_EXPECT(v.code == ExitCode::usage);
         FUZZ_EXPECT(!v.reason.empty());
-        FUZZ_EXPECT(whole_frame(v.reply).header.type == wire::FrameType::reject);
+        FUZZ_EXPECT(whole_frame(v.reply).header.type == FrameType::reject);
         break;
     }
     challenges.erase(id);
@@ -120,7 +120,7 @@ struct Harness {
       FUZZ_EXPECT(t->size() == static_cast<std::size_t>(world));
       for (const RankEntry& e : *t) FUZZ_EXPECT(e.local_rank >= 0 && e.local_rank < e.local_size);
       FUZZ_EXPECT(whole_frame(RendezvousTable::welcome_frame(*t, hs::Nonce{})).header.type ==
-                  wire::FrameType::welcome);
+                  FrameType::welcome);
     } else {
       FUZZ_EXPECT(!table.missing_text(1).empty());
     }
@@ -151,7 +151,7 @@ void run(Program& p, Harness& h) {
       case 0: {  // open (a connection's number is never reused once taken, as the door numbers them)
         const hs::Nonce n = nonce_from(p);
         if (h.taken.count(id)) break;
-        const wire::Frame c = whole_frame(h.table.opened(id, "10.0.0.9", "10.0.0.9:1", n));
+        const Frame c = whole_frame(h.table.opened(id, "10.0.0.9", "10.0.0.9:1", n));
         std::string why;
         const auto read = hs::read_challenge(c, why);
         FUZZ_EXPECT(read && read->nonce == n && read->has_secret == has_secret);
@@ -180,13 +180,13 @@ void run(Program& p, Harness& h) {
                            {"pid", 2}, {"run_id", run_id}, {"nonce", hs::hex(mine)}, {"secret", key.has_value()}};
         const auto payload = hs::sealed(key, hs::Purpose::hello, proven_for, mine, body);
         const bool proven = !has_secret || (key == kSecret && proven_for == challenge && challenged);
-        const Verdict v = h.table.received(id, whole_frame(hs::frame_of(wire::FrameType::hello, payload)));
+        const Verdict v = h.table.received(id, whole_frame(hs::frame_of(FrameType::hello, payload)));
         h.check(id, v, proven, mine);
         if (v.kind == Verdict::Kind::end_job) return;  // the job ends: rank 0 throws
         break;
       }
       case 3: {  // a raw frame: any type, any payload
-        const auto type = static_cast<wire::FrameType>(1 + p.byte() % 9);
+        const auto type = static_cast<FrameType>(1 + p.byte() % 9);
         const auto payload = p.bytes(p.byte());
         const Verdict v = h.table.received(id, whole_frame(hs::frame_of(type, payload)));
         // Without a secret a raw hello may be well formed and taken; with one, it cannot prove anything.
@@ -195,7 +195,7 @@ void run(Program& p, Harness& h) {
         break;
       }
       case 4: {  // raw bytes through a frame reader, as the wire delivers them
-        wire::FrameReader reader(wire::kMaxHandshakeBytes);
+        FrameReader reader(kMaxHandshakeBytes);
         reader.feed(p.bytes(p.byte()));
         while (auto f = reader.next()) {
           const Verdict v = h.table.received(id, *f);

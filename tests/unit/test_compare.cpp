@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // n samples around `median_us` with multiplicative (log-normal) noise of `noise` (e.g. 0.05), and optionally a
@@ -539,4 +539,4 @@ TEST(Compare, HugeChangesPrintShortPercentages) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-namespace distbench {
+namespace distbench::connectors {
 namespace {
 
 using test_support::lookup;
@@ -156,4 +156,4 @@ TEST(EnvSettings, AShortSecretIsRefused) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::connectors

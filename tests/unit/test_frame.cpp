@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace distbench::wire {
+namespace distbench::connectors {
 namespace {
 
 std::vector<std::byte> bytes(const std::string& text) {
@@ -128,4 +128,4 @@ TEST(FrameReader, WantedIsWhatCompletesTheFrameInHand) {
 }
 
 }  // namespace
-}  // namespace distbench::wire
+}  // namespace distbench::connectors

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-namespace distbench::crypto {
+namespace distbench::connectors {
 namespace {
 
-std::vector<std::uint8_t> bytes(std::string_view text) { return {text.begin(), text.end()}; }
+std::vector<std::uint8_t> ascii(std::string_view text) { return {text.begin(), text.end()}; }
 
 std::vector<std::uint8_t> repeated(std::uint8_t b, std::size_t n) { return std::vector<std::uint8_t>(n, b); }
 
@@ -23,10 +23,10 @@ std::string hex(std::span<const std::uint8_t> d) {
 }
 
 TEST(Sha256, Fips180Examples) {
-  EXPECT_EQ(hex(sha256(bytes("abc"))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(hex(sha256(bytes("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))),
+  EXPECT_EQ(hex(sha256(ascii("abc"))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex(sha256(ascii("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(hex(sha256(bytes("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnop"
+  EXPECT_EQ(hex(sha256(ascii("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnop"
                              "qrlmnopqrsmnopqrstnopqrstu"))),
             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   EXPECT_EQ(hex(sha256({})), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -59,16 +59,16 @@ TEST(HmacSha256, Rfc4231TestCases) {
   std::vector<std::uint8_t> key4;
   for (std::uint8_t b = 1; b <= 25; ++b) key4.push_back(b);
   const std::vector<Rfc4231Case> cases = {
-      {"1", repeated(0x0b, 20), bytes("Hi There"), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
-      {"2", bytes("Jefe"), bytes("what do ya want for nothing?"),
+      {"1", repeated(0x0b, 20), ascii("Hi There"), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {"2", ascii("Jefe"), ascii("what do ya want for nothing?"),
        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
       {"3", repeated(0xaa, 20), repeated(0xdd, 50), "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
       {"4", key4, repeated(0xcd, 50), "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"},
-      {"5 (truncated to 128 bits)", repeated(0x0c, 20), bytes("Test With Truncation"), "a3b6167473100ee06e0c796c2955552b"},
-      {"6", repeated(0xaa, 131), bytes("Test Using Larger Than Block-Size Key - Hash Key First"),
+      {"5 (truncated to 128 bits)", repeated(0x0c, 20), ascii("Test With Truncation"), "a3b6167473100ee06e0c796c2955552b"},
+      {"6", repeated(0xaa, 131), ascii("Test Using Larger Than Block-Size Key - Hash Key First"),
        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
       {"7", repeated(0xaa, 131),
-       bytes("This is a test using a larger than block-size key and a larger than block-size data. The key needs to "
+       ascii("This is a test using a larger than block-size key and a larger than block-size data. The key needs to "
              "be hashed before being used by the HMAC algorithm."),
        "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
   };
@@ -83,7 +83,7 @@ TEST(HmacSha256, Rfc4231TestCases) {
 }
 
 TEST(HmacSha256, ConstantTimeComparison) {
-  const Digest a = sha256(bytes("a"));
+  const Digest a = sha256(ascii("a"));
   Digest b = a;
   EXPECT_TRUE(equal_in_constant_time(a, b));
   for (std::size_t i : {0, 15, 31}) {
@@ -96,4 +96,4 @@ TEST(HmacSha256, ConstantTimeComparison) {
 }
 
 }  // namespace
-}  // namespace distbench::crypto
+}  // namespace distbench::connectors

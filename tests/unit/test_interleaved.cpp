@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 namespace fs = std::filesystem;
@@ -207,4 +207,4 @@ TEST_F(Interleaved, ARunThatFailsEndsTheGateClosedAndSaysWhich) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

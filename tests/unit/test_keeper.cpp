@@ -16,7 +16,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,4 +157,4 @@ TEST_F(Keeper, TheLogKeepsTheHeadAndTheTailOfAHugeOutput) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

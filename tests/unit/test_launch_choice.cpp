@@ -8,7 +8,7 @@
 
 #include <map>
 
-namespace distbench {
+namespace distbench::connectors {
 namespace {
 
 using test_support::lookup;
@@ -75,4 +75,4 @@ TEST(LaunchChoice, AnUnknownChoiceIsAUsageError) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::connectors

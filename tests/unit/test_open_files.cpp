@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
 void set_limits(rlim_t soft, rlim_t hard) {
@@ -79,4 +79,4 @@ TEST(OpenFiles, AHardLimitBelowTheNeedIsOneErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace distbench::env
+}  // namespace distbench::connectors

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // What an OutputCap of `head` and `tail` bytes writes for `output` taken in pieces of `piece` bytes.
@@ -80,4 +80,4 @@ TEST(OutputCap, TheLineFitsAnyCapacityAndTheLargestCounts) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

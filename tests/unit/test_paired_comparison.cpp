@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 TEST(SignedRank, ExactPValues) {
@@ -224,4 +224,4 @@ TEST(PairedComparison, WrongElementsInARoundFailTheGate) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 pid_t parent_of(const std::string& stat) { return parent_in_stat(stat.data(), stat.size()); }
@@ -90,4 +90,4 @@ TEST(ProcessTree, ThisProcessAndItsChildrenFromProc) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace distbench::env {
+namespace distbench::connectors {
 namespace {
 
 using Json = nlohmann::json;
@@ -25,12 +25,12 @@ hs::Key key_of(const std::string& text) { return {text.begin(), text.end()}; }
 const hs::Key kSecret = key_of("the job's secret, 32 bytes long.");
 
 // The one frame in `bytes`.
-wire::Frame frame_in(const std::vector<std::byte>& bytes) {
-  wire::FrameReader reader(wire::kMaxTableBytes);
+Frame frame_in(const std::vector<std::byte>& bytes) {
+  FrameReader reader(kMaxTableBytes);
   reader.feed(bytes);
   auto f = reader.next();
   EXPECT_TRUE(f) << reader.error();
-  return f ? *f : wire::Frame{};
+  return f ? *f : Frame{};
 }
 
 struct Hello {
@@ -46,11 +46,11 @@ Hello claim(int rank, int world = 3, std::string run_id = "", std::optional<hs::
   return Hello{rank, world, std::move(run_id), std::move(key), mine};
 }
 
-wire::Frame hello_frame(const Hello& h, const hs::Nonce& challenge) {
+Frame hello_frame(const Hello& h, const hs::Nonce& challenge) {
   const Json body = {{"protocol", hs::kProtocol}, {"rank", h.rank}, {"world_size", h.world}, {"host", "node1"},
                      {"port", 40000 + h.rank % 1000}, {"pid", 100 + h.rank}, {"run_id", h.run_id},
                      {"nonce", hs::hex(h.mine)}, {"secret", h.key.has_value()}};
-  return frame_in(hs::frame_of(wire::FrameType::hello, hs::sealed(h.key, hs::Purpose::hello, challenge, h.mine, body)));
+  return frame_in(hs::frame_of(FrameType::hello, hs::sealed(h.key, hs::Purpose::hello, challenge, h.mine, body)));
 }
 
 TableSettings settings(int world, std::optional<hs::Key> secret = std::nullopt) {
@@ -65,7 +65,7 @@ TableSettings settings(int world, std::optional<hs::Key> secret = std::nullopt) 
 // Opens connection `id` and sends `h` on it, as the process would after reading the challenge.
 Verdict knock(RendezvousTable& t, ConnectionId id, Hello h) {
   const hs::Nonce challenge = nonce_of(static_cast<std::uint8_t>(id));
-  const wire::Frame c = frame_in(t.opened(id, "10.0.0.9", "10.0.0.9:41234", challenge));
+  const Frame c = frame_in(t.opened(id, "10.0.0.9", "10.0.0.9:41234", challenge));
   std::string why;
   const auto read = hs::read_challenge(c, why);
   EXPECT_TRUE(read) << why;
@@ -73,8 +73,8 @@ Verdict knock(RendezvousTable& t, ConnectionId id, Hello h) {
 }
 
 std::string reject_reason(const Verdict& v) {
-  const wire::Frame f = frame_in(v.reply);
-  EXPECT_EQ(f.header.type, wire::FrameType::reject);
+  const Frame f = frame_in(v.reply);
+  EXPECT_EQ(f.header.type, FrameType::reject);
   const auto j = hs::json_object({reinterpret_cast<const char*>(f.payload.data()), f.payload.size()});
   return j ? hs::text_field(*j, "reason", 1 << 20).value_or("") : "";
 }
@@ -88,7 +88,7 @@ TEST(RendezvousTable, EveryRankInMakesTheTable) {
   const Verdict v = knock(t, 8, claim(1));
   EXPECT_EQ(v.kind, Verdict::Kind::accept);
   EXPECT_EQ(v.rank, 1);
-  EXPECT_EQ(frame_in(v.reply).header.type, wire::FrameType::accepted);
+  EXPECT_EQ(frame_in(v.reply).header.type, FrameType::accepted);
   ASSERT_TRUE(t.complete());
   EXPECT_EQ(t.holder(1), 8u);
   EXPECT_EQ(t.holder(2), 7u);
@@ -98,8 +98,8 @@ TEST(RendezvousTable, EveryRankInMakesTheTable) {
   EXPECT_EQ((*table)[0].host, "node0");
   EXPECT_EQ((*table)[1].address, "10.0.0.9");
   EXPECT_EQ((*table)[2].port, 40002);
-  const wire::Frame w = frame_in(RendezvousTable::welcome_frame(*table, nonce_of(5)));
-  EXPECT_EQ(w.header.type, wire::FrameType::welcome);
+  const Frame w = frame_in(RendezvousTable::welcome_frame(*table, nonce_of(5)));
+  EXPECT_EQ(w.header.type, FrameType::welcome);
 }
 
 TEST(RendezvousTable, ARankOutsideTheWorldIsTurnedAwayAndTheJobGoesOn) {
@@ -131,7 +131,7 @@ TEST(RendezvousTable, WithASecretOnlyAProvenHelloIsTaken) {
   v = knock(t, 4, claim(1, 3, "", kSecret, mine));
   ASSERT_EQ(v.kind, Verdict::Kind::accept);
   // Rank 0 proves itself back: its answer carries the proof the secret makes for both nonces.
-  const wire::Frame accepted = frame_in(v.reply);
+  const Frame accepted = frame_in(v.reply);
   const auto u = hs::unseal(accepted.payload);
   ASSERT_TRUE(u);
   EXPECT_TRUE(hs::proven(*u, kSecret, hs::Purpose::rank0, mine, nonce_of(4)));
@@ -155,7 +155,7 @@ TEST(RendezvousTable, AProofIsForItsOwnChallengeAndBody) {
   EXPECT_EQ(t.received(1, hello_frame(h, nonce_of(2))).kind, Verdict::Kind::refuse);
   // A body changed after it was proven: no proof either.
   t.opened(2, "10.0.0.9", "10.0.0.9:2", nonce_of(2));
-  wire::Frame f = hello_frame(h, nonce_of(2));
+  Frame f = hello_frame(h, nonce_of(2));
   const auto at = std::string(reinterpret_cast<const char*>(f.payload.data()), f.payload.size()).find("node1");
   ASSERT_NE(at, std::string::npos);
   f.payload[at] = std::byte{'m'};
@@ -198,7 +198,7 @@ TEST(RendezvousTable, AnythingButOneHelloIsDroppedWithoutAWord) {
   RendezvousTable t(settings(2));
   t.opened(1, "10.0.0.9", "10.0.0.9:1", nonce_of(1));
   // An abort, a welcome, data: not a hello.
-  for (auto type : {wire::FrameType::abort, wire::FrameType::welcome, wire::FrameType::data}) {
+  for (auto type : {FrameType::abort, FrameType::welcome, FrameType::data}) {
     t.opened(1, "10.0.0.9", "10.0.0.9:1", nonce_of(1));
     const Verdict v = t.received(1, frame_in(hs::json_frame(type, {{"code", 6}, {"reason", "stranger"}})));
     EXPECT_EQ(v.kind, Verdict::Kind::refuse);
@@ -207,7 +207,7 @@ TEST(RendezvousTable, AnythingButOneHelloIsDroppedWithoutAWord) {
   // A hello on a connection never opened, and a second frame on one that was.
   EXPECT_EQ(t.received(9, hello_frame(claim(1, 2), nonce_of(9))).kind, Verdict::Kind::refuse);
   t.opened(2, "10.0.0.9", "10.0.0.9:2", nonce_of(2));
-  EXPECT_EQ(t.received(2, frame_in(hs::json_frame(wire::FrameType::hello, {{"not", "a hello"}}))).kind,
+  EXPECT_EQ(t.received(2, frame_in(hs::json_frame(FrameType::hello, {{"not", "a hello"}}))).kind,
             Verdict::Kind::refuse);
   EXPECT_EQ(t.received(2, hello_frame(claim(1, 2), nonce_of(2))).kind, Verdict::Kind::refuse);
   EXPECT_EQ(t.joined(), 1);
@@ -223,4 +223,4 @@ TEST(RendezvousTable, AWorldOfOneIsCompleteAtOnce) {
 }
 
 }  // namespace
-}  // namespace distbench::env
+}  // namespace distbench::connectors

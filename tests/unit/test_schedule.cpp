@@ -193,5 +193,69 @@ TEST(ScaledIsolation, ALinkSlowWithOnePeerOnlyIsRetestedAloneAndBothEndsAgainstR
   EXPECT_EQ(order[2], (NodePair{5, 6}));
 }
 
+TEST(RoundRobin, EveryPairOnceInDisjointRounds) {
+  for (int n = 1; n <= 9; ++n) {
+    const auto rounds = round_robin(n);
+    std::set<NodePair> seen;
+    for (const auto& round : rounds) {
+      std::set<int> busy;
+      for (const auto& [a, b] : round) {
+        EXPECT_LT(a, b);
+        EXPECT_TRUE(busy.insert(a).second) << "node " << a << " twice in one round, n=" << n;
+        EXPECT_TRUE(busy.insert(b).second) << "node " << b << " twice in one round, n=" << n;
+        EXPECT_TRUE(seen.insert({a, b}).second) << "pair measured twice, n=" << n;
+      }
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n;
+    if (n >= 2) {
+      EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 == 0 ? n - 1 : n)) << n;
+    }
+  }
+}
+
+TEST(Isolation, TheNodeInEverySlowPairIsRetestedAgainstAGoodOne) {
+  // nodeC (2) is slow with A and B; A-B is fine: A and B are the references, C is re-tested against the better.
+  const auto plan = plan_isolation(3, {{0, 2}, {1, 2}}, {{0, 1}}, {1.0, 1.2, 0.3});
+  EXPECT_EQ(plan.references, (std::vector<int>{0, 1}));
+  ASSERT_EQ(plan.retests.size(), 1U);
+  EXPECT_EQ(plan.retests[0], (NodePair{2, 1}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+}
+
+TEST(Isolation, NodesOutsideBadPairsAreReferences) {
+  const auto plan = plan_isolation(5, {{1, 3}}, {{0, 1}, {0, 2}}, {1, 1, 1, 1, 1});
+  EXPECT_EQ(plan.references, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(plan.retests.size(), 2U);  // both ends of the one bad pair, each against a reference
+}
+
+TEST(Isolation, WhenEveryPairLooksSlowTheFastestNodeIsTheReference) {
+  const auto plan = plan_isolation(3, {{0, 1}, {0, 2}, {1, 2}}, {}, {1.0, 1.5, 0.02});
+  EXPECT_EQ(plan.references, (std::vector<int>{1}));
+  EXPECT_EQ(plan.retests, (std::vector<NodePair>{{0, 1}, {2, 1}}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+}
+
+TEST(Isolation, WhenEveryPairLooksSlowTheNodeInFewestSlowPairsIsTheReference) {
+  auto plan = plan_isolation(3, {{0, 1}, {0, 2}, {1, 2}}, {}, {1.0, 1.5, 0.02});
+  EXPECT_EQ(plan.references, (std::vector<int>{1}));  // a tie in slow pairs: the best score
+  EXPECT_EQ(plan.retests, (std::vector<NodePair>{{0, 1}, {2, 1}}));
+  EXPECT_TRUE(plan.cannot_isolate.empty());
+  // nodeC (2) in two slow pairs, A and B in one each (with C): a noisy A-B link is not the whole story
+  plan = plan_isolation(4, {{0, 2}, {1, 2}, {2, 3}, {0, 1}, {0, 3}, {1, 3}}, {}, {1.0, 1.0, 2.0, 1.0});
+  EXPECT_EQ(plan.references, (std::vector<int>{2}));
+}
+
+TEST(Isolation, TwoNodesCannotBeIsolated) {
+  const auto plan = plan_isolation(2, {{0, 1}}, {}, {0.1, 0.1});
+  EXPECT_TRUE(plan.retests.empty());
+  EXPECT_EQ(plan.cannot_isolate, (std::vector<int>{0, 1}));
+}
+
+TEST(Isolation, NothingToDoWhenAllIsWell) {
+  const auto plan = plan_isolation(4, {}, {{0, 1}, {2, 3}}, {1, 1, 1, 1});
+  EXPECT_TRUE(plan.retests.empty());
+  EXPECT_TRUE(plan.references.empty());
+}
+
 }  // namespace
 }  // namespace distbench::health

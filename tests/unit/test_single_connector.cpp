@@ -5,7 +5,7 @@
 namespace distbench {
 
 Connector& contract::connector() {
-  static SingleConnector alone;  // the tests' one world
+  static connectors::SingleConnector alone;  // the tests' one world
   return alone;
 }
 

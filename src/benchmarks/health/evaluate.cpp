@@ -328,9 +328,28 @@ LinkJudgement link_checks(const PhaseResult& phase, const Topology& topo, const 
   return out;
 }
 
-std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& topo, const IsolationPlan& iso,
-                                    const LinkJudgement& links, const HealthPlan& plan) {
-  std::vector<Check> out;
+namespace {
+
+// The links a node's leader measured and sent, or nothing (the leader did not report, or measured none).
+const nlohmann::json* links_sent_by(const PhaseResult& phase, const Topology& topo, int node) {
+  const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(node)])];
+  if (!j || !j->contains("links")) return nullptr;
+  return &(*j)["links"];
+}
+
+// A re-test's figure against the links' bound, where there is one: its limit set, and whether it breaks it.
+bool breaks_link_bound(Check& c, const LinkJudgement& links) {
+  if (!links.bandwidth_bound) return false;
+  c.limit = links.bandwidth_bound->limit_text("GB/s");
+  return links.bandwidth_bound->breaks(c.value);
+}
+
+std::string retests_text(const nlohmann::json& link) {
+  return plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests");
+}
+
+// Suspects with no reference to test against: degraded, since nothing can clear them.
+void add_unisolated(std::vector<Check>& out, const Topology& topo, const IsolationPlan& iso) {
   for (int n : iso.cannot_isolate) {
     Check c = make_check("isolation", topo.hosts[static_cast<std::size_t>(n)], topo.hosts[static_cast<std::size_t>(n)],
                          "isolation.isolated", 0, "1");
@@ -338,64 +357,76 @@ std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& to
     c.why = "in a slow pair, and no node is known good to re-test it against";
     out.push_back(std::move(c));
   }
+}
+
+// Each suspect against its reference, both directions: slow still, the suspect is the node to blame.
+void add_suspect_retests(std::vector<Check>& out, const PhaseResult& phase, const Topology& topo,
+                         const IsolationPlan& iso, const LinkJudgement& links) {
   for (const auto& [suspect, reference] : iso.retests) {
-    // Each leader reports the directions it sent.
-    for (int sender : {suspect, reference}) {
-      const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(sender)])];
-      if (!j || !j->contains("links")) continue;
-      for (const auto& link : (*j)["links"]) {
+    for (int sender : {suspect, reference}) {  // each leader reports the directions it sent
+      const nlohmann::json* sent = links_sent_by(phase, topo, sender);
+      if (!sent) continue;
+      for (const auto& link : *sent) {
         const int from = link["from"].get<int>(), to = link["to"].get<int>();
         const bool this_pair = (from == suspect && to == reference) || (from == reference && to == suspect);
         if (!this_pair || !link.contains("gbps")) continue;
         Check c = make_check("isolation", topo.link_name(from, to), topo.hosts[static_cast<std::size_t>(suspect)],
                              "isolation.bandwidth_gbps", link["gbps"].get<double>(), "GB/s");
-        if (links.bandwidth_bound) {
-          c.limit = links.bandwidth_bound->limit_text("GB/s");
-          if (links.bandwidth_bound->breaks(c.value)) {
-            c.status = Status::degraded;
-            c.why =
-                fmt::format("best of {} alone against {}: {:.3f} x the links' median",
-                            plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests"),
-                            topo.hosts[static_cast<std::size_t>(reference)], c.value / links.bandwidth_bound->median);
-          }
+        if (breaks_link_bound(c, links)) {
+          c.status = Status::degraded;
+          c.why = fmt::format("best of {} alone against {}: {:.3f} x the links' median", retests_text(link),
+                              topo.hosts[static_cast<std::size_t>(reference)], c.value / links.bandwidth_bound->median);
         }
         out.push_back(std::move(c));
       }
     }
   }
-  // A suspect link measured again alone: slow still, between nodes that are each at speed with another, it is the
-  // link (a cable, a port); it counts against the cluster, not a node.
+}
+
+// A suspect link measured again alone: slow still, between nodes that are each at speed with another, it is the
+// link (a cable, a port); it counts against the cluster, not a node.
+void add_link_retests(std::vector<Check>& out, const PhaseResult& phase, const Topology& topo,
+                      const IsolationPlan& iso, const LinkJudgement& links) {
   for (const auto& [a, b] : iso.link_retests) {
-    const auto& j = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(a)])];
-    const auto& k = phase.ranks[static_cast<std::size_t>(topo.leaders[static_cast<std::size_t>(b)])];
-    for (const auto* sent : {&j, &k}) {
-      if (!*sent || !(*sent)->contains("links")) continue;
-      for (const auto& link : (**sent)["links"]) {
+    for (int sender : {a, b}) {
+      const nlohmann::json* sent = links_sent_by(phase, topo, sender);
+      if (!sent) continue;
+      for (const auto& link : *sent) {
         const int from = link["from"].get<int>(), to = link["to"].get<int>();
         if (!link.contains("gbps") || ordered_pair(from, to) != NodePair{a, b}) continue;
         Check c = make_check("isolation", topo.link_name(from, to), "", "isolation.bandwidth_gbps",
                              link["gbps"].get<double>(), "GB/s");
-        if (links.bandwidth_bound) {
-          c.limit = links.bandwidth_bound->limit_text("GB/s");
-          if (links.bandwidth_bound->breaks(c.value)) {
-            c.status = Status::degraded;
-            c.why = fmt::format("this link alone, best of {}: {:.3f} x the links' median; its nodes are slow with no "
-                                "other peer: the link (cable, port, switch path)",
-                                plural(link.value("attempts", std::size_t{1}), "re-test", "re-tests"),
-                                c.value / links.bandwidth_bound->median);
-          }
+        if (breaks_link_bound(c, links)) {
+          c.status = Status::degraded;
+          c.why = fmt::format("this link alone, best of {}: {:.3f} x the links' median; its nodes are slow with no "
+                              "other peer: the link (cable, port, switch path)",
+                              retests_text(link), c.value / links.bandwidth_bound->median);
         }
         out.push_back(std::move(c));
       }
     }
   }
-  // Absolute link rules hold for the re-tests too.
+}
+
+// Absolute link rules hold for the re-tests too.
+void apply_link_rules(std::vector<Check>& checks, const HealthPlan& plan) {
   std::vector<Rule> link_rules;
   for (const Rule& r : plan.rules.rules) {
     if (glob_match(r.metric, "link.bandwidth_gbps"))
       link_rules.push_back({"isolation.bandwidth_gbps", r.compare, r.threshold, r.severity});
   }
-  for (Check& c : out) apply_rules(c, link_rules);
+  for (Check& c : checks) apply_rules(c, link_rules);
+}
+
+}  // namespace
+
+std::vector<Check> isolation_checks(const PhaseResult& phase, const Topology& topo, const IsolationPlan& iso,
+                                    const LinkJudgement& links, const HealthPlan& plan) {
+  std::vector<Check> out;
+  add_unisolated(out, topo, iso);
+  add_suspect_retests(out, phase, topo, iso, links);
+  add_link_retests(out, phase, topo, iso, links);
+  apply_link_rules(out, plan);
   return out;
 }
 

@@ -123,65 +123,93 @@ const std::vector<std::string>& health_metrics() {
   return names;
 }
 
-Rules parse_rules(std::string_view text, const std::string& origin) {
-  auto bad = [&origin](const std::string& what) {
-    return usage_error(fmt::format("rules file {}: {}; see docs/health.md, 'Health rules'", origin, what));
-  };
-  std::string problem;
-  const auto parsed = parse_json_text(text, problem);
-  if (!parsed) throw bad(problem);
-  const nlohmann::ordered_json& j = *parsed;
-  if (!j.is_object()) throw bad("expected an object with a \"rules\" list");
-  Rules out;
+namespace {
+
+// What is wrong with the rules file `origin`, as the user reads it.
+Error rules_error(const std::string& origin, const std::string& what) {
+  return usage_error(fmt::format("rules file {}: {}; see docs/health.md, 'Health rules'", origin, what));
+}
+
+// The file's own keys: "relative" (true or false) and "rules", nothing else.
+bool read_relative(const nlohmann::ordered_json& j, const std::string& origin) {
+  bool relative = true;
   for (const auto& [key, value] : j.items()) {
     if (key == "relative") {
-      if (!value.is_boolean()) throw bad("\"relative\" must be true or false");
-      out.relative = value.get<bool>();
+      if (!value.is_boolean()) throw rules_error(origin, "\"relative\" must be true or false");
+      relative = value.get<bool>();
     } else if (key != "rules") {
-      throw bad(fmt::format("unknown key \"{}\" (known: \"rules\", \"relative\")", key));
+      throw rules_error(origin, fmt::format("unknown key \"{}\" (known: \"rules\", \"relative\")", key));
     }
   }
-  if (!j.contains("rules") || !j["rules"].is_array()) throw bad("expected \"rules\": a list of rules");
+  return relative;
+}
+
+// A rule's fields, each of its type; a severity is degraded or failed.
+Rule read_rule_fields(const nlohmann::ordered_json& r, const std::string& where, const std::string& origin) {
+  Rule rule;
+  for (const auto& [key, value] : r.items()) {
+    if (key == "metric" && value.is_string()) {
+      rule.metric = value.get<std::string>();
+    } else if (key == "compare" && value.is_string()) {
+      rule.compare = value.get<std::string>();
+    } else if (key == "threshold" && value.is_number()) {
+      rule.threshold = value.get<double>();
+    } else if (key == "severity" && value.is_string()) {
+      const auto s = parse_status(value.get<std::string>());
+      if (!s || (*s != Status::degraded && *s != Status::failed)) {
+        throw rules_error(origin, fmt::format("{}: severity \"{}\" must be \"degraded\" or \"failed\"", where,
+                                              value.get<std::string>()));
+      }
+      rule.severity = *s;
+    } else if (key == "metric" || key == "compare" || key == "threshold" || key == "severity") {
+      throw rules_error(origin, fmt::format("{}: \"{}\" has the wrong type (metric, compare, severity: strings; "
+                                            "threshold: a number)",
+                                            where, key));
+    } else {
+      throw rules_error(origin, fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)",
+                                            where, key));
+    }
+  }
+  return rule;
+}
+
+// A rule is whole: a metric pattern that matches a metric of the check, a comparison, a finite threshold.
+void check_rule(const Rule& rule, const nlohmann::ordered_json& r, const std::string& where,
+                const std::string& origin) {
+  if (rule.metric.empty()) {
+    throw rules_error(origin, where + ": \"metric\" (a pattern such as \"link.bandwidth_gbps\") is missing");
+  }
+  if (rule.compare != ">=" && rule.compare != ">" && rule.compare != "<=" && rule.compare != "<") {
+    throw rules_error(origin,
+                      fmt::format("{}: \"compare\" must be one of >=, >, <=, < (got \"{}\")", where, rule.compare));
+  }
+  if (!r.contains("threshold")) throw rules_error(origin, where + ": \"threshold\" (a number) is missing");
+  if (!std::isfinite(rule.threshold)) throw rules_error(origin, where + ": \"threshold\" must be finite");
+  const auto& known = health_metrics();
+  if (std::none_of(known.begin(), known.end(), [&](const std::string& m) { return glob_match(rule.metric, m); })) {
+    throw rules_error(origin, fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})",
+                                          where, excerpt(rule.metric), fmt::join(known, ", ")));
+  }
+}
+
+}  // namespace
+
+Rules parse_rules(std::string_view text, const std::string& origin) {
+  std::string problem;
+  const auto parsed = parse_json_text(text, problem);
+  if (!parsed) throw rules_error(origin, problem);
+  const nlohmann::ordered_json& j = *parsed;
+  if (!j.is_object()) throw rules_error(origin, "expected an object with a \"rules\" list");
+  Rules out;
+  out.relative = read_relative(j, origin);
+  if (!j.contains("rules") || !j["rules"].is_array()) throw rules_error(origin, "expected \"rules\": a list of rules");
   std::size_t i = 0;
   for (const auto& r : j["rules"]) {
     ++i;
     const std::string where = fmt::format("rule {}", i);
-    if (!r.is_object()) throw bad(where + " is not an object");
-    Rule rule;
-    for (const auto& [key, value] : r.items()) {
-      if (key == "metric" && value.is_string()) {
-        rule.metric = value.get<std::string>();
-      } else if (key == "compare" && value.is_string()) {
-        rule.compare = value.get<std::string>();
-      } else if (key == "threshold" && value.is_number()) {
-        rule.threshold = value.get<double>();
-      } else if (key == "severity" && value.is_string()) {
-        const auto s = parse_status(value.get<std::string>());
-        if (!s || (*s != Status::degraded && *s != Status::failed)) {
-          throw bad(
-              fmt::format("{}: severity \"{}\" must be \"degraded\" or \"failed\"", where, value.get<std::string>()));
-        }
-        rule.severity = *s;
-      } else if (key == "metric" || key == "compare" || key == "threshold" || key == "severity") {
-        throw bad(
-            fmt::format("{}: \"{}\" has the wrong type (metric, compare, severity: strings; threshold: a "
-                        "number)",
-                        where, key));
-      } else {
-        throw bad(fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)", where, key));
-      }
-    }
-    if (rule.metric.empty()) throw bad(where + ": \"metric\" (a pattern such as \"link.bandwidth_gbps\") is missing");
-    if (rule.compare != ">=" && rule.compare != ">" && rule.compare != "<=" && rule.compare != "<") {
-      throw bad(fmt::format("{}: \"compare\" must be one of >=, >, <=, < (got \"{}\")", where, rule.compare));
-    }
-    if (!r.contains("threshold")) throw bad(where + ": \"threshold\" (a number) is missing");
-    if (!std::isfinite(rule.threshold)) throw bad(where + ": \"threshold\" must be finite");
-    const auto& known = health_metrics();
-    if (std::none_of(known.begin(), known.end(), [&](const std::string& m) { return glob_match(rule.metric, m); })) {
-      throw bad(fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})", where,
-                            excerpt(rule.metric), fmt::join(known, ", ")));
-    }
+    if (!r.is_object()) throw rules_error(origin, where + " is not an object");
+    Rule rule = read_rule_fields(r, where, origin);
+    check_rule(rule, r, where, origin);
     out.rules.push_back(std::move(rule));
   }
   return out;

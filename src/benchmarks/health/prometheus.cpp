@@ -60,81 +60,101 @@ std::pair<std::string, std::string> split_link(const std::string& subject, const
   return {subject.substr(0, at), subject.substr(at + sep.size())};
 }
 
+// Every family of the check's text, in the order it lists them.
+struct HealthFamilies {
+  Family cluster_status{"distbench_health_status",
+                        "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown."};
+  Family node_status{"distbench_health_node_status", "Verdict per node: 0 healthy, 1 degraded, 2 failed, 3 unknown."};
+  Family link_bw{"distbench_health_link_bandwidth_bytes_per_second",
+                 "Node-to-node bandwidth, first ranks of each node, one direction."};
+  Family link_lat{"distbench_health_link_latency_seconds",
+                  "Node-to-node one-way latency (half the median round trip)."};
+  Family link_ok{"distbench_health_link_healthy", "1 when the link's figures are within their bounds, else 0."};
+  Family node_link_min{"distbench_health_node_link_min_bandwidth_bytes_per_second",
+                       "The slowest of the node's links measured (either direction), the peer at its other end."};
+  Family node_link_median{"distbench_health_node_link_median_bandwidth_bytes_per_second",
+                          "The median of the node's links measured (both directions)."};
+  Family node_bw{"distbench_health_node_allreduce_busbw_bytes_per_second",
+                 "Allreduce bus bandwidth among the ranks of one node."};
+  Family job_bw{"distbench_health_job_allreduce_busbw_bytes_per_second",
+                "Allreduce bus bandwidth over every rank of the job."};
+  Family wrong{"distbench_health_wrong_elements", "Elements that read back wrong (memory, node and job allreduce)."};
+  Family mem_bw{"distbench_health_memory_copy_bandwidth_bytes_per_second",
+                "Device (host memory on MPI) copy bandwidth per rank."};
+  Family transfer{"distbench_health_device_transfer_bytes_per_second",
+                  "Host <-> device copy bandwidth per rank (GPUs)."};
+  Family skew{"distbench_health_clock_skew_seconds",
+              "Absolute offset of the host's wall clock from the root rank's host."};
+  Family late{"distbench_health_straggler_lateness_seconds",
+              "Median time a rank arrives at a collective after the first rank."};
+  Family phase_s{"distbench_health_phase_duration_seconds", "Time each phase of the check took."};
+  Family stamp{"distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time)."};
+
+  std::string text() const {
+    std::string out;
+    for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min,
+                            &node_link_median, &node_bw, &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &phase_s,
+                            &stamp}) {
+      out += f->text();
+    }
+    return out;
+  }
+};
+
+// A link's bandwidth (one direction) or latency, and whether it is within its bounds.
+void add_link_figure(HealthFamilies& f, const Check& c) {
+  const double healthy = c.status == Status::healthy ? 1 : 0;
+  if (c.metric == "link.bandwidth_gbps") {
+    const auto [a, b] = split_link(c.subject, "->");
+    f.link_bw.add({{"src", a}, {"dst", b}}, c.value * 1e9);
+    f.link_ok.add({{"src", a}, {"dst", b}, {"figure", "bandwidth"}}, healthy);
+  } else if (c.metric == "link.latency_us") {
+    const auto [a, b] = split_link(c.subject, "<->");
+    f.link_lat.add({{"src", a}, {"dst", b}}, c.value / 1e6);
+    f.link_ok.add({{"src", a}, {"dst", b}, {"figure", "latency"}}, healthy);
+  }
+}
+
+// A check's figure in its family, in base units (bytes per second, seconds); checks without a family are left out.
+void add_figure(HealthFamilies& f, const Check& c) {
+  if (c.metric == "node.status") {
+    f.node_status.add({{"host", c.subject}}, c.value);
+  } else if (c.metric == "cluster.status") {
+    f.cluster_status.add({}, c.value);
+  } else if (c.metric == "link.bandwidth_gbps" || c.metric == "link.latency_us") {
+    add_link_figure(f, c);
+  } else if (c.metric == "node.link.min_gbps") {
+    f.node_link_min.add({{"host", c.host}, {"peer", c.peer}}, c.value * 1e9);
+  } else if (c.metric == "node.link.median_gbps") {
+    f.node_link_median.add({{"host", c.host}}, c.value * 1e9);
+  } else if (c.metric == "node.allreduce.busbw_gbps") {
+    f.node_bw.add({{"host", c.host}}, c.value * 1e9);
+  } else if (c.metric == "job.allreduce.busbw_gbps") {
+    f.job_bw.add({}, c.value * 1e9);
+  } else if (c.metric == "memory.wrong" || c.metric == "node.allreduce.wrong" || c.metric == "job.allreduce.wrong") {
+    f.wrong.add({{"check", c.metric}, {"host", c.host}, {"subject", c.subject}}, c.value);
+  } else if (c.metric == "memory.copy_gbps") {
+    f.mem_bw.add({{"host", c.host}, {"subject", c.subject}}, c.value * 1e9);
+  } else if (c.metric == "device.h2d_gbps" || c.metric == "device.d2h_gbps") {
+    f.transfer.add({{"host", c.host}, {"subject", c.subject}, {"direction", c.metric.substr(7, 3)}}, c.value * 1e9);
+  } else if (c.metric == "clock.skew_ms") {
+    f.skew.add({{"host", c.host}}, c.value / 1e3);
+  } else if (c.metric == "straggler.lateness_us") {
+    f.late.add({{"host", c.host}, {"subject", c.subject}}, c.value / 1e6);
+  } else if (c.metric == "phase.seconds") {
+    f.phase_s.add({{"phase", c.subject}}, c.value);
+  }
+}
+
 }  // namespace
 
 std::string prometheus_text(const std::vector<Record>& records, double timestamp_s) {
-  Family node_status("distbench_health_node_status", "Verdict per node: 0 healthy, 1 degraded, 2 failed, 3 unknown.");
-  Family cluster_status("distbench_health_status",
-                        "Verdict of the whole check (the exit code): 0 healthy, 1 degraded, 2 failed, 3 unknown.");
-  Family link_bw("distbench_health_link_bandwidth_bytes_per_second",
-                 "Node-to-node bandwidth, first ranks of each node, one direction.");
-  Family link_lat("distbench_health_link_latency_seconds",
-                  "Node-to-node one-way latency (half the median round trip).");
-  Family link_ok("distbench_health_link_healthy", "1 when the link's figures are within their bounds, else 0.");
-  Family node_link_min("distbench_health_node_link_min_bandwidth_bytes_per_second",
-                       "The slowest of the node's links measured (either direction), the peer at its other end.");
-  Family node_link_median("distbench_health_node_link_median_bandwidth_bytes_per_second",
-                          "The median of the node's links measured (both directions).");
-  Family node_bw("distbench_health_node_allreduce_busbw_bytes_per_second",
-                 "Allreduce bus bandwidth among the ranks of one node.");
-  Family job_bw("distbench_health_job_allreduce_busbw_bytes_per_second",
-                "Allreduce bus bandwidth over every rank of the job.");
-  Family wrong("distbench_health_wrong_elements", "Elements that read back wrong (memory, node and job allreduce).");
-  Family mem_bw("distbench_health_memory_copy_bandwidth_bytes_per_second",
-                "Device (host memory on MPI) copy bandwidth per rank.");
-  Family transfer("distbench_health_device_transfer_bytes_per_second",
-                  "Host <-> device copy bandwidth per rank (GPUs).");
-  Family skew("distbench_health_clock_skew_seconds",
-              "Absolute offset of the host's wall clock from the root rank's host.");
-  Family late("distbench_health_straggler_lateness_seconds",
-              "Median time a rank arrives at a collective after the first rank.");
-  Family phase_s("distbench_health_phase_duration_seconds", "Time each phase of the check took.");
-  Family stamp("distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time).");
+  HealthFamilies families;
   for (const Record& r : records) {
-    if (r.kind != "health") continue;
-    const Check c = check_of(r);
-    if (c.metric == "node.status") {
-      node_status.add({{"host", c.subject}}, c.value);
-    } else if (c.metric == "cluster.status") {
-      cluster_status.add({}, c.value);
-    } else if (c.metric == "link.bandwidth_gbps") {
-      const auto [a, b] = split_link(c.subject, "->");
-      link_bw.add({{"src", a}, {"dst", b}}, c.value * 1e9);
-      link_ok.add({{"src", a}, {"dst", b}, {"figure", "bandwidth"}}, c.status == Status::healthy ? 1 : 0);
-    } else if (c.metric == "link.latency_us") {
-      const auto [a, b] = split_link(c.subject, "<->");
-      link_lat.add({{"src", a}, {"dst", b}}, c.value / 1e6);
-      link_ok.add({{"src", a}, {"dst", b}, {"figure", "latency"}}, c.status == Status::healthy ? 1 : 0);
-    } else if (c.metric == "node.link.min_gbps") {
-      node_link_min.add({{"host", c.host}, {"peer", c.peer}}, c.value * 1e9);
-    } else if (c.metric == "node.link.median_gbps") {
-      node_link_median.add({{"host", c.host}}, c.value * 1e9);
-    } else if (c.metric == "node.allreduce.busbw_gbps") {
-      node_bw.add({{"host", c.host}}, c.value * 1e9);
-    } else if (c.metric == "job.allreduce.busbw_gbps") {
-      job_bw.add({}, c.value * 1e9);
-    } else if (c.metric == "memory.wrong" || c.metric == "node.allreduce.wrong" || c.metric == "job.allreduce.wrong") {
-      wrong.add({{"check", c.metric}, {"host", c.host}, {"subject", c.subject}}, c.value);
-    } else if (c.metric == "memory.copy_gbps") {
-      mem_bw.add({{"host", c.host}, {"subject", c.subject}}, c.value * 1e9);
-    } else if (c.metric == "device.h2d_gbps" || c.metric == "device.d2h_gbps") {
-      transfer.add({{"host", c.host}, {"subject", c.subject}, {"direction", c.metric.substr(7, 3)}}, c.value * 1e9);
-    } else if (c.metric == "clock.skew_ms") {
-      skew.add({{"host", c.host}}, c.value / 1e3);
-    } else if (c.metric == "straggler.lateness_us") {
-      late.add({{"host", c.host}, {"subject", c.subject}}, c.value / 1e6);
-    } else if (c.metric == "phase.seconds") {
-      phase_s.add({{"phase", c.subject}}, c.value);
-    }
+    if (r.kind == "health") add_figure(families, check_of(r));
   }
-  stamp.add({}, timestamp_s);
-  std::string out;
-  for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min,
-                          &node_link_median, &node_bw, &job_bw, &wrong,
-                          &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
-    out += f->text();
-  }
-  return out;
+  families.stamp.add({}, timestamp_s);
+  return families.text();
 }
 
 namespace {

@@ -179,75 +179,106 @@ std::vector<NodePair> IsolationPlan::in_order() const {
   return out;
 }
 
-IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const std::vector<NodePair>& good,
-                             const std::vector<double>& score) {
-  IsolationPlan plan;
-  const auto count = static_cast<std::size_t>(std::max(nodes, 0));
-  std::vector<std::set<int>> bad_peers(count);
+namespace {
+
+// The nodes and links isolation re-tests, from the bad pairs: a node slow with several peers is the suspect; a bad
+// pair with no such end is a suspect link, both ends suspects.
+struct IsolationSuspects {
+  std::vector<std::size_t> bad_peers;  // per node: how many different peers it is slow with
+  std::set<int> nodes;
+  std::vector<NodePair> links;
+};
+
+IsolationSuspects isolation_suspects(int nodes, const std::vector<NodePair>& bad) {
+  std::vector<std::set<int>> bad_peers(static_cast<std::size_t>(std::max(nodes, 0)));
   for (const auto& [a, b] : bad) {
     bad_peers[static_cast<std::size_t>(a)].insert(b);
     bad_peers[static_cast<std::size_t>(b)].insert(a);
   }
-  auto peers_of = [&](int n) { return bad_peers[static_cast<std::size_t>(n)].size(); };
-  // A node slow with several peers is the suspect; a bad pair with no such end is a suspect link, both ends suspects.
-  std::set<int> suspects;
-  std::vector<NodePair> suspect_links;
+  IsolationSuspects out;
+  for (const auto& peers : bad_peers) out.bad_peers.push_back(peers.size());
+  auto peers_of = [&](int n) { return out.bad_peers[static_cast<std::size_t>(n)]; };
   for (int n = 0; n < nodes; ++n) {
-    if (peers_of(n) >= 2) suspects.insert(n);
+    if (peers_of(n) >= 2) out.nodes.insert(n);
   }
   for (const auto& [a, b] : bad) {
     if (peers_of(a) < 2 && peers_of(b) < 2) {
-      suspects.insert(a);
-      suspects.insert(b);
-      suspect_links.push_back(ordered(a, b));
+      out.nodes.insert(a);
+      out.nodes.insert(b);
+      out.links.push_back(ordered(a, b));
     }
   }
-  if (suspects.empty()) return plan;
-  auto s = [&score](int n) {
-    return n < static_cast<int>(score.size()) &&
-                   score[static_cast<std::size_t>(n)] == score[static_cast<std::size_t>(n)]
-               ? score[static_cast<std::size_t>(n)]
-               : 0.0;
-  };
+  return out;
+}
+
+// A node's link score; 0 for a node without one (past the end, or NaN).
+double link_score(const std::vector<double>& score, int n) {
+  return n < static_cast<int>(score.size()) && score[static_cast<std::size_t>(n)] == score[static_cast<std::size_t>(n)]
+             ? score[static_cast<std::size_t>(n)]
+             : 0.0;
+}
+
+// The nodes trusted as good (IsolationPlan::references, in node order); empty when there is none.
+std::vector<int> isolation_references(int nodes, const IsolationSuspects& suspects, const std::vector<NodePair>& good,
+                                      const std::vector<double>& score) {
+  auto s = [&score](int n) { return link_score(score, n); };
+  std::vector<int> references;
   for (int n = 0; n < nodes; ++n) {
-    if (!suspects.contains(n)) plan.references.push_back(n);
+    if (!suspects.nodes.contains(n)) references.push_back(n);
   }
-  if (plan.references.empty() && !good.empty()) {
+  if (references.empty() && !good.empty()) {
     // Every node is a suspect: trust the ends of the best good pair (a node with one good link is more likely sound
     // than its partners in bad ones).
     const auto best = *std::max_element(good.begin(), good.end(), [&](const NodePair& x, const NodePair& y) {
       return s(x.first) + s(x.second) < s(y.first) + s(y.second);
     });
-    plan.references = {best.first, best.second};
+    references = {best.first, best.second};
   }
-  if (plan.references.empty() && nodes >= 3) {
+  if (references.empty() && nodes >= 3) {
     // Every pair looks slow (a noisy screening): trust the node in the fewest bad pairs, the fastest among those;
     // the re-tests alone decide.
+    auto peers_of = [&](int n) { return suspects.bad_peers[static_cast<std::size_t>(n)]; };
     int best = 0;
     for (int n = 1; n < nodes; ++n) {
       if (peers_of(n) < peers_of(best) || (peers_of(n) == peers_of(best) && s(n) > s(best))) best = n;
     }
-    plan.references = {best};
+    references = {best};
   }
-  if (plan.references.empty()) {
-    plan.cannot_isolate.assign(suspects.begin(), suspects.end());
-    return plan;
-  }
-  // The best reference first; suspects take them in turn, so that their re-tests run side by side.
+  return references;
+}
+
+// The best reference first; suspects take them in turn, so that their re-tests run side by side. A suspect link is
+// re-tested alone when neither end is a reference.
+void assign_retests(IsolationPlan& plan, const IsolationSuspects& suspects, const std::vector<double>& score) {
   std::vector<int> by_score = plan.references;
-  std::stable_sort(by_score.begin(), by_score.end(), [&](int x, int y) { return s(x) > s(y); });
+  std::stable_sort(by_score.begin(), by_score.end(),
+                   [&](int x, int y) { return link_score(score, x) > link_score(score, y); });
+  const auto is_reference = [&](int n) {
+    return std::find(plan.references.begin(), plan.references.end(), n) != plan.references.end();
+  };
   std::size_t next = 0;
-  for (int n : suspects) {
-    if (std::find(plan.references.begin(), plan.references.end(), n) != plan.references.end()) continue;
+  for (int n : suspects.nodes) {
+    if (is_reference(n)) continue;
     plan.retests.emplace_back(n, by_score[next++ % by_score.size()]);
   }
-  for (const NodePair& link : suspect_links) {
-    const bool both_suspects = std::find(plan.references.begin(), plan.references.end(), link.first) ==
-                                   plan.references.end() &&
-                               std::find(plan.references.begin(), plan.references.end(), link.second) ==
-                                   plan.references.end();
-    if (both_suspects) plan.link_retests.push_back(link);
+  for (const NodePair& link : suspects.links) {
+    if (!is_reference(link.first) && !is_reference(link.second)) plan.link_retests.push_back(link);
   }
+}
+
+}  // namespace
+
+IsolationPlan plan_isolation(int nodes, const std::vector<NodePair>& bad, const std::vector<NodePair>& good,
+                             const std::vector<double>& score) {
+  IsolationPlan plan;
+  const IsolationSuspects suspects = isolation_suspects(nodes, bad);
+  if (suspects.nodes.empty()) return plan;
+  plan.references = isolation_references(nodes, suspects, good, score);
+  if (plan.references.empty()) {
+    plan.cannot_isolate.assign(suspects.nodes.begin(), suspects.nodes.end());
+    return plan;
+  }
+  assign_retests(plan, suspects, score);
   return plan;
 }
 

@@ -108,21 +108,63 @@ RunDescription LatencyBenchmark::describe(const RunInfo& info) const {
   return d;
 }
 
+namespace {
+
+// The communicator of this rank's pair: ranks 0-1, 2-3, ...
+Communicator& pair_communicator(World& world, Watchdog& watchdog) {
+  const Partition pairs = consecutive_partition(world.connector().size(), 2);
+  const ArmedStep step = watchdog.arm(StepKind::setup, "creating the pairs' communicators");
+  return world.communicator(pairs, step);
+}
+
+std::vector<std::string> gather_hosts(Connector& connector, Watchdog& watchdog) {
+  const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
+  return allgather_string(connector, connector.hostname(), step);
+}
+
+// A size's warm-up and samples: osu_latency's round trips where the plan follows it, else the plan's own.
+SamplingRules round_trip_rules(const LatencyPlan& plan, std::uint64_t bytes, Seconds timeout) {
+  const RoundTrips osu = osu_latency_round_trips(bytes);
+  SamplingRules rules{plan.osu_warmup ? osu.warmup : plan.warmup_iters, plan.stopping, timeout};
+  if (plan.osu_timed) {
+    rules.min_timed_ops = osu.timed;
+    rules.min_ops_max_time_s = plan.osu_max_time_s;
+  }
+  return rules;
+}
+
+// The pair's round trips sampled, each sample halved: a round trip is two one-way messages.
+Sampling sample_one_way(Connector& connector, const PingPong& pp, const std::string& label,
+                        const SamplingRules& rules, Watchdog& watchdog) {
+  Communicator* comm = pp.comm;
+  const TimedOperation op{label,
+                          [&pp](int times, const ArmedStep& step) {
+                            for (int t = 0; t < times; ++t) pp.round_trip(step);
+                          },
+                          [comm](Seconds t) { comm->synchronize(t); },
+                          [comm] { return comm->make_timer(); },
+                          {}};
+  Sampling sampling = sample_operation(connector, op, rules, watchdog);
+  for (double& s : sampling.samples) s /= 2;
+  return sampling;
+}
+
+// Each rank's mean gathered, the samples reduced along a tree: no rank's samples whole.
+ReducedPhase gather_one_way(Connector& connector, const std::vector<double>& samples, Watchdog& watchdog,
+                            const std::string& label) {
+  const ArmedStep step = watchdog.arm(StepKind::gather, label + ": gathering samples");
+  return reduce_phase_over_ranks(connector, "one_way", samples, RankAverage::avg, connector.root_rank(), step,
+                                 deadline_after(2 * watchdog.timeout_s()));
+}
+
+}  // namespace
+
 BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporter* reporter,
                                        const ProgressFn& progress) {
   Connector& connector = world.connector();
   const bool root = connector.is_root();
-  const Partition pairs = consecutive_partition(connector.size(), 2);
-  Communicator* comm = nullptr;
-  {
-    const ArmedStep step = watchdog.arm(StepKind::setup, "creating the pairs' communicators");
-    comm = &world.communicator(pairs, step);
-  }
-  std::vector<std::string> hosts;
-  {
-    const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the ranks' hosts");
-    hosts = allgather_string(connector, connector.hostname(), step);
-  }
+  Communicator* comm = &pair_communicator(world, watchdog);
+  const std::vector<std::string> hosts = gather_hosts(connector, watchdog);
   if (root) per_rank_file_->begin("latency", hosts);
   const std::uint64_t largest = plan_.sizes.empty() ? 1 : *std::max_element(plan_.sizes.begin(), plan_.sizes.end());
   // Separate send and receive buffers starting at a page boundary, as osu_latency's.
@@ -137,30 +179,11 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
     const std::string label = fmt::format("latency {}", format_bytes(bytes));
     if (root && progress) progress(i, plan_.sizes.size(), label);
     const PingPong pp{comm, send_buffer.get(), recv_buffer.get(), bytes, timeout};
-    const TimedOperation op{label,
-                            [&pp](int times, const ArmedStep& step) {
-                              for (int t = 0; t < times; ++t) pp.round_trip(step);
-                            },
-                            [comm](Seconds t) { comm->synchronize(t); },
-                            [comm] { return comm->make_timer(); },
-                            {}};
-    const RoundTrips osu = osu_latency_round_trips(bytes);
-    SamplingRules rules{plan_.osu_warmup ? osu.warmup : plan_.warmup_iters, plan_.stopping, timeout};
-    if (plan_.osu_timed) {
-      rules.min_timed_ops = osu.timed;
-      rules.min_ops_max_time_s = plan_.osu_max_time_s;
-    }
-    Sampling sampling = sample_operation(connector, op, rules, watchdog);
-    for (double& s : sampling.samples) s /= 2;  // a round trip is two one-way messages
+    const Sampling sampling = sample_one_way(connector, pp, label, round_trip_rules(plan_, bytes, timeout), watchdog);
     std::int64_t wrong = -1;
     if (plan_.check) wrong = verify_ping_pong(world, pp, watchdog, label);
     outcome.wrong += std::max<std::int64_t>(wrong, 0);
-    ReducedPhase one_way;  // each rank's mean gathered, the samples reduced along a tree: no rank's samples whole
-    {
-      const ArmedStep step = watchdog.arm(StepKind::gather, label + ": gathering samples");
-      one_way = reduce_phase_over_ranks(connector, "one_way", sampling.samples, RankAverage::avg,
-                                        connector.root_rank(), step, deadline_after(2 * watchdog.timeout_s()));
-    }
+    ReducedPhase one_way = gather_one_way(connector, sampling.samples, watchdog, label);
     if (root) {
       const ArmedStep step = watchdog.arm(StepKind::report, label + ": writing the results");
       const std::vector<Record> row = {latency_record(bytes, std::string(comm->backend()), std::move(one_way),

@@ -1,8 +1,6 @@
-// The latency benchmark's logic: pairing, its records from the pairs' one-way samples, its table and summary.
-#include "benchmarks/latency/latency_benchmark.hpp"
+// Latency's records (benchmarks/latency/latency_record): from the pairs' one-way samples, its table, its summary and
+// the manual's list of its metrics.
 #include "benchmarks/latency/latency_record.hpp"
-#include "benchmarks/latency/osu_counts.hpp"
-#include "core/error.hpp"
 #include "tests/support/schema_doc.hpp"
 
 #include <gtest/gtest.h>
@@ -10,23 +8,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string>
 
 namespace distbench::latency {
 namespace {
-
-TEST(Latency, RanksMustPairUp) {
-  EXPECT_NO_THROW(check_pairs(2));
-  EXPECT_NO_THROW(check_pairs(8));
-  for (int n : {1, 3, 5}) {
-    try {
-      check_pairs(n);
-      FAIL() << n;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ExitCode::usage);
-      EXPECT_NE(std::string(e.what()).find(std::to_string(n) + " ranks do not pair up"), std::string::npos);
-    }
-  }
-}
 
 TEST(Latency, RecordFromThePairsOneWaySamples) {
   // Pair 0-1 at 1 us, pair 2-3 at 3 us (rank 3 once at 7 us).
@@ -90,13 +75,6 @@ TEST(LatencyRecord, EachColumnOfTheTableIsAParameterOrMetricOfTheRecords) {
     for (const ColumnSpec& c : *columns) EXPECT_TRUE(keys.count(c.key)) << c.key;
   }
   EXPECT_EQ(table.value_columns.size(), layout.metrics.size());  // every metric shown
-}
-
-TEST(Latency, OsuLatencysRoundTripsChangeAbove8KiB) {
-  EXPECT_EQ(osu_latency_round_trips(1).warmup, 100);
-  EXPECT_EQ(osu_latency_round_trips(8192).timed, 10000u);  // 8 KiB itself is small in OSU (size > 8192 is large)
-  EXPECT_EQ(osu_latency_round_trips(8193).warmup, 10);
-  EXPECT_EQ(osu_latency_round_trips(4 << 20).timed, 1000u);
 }
 
 }  // namespace

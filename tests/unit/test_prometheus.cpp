@@ -1,0 +1,61 @@
+// Health's Prometheus text (benchmarks/health/prometheus): each family once, labels escaped, and the unknown status
+// of a check unfinished or ended early.
+#include "benchmarks/health/health_record.hpp"
+#include "benchmarks/health/prometheus.hpp"
+#include "tests/support/health_checks.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace distbench::health {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
+  auto records = sample_run();
+  Check odd;
+  odd.phase = "verdict";
+  odd.subject = "we\"ird\\host";
+  odd.metric = "node.status";
+  odd.value = 2;
+  records.push_back(check_record(odd));
+  odd.subject = "vm\xff";  // not UTF-8, which Prometheus requires of a label
+  records.push_back(check_record(odd));
+  const std::string text = prometheus_text(records, 1.7e9);
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"vm\xEF\xBF\xBD\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_node_status gauge\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"nodeC\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_node_status{host=\"we\\\"ird\\\\host\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_status 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("distbench_health_link_bandwidth_bytes_per_second{src=\"nodeC\",dst=\"nodeA\"} 12000000\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_link_healthy{src=\"nodeC\",dst=\"nodeA\",figure=\"bandwidth\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_last_run_timestamp_seconds 1700000000\n"));
+  // Each family's HELP and TYPE once.
+  std::size_t at = 0, types = 0;
+  while ((at = text.find("# TYPE distbench_health_node_status ", at)) != std::string::npos) {
+    ++types;
+    ++at;
+  }
+  EXPECT_EQ(types, 1U);
+}
+
+TEST(Prometheus, AnUnfinishedCheckSaysUnknownWithItsReason) {
+  const std::string text = prometheus_unfinished_text(1.7e9);
+  EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_status gauge\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_status{reason=\"the check started and has not ended: still running, "
+                              "or killed\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_started_timestamp_seconds 1700000000\n"));
+  EXPECT_THAT(text, Not(HasSubstr("last_run_timestamp")));  // it has not ended
+  // ended without a verdict: unknown, the reason as a label (escaped), and when it ended
+  const std::string ended = prometheus_ended_early_text("interrupted by signal 15 (SIGTERM) during \"rank\"", 1.8e9);
+  EXPECT_THAT(ended, HasSubstr("distbench_health_status{reason=\"interrupted by signal 15 (SIGTERM) during "
+                               "\\\"rank\\\"\"} 3\n"));
+  EXPECT_THAT(ended, HasSubstr("distbench_health_last_run_timestamp_seconds 1800000000\n"));
+  EXPECT_THAT(ended, Not(HasSubstr("started_timestamp")));
+}
+
+}  // namespace
+}  // namespace distbench::health
