@@ -218,7 +218,8 @@ SummaryItem wrong_item(const Totals& t, const std::vector<Record>& records) {
   // then that nothing was; "N/A" where nothing was measured at all.
   const bool measured = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.ok(); });
   return {"wrong", "Wrong elements", kNotMeasured, "not checked",
-          nccl_tests_footer_line("Out of bounds values", measured ? "0 OK (nothing was checked)" : "N/A (not checked)")};
+          nccl_tests_footer_line("Out of bounds values",
+                                 measured ? "0 OK (nothing was checked)" : "N/A (not checked)")};
 }
 
 // nccl-tests' "Avg bus bandwidth" line.

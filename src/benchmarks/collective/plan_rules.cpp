@@ -44,8 +44,8 @@ std::vector<std::uint64_t> sweep_sizes(const SizeSpec& spec) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes",
                                   spec.factor));
   }
-  return size_sweep(parse_size_option("-b/--minbytes", spec.min_text), parse_size_option("-e/--maxbytes", spec.max_text),
-                    stepped ? 1.0 : spec.factor, step);
+  return size_sweep(parse_size_option("-b/--minbytes", spec.min_text),
+                    parse_size_option("-e/--maxbytes", spec.max_text), stepped ? 1.0 : spec.factor, step);
 }
 
 void check_ops_defined(const std::vector<ReduceOp>& ops, const std::vector<DType>& dtypes) {
@@ -164,7 +164,8 @@ std::vector<Warning> ignored_options(const SweepPlan& plan, const GivenOptions& 
   const Collective collective = plan.collective;
   std::vector<Warning> out;
   if (given.ops && !is_reduction(collective)) {
-    out.push_back({"option_ignored", fmt::format("-o/--op {} ignored: {} does not reduce", *given.ops, name(collective))});
+    out.push_back(
+        {"option_ignored", fmt::format("-o/--op {} ignored: {} does not reduce", *given.ops, name(collective))});
   }
   if (given.root && !is_rooted(collective)) {
     out.push_back({"option_ignored", fmt::format("-r/--root {} ignored: {} has no root (only broadcast, reduce, "

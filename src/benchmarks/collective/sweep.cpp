@@ -358,7 +358,7 @@ void warm_up_sizes_first(const SweepPlan& plan, Watchdog& watchdog, const SweepS
 
 // Why a case cannot run here, if it cannot.
 std::optional<std::string> case_skip_reason(const SweepPlan& plan, const SweepSetup& s, const Row& row,
-                                       const Variant& variant) {
+                                            const Variant& variant) {
   if (variant.placement == Placement::in_place && s.comm->local_parts() > 1 &&
       in_place_moves_with_rank(plan.collective)) {
     return "in-place with several GPUs per process (-g) is not supported for this collective";
@@ -378,7 +378,7 @@ struct GatheredCase {
 // reduced along a tree, never every rank's samples: the law is in docs/reports.md, "Large jobs: what a record keeps
 // of each rank".
 GatheredCase gather_case(Connector& connector, const SweepPlan& plan, Watchdog& watchdog, const std::string& label,
-                const Sampling& sampling) {
+                         const Sampling& sampling) {
   static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
   GatheredCase g;
   const ArmedStep step = watchdog.arm(StepKind::gather, label + ": gathering samples");
@@ -398,8 +398,8 @@ GatheredCase gather_case(Connector& connector, const SweepPlan& plan, Watchdog& 
 }
 
 // The root's result of a measured case, from what was gathered.
-void aggregate_case(const SweepPlan& plan, const SweepSetup& s, const Variant& variant, const Measured& m, GatheredCase g,
-               CaseResult& result) {
+void aggregate_case(const SweepPlan& plan, const SweepSetup& s, const Variant& variant, const Measured& m,
+                    GatheredCase g, CaseResult& result) {
   result.ops_per_sample = m.sampling.ops_per_sample;
   result.wrong = m.wrong;
   result.noise_target_met = m.sampling.noise_target_met;
