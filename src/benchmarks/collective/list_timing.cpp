@@ -20,7 +20,7 @@ std::vector<TensorRef> tensor_list(const CaseSetup& setup) {
 // One allreduce per tensor, back to back.
 class PerTensorCase final : public TimedCase {
  public:
-  explicit PerTensorCase(const CaseContext& c) : comm_(c.comm), timeout_(c.timeout) {
+  explicit PerTensorCase(const CaseContext& c) : TimedCase(c.comm, c.timeout) {
     for (const TensorRef& t : tensor_list(c.setup)) {
       CollectiveCall call = c.setup.call;
       call.send = call.recv = t.data;
@@ -42,8 +42,6 @@ class PerTensorCase final : public TimedCase {
   }
 
  private:
-  Communicator& comm_;
-  Seconds timeout_;
   std::vector<CollectiveCall> calls_;
 };
 
@@ -51,7 +49,7 @@ class PerTensorCase final : public TimedCase {
 class FusedCase final : public TimedCase {
  public:
   explicit FusedCase(const CaseContext& c)
-      : comm_(c.comm), timeout_(c.timeout), dtype_(c.setup.call.dtype), op_(c.setup.call.op),
+      : TimedCase(c.comm, c.timeout), dtype_(c.setup.call.dtype), op_(c.setup.call.op),
         tensors_(tensor_list(c.setup)), fused_(c.comm, c.world.device()) {
     Device& device = c.world.device();
     const auto device_timer = [&device] { return device.make_timer(); };
@@ -70,8 +68,6 @@ class FusedCase final : public TimedCase {
   void run_checked(const ArmedStep& step) override { fused_.run(tensors_, dtype_, op_, timeout_, step); }
 
  private:
-  Communicator& comm_;
-  Seconds timeout_;
   DType dtype_;
   ReduceOp op_;
   std::vector<TensorRef> tensors_;

@@ -20,20 +20,16 @@ int block_ops(const SweepPlan& plan) {
 // -C 1), the device's events around the same block beside where the calls run on a device.
 class BlocksCase final : public TimedCase {
  public:
-  BlocksCase(const CaseContext& c, int ops)
-      : comm_(c.comm), call_(c.setup.call), timeout_(c.timeout), calls_(rotated_calls(c.setup, ops)) {
+  BlocksCase(const CaseContext& c, int ops) : TimedCase(c.comm, c.timeout), calls_(rotated_calls(c.setup, ops)) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) { comm_.run_series(calls_, times, step); },
                   waiter(comm_), host_clock(comm_, timeout_, c.plan.cpu_time, false), {}};
     rules_ = SamplingRules{c.plan.warmup_iters, c.plan.block_stopping, timeout_, ops};
     if (comm_.runs_on_device()) beside_ = [&comm = comm_] { return comm.make_timer(); };
+    checked_ = &c.setup.call;  // the case's own position
   }
-  void run_checked(const ArmedStep& step) override { run_waited(comm_, call_, timeout_, step); }
 
  private:
-  Communicator& comm_;
-  const CollectiveCall& call_;
-  Seconds timeout_;
   std::vector<CollectiveCall> calls_;
 };
 

@@ -17,7 +17,7 @@ CollectiveCall peers_call(CollectiveCall call) {
 class PeerCase final : public TimedCase {
  public:
   PeerCase(const CaseContext& c, PeerCounts counts)
-      : comm_(c.comm), call_(peers_call(c.setup.call)), timeout_(c.timeout), once_(comm_.prepared(call_)) {
+      : TimedCase(c.comm, c.timeout), call_(peers_call(c.setup.call)), once_(comm_.prepared(call_)) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) {
                     for (int i = 0; i < times; ++i) once_(step);
@@ -28,13 +28,11 @@ class PeerCase final : public TimedCase {
                            StoppingRule{.samples = n, .max_noise = 0.0, .min_samples = n, .max_time_s = 0.0},
                            timeout_, 1};
     rules_.barrier_after_sample = true;
+    checked_ = &call_;
   }
-  void run_checked(const ArmedStep& step) override { run_waited(comm_, call_, timeout_, step); }
 
  private:
-  Communicator& comm_;
   const CollectiveCall call_;  // timed and checked
-  Seconds timeout_;
   const Communicator::PreparedCall once_;
 };
 

@@ -8,18 +8,16 @@ namespace {
 // k calibrated operations of one call at one buffer position per sample.
 class SampledCase final : public TimedCase {
  public:
-  explicit SampledCase(const CaseContext& c) : comm_(c.comm), call_(c.setup.call), timeout_(c.timeout) {
+  explicit SampledCase(const CaseContext& c) : TimedCase(c.comm, c.timeout), call_(c.setup.call) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) { comm_.run_repeated(call_, times, step); },
                   waiter(comm_), clock_where_it_runs(comm_, c.plan.cpu_time), {}};
     rules_ = sampled_rules(c);
+    checked_ = &call_;
   }
-  void run_checked(const ArmedStep& step) override { run_waited(comm_, call_, timeout_, step); }
 
  private:
-  Communicator& comm_;
   const CollectiveCall& call_;
-  Seconds timeout_;
 };
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 namespace distbench::collective {
 
+void TimedCase::run_checked(const ArmedStep& step) { run_waited(comm_, *checked_, timeout_, step); }
+
 std::string TimingMethod::warmup_text(const SweepPlan& plan) const {
   return fmt::format("{} iterations", plan.warmup_iters);
 }

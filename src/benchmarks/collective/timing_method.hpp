@@ -25,7 +25,7 @@ struct CaseContext {
 // fusion buffer), so it stays where it was made while it is sampled and checked.
 class TimedCase {
  public:
-  TimedCase() = default;
+  TimedCase(Communicator& comm, Seconds timeout) : comm_(comm), timeout_(timeout) {}
   TimedCase(const TimedCase&) = delete;
   TimedCase& operator=(const TimedCase&) = delete;
   virtual ~TimedCase() = default;
@@ -33,13 +33,17 @@ class TimedCase {
   const TimedOperation& operation() const { return operation_; }
   const SamplingRules& rules() const { return rules_; }
   const TimerFactory& beside() const { return beside_; }  // a second timer around the same samples; empty: none
-  // The case run once as a check sees it, waited for.
-  virtual void run_checked(const ArmedStep& step) = 0;
+  // The case run once as a check sees it, waited for: the one call `checked_` of a one-buffer method; a list
+  // overrides it.
+  virtual void run_checked(const ArmedStep& step);
 
  protected:
+  Communicator& comm_;
+  Seconds timeout_;  // -T
   TimedOperation operation_;
   SamplingRules rules_;
   TimerFactory beside_;
+  const CollectiveCall* checked_ = nullptr;
 };
 
 class TimingMethod {
