@@ -375,8 +375,8 @@ struct GatheredCase {
 };
 
 // What reaches the root is O(ranks) small figures (each rank's means and OS counters) and each phase's samples
-// reduced along a tree, never every rank's samples: the law is in docs/reports.md, "Large jobs: what a record keeps
-// of each rank".
+// reduced along a tree, never every rank's samples: the law is in docs/reports.md,
+// "Large jobs: what a record keeps of each rank".
 GatheredCase gather_case(Connector& connector, const SweepPlan& plan, Watchdog& watchdog, const std::string& label,
                          const Sampling& sampling) {
   static constexpr const char* kListPhases[] = {"pack", "allreduce", "unpack"};
