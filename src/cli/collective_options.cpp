@@ -3,6 +3,7 @@
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
+#include "benchmarks/collective/plan_rules.hpp"
 #include "core/measure/sizes.hpp"
 
 #include <CLI/CLI.hpp>
@@ -22,29 +23,6 @@ namespace {
 
 bool asks(const CollectiveOptions& o, std::string_view method) {
   return std::find(o.timings.begin(), o.timings.end(), method) != o.timings.end();
-}
-
-// --timing as the plan's methods: one, or a list without repeats in which 'auto' has no place.
-std::vector<Timing> timings(const CollectiveOptions& o) {
-  if (o.timings.empty()) return {Timing::automatic};
-  std::vector<Timing> out;
-  for (const std::string& t : o.timings) {
-    if (o.timings.size() > 1 && t == "auto") {
-      throw usage_error(fmt::format("--timing {}: auto stands alone; name the methods, e.g. --timing sampled,osu",
-                                    fmt::join(o.timings, ",")));
-    }
-    const Timing m = t == "sampled"      ? Timing::sampled
-                     : t == "nccl-tests" ? Timing::nccl_tests
-                     : t == "osu"        ? Timing::osu
-                     : t == "imb"        ? Timing::imb
-                                         : Timing::automatic;
-    if (std::find(out.begin(), out.end(), m) != out.end()) {
-      throw usage_error(fmt::format("--timing {}: {} is named twice; name each method once",
-                                    fmt::join(o.timings, ","), t));
-    }
-    out.push_back(m);
-  }
-  return out;
 }
 
 template <typename T, typename Parse, typename All>
@@ -72,58 +50,26 @@ bool asked_for_all(const std::vector<std::string>& texts) {
   return std::find(texts.begin(), texts.end(), "all") != texts.end();
 }
 
-// Options the user gave that mean nothing for this collective: each one's warning.
-std::vector<Warning> ignored_options(Collective collective, const CollectiveOptions& o) {
-  std::vector<Warning> out;
-  if (o.ops_given && !is_reduction(collective)) {
-    out.push_back({"option_ignored",
-                   fmt::format("-o/--op {} ignored: {} does not reduce", fmt::join(o.ops, ","), name(collective))});
-  }
-  if (o.root_given && !is_rooted(collective)) {
-    out.push_back({"option_ignored", fmt::format("-r/--root {} ignored: {} has no root (only broadcast, reduce, "
-                                                 "gather and scatter do)",
-                                                 o.root, name(collective))});
-  }
-  if (o.parallel_init_given) {
-    out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
-                                     "are no threads' communicators to initialise in parallel"});
-  }
-  for (const char* peer : {"osu", "imb"}) {
-    if (asks(o, peer) && (o.sampling.max_noise > 0 || o.sampling.max_time_given)) {
-      out.push_back({"option_ignored", fmt::format("--max-noise and --max-time ignored by --timing {}: it times the "
-                                                   "peer's own count of calls (-n replaces it)",
-                                                   peer)});
-    }
-  }
-  if (o.fuse_given && o.tensors <= 1) {
-    out.push_back({"option_ignored",
-                   collective == Collective::allreduce
-                       ? fmt::format("--fuse {} ignored: it applies to a list of tensors; add --tensors N (N > 1) to "
-                                     "reduce one",
-                                     o.fuse)
-                       : fmt::format("--fuse {} ignored: {} has no list of tensors (only allreduce has --tensors)",
-                                     o.fuse, name(collective))});
-  }
-  return out;
+// --tensors and --fuse (allreduce's): elsewhere --tensors N > 1 is refused with the reason, and --fuse said to be
+// ignored.
+void add_list_options(CLI::App& app, CollectiveOptions& o, bool lists) {
+  using namespace groups;
+  app.add_option("--tensors", o.tensors, "Reduce a list of N tensors of S/N bytes each, in place")
+      ->option_text("N")
+      ->group(lists ? kSweep : kHidden)
+      ->check(at_least(1));
+  app.add_option("--fuse", o.fuse, "With --tensors: on (packed), off (one by one) or both")
+      ->option_text("MODE")
+      ->group(lists ? kSweep : kHidden)
+      ->check(one_of({"on", "off", "both"}))
+      ->each([&o](const std::string&) { o.fuse_given = true; });
 }
 
-}  // namespace
-
-void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<Collective> collective) {
+// The sweep's own: sizes, types, operators, placements, groups, lists, cycles. -o, -r, --tensors and --fuse are
+// accepted where they do not apply (nccl-tests' scripts pass them to every *_perf), hidden there, and said to be
+// ignored or refused.
+void add_sweep_options(CLI::App& app, CollectiveOptions& o, bool reduces, bool rooted, bool lists) {
   using namespace groups;
-  // What this collective's --help shows: every option when it is not named (a test's parser).
-  const bool reduces = !collective || is_reduction(*collective);
-  const bool rooted = !collective || is_rooted(*collective);
-  const bool lists = !collective || *collective == Collective::allreduce;
-  add_sampling_options(app, o.sampling);
-  app.get_option("--iters")
-      ->description("Samples per case; nccl-tests timing: calls per block");
-  app.get_option("--warmup-iters")
-      ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
-  add_common_options(app, o.common);
-  add_sweep_loop_options(app, o.common);
-  add_per_rank_options(app, o.per_rank);
-
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size S in bytes; 1K = 1024, 1.5M, 1MiB")
       ->option_text("SIZE")
       ->group(kSweep);
@@ -140,7 +86,6 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->option_text("TYPES")
       ->group(kSweep)
       ->delimiter(',');
-  // Accepted where they do not apply (nccl-tests' scripts pass them to every *_perf) and said to be ignored.
   app.add_option("-o,--op", o.ops, "Reduction operators, a list or all ('distbench list')")
       ->option_text("OPS")
       ->group(reduces ? kSweep : kHidden)
@@ -159,21 +104,16 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->option_text("N")
       ->group(kSweep)
       ->check(at_least(0));
-  // Elsewhere --tensors N > 1 is refused with the reason, and --fuse said to be ignored.
-  app.add_option("--tensors", o.tensors, "Reduce a list of N tensors of S/N bytes each, in place")
-      ->option_text("N")
-      ->group(lists ? kSweep : kHidden)
-      ->check(at_least(1));
-  app.add_option("--fuse", o.fuse, "With --tensors: on (packed), off (one by one) or both")
-      ->option_text("MODE")
-      ->group(lists ? kSweep : kHidden)
-      ->check(one_of({"on", "off", "both"}))
-      ->each([&o](const std::string&) { o.fuse_given = true; });
+  add_list_options(app, o, lists);
   app.add_option("-N,--run-cycles", o.cycles, "Run the whole sweep N times, each cycle its own rows")
       ->option_text("N")
       ->group(kSweep)
       ->check(in_range(0, 1000000));
+}
 
+// The timing methods and what they time: --timing, --blocks, -a, -C (after the sampling group's own).
+void add_timing_options(CLI::App& app, CollectiveOptions& o) {
+  using namespace groups;
   app.add_option("--timing", o.timings,
                  "sampled, nccl-tests, osu, imb, or a list (each case timed each way, side by side); auto: "
                  "nccl-tests on nccl, else sampled")
@@ -194,7 +134,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->option_text("0|1")
       ->group(kSampling)
       ->check(one_of({"0", "1"}));
+}
 
+// -c and the bandwidth floors.
+void add_verification_options(CLI::App& app, CollectiveOptions& o) {
+  using namespace groups;
   app.add_option("-c,--check", o.check, "Verify results N times per case; 0: no check")
       ->option_text("N")
       ->group(kVerification)
@@ -210,7 +154,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   app.add_option("--min-busbw-at", o.min_busbw_at, "Judge the floors on the lowest result at sizes >= SIZE instead")
       ->option_text("SIZE")
       ->group(kVerification);
+}
 
+// The table's extra columns and -S.
+void add_table_options(CLI::App& app, CollectiveOptions& o) {
+  using namespace groups;
   app.add_option("--columns", o.columns, "Add columns: median, p99, noise, samples, device, a list or all")
       ->option_text("LIST")
       ->group(kReports)
@@ -219,8 +167,11 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->option_text("0|1")
       ->group(kReports)
       ->check(one_of({"0", "1"}));
+}
 
-  // nccl-tests' threads: accepted so that its command lines run, never shown.
+// nccl-tests' threads: accepted so that its command lines run, never shown.
+void add_nccl_tests_thread_options(CLI::App& app, CollectiveOptions& o) {
+  using namespace groups;
   app.add_option("-t,--nthreads", o.nthreads, "nccl-tests' threads per process: 1 only (one thread per process here)")
       ->group(kHidden)
       ->check(CLI::Validator(
@@ -238,139 +189,91 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
       ->each([&o](const std::string&) { o.parallel_init_given = true; });
 }
 
-SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
-  SweepPlan plan;
-  plan.collective = collective;
-  if (o.stepfactor_given && o.stepbytes_given) {
-    throw usage_error("-f/--stepfactor and -i/--stepbytes both given; use one: a factor (-f 2) or a step (-i 1M)");
-  }
-  const std::uint64_t step = o.stepbytes_given ? parse_size_option("-i/--stepbytes", o.stepbytes) : 0;
-  if (o.stepbytes_given && step == 0) {
-    throw usage_error("-i/--stepbytes must be a positive number of bytes, e.g. -i 1M");
-  }
-  if (!o.stepbytes_given && !(o.stepfactor > 1.0)) {
-    throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes",
-                                  o.stepfactor));
-  }
-  plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes),
-                           parse_size_option("-e/--maxbytes", o.maxbytes), o.stepbytes_given ? 1.0 : o.stepfactor, step);
+// -b, -e, -f, -i as the plan's rules take them.
+collective::SizeSpec size_spec(const CollectiveOptions& o) {
+  collective::SizeSpec spec{o.minbytes, o.maxbytes, o.stepfactor, o.stepfactor_given, std::nullopt};
+  if (o.stepbytes_given) spec.step_text = o.stepbytes;
+  return spec;
+}
 
+// -d and -o: the types and operators, each operator asked for by name defined for each type asked for by name.
+void set_types(SweepPlan& plan, const CollectiveOptions& o) {
   plan.dtypes = parse_list<DType>(o.datatypes, parse_dtype, all_dtypes, "datatype", "-d/--datatype");
-  if (is_reduction(collective)) {
-    plan.ops = parse_list<ReduceOp>(o.ops, parse_reduce_op, all_reduce_ops, "reduction operator", "-o/--op");
-    // An operator asked for by name must be defined for every type asked for by name; 'all' keeps what fits.
-    if (!asked_for_all(o.ops) && !asked_for_all(o.datatypes)) {
-      for (ReduceOp op : plan.ops) {
-        for (DType t : plan.dtypes) {
-          if (!defined_for(op, t)) {
-            throw usage_error(
-                fmt::format("operator '{}' is not defined for datatype '{}' (bitwise operators need an "
-                            "integer type); pick an integer -d/--datatype or another -o/--op",
-                            name(op), name(t)));
-          }
-        }
-      }
-    }
-  } else {
+  if (!is_reduction(plan.collective)) {
     plan.ops = {ReduceOp::sum};
+    return;
   }
+  plan.ops = parse_list<ReduceOp>(o.ops, parse_reduce_op, all_reduce_ops, "reduction operator", "-o/--op");
+  if (!asked_for_all(o.ops) && !asked_for_all(o.datatypes)) collective::check_ops_defined(plan.ops, plan.dtypes);
+}
 
+// --placement, and --tensors with --fuse.
+void set_placements(SweepPlan& plan, const CollectiveOptions& o) {
   if (o.placement == "out-of-place") plan.placements = {Placement::out_of_place};
   if (o.placement == "in-place") plan.placements = {Placement::in_place};
-  if (o.tensors > 1) {
-    if (collective != Collective::allreduce) {
-      throw usage_error(fmt::format("--tensors {} reduces a list of tensors: it is an allreduce option, not {}'s",
-                                    o.tensors, name(collective)));
-    }
-    if (o.placement == "out-of-place") {
-      throw usage_error("--tensors reduces each tensor in place (as gradients are); drop --placement out-of-place");
-    }
-    // Each tensor holds an element at least: a list longer than the largest size holds elements measures nothing.
-    DType smallest = plan.dtypes.front();
-    for (DType t : plan.dtypes) smallest = size_of(t) < size_of(smallest) ? t : smallest;
-    const std::uint64_t most = plan.sizes.back() / size_of(smallest);
-    if (static_cast<std::uint64_t>(o.tensors) > most) {
-      throw usage_error(fmt::format("--tensors {} asks for more tensors than the largest size holds elements ({} of "
-                                    "{} in -e/--maxbytes {}): give --tensors {} or fewer, or -e {} or more",
-                                    o.tensors, most, name(smallest), format_bytes(plan.sizes.back()),
-                                    std::max<std::uint64_t>(most, 1),
-                                    format_bytes(static_cast<std::uint64_t>(o.tensors) * size_of(smallest))));
-    }
-    plan.tensors = o.tensors;
-    plan.placements = {Placement::in_place};
-    if (o.fuse == "on") plan.fusions = {Fusion::fused};
-    if (o.fuse == "off") plan.fusions = {Fusion::per_tensor};
-  }
-  plan.root = o.root;
-  plan.ignored_options = ignored_options(collective, o);
-  plan.per_rank = o.per_rank;
-  plan.group_size = o.group_size;
-  plan.warmup_iters = o.sampling.warmup_iters;
-  plan.timings = timings(o);
-  if (plan.timings == std::vector<Timing>{Timing::nccl_tests} && !o.sampling.warmup_given) {
-    plan.warmup_iters = 1;  // all_reduce_perf's -w default
-  }
+  if (o.tensors <= 1) return;
+  std::vector<Fusion> fusions = plan.fusions;
+  if (o.fuse == "on") fusions = {Fusion::fused};
+  if (o.fuse == "off") fusions = {Fusion::per_tensor};
+  collective::set_tensor_list(plan, o.tensors, std::move(fusions));
+}
+
+// The options given that mean nothing for this sweep, as the plan's rules judge them.
+collective::GivenOptions given_options(const CollectiveOptions& o) {
+  collective::GivenOptions given;
+  if (o.ops_given) given.ops = fmt::format("{}", fmt::join(o.ops, ","));
+  if (o.root_given) given.root = o.root;
+  given.parallel_init = o.parallel_init_given;
+  given.noise_target = o.sampling.max_noise > 0 || o.sampling.max_time_given;
+  if (o.fuse_given) given.fuse = o.fuse;
+  return given;
+}
+
+// nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule, or
+// --blocks exactly (1 is all_reduce_perf's own: one timed block after -w).
+void set_blocks(SweepPlan& plan, const CollectiveOptions& o) {
+  SamplingOptions blocks = o.sampling;
+  blocks.iters = SamplingOptions{}.iters;
+  blocks.iters_given = false;
+  plan.block_stopping = stopping_rule(blocks);
+  if (o.sampling.iters_given) plan.block_iters = o.sampling.iters;
+  if (o.blocks <= 0) return;
+  collective::check_blocks(plan.timings, o.timings);
+  plan.block_stopping = collective::exact_blocks(o.blocks);
+  plan.blocks_given = true;
+}
+
+// --timing and the sampling options each method reads its own way.
+void set_timing(SweepPlan& plan, const CollectiveOptions& o) {
+  plan.timings = collective::parse_timings(o.timings);
+  plan.ignored_options = collective::ignored_options(plan, given_options(o));
+  plan.warmup_iters = o.sampling.warmup_given ? o.sampling.warmup_iters
+                                              : collective::default_warmup(plan.timings, o.sampling.warmup_iters);
   plan.stopping = stopping_rule(o.sampling);
   if (o.sampling.iters_given) plan.iters_given = o.sampling.iters;  // --timing osu|imb: in place of the peer's counts
   if (o.sampling.warmup_given) plan.warmup_given = o.sampling.warmup_iters;
-  {  // nccl-tests' timing reads -n as operations per timed block; the blocks per case follow the default rule
-    SamplingOptions blocks = o.sampling;
-    blocks.iters = SamplingOptions{}.iters;
-    blocks.iters_given = false;
-    plan.block_stopping = stopping_rule(blocks);
-    if (o.sampling.iters_given) plan.block_iters = o.sampling.iters;
-  }
-  if (o.blocks > 0) {  // exactly that many blocks: 1 is all_reduce_perf's own (one timed block after -w)
-    if (!asks(o, "nccl-tests") && !asks(o, "auto") && !asks(o, "sampled")) {
-      throw usage_error(fmt::format("--blocks counts nccl-tests' timed blocks; --timing {} times one call at a time: "
-                                    "drop one of them",
-                                    fmt::join(o.timings, ",")));
-    }
-    if (!asks(o, "nccl-tests") && !asks(o, "auto")) {
-      throw usage_error("--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
-                        "one of them");
-    }
-    plan.block_stopping = StoppingRule{.samples = static_cast<std::size_t>(o.blocks),
-                                       .max_noise = 0.0,
-                                       .min_samples = static_cast<std::size_t>(o.blocks),
-                                       .max_time_s = 0.0};
-    plan.blocks_given = true;
-  }
-  if (plan.tensors > 1 && plan.timings != std::vector<Timing>{Timing::sampled} &&
-      plan.timings != std::vector<Timing>{Timing::automatic}) {
-    throw usage_error(fmt::format("--timing {} times one buffer per operation, not a --tensors list; drop --tensors or "
-                                  "use --timing sampled",
-                                  fmt::join(o.timings, ",")));
-  }
-  if (plan.tensors > 1) plan.timings = {Timing::sampled};
+  set_blocks(plan, o);
+  collective::check_list_timing(plan, o.timings);
+}
+
+// The floors, -c, the table's columns, and the reports' and buffers' options the plan keeps.
+void set_verification_and_table(SweepPlan& plan, const CollectiveOptions& o) {
   plan.floor.min_busbw = o.min_busbw;
   plan.floor.min_algbw = o.min_algbw;
   if (!o.min_busbw_at.empty()) {
     plan.floor.at_bytes = parse_size_option("--min-busbw-at", o.min_busbw_at);
-    if (!plan.floor.active()) {
-      throw usage_error("--min-busbw-at needs a floor to judge: add --min-busbw GBPS or --min-algbw GBPS");
-    }
+    collective::check_floor_at(plan.floor);
   }
-  for (const std::string& c : o.columns) {
-    static const std::vector<std::string> kColumns = {"median", "p99", "noise", "samples", "device"};
-    if (c == "all") {
-      plan.columns = kColumns;
-      break;
-    }
-    if (std::find(kColumns.begin(), kColumns.end(), c) == kColumns.end()) {
-      throw usage_error(fmt::format("--columns {}: no such column; pick from median, p99, noise, samples, device, or 'all'", c));
-    }
-    if (std::find(plan.columns.begin(), plan.columns.end(), c) == plan.columns.end()) plan.columns.push_back(c);
-  }
+  plan.columns = collective::table_columns(o.columns);
   plan.show_faults = o.common.show_faults;
   plan.malloc_reuse = o.common.malloc_reuse;
   plan.huge_pages = o.common.huge_pages == "on";
   plan.check_iters = o.check;
-  if (o.cycles == 0) {
-    throw usage_error(
-        "-N/--run-cycles 0 (nccl-tests' run forever) is not supported: a distbench run ends on its own so that its "
-        "reports are complete; give a count for a long run, e.g. -N 1000");
-  }
+}
+
+// -N, -S, -C, -a and the run's own: timeout, backend.
+void set_run(SweepPlan& plan, const CollectiveOptions& o) {
+  collective::check_cycles(o.cycles);
   plan.cycles = o.cycles;
   plan.timestamps = o.timestamps != 0;
   plan.cpu_time = o.cpu_time != 0;
@@ -381,6 +284,42 @@ SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
   plan.timeout_s = o.common.timeout_s;
   plan.backend = o.common.backend;
   plan.backend_options = backend_options(collective_common(o));
+}
+
+}  // namespace
+
+void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<Collective> collective) {
+  // What this collective's --help shows: every option when it is not named (a test's parser).
+  const bool reduces = !collective || is_reduction(*collective);
+  const bool rooted = !collective || is_rooted(*collective);
+  const bool lists = !collective || *collective == Collective::allreduce;
+  add_sampling_options(app, o.sampling);
+  app.get_option("--iters")->description("Samples per case; nccl-tests timing: calls per block");
+  app.get_option("--warmup-iters")
+      ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
+  add_common_options(app, o.common);
+  add_sweep_loop_options(app, o.common);
+  add_per_rank_options(app, o.per_rank);
+  add_sweep_options(app, o, reduces, rooted, lists);
+  add_timing_options(app, o);
+  add_verification_options(app, o);
+  add_table_options(app, o);
+  add_nccl_tests_thread_options(app, o);
+}
+
+// In the order of the plan's rules (benchmarks/collective/plan_rules.hpp): the first one broken is the one said.
+SweepPlan make_plan(Collective collective, const CollectiveOptions& o) {
+  SweepPlan plan;
+  plan.collective = collective;
+  plan.sizes = collective::sweep_sizes(size_spec(o));
+  set_types(plan, o);
+  set_placements(plan, o);
+  plan.root = o.root;
+  plan.per_rank = o.per_rank;
+  plan.group_size = o.group_size;
+  set_timing(plan, o);
+  set_verification_and_table(plan, o);
+  set_run(plan, o);
   return plan;
 }
 

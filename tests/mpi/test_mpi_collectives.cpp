@@ -267,7 +267,7 @@ TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
   for (std::size_t count : {64, 128, 256}) {  // 256, 512 and 1024 bytes of float32: 16, 8 and 4 positions
     CaseSetup s;
     s.call = {Collective::allreduce, {send.get(), 0}, {recv.get(), 0}, count, DType::float32, ReduceOp::sum, 0};
-    s.send_count = count;
+    s.size = case_geometry(Collective::allreduce, DType::float32, count * 4, comm.size(), comm.rank());
     s.recv_bytes = count * 4;
     s.poison_at = s.call.recv;
     s.pattern = make_pattern(Collective::allreduce, ReduceOp::sum, DType::float32, comm.size());

@@ -10,15 +10,14 @@ namespace distbench::collective {
 namespace {
 
 CaseSetup out_of_place(Buffer& send, Buffer& recv, Collective c, std::size_t count, int nranks) {
-  const BufferShape shape = buffer_shape(c, count, nranks, 0);
   CaseSetup s;
+  s.size = case_geometry(c, DType::float32, message_elements(c, count, nranks) * 4, nranks, 0);
   s.call.collective = c;
-  s.call.count = count;
+  s.call.count = s.size.count;
   s.call.dtype = DType::float32;
   s.call.send = {&send, 0};
   s.call.recv = {&recv, 0};
-  s.send_count = shape.send_count;
-  s.recv_bytes = shape.recv_count * 4;
+  s.recv_bytes = s.size.recv_bytes();
   s.poison_at = s.call.recv;
   return s;
 }
@@ -57,14 +56,15 @@ TEST(Rotation, InPlaceCallsKeepTheirPairAndMoveTogether) {
   HostDevice device;
   auto buffer = device.allocate(4 * 65536);
   // reduce-scatter in place at 4 ranks, rank 0: sends from the buffer's start, receives its block there.
-  const BufferShape shape = buffer_shape(Collective::reduce_scatter, 1024, 4, 1);
   CaseSetup s;
+  s.size = case_geometry(Collective::reduce_scatter, DType::float32, 4 * 1024 * 4, 4, 1);
+  const BufferShape shape = s.size.shape;
   s.call.collective = Collective::reduce_scatter;
-  s.call.count = 1024;
+  s.call.count = s.size.count;
   s.call.send = {buffer.get(), shape.in_place_send_offset * 4};
   s.call.recv = {buffer.get(), shape.in_place_recv_offset * 4};
   s.poison_at = {buffer.get(), 0};
-  s.recv_bytes = std::max(shape.send_count, shape.recv_count) * 4;
+  s.recv_bytes = s.size.in_place_bytes();
   const auto calls = rotated_calls(s, 20);
   ASSERT_EQ(calls.size(), 16u);  // 256 KiB / 16 KiB
   for (std::size_t k = 0; k < calls.size(); ++k) {

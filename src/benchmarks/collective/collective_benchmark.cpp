@@ -4,6 +4,7 @@
 #include "benchmarks/collective/collective_record.hpp"
 #include "benchmarks/collective/collective_text.hpp"
 #include "benchmarks/collective/sweep.hpp"
+#include "benchmarks/collective/timing_method.hpp"
 #include "core/error.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/text.hpp"
@@ -27,73 +28,14 @@ nlohmann::ordered_json names(const std::vector<E>& values) {
 // any communicator exists.
 bool runs_on_device(std::string_view backend) { return backend == "nccl"; }
 
-std::string blocks_text(const SweepPlan& plan) {
-  const BackendOptions& o = plan.backend_options;
-  std::string ops = fmt::format("{}", plan.block_iters);
-  if (o.agg_iters > 1) ops += fmt::format(" x {} (-m)", o.agg_iters);
-  if (o.graph_launches > 0) ops += fmt::format(" x {} (-G)", o.graph_launches);
-  return fmt::format("{}, each a block of {} operations (-n{})", samples_text(plan.block_stopping), ops,
-                     plan.blocks_given ? ", --blocks" : "");
-}
-
-// nccl-tests' timing also warms up every size of the sweep first, for each element type and operator (as
-// all_reduce_perf does).
-std::string warmup_text(const SweepPlan& plan, Timing timing) {
-  if (timing == Timing::osu || timing == Timing::imb) {
-    return plan.warmup_given >= 0 ? fmt::format("{} calls (-w)", plan.warmup_given) : std::string("the peer's, per size");
-  }
-  if (timing != Timing::nccl_tests || plan.tensors > 1 || plan.warmup_iters <= 0) {
-    return fmt::format("{} iterations", plan.warmup_iters);
-  }
-  return fmt::format("{} at each size (doubling) first, {} per case", plan.warmup_iters, plan.warmup_iters);
-}
-
-// --timing osu|imb: how many calls a case times, in the peer's words.
-std::string peer_samples_text(const SweepPlan& plan, Timing timing) {
-  if (plan.iters_given > 0) return fmt::format("{} calls per case (-n), one at a time", plan.iters_given);
-  return timing == Timing::osu ? "OSU's: 1000 calls after 100 untimed up to 8 KiB, 100 after 10 above, one at a time"
-                               : "IMB's: min(1000, 40 MiB / size) calls after a tenth as many untimed (at least 10), "
-                                 "one at a time";
-}
-
 // --timing osu|imb on MPI: reduce-scatter is called as the peers call it (CallForm::vector).
 bool peers_call_form(Timing timing, std::string_view backend) {
-  return (timing == Timing::osu || timing == Timing::imb) && !runs_on_device(backend);
-}
-
-std::string timing_text(Timing timing, bool on_device, bool cpu_time, bool nccl_mem_alloc) {
-  if (timing == Timing::osu || timing == Timing::imb) {
-    return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
-                       "time is the mean of a rank's calls, as {} averages them{}",
-                       name(timing), cpu_time ? " until it is enqueued (-C 1)" : " and the wait for its completion",
-                       timing == Timing::osu ? "osu_* (its Avg Latency: -a avg)" : "IMB-MPI1 (its t_avg: -a avg)",
-                       timing == Timing::osu && !on_device ? "; host buffers at a page boundary, as osu_* allocates them"
-                                                           : "");
-  }
-  if (timing == Timing::nccl_tests) {
-    return fmt::format(
-        "timing: nccl-tests (--timing): the host clock around each block{}, buffer positions rotated per operation "
-        "as nccl-tests does{}{}",
-        cpu_time ? " until its last call is enqueued (-C 1)" : " and the wait for its completion",
-        on_device ? "; the device's events around the same blocks in the reports (device_time_us, --columns device)"
-                  : "",
-        !on_device        ? ""
-        : nccl_mem_alloc ? "; buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)"
-                         : "; buffers from cudaMalloc (--alloc; all_reduce_perf allocates with ncclMemAlloc)");
-  }
-  return on_device ? "timing: sampled (--timing): CUDA events around each sample's operations, one buffer position"
-                   : "timing: sampled (--timing): the host clock around each sample's operations, one buffer position";
+  return timing_method(timing).calls_as_peers() && !runs_on_device(backend);
 }
 
 std::string check_text(int iters) {
   if (iters == 0) return "off";
   return iters == 1 ? std::string("on") : fmt::format("{} times per case", iters);
-}
-
-std::string method_samples_text(const SweepPlan& plan, Timing timing) {
-  if (timing == Timing::nccl_tests) return blocks_text(plan);
-  if (timing == Timing::osu || timing == Timing::imb) return peer_samples_text(plan, timing);
-  return samples_text(plan.stopping);
 }
 
 std::string join_names(const std::vector<Timing>& timings) {
@@ -110,12 +52,13 @@ std::string sampling_line(const SweepPlan& plan, const std::vector<Timing>& timi
                                        average_text(plan.average), name(plan.average),
                                        plan.cpu_time ? ", host clock (-C 1)" : "");
   if (timings.size() == 1) {
-    return fmt::format("samples: {}   warm-up: {}   {}", method_samples_text(plan, timings.front()),
-                       warmup_text(plan, timings.front()), rest);
+    const TimingMethod& method = timing_method(timings.front());
+    return fmt::format("samples: {}   warm-up: {}   {}", method.samples_text(plan), method.warmup_text(plan), rest);
   }
   std::string each;
   for (Timing t : timings) {
-    each += fmt::format("{}: {}, warm-up {}; ", name(t), method_samples_text(plan, t), warmup_text(plan, t));
+    const TimingMethod& method = timing_method(t);
+    each += fmt::format("{}: {}, warm-up {}; ", name(t), method.samples_text(plan), method.warmup_text(plan));
   }
   each.resize(each.size() - 2);  // the last "; "
   return fmt::format("samples: {}   {}", each, rest);
@@ -226,65 +169,89 @@ std::string nccl_tests_busbw_lines(double avg, std::string_view verdict) {
 
 }  // namespace
 
-std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) {
-  // The average over every measured record, then (with several datatypes or operators) one per datatype and
-  // operator, in the order measured: an average over float64 and int8 together says little about either.
-  struct Average {
-    std::string dtype, op;
-    double sum = 0;
-    std::size_t n = 0;
-  };
-  std::vector<Average> by_kind;
+namespace {
+
+// The busbw averaged over records: over all of them, or over one datatype and operator's.
+struct Average {
+  std::string dtype, op;
+  double sum = 0;
+  std::size_t n = 0;
+};
+
+// What the summary adds up over the measured records.
+struct Totals {
   Average all;
-  std::size_t checked = 0;
+  std::vector<Average> by_kind;  // per datatype and operator, in the order measured
+  std::size_t checked = 0;       // records that were verified
   double wrong = 0;
+};
+
+Totals summary_totals(const std::vector<Record>& records) {
+  Totals t;
   for (const Record& r : records) {
     if (!r.ok()) continue;
     if (const double w = r.metric(metrics::wrong.key); std::isfinite(w)) {
-      ++checked;
-      wrong += w;
+      ++t.checked;
+      t.wrong += w;
     }
     const double busbw = r.metric(metrics::busbw.key);
     if (!std::isfinite(busbw)) continue;  // nothing moved (one rank, in place)
-    all.sum += busbw;
-    ++all.n;
+    t.all.sum += busbw;
+    ++t.all.n;
     const std::string dtype = r.param_text("dtype"), op = r.param_text("op");
-    auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const Average& a) { return a.dtype == dtype && a.op == op; });
-    if (it == by_kind.end()) it = by_kind.insert(by_kind.end(), {dtype, op});
+    auto it = std::find_if(t.by_kind.begin(), t.by_kind.end(),
+                           [&](const Average& a) { return a.dtype == dtype && a.op == op; });
+    if (it == t.by_kind.end()) it = t.by_kind.insert(t.by_kind.end(), {dtype, op});
     it->sum += busbw;
     ++it->n;
   }
+  return t;
+}
+
+// nccl-tests' "Out of bounds values" line.
+SummaryItem wrong_item(const Totals& t, const std::vector<Record>& records) {
+  if (t.checked > 0) {
+    const std::string text = fmt::format("{:.0f} {}", t.wrong, t.wrong == 0 ? "OK" : "FAILED");
+    return {"wrong", "Wrong elements", t.wrong, text, nccl_tests_footer_line("Out of bounds values", text)};
+  }
+  // nccl-tests prints "0 OK" under -c 0 and scripts look for it: the same words where something was measured,
+  // then that nothing was; "N/A" where nothing was measured at all.
+  const bool measured = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.ok(); });
+  return {"wrong", "Wrong elements", kNotMeasured, "not checked",
+          nccl_tests_footer_line("Out of bounds values",
+                                 measured ? "0 OK (nothing was checked)" : "N/A (not checked)")};
+}
+
+// nccl-tests' "Avg bus bandwidth" line.
+SummaryItem busbw_item(const Average& all) {
+  if (all.n == 0) {
+    return {"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)",
+            nccl_tests_footer_line("Avg bus bandwidth", "N/A (nothing measured)") + "\n#"};
+  }
+  const double avg = all.sum / static_cast<double>(all.n);
+  return {"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg), nccl_tests_busbw_lines(avg, "")};
+}
+
+// distbench's own: one datatype and operator's average.
+SummaryItem kind_item(const Average& a) {
+  const double avg = a.sum / static_cast<double>(a.n);
+  const bool reduces = a.op != "none";
+  return {reduces ? fmt::format("avg_busbw_gbps.{}.{}", a.dtype, a.op) : fmt::format("avg_busbw_gbps.{}", a.dtype),
+          // not "Avg bus bandwidth ...": scripts grep nccl-tests' footer line by those words
+          reduces ? fmt::format("Average busbw, {} {}", a.dtype, a.op) : fmt::format("Average busbw, {}", a.dtype),
+          avg, fmt::format("{:.2f} GB/s", avg)};
+}
+
+}  // namespace
+
+std::vector<SummaryItem> collective_summary(const std::vector<Record>& records) {
+  // The average over every measured record, then (with several datatypes or operators) one per datatype and
+  // operator, in the order measured: an average over float64 and int8 together says little about either.
+  const Totals totals = summary_totals(records);
   // nccl-tests' two footer lines first, as it prints them (scripts parse them), then distbench's own.
-  std::vector<SummaryItem> items;
-  if (checked > 0) {
-    const std::string text = fmt::format("{:.0f} {}", wrong, wrong == 0 ? "OK" : "FAILED");
-    items.push_back({"wrong", "Wrong elements", wrong, text, nccl_tests_footer_line("Out of bounds values", text)});
-  } else {
-    // nccl-tests prints "0 OK" under -c 0 and scripts look for it: the same words where something was measured,
-    // then that nothing was; "N/A" where nothing was measured at all.
-    const bool measured = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.ok(); });
-    items.push_back({"wrong", "Wrong elements", kNotMeasured, "not checked",
-                     nccl_tests_footer_line("Out of bounds values",
-                                            measured ? "0 OK (nothing was checked)" : "N/A (not checked)")});
-  }
-  if (all.n > 0) {
-    const double avg = all.sum / static_cast<double>(all.n);
-    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", avg, fmt::format("{:.2f} GB/s", avg),
-                     nccl_tests_busbw_lines(avg, "")});
-  } else {
-    items.push_back({"avg_busbw_gbps", "Avg bus bandwidth", kNotMeasured, "N/A (nothing measured)",
-                     nccl_tests_footer_line("Avg bus bandwidth", "N/A (nothing measured)") + "\n#"});
-  }
-  if (by_kind.size() > 1) {
-    for (const Average& a : by_kind) {
-      const double avg = a.sum / static_cast<double>(a.n);
-      const bool reduces = a.op != "none";
-      items.push_back({reduces ? fmt::format("avg_busbw_gbps.{}.{}", a.dtype, a.op) : fmt::format("avg_busbw_gbps.{}", a.dtype),
-                       // not "Avg bus bandwidth ...": scripts grep nccl-tests' footer line by those words
-                       reduces ? fmt::format("Average busbw, {} {}", a.dtype, a.op)
-                               : fmt::format("Average busbw, {}", a.dtype),
-                       avg, fmt::format("{:.2f} GB/s", avg)});
-    }
+  std::vector<SummaryItem> items = {wrong_item(totals, records), busbw_item(totals.all)};
+  if (totals.by_kind.size() > 1) {
+    for (const Average& a : totals.by_kind) items.push_back(kind_item(a));
   }
   return items;
 }
@@ -306,6 +273,68 @@ void CollectiveBenchmark::check(World& world) const {
   }
 }
 
+namespace {
+
+// The console's first lines: what runs where, and how it is sampled.
+std::vector<std::string> run_lines(const SweepPlan& plan, const RunInfo& info, const std::vector<Timing>& timings) {
+  return {fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
+                      info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
+          fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
+          sampling_line(plan, timings)};
+}
+
+// Each method's own line, and what several of them, or the peers' call, change.
+std::vector<std::string> method_lines(const SweepPlan& plan, const RunInfo& info, const std::vector<Timing>& timings) {
+  const bool on_device = runs_on_device(info.backend);
+  std::vector<std::string> lines;
+  for (Timing timing : timings) lines.push_back(timing_method(timing).timing_text(plan, on_device));
+  if (timings.size() > 1) {
+    lines.push_back(fmt::format(
+        "methods: each case timed {} in turn, one after the other on the same buffers; a column group each",
+        join_names(timings)));
+  }
+  if (plan.collective == Collective::reduce_scatter &&
+      std::any_of(timings.begin(), timings.end(), [&](Timing t) { return peers_call_form(t, info.backend); })) {
+    lines.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
+                       "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
+                       "through different algorithms)");
+  }
+  return lines;
+}
+
+// The lines of the options that change what a run is: cycles, a list of tensors, memory, malloc.
+std::vector<std::string> option_lines(const SweepPlan& plan, const RunInfo& info) {
+  std::vector<std::string> lines;
+  if (plan.cycles > 1) lines.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
+  if (plan.tensors > 1) {
+    lines.push_back(fmt::format(
+        "tensors: a list of {} tensors of S/{} per operation, in place: per-tensor = one allreduce each; fused = "
+        "packed into one buffer, one allreduce, unpacked (pack and unpack timed as phases in the reports)",
+        plan.tensors, plan.tensors));
+  }
+  const std::uint64_t largest = plan.sizes.empty() ? 0 : *std::max_element(plan.sizes.begin(), plan.sizes.end());
+  if (std::string memory = host_memory_text(info, largest); !memory.empty()) lines.push_back(std::move(memory));
+  if (plan.malloc_reuse) lines.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
+  return lines;
+}
+
+// The summary: nccl-tests' footer, and the floor's verdict where its word goes (NCCL_TESTS_MIN_BW's place).
+std::vector<SummaryItem> summary_with_floor(const std::vector<Record>& records, const BandwidthFloor& floor) {
+  std::vector<SummaryItem> items = collective_summary(records);
+  if (!floor.active()) return items;
+  const FloorVerdict v = judge_floor(records, floor);
+  for (SummaryItem& item : items) {
+    if (item.key == "avg_busbw_gbps" && std::isfinite(item.value)) {
+      item.console = nccl_tests_busbw_lines(item.value, v.ok ? "OK" : "FAILED");
+    }
+  }
+  items.push_back({"bandwidth_floor_ok", "Bandwidth floor", v.ok ? 1.0 : 0.0,
+                   fmt::format("{}: {}", v.ok ? "OK" : "FAILED", v.text)});
+  return items;
+}
+
+}  // namespace
+
 RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   const SweepPlan& plan = plan_;
   RunDescription d;
@@ -322,57 +351,16 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
   d.table = collective_table(plan);
   d.plots = {{metrics::busbw.key, ""}, {metrics::time.key, "time"}};
   d.per_rank = plan.per_rank.policy();
-  d.console_preamble = {
-      fmt::format("collective: {}   backend: {}   world size: {}   ranks per host: {}{}", name(plan.collective),
-                  info.backend, info.world_size, ranks_per_host_text(info.ranks), mpi_threads_text(info)),
-      fmt::format("group: {}", group_text(plan, info.world_size)), fmt::format("sweep: {}", sweep_text(plan.sizes)),
-      sampling_line(plan, timings)};
-  for (Timing timing : timings) {
-    d.console_preamble.push_back(timing_text(timing, on_device, plan.cpu_time, plan.backend_options.nccl_mem_alloc));
+  for (auto lines : {run_lines(plan, info, timings), method_lines(plan, info, timings), option_lines(plan, info)}) {
+    d.console_preamble.insert(d.console_preamble.end(), lines.begin(), lines.end());
   }
-  if (timings.size() > 1) {
-    d.console_preamble.push_back(fmt::format(
-        "methods: each case timed {} in turn, one after the other on the same buffers; a column group each",
-        join_names(timings)));
-  }
-  if (plan.collective == Collective::reduce_scatter &&
-      std::any_of(timings.begin(), timings.end(), [&](Timing t) { return peers_call_form(t, info.backend); })) {
-    d.console_preamble.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
-                                    "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
-                                    "through different algorithms)");
-  }
-  if (plan.cycles > 1) d.console_preamble.push_back(fmt::format("cycles: the sweep {} times (-N)", plan.cycles));
-  if (plan.tensors > 1) {
-    d.console_preamble.push_back(fmt::format(
-        "tensors: a list of {} tensors of S/{} per operation, in place: per-tensor = one allreduce each; fused = "
-        "packed into one buffer, one allreduce, unpacked (pack and unpack timed as phases in the reports)",
-        plan.tensors, plan.tensors));
-  }
-  const std::uint64_t largest = plan.sizes.empty() ? 0 : *std::max_element(plan.sizes.begin(), plan.sizes.end());
-  if (std::string memory = host_memory_text(info, largest); !memory.empty()) {
-    d.console_preamble.push_back(std::move(memory));
-  }
-  if (plan.malloc_reuse) d.console_preamble.emplace_back("malloc: --malloc-reuse (M_MMAP_MAX=0: freed memory stays mapped)");
   d.facts = {fmt::format("backend {}", info.backend),
              fmt::format("{} ranks, per host: {}", info.world_size, ranks_per_host_text(info.ranks)),
              group_text(plan, info.world_size),
              sweep_text(plan.sizes),
              fmt::format("samples: {}", samples_text(plan.stopping)),
              fmt::format("time: {} (-a {})", average_text(plan.average), name(plan.average))};
-  d.summarize = [floor = plan.floor](const std::vector<Record>& records) {
-    std::vector<SummaryItem> items = collective_summary(records);
-    if (floor.active()) {
-      const FloorVerdict v = judge_floor(records, floor);
-      for (SummaryItem& item : items) {  // the floor's word where nccl-tests puts NCCL_TESTS_MIN_BW's
-        if (item.key == "avg_busbw_gbps" && std::isfinite(item.value)) {
-          item.console = nccl_tests_busbw_lines(item.value, v.ok ? "OK" : "FAILED");
-        }
-      }
-      items.push_back({"bandwidth_floor_ok", "Bandwidth floor", v.ok ? 1.0 : 0.0,
-                       fmt::format("{}: {}", v.ok ? "OK" : "FAILED", v.text)});
-    }
-    return items;
-  };
+  d.summarize = [floor = plan.floor](const std::vector<Record>& records) { return summary_with_floor(records, floor); };
   return d;
 }
 

@@ -2,6 +2,7 @@
 // then verification against exact expected values.
 #pragma once
 
+#include "benchmarks/collective/case_geometry.hpp"
 #include "benchmarks/collective/plan.hpp"
 #include "core/comm/watchdog.hpp"
 #include "core/comm/world.hpp"
@@ -15,12 +16,11 @@ namespace distbench::collective {
 
 struct CaseSetup {
   CollectiveCall call;      // buffers, count, dtype, op, root (group rank)
-  std::size_t send_count = 0;  // elements of the send region to fill
+  CaseGeometry size;        // the case's sizes, worked out once (case_geometry.hpp)
   std::size_t recv_bytes = 0;  // bytes of the region to poison before the check (from the receive position)
   BufferRef poison_at;         // where that region starts
   PatternParams pattern;
   std::string label;  // "allreduce 1 MiB float32 sum out-of-place", for the watchdog and warnings
-  std::uint64_t bytes = 0;  // the row's size, as the table shows it (what the peers' counts go by: peer_counts.hpp)
   // --tensors: the call's buffer (in place) is a list of this many tensors of count / tensors elements (the last one
   // takes the remainder), reduced one call each or fused into one.
   int tensors = 1;
@@ -39,7 +39,9 @@ struct Measured {
 void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                    const std::vector<CaseSetup>& setups);
 
-// Collective over the whole world: every rank runs its group's case at the same time.
+// Collective over the whole world: every rank runs its group's case at the same time. The case's method
+// (timing_methods.hpp) says what is timed and how; the chores every method shares (filling the send region,
+// sampling, the -c checks) are done here.
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup);
 

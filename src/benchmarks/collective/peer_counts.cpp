@@ -16,11 +16,14 @@ PeerCounts imb_counts(std::uint64_t bytes) {
   return {static_cast<int>(n), static_cast<int>(warm)};
 }
 
+PeerCounts with_given_counts(const SweepPlan& plan, PeerCounts counts) {
+  if (plan.iters_given > 0) counts.iterations = plan.iters_given;
+  if (plan.warmup_given >= 0) counts.warmup = plan.warmup_given;
+  return counts;
+}
+
 PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes) {
-  PeerCounts c = timing == Timing::imb ? imb_counts(bytes) : osu_counts(bytes);
-  if (plan.iters_given > 0) c.iterations = plan.iters_given;
-  if (plan.warmup_given >= 0) c.warmup = plan.warmup_given;
-  return c;
+  return with_given_counts(plan, timing == Timing::imb ? imb_counts(bytes) : osu_counts(bytes));
 }
 
 }  // namespace distbench::collective

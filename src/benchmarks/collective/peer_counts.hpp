@@ -21,6 +21,9 @@ PeerCounts osu_counts(std::uint64_t bytes);
 // untimed first, but at least min(10, that count).
 PeerCounts imb_counts(std::uint64_t bytes);
 
+// `counts` with -n and -w in their place where they were given.
+PeerCounts with_given_counts(const SweepPlan& plan, PeerCounts counts);
+
 // The counts of the plan's timing (osu or imb) at `bytes`, with -n and -w in their place where they were given.
 PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes);
 

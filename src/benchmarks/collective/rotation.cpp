@@ -18,7 +18,7 @@ std::vector<CollectiveCall> rotated_calls(const CaseSetup& setup, int ops) {
   const CollectiveCall& call = setup.call;
   const bool in_place = call.send.buffer == call.recv.buffer;
   // In place, both positions move by the region the case uses; out of place, each buffer by its own part of it.
-  const std::size_t send_step = in_place ? setup.recv_bytes : setup.send_count * size_of(call.dtype);
+  const std::size_t send_step = in_place ? setup.recv_bytes : setup.size.send_bytes();
   const std::size_t recv_step = setup.recv_bytes;
   std::size_t steps = 1;
   if (call.recv.buffer != nullptr && recv_step > 0) {
