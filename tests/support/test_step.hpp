@@ -3,7 +3,7 @@
 // its timeout (longer than any suite's) ends the program with one line that says so.
 #pragma once
 
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -7,6 +7,7 @@
 #include "core/comm/groups.hpp"
 #include "core/device/device.hpp"
 #include "core/device/huge_pages.hpp"
+#include "core/sys/key_values.hpp"
 
 #include <functional>
 #include <memory>
@@ -17,8 +18,6 @@
 #include <vector>
 
 namespace distbench {
-
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 // Settings a backend may use; each backend ignores what it has no use for.
 struct BackendOptions {

@@ -2,11 +2,11 @@
 #pragma once
 
 #include "core/comm/collective.hpp"
-#include "core/comm/reduce_op.hpp"
-#include "core/comm/watchdog.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/measure/timer.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <chrono>
 #include <cstddef>

@@ -2,7 +2,7 @@
 // Small host data only; bulk data moves through Communicators.
 #pragma once
 
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <chrono>
 #include <cstddef>
