@@ -67,7 +67,7 @@ struct BackendEntry {
   std::function<KeyValues()> build_versions;
   // The connector kinds (Connector::kind) it runs with; empty: any.
   std::vector<std::string> connectors;
-  // Whether its collectives reduce with the bitwise operators (band, bor, bxor: core/comm/reduce_op.hpp).
+  // Whether its collectives reduce with the bitwise operators (band, bor, bxor: core/device/reduce_op.hpp).
   bool bitwise_reductions = false;
 };
 
