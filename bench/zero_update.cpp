@@ -36,6 +36,7 @@ double best_seconds(int repetitions, F&& f) {
 
 int main(int argc, char** argv) {
   using namespace distbench;
+  using namespace distbench::numerics;
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{16} << 20;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 10;
   if (n == 0 || reps <= 0) {

@@ -1,7 +1,7 @@
 #include "cli/common_options.hpp"
 
 #include "backends/registry.hpp"
-#include "benchmarks/train/buckets.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
@@ -212,9 +212,9 @@ void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what
              [&bucket_mb](const std::string& text) {
                bucket_mb = static_cast<double>(parse_size_option("--bucket", text)) / (1024.0 * 1024.0);
              },
-             fmt::format("{}, e.g. {:g}M; 0: {}", what, train::kDdpBucketMiB, zero_means))
+             fmt::format("{}, e.g. {:g}M; 0: {}", what, kDdpBucketMiB, zero_means))
           ->option_text("SIZE")
-          ->default_str(fmt::format("{:g}M", train::kDdpBucketMiB))
+          ->default_str(fmt::format("{:g}M", kDdpBucketMiB))
           ->group(group);
   app.add_option("--bucket-mb", bucket_mb, "the same in MiB (the older spelling)")
       ->option_text("MIB")

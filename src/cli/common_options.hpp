@@ -80,7 +80,7 @@ void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports);
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);
 
-// --bucket SIZE (1M = 1 MiB, as every size; 0: as `zero_means` says; train::kDdpBucketMiB by default, the one
+// --bucket SIZE (1M = 1 MiB, as every size; 0: as `zero_means` says; kDdpBucketMiB by default, the one
 // definition train, zero and this help share) into `bucket_mb` (MiB), and the older
 // --bucket-mb MIB kept as a hidden alias; giving both is an error.
 void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what, const std::string& zero_means,

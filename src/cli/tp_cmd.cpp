@@ -30,31 +30,29 @@ struct TpOptions {
   CommonOptions common;
 };
 
-tp::TpPlan make_tp_plan(const TpOptions& o) {
-  tp::TpPlan plan;
-  if (o.group_size < 0) {
-    throw usage_error(fmt::format("--group-size {}: give the ranks per model-parallel group (0: all)", o.group_size));
+// --dim: 0, 1 (-1) or all.
+std::vector<int> tp_dims(const std::string& text) {
+  if (text == "all") return {0, 1};
+  int dim = 0;
+  try {
+    std::size_t used = 0;
+    dim = std::stoi(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw usage_error(fmt::format("--dim {}: give 0 (rows), 1 or -1 (columns), or all", text));
   }
-  plan.group_size = o.group_size;
+  return {tp::normalize_dim(dim)};
+}
+
+// The operations' options: --shape, --dim, --op, --dtype.
+void set_tp_operations(const TpOptions& o, tp::TpPlan& plan) {
   plan.shape = tp::parse_shape(o.shape, "--shape");
   if (!bounded_product({plan.shape.rows, plan.shape.cols})) {
     throw usage_error(fmt::format("--shape {}: more than 2^56 elements, beyond any machine's memory; give a smaller "
                                   "tensor",
                                   o.shape));
   }
-  if (o.dim == "all") {
-    plan.dims = {0, 1};
-  } else {
-    int dim = 0;
-    try {
-      std::size_t used = 0;
-      dim = std::stoi(o.dim, &used);
-      if (used != o.dim.size()) throw std::invalid_argument(o.dim);
-    } catch (const std::exception&) {
-      throw usage_error(fmt::format("--dim {}: give 0 (rows), 1 or -1 (columns), or all", o.dim));
-    }
-    plan.dims = {tp::normalize_dim(dim)};
-  }
+  plan.dims = tp_dims(o.dim);
   if (o.op != "all") {
     const auto op = tp::parse_op(o.op);
     if (!op) throw usage_error(fmt::format("--op {}: the operations are scatter, gather, reduce, copy (or all)", o.op));
@@ -65,6 +63,10 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
     throw usage_error(fmt::format("--dtype {}: the operations run on fp32, bf16 or fp16", o.dtype));
   }
   plan.dtype = *dtype;
+}
+
+// The layers' options: --layer, --in, --out, --batch.
+void set_tp_layers(const TpOptions& o, tp::TpPlan& plan) {
   if (!o.layer.empty()) {
     if (o.layer == "all") {
       plan.layers = {tp::LayerKind::column, tp::LayerKind::row, tp::LayerKind::mlp};
@@ -84,6 +86,16 @@ tp::TpPlan make_tp_plan(const TpOptions& o) {
     }
   }
   plan.layer = {o.in, o.out, o.batch};
+}
+
+tp::TpPlan make_tp_plan(const TpOptions& o) {
+  tp::TpPlan plan;
+  if (o.group_size < 0) {
+    throw usage_error(fmt::format("--group-size {}: give the ranks per model-parallel group (0: all)", o.group_size));
+  }
+  plan.group_size = o.group_size;
+  set_tp_operations(o, plan);
+  set_tp_layers(o, plan);
   plan.check = o.check;
   plan.iters = o.steps.iters;
   plan.warmup = o.steps.warmup_iters;

@@ -1,5 +1,4 @@
 // `distbench train`: data-parallel training of an MLP (benchmarks/train), run by the runner.
-#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
 #include "cli/bounded_product.hpp"
 #include "cli/command.hpp"
@@ -8,6 +7,7 @@
 #include "cli/per_rank_options.hpp"
 #include "cli/runner.hpp"
 #include "cli/validators.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "core/error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,7 +31,7 @@ struct TrainOptions {
   std::size_t batch = 256;
   int steps = 20;
   int warmup = 3;
-  double bucket_mb = train::kDdpBucketMiB;
+  double bucket_mb = kDdpBucketMiB;
   std::string overlap = "both";
   int zero = 0;
   int tp_size = 1;
@@ -104,6 +104,50 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   return plan;
 }
 
+// The model's options: --model, --layers, --hidden, --inputs, --classes, --batch.
+void add_train_model_options(CLI::App& app, TrainOptions& o) {
+  const char* model = "Model";
+  app.add_option("--model", o.model, "mlp: Linear + ReLU layers, softmax cross-entropy")
+      ->option_text("NAME")
+      ->group(model);
+  app.add_option("--layers", o.layers, "Linear layers (the last one classifies)")->option_text("N")->group(model);
+  app.add_option("--hidden", o.hidden, "Width of the hidden layers")->option_text("N")->group(model);
+  app.add_option("--inputs", o.inputs, "Features per sample; 0: --hidden")->option_text("N")->group(model);
+  app.add_option("--classes", o.classes, "Classes of the synthetic teacher's labels")->option_text("N")->group(model);
+  app.add_option("--batch", o.batch, "The global batch; each rank trains on batch / ranks of it")
+      ->option_text("N")
+      ->group(model);
+}
+
+// How it trains: --optimizer, --lr, --dtype, --bucket, --overlap, --zero, --tp-size, --scaling.
+void add_train_training_options(CLI::App& app, TrainOptions& o) {
+  const char* training = "Training";
+  app.add_option("--optimizer", o.optimizer, "sgd (momentum 0.9) or adam (the ZeRO step's fused update)")
+      ->option_text("NAME")
+      ->group(training)
+      ->check(one_of({"sgd", "adam"}));
+  app.add_option("--lr", o.lr, "Learning rate")
+      ->option_text("RATE")
+      ->default_str("0.01 for sgd, 0.001 for adam")
+      ->group(training);
+  app.add_option("--dtype", o.dtype, "Gradients on the wire: fp32 or bf16 (as DDP's bf16 hook)")
+      ->option_text("TYPE")
+      ->group(training)
+      ->check(one_of({"fp32", "bf16"}));
+  add_bucket_option(app, o.bucket_mb, "Gradients per allreduce (DDP's cap)", "one per tensor", training);
+  app.add_option("--overlap", o.overlap, "Buckets reduced during the backward: on, off or both")
+      ->option_text("MODE")
+      ->group(training)
+      ->check(one_of({"on", "off", "both"}));
+  app.add_option("--zero", o.zero, "ZeRO stage: 0 (DDP), 1, 2 or 3")
+      ->option_text("STAGE")
+      ->group(training);
+  app.add_option("--tp-size", o.tp_size, "Tensor parallelism in groups of N consecutive ranks; 1: none")
+      ->option_text("N")
+      ->group(training);
+  app.add_flag("--scaling", o.scaling, "Also train one rank alone first: scaling efficiency")->group(training);
+}
+
 }  // namespace
 
 void add_train_command(CLI::App& root, Commands& commands) {
@@ -115,42 +159,8 @@ void add_train_command(CLI::App& root, Commands& commands) {
                                            ExitCode::timeout, ExitCode::unavailable},
                                           true)));
   auto o = std::make_shared<TrainOptions>();
-  const char* model = "Model";
-  const char* training = "Training";
-  app->add_option("--model", o->model, "mlp: Linear + ReLU layers, softmax cross-entropy")
-      ->option_text("NAME")
-      ->group(model);
-  app->add_option("--layers", o->layers, "Linear layers (the last one classifies)")->option_text("N")->group(model);
-  app->add_option("--hidden", o->hidden, "Width of the hidden layers")->option_text("N")->group(model);
-  app->add_option("--inputs", o->inputs, "Features per sample; 0: --hidden")->option_text("N")->group(model);
-  app->add_option("--classes", o->classes, "Classes of the synthetic teacher's labels")->option_text("N")->group(model);
-  app->add_option("--batch", o->batch, "The global batch; each rank trains on batch / ranks of it")
-      ->option_text("N")
-      ->group(model);
-  app->add_option("--optimizer", o->optimizer, "sgd (momentum 0.9) or adam (the ZeRO step's fused update)")
-      ->option_text("NAME")
-      ->group(training)
-      ->check(one_of({"sgd", "adam"}));
-  app->add_option("--lr", o->lr, "Learning rate")
-      ->option_text("RATE")
-      ->default_str("0.01 for sgd, 0.001 for adam")
-      ->group(training);
-  app->add_option("--dtype", o->dtype, "Gradients on the wire: fp32 or bf16 (as DDP's bf16 hook)")
-      ->option_text("TYPE")
-      ->group(training)
-      ->check(one_of({"fp32", "bf16"}));
-  add_bucket_option(*app, o->bucket_mb, "Gradients per allreduce (DDP's cap)", "one per tensor", training);
-  app->add_option("--overlap", o->overlap, "Buckets reduced during the backward: on, off or both")
-      ->option_text("MODE")
-      ->group(training)
-      ->check(one_of({"on", "off", "both"}));
-  app->add_option("--zero", o->zero, "ZeRO stage: 0 (DDP), 1, 2 or 3")
-      ->option_text("STAGE")
-      ->group(training);
-  app->add_option("--tp-size", o->tp_size, "Tensor parallelism in groups of N consecutive ranks; 1: none")
-      ->option_text("N")
-      ->group(training);
-  app->add_flag("--scaling", o->scaling, "Also train one rank alone first: scaling efficiency")->group(training);
+  add_train_model_options(*app, *o);
+  add_train_training_options(*app, *o);
   app->add_option("--steps", o->steps, "Timed steps")->option_text("N")->group(groups::kSampling);
   app->add_option("--warmup", o->warmup, "Untimed steps first")->option_text("N")->group(groups::kSampling);
   app->add_flag("--check", o->check,

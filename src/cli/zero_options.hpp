@@ -2,7 +2,7 @@
 // enable_data_parallel, and the options' own names): unit-tested without ranks.
 #pragma once
 
-#include "benchmarks/train/buckets.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "cli/common_options.hpp"
 #include "cli/per_rank_options.hpp"
@@ -17,7 +17,7 @@ struct ZeroOptions {
   std::string params = "8M";
   std::size_t layers = 24;
   std::string dtype = "bf16";
-  double bucket_mb = train::kDdpBucketMiB;
+  double bucket_mb = kDdpBucketMiB;
   std::string zero1_reduce = "auto";
   bool check = false;
   int check_steps = 3;

@@ -3,13 +3,13 @@
 // is shown. Adding one is a folder of its own under src/benchmarks/ and a src/cli/<name>_cmd.cpp.
 #pragma once
 
-#include "core/comm/watchdog.hpp"
 #include "core/comm/world.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/layout.hpp"
 #include "core/report/record.hpp"
 #include "core/report/reporter.hpp"
 #include "core/report/run_info.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdint>
 #include <functional>

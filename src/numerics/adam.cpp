@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace distbench {
+namespace distbench::numerics {
 namespace {
 
 // The fused pass for one parameter type: a plain loop over restrict pointers that the compiler vectorises; the
@@ -108,4 +108,4 @@ std::uint64_t adam_bytes_moved(DType type, std::size_t n, bool separate_params) 
   return static_cast<std::uint64_t>(n) * ((separate_params ? 2 : 1) * size_of(type) + 6 * sizeof(float));
 }
 
-}  // namespace distbench
+}  // namespace distbench::numerics

@@ -4,20 +4,18 @@
 // only, so every partition of the same elements (stages 0-3, any rank count) gives bit-identical results.
 #pragma once
 
+#include "core/device/dense_math.hpp"
 #include "core/device/dtype.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::numerics {
 
-struct AdamConfig {
-  float lr = 1e-3f;
-  float beta1 = 0.9f;
-  float beta2 = 0.999f;
-  float eps = 1e-8f;
-  float grad_scale = 1.0f;  // the reduced gradients are sums over N ranks: 1/N makes them the mean
-  int threads = 1;          // split a large shard over this many threads (the cores a rank may use)
+// Adam's hyperparameters (core/device/dense_math.hpp, which a device's one step of it, AdamStep, shares) and the
+// threads the CPU's update runs on.
+struct AdamConfig : AdamHyperparameters {
+  int threads = 1;  // split a large shard over this many threads (the cores a rank may use)
 };
 
 // Step `step` (1-based: the bias corrections 1 - beta^step) over `n` elements, on `config.threads` threads when
@@ -31,4 +29,4 @@ void adam_update(const AdamConfig& config, int step, DType type, const void* gra
 // The bytes one update moves: read grad, master, m, v; write master, m, v and (`separate_params`) the parameters.
 std::uint64_t adam_bytes_moved(DType type, std::size_t n, bool separate_params = true);
 
-}  // namespace distbench
+}  // namespace distbench::numerics

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-namespace distbench {
+namespace distbench::numerics {
 
 HostMath::HostMath(int threads) : threads_(std::max(1, threads)) {
   openblas_set_num_threads(threads_);
@@ -83,13 +83,7 @@ void HostMath::adam(const AdamStep& step, const float* grads, float* params, flo
 
 void HostMath::mixed_adam(const AdamStep& step, DType type, const void* grads, float* master, float* m, float* v,
                           void* params, std::size_t n) {
-  AdamConfig config;
-  config.lr = step.lr;
-  config.beta1 = step.beta1;
-  config.beta2 = step.beta2;
-  config.eps = step.eps;
-  config.grad_scale = step.grad_scale;
-  config.threads = threads_;
+  const AdamConfig config{step, threads_};
   adam_update(config, step.step, type, grads, master, m, v, params, n);
 }
 
@@ -143,4 +137,4 @@ DenseMath& device_math(World& world, std::unique_ptr<HostMath>& cpu) {
   return *cpu;
 }
 
-}  // namespace distbench
+}  // namespace distbench::numerics

@@ -4,14 +4,14 @@
 #pragma once
 
 #include "core/comm/world.hpp"
-#include "numerics/dense_math.hpp"
+#include "core/device/dense_math.hpp"
 
 #include <chrono>
 #include <memory>
 #include <string_view>
 #include <vector>
 
-namespace distbench {
+namespace distbench::numerics {
 
 class HostMath final : public DenseMath {
  public:
@@ -62,4 +62,4 @@ void require_dense_math(World& world, std::string_view benchmark);
 // the host's cores, made into `cpu`, which must outlive the returned reference.
 DenseMath& device_math(World& world, std::unique_ptr<HostMath>& cpu);
 
-}  // namespace distbench
+}  // namespace distbench::numerics

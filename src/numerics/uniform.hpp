@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace distbench {
+namespace distbench::numerics {
 
 // A value in [-1, 1) from (seed, index): splitmix64's finaliser over the pair.
 inline float uniform_value(std::uint64_t seed, std::uint64_t index) {
@@ -15,4 +15,4 @@ inline float uniform_value(std::uint64_t seed, std::uint64_t index) {
   return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 23) - 1.0);
 }
 
-}  // namespace distbench
+}  // namespace distbench::numerics

@@ -8,7 +8,7 @@ mpirun); gdb attaches to it, breaks on distbench::Watchdog::arm where its kind a
 argument: %esi) is the kind asked for, skips the first occurrences where the case says so, lets arm() return (the
 step is armed, its wait comes next), queues SIGSTOP and detaches: the rank stops inside the step. gdb's own output
 names the step it stopped at (its description, read from arm()'s last argument, %rcx), so each row of the table below is known
-to have been hit, and where; the step kinds' numbers are read from src/core/comm/watchdog.hpp.
+to have been hit, and where; the step kinds' numbers are read from src/core/sys/watchdog.hpp.
 
 Environment: DISTBENCH (the binary), DISTBENCH_SOURCE_ROOT. Skips, saying why, without gdb or ptrace.
 DISTBENCH_STOPPED_STEPS=all runs the whole table (every case on the root and on another rank, 63 jobs); =name,name
@@ -87,10 +87,10 @@ CASES = [
 
 
 def step_kinds():
-    """{kind's name: its number}, from the enum in src/core/comm/watchdog.hpp and step_kind_name in watchdog.cpp."""
-    with open(os.path.join(SOURCE_ROOT, "src", "core", "comm", "watchdog.hpp")) as f:
+    """{kind's name: its number}, from the enum in src/core/sys/watchdog.hpp and step_kind_name in watchdog.cpp."""
+    with open(os.path.join(SOURCE_ROOT, "src", "core", "sys", "watchdog.hpp")) as f:
         numbers = dict(re.findall(r"^\s+(\w+) = (\d+),", f.read(), re.M))
-    with open(os.path.join(SOURCE_ROOT, "src", "core", "comm", "watchdog.cpp")) as f:
+    with open(os.path.join(SOURCE_ROOT, "src", "core", "sys", "watchdog.cpp")) as f:
         names = dict(re.findall(r'case StepKind::(\w+): return "([^"]+)";', f.read()))
     return {names[key]: int(number) for key, number in numbers.items() if key in names}
 

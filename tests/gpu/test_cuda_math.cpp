@@ -5,11 +5,11 @@
 #include "backends/nccl/nccl_backend.hpp"
 
 #include "connectors/single_connector.hpp"
-#include "tests/support/test_step.hpp"
 #include "core/device/half.hpp"
 #include "core/device/host_device.hpp"
 #include "numerics/host_math.hpp"
 #include "tests/gpu/gpu_skip.hpp"
+#include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ struct Rig {
   std::unique_ptr<Backend> backend = nccl_backend_entry().create(connector, BackendOptions{});
   Device& device = backend->device();
   DenseMath& gpu = *device.math();
-  HostMath cpu{1};
+  numerics::HostMath cpu{1};
 
   // A device copy of `host`, kept alive by the rig.
   float* on_gpu(const std::vector<float>& host) {

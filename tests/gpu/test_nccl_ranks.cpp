@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 #include "tests/mpi/rank_failure_printer.hpp"
 #include "tests/support/test_step.hpp"
+#include "tests/support/zero_mutants.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,36 +82,39 @@ TEST(NcclZero, EveryStageMatchesOneRankAndEveryMistakeIsCaught) {
   const int n = connector.size();
   Communicator& comm = world.communicator(world_partition(n), test_step());
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
-  const auto run = [&](Stage stage, DType type, Mutant mutant) {
+  const auto run = [&](Stage stage, DType type, std::optional<ZeroMutant> mutant) {
     StepConfig config;
     config.stage = stage;
     config.type = type;
     config.layers = layers;
     config.bucket = 300;
-    config.mutant = mutant;
-    ZeroStep step(comm, config, &world.device(), world.device().math());
+    const std::size_t segments = stage_segments(stage, layers, 300, static_cast<std::size_t>(n)).size();
+    ZeroMutantCommunicator wrong(comm, mutant.value_or(ZeroMutant::no_grad_scale), segments, world.device().math());
+    Communicator& used = mutant ? static_cast<Communicator&>(wrong) : comm;
+    ZeroStep step(used, config, &world.device(), world.device().math());
     for (int k = 0; k < 3; ++k) step.run(kTimeout);
     step.to_host();
-    const auto m = check_step(step, n, type, AdamConfig{});
+    const auto m = check_step(step, n, type, numerics::AdamConfig{});
     std::uint64_t all = 0;
     for (const auto count : allgather_value(connector, m ? m->count : std::uint64_t{0}, test_step())) all += count;
     return std::pair{all, m ? m->what : std::string()};
   };
   for (const DType type : {DType::bfloat16, DType::float32}) {
     for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
-      const auto [wrong, what] = run(stage, type, Mutant::none);
+      const auto [wrong, what] = run(stage, type, std::nullopt);
       EXPECT_EQ(wrong, 0u) << "stage " << name(stage) << " " << name(type) << ": " << what;
     }
   }
   if (n < 2) return;  // the mistakes below are between ranks
-  const std::vector<std::pair<Mutant, Stage>> mutants = {
-      {Mutant::no_grad_scale, Stage::s0},          {Mutant::doubled_grad_scale, Stage::s3},
-      {Mutant::doubled_reduction, Stage::s1},      {Mutant::skipped_bucket, Stage::s2},
-      {Mutant::skipped_forward_gather, Stage::s3}, {Mutant::skipped_backward_gather, Stage::s3},
-      {Mutant::wrong_gather_block, Stage::s1},     {Mutant::wrong_gather_block, Stage::s2}};
+  using M = ZeroMutant;
+  const std::vector<std::pair<M, Stage>> mutants = {
+      {M::no_grad_scale, Stage::s0},          {M::doubled_grad_scale, Stage::s3},
+      {M::doubled_reduction, Stage::s1},      {M::skipped_bucket, Stage::s2},
+      {M::skipped_forward_gather, Stage::s3}, {M::skipped_backward_gather, Stage::s3},
+      {M::wrong_gather_block, Stage::s1},     {M::wrong_gather_block, Stage::s2}};
   for (const auto& [mutant, stage] : mutants) {
     const auto [wrong, what] = run(stage, DType::bfloat16, mutant);
-    EXPECT_GT(wrong, 0u) << "mutant " << static_cast<int>(mutant) << " at stage " << name(stage) << " survived";
+    EXPECT_GT(wrong, 0u) << "mutant " << name(mutant) << " at stage " << name(stage) << " survived";
   }
 }
 

@@ -39,7 +39,7 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
                          DType wire = DType::float32) {
   const auto ranks = static_cast<std::size_t>(comm.size());
   const std::size_t local = kGlobalBatch / ranks;
-  HostMath math(1);
+  numerics::HostMath math(1);
   Mlp model(kShape, 11, world().device(), math);
   const TeacherData data(kShape, 5);
   DataParallel dp(comm, model, {bucket_bytes, kGlobalBatch, optimizer, zero_stage, wire});
@@ -60,7 +60,7 @@ std::vector<float> train(Communicator& comm, std::size_t bucket_bytes, bool over
 [[gnu::noinline]] std::vector<float> one_rank_reference(const Optimizer& optimizer = adam(),
                                                         const MlpShape& shape = kShape) {
   HostDevice device;
-  HostMath math(1);
+  numerics::HostMath math(1);
   Mlp model(shape, 11, device, math);
   const TeacherData data(shape, 5);
   OptimizerState state(optimizer, model);
@@ -121,7 +121,7 @@ TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
   if (n < 2) GTEST_SKIP() << "tensor parallelism needs 2 ranks";
   const MlpShape shape{16, 48, 5, 5};  // two hidden pairs split (48: any group of 2, 3, 4), the classifier whole
   const Optimizer sgd;
-  HostMath math(1);
+  numerics::HostMath math(1);
   const std::vector<float> reference = one_rank_reference(sgd, shape);
   for (int g : {2, 3, 4}) {
     if (n % g != 0 || g > n) continue;
@@ -151,7 +151,7 @@ TEST(DataParallel, TensorParallelGroupsEndWhereOneRankEnds) {
 
 TEST(DataParallel, BucketsAreOneAllreduceEachAndCoverTheModel) {
   Communicator& comm = world().communicator(world_partition(connector().size()), test_step());
-  HostMath math(1);
+  numerics::HostMath math(1);
   Mlp model(kShape, 1, world().device(), math);
   DataParallel dp(comm, model, {0, kGlobalBatch, Optimizer{}});
   EXPECT_EQ(dp.buckets().size(), model.tensors().size());  // 0: one per tensor

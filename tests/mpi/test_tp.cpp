@@ -29,7 +29,7 @@ std::vector<int> group_sizes() {
 }
 
 TEST(Tp, EveryOperationPassAndDimIsExact) {
-  HostMath math(1);
+  numerics::HostMath math(1);
   for (int g : group_sizes()) {
     Communicator& group = world().communicator(consecutive_partition(connector().size(), g), test_step());
     for (DType dtype : {DType::float32, DType::bfloat16}) {
@@ -53,7 +53,7 @@ TEST(Tp, EveryOperationPassAndDimIsExact) {
 // allreduce's summands) is counted wrong.
 TEST(Tp, TheCheckCountsAWrongTensor) {
   if (connector().size() < 2) GTEST_SKIP() << "needs 2 ranks";
-  HostMath math(1);
+  numerics::HostMath math(1);
   Communicator& group = world().communicator(world_partition(connector().size()), test_step());
   const Shape shape{8, 8 * static_cast<std::size_t>(connector().size())};
   OpRunner runner(group, world().device(), math, shard_layout(shape, 1, connector().size()), DType::float32);
@@ -65,7 +65,7 @@ TEST(Tp, TheCheckCountsAWrongTensor) {
 }
 
 TEST(Tp, EveryLayerMatchesTheSingleRankLayer) {
-  HostMath math(1);
+  numerics::HostMath math(1);
   for (int g : group_sizes()) {
     Communicator& group = world().communicator(consecutive_partition(connector().size(), g), test_step());
     for (LayerKind kind : {LayerKind::column, LayerKind::row, LayerKind::mlp}) {
@@ -109,7 +109,7 @@ class MutantAllreduce final : public ForwardingCommunicator {
 // The derived bound is tight enough to see each mistake in every layer that all-reduces in the pass it breaks
 // (column: the input gradient; row: the output; MLP: both), at every group size above 1.
 TEST(Tp, EveryLayerMistakeInItsAllreducesIsCaught) {
-  HostMath math(1);
+  numerics::HostMath math(1);
   for (int g : group_sizes()) {
     if (g < 2) continue;
     for (Mistake mistake : {Mistake::skip, Mistake::twice, Mistake::offset}) {

@@ -234,7 +234,7 @@ Checked train_checked(const Run& run) {
   MutantBucket comm(world().communicator(dp_groups, test_step()), run.mistake, tp_real);
   std::optional<MutantTp> tp_comm;
   if (tp_real != nullptr) tp_comm.emplace(*tp_real, run.tp_mistake);
-  HostMath math(1);
+  numerics::HostMath math(1);
   Mlp model(run.shape, kSeed, world().device(), math, {tp_comm ? &*tp_comm : nullptr, kTimeout});
   const TeacherData data(run.shape, kSeed + 1);
   DataParallel dp(comm, model, {run.bucket_bytes, kGlobalBatch, Optimizer{}, run.stage, run.wire});

@@ -11,6 +11,7 @@
 #include "core/device/host_device.hpp"
 #include "numerics/host_math.hpp"
 #include "tests/support/test_step.hpp"
+#include "tests/support/zero_mutants.hpp"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -34,7 +35,7 @@ struct Reference {
     for (std::size_t i = 0; i < psi; ++i) master[i] = initial_weight(i);
     const std::size_t g = size_of(type);
     std::vector<std::byte> grad(psi * g), param(psi * g);
-    AdamConfig c;
+    numerics::AdamConfig c;
     c.grad_scale = 1.0f / static_cast<float>(ranks);
     for (int step = 1; step <= kSteps; ++step) {
       for (std::size_t i = 0; i < psi; ++i) {
@@ -47,7 +48,7 @@ struct Reference {
           std::memcpy(grad.data() + i * 2, &h, 2);
         }
       }
-      adam_update(c, step, type, grad.data(), master.data(), m.data(), v.data(), param.data(), psi);
+      numerics::adam_update(c, step, type, grad.data(), master.data(), m.data(), v.data(), param.data(), psi);
     }
     for (std::size_t i = 0; i < psi; ++i) {
       std::uint16_t h = 0;
@@ -106,7 +107,7 @@ void check_stage(Stage stage, DType type, Zero1Reduce zero1 = Zero1Reduce::allre
 // host memory behind both, so that it runs wherever the tests do.
 struct DeviceArrays {
   HostDevice device;
-  HostMath math{1};
+  numerics::HostMath math{1};
 };
 
 class ZeroStages : public ::testing::TestWithParam<DType> {};
@@ -133,11 +134,12 @@ TEST_P(ZeroStages, TheCheckPassesACorrectStepAndNamesTheFirstWrongElement) {
     StepConfig config = step_config(stage, GetParam(), layers, 100);
     ZeroStep good(comm, config);
     for (int s = 1; s <= kSteps; ++s) good.run(kTimeout);
-    EXPECT_FALSE(check_step(good, comm.size(), GetParam(), AdamConfig{}).has_value()) << static_cast<int>(stage);
+    EXPECT_FALSE(check_step(good, comm.size(), GetParam(), numerics::AdamConfig{}).has_value())
+        << static_cast<int>(stage);
     config.adam.lr = 2e-3f;
     ZeroStep bad(comm, config);
     for (int s = 1; s <= kSteps; ++s) bad.run(kTimeout);
-    const auto m = check_step(bad, comm.size(), GetParam(), AdamConfig{});
+    const auto m = check_step(bad, comm.size(), GetParam(), numerics::AdamConfig{});
     if (bad.owned_runs() == 0) continue;
     ASSERT_TRUE(m.has_value()) << static_cast<int>(stage);
     EXPECT_EQ(m->what, "master weight");
@@ -163,7 +165,7 @@ TEST_P(ZeroStages, TheStepOnDeviceArraysIsTheHostStep) {
     device.to_host();
     EXPECT_EQ(device.state_bytes(), host.state_bytes());
     EXPECT_EQ(device.buffer_bytes(), host.buffer_bytes());
-    const auto m = check_step(device, comm.size(), GetParam(), AdamConfig{});
+    const auto m = check_step(device, comm.size(), GetParam(), numerics::AdamConfig{});
     EXPECT_FALSE(m.has_value()) << name(stage) << ": " << (m ? m->what : std::string());
     const auto a = host.owned_master(), b = device.owned_master();
     ASSERT_EQ(a.size(), b.size());
@@ -190,10 +192,10 @@ TEST_P(ZeroStages, HeldBytesAreTheFormulas) {
 INSTANTIATE_TEST_SUITE_P(Types, ZeroStages, ::testing::Values(DType::bfloat16, DType::float16, DType::float32),
                          [](const auto& info) { return std::string(name(info.param)); });
 
-// The mutation suite: each deliberate mistake in the step must fail the check, which names what differs. One rank
-// alone cannot hold a mistake between ranks.
+// The mutation suite: each deliberate mistake in the step's communication (tests/support/zero_mutants.hpp) must fail
+// the check, which names what differs. One rank alone cannot hold a mistake between ranks.
 struct MutantCase {
-  Mutant mutant;
+  ZeroMutant mutant;
   Stage stage;
   const char* what;  // a part of the mismatch's name, or "" for any
 };
@@ -201,17 +203,18 @@ struct MutantCase {
 TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
   const int n = connector().size();
   if (n < 2) GTEST_SKIP() << "the mistakes are between ranks: needs 2 or more";
+  using M = ZeroMutant;
   const std::vector<MutantCase> cases = {
-      {Mutant::no_grad_scale, Stage::s0, ""},          {Mutant::no_grad_scale, Stage::s1, ""},
-      {Mutant::no_grad_scale, Stage::s2, ""},          {Mutant::no_grad_scale, Stage::s3, ""},
-      {Mutant::doubled_grad_scale, Stage::s0, ""},     {Mutant::doubled_grad_scale, Stage::s3, ""},
-      {Mutant::doubled_reduction, Stage::s0, ""},      {Mutant::doubled_reduction, Stage::s1, ""},
-      {Mutant::skipped_bucket, Stage::s0, ""},         {Mutant::skipped_bucket, Stage::s1, ""},
-      {Mutant::skipped_bucket, Stage::s2, ""},         {Mutant::skipped_bucket, Stage::s3, ""},
-      {Mutant::skipped_forward_gather, Stage::s3, "parameter gathered for the forward"},
-      {Mutant::skipped_backward_gather, Stage::s3, "parameter gathered for the backward"},
-      {Mutant::wrong_gather_block, Stage::s1, ""},  // fp32: the parameters are the master weights
-      {Mutant::wrong_gather_block, Stage::s2, ""},
+      {M::no_grad_scale, Stage::s0, ""},          {M::no_grad_scale, Stage::s1, ""},
+      {M::no_grad_scale, Stage::s2, ""},          {M::no_grad_scale, Stage::s3, ""},
+      {M::doubled_grad_scale, Stage::s0, ""},     {M::doubled_grad_scale, Stage::s3, ""},
+      {M::doubled_reduction, Stage::s0, ""},      {M::doubled_reduction, Stage::s1, ""},
+      {M::skipped_bucket, Stage::s0, ""},         {M::skipped_bucket, Stage::s1, ""},
+      {M::skipped_bucket, Stage::s2, ""},         {M::skipped_bucket, Stage::s3, ""},
+      {M::skipped_forward_gather, Stage::s3, "parameter gathered for the forward"},
+      {M::skipped_backward_gather, Stage::s3, "parameter gathered for the backward"},
+      {M::wrong_gather_block, Stage::s1, ""},  // fp32: the parameters are the master weights
+      {M::wrong_gather_block, Stage::s2, ""},
   };
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
   Communicator& comm = world().communicator(world_partition(n), test_step());
@@ -220,17 +223,18 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
   for (const auto& [type, device] : {std::pair{DType::bfloat16, false}, std::pair{DType::float32, false},
                                      std::pair{DType::bfloat16, true}}) {
     for (const MutantCase& c : cases) {
-      StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
-      config.mutant = c.mutant;
-      ZeroStep step(comm, config, device ? &on.device : nullptr, device ? &on.math : nullptr);
+      const StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
+      const std::size_t segments = stage_segments(c.stage, layers, 300, static_cast<std::size_t>(n)).size();
+      ZeroMutantCommunicator mutant(comm, c.mutant, segments, device ? &on.math : nullptr);
+      ZeroStep step(mutant, config, device ? &on.device : nullptr, device ? &on.math : nullptr);
       for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
       step.to_host();
-      const auto m = check_step(step, n, type, AdamConfig{});
+      const auto m = check_step(step, n, type, numerics::AdamConfig{});
       const std::uint64_t mine = m ? m->count : 0;
       std::uint64_t all = 0;
       for (const auto count : allgather_value(connector(), mine, test_step())) all += count;
-      const std::string label = fmt::format("mutant {} at stage {}, {}{}, np {}", static_cast<int>(c.mutant),
-                                            name(c.stage), name(type), device ? " on device arrays" : "", n);
+      const std::string label = fmt::format("mutant {} at stage {}, {}{}, np {}", name(c.mutant), name(c.stage),
+                                            name(type), device ? " on device arrays" : "", n);
       EXPECT_GT(all, 0u) << label << " survived the check";
       if (m && *c.what != '\0') {
         EXPECT_NE(m->what.find(c.what), std::string::npos) << label << ": " << m->what;
@@ -246,7 +250,7 @@ TEST(ZeroMutants, TheCorrectStepPassesTheSameChecks) {
   for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
     ZeroStep step(comm, step_config(stage, DType::bfloat16, layers, 300));
     for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
-    const auto m = check_step(step, n, DType::bfloat16, AdamConfig{});
+    const auto m = check_step(step, n, DType::bfloat16, numerics::AdamConfig{});
     EXPECT_FALSE(m.has_value()) << name(stage) << ": " << (m ? m->what : std::string());
   }
 }

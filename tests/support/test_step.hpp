@@ -1,9 +1,9 @@
 // The proof the blocking calls of a Connector or a Communicator take that a watchdog step is armed
-// (core/comm/watchdog.hpp), for tests: one step of a watchdog that lasts the test program. A call that hangs past
+// (core/sys/watchdog.hpp), for tests: one step of a watchdog that lasts the test program. A call that hangs past
 // its timeout (longer than any suite's) ends the program with one line that says so.
 #pragma once
 
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdio>
 #include <cstdlib>

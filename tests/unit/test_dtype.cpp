@@ -1,6 +1,6 @@
 // Element types and reduction operators: names, the aliases nccl-tests users type, sizes, signedness, and which
 // operators apply to which types (bitwise ones to integers only).
-#include "core/comm/reduce_op.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 
 #include <gtest/gtest.h>

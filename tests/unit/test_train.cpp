@@ -65,7 +65,7 @@ TEST(Buckets, EveryTensorOnceAndZeroCapIsOneBucketPerTensor) {
 // The CPU as the device every model of these tests computes on.
 struct Cpu {
   HostDevice device;
-  HostMath math{1};
+  numerics::HostMath math{1};
 };
 
 TEST(Mlp, TensorsAreWeightThenBiasPerLayer) {

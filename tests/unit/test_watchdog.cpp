@@ -1,7 +1,7 @@
 // The watchdog fires for a step that outlives its timeout, names the step, and stays quiet otherwise.
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

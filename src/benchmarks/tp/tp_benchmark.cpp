@@ -13,12 +13,156 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
 
 namespace distbench::tp {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// One row of the operations' table: an operation, a pass, and the dim it runs along.
+struct OpRow {
+  Op op;
+  Pass pass;
+  int dim;  // -1: the primitive does not depend on it
+};
+
+std::vector<OpRow> op_rows(const TpPlan& plan) {
+  std::vector<OpRow> rows;
+  for (Op op : plan.ops) {
+    for (Pass pass : {Pass::forward, Pass::backward}) {
+      if (!along_dim(primitive(op, pass))) {
+        rows.push_back({op, pass, -1});
+        continue;
+      }
+      for (int dim : plan.dims) rows.push_back({op, pass, dim});
+    }
+  }
+  return rows;
+}
+
+std::string op_label(const OpRow& row) {
+  return fmt::format("{} {}{}", name(row.op), name(row.pass),
+                     row.dim < 0 ? std::string() : fmt::format(" along dim {}", row.dim));
+}
+
+// --check: one run of the operation, then its wrong elements summed over every rank.
+std::int64_t check_op(OpRunner& r, Primitive prim, Connector& connector, Watchdog& watchdog,
+                      const std::string& label, Seconds timeout) {
+  {
+    const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked run");
+    r.prepare(prim);
+    r.run(prim, timeout);
+  }
+  const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": counting the wrong elements");
+  const auto mine = static_cast<std::int64_t>(r.count_wrong(prim));
+  std::int64_t wrong = 0;
+  for (auto w : allgather_value(connector, mine, step)) wrong += w;
+  return wrong;
+}
+
+// The warm-up and the timed runs of one operation: this rank's seconds per run.
+std::vector<double> time_op(OpRunner& r, Primitive prim, const TpPlan& plan, Connector& connector,
+                            Watchdog& watchdog, const std::string& label, Seconds timeout) {
+  std::vector<double> samples;
+  const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
+  r.prepare(prim);
+  for (int s = 0; s < plan.warmup + plan.iters; ++s) {
+    watchdog.arm_again();
+    if (prim == Primitive::allreduce) r.prepare(prim);  // in place: keep the sums from growing without bound
+    connector.barrier(step);
+    const auto t0 = std::chrono::steady_clock::now();
+    r.run(prim, timeout);
+    if (s >= plan.warmup) samples.push_back(seconds_since(t0));
+  }
+  return samples;
+}
+
+// Each of this rank's series, gathered on the root by rank (empty elsewhere), in the order given.
+using BySample = std::vector<std::vector<double>>;  // by rank, then sample
+std::vector<BySample> gather_tp_samples(Connector& connector, Watchdog& watchdog, const std::string& label,
+                                        std::initializer_list<const std::vector<double>*> mine) {
+  const ArmedStep step = watchdog.arm(StepKind::gather, "tp: " + label + ": gathering the samples");
+  std::vector<BySample> out;
+  for (const std::vector<double>* series : mine) {
+    out.push_back(gather_vector<double>(connector, std::span<const double>(*series), connector.root_rank(), step));
+  }
+  return out;
+}
+
+// A layer's check over every rank: its wrong elements (-1: not checked), largest relative difference and largest
+// difference over its bound.
+struct LayerVerdict {
+  std::int64_t wrong = -1;
+  double max_diff = kNotMeasured, over_bound = kNotMeasured;
+};
+
+LayerVerdict check_layer(ParallelLayer& layer, int threads, Connector& connector, Watchdog& watchdog,
+                         const std::string& label, Seconds timeout) {
+  {
+    const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked step");
+    layer.step(timeout);
+  }
+  const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": checking against one rank");
+  const LayerCheck c = layer.check(threads);
+  LayerVerdict v;
+  v.wrong = 0;
+  for (auto w : allgather_value(connector, static_cast<std::int64_t>(c.wrong), step)) v.wrong += w;
+  const auto diffs = allgather_value(connector, c.max_rel_diff, step);
+  v.max_diff = *std::max_element(diffs.begin(), diffs.end());
+  const auto over = allgather_value(connector, c.max_over_bound, step);
+  v.over_bound = *std::max_element(over.begin(), over.end());
+  return v;
+}
+
+// This rank's timed steps of a layer, seconds: the whole step (host clock) and its parts (the math's marks).
+struct LayerSamples {
+  std::vector<double> step_s, forward_s, backward_s, comm_s;
+};
+
+LayerSamples time_layer(ParallelLayer& layer, const TpPlan& plan, Connector& connector, Watchdog& watchdog,
+                        const std::string& label, Seconds timeout) {
+  LayerSamples out;
+  const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
+  for (int s = 0; s < plan.warmup + plan.iters; ++s) {
+    watchdog.arm_again();
+    connector.barrier(step);
+    const auto t0 = std::chrono::steady_clock::now();
+    const LayerTimes t = layer.step(timeout);
+    const double total = seconds_since(t0);
+    if (s < plan.warmup) continue;
+    out.step_s.push_back(total);
+    out.forward_s.push_back(t.forward);
+    out.backward_s.push_back(t.backward);
+    out.comm_s.push_back(t.comm);
+  }
+  return out;
+}
+
+void add_layer_warnings(const std::string& label, const ShownStep& shown, const LayerVerdict& v,
+                        BenchmarkOutcome& outcome) {
+  const double step = shown.step, comm = shown.parts.comm;
+  if (shown.parts.forward + shown.parts.backward > step || comm > step) {
+    outcome.warnings.push_back(
+        {"figure_out_of_range",
+         fmt::format("tp {}: the step shown ({:.4g} ms, host clock) is shorter than its parts (forward {:.4g} + "
+                     "backward {:.4g} ms on the device, comm {:.4g} ms): the two clocks disagree; compare the "
+                     "parts with one another, not with the step",
+                     label, step * kMilli, shown.parts.forward * kMilli, shown.parts.backward * kMilli,
+                     comm * kMilli)});
+  }
+  if (v.wrong > 0) {
+    outcome.warnings.push_back(
+        {"tp_mismatch", fmt::format("tp {}: {} elements of outputs and gradients differ from the single-rank layer "
+                                    "by more than float32 rounding allows (up to {:.3g} times their bound; largest "
+                                    "relative difference {:.3g})",
+                                    label, v.wrong, v.over_bound, v.max_diff)});
+  }
 }
 
 }  // namespace
@@ -31,7 +175,7 @@ void TpBenchmark::check(World& world) const {
                     "consecutive ranks, all of one size",
                     g, n));
   }
-  require_dense_math(world, "tp");
+  numerics::require_dense_math(world, "tp");
   std::uint64_t need = 0;
   if (plan_.layers.empty()) {
     for (int dim : plan_.dims) {
@@ -117,8 +261,8 @@ BenchmarkOutcome TpBenchmark::run(World& world, Watchdog& watchdog, Reporter* re
     group = &world.communicator(consecutive_partition(connector.size(), group_size(connector.size())), step);
   }
   if (group->local_parts() != 1) throw usage_error("tp runs one rank per process: run with -g 1");
-  std::unique_ptr<HostMath> host_math;
-  DenseMath& math = device_math(world, host_math);  // a GPU's own, else the CPU's
+  std::unique_ptr<numerics::HostMath> host_math;
+  DenseMath& math = numerics::device_math(world, host_math);  // a GPU's own, else the CPU's
   return plan_.layers.empty() ? run_ops(world, *group, math, watchdog, reporter, progress)
                               : run_layers(world, *group, math, watchdog, reporter, progress);
 }
@@ -129,61 +273,19 @@ BenchmarkOutcome TpBenchmark::run_ops(World& world, Communicator& group, DenseMa
   const bool root = connector.is_root();
   const int n = connector.size(), g = group_size(n);
   const Seconds timeout(plan_.timeout_s);
-  struct Row {
-    Op op;
-    Pass pass;
-    int dim;  // -1: the primitive does not depend on it
-  };
-  std::vector<Row> rows;
-  for (Op op : plan_.ops) {
-    for (Pass pass : {Pass::forward, Pass::backward}) {
-      if (!along_dim(primitive(op, pass))) {
-        rows.push_back({op, pass, -1});
-        continue;
-      }
-      for (int dim : plan_.dims) rows.push_back({op, pass, dim});
-    }
-  }
+  const std::vector<OpRow> rows = op_rows(plan_);
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
+    const OpRow& row = rows[i];
     const Primitive prim = primitive(row.op, row.pass);
-    const std::string label = fmt::format("{} {}{}", name(row.op), name(row.pass),
-                                          row.dim < 0 ? std::string() : fmt::format(" along dim {}", row.dim));
+    const std::string label = op_label(row);
     if (root && progress) progress(i, rows.size(), label);
     // Buffers of this row only (allocated outside the timed runs): one layout's at a time.
     OpRunner r(group, world.device(), math, shard_layout(plan_.shape, std::max(row.dim, 0), g), plan_.dtype);
-    std::int64_t wrong = -1;
-    if (plan_.check) {
-      {
-        const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked run");
-        r.prepare(prim);
-        r.run(prim, timeout);
-      }
-      const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": counting the wrong elements");
-      const auto mine = static_cast<std::int64_t>(r.count_wrong(prim));
-      wrong = 0;
-      for (auto w : allgather_value(connector, mine, step)) wrong += w;
-      outcome.wrong += wrong;
-    }
-    std::vector<double> samples;
-    {
-      const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
-      r.prepare(prim);
-      for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
-        watchdog.arm_again();
-        if (prim == Primitive::allreduce) r.prepare(prim);  // in place: keep the sums from growing without bound
-        connector.barrier(step);
-        const auto t0 = std::chrono::steady_clock::now();
-        r.run(prim, timeout);
-        if (s >= plan_.warmup) samples.push_back(seconds_since(t0));
-      }
-    }
-    std::vector<std::vector<double>> by_rank;
-    {
-      const ArmedStep step = watchdog.arm(StepKind::gather, "tp: " + label + ": gathering the samples");
-      by_rank = gather_vector<double>(connector, std::span<const double>(samples), connector.root_rank(), step);
-    }
+    const std::int64_t wrong = plan_.check ? check_op(r, prim, connector, watchdog, label, timeout) : -1;
+    if (wrong > 0) outcome.wrong += wrong;
+    const std::vector<double> samples = time_op(r, prim, plan_, connector, watchdog, label, timeout);
+    const auto by_rank = gather_tp_samples(connector, watchdog, label, {&samples}).front();
     if (!root || reporter == nullptr) continue;
     const ArmedStep writing = watchdog.arm(StepKind::report, "tp: " + label + ": writing the results");
     const Record rec =
@@ -204,78 +306,27 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
   const bool root = connector.is_root();
   const int n = connector.size(), g = group_size(n);
   const Seconds timeout(plan_.timeout_s);
-  const int threads = cpu_threads_per_rank(connector.local_size());
+  const int threads = numerics::cpu_threads_per_rank(connector.local_size());
   BenchmarkOutcome outcome;
   for (std::size_t i = 0; i < plan_.layers.size(); ++i) {
     const LayerKind kind = plan_.layers[i];
     const std::string label = fmt::format("{} layer", name(kind));
     if (root && progress) progress(i, plan_.layers.size(), label);
     ParallelLayer layer(kind, plan_.layer, group, world.device(), math, plan_.seed);
-    std::int64_t wrong = -1;
-    double max_diff = kNotMeasured, over_bound = kNotMeasured;
-    if (plan_.check) {
-      {
-        const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked step");
-        layer.step(timeout);
-      }
-      const ArmedStep step = watchdog.arm(StepKind::check_count, "tp: " + label + ": checking against one rank");
-      const LayerCheck c = layer.check(threads);
-      wrong = 0;
-      for (auto w : allgather_value(connector, static_cast<std::int64_t>(c.wrong), step)) wrong += w;
-      const auto diffs = allgather_value(connector, c.max_rel_diff, step);
-      max_diff = *std::max_element(diffs.begin(), diffs.end());
-      const auto over = allgather_value(connector, c.max_over_bound, step);
-      over_bound = *std::max_element(over.begin(), over.end());
-      outcome.wrong += wrong;
-    }
-    std::vector<double> step_s, forward_s, backward_s, comm_s;
-    {
-      const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
-      for (int s = 0; s < plan_.warmup + plan_.iters; ++s) {
-        watchdog.arm_again();
-        connector.barrier(step);
-        const auto t0 = std::chrono::steady_clock::now();
-        const LayerTimes t = layer.step(timeout);
-        const double total = seconds_since(t0);
-        if (s < plan_.warmup) continue;
-        step_s.push_back(total);
-        forward_s.push_back(t.forward);
-        backward_s.push_back(t.backward);
-        comm_s.push_back(t.comm);
-      }
-    }
-    std::vector<std::vector<double>> steps, forwards, backwards, comms;
-    {
-      const ArmedStep step = watchdog.arm(StepKind::gather, "tp: " + label + ": gathering the samples");
-      const int to = connector.root_rank();
-      steps = gather_vector<double>(connector, std::span<const double>(step_s), to, step);
-      forwards = gather_vector<double>(connector, std::span<const double>(forward_s), to, step);
-      backwards = gather_vector<double>(connector, std::span<const double>(backward_s), to, step);
-      comms = gather_vector<double>(connector, std::span<const double>(comm_s), to, step);
-    }
+    LayerVerdict verdict;
+    if (plan_.check) verdict = check_layer(layer, threads, connector, watchdog, label, timeout);
+    if (verdict.wrong > 0) outcome.wrong += verdict.wrong;
+    const LayerSamples mine = time_layer(layer, plan_, connector, watchdog, label, timeout);
+    const auto all = gather_tp_samples(connector, watchdog, label,
+                                       {&mine.step_s, &mine.forward_s, &mine.backward_s, &mine.comm_s});
     if (!root || reporter == nullptr) continue;
     const ArmedStep writing = watchdog.arm(StepKind::report, "tp: " + label + ": writing the results");
-    const ShownStep shown = median_step(steps, forwards, backwards, comms);
-    const double step = shown.step, comm = shown.parts.comm;
+    const ShownStep shown = median_step(all[0], all[1], all[2], all[3]);
     const Record rec = layer_record(plan_, {std::string(group.backend()), kind, g, n},
-                                    {shown, layer.flops(), wrong, max_diff, over_bound}, steps, comms);
+                                    {shown, layer.flops(), verdict.wrong, verdict.max_diff, verdict.over_bound},
+                                    all[0], all[3]);
     reporter->add({rec});
-    if (shown.parts.forward + shown.parts.backward > step || comm > step) {
-      outcome.warnings.push_back(
-          {"figure_out_of_range",
-           fmt::format("tp {}: the step shown ({:.4g} ms, host clock) is shorter than its parts (forward {:.4g} + "
-                       "backward {:.4g} ms on the device, comm {:.4g} ms): the two clocks disagree; compare the "
-                       "parts with one another, not with the step",
-                       label, step * kMilli, shown.parts.forward * kMilli, shown.parts.backward * kMilli,
-                       comm * kMilli)});
-    }
-    if (wrong > 0) {
-      outcome.warnings.push_back(
-          {"tp_mismatch", fmt::format("tp {}: {} elements of outputs and gradients differ from the single-rank layer "
-                                      "by more than float32 rounding allows (up to {:.3g} times their bound; largest "
-                                      "relative difference {:.3g})",
-                                      label, wrong, over_bound, max_diff)});
-    }
+    add_layer_warnings(label, shown, verdict, outcome);
   }
   if (root && progress) progress(plan_.layers.size(), plan_.layers.size(), "");
   return outcome;

@@ -17,7 +17,8 @@ namespace {
 
 std::vector<float> tensor(std::uint64_t seed, std::uint64_t id, std::size_t n, float scale) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = scale * uniform_value(seed ^ (id << 56), i);  // a stream per tensor
+  // a stream per tensor
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * numerics::uniform_value(seed ^ (id << 56), i);
   return v;
 }
 
@@ -67,13 +68,17 @@ void compare(const std::vector<float>& got, const std::vector<float>& ref, const
 // Tensor ids of the deterministic values.
 enum : std::uint64_t { kW = 1, kB, kX, kDy, kW2, kB2 };
 
-// The whole layer's tensors, as one rank alone would hold them: weight (out x in) and bias, input (batch x in) and
+// The whole layer's tensors (tp_layers.hpp declares them), as one rank alone would hold them: weight (out x in) and bias, input (batch x in) and
 // the upstream gradient (batch x out; the MLP's: batch x in), and the MLP's second weight (in x out) and bias.
 // The MLP's first bias is kept away from zero (|b1| >= 0.5) and its first weight small (|x w1| about 0.03), so that no
 // pre-activation sits at the ReLU's kink, where a rounding difference between two devices would flip the mask.
+}  // namespace
+
 struct FullTensors {
   std::vector<float> x, w, b, dy, w2, b2;
 };
+
+namespace {
 
 FullTensors full_tensors(LayerKind kind, const LayerShape& s, std::uint64_t seed) {
   const std::size_t I = s.in, O = s.out, B = s.batch;
@@ -93,6 +98,51 @@ FullTensors full_tensors(LayerKind kind, const LayerShape& s, std::uint64_t seed
   t.b2 = tensor(seed, kB2, I, wscale);
   t.dy = tensor(seed, kDy, B * I, 1.0f);
   return t;
+}
+
+// One linear layer's forward and backward on the CPU, whole (the single-rank reference, or its magnitudes).
+struct LinearPass {
+  std::vector<float> y, dw, db, dx;
+};
+LinearPass linear_on_cpu(DenseMath& cpu, const LayerShape& s, const std::vector<float>& x,
+                         const std::vector<float>& w, const std::vector<float>& b, const std::vector<float>& dy) {
+  const std::size_t I = s.in, O = s.out, B = s.batch;
+  LinearPass p{std::vector<float>(B * O), std::vector<float>(O * I), std::vector<float>(O), std::vector<float>(B * I)};
+  cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w.data(), I, 0.0f, p.y.data(), O);
+  cpu.add_bias(p.y.data(), b.data(), B, O, false);
+  cpu.gemm(true, false, O, I, B, 1.0f, dy.data(), O, x.data(), I, 0.0f, p.dw.data(), I);
+  cpu.column_sums(dy.data(), B, O, p.db.data());
+  cpu.gemm(false, false, B, I, O, 1.0f, dy.data(), O, w.data(), I, 0.0f, p.dx.data(), I);
+  return p;
+}
+
+// The MLP's inputs: x, its two layers' weights and biases, and the gradient of its output.
+struct MlpInputs {
+  std::vector<float> x, w1, b1, w2, b2, dz;
+};
+struct MlpPass {
+  std::vector<float> h, z, dw2, db2, dh, dw1, db1, dx;
+};
+// The MLP's forward and backward on the CPU, whole. `mask` null: the ReLU of h its own; otherwise the zeros of
+// `mask` (the reference's ReLU output) mask h and its gradient (the magnitudes' pass).
+MlpPass mlp_on_cpu(DenseMath& cpu, const LayerShape& s, const MlpInputs& in, const std::vector<float>* mask) {
+  const std::size_t I = s.in, O = s.out, B = s.batch;
+  MlpPass p{std::vector<float>(B * O), std::vector<float>(B * I), std::vector<float>(I * O), std::vector<float>(I),
+            std::vector<float>(B * O), std::vector<float>(O * I), std::vector<float>(O), std::vector<float>(B * I)};
+  cpu.gemm(false, true, B, O, I, 1.0f, in.x.data(), I, in.w1.data(), I, 0.0f, p.h.data(), O);
+  cpu.add_bias(p.h.data(), in.b1.data(), B, O, mask == nullptr);
+  if (mask != nullptr) cpu.relu_backward(p.h.data(), mask->data(), B * O);
+  const float* relu = mask != nullptr ? mask->data() : p.h.data();
+  cpu.gemm(false, true, B, I, O, 1.0f, p.h.data(), O, in.w2.data(), O, 0.0f, p.z.data(), I);
+  cpu.add_bias(p.z.data(), in.b2.data(), B, I, false);
+  cpu.gemm(true, false, I, O, B, 1.0f, in.dz.data(), I, p.h.data(), O, 0.0f, p.dw2.data(), O);
+  cpu.column_sums(in.dz.data(), B, I, p.db2.data());
+  cpu.gemm(false, false, B, O, I, 1.0f, in.dz.data(), I, in.w2.data(), O, 0.0f, p.dh.data(), O);
+  cpu.relu_backward(p.dh.data(), relu, B * O);
+  cpu.gemm(true, false, O, I, B, 1.0f, p.dh.data(), O, in.x.data(), I, 0.0f, p.dw1.data(), I);
+  cpu.column_sums(p.dh.data(), B, O, p.db1.data());
+  cpu.gemm(false, false, B, I, O, 1.0f, p.dh.data(), O, in.w1.data(), I, 0.0f, p.dx.data(), I);
+  return p;
 }
 
 }  // namespace
@@ -161,56 +211,71 @@ ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicat
       me_(group.rank()),
       b_(std::make_unique<Buffers>()) {
   check_divisible(kind, shape, g_);
-  const std::size_t I = shape.in, O = shape.out, B = shape.batch, G = static_cast<std::size_t>(g_);
-  const std::size_t me = static_cast<std::size_t>(me_);
-  const auto make = [&](const std::string& n, std::size_t elements, const std::vector<float>* values = nullptr) {
-    auto buf = device_.allocate(std::max<std::size_t>(elements, 1) * sizeof(float));
-    if (values != nullptr) math_.upload(buf->data(), values->data(), elements * sizeof(float));
-    b_->named.emplace(n, std::move(buf));
-  };
   const FullTensors t = full_tensors(kind, shape, seed);
-  make("x", B * I, &t.x);
-  make("dx", B * I);
-  if (kind == LayerKind::mlp) {
-    const std::size_t Og = O / G;
-    const auto w1r = rows_of(t.w, I, me * Og, Og), b1r = rows_of(t.b, 1, me * Og, Og);
-    const auto w2r = cols_of(t.w2, O, me * Og, Og);
-    make("w1", Og * I, &w1r);
-    make("b1", Og, &b1r);
-    make("w2", I * Og, &w2r);
-    make("b2", I, &t.b2);
-    make("dz", B * I, &t.dy);
-    for (const char* n : {"h", "dh"}) make(n, B * Og);
-    make("z", B * I);
-    make("dw1", Og * I);
-    make("db1", Og);
-    make("dw2", I * Og);
-    make("db2", I);
-    return;
+  make_buffer("x", shape.batch * shape.in, &t.x);
+  make_buffer("dx", shape.batch * shape.in);
+  switch (kind) {
+    case LayerKind::mlp:
+      make_mlp_buffers(t);
+      break;
+    case LayerKind::column:
+      make_column_buffers(t);
+      break;
+    case LayerKind::row:
+      make_row_buffers(t);
+      break;
   }
-  if (kind == LayerKind::column) {
-    const std::size_t Og = O / G;
-    const auto wr = rows_of(t.w, I, me * Og, Og), br = rows_of(t.b, 1, me * Og, Og);
-    const auto dyr = cols_of(t.dy, O, me * Og, Og);
-    make("w", Og * I, &wr);
-    make("b", Og, &br);
-    make("dy", B * Og, &dyr);
-    make("y", B * Og);
-    make("dw", Og * I);
-    make("db", Og);
-    return;
-  }
-  const std::size_t Ig = I / G;
-  const auto wr = cols_of(t.w, I, me * Ig, Ig);
-  make("w", O * Ig, &wr);
-  make("b", O, &t.b);
-  make("dy", B * O, &t.dy);
-  make("y", B * O);
-  make("dw", O * Ig);
-  make("db", O);
-  make("xr", B * Ig);
-  make("dxr", B * Ig);
-  make("staging", B * I);
+}
+
+void ParallelLayer::make_buffer(const std::string& n, std::size_t elements, const std::vector<float>* values) {
+  auto buf = device_.allocate(std::max<std::size_t>(elements, 1) * sizeof(float));
+  if (values != nullptr) math_.upload(buf->data(), values->data(), elements * sizeof(float));
+  b_->named.emplace(n, std::move(buf));
+}
+
+void ParallelLayer::make_mlp_buffers(const FullTensors& t) {
+  const std::size_t I = shape_.in, B = shape_.batch, Og = shape_.out / static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const auto w1r = rows_of(t.w, I, me * Og, Og), b1r = rows_of(t.b, 1, me * Og, Og);
+  const auto w2r = cols_of(t.w2, shape_.out, me * Og, Og);
+  make_buffer("w1", Og * I, &w1r);
+  make_buffer("b1", Og, &b1r);
+  make_buffer("w2", I * Og, &w2r);
+  make_buffer("b2", I, &t.b2);
+  make_buffer("dz", B * I, &t.dy);
+  for (const char* n : {"h", "dh"}) make_buffer(n, B * Og);
+  make_buffer("z", B * I);
+  make_buffer("dw1", Og * I);
+  make_buffer("db1", Og);
+  make_buffer("dw2", I * Og);
+  make_buffer("db2", I);
+}
+
+void ParallelLayer::make_column_buffers(const FullTensors& t) {
+  const std::size_t I = shape_.in, B = shape_.batch, Og = shape_.out / static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const auto wr = rows_of(t.w, I, me * Og, Og), br = rows_of(t.b, 1, me * Og, Og);
+  const auto dyr = cols_of(t.dy, shape_.out, me * Og, Og);
+  make_buffer("w", Og * I, &wr);
+  make_buffer("b", Og, &br);
+  make_buffer("dy", B * Og, &dyr);
+  make_buffer("y", B * Og);
+  make_buffer("dw", Og * I);
+  make_buffer("db", Og);
+}
+
+void ParallelLayer::make_row_buffers(const FullTensors& t) {
+  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, Ig = I / static_cast<std::size_t>(g_);
+  const auto wr = cols_of(t.w, I, static_cast<std::size_t>(me_) * Ig, Ig);
+  make_buffer("w", O * Ig, &wr);
+  make_buffer("b", O, &t.b);
+  make_buffer("dy", B * O, &t.dy);
+  make_buffer("y", B * O);
+  make_buffer("dw", O * Ig);
+  make_buffer("db", O);
+  make_buffer("xr", B * Ig);
+  make_buffer("dxr", B * Ig);
+  make_buffer("staging", B * I);
 }
 
 ParallelLayer::~ParallelLayer() = default;
@@ -319,88 +384,64 @@ LayerTimes ParallelLayer::step(Seconds timeout) {
 }
 
 LayerCheck ParallelLayer::check(int cpu_threads) {
-  Buffers& p = *b_;
-  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, G = static_cast<std::size_t>(g_);
-  const std::size_t me = static_cast<std::size_t>(me_);
-  const auto got = [&](std::string_view n, std::size_t elements) {
-    std::vector<float> out(elements);
-    math_.download(out.data(), p(n), elements * sizeof(float));
-    return out;
-  };
-  HostMath cpu(cpu_threads);
-  LayerCheck c;
+  numerics::HostMath cpu(cpu_threads);
   const FullTensors t = full_tensors(kind_, shape_, seed_);
-  const std::vector<float>& x = t.x;
-  const std::vector<float> ax = abs_of(x);
+  LayerCheck c;
+  if (kind_ == LayerKind::mlp) {
+    check_mlp(cpu, t, c);
+  } else {
+    check_linear(cpu, t, c);
+  }
+  return c;
+}
+
+std::vector<float> ParallelLayer::downloaded(std::string_view n, std::size_t elements) {
+  std::vector<float> out(elements);
+  math_.download(out.data(), (*b_)(n), elements * sizeof(float));
+  return out;
+}
+
+double ParallelLayer::longest_chain() const {
   // Every element's longest chain, for all tensors alike: the products along in, out and batch, the ranks' partial
   // sums added across the group, two bias additions.
-  const double L = static_cast<double>(I + O + B + G + 2);
-  std::vector<float> dx(B * I), mdx(B * I);
-  if (kind_ == LayerKind::mlp) {
-    const std::size_t Og = O / G;
-    const std::vector<float>&w1 = t.w, &b1 = t.b, &w2 = t.w2, &b2 = t.b2, &dz = t.dy;
-    std::vector<float> h(B * O), z(B * I), dw2(I * O), db2(I), dh(B * O), dw1(O * I), db1(O);
-    cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w1.data(), I, 0.0f, h.data(), O);
-    cpu.add_bias(h.data(), b1.data(), B, O, true);
-    cpu.gemm(false, true, B, I, O, 1.0f, h.data(), O, w2.data(), O, 0.0f, z.data(), I);
-    cpu.add_bias(z.data(), b2.data(), B, I, false);
-    cpu.gemm(true, false, I, O, B, 1.0f, dz.data(), I, h.data(), O, 0.0f, dw2.data(), O);
-    cpu.column_sums(dz.data(), B, I, db2.data());
-    cpu.gemm(false, false, B, O, I, 1.0f, dz.data(), I, w2.data(), O, 0.0f, dh.data(), O);
-    cpu.relu_backward(dh.data(), h.data(), B * O);
-    cpu.gemm(true, false, O, I, B, 1.0f, dh.data(), O, x.data(), I, 0.0f, dw1.data(), I);
-    cpu.column_sums(dh.data(), B, O, db1.data());
-    cpu.gemm(false, false, B, I, O, 1.0f, dh.data(), O, w1.data(), I, 0.0f, dx.data(), I);
-    // The same on absolute values, through the reference's ReLU mask.
-    const std::vector<float> aw1 = abs_of(w1), ab1 = abs_of(b1), aw2 = abs_of(w2), ab2 = abs_of(b2), adz = abs_of(dz);
-    std::vector<float> mh(B * O), mz(B * I), mdw2(I * O), mdb2(I), mdh(B * O), mdw1(O * I), mdb1(O);
-    cpu.gemm(false, true, B, O, I, 1.0f, ax.data(), I, aw1.data(), I, 0.0f, mh.data(), O);
-    cpu.add_bias(mh.data(), ab1.data(), B, O, false);
-    cpu.relu_backward(mh.data(), h.data(), B * O);
-    cpu.gemm(false, true, B, I, O, 1.0f, mh.data(), O, aw2.data(), O, 0.0f, mz.data(), I);
-    cpu.add_bias(mz.data(), ab2.data(), B, I, false);
-    cpu.gemm(true, false, I, O, B, 1.0f, adz.data(), I, mh.data(), O, 0.0f, mdw2.data(), O);
-    cpu.column_sums(adz.data(), B, I, mdb2.data());
-    cpu.gemm(false, false, B, O, I, 1.0f, adz.data(), I, aw2.data(), O, 0.0f, mdh.data(), O);
-    cpu.relu_backward(mdh.data(), h.data(), B * O);
-    cpu.gemm(true, false, O, I, B, 1.0f, mdh.data(), O, ax.data(), I, 0.0f, mdw1.data(), I);
-    cpu.column_sums(mdh.data(), B, O, mdb1.data());
-    cpu.gemm(false, false, B, I, O, 1.0f, mdh.data(), O, aw1.data(), I, 0.0f, mdx.data(), I);
-    compare(got("z", B * I), z, mz, L, c);
-    compare(got("dw1", Og * I), rows_of(dw1, I, me * Og, Og), rows_of(mdw1, I, me * Og, Og), L, c);
-    compare(got("db1", Og), rows_of(db1, 1, me * Og, Og), rows_of(mdb1, 1, me * Og, Og), L, c);
-    compare(got("dw2", I * Og), cols_of(dw2, O, me * Og, Og), cols_of(mdw2, O, me * Og, Og), L, c);
-    compare(got("db2", I), db2, mdb2, L, c);
-    compare(got("dx", B * I), dx, mdx, L, c);
-    return c;
-  }
-  const std::vector<float>&w = t.w, &b = t.b, &dy = t.dy;
-  std::vector<float> y(B * O), dw(O * I), db(O);
-  cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w.data(), I, 0.0f, y.data(), O);
-  cpu.add_bias(y.data(), b.data(), B, O, false);
-  cpu.gemm(true, false, O, I, B, 1.0f, dy.data(), O, x.data(), I, 0.0f, dw.data(), I);
-  cpu.column_sums(dy.data(), B, O, db.data());
-  cpu.gemm(false, false, B, I, O, 1.0f, dy.data(), O, w.data(), I, 0.0f, dx.data(), I);
-  const std::vector<float> aw = abs_of(w), ab = abs_of(b), ady = abs_of(dy);
-  std::vector<float> my(B * O), mdw(O * I), mdb(O);
-  cpu.gemm(false, true, B, O, I, 1.0f, ax.data(), I, aw.data(), I, 0.0f, my.data(), O);
-  cpu.add_bias(my.data(), ab.data(), B, O, false);
-  cpu.gemm(true, false, O, I, B, 1.0f, ady.data(), O, ax.data(), I, 0.0f, mdw.data(), I);
-  cpu.column_sums(ady.data(), B, O, mdb.data());
-  cpu.gemm(false, false, B, I, O, 1.0f, ady.data(), O, aw.data(), I, 0.0f, mdx.data(), I);
+  return static_cast<double>(shape_.in + shape_.out + shape_.batch + static_cast<std::size_t>(g_) + 2);
+}
+
+void ParallelLayer::check_mlp(DenseMath& cpu, const FullTensors& t, LayerCheck& c) {
+  const std::size_t I = shape_.in, B = shape_.batch, Og = shape_.out / static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const MlpPass ref = mlp_on_cpu(cpu, shape_, {t.x, t.w, t.b, t.w2, t.b2, t.dy}, nullptr);
+  // The same on absolute values, through the reference's ReLU mask.
+  const MlpPass mag = mlp_on_cpu(cpu, shape_, {abs_of(t.x), abs_of(t.w), abs_of(t.b), abs_of(t.w2), abs_of(t.b2),
+                                               abs_of(t.dy)}, &ref.h);
+  const double L = longest_chain();
+  compare(downloaded("z", B * I), ref.z, mag.z, L, c);
+  compare(downloaded("dw1", Og * I), rows_of(ref.dw1, I, me * Og, Og), rows_of(mag.dw1, I, me * Og, Og), L, c);
+  compare(downloaded("db1", Og), rows_of(ref.db1, 1, me * Og, Og), rows_of(mag.db1, 1, me * Og, Og), L, c);
+  compare(downloaded("dw2", I * Og), cols_of(ref.dw2, shape_.out, me * Og, Og),
+          cols_of(mag.dw2, shape_.out, me * Og, Og), L, c);
+  compare(downloaded("db2", I), ref.db2, mag.db2, L, c);
+  compare(downloaded("dx", B * I), ref.dx, mag.dx, L, c);
+}
+
+void ParallelLayer::check_linear(DenseMath& cpu, const FullTensors& t, LayerCheck& c) {
+  const std::size_t I = shape_.in, O = shape_.out, B = shape_.batch, G = static_cast<std::size_t>(g_);
+  const std::size_t me = static_cast<std::size_t>(me_);
+  const LinearPass ref = linear_on_cpu(cpu, shape_, t.x, t.w, t.b, t.dy);
+  const LinearPass mag = linear_on_cpu(cpu, shape_, abs_of(t.x), abs_of(t.w), abs_of(t.b), abs_of(t.dy));
+  const double L = longest_chain();
   if (kind_ == LayerKind::column) {
     const std::size_t Og = O / G;
-    compare(got("y", B * Og), cols_of(y, O, me * Og, Og), cols_of(my, O, me * Og, Og), L, c);
-    compare(got("dw", Og * I), rows_of(dw, I, me * Og, Og), rows_of(mdw, I, me * Og, Og), L, c);
-    compare(got("db", Og), rows_of(db, 1, me * Og, Og), rows_of(mdb, 1, me * Og, Og), L, c);
+    compare(downloaded("y", B * Og), cols_of(ref.y, O, me * Og, Og), cols_of(mag.y, O, me * Og, Og), L, c);
+    compare(downloaded("dw", Og * I), rows_of(ref.dw, I, me * Og, Og), rows_of(mag.dw, I, me * Og, Og), L, c);
+    compare(downloaded("db", Og), rows_of(ref.db, 1, me * Og, Og), rows_of(mag.db, 1, me * Og, Og), L, c);
   } else {
     const std::size_t Ig = I / G;
-    compare(got("y", B * O), y, my, L, c);
-    compare(got("dw", O * Ig), cols_of(dw, I, me * Ig, Ig), cols_of(mdw, I, me * Ig, Ig), L, c);
-    compare(got("db", O), db, mdb, L, c);
+    compare(downloaded("y", B * O), ref.y, mag.y, L, c);
+    compare(downloaded("dw", O * Ig), cols_of(ref.dw, I, me * Ig, Ig), cols_of(mag.dw, I, me * Ig, Ig), L, c);
+    compare(downloaded("db", O), ref.db, mag.db, L, c);
   }
-  compare(got("dx", B * I), dx, mdx, L, c);
-  return c;
+  compare(downloaded("dx", B * I), ref.dx, mag.dx, L, c);
 }
 
 ShownStep median_step(const std::vector<std::vector<double>>& steps, const std::vector<std::vector<double>>& forwards,

@@ -13,8 +13,8 @@
 #pragma once
 
 #include "core/comm/communicator.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -60,6 +60,8 @@ struct LayerCheck {
   double max_over_bound = 0;  // the largest difference as a fraction of its element's bound (above 1: wrong)
 };
 
+struct FullTensors;  // the layer's tensors as one rank alone holds them (tp_layers.cpp)
+
 class ParallelLayer {
  public:
   ParallelLayer(LayerKind kind, const LayerShape& shape, Communicator& group, Device& device, DenseMath& math,
@@ -81,6 +83,17 @@ class ParallelLayer {
   void backward(std::vector<std::size_t>& comm_marks, Seconds timeout);
   // Sum all-reduce of the first n elements of a named buffer, in place, between two marks.
   void allreduce(std::string_view buffer, std::size_t n, std::vector<std::size_t>& marks, Seconds timeout);
+  // The constructor's steps: a named buffer of `elements` floats (with `values`, uploaded), and each kind's own.
+  void make_buffer(const std::string& name, std::size_t elements, const std::vector<float>* values = nullptr);
+  void make_mlp_buffers(const FullTensors& t);
+  void make_column_buffers(const FullTensors& t);
+  void make_row_buffers(const FullTensors& t);
+  // check()'s steps: a named buffer's first `elements` floats, the longest chain of rounded operations to an
+  // element, and each kind's comparison with the single-rank layer on `cpu`.
+  std::vector<float> downloaded(std::string_view name, std::size_t elements);
+  double longest_chain() const;
+  void check_mlp(DenseMath& cpu, const FullTensors& t, LayerCheck& c);
+  void check_linear(DenseMath& cpu, const FullTensors& t, LayerCheck& c);
 
   LayerKind kind_;
   LayerShape shape_;

@@ -10,8 +10,8 @@
 #include "benchmarks/tp/shard.hpp"
 #include "core/comm/collective.hpp"
 #include "core/comm/communicator.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -19,12 +19,6 @@ constexpr std::size_t kChunk = std::size_t{1} << 18;  // gradients per exchange:
 
 double gamma_k(double k, double u) { return k * u / (1.0 - k * u); }
 
-// One part of a bucket this rank checks.
-struct Checked {
-  std::size_t bucket = 0;
-  ReducedPart part;
-};
-
 std::string bucket_list(const std::vector<std::size_t>& buckets) {
   constexpr std::size_t kShown = 8;
   std::string out;
@@ -88,57 +82,64 @@ BucketCheckResult BucketCheck::verify(int step, const ArmedStep& armed) {
   const std::size_t n = model_.parameters();
   std::vector<float> reduced(n);
   model_.math().download(reduced.data(), model_.grads(), n * sizeof(float));
-  std::vector<Checked> checked;
+  std::vector<std::pair<std::size_t, ReducedPart>> checked;  // (bucket, a part of it this rank checks)
   for (std::size_t b = 0; b < dp_.buckets().size(); ++b) {
     for (const ReducedPart& p : dp_.reduced_parts(b)) {
-      if (p.count > 0) checked.push_back({b, p});
+      if (p.count > 0) checked.emplace_back(b, p);
     }
   }
   // The same number of exchanges on every rank, whatever part of the model each holds.
   std::size_t rounds = (n + kChunk - 1) / kChunk;
   for (const std::size_t r : allgather_value(connector_, rounds, armed)) rounds = std::max(rounds, r);
-
-  std::int64_t wrong = 0;
-  std::string first;
-  std::set<std::size_t> buckets;
+  Findings found;
   for (std::size_t round = 0; round < rounds; ++round) {
     const std::size_t from = std::min(n, round * kChunk), to = std::min(n, from + kChunk);
-    const auto parts =
-        connector_.allgather(std::as_bytes(std::span<const float>(local_.data() + from, to - from)), armed);
-    for (const int r : replicas_) {
-      if (parts[static_cast<std::size_t>(r)].size() != (to - from) * sizeof(float)) {
-        throw failure(fmt::format("train --check: rank {} holds {} gradients from element {} where rank {} holds {}: "
-                                  "replicas of different shapes",
-                                  r, parts[static_cast<std::size_t>(r)].size() / sizeof(float), from,
-                                  connector_.rank(), to - from));
-      }
-    }
-    for (const Checked& c : checked) {
-      const std::size_t lo = std::max(from, c.part.element), hi = std::min(to, c.part.element + c.part.count);
-      for (std::size_t j = lo; j < hi; ++j) {
-        double sum = 0, abs_sum = 0;
-        for (const int r : replicas_) {
-          float v = 0;
-          std::memcpy(&v, parts[static_cast<std::size_t>(r)].data() + (j - from) * sizeof(float), sizeof v);
-          sum += v;
-          abs_sum += std::abs(static_cast<double>(v));
-        }
-        const double found = reduced[c.part.at + (j - c.part.element)];
-        const double bound = reduction_error_bound(wire_, replicas_.size(), abs_sum);
-        if (std::abs(found - sum) <= bound) continue;  // NaN fails too
-        ++wrong;
-        buckets.insert(c.bucket);
-        if (first.empty()) first = describe(step, c.bucket, j, found, sum, bound);
-      }
+    const Chunk chunk{from, to, exchange(from, to, armed)};
+    for (const auto& [bucket, part] : checked) check_part(step, bucket, part, chunk, reduced, found);
+  }
+  return over_ranks(found, armed);
+}
+
+std::vector<std::vector<std::byte>> BucketCheck::exchange(std::size_t from, std::size_t to, const ArmedStep& armed) {
+  auto parts = connector_.allgather(std::as_bytes(std::span<const float>(local_.data() + from, to - from)), armed);
+  for (const int r : replicas_) {
+    if (parts[static_cast<std::size_t>(r)].size() != (to - from) * sizeof(float)) {
+      throw failure(fmt::format("train --check: rank {} holds {} gradients from element {} where rank {} holds {}: "
+                                "replicas of different shapes",
+                                r, parts[static_cast<std::size_t>(r)].size() / sizeof(float), from,
+                                connector_.rank(), to - from));
     }
   }
+  return parts;
+}
 
+void BucketCheck::check_part(int step, std::size_t bucket, const ReducedPart& part, const Chunk& chunk,
+                             const std::vector<float>& reduced, Findings& found) const {
+  const std::size_t lo = std::max(chunk.from, part.element), hi = std::min(chunk.to, part.element + part.count);
+  for (std::size_t j = lo; j < hi; ++j) {
+    double sum = 0, abs_sum = 0;
+    for (const int r : replicas_) {
+      float v = 0;
+      std::memcpy(&v, chunk.parts[static_cast<std::size_t>(r)].data() + (j - chunk.from) * sizeof(float), sizeof v);
+      sum += v;
+      abs_sum += std::abs(static_cast<double>(v));
+    }
+    const double value = reduced[part.at + (j - part.element)];
+    const double bound = reduction_error_bound(wire_, replicas_.size(), abs_sum);
+    if (std::abs(value - sum) <= bound) continue;  // NaN fails too
+    ++found.wrong;
+    found.buckets.insert(bucket);
+    if (found.first.empty()) found.first = describe(step, bucket, j, value, sum, bound);
+  }
+}
+
+BucketCheckResult BucketCheck::over_ranks(const Findings& found, const ArmedStep& armed) {
   BucketCheckResult out;
-  for (const std::int64_t w : allgather_value(connector_, wrong, armed)) out.wrong += w;
-  for (const std::string& line : allgather_string(connector_, first, armed)) {
+  for (const std::int64_t w : allgather_value(connector_, found.wrong, armed)) out.wrong += w;
+  for (const std::string& line : allgather_string(connector_, found.first, armed)) {
     if (out.first.empty()) out.first = line;
   }
-  const std::vector<std::uint64_t> mine(buckets.begin(), buckets.end());
+  const std::vector<std::uint64_t> mine(found.buckets.begin(), found.buckets.end());
   std::set<std::size_t> all;
   for (const auto& part : connector_.allgather(std::as_bytes(std::span<const std::uint64_t>(mine)), armed)) {
     for (std::size_t i = 0; i + sizeof(std::uint64_t) <= part.size(); i += sizeof(std::uint64_t)) {

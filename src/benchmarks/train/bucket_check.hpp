@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,22 @@ class BucketCheck final : public BucketObserver {
   BucketCheckResult verify(int step, const ArmedStep& armed);
 
  private:
+  // What this rank found so far: elements beyond their bound, the first of them in words, their buckets.
+  struct Findings {
+    std::int64_t wrong = 0;
+    std::string first;
+    std::set<std::size_t> buckets;
+  };
+  // Every rank's gradients [from, to) as made (`parts`, by connector rank).
+  struct Chunk {
+    std::size_t from = 0, to = 0;
+    std::vector<std::vector<std::byte>> parts;
+  };
+  // verify()'s steps: one chunk exchanged, one part of a bucket checked in it, the findings summed over the ranks.
+  std::vector<std::vector<std::byte>> exchange(std::size_t from, std::size_t to, const ArmedStep& armed);
+  void check_part(int step, std::size_t bucket, const ReducedPart& part, const Chunk& chunk,
+                  const std::vector<float>& reduced, Findings& found) const;
+  BucketCheckResult over_ranks(const Findings& found, const ArmedStep& armed);
   std::string describe(int step, std::size_t bucket, std::size_t element, double found, double expected,
                        double bound) const;
 

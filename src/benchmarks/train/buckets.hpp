@@ -11,10 +11,6 @@
 
 namespace distbench::train {
 
-// The default cap of a bucket, in MiB: PyTorch DDP's bucket_cap_mb. The one definition: train's and zero's plans and
-// the --bucket option's help read it.
-inline constexpr double kDdpBucketMiB = 25;
-
 struct TensorSpec {
   std::string name;  // "fc3.weight"
   std::size_t elements = 0;

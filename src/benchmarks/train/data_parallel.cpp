@@ -37,13 +37,9 @@ void OptimizerState::step(int step, std::size_t param_at, std::size_t grad_at, s
     math.sgd(params, grads, a, n, optimizer_.lr, optimizer_.momentum);
     return;
   }
-  AdamStep adam;
+  AdamStep adam{optimizer_.adam, step};
   adam.lr = optimizer_.lr;
-  adam.beta1 = optimizer_.adam.beta1;
-  adam.beta2 = optimizer_.adam.beta2;
-  adam.eps = optimizer_.adam.eps;
   adam.grad_scale = 1.0f;  // the backward scaled each rank's gradients by its share of the global batch
-  adam.step = step;
   math.adam(adam, grads, params, a, static_cast<float*>(b_->data()) + param_at, n);
 }
 
@@ -193,6 +189,25 @@ void DataParallel::update() {
 void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer) {
   DenseMath& math = model_.math();
   begin();
+  start_step(observer);
+  StepMarks marks;
+  marks.forward_end = run_forward(timeout);
+  marks.backward_end = run_backward(overlap);
+  reduce_buckets(overlap, timeout);
+  marks.waited = math.mark();
+  update();
+  marks.updated = math.mark();
+  if (stage_ == 1 || stage_ == 2) {  // every rank's updated blocks to every rank
+    for (std::size_t b = 0; b < buckets_.size(); ++b) start_gather(b, gather_[b]);
+    for (Flight& f : gather_) wait(f, timeout);
+  }
+  marks.gathered = math.mark();
+  math.synchronize();
+  times_.total = since_began();
+  record_times(marks);
+}
+
+void DataParallel::start_step(BucketObserver* observer) {
   observer_ = observer;
   const std::size_t nb = buckets_.size();
   reduce_ = std::vector<Flight>(nb);
@@ -204,7 +219,11 @@ void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer)
   forward_marks_.assign(layers, 0);
   backward_marks_.assign(layers, 0);
   ready_marks_.assign(nb, 0);
+}
 
+std::size_t DataParallel::run_forward(Seconds timeout) {
+  DenseMath& math = model_.math();
+  const std::size_t nb = buckets_.size();
   if (stage_ == 3) {  // every bucket's parameters, first layers first; a layer waits for its own buckets
     for (std::size_t b = nb; b-- > 0;) start_gather(b, pre_gather_[b]);
   }
@@ -220,6 +239,11 @@ void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer)
     for (std::size_t b = nb; b-- > 0;) start_gather(b, gather_[b]);
     for (Flight& f : gather_) wait(f, timeout);
   }
+  return forward_end;
+}
+
+std::size_t DataParallel::run_backward(bool overlap) {
+  DenseMath& math = model_.math();
   const float share = static_cast<float>(model_.batch()) / static_cast<float>(global_batch_);
   model_.backward(
       share,
@@ -233,7 +257,11 @@ void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer)
         }
       },
       [&] { progress(); });
-  const std::size_t backward_end = math.mark();
+  return math.mark();
+}
+
+void DataParallel::reduce_buckets(bool overlap, Seconds timeout) {
+  const std::size_t nb = buckets_.size();
   if (!overlap) {
     for (std::size_t b = 0; b < nb; ++b) start_reduce(b);
   }
@@ -242,30 +270,22 @@ void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer)
     finish_reduce(b);
   }
   observer_ = nullptr;
-  const std::size_t waited = math.mark();
-  update();
-  const std::size_t updated = math.mark();
-  if (stage_ == 1 || stage_ == 2) {  // every rank's updated blocks to every rank
-    for (std::size_t b = 0; b < nb; ++b) start_gather(b, gather_[b]);
-    for (Flight& f : gather_) wait(f, timeout);
-  }
-  const std::size_t gathered = math.mark();
-  math.synchronize();
-  times_.total = since_began();
+}
 
-  const std::vector<double> at = math.mark_seconds();
-  times_.forward = at[forward_end];
-  times_.backward = at[backward_end] - at[forward_end];
-  times_.wait = at[waited] - at[backward_end];
-  times_.update = at[updated] - at[waited];
-  times_.gather = at[gathered] - at[updated];
+void DataParallel::record_times(const StepMarks& marks) {
+  const std::vector<double> at = model_.math().mark_seconds();
+  times_.forward = at[marks.forward_end];
+  times_.backward = at[marks.backward_end] - at[marks.forward_end];
+  times_.wait = at[marks.waited] - at[marks.backward_end];
+  times_.update = at[marks.updated] - at[marks.waited];
+  times_.gather = at[marks.gathered] - at[marks.updated];
   forward_at_.clear();
   backward_at_.clear();
-  for (std::size_t l = 0; l < layers; ++l) {
+  for (std::size_t l = 0; l < forward_marks_.size(); ++l) {
     forward_at_.push_back(at[forward_marks_[l]]);
     backward_at_.push_back(at[backward_marks_[l]]);
   }
-  for (std::size_t b = 0; b < nb; ++b) {
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
     reduce_[b].start = std::max(reduce_[b].start, at[ready_marks_[b]]);  // a GPU's host starts it before it can run
     reduce_[b].end = std::max(reduce_[b].end, reduce_[b].start);
   }

@@ -24,7 +24,7 @@
 #include "benchmarks/train/mlp.hpp"
 #include "core/comm/communicator.hpp"
 #include "core/device/buffer.hpp"
-#include "numerics/adam.hpp"
+#include "core/device/dense_math.hpp"
 
 #include <chrono>
 #include <memory>
@@ -39,7 +39,7 @@ struct Optimizer {
   enum class Kind { sgd, adam } kind = Kind::sgd;
   float lr = 0.01f;
   float momentum = 0.9f;  // SGD
-  AdamConfig adam;  // Adam (its lr is `lr`)
+  AdamHyperparameters adam;  // Adam (its lr is `lr`)
 };
 // The optimizer's state for n parameters in the model's memory (SGD: a velocity; Adam: m and v), zeroed.
 class OptimizerState {
@@ -129,7 +129,20 @@ class DataParallel {
     bool done() const;
   };
 
+  // Marks of the math's queue at the ends of a step's parts.
+  struct StepMarks {
+    std::size_t forward_end = 0, backward_end = 0, waited = 0, updated = 0, gathered = 0;
+  };
+
   void begin();
+  // step()'s parts, in order: the flights and marks reset, the forward (returns its end's mark; stage 3 gathers
+  // around it), the backward (starts each bucket's reduction as it fills, with `overlap`), every reduction waited
+  // for, and (after the clock stopped) the marks turned into the step's times.
+  void start_step(BucketObserver* observer);
+  std::size_t run_forward(Seconds timeout);
+  std::size_t run_backward(bool overlap);
+  void reduce_buckets(bool overlap, Seconds timeout);
+  void record_times(const StepMarks& marks);
   void start_reduce(std::size_t b);
   void start_gather(std::size_t b, Flight& into);
   void wait(Flight& f, Seconds timeout);

@@ -67,7 +67,9 @@ Mlp::Mlp(const MlpShape& shape, std::uint64_t seed, Device& device, DenseMath& m
     const float bound = 1.0f / std::sqrt(static_cast<float>(layer_in(shape, l)));
     for (std::size_t k : {2 * l, 2 * l + 1}) {
       const std::size_t n = k % 2 == 0 ? layer_out(shape, l) * layer_in(shape, l) : layer_out(shape, l);
-      for (std::size_t i = 0; i < n; ++i) full[full_offsets[k] + i] = bound * uniform_value(seed, full_offsets[k] + i);
+      for (std::size_t i = 0; i < n; ++i) {
+        full[full_offsets[k] + i] = bound * numerics::uniform_value(seed, full_offsets[k] + i);
+      }
     }
   }
   const std::vector<float> init = shard_of(full);
@@ -220,14 +222,14 @@ void Mlp::backward(float scale, const std::function<void(std::size_t)>& on_gradi
 
 TeacherData::TeacherData(const MlpShape& s, std::uint64_t seed_) : shape(s), seed(seed_) {
   teacher.resize(shape.classes * shape.inputs);
-  for (std::size_t i = 0; i < teacher.size(); ++i) teacher[i] = uniform_value(seed + 1, i);
+  for (std::size_t i = 0; i < teacher.size(); ++i) teacher[i] = numerics::uniform_value(seed + 1, i);
 }
 
 void TeacherData::batch(std::uint64_t first_sample, std::size_t count, float* x, int* labels) const {
   for (std::size_t r = 0; r < count; ++r) {
     float* row = x + r * shape.inputs;
     const std::uint64_t sample = first_sample + r;
-    for (std::size_t j = 0; j < shape.inputs; ++j) row[j] = uniform_value(seed, sample * shape.inputs + j);
+    for (std::size_t j = 0; j < shape.inputs; ++j) row[j] = numerics::uniform_value(seed, sample * shape.inputs + j);
     std::size_t best = 0;
     float best_score = -1e30f;
     for (std::size_t c = 0; c < shape.classes; ++c) {

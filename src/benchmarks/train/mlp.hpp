@@ -7,8 +7,8 @@
 
 #include "benchmarks/train/buckets.hpp"
 #include "core/comm/communicator.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "core/measure/timer.hpp"

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "benchmarks/train/plan.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <vector>

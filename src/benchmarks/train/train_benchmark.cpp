@@ -56,7 +56,7 @@ double largest_relative_difference(const std::vector<float>& a, const std::vecto
 void TrainBenchmark::check(World& world) const {
   Connector& connector = world.connector();
   if (connector.is_root()) per_rank_file_->claim();
-  require_dense_math(world, "train");
+  numerics::require_dense_math(world, "train");
   const auto ranks = static_cast<std::size_t>(connector.size());
   const auto tp = static_cast<std::size_t>(plan_.tp_size);
   if (tp < 1 || ranks % tp != 0) {

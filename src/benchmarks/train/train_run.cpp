@@ -4,13 +4,13 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/trace.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
-#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
 #include "core/comm/phase_over_ranks.hpp"
 #include "core/comm/tree_reduce.hpp"
 #include "core/error.hpp"
 #include "core/measure/stats.hpp"
 #include "core/report/atomic_file.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const P
   if (comm_->local_parts() != 1) {
     throw usage_error("train runs one model replica per rank: run with -g 1 (one GPU per process)");
   }
-  math_ = &device_math(world_, host_math_);  // a GPU's own, else the CPU's
+  math_ = &numerics::device_math(world_, host_math_);  // a GPU's own, else the CPU's
   x_.resize(local_ * plan_.shape.inputs);
   labels_.resize(local_);
   if (plan_.check) {

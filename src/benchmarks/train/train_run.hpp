@@ -68,7 +68,7 @@ class TrainRun {
   std::size_t local_ = 0;            // samples per replica per step
   std::vector<std::string> hosts_;
   TeacherData data_;
-  std::unique_ptr<HostMath> host_math_;
+  std::unique_ptr<numerics::HostMath> host_math_;
   DenseMath* math_ = nullptr;
   std::vector<float> x_;
   std::vector<int> labels_;

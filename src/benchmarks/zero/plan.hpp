@@ -1,8 +1,8 @@
 // What `distbench zero` runs, settled from the command line and --config before any rank starts.
 #pragma once
 
-#include "benchmarks/train/buckets.hpp"
 #include "benchmarks/zero/formulas.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "core/device/dtype.hpp"
 #include "core/measure/stopping.hpp"
 #include "core/report/per_rank.hpp"
@@ -20,14 +20,14 @@ struct ZeroPlan {
   std::vector<std::size_t> layers;  // their sizes (layer_sizes)
   std::string dtype = "bf16";       // as given: bf16, fp16, fp32
   DType type = DType::bfloat16;
-  double bucket_mb = train::kDdpBucketMiB;  // MiB of gradients per bucket (DDP's default); 0: one bucket
+  double bucket_mb = kDdpBucketMiB;  // MiB of gradients per bucket (DDP's default); 0: one bucket
   std::size_t bucket = 0;  // the same in elements
   // The forms stage 1 runs in, in order: the seeds' and RAF's allreduce, DeepSpeed's and the paper's
   // reduce-scatter, or both (each a row of its own).
   std::vector<Zero1Reduce> zero1 = {Zero1Reduce::allreduce};
   bool check = false;
   int check_steps = 3;
-  AdamConfig adam;
+  numerics::AdamConfig adam;
   int warmup_iters = 2;
   StoppingRule stopping;
   double timeout_s = 300.0;

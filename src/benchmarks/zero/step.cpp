@@ -59,22 +59,32 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config, Device* device, DenseM
   const auto n = static_cast<std::size_t>(comm.size());
   me_ = static_cast<std::size_t>(comm.rank());
   config_.adam.grad_scale = 1.0f / static_cast<float>(n);
-  if (config_.mutant == Mutant::no_grad_scale) config_.adam.grad_scale = 1.0f;
-  if (config_.mutant == Mutant::doubled_grad_scale) config_.adam.grad_scale = 2.0f / static_cast<float>(n);
-  const Stage stage = config_.stage;
-  segments_ = stage_segments(stage, config_.layers, config_.bucket, n);
-  const std::size_t g = size_of(t);
+  segments_ = stage_segments(config_.stage, config_.layers, config_.bucket, n);
+  place_segments();
+  allocate_arrays();
+  for (std::size_t b = 0; b < segments_.size(); ++b) plan_owned_run(b);
+  write_initial_weights();
+}
+
+void ZeroStep::place_segments() {
   // Where each segment sits in the full buffers (stages 0-2; stage 0 unpadded) and in the sharded ones.
   std::size_t full = 0, sharded = 0;
   for (const Segment& s : segments_) {
     slot_.push_back(full);
     shard_at_.push_back(sharded);
-    full += stage == Stage::s0 ? s.part.elements : s.part.padded();
+    full += config_.stage == Stage::s0 ? s.part.elements : s.part.padded();
     sharded += s.part.shard;
   }
-  const bool fp32 = t == DType::float32;  // the master weights are the parameters: no copy of them
-  std::size_t param_elements = full, grad_elements = full, staging_elements = 0, gathered_elements = 0;
-  state_elements_ = stage == Stage::s0 ? full : sharded;
+  full_elements_ = full;
+  sharded_elements_ = sharded;
+  state_elements_ = config_.stage == Stage::s0 ? full : sharded;
+}
+
+void ZeroStep::allocate_arrays() {
+  const Stage stage = config_.stage;
+  const std::size_t g = size_of(config_.type), sharded = sharded_elements_;
+  std::size_t param_elements = full_elements_, grad_elements = full_elements_, staging_elements = 0,
+              gathered_elements = 0;
   if (stage == Stage::s2 || stage == Stage::s3) {
     grad_elements = sharded;
     staging_elements = largest_padded(segments_);
@@ -88,41 +98,48 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config, Device* device, DenseM
   grads_ = array(grad_elements * g);
   staging_ = array(staging_elements * g);
   gathered_ = array(gathered_elements * g);
-  master_ = array(fp32 ? 0 : state_elements_ * sizeof(float));
+  // fp32 keeps no master copy: the master weights are the parameters.
+  master_ = array(config_.type == DType::float32 ? 0 : state_elements_ * sizeof(float));
   m_ = array(state_elements_ * sizeof(float));
   v_ = array(state_elements_ * sizeof(float));
+}
 
-  for (std::size_t b = 0; b < segments_.size(); ++b) {
-    const Segment& s = segments_[b];
-    if (stage == Stage::s0) {
-      runs_.push_back({s.begin, s.part.elements, slot_[b], slot_[b], slot_[b]});
-      continue;
-    }
-    const Range own = s.part.owned(me_);
-    if (own.size() == 0) continue;
-    Run r{s.begin + own.begin, own.size(), shard_at_[b], 0, shard_at_[b]};
-    r.param = stage == Stage::s3 ? shard_at_[b] : slot_[b] + own.begin;
-    if (stage == Stage::s1) {
-      // The reduced gradients of the owned block: where the backend leaves them (an in-place reduce-scatter may
-      // leave them at the start of the bucket).
-      r.grad = slot_[b] + own.begin;
-      if (config_.zero1 == Zero1Reduce::reduce_scatter) {
-        const CollectiveCall call{Collective::reduce_scatter,
-                                  grads_at(slot_[b]),
-                                  grads_at(slot_[b] + me_ * s.part.shard),
-                                  s.part.shard,
-                                  t,
-                                  ReduceOp::sum,
-                                  0};
-        r.grad = comm_.result_at(call).byte_offset / g;
-      }
-    }
-    runs_.push_back(r);
+void ZeroStep::plan_owned_run(std::size_t b) {
+  const Stage stage = config_.stage;
+  const Segment& s = segments_[b];
+  if (stage == Stage::s0) {
+    runs_.push_back({s.begin, s.part.elements, slot_[b], slot_[b], slot_[b]});
+    return;
   }
-  // Initial weights: the parameters every rank holds, and the owned master weights.
+  const Range own = s.part.owned(me_);
+  if (own.size() == 0) return;
+  Run r{s.begin + own.begin, own.size(), shard_at_[b], 0, shard_at_[b]};
+  r.param = stage == Stage::s3 ? shard_at_[b] : slot_[b] + own.begin;
+  if (stage == Stage::s1) {
+    // The reduced gradients of the owned block: where the backend leaves them (an in-place reduce-scatter may
+    // leave them at the start of the bucket).
+    r.grad = slot_[b] + own.begin;
+    if (config_.zero1 == Zero1Reduce::reduce_scatter) {
+      const CollectiveCall call{Collective::reduce_scatter,
+                                grads_at(slot_[b]),
+                                grads_at(slot_[b] + me_ * s.part.shard),
+                                s.part.shard,
+                                config_.type,
+                                ReduceOp::sum,
+                                0};
+      r.grad = comm_.result_at(call).byte_offset / size_of(config_.type);
+    }
+  }
+  runs_.push_back(r);
+}
+
+void ZeroStep::write_initial_weights() {
+  // The parameters every rank holds, and the owned master weights.
+  const DType t = config_.type;
+  const bool fp32 = t == DType::float32;
   std::byte* params = params_.host();
   auto* master = reinterpret_cast<float*>(master_.host());
-  if (stage != Stage::s3) {
+  if (config_.stage != Stage::s3) {
     for (std::size_t b = 0; b < segments_.size(); ++b) {
       for (std::size_t k = 0; k < segments_[b].part.elements; ++k) {
         store_value(t, params, slot_[b] + k, initial_weight(segments_[b].begin + k));
@@ -131,7 +148,7 @@ ZeroStep::ZeroStep(Communicator& comm, StepConfig config, Device* device, DenseM
   }
   for (const Run& r : runs_) {
     for (std::size_t k = 0; k < r.count; ++k) {
-      if (stage == Stage::s3) store_value(t, params, r.param + k, initial_weight(r.global + k));
+      if (config_.stage == Stage::s3) store_value(t, params, r.param + k, initial_weight(r.global + k));
       if (!fp32) master[r.state + k] = initial_weight(r.global + k);
     }
   }
@@ -183,25 +200,23 @@ void ZeroStep::check_gathered(std::size_t l, const char* pass) {
                               load_value(config_.type, mine, first), differ};
 }
 
-void ZeroStep::gather_layer(std::size_t l, Seconds timeout, const char* pass, bool skipped) {
-  if (!skipped) {
-    collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_.buffer(), 0}, segments_[l].part.shard,
-               timeout);
-  }
+void ZeroStep::gather_layer(std::size_t l, Seconds timeout, const char* pass) {
+  collective(Collective::allgather, params_at(shard_at_[l]), {&gathered_.buffer(), 0}, segments_[l].part.shard,
+             timeout);
   if (config_.gradients == Gradients::exact) check_gathered(l, pass);
 }
 
 void ZeroStep::forward_gathers(Seconds timeout) {
   if (config_.stage != Stage::s3) return;
   for (std::size_t l = 0; l < segments_.size(); ++l) {
-    gather_layer(l, timeout, "forward", config_.mutant == Mutant::skipped_forward_gather && l + 1 == segments_.size());
+    gather_layer(l, timeout, "forward");
   }
 }
 
 void ZeroStep::backward_gathers(Seconds timeout) {
   if (config_.stage != Stage::s3) return;
   for (std::size_t l = segments_.size(); l-- > 0;) {
-    gather_layer(l, timeout, "backward", config_.mutant == Mutant::skipped_backward_gather && l == 0);
+    gather_layer(l, timeout, "backward");
   }
 }
 
@@ -213,7 +228,6 @@ void ZeroStep::reduce(Seconds timeout) {
     for (std::size_t b = segments_.size(); b-- > 0;) {
       const Segment& s = segments_[b];
       if (exact) make_gradients(staging_, 0, s);
-      if (config_.mutant == Mutant::skipped_bucket && b + 1 == segments_.size()) continue;
       collective(Collective::reduce_scatter, {&staging_.buffer(), 0}, grads_at(shard_at_[b]), s.part.shard, timeout);
     }
     return;
@@ -223,16 +237,12 @@ void ZeroStep::reduce(Seconds timeout) {
   }
   for (std::size_t b = segments_.size(); b-- > 0;) {
     const Segment& s = segments_[b];
-    if (config_.mutant == Mutant::skipped_bucket && b + 1 == segments_.size()) continue;
     if (stage == Stage::s1 && config_.zero1 == Zero1Reduce::reduce_scatter) {
       collective(Collective::reduce_scatter, grads_at(slot_[b]), grads_at(slot_[b] + me_ * s.part.shard), s.part.shard,
                  timeout);
     } else {
       const std::size_t count = stage == Stage::s0 ? s.part.elements : s.part.padded();
       collective(Collective::allreduce, grads_at(slot_[b]), grads_at(slot_[b]), count, timeout);
-      if (config_.mutant == Mutant::doubled_reduction) {
-        collective(Collective::allreduce, grads_at(slot_[b]), grads_at(slot_[b]), count, timeout);
-      }
     }
   }
 }
@@ -249,11 +259,10 @@ void ZeroStep::update() {
     const std::byte* grad = grads_.data() + r.grad * g;
     void* out = fp32 ? nullptr : param;
     if (math_ != nullptr) {
-      const AdamStep step{config_.adam.lr,   config_.adam.beta1,      config_.adam.beta2,
-                          config_.adam.eps,  config_.adam.grad_scale, next_step_};
+      const AdamStep step{config_.adam, next_step_};
       math_->mixed_adam(step, t, grad, master, m + r.state, v + r.state, out, r.count);
     } else {
-      adam_update(config_.adam, next_step_, t, grad, master, m + r.state, v + r.state, out, r.count);
+      numerics::adam_update(config_.adam, next_step_, t, grad, master, m + r.state, v + r.state, out, r.count);
     }
   }
   if (math_ != nullptr) math_->synchronize();
@@ -265,9 +274,7 @@ void ZeroStep::gather(Seconds timeout) {
   // In place: this rank's shard sits at its block of each bucket.
   for (std::size_t b = 0; b < segments_.size(); ++b) {
     const std::size_t shard = segments_[b].part.shard;
-    const std::size_t from =
-        config_.mutant == Mutant::wrong_gather_block ? (me_ + 1) % static_cast<std::size_t>(comm_.size()) : me_;
-    collective(Collective::allgather, params_at(slot_[b] + from * shard), params_at(slot_[b]), shard, timeout);
+    collective(Collective::allgather, params_at(slot_[b] + me_ * shard), params_at(slot_[b]), shard, timeout);
   }
 }
 

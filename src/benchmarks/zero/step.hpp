@@ -15,10 +15,10 @@
 #include "benchmarks/zero/partition.hpp"
 #include "benchmarks/zero/step_array.hpp"
 #include "core/comm/communicator.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
 #include "core/measure/timer.hpp"
 #include "numerics/adam.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -39,19 +39,6 @@ float initial_weight(std::uint64_t i);
 
 enum class Gradients { exact, zero };
 
-// A deliberate mistake in the step, for the tests that prove --check catches it (the mutation suite); nothing outside
-// the tests sets one, and the command line cannot.
-enum class Mutant {
-  none,
-  no_grad_scale,            // the 1/N of the averaged gradient left out
-  doubled_grad_scale,       // 2/N
-  doubled_reduction,        // every allreduce of the gradients run twice (stages 0-1)
-  skipped_bucket,           // the last bucket's gradients never reduced
-  skipped_forward_gather,   // stage 3: the last layer's forward all-gather left out
-  skipped_backward_gather,  // stage 3: the first layer's backward all-gather left out
-  wrong_gather_block,       // stages 1-2: each rank sends the next rank's block in the parameter all-gather
-};
-
 // Where a check found its first difference: what (e.g. "master weight"), the global element, both values, and how
 // many elements differ.
 struct Mismatch {
@@ -66,10 +53,9 @@ struct StepConfig {
   DType type = DType::bfloat16;
   std::vector<std::size_t> layers;
   std::size_t bucket = 0;  // gradient elements per bucket (stages 0-2); 0: one bucket
-  AdamConfig adam;         // grad_scale is set to 1/N
+  numerics::AdamConfig adam;         // grad_scale is set to 1/N
   Zero1Reduce zero1 = Zero1Reduce::allreduce;
   Gradients gradients = Gradients::exact;
-  Mutant mutant = Mutant::none;  // tests only
 };
 
 // One collective of a step and how often a step runs it with that count.
@@ -147,18 +133,26 @@ class ZeroStep {
   void make_gradients(StepArray& to, std::size_t at, const Segment& s);
   // Stage 3, exact gradients: layer `l` just gathered; this rank's block must be its shard.
   void check_gathered(std::size_t l, const char* pass);
-  void gather_layer(std::size_t l, Seconds timeout, const char* pass, bool skipped);  // skipped: a mutant
+  void gather_layer(std::size_t l, Seconds timeout, const char* pass);
+  // The constructor's steps: each segment's place in the full and sharded buffers, the arrays, the runs this rank
+  // owns in segment `b`, the initial weights.
+  void place_segments();
+  void allocate_arrays();
+  void plan_owned_run(std::size_t b);
+  void write_initial_weights();
 
   Communicator& comm_;
   StepConfig config_;
   Device* device_ = nullptr;
-  DenseMath* math_ = nullptr;  // null: host memory, zero/adam.hpp's update
+  DenseMath* math_ = nullptr;  // null: host memory, numerics/adam.hpp's update
   std::size_t me_ = 0;
   int next_step_ = 1;
   std::vector<Segment> segments_;
   std::vector<std::size_t> slot_;      // per segment: its first element in the full buffers (stages 0-2)
   std::vector<std::size_t> shard_at_;  // per segment: its shard's first element in the sharded buffers
   std::vector<Run> runs_;              // what this rank owns, in global order
+  std::size_t full_elements_ = 0;      // elements of the full buffers (stages 0-2)
+  std::size_t sharded_elements_ = 0;   // elements of the sharded buffers
   std::size_t state_elements_ = 0;     // master/m/v elements
   StepArray params_;    // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
   StepArray grads_;     // full (stages 0-1) or shards (stages 2-3)

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/device/buffer.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstddef>
 #include <memory>

@@ -15,10 +15,10 @@ bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 
 }  // namespace
 
 Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
-                        const AdamConfig& adam) {
+                        const numerics::AdamConfig& adam) {
   Reference out{std::vector<float>(count), std::vector<float>(count), std::vector<float>(count),
                 std::vector<float>(count)};
-  AdamConfig config = adam;
+  numerics::AdamConfig config = adam;
   config.grad_scale = 1.0f / static_cast<float>(ranks);
   config.threads = 1;
   const std::size_t g = size_of(type);
@@ -36,7 +36,7 @@ Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int s
         for (int r = 0; r < ranks; ++r) sum += gradient_value(begin + at + k, r, step);
         store_value(type, grad.data(), k, sum);
       }
-      adam_update(config, step, type, grad.data(), master, m.data(), v.data(),
+      numerics::adam_update(config, step, type, grad.data(), master, m.data(), v.data(),
                   type == DType::float32 ? nullptr : param.data(), n);
     }
     // fp32: the master weights are the parameters; else what the update wrote
@@ -62,7 +62,7 @@ std::optional<Mismatch> first_mismatch(const std::string& what, const std::vecto
   return first;
 }
 
-std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam) {
+std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const numerics::AdamConfig& adam) {
   // Block by block, so that the check holds no more than a block beside the step.
   if (step.gather_mismatch()) return step.gather_mismatch();
   std::optional<Mismatch> master_first, param_first, m_first, v_first;

@@ -20,7 +20,7 @@ struct Reference {
                                             // m / sqrt(v) cancels it out of the weights
 };
 Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
-                        const AdamConfig& adam);
+                        const numerics::AdamConfig& adam);
 
 // The first element (lowest global index) whose value differs from the reference, and how many differ (Mismatch:
 // step.hpp).
@@ -31,7 +31,8 @@ std::optional<Mismatch> first_mismatch(const std::string& what, const std::vecto
 // This rank's check of `step` (which has run `step.steps_done()` steps with exact gradients): stage 3's gathered
 // layers first (what the forward and backward consumed), then the master weights, the parameters, m and v.
 
-std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const AdamConfig& adam);
+std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type,
+                                   const numerics::AdamConfig& adam);
 
 // "tensor 7 (of 48), index 123": where a global index falls among the layers.
 std::string tensor_position(std::uint64_t index, const std::vector<std::size_t>& layers);

@@ -34,6 +34,83 @@ double mean_of(const std::vector<double>& v) {
 
 double ratio(double a, double b) { return std::isfinite(a) && std::isfinite(b) && b > 0 ? a / b : kNotMeasured; }
 
+// Mean seconds of the step's phases over the ranks (NaN: the stage has no such phase).
+struct StagePhaseMeans {
+  double reduce = kNotMeasured, update = kNotMeasured, gather = kNotMeasured;  // gather: every gather phase's
+};
+
+// The stage's phases named, in order, into `phases`, and their means.
+StagePhaseMeans stage_phases(const StageResult& s, std::vector<PhaseStats>& phases) {
+  StagePhaseMeans means;
+  double gather_s = 0;
+  bool gathers = false;
+  for (std::size_t p = 0; p < s.phase_names.size(); ++p) {
+    ReducedPhase phase = p < s.phases.size() ? s.phases[p] : ReducedPhase{};
+    phase.stats.name = s.phase_names[p];
+    const double mean = phase.stats.rank_spread.avg;
+    if (s.phase_names[p] == "reduce") means.reduce = mean;
+    if (s.phase_names[p] == "update") means.update = mean;
+    if (s.phase_names[p].find("gather") != std::string::npos) {
+      gather_s += mean;
+      gathers = true;
+    }
+    phases.push_back(std::move(phase.stats));
+  }
+  if (gathers) means.gather = gather_s;
+  return means;
+}
+
+void set_time_metrics(Record& r, const StageResult& s, double step_s, const StagePhaseMeans& m) {
+  const double update_gbps = ratio(s.update_bytes, m.update) / 1e9;
+  r.set_metric(metrics::step.key, step_s * kMilli)
+      .set_metric(metrics::reduce.key, m.reduce * kMilli)
+      .set_metric(metrics::update.key, m.update * kMilli)
+      .set_metric(metrics::gather.key, m.gather * kMilli)
+      .set_metric(metrics::layer_gather.key,
+                  s.stage == Stage::s3 ? m.gather * kMilli / (2.0 * static_cast<double>(s.layers)) : kNotMeasured)
+      .set_metric(metrics::predicted.key, s.predicted_s * kMilli)
+      .set_metric(metrics::step_vs_predicted.key, ratio(step_s, s.predicted_s))
+      .set_metric(metrics::update_gbps.key, update_gbps)
+      .set_metric(metrics::copy_gbps.key, s.copy_gbps)
+      .set_metric(metrics::update_vs_copy.key, ratio(update_gbps, s.copy_gbps))
+      .set_metric(metrics::sent.key, static_cast<double>(s.sent) / kMega)
+      .set_metric(metrics::net_sent.key, s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
+      .set_metric(metrics::net_received.key,
+                  s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured);
+}
+
+void set_memory_metrics(Record& r, const StageResult& s) {
+  const double state = static_cast<double>(s.state.total()), buffers = static_cast<double>(s.buffers + s.library);
+  const double peak = max_of(s.peak_rss_bytes);
+  r.set_metric(metrics::state.key, state / kMega)
+      .set_metric(metrics::buffer.key, static_cast<double>(s.buffers) / kMega)
+      .set_metric(metrics::library.key, static_cast<double>(s.library) / kMega)
+      .set_metric(metrics::held.key, max_of(s.held_bytes) / kMega)
+      .set_metric(metrics::peak_rss.key, peak / kMega)
+      .set_metric(metrics::peak_vs_predicted.key, ratio(peak, state + buffers))
+      .set_metric(metrics::device.key, max_of(s.device_array_bytes) / kMega)
+      .set_metric(metrics::device_vs_predicted.key,
+                  ratio(max_of(s.device_array_bytes), state + static_cast<double>(s.buffers)))
+      .set_metric(metrics::device_step.key, max_of(s.device_step_bytes) / kMega)
+      .set_metric(metrics::padding.key, static_cast<double>(s.padding))
+      .set_metric(metrics::faults.key, s.faults_per_step)
+      .set_metric(metrics::wrong.key, s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));
+}
+
+// Each rank's own figures; `step_means[i]`: rank i's mean step, seconds.
+void add_zero_rank_figures(Record& r, const StageResult& s, const std::vector<double>& step_means) {
+  for (std::size_t i = 0; i < s.ranks; ++i) {
+    RankFigures f;
+    f.rank = static_cast<int>(i);
+    if (i < s.hosts.size()) f.host = s.hosts[i];
+    f.figures = {{"step_ms", i < step_means.size() ? step_means[i] * kMilli : kNotMeasured},
+                 {"peak_rss_mb", i < s.peak_rss_bytes.size() ? s.peak_rss_bytes[i] / kMega : kNotMeasured},
+                 {"net_sent_mb",
+                  s.network_measured && i < s.net_sent_bytes.size() ? s.net_sent_bytes[i] / kMega : kNotMeasured}};
+    r.ranks.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 RecordLayout zero_record_layout() {
@@ -96,63 +173,11 @@ Record zero_record(const StageResult& s) {
   r.noise_target_met = s.noise_target_met;
   ReducedPhase step = s.step;
   step.stats.name = "step";
-  const double step_s = step.stats.rank_spread.avg;
-  double gather_s = 0, reduce_s = kNotMeasured, update_s = kNotMeasured;
-  bool gathers = false;
   std::vector<PhaseStats> phases;
-  for (std::size_t p = 0; p < s.phase_names.size(); ++p) {
-    ReducedPhase phase = p < s.phases.size() ? s.phases[p] : ReducedPhase{};
-    phase.stats.name = s.phase_names[p];
-    const double mean = phase.stats.rank_spread.avg;
-    if (s.phase_names[p] == "reduce") reduce_s = mean;
-    if (s.phase_names[p] == "update") update_s = mean;
-    if (s.phase_names[p].find("gather") != std::string::npos) {
-      gather_s += mean;
-      gathers = true;
-    }
-    phases.push_back(std::move(phase.stats));
-  }
-  if (!gathers) gather_s = kNotMeasured;
-  const double update_gbps = ratio(s.update_bytes, update_s) / 1e9;
-  const double state = static_cast<double>(s.state.total()), buffers = static_cast<double>(s.buffers + s.library);
-  const double peak = max_of(s.peak_rss_bytes);
-  r.set_metric(metrics::step.key, step_s * kMilli)
-      .set_metric(metrics::reduce.key, reduce_s * kMilli)
-      .set_metric(metrics::update.key, update_s * kMilli)
-      .set_metric(metrics::gather.key, gather_s * kMilli)
-      .set_metric(metrics::layer_gather.key,
-                  s.stage == Stage::s3 ? gather_s * kMilli / (2.0 * static_cast<double>(s.layers)) : kNotMeasured)
-      .set_metric(metrics::predicted.key, s.predicted_s * kMilli)
-      .set_metric(metrics::step_vs_predicted.key, ratio(step_s, s.predicted_s))
-      .set_metric(metrics::update_gbps.key, update_gbps)
-      .set_metric(metrics::copy_gbps.key, s.copy_gbps)
-      .set_metric(metrics::update_vs_copy.key, ratio(update_gbps, s.copy_gbps))
-      .set_metric(metrics::sent.key, static_cast<double>(s.sent) / kMega)
-      .set_metric(metrics::net_sent.key, s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
-      .set_metric(metrics::net_received.key, s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured)
-      .set_metric(metrics::state.key, state / kMega)
-      .set_metric(metrics::buffer.key, static_cast<double>(s.buffers) / kMega)
-      .set_metric(metrics::library.key, static_cast<double>(s.library) / kMega)
-      .set_metric(metrics::held.key, max_of(s.held_bytes) / kMega)
-      .set_metric(metrics::peak_rss.key, peak / kMega)
-      .set_metric(metrics::peak_vs_predicted.key, ratio(peak, state + buffers))
-      .set_metric(metrics::device.key, max_of(s.device_array_bytes) / kMega)
-      .set_metric(metrics::device_vs_predicted.key,
-                  ratio(max_of(s.device_array_bytes), state + static_cast<double>(s.buffers)))
-      .set_metric(metrics::device_step.key, max_of(s.device_step_bytes) / kMega)
-      .set_metric(metrics::padding.key, static_cast<double>(s.padding))
-      .set_metric(metrics::faults.key, s.faults_per_step)
-      .set_metric(metrics::wrong.key, s.wrong < 0 ? kNotMeasured : static_cast<double>(s.wrong));
-  for (std::size_t i = 0; i < s.ranks; ++i) {
-    RankFigures f;
-    f.rank = static_cast<int>(i);
-    if (i < s.hosts.size()) f.host = s.hosts[i];
-    f.figures = {{"step_ms", i < step.rank_means.size() ? step.rank_means[i] * kMilli : kNotMeasured},
-                 {"peak_rss_mb", i < s.peak_rss_bytes.size() ? s.peak_rss_bytes[i] / kMega : kNotMeasured},
-                 {"net_sent_mb",
-                  s.network_measured && i < s.net_sent_bytes.size() ? s.net_sent_bytes[i] / kMega : kNotMeasured}};
-    r.ranks.push_back(std::move(f));
-  }
+  const StagePhaseMeans means = stage_phases(s, phases);
+  set_time_metrics(r, s, step.stats.rank_spread.avg, means);
+  set_memory_metrics(r, s);
+  add_zero_rank_figures(r, s, step.rank_means);
   r.phases.push_back(std::move(step.stats));
   for (PhaseStats& p : phases) r.phases.push_back(std::move(p));
   return r;

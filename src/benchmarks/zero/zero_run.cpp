@@ -3,13 +3,13 @@
 #include "benchmarks/zero/host_counters.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_benchmark.hpp"
-#include "core/comm/deadline.hpp"
 #include "core/comm/groups.hpp"
 #include "core/comm/phase_over_ranks.hpp"
 #include "core/error.hpp"
 #include "core/measure/os_counters.hpp"
 #include "core/measure/sizes.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <fmt/format.h>
 
@@ -330,7 +330,8 @@ ZeroRun::Timed ZeroRun::time_stage(StepConfig config, const std::string& label, 
     t.sampling = sample_operation(connector_, op, rules_, watchdog_);
     device_memory(t, free_before, free_made, stage_text);
     result.update_bytes =
-        static_cast<double>(adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
+        static_cast<double>(
+            numerics::adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
     network_per_step(step, label, t);
     t.update_alone = update_alone(step, label);
   }

@@ -63,7 +63,7 @@ class ZeroRun {
   std::vector<std::string> hosts_;
   bool multi_host_ = false;
   double copy_gbps_ = 0;
-  AdamConfig adam_;
+  numerics::AdamConfig adam_;
   DenseMath* math_ = nullptr;  // null: the step on host memory, updated by the CPU
   std::size_t faulting_ = 0;   // stages whose timed steps took page faults enough to shape their time
   std::vector<std::string> memory_withheld_;  // stages whose device memory readings went below zero

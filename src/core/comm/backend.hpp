@@ -7,6 +7,7 @@
 #include "core/comm/groups.hpp"
 #include "core/device/device.hpp"
 #include "core/device/huge_pages.hpp"
+#include "core/sys/key_values.hpp"
 
 #include <functional>
 #include <memory>
@@ -17,8 +18,6 @@
 #include <vector>
 
 namespace distbench {
-
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 // Settings a backend may use; each backend ignores what it has no use for.
 struct BackendOptions {
@@ -68,7 +67,7 @@ struct BackendEntry {
   std::function<KeyValues()> build_versions;
   // The connector kinds (Connector::kind) it runs with; empty: any.
   std::vector<std::string> connectors;
-  // Whether its collectives reduce with the bitwise operators (band, bor, bxor: core/comm/reduce_op.hpp).
+  // Whether its collectives reduce with the bitwise operators (band, bor, bxor: core/device/reduce_op.hpp).
   bool bitwise_reductions = false;
 };
 

@@ -2,11 +2,11 @@
 #pragma once
 
 #include "core/comm/collective.hpp"
-#include "core/comm/reduce_op.hpp"
-#include "core/comm/watchdog.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/measure/timer.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -60,7 +60,7 @@ class Communicator {
   virtual std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const = 0;
 
   // The blocking calls (run, run_series, prepared's, send and recv) wait on the group's ranks without a deadline of
-  // their own: they take the ArmedStep they run in (core/comm/watchdog.hpp). start() and Work::wait() are bounded by
+  // their own: they take the ArmedStep they run in (core/sys/watchdog.hpp). start() and Work::wait() are bounded by
   // their timeout instead.
   //
   // Runs `call`: complete on return for host backends, enqueued for stream backends (see synchronize()).

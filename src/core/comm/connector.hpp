@@ -2,7 +2,7 @@
 // Small host data only; bulk data moves through Communicators.
 #pragma once
 
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -40,7 +40,7 @@ class Connector {
   virtual std::vector<int> node_of_ranks() const = 0;
 
   // Collective coordination that waits on every rank without a deadline of its own: only inside an armed step
-  // (`step`, core/comm/watchdog.hpp), whose watchdog ends the job when a rank stops answering.
+  // (`step`, core/sys/watchdog.hpp), whose watchdog ends the job when a rank stops answering.
   virtual void barrier(const ArmedStep& step) = 0;
   virtual void broadcast(std::span<std::byte> data, int root, const ArmedStep& step) = 0;
   // Every rank contributes `data` (sizes may differ); the root gets one entry per rank, others an empty vector.

@@ -2,10 +2,10 @@
 // memory.buffer_huge_pages, and the console's line under the table (core/device/huge_pages.hpp says why it matters).
 #pragma once
 
-#include "core/comm/backend.hpp"
-#include "core/comm/watchdog.hpp"
 #include "core/comm/world.hpp"
 #include "core/device/buffer.hpp"
+#include "core/sys/key_values.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdint>
 #include <initializer_list>

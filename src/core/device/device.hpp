@@ -2,10 +2,10 @@
 #pragma once
 
 #include "core/device/buffer.hpp"
+#include "core/device/dense_math.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/pattern.hpp"
 #include "core/measure/timer.hpp"
-#include "numerics/dense_math.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/comm/collective.hpp"
-#include "core/comm/reduce_op.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // -a aggregation across ranks, the summary over those, and the spread of each rank's own mean over ranks.
 #pragma once
 
-#include "core/report/record.hpp"
+#include "core/measure/phase.hpp"
 
 #include <string>
 #include <string_view>

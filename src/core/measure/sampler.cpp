@@ -104,6 +104,114 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
           per_op};
 }
 
+// Untimed operations before anything is timed; with a barrier after each where the peers' loops have one.
+void run_warm_up(Connector& connector, const TimedOperation& op, const SamplingRules& rules, Watchdog& watchdog) {
+  if (rules.warmup_iters <= 0) return;
+  const ArmedStep step = watchdog.arm(StepKind::warm_up, op.label + ": warm-up");
+  if (rules.barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
+    for (int i = 0; i < rules.warmup_iters; ++i) {
+      run_untimed(op, 1, step);
+      op.synchronize(rules.timeout);
+      connector.barrier(step);
+    }
+  } else {
+    run_untimed(op, rules.warmup_iters, step);
+    op.synchronize(rules.timeout);
+  }
+}
+
+// Operations per sample: fixed, or calibrated; and the seconds one takes, where that is measured.
+Calibration plan_ops_per_sample(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
+                                Watchdog& watchdog) {
+  if (rules.fixed_ops_per_sample > 0 && !rules.stopping.depends_on_time()) {
+    // Fixed blocks, a fixed count of them (--blocks): nothing to plan, so no untimed block before the first timed
+    // one (nccl-tests times its first; one more pass over the buffers can change what the next case reads).
+    return {rules.fixed_ops_per_sample, 0.0};
+  }
+  if (rules.fixed_ops_per_sample > 0) {
+    const ArmedStep step = watchdog.arm(StepKind::calibration, op.label + ": a first batch");
+    const int ops = rules.fixed_ops_per_sample;
+    return {ops, max_over_ranks(connector, timed_batch(op, ops, rules.timeout, step), step) / ops};
+  }
+  return calibrate(connector, op, watchdog, rules.timeout);
+}
+
+// Takes one sample into `out` each time it is called.
+class SampleTaker {
+ public:
+  SampleTaker(Connector& connector, const TimedOperation& op, const SamplingRules& rules, Watchdog& watchdog,
+              const ArmedStep& step, const TimerFactory& make_beside_timer, Sampling& out)
+      : connector_(connector),
+        op_(op),
+        rules_(rules),
+        watchdog_(watchdog),
+        step_(step),
+        make_beside_timer_(make_beside_timer),
+        out_(out),
+        // The peers' loops (one call timed, then a barrier): between two calls a rank does little more than OSU's
+        // and IMB's loops do (one timer for every call, nothing allocated), since where ranks share CPUs the work a
+        // rank does outside its timed call delays the others' timed calls.
+        call_timer_(rules.barrier_after_sample && op.phases.empty() && !make_beside_timer ? op.make_timer()
+                                                                                           : nullptr) {}
+
+  void operator()() {
+    watchdog_.arm_again();
+    if (call_timer_) {
+      call_timer_->start();
+      op_.run(out_.ops_per_sample, step_);
+      call_timer_->stop();
+      op_.synchronize(rules_.timeout);
+      out_.samples.push_back(call_timer_->seconds() / out_.ops_per_sample);
+      connector_.barrier(step_);
+      return;
+    }
+    out_.samples.push_back(timed_batch(op_, out_.ops_per_sample, rules_.timeout, step_, &phase_seconds_,
+                                       make_beside_timer_, &beside_seconds_) /
+                           out_.ops_per_sample);
+    if (make_beside_timer_) out_.beside_samples.push_back(beside_seconds_ / out_.ops_per_sample);
+    if (rules_.barrier_after_sample) connector_.barrier(step_);
+    for (std::size_t p = 0; p < phase_seconds_.size(); ++p) {
+      out_.phase_samples[p].push_back(phase_seconds_[p] / out_.ops_per_sample);
+    }
+  }
+
+ private:
+  Connector& connector_;
+  const TimedOperation& op_;
+  const SamplingRules& rules_;
+  Watchdog& watchdog_;
+  const ArmedStep& step_;
+  const TimerFactory& make_beside_timer_;
+  Sampling& out_;
+  const std::unique_ptr<Timer> call_timer_;
+  std::vector<double> phase_seconds_;
+  double beside_seconds_ = 0;
+};
+
+// Samples until the stopping rule says: as many as the calibration plans for the budget, or (noise mode) until the
+// root decides the noise target is met.
+void take_all_samples(Connector& connector, const SamplingRules& rules, const Calibration& calibration,
+                      const ArmedStep& step, SampleTaker& take_sample, Sampling& out) {
+  const StoppingRule& rule = rules.stopping;
+  if (!rule.noise_mode()) {
+    // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
+    const double sample_s = calibration.seconds_per_op * out.ops_per_sample;
+    const std::size_t planned = samples_for_min_ops(rule.planned_samples(sample_s), rules.min_timed_ops,
+                                                    out.ops_per_sample, sample_s, rules.min_ops_max_time_s);
+    out.samples.reserve(planned);
+    for (std::size_t i = 0; i < planned; ++i) take_sample();
+    return;
+  }
+  const auto began = std::chrono::steady_clock::now();
+  while (true) {
+    take_sample();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    bool stop = rule.done(out.samples, elapsed);
+    broadcast_value(connector, stop, connector.root_rank(), step);  // the root decides: all take as many samples
+    if (stop) break;
+  }
+}
+
 }  // namespace
 
 std::size_t samples_for_min_ops(std::size_t planned, std::uint64_t min_ops, int ops_per_sample, double sample_s,
@@ -121,89 +229,21 @@ std::size_t samples_for_min_ops(std::size_t planned, std::uint64_t min_ops, int 
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
                           Watchdog& watchdog, const TimerFactory& make_beside_timer) {
   Sampling out;
-  if (rules.warmup_iters > 0) {
-    const ArmedStep step = watchdog.arm(StepKind::warm_up, op.label + ": warm-up");
-    if (rules.barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
-      for (int i = 0; i < rules.warmup_iters; ++i) {
-        run_untimed(op, 1, step);
-        op.synchronize(rules.timeout);
-        connector.barrier(step);
-      }
-    } else {
-      run_untimed(op, rules.warmup_iters, step);
-      op.synchronize(rules.timeout);
-    }
-  }
-  Calibration calibration;
-  if (rules.fixed_ops_per_sample > 0 && !rules.stopping.depends_on_time()) {
-    // Fixed blocks, a fixed count of them (--blocks): nothing to plan, so no untimed block before the first timed
-    // one (nccl-tests times its first; one more pass over the buffers can change what the next case reads).
-    calibration = {rules.fixed_ops_per_sample, 0.0};
-  } else if (rules.fixed_ops_per_sample > 0) {
-    const ArmedStep step = watchdog.arm(StepKind::calibration, op.label + ": a first batch");
-    const int ops = rules.fixed_ops_per_sample;
-    calibration = {ops, max_over_ranks(connector, timed_batch(op, ops, rules.timeout, step), step) / ops};
-  } else {
-    calibration = calibrate(connector, op, watchdog, rules.timeout);
-  }
+  run_warm_up(connector, op, rules, watchdog);
+  const Calibration calibration = plan_ops_per_sample(connector, op, rules, watchdog);
   out.ops_per_sample = calibration.ops_per_sample;
-
   {
     const ArmedStep step = watchdog.arm(StepKind::barrier, op.label + ": barrier before sampling");
     connector.barrier(step);
   }
-  const StoppingRule& rule = rules.stopping;
   const ArmedStep step = watchdog.arm(StepKind::sampling, op.label + ": timed samples");
   out.phase_samples.resize(op.phases.size());
-  std::vector<double> phase_seconds;
-  double beside_seconds = 0;
-  // The peers' loops (one call timed, then a barrier): between two calls a rank does little more than OSU's and IMB's
-  // loops do (one timer for every call, nothing allocated), since where ranks share CPUs the work a rank does outside
-  // its timed call delays the others' timed calls: at np 3 on 2 cores a timer made and freed per call read broadcast
-  // 1.056-1.071x osu_bcast (median of 4 B-4 KiB, two series of 5 rounds), one timer 1.032-1.035x.
-  const bool each_call = rules.barrier_after_sample && op.phases.empty() && !make_beside_timer;
-  const std::unique_ptr<Timer> call_timer = each_call ? op.make_timer() : nullptr;
-  const auto take_sample = [&] {
-    watchdog.arm_again();
-    if (call_timer) {
-      call_timer->start();
-      op.run(out.ops_per_sample, step);
-      call_timer->stop();
-      op.synchronize(rules.timeout);
-      out.samples.push_back(call_timer->seconds() / out.ops_per_sample);
-      connector.barrier(step);
-      return;
-    }
-    out.samples.push_back(timed_batch(op, out.ops_per_sample, rules.timeout, step, &phase_seconds, make_beside_timer,
-                                      &beside_seconds) /
-                          out.ops_per_sample);
-    if (make_beside_timer) out.beside_samples.push_back(beside_seconds / out.ops_per_sample);
-    if (rules.barrier_after_sample) connector.barrier(step);
-    for (std::size_t p = 0; p < phase_seconds.size(); ++p) {
-      out.phase_samples[p].push_back(phase_seconds[p] / out.ops_per_sample);
-    }
-  };
+  SampleTaker take(connector, op, rules, watchdog, step, make_beside_timer, out);
   const OsCounters before = thread_os_counters();
-  if (!rule.noise_mode()) {
-    // As many samples as fit the budget: planned from the calibration, which every rank agrees on.
-    const double sample_s = calibration.seconds_per_op * out.ops_per_sample;
-    const std::size_t planned = samples_for_min_ops(rule.planned_samples(sample_s), rules.min_timed_ops,
-                                                    out.ops_per_sample, sample_s, rules.min_ops_max_time_s);
-    out.samples.reserve(planned);
-    for (std::size_t i = 0; i < planned; ++i) take_sample();
-  } else {
-    const auto began = std::chrono::steady_clock::now();
-    while (true) {
-      take_sample();
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-      bool stop = rule.done(out.samples, elapsed);
-      broadcast_value(connector, stop, connector.root_rank(), step);  // the root decides: all take as many samples
-      if (stop) break;
-    }
-  }
+  take_all_samples(connector, rules, calibration, step, take, out);
   out.os_per_op = per_operation(before, thread_os_counters(),
                                 static_cast<double>(out.samples.size()) * out.ops_per_sample);
-  out.noise_target_met = rule.target_met(out.samples);
+  out.noise_target_met = rules.stopping.target_met(out.samples);
   return out;
 }
 

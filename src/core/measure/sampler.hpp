@@ -4,11 +4,11 @@
 // iteration, a compute-only phase with a Device's timer). Nothing but `run` happens between a sample's timer reads.
 #pragma once
 
-#include "core/comm/communicator.hpp"
 #include "core/comm/connector.hpp"
-#include "core/comm/watchdog.hpp"
 #include "core/measure/os_counters.hpp"
 #include "core/measure/stopping.hpp"
+#include "core/measure/timer.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstddef>
 #include <cstdint>

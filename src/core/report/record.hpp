@@ -4,6 +4,7 @@
 // large job, a summary of each figure over the ranks (core/report/per_rank.hpp says when).
 #pragma once
 
+#include "core/measure/phase.hpp"
 #include "core/measure/rank_summary.hpp"
 #include "core/measure/stats.hpp"
 
@@ -21,19 +22,6 @@ using ParamValue = std::variant<std::string, std::int64_t, double>;
 struct Param {
   std::string key;
   ParamValue value;
-};
-
-// Per-rank spread of one figure: min / avg / max over ranks, and the root rank's own value.
-struct RankSpread {
-  double min = 0, avg = 0, max = 0, rank0 = 0;
-};
-
-// One timed phase of a sample ("time" when the operation has one phase).
-struct PhaseStats {
-  std::string name;
-  std::vector<double> samples;  // seconds per operation, one per sample (the -a aggregation across ranks)
-  Summary summary;              // over `samples`
-  RankSpread rank_spread;       // each rank's mean seconds per operation, spread over ranks
 };
 
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();

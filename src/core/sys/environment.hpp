@@ -1,7 +1,7 @@
 // Facts about the process's environment that reports record.
 #pragma once
 
-#include "core/comm/backend.hpp"
+#include "core/sys/key_values.hpp"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <chrono>
 #include <exception>

@@ -1,4 +1,4 @@
-#include "core/comm/reduce_op.hpp"
+#include "core/device/reduce_op.hpp"
 
 #include <array>
 
