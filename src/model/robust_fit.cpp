@@ -1,6 +1,6 @@
 #include "model/robust_fit.hpp"
 
-#include "compare/rank_tests.hpp"  // normal_quantile
+#include "core/measure/normal_quantile.hpp"
 
 #include <algorithm>
 #include <cmath>
