@@ -23,7 +23,6 @@ struct Prepared {
   MPI_Datatype type;
   MPI_Op op;
   int count;
-  std::size_t chunk_bytes;  // count * element size
   bool in_place;
   bool is_root;
   void* send;          // the send argument: the send buffer or MPI_IN_PLACE

@@ -59,7 +59,7 @@ Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int
   const MPICollective& calls = mpi_collective(call.collective);
   // A rooted reduction's result is the root's alone: only the root divides it.
   Prepared p{call, &calls, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
-             call.count * elem, in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
+             in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
              call.op == ReduceOp::avg && is_reduction(call.collective) && (!is_rooted(call.collective) || is_root),
              nullptr};
   if (calls.has_vector_form && call.form == CallForm::vector) {

@@ -100,7 +100,6 @@ bool overlaps(const void* a, const void* b, std::size_t bytes) {
   return x < y + bytes && y < x + bytes;
 }
 
-
 using CallRef = const CollectiveCall&;
 using PartRef = const PartCall&;
 
@@ -133,7 +132,7 @@ ncclResult_t scatter_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t
 // What NCCL calls for each collective, one row per collective (checked complete at compile time).
 struct NCCLCollective {
   Collective id;
-  // NCCL has no in-place form whose exchanges would not read what they overwrite: the input is staged aside.
+  // In place, the call's exchanges would read what they overwrite: it runs from a staged copy of the input.
   bool copies_in_place;
   ncclResult_t (*enqueue)(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream);
 };
