@@ -42,7 +42,4 @@ class PairwiseDifferences {
   std::vector<double> a_, b_;
 };
 
-// The standard normal quantile (inverse CDF) at p in (0, 1).
-double normal_quantile(double p);
-
 }  // namespace distbench

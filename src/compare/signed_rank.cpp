@@ -1,6 +1,6 @@
 #include "compare/signed_rank.hpp"
 
-#include "compare/rank_tests.hpp"
+#include "core/measure/normal_quantile.hpp"
 
 #include <algorithm>
 #include <cmath>

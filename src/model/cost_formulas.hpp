@@ -8,7 +8,9 @@
 //   IJHPCA 19(1), 2005, and
 //   E. Chan, M. Heimlich, A. Purkayastha, R. van de Geijn, "Collective communication: theory, practice, and
 //   experience", CCPE 19(13), 2007.
-// Every function here is pure; test_cost_formulas.cpp checks each against values worked out by hand.
+// Every function here is pure; test_cost_formulas.cpp checks each against values worked out by hand. What the model
+// knows of each collective (its algorithms with their terms and formulas, Open MPI's names) is one row of one table
+// in cost_formulas.cpp, checked complete at compile time.
 #pragma once
 
 #include "core/comm/collective.hpp"
@@ -16,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace distbench::model {
 
@@ -57,7 +60,24 @@ double cost_seconds(const CostTerms& t, double bytes, double alpha, double beta,
 
 // The algorithms that implement `c`, the first being the one assumed when a report does not say (ring where there is
 // one: what NCCL runs and what Open MPI picks for large messages).
-std::span<const Algorithm> algorithms_of(Collective c);
+std::vector<Algorithm> algorithms_of(Collective c);
+
+// T(p, S) of `a` for `c` as the model prints it ("(p-1) alpha + (p-1)/p S beta"); empty where `a` does not implement
+// `c`.
+std::string_view formula_of(Collective c, Algorithm a);
+
+// One of Open MPI 4.1's algorithms for coll_tuned_<collective>_algorithm (numbered in order from 1): its name, and the
+// formula that models it (none where no formula here does: a linear or k-nomial variant, a segmented tree).
+struct OpenMpiAlgorithm {
+  std::string_view name;
+  std::optional<Algorithm> formula;
+};
+// Open MPI's name of a collective in its MCA variables ("bcast") and its algorithms in order.
+struct OpenMpiCollective {
+  std::string_view name;
+  std::span<const OpenMpiAlgorithm> algorithms;
+};
+const OpenMpiCollective& open_mpi_names(Collective c);
 
 std::string_view name(Algorithm a);  // "ring", "recursive-doubling", ...
 std::optional<Algorithm> parse_algorithm(std::string_view text);

@@ -175,12 +175,9 @@ std::vector<std::string> name_protocol_switch(CollectiveModel& m, const std::vec
   return lines;
 }
 
-CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
-  CollectiveModel m;
-  m.collective = g.points.front().collective;
-  m.algorithm = g.algorithm;
-  m.algorithm_source = g.source;
-  m.backend = g.points.front().backend;
+// The group's points at 2 ranks or more within --fit-sizes, with a note for each kind left out; throws when none
+// is left or too few to fit.
+std::vector<Observation> points_to_fit(const Group& g, const ModelOptions& options, std::vector<std::string>& notes) {
   std::vector<Observation> points;
   std::size_t one_rank = 0, outside = 0;
   for (const Observation& o : g.points) {
@@ -193,19 +190,25 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
       points.push_back(o);
     }
   }
-  if (one_rank > 0) m.notes.push_back(fmt::format("{} cases at 1 rank left out: nothing is sent there", one_rank));
+  if (one_rank > 0) notes.push_back(fmt::format("{} cases at 1 rank left out: nothing is sent there", one_rank));
   if (outside > 0) {
-    m.notes.push_back(fmt::format("{} cases outside --fit-sizes ({} .. {}) left out", outside,
-                                  format_bytes(static_cast<std::uint64_t>(options.fit_min_bytes)),
-                                  options.fit_max_bytes > 0
-                                      ? format_bytes(static_cast<std::uint64_t>(options.fit_max_bytes))
-                                      : std::string("any")));
+    notes.push_back(fmt::format("{} cases outside --fit-sizes ({} .. {}) left out", outside,
+                                format_bytes(static_cast<std::uint64_t>(options.fit_min_bytes)),
+                                options.fit_max_bytes > 0
+                                    ? format_bytes(static_cast<std::uint64_t>(options.fit_max_bytes))
+                                    : std::string("any")));
   }
   if (points.empty()) {
     throw usage_error(fmt::format("{}: no measured case at 2 or more ranks within --fit-sizes; widen the range",
-                                  name(m.collective)));
+                                  name(g.points.front().collective)));
   }
   check_fittable({g.algorithm, g.source, points});
+  return points;
+}
+
+// The robust fit of the model's formula to the points (the rank counts they cover into m.ranks); throws when too
+// few points follow one line.
+RobustFit fit_formula(CollectiveModel& m, const std::vector<Observation>& points, const ModelOptions& options) {
   std::set<int> ranks;
   std::vector<Row> x;
   std::vector<double> y;
@@ -217,13 +220,18 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   m.ranks.assign(ranks.begin(), ranks.end());
   RobustFitOptions fit_options;
   fit_options.confidence = options.confidence;
-  const RobustFit f = robust_relative_fit(x, y, fit_options);
+  RobustFit f = robust_relative_fit(x, y, fit_options);
   if (!f.ok) {
     throw usage_error(fmt::format("{} by {}: too few sizes follow one latency-bandwidth line ({} of {}) to fit it "
                                   "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. "
                                   "-f 2) or another --algorithm",
                                   name(m.collective), name(m.algorithm), f.used, points.size()));
   }
+  return f;
+}
+
+// The fit's estimates into the model, with a note for each parameter the fit left out.
+void take_estimates(CollectiveModel& m, const RobustFit& f) {
   m.alpha = estimate_of(f, 0);
   m.beta = estimate_of(f, 1);
   m.gamma = estimate_of(f, 2);
@@ -238,7 +246,11 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
   }
   if (!m.alpha.fitted) m.notes.push_back("alpha came out negative and is fixed at 0: sweep smaller sizes to see it");
   if (!m.beta.fitted) m.notes.push_back("beta came out negative and is fixed at 0: sweep larger sizes to see it");
+}
 
+// Each point measured against the fitted model into m.points; returns what the breaks are told of each.
+std::vector<PointFacts> measure_against_model(CollectiveModel& m, const std::vector<Observation>& points,
+                                              const RobustFit& f, const ModelOptions& options) {
   std::vector<PointFacts> facts;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Observation& o = points[i];
@@ -258,11 +270,28 @@ CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
     facts.push_back({o.nranks, o.bytes, p.measured_s, p.model_s,
                      p.model_s > 0 ? t.latency * m.alpha.value / p.model_s : 0.0, o.faults_per_op, p.refused});
   }
+  return facts;
+}
+
+// Why each refused point left the line, and the breaks: the protocol switch's first, then the ranges of sizes.
+void name_breaks(CollectiveModel& m, const std::vector<Observation>& points, const std::vector<PointFacts>& facts) {
   const auto causes = break_causes(facts);
   const std::vector<std::string> protocol = name_protocol_switch(m, points);
   for (std::size_t i = 0; i < m.points.size(); ++i) m.points[i].cause = causes[i];
   m.breaks = protocol;
   for (std::string& line : break_ranges(facts, causes)) m.breaks.push_back(std::move(line));
+}
+
+CollectiveModel fit_group(const Group& g, const ModelOptions& options) {
+  CollectiveModel m;
+  m.collective = g.points.front().collective;
+  m.algorithm = g.algorithm;
+  m.algorithm_source = g.source;
+  m.backend = g.points.front().backend;
+  const std::vector<Observation> points = points_to_fit(g, options, m.notes);
+  const RobustFit f = fit_formula(m, points, options);
+  take_estimates(m, f);
+  name_breaks(m, points, measure_against_model(m, points, f, options));
   return m;
 }
 

@@ -105,43 +105,7 @@ std::string prediction_cell(const AlgorithmTime& t) {
 std::string formula_text(Collective c, Algorithm a) {
   const bool pow2 = a == Algorithm::recursive_doubling || a == Algorithm::recursive_halving ||
                     a == Algorithm::rabenseifner;
-  std::string f;
-  switch (c) {
-    case Collective::allreduce:
-      f = a == Algorithm::ring                 ? "2(p-1) alpha + 2(p-1)/p S beta + (p-1)/p S gamma"
-          : a == Algorithm::recursive_doubling ? "lg p (alpha + S beta + S gamma)"
-          : a == Algorithm::rabenseifner       ? "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma"
-                                               : "2 ceil(lg p) (alpha + S beta) + ceil(lg p) S gamma";
-      break;
-    case Collective::allgather:
-      f = a == Algorithm::ring                 ? "(p-1) alpha + (p-1)/p S beta"
-          : a == Algorithm::recursive_doubling ? "lg p alpha + (p-1)/p S beta"
-                                               : "ceil(lg p) alpha + (p-1)/p S beta";
-      break;
-    case Collective::reduce_scatter:
-      f = a == Algorithm::ring ? "(p-1) alpha + (p-1)/p S (beta + gamma)" : "lg p alpha + (p-1)/p S (beta + gamma)";
-      break;
-    case Collective::broadcast:
-      f = a == Algorithm::ring       ? "(p-1) alpha + S beta (pipelined)"
-          : a == Algorithm::binomial ? "ceil(lg p) (alpha + S beta)"
-                                     : "(ceil(lg p) + p-1) alpha + 2(p-1)/p S beta";
-      break;
-    case Collective::reduce:
-      f = a == Algorithm::ring       ? "(p-1) alpha + S (beta + gamma) (pipelined)"
-          : a == Algorithm::binomial ? "ceil(lg p) (alpha + S beta + S gamma)"
-                                     : "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma";
-      break;
-    case Collective::alltoall:
-      f = a == Algorithm::pairwise ? "(p-1) alpha + (p-1)/p S beta" : "ceil(lg p) (alpha + S/2 beta)";
-      break;
-    case Collective::gather:
-    case Collective::scatter:
-      f = a == Algorithm::linear ? "(p-1) alpha + (p-1)/p S beta" : "ceil(lg p) alpha + (p-1)/p S beta";
-      break;
-    case Collective::sendrecv:
-      f = "alpha + S beta";
-      break;
-  }
+  std::string f(formula_of(c, a));
   if (pow2) f += " for p a power of 2; other p add a step before and after (extra ranks folded in)";
   return f;
 }
@@ -236,6 +200,62 @@ json estimate_json(const Estimate& e, double unit) {
           {"fitted", e.fitted}};
 }
 
+json point_json(const FittedPoint& p) {
+  return {{"nranks", p.nranks},
+          {"bytes", p.bytes},
+          {"measured_us", number(p.measured_s * 1e6)},
+          {"model_us", number(p.model_s * 1e6)},
+          {"residual_pct", number(p.residual * 100)},
+          {"weight", p.weight},
+          {"refused", p.refused},
+          {"cause", p.cause.empty() ? json(nullptr) : json(p.cause)},
+          {"busbw_gbps", number(p.busbw_gbps)},
+          {"bound_gbps", number(p.bound_gbps)},
+          {"link_bound_gbps", number(p.link_bound_gbps)},
+          {"of_bound_pct", number(p.busbw_gbps / p.bound_gbps * 100)},
+          {"of_link_pct", number(p.busbw_gbps / p.link_bound_gbps * 100)}};
+}
+
+json prediction_json(const PredictedCase& k) {
+  json times = json::array();
+  for (const AlgorithmTime& t : k.times) {
+    times.push_back({{"algorithm", name(t.algorithm)},
+                     {"time_us", number(t.seconds * 1e6)},
+                     {"low_us", number(t.low * 1e6)},
+                     {"high_us", number(t.high * 1e6)},
+                     {"busbw_gbps", number(t.busbw_gbps)},
+                     {"busbw_low_gbps", number(t.busbw_low)},
+                     {"busbw_high_gbps", number(t.busbw_high)}});
+  }
+  return {{"nranks", k.nranks}, {"bytes", k.bytes}, {"winner", name(k.winner)}, {"close", k.close},
+          {"times", times}};
+}
+
+json collective_model_json(const CollectiveModel& m) {
+  json j;
+  j["collective"] = name(m.collective);
+  j["algorithm"] = name(m.algorithm);
+  j["algorithm_source"] = m.algorithm_source;
+  j["backend"] = m.backend;
+  j["formula"] = formula_text(m.collective, m.algorithm);
+  j["ranks"] = m.ranks;
+  j["alpha_us"] = estimate_json(m.alpha, 1e6);
+  j["beta_ns_per_kib"] = estimate_json(m.beta, 1e9 * 1024);
+  j["gamma_ns_per_kib"] = estimate_json(m.gamma, 1e9 * 1024);
+  const Rate b = rate_of(m.beta);
+  j["bandwidth_gbps"] = {{"value", number(b.value)}, {"low", number(b.low)}, {"high", number(b.high)}};
+  j["residual_scale_pct"] = m.scale * 100;
+  j["points_held"] = m.used;
+  j["points"] = json::array();
+  for (const FittedPoint& p : m.points) j["points"].push_back(point_json(p));
+  j["delivered"] = delivered_lines(m);
+  j["breaks"] = m.breaks;
+  j["predictions"] = json::array();
+  for (const PredictedCase& k : m.predictions) j["predictions"].push_back(prediction_json(k));
+  j["notes"] = m.notes;
+  return j;
+}
+
 }  // namespace
 
 std::string model_json(const ModelResult& r) {
@@ -246,57 +266,7 @@ std::string model_json(const ModelResult& r) {
   out["link_gbps"] = r.link_gbps > 0 ? json(r.link_gbps) : json(nullptr);
   out["confidence"] = r.confidence;
   out["models"] = json::array();
-  for (const CollectiveModel& m : r.models) {
-    json j;
-    j["collective"] = name(m.collective);
-    j["algorithm"] = name(m.algorithm);
-    j["algorithm_source"] = m.algorithm_source;
-    j["backend"] = m.backend;
-    j["formula"] = formula_text(m.collective, m.algorithm);
-    j["ranks"] = m.ranks;
-    j["alpha_us"] = estimate_json(m.alpha, 1e6);
-    j["beta_ns_per_kib"] = estimate_json(m.beta, 1e9 * 1024);
-    j["gamma_ns_per_kib"] = estimate_json(m.gamma, 1e9 * 1024);
-    const Rate b = rate_of(m.beta);
-    j["bandwidth_gbps"] = {{"value", number(b.value)}, {"low", number(b.low)}, {"high", number(b.high)}};
-    j["residual_scale_pct"] = m.scale * 100;
-    j["points_held"] = m.used;
-    j["points"] = json::array();
-    for (const FittedPoint& p : m.points) {
-      j["points"].push_back({{"nranks", p.nranks},
-                             {"bytes", p.bytes},
-                             {"measured_us", number(p.measured_s * 1e6)},
-                             {"model_us", number(p.model_s * 1e6)},
-                             {"residual_pct", number(p.residual * 100)},
-                             {"weight", p.weight},
-                             {"refused", p.refused},
-                             {"cause", p.cause.empty() ? json(nullptr) : json(p.cause)},
-                             {"busbw_gbps", number(p.busbw_gbps)},
-                             {"bound_gbps", number(p.bound_gbps)},
-                             {"link_bound_gbps", number(p.link_bound_gbps)},
-                             {"of_bound_pct", number(p.busbw_gbps / p.bound_gbps * 100)},
-                             {"of_link_pct", number(p.busbw_gbps / p.link_bound_gbps * 100)}});
-    }
-    j["delivered"] = delivered_lines(m);
-    j["breaks"] = m.breaks;
-    j["predictions"] = json::array();
-    for (const PredictedCase& k : m.predictions) {
-      json times = json::array();
-      for (const AlgorithmTime& t : k.times) {
-        times.push_back({{"algorithm", name(t.algorithm)},
-                         {"time_us", number(t.seconds * 1e6)},
-                         {"low_us", number(t.low * 1e6)},
-                         {"high_us", number(t.high * 1e6)},
-                         {"busbw_gbps", number(t.busbw_gbps)},
-                         {"busbw_low_gbps", number(t.busbw_low)},
-                         {"busbw_high_gbps", number(t.busbw_high)}});
-      }
-      j["predictions"].push_back({{"nranks", k.nranks}, {"bytes", k.bytes}, {"winner", name(k.winner)},
-                                  {"close", k.close}, {"times", times}});
-    }
-    j["notes"] = m.notes;
-    out["models"].push_back(std::move(j));
-  }
+  for (const CollectiveModel& m : r.models) out["models"].push_back(collective_model_json(m));
   return out.dump(2) + "\n";
 }
 

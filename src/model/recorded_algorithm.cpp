@@ -9,61 +9,6 @@
 namespace distbench::model {
 namespace {
 
-// Open MPI 4.1's names and numbers (ompi_info --param coll tuned --level 9), in order from 1; "" where no formula
-// here models it (a linear or k-nomial variant, a segmented tree).
-struct OmpiChoice {
-  std::string_view name;
-  std::optional<Algorithm> formula;
-};
-using A = Algorithm;
-const std::vector<OmpiChoice>& ompi_choices(Collective c) {
-  static const std::vector<OmpiChoice> allreduce = {
-      {"basic_linear", std::nullopt}, {"nonoverlapping", A::binomial}, {"recursive_doubling", A::recursive_doubling},
-      {"ring", A::ring}, {"segmented_ring", A::ring}, {"rabenseifner", A::rabenseifner}};
-  static const std::vector<OmpiChoice> allgather = {
-      {"linear", std::nullopt}, {"bruck", A::bruck}, {"recursive_doubling", A::recursive_doubling},
-      {"ring", A::ring}, {"neighbor", std::nullopt}, {"two_proc", A::ring}};
-  static const std::vector<OmpiChoice> reduce_scatter = {
-      {"non-overlapping", std::nullopt}, {"recursive_halving", A::recursive_halving}, {"ring", A::ring},
-      {"butterfly", std::nullopt}};
-  static const std::vector<OmpiChoice> bcast = {
-      {"basic_linear", std::nullopt}, {"chain", A::ring}, {"pipeline", A::ring}, {"split_binary_tree", std::nullopt},
-      {"binary_tree", std::nullopt}, {"binomial", A::binomial}, {"knomial", std::nullopt},
-      {"scatter_allgather", A::scatter_allgather}, {"scatter_allgather_ring", A::scatter_allgather}};
-  static const std::vector<OmpiChoice> reduce = {
-      {"linear", std::nullopt}, {"chain", A::ring}, {"pipeline", A::ring}, {"binary", std::nullopt},
-      {"binomial", A::binomial}, {"in-order_binary", std::nullopt}, {"rabenseifner", A::rabenseifner}};
-  static const std::vector<OmpiChoice> alltoall = {
-      {"linear", A::pairwise}, {"pairwise", A::pairwise}, {"modified_bruck", A::bruck},
-      {"linear_sync", A::pairwise}, {"two_proc", A::pairwise}};
-  static const std::vector<OmpiChoice> gather = {
-      {"basic_linear", A::linear}, {"binomial", A::binomial}, {"linear_sync", A::linear}};
-  static const std::vector<OmpiChoice> scatter = {
-      {"basic_linear", A::linear}, {"binomial", A::binomial}, {"linear_nb", A::linear}};
-  static const std::vector<OmpiChoice> none;
-  switch (c) {
-    case Collective::allreduce: return allreduce;
-    case Collective::allgather: return allgather;
-    case Collective::reduce_scatter: return reduce_scatter;
-    case Collective::broadcast: return bcast;
-    case Collective::reduce: return reduce;
-    case Collective::alltoall: return alltoall;
-    case Collective::gather: return gather;
-    case Collective::scatter: return scatter;
-    case Collective::sendrecv: return none;
-  }
-  return none;
-}
-
-// Open MPI's name of the collective in its MCA variables.
-std::string_view ompi_name(Collective c) {
-  switch (c) {
-    case Collective::reduce_scatter: return "reduce_scatter";
-    case Collective::broadcast: return "bcast";
-    default: return name(c);
-  }
-}
-
 const std::string* find_variable(const std::vector<std::pair<std::string, std::string>>& variables,
                                  std::string_view key) {
   for (const auto& [k, v] : variables) {
@@ -85,7 +30,7 @@ bool truthy(const std::string& v) {
 }  // namespace
 
 std::optional<Algorithm> open_mpi_algorithm(Collective c, const std::string& value, std::string& library_name) {
-  const auto& choices = ompi_choices(c);
+  const std::span<const OpenMpiAlgorithm> choices = open_mpi_names(c).algorithms;
   std::size_t index = choices.size();
   if (!value.empty() && std::all_of(value.begin(), value.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
     const auto n = std::stoul(value.substr(0, 4));
@@ -107,7 +52,7 @@ std::optional<Algorithm> open_mpi_algorithm(Collective c, const std::string& val
 RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, std::string>>& variables,
                                      Collective c) {
   RecordedAlgorithm out;
-  const std::string key = fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", ompi_name(c));
+  const std::string key = fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", open_mpi_names(c).name);
   if (const std::string* v = find_variable(variables, key); v != nullptr && *v != "0" && lower(*v) != "ignore") {
     out.source = fmt::format("{}={}", key, *v);
     out.algorithm = open_mpi_algorithm(c, *v, out.library_name);

@@ -1,6 +1,6 @@
 #include "model/robust_fit.hpp"
 
-#include "compare/rank_tests.hpp"  // normal_quantile
+#include "core/measure/normal_quantile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -116,67 +116,90 @@ double prediction_variance(const RobustFit& fit, const Row& x) {
   return s;
 }
 
-RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<double>& y,
-                              const RobustFitOptions& options) {
-  RobustFit fit;
-  const std::size_t n = x.size();
-  fit.weight.assign(n, 1.0);
-  if (n != y.size() || n == 0) return fit;
-  for (double v : y) {
-    if (!(v > 0) || !std::isfinite(v)) return fit;
-  }
+namespace {
+
+// y's fit is defined: as many targets as rows, at least one, every one positive and finite.
+bool fittable(const std::vector<Row>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.empty()) return false;
+  return std::all_of(y.begin(), y.end(), [](double v) { return v > 0 && std::isfinite(v); });
+}
+
+// The columns that are not zero everywhere.
+std::array<bool, kColumns> nonzero_columns(const std::vector<Row>& x) {
   std::array<bool, kColumns> active{};
   for (std::size_t j = 0; j < kColumns; ++j) {
     for (const Row& r : x) active[j] = active[j] || r[j] != 0;
   }
-  std::vector<double> robust(n, 1.0), w(n), z(n), fitted(n), rel(n);
+  return active;
+}
+
+// The active column with the most negative estimate (-1: none is negative).
+int most_negative_column(const std::array<bool, kColumns>& active, const Row& theta) {
+  int most_negative = -1;
+  for (std::size_t j = 0; j < kColumns; ++j) {
+    if (active[j] && theta[j] < 0 && (most_negative < 0 || theta[j] < theta[most_negative])) {
+      most_negative = static_cast<int>(j);
+    }
+  }
+  return most_negative;
+}
+
+// The largest relative change of an estimate from `before` to `after`, or `change` if larger.
+double relative_change(const Row& before, const Row& after, double change) {
+  for (std::size_t j = 0; j < kColumns; ++j) {
+    const double size = std::max(std::fabs(before[j]), std::fabs(after[j]));
+    if (size > 0) change = std::max(change, std::fabs(after[j] - before[j]) / size);
+  }
+  return change;
+}
+
+// The state of the iteratively reweighted fit: the points, the columns still standing, the last solution, and per
+// point its robustness weight, least-squares weight, target, fitted value and log residual.
+struct Reweighting {
+  Reweighting(const std::vector<Row>& points, const std::vector<double>& targets)
+      : x(points), y(targets), active(nonzero_columns(points)), robust(points.size(), 1.0), w(points.size()),
+        z(points.size()), fitted(points.size()), rel(points.size()) {}
+
   // Solves the weighted problem for targets t with weights `w`, leaving out dependent columns and those that come
   // out negative, until all stand; false when no column is left.
-  Solved s;
-  const auto solve = [&](const std::vector<double>& t) {
+  bool solve(const std::vector<double>& t) {
     for (;;) {
       s = solve_weighted(x, t, w, active);
       if (s.dependent >= 0) {
         active[static_cast<std::size_t>(s.dependent)] = false;
         continue;
       }
-      int most_negative = -1;
-      for (std::size_t j = 0; j < kColumns; ++j) {
-        if (active[j] && s.theta[j] < 0 && (most_negative < 0 || s.theta[j] < s.theta[most_negative])) {
-          most_negative = static_cast<int>(j);
-        }
-      }
-      if (most_negative < 0) break;
-      active[static_cast<std::size_t>(most_negative)] = false;
+      const int negative = most_negative_column(active, s.theta);
+      if (negative < 0) break;
+      active[static_cast<std::size_t>(negative)] = false;
     }
     return std::any_of(active.begin(), active.end(), [](bool a) { return a; });
-  };
-  // The start: least squares on the relative error (weights 1 / y^2).
-  for (std::size_t i = 0; i < n; ++i) w[i] = 1 / (y[i] * y[i]);
-  if (!solve(y)) return fit;
-  // Then, on r = ln(y / fitted): Gauss-Newton steps (linearised at the current fit, ln(x theta) ~ ln f + x (theta -
-  // theta0) / f, a weighted least-squares problem with targets f (1 + ln(y / f)) and weights robust / f^2), each
-  // with robustness weights from the last residuals. Huber's weights first (a convex loss: one solution whatever the
-  // start, so gross outliers cannot capture the line), the scale re-estimated each round; then Tukey's biweight
-  // from there with the scale held, which gives the points far off weight 0 (an MM-estimate in spirit).
-  bool tukey = false;
-  int phase_rounds = 0;
-  for (int iteration = 0; iteration < 2 * options.max_iterations; ++iteration) {
-    for (std::size_t i = 0; i < n; ++i) {
+  }
+
+  // fitted and rel at the current solution.
+  void log_residuals() {
+    for (std::size_t i = 0; i < x.size(); ++i) {
       fitted[i] = predict_row(x[i], s.theta);
       rel[i] = fitted[i] > 0 ? std::log(y[i] / fitted[i]) : std::numeric_limits<double>::infinity();
     }
-    if (!tukey) {
-      std::vector<double> magnitudes(n);
-      for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(rel[i]);
-      fit.scale = std::clamp(1.4826 * median_of(magnitudes), options.min_scale, options.max_scale);
-    }
+  }
+
+  // s = 1.4826 * median |r|, within the options' bounds.
+  double robust_scale(const RobustFitOptions& options) const {
+    std::vector<double> magnitudes(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) magnitudes[i] = std::fabs(rel[i]);
+    return std::clamp(1.4826 * median_of(magnitudes), options.min_scale, options.max_scale);
+  }
+
+  // New robustness weights from the residuals in scales (Huber's, or Tukey's biweight), and from them the next
+  // Gauss-Newton problem's weights and targets; returns the largest change of a robustness weight.
+  double reweigh(double scale, bool tukey, double tukey_c) {
     double change = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      double u = rel[i] / fit.scale;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      double u = rel[i] / scale;
       double next = 0;
       if (tukey) {
-        u /= options.tukey_c;
+        u /= tukey_c;
         next = std::fabs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0.0;  // also 0 for an infinite u
       } else {
         next = std::fabs(u) <= kHuberK ? 1.0 : kHuberK / std::fabs(u);
@@ -187,12 +210,32 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
       w[i] = usable ? robust[i] / (fitted[i] * fitted[i]) : 0.0;
       z[i] = usable ? fitted[i] * (1 + rel[i]) : 0.0;
     }
-    const Row before = s.theta;
-    if (!solve(z)) return fit;
-    for (std::size_t j = 0; j < kColumns; ++j) {
-      const double size = std::max(std::fabs(before[j]), std::fabs(s.theta[j]));
-      if (size > 0) change = std::max(change, std::fabs(s.theta[j] - before[j]) / size);
-    }
+    return change;
+  }
+
+  const std::vector<Row>& x;
+  const std::vector<double>& y;
+  std::array<bool, kColumns> active;
+  Solved s;
+  std::vector<double> robust, w, z, fitted, rel;
+};
+
+// On r = ln(y / fitted): Gauss-Newton steps (linearised at the current fit, ln(x theta) ~ ln f + x (theta - theta0)
+// / f, a weighted least-squares problem with targets f (1 + ln(y / f)) and weights robust / f^2), each with
+// robustness weights from the last residuals. Huber's weights first (a convex loss: one solution whatever the start,
+// so gross outliers cannot capture the line), the scale re-estimated each round; then Tukey's biweight from there
+// with the scale held, which gives the points far off weight 0 (an MM-estimate in spirit). False when no column is
+// left standing.
+bool reweight_until_settled(Reweighting& state, RobustFit& fit, const RobustFitOptions& options) {
+  bool tukey = false;
+  int phase_rounds = 0;
+  for (int iteration = 0; iteration < 2 * options.max_iterations; ++iteration) {
+    state.log_residuals();
+    if (!tukey) fit.scale = state.robust_scale(options);
+    const double weights_change = state.reweigh(fit.scale, tukey, options.tukey_c);
+    const Row before = state.s.theta;
+    if (!state.solve(state.z)) return false;
+    const double change = relative_change(before, state.s.theta, weights_change);
     fit.iterations = iteration + 1;
     ++phase_rounds;
     if (change < 1e-9 || phase_rounds >= options.max_iterations) {
@@ -201,36 +244,56 @@ RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<doubl
       phase_rounds = 0;
     }
   }
-  // Intervals from the last step's covariance, s2 (J' W J)^-1 with J = x / fitted (the log model's Jacobian).
+  return true;
+}
+
+// The final estimates and weights, and intervals from the last step's covariance, s2 (J' W J)^-1 with J = x / fitted
+// (the log model's Jacobian); `ok` when enough points of positive weight are left for them.
+void set_intervals(const Reweighting& state, RobustFit& fit, const RobustFitOptions& options) {
   std::size_t k = 0;
-  for (bool a : active) k += a ? 1 : 0;
+  for (bool a : state.active) k += a ? 1 : 0;
   double ss = 0;
   fit.used = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (robust[i] <= 0) continue;
+  for (std::size_t i = 0; i < state.x.size(); ++i) {
+    if (state.robust[i] <= 0) continue;
     ++fit.used;
-    const double f = predict_row(x[i], s.theta);
-    const double r = f > 0 ? std::log(y[i] / f) : 0.0;
-    ss += robust[i] * r * r;
+    const double f = predict_row(state.x[i], state.s.theta);
+    const double r = f > 0 ? std::log(state.y[i] / f) : 0.0;
+    ss += state.robust[i] * r * r;
   }
-  fit.weight = robust;
-  fit.fitted = active;
-  fit.value = s.theta;
-  if (fit.used < k + 1) return fit;
+  fit.weight = state.robust;
+  fit.fitted = state.active;
+  fit.value = state.s.theta;
+  if (fit.used < k + 1) return;
   const double dof = static_cast<double>(fit.used - k);
   // At least the scale's floor: noise below it is not told apart, so exact data get intervals of that noise, not
   // intervals of zero width.
   const double s2 = std::max(ss / dof, options.min_scale * options.min_scale);
   fit.t_quantile = student_t_quantile(0.5 + options.confidence / 2, dof);
   for (std::size_t r = 0; r < kColumns; ++r) {
-    for (std::size_t c = 0; c < kColumns; ++c) fit.covariance[r][c] = s2 * s.inverse[r][c];
+    for (std::size_t c = 0; c < kColumns; ++c) fit.covariance[r][c] = s2 * state.s.inverse[r][c];
   }
   for (std::size_t j = 0; j < kColumns; ++j) {
-    const double half = active[j] ? fit.t_quantile * std::sqrt(std::max(0.0, fit.covariance[j][j])) : 0.0;
+    const double half = state.active[j] ? fit.t_quantile * std::sqrt(std::max(0.0, fit.covariance[j][j])) : 0.0;
     fit.low[j] = fit.value[j] - half;
     fit.high[j] = fit.value[j] + half;
   }
   fit.ok = true;
+}
+
+}  // namespace
+
+RobustFit robust_relative_fit(const std::vector<Row>& x, const std::vector<double>& y,
+                              const RobustFitOptions& options) {
+  RobustFit fit;
+  fit.weight.assign(x.size(), 1.0);
+  if (!fittable(x, y)) return fit;
+  Reweighting state(x, y);
+  // The start: least squares on the relative error (weights 1 / y^2).
+  for (std::size_t i = 0; i < x.size(); ++i) state.w[i] = 1 / (y[i] * y[i]);
+  if (!state.solve(y)) return fit;
+  if (!reweight_until_settled(state, fit, options)) return fit;
+  set_intervals(state, fit, options);
   return fit;
 }
 

@@ -4,6 +4,7 @@
 #include "tests/mpi/mpi_environment.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 
+#include "backends/mpi/mpi_collectives.hpp"
 #include "benchmarks/collective/fused_allreduce.hpp"
 #include "benchmarks/collective/measure.hpp"
 #include "core/comm/groups.hpp"
@@ -151,6 +152,29 @@ TEST(MPICollectives, AllreduceSumMatchesAHandComputedSum) {
   for (std::size_t i = 0; i < data.size(); ++i) {
     EXPECT_EQ(data[i], static_cast<std::int32_t>(i) * n * (n + 1) / 2) << "element " << i;
   }
+}
+
+// Open MPI 4.1's temporary buffers, one row per collective (backends/mpi/mpi_collectives.cpp): what the memory
+// budget adds to distbench's own buffers, as measured; 2S saturates rather than wraps.
+TEST(MPICollectives, OpenMpiScratchIsEachCollectivesMeasuredShare) {
+  constexpr std::uint64_t s = 1 << 20;
+  const auto scratch = [](Collective c, bool in_place, std::uint64_t bytes) {
+    return mpi::mpi_collective(c).library_scratch(bytes, in_place);
+  };
+  for (const bool in_place : {false, true}) {
+    EXPECT_EQ(scratch(Collective::allreduce, in_place, s), s / 2);
+    EXPECT_EQ(scratch(Collective::reduce, in_place, s), 2 * s);
+    EXPECT_EQ(scratch(Collective::reduce_scatter, in_place, s), 2 * s);
+    for (Collective c : {Collective::broadcast, Collective::gather, Collective::scatter, Collective::allgather}) {
+      EXPECT_EQ(scratch(c, in_place, s), 0u) << name(c);
+    }
+  }
+  EXPECT_EQ(scratch(Collective::alltoall, true, s), s / 2);
+  EXPECT_EQ(scratch(Collective::alltoall, false, s), 0u);
+  EXPECT_EQ(scratch(Collective::sendrecv, true, s), s);
+  EXPECT_EQ(scratch(Collective::sendrecv, false, s), 0u);
+  EXPECT_EQ(scratch(Collective::reduce, false, UINT64_MAX / 2 + 1), UINT64_MAX);
+  for (Collective c : all_collectives()) EXPECT_EQ(mpi::mpi_collective(c).id, c) << name(c);
 }
 
 // What MPI promises for broadcast, and nothing more: every rank ends with the root's data, and the root's buffer is

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 
@@ -134,6 +135,33 @@ TEST(CollectiveTraits, OneConsistentEntryPerCollective) {
     EXPECT_EQ(message_elements(c, 5, 4), larger) << t.name;
   }
   EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(all_collectives().size(), kCollectiveCount);
+}
+
+// The check every table of per-collective facts passes at compile time (a backend's calls, the model's formulas):
+// it refuses a table with a row missing, one out of order, and one of the wrong size.
+struct FactRow {
+  Collective id;
+};
+constexpr std::array<FactRow, kCollectiveCount> rows_without(std::size_t missing) {
+  std::array<FactRow, kCollectiveCount> table{};
+  for (std::size_t i = 0, j = 0; i < kCollectiveCount; ++i) {
+    if (i != missing) table[j++] = {static_cast<Collective>(i)};
+  }
+  return table;
+}
+TEST(CollectiveTraits, TablesAreCheckedForOneRowPerCollective) {
+  std::array<FactRow, kCollectiveCount> all{};
+  for (std::size_t i = 0; i < kCollectiveCount; ++i) all[i] = {static_cast<Collective>(i)};
+  EXPECT_TRUE(one_row_per_collective(all));
+  static_assert(one_row_per_collective(rows_without(kCollectiveCount)));  // nothing left out
+  for (std::size_t missing = 0; missing < kCollectiveCount; ++missing) {
+    EXPECT_FALSE(one_row_per_collective(rows_without(missing))) << name(static_cast<Collective>(missing));
+  }
+  std::array<FactRow, kCollectiveCount> swapped = all;
+  std::swap(swapped[1], swapped[2]);
+  EXPECT_FALSE(one_row_per_collective(swapped));
+  EXPECT_FALSE(one_row_per_collective(std::array<FactRow, kCollectiveCount - 1>{}));
 }
 
 }  // namespace

@@ -82,13 +82,6 @@ TEST(RankTests, HodgesLehmannOfLargeSamplesNeverFormsTheDifferences) {
   EXPECT_GT(s.high, s.estimate);
 }
 
-TEST(RankTests, NormalQuantile) {
-  EXPECT_NEAR(normal_quantile(0.975), 1.959963985, 1e-8);
-  EXPECT_NEAR(normal_quantile(0.995), 2.575829304, 1e-8);
-  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-12);
-  EXPECT_NEAR(normal_quantile(0.001), -3.090232306, 1e-8);
-}
-
 TEST(RankTests, HodgesLehmannFindsAShiftAndCoversIt) {
   std::mt19937_64 rng(7);
   const auto a = draw(rng, 20, 100, 0.02);

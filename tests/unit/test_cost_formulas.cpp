@@ -103,5 +103,32 @@ TEST(CostFormulas, LogarithmsAndNames) {
   EXPECT_EQ(algorithms_of(Collective::allreduce).front(), Algorithm::ring);
 }
 
+// The model's row of each collective is complete: at least one algorithm, each with terms at every p, a formula to
+// print and a largest message where it has one; Open MPI's algorithms name only formulas of that collective.
+TEST(CostFormulas, EveryCollectiveHasItsAlgorithmsAndOpenMpiNames) {
+  for (Collective c : all_collectives()) {
+    const std::vector<Algorithm> algorithms = algorithms_of(c);
+    ASSERT_FALSE(algorithms.empty()) << name(c);
+    for (Algorithm a : algorithms) {
+      EXPECT_FALSE(formula_of(c, a).empty()) << name(c) << " " << name(a);
+      for (int p = 2; p <= 9; ++p) {
+        const auto t = cost_terms(c, a, p);
+        ASSERT_TRUE(t.has_value()) << name(c) << " " << name(a);
+        EXPECT_GT(t->latency, 0) << name(c) << " " << name(a) << " p=" << p;
+        EXPECT_GT(t->transfer, 0) << name(c) << " " << name(a) << " p=" << p;
+        EXPECT_EQ(t->reduction > 0, is_reduction(c)) << name(c) << " " << name(a) << " p=" << p;
+      }
+    }
+    EXPECT_FALSE(open_mpi_names(c).name.empty()) << name(c);
+    for (const OpenMpiAlgorithm& o : open_mpi_names(c).algorithms) {
+      if (!o.formula) continue;
+      EXPECT_TRUE(cost_terms(c, *o.formula, 4).has_value()) << name(c) << " " << o.name;
+    }
+  }
+  EXPECT_EQ(open_mpi_names(Collective::broadcast).name, "bcast");
+  EXPECT_EQ(open_mpi_names(Collective::reduce_scatter).name, "reduce_scatter");
+  EXPECT_TRUE(formula_of(Collective::sendrecv, Algorithm::ring).empty());
+}
+
 }  // namespace
 }  // namespace distbench::model

@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_backend.hpp"
 
+#include "backends/mpi/mpi_collectives.hpp"
 #include "backends/mpi/mpi_communicator.hpp"
 #include "backends/mpi/mpi_connector.hpp"
 #include "backends/mpi/mpi_thread_level.hpp"
@@ -38,23 +39,9 @@ class MPIBackend final : public Backend {
 
   std::optional<std::size_t> max_count_per_call() const override { return static_cast<std::size_t>(INT_MAX); }
 
-  // Open MPI 4.1's temporary buffers, measured as peak resident memory less distbench's buffers (S = 128 MiB at 4
-  // ranks, 256 MiB at 2): allreduce S/2; reduce and reduce-scatter up to 2S (in place, and at 4 ranks); alltoall up
-  // to S/2 in place; sendrecv in place S (a copy); broadcast, gather, scatter and allgather nothing measurable.
+  // Open MPI 4.1's temporary buffers (backends/mpi/mpi_collectives.cpp).
   std::uint64_t library_scratch_bytes(Collective c, bool in_place, std::uint64_t s, int) const override {
-    switch (c) {
-      case Collective::allreduce:
-        return s / 2;
-      case Collective::reduce:
-      case Collective::reduce_scatter:
-        return s > UINT64_MAX / 2 ? UINT64_MAX : 2 * s;
-      case Collective::alltoall:
-        return in_place ? s / 2 : 0;
-      case Collective::sendrecv:
-        return in_place ? s : 0;
-      default:
-        return 0;
-    }
+    return mpi_collective(c).library_scratch(s, in_place);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
+#include "backends/mpi/mpi_collectives.hpp"
 #include "core/comm/deadline.hpp"
 #include "core/error.hpp"
 
@@ -18,23 +19,30 @@ namespace {
 // their own, so that a peer's messages arrive in the order sent and are never taken for a ring's.
 constexpr int kPointToPointTag = 2;
 
-// The MPI form of one call, worked out once: buffers as MPI wants them (MPI_IN_PLACE where in place), the int count,
-// the type and operator. A timed loop makes exactly one MPI call per operation from it.
-struct Prepared {
-  const CollectiveCall& call;
-  MPI_Datatype type;
-  MPI_Op op;
-  int count;
-  std::size_t chunk_bytes;  // count * element size
-  bool in_place;
-  bool is_root;
-  void* send;          // the send argument: the send buffer or MPI_IN_PLACE
-  void* recv;          // the receive argument
-  int next, prev;      // sendrecv's peers
-  bool divides;        // avg: the result is divided by the group size after the call
-  // CallForm::vector reduce-scatter: every rank's count (all equal), alive until a non-blocking call completes.
-  std::shared_ptr<const std::vector<int>> counts;
-};
+// MPI_IN_PLACE where the row of the call's collective puts it, in place.
+void place_in_place_args(Prepared& p, void* send) {
+  switch (p.calls->in_place) {
+    case InPlaceArgs::send:
+      if (p.in_place) p.send = MPI_IN_PLACE;
+      return;
+    case InPlaceArgs::result_first:  // in place, MPI leaves this rank's block at the start of the buffer
+      if (p.in_place) {
+        p.recv = send;
+        p.send = MPI_IN_PLACE;
+      }
+      return;
+    case InPlaceArgs::root_sends:  // the root sends from its send buffer: nothing is copied
+      p.recv = p.is_root ? send : p.recv;
+      return;
+    case InPlaceArgs::root_send:
+      if (p.in_place && p.is_root) p.send = MPI_IN_PLACE;
+      return;
+    case InPlaceArgs::root_recv:
+      if (p.in_place && p.is_root) p.recv = MPI_IN_PLACE;
+      return;
+    case InPlaceArgs::none: return;
+  }
+}
 
 Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int size) {
   if (call.count > static_cast<std::size_t>(INT_MAX)) {
@@ -48,90 +56,27 @@ Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int
   const bool in_place = call.send.buffer == call.recv.buffer &&
                         send - shape.in_place_send_offset * elem == recv - shape.in_place_recv_offset * elem;
   const bool is_root = rank == call.root;
-  Prepared p{call, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
-             call.count * elem, in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
-             call.op == ReduceOp::avg && is_reduction(call.collective) &&
-                 (call.collective != Collective::reduce || is_root),
+  const MPICollective& calls = mpi_collective(call.collective);
+  // A rooted reduction's result is the root's alone: only the root divides it.
+  Prepared p{call, &calls, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
+             in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
+             call.op == ReduceOp::avg && is_reduction(call.collective) && (!is_rooted(call.collective) || is_root),
              nullptr};
-  if (call.collective == Collective::reduce_scatter && call.form == CallForm::vector) {
+  if (calls.has_vector_form && call.form == CallForm::vector) {
     p.counts = std::make_shared<const std::vector<int>>(static_cast<std::size_t>(size), p.count);
   }
-  switch (call.collective) {
-    case Collective::allreduce:
-    case Collective::allgather:
-    case Collective::alltoall:
-      if (in_place) p.send = MPI_IN_PLACE;
-      break;
-    case Collective::reduce_scatter:  // in place, MPI leaves this rank's block at the start of the buffer
-      if (in_place) {
-        p.recv = send;
-        p.send = MPI_IN_PLACE;
-      }
-      break;
-    case Collective::broadcast:  // the root sends from its send buffer: nothing is copied
-      p.recv = is_root ? send : recv;
-      break;
-    case Collective::reduce:
-    case Collective::gather:
-      if (in_place && is_root) p.send = MPI_IN_PLACE;
-      break;
-    case Collective::scatter:
-      if (in_place && is_root) p.recv = MPI_IN_PLACE;
-      break;
-    case Collective::sendrecv: break;
-  }
+  place_in_place_args(p, send);
   return p;
 }
 
 // Exactly one blocking MPI call, nothing else.
-void call_blocking(const Prepared& p, MPI_Comm comm) {
-  const int root = p.call.root;
-  switch (p.call.collective) {
-    case Collective::allreduce:
-      check(MPI_Allreduce(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Allreduce");
-      return;
-    case Collective::reduce_scatter:
-      if (p.counts) {
-        check(MPI_Reduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm), "MPI_Reduce_scatter");
-      } else {
-        check(MPI_Reduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm), "MPI_Reduce_scatter_block");
-      }
-      return;
-    case Collective::allgather:
-      check(MPI_Allgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm), "MPI_Allgather");
-      return;
-    case Collective::broadcast:
-      check(MPI_Bcast(p.recv, p.count, p.type, root, comm), "MPI_Bcast");
-      return;
-    case Collective::reduce:
-      check(MPI_Reduce(p.send, p.recv, p.count, p.type, p.op, root, comm), "MPI_Reduce");
-      return;
-    case Collective::alltoall:
-      check(MPI_Alltoall(p.send, p.count, p.type, p.recv, p.count, p.type, comm), "MPI_Alltoall");
-      return;
-    case Collective::gather:
-      check(MPI_Gather(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm), "MPI_Gather");
-      return;
-    case Collective::scatter:
-      check(MPI_Scatter(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm), "MPI_Scatter");
-      return;
-    case Collective::sendrecv:
-      if (p.in_place) {
-        check(MPI_Sendrecv_replace(p.recv, p.count, p.type, p.next, 0, p.prev, 0, comm, MPI_STATUS_IGNORE),
-              "MPI_Sendrecv_replace");
-      } else {
-        check(MPI_Sendrecv(p.send, p.count, p.type, p.next, 0, p.recv, p.count, p.type, p.prev, 0, comm,
-                           MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
-      }
-      return;
-  }
-}
+void call_blocking(const Prepared& p, MPI_Comm comm) { p.calls->blocking(p, comm); }
 
 // Where this rank's result is (see Communicator::result_at).
 BufferRef result_of(const CollectiveCall& call, bool in_place, bool is_root) {
-  if (call.collective == Collective::broadcast && is_root) return call.send;
-  if (call.collective == Collective::reduce_scatter && in_place) return call.send;
+  const InPlaceArgs args = mpi_collective(call.collective).in_place;
+  if (args == InPlaceArgs::root_sends && is_root) return call.send;
+  if (args == InPlaceArgs::result_first && in_place) return call.send;
   return call.recv;
 }
 
@@ -225,70 +170,38 @@ BufferRef MPICommunicator::result_at(const CollectiveCall& call) const {
   return result_of(call, p.in_place, p.is_root);
 }
 
+namespace {
+
+// Non-blocking in-place calls that not every MPI offers send from a copy of the input, kept alive until the call
+// completes (nullptr where the call needs none).
+std::shared_ptr<std::vector<std::byte>> send_from_copy(Prepared& p, int size, int rank) {
+  if (!p.in_place || !p.calls->start_copies_in_place) return nullptr;
+  const BufferShape shape = buffer_shape(p.call.collective, p.call.count, size, rank);
+  const std::size_t bytes = shape.send_count * size_of(p.call.dtype);
+  auto scratch = std::make_shared<std::vector<std::byte>>(bytes);
+  std::memcpy(scratch->data(), p.recv, bytes);
+  p.send = scratch->data();
+  return scratch;
+}
+
+// What completes a started call: avg's division of the result (nothing for other operators).
+std::function<void()> finish_of(const Prepared& p, int size) {
+  if (!p.divides) return nullptr;
+  const CollectiveCall copy = p.call;
+  const bool in_place = p.in_place, is_root = p.is_root;
+  return [copy, size, in_place, is_root]() { divide(copy, in_place, is_root, size); };
+}
+
+}  // namespace
+
 std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
   Prepared p = prepare(call, types_, rank_, size_);
-  const int root = call.root;
-  std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
-  std::shared_ptr<std::vector<std::byte>> scratch;  // kept alive until the call completes
-  // Non-blocking in-place alltoall and sendrecv are not offered by every MPI: send from a copy.
-  const bool copies = p.in_place && (call.collective == Collective::alltoall || call.collective == Collective::sendrecv);
-  if (copies) {
-    const std::size_t bytes = call.collective == Collective::alltoall
-                                  ? p.chunk_bytes * static_cast<std::size_t>(size_)
-                                  : p.chunk_bytes;
-    scratch = std::make_shared<std::vector<std::byte>>(bytes);
-    std::memcpy(scratch->data(), p.recv, bytes);
-    p.send = scratch->data();
-  }
-  switch (call.collective) {
-    case Collective::allreduce:
-      check(MPI_Iallreduce(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]), "MPI_Iallreduce");
-      break;
-    case Collective::reduce_scatter:
-      if (p.counts) {
-        check(MPI_Ireduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm_, &requests[0]),
-              "MPI_Ireduce_scatter");
-      } else {
-        check(MPI_Ireduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm_, &requests[0]),
-              "MPI_Ireduce_scatter_block");
-      }
-      break;
-    case Collective::allgather:
-      check(MPI_Iallgather(p.send, p.count, p.type, p.recv, p.count, p.type, comm_, &requests[0]), "MPI_Iallgather");
-      break;
-    case Collective::broadcast:
-      check(MPI_Ibcast(p.recv, p.count, p.type, root, comm_, &requests[0]), "MPI_Ibcast");
-      break;
-    case Collective::reduce:
-      check(MPI_Ireduce(p.send, p.recv, p.count, p.type, p.op, root, comm_, &requests[0]), "MPI_Ireduce");
-      break;
-    case Collective::alltoall:
-      check(MPI_Ialltoall(p.send, p.count, p.type, p.recv, p.count, p.type, comm_, &requests[0]), "MPI_Ialltoall");
-      break;
-    case Collective::gather:
-      check(MPI_Igather(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm_, &requests[0]), "MPI_Igather");
-      break;
-    case Collective::scatter:
-      check(MPI_Iscatter(p.send, p.count, p.type, p.recv, p.count, p.type, root, comm_, &requests[0]),
-            "MPI_Iscatter");
-      break;
-    case Collective::sendrecv:
-      requests.resize(2, MPI_REQUEST_NULL);
-      check(MPI_Irecv(p.recv, p.count, p.type, p.prev, 1, comm_, &requests[0]), "MPI_Irecv");
-      check(MPI_Isend(p.send, p.count, p.type, p.next, 1, comm_, &requests[1]), "MPI_Isend");
-      break;
-  }
-  std::function<void()> done;
-  if (p.divides) {
-    const CollectiveCall copy = call;
-    const int size = size_;
-    const bool in_place = p.in_place, is_root = p.is_root;
-    done = [copy, size, in_place, is_root]() { divide(copy, in_place, is_root, size); };
-  }
+  std::shared_ptr<std::vector<std::byte>> scratch = send_from_copy(p, size_, rank_);
+  std::vector<MPI_Request> requests = p.calls->start(p, comm_);
   std::vector<std::shared_ptr<const void>> arguments;
   if (scratch) arguments.push_back(std::move(scratch));
   if (p.counts) arguments.push_back(p.counts);
-  return std::make_unique<MPIWork>(std::move(requests), std::move(done), std::move(arguments),
+  return std::make_unique<MPIWork>(std::move(requests), finish_of(p, size_), std::move(arguments),
                                    fmt::format("{} of {} elements ({})", name(call.collective), call.count,
                                                name(call.dtype)));
 }

@@ -2,6 +2,7 @@
 
 #include "backends/nccl/nccl_types.hpp"
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -99,6 +100,74 @@ bool overlaps(const void* a, const void* b, std::size_t bytes) {
   return x < y + bytes && y < x + bytes;
 }
 
+using CallRef = const CollectiveCall&;
+using PartRef = const PartCall&;
+
+// Bitwise operators are refused before a call gets here.
+ncclRedOp_t op_of(CallRef call) { return nccl_op(call.op).value_or(ncclSum); }
+
+// NCCL 2.28 has alltoall, gather and scatter of its own; before, they are grouped sends and receives.
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+ncclResult_t alltoall_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return ncclAlltoAll(p.send, p.recv, call.count, nccl_dtype(call.dtype), comm, stream);
+}
+ncclResult_t gather_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return ncclGather(p.send, p.recv, call.count, nccl_dtype(call.dtype), call.root, comm, stream);
+}
+ncclResult_t scatter_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return ncclScatter(p.send, p.recv, call.count, nccl_dtype(call.dtype), call.root, comm, stream);
+}
+#else
+ncclResult_t alltoall_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return alltoall_p2p(call, p, comm, stream);
+}
+ncclResult_t gather_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return gather_p2p(call, p, comm, stream);
+}
+ncclResult_t scatter_call(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+  return scatter_p2p(call, p, comm, stream);
+}
+#endif
+
+// What NCCL calls for each collective, one row per collective (checked complete at compile time).
+struct NCCLCollective {
+  Collective id;
+  // In place, the call's exchanges would read what they overwrite: it runs from a staged copy of the input.
+  bool copies_in_place;
+  ncclResult_t (*enqueue)(CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream);
+};
+
+constexpr std::array<NCCLCollective, kCollectiveCount> kNCCLCollectives = {{
+    {Collective::allreduce, false,
+     [](CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+       return ncclAllReduce(p.send, p.recv, call.count, nccl_dtype(call.dtype), op_of(call), comm, stream);
+     }},
+    {Collective::reduce_scatter, false,
+     [](CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+       return ncclReduceScatter(p.send, p.recv, call.count, nccl_dtype(call.dtype), op_of(call), comm, stream);
+     }},
+    {Collective::allgather, false,
+     [](CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+       return ncclAllGather(p.send, p.recv, call.count, nccl_dtype(call.dtype), comm, stream);
+     }},
+    {Collective::broadcast, false,
+     [](CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+       return ncclBroadcast(p.send, p.recv, call.count, nccl_dtype(call.dtype), call.root, comm, stream);
+     }},
+    {Collective::reduce, false,
+     [](CallRef call, PartRef p, ncclComm_t comm, cudaStream_t stream) {
+       return ncclReduce(p.send, p.recv, call.count, nccl_dtype(call.dtype), op_of(call), call.root, comm, stream);
+     }},
+    {Collective::alltoall, true, alltoall_call},
+    {Collective::gather, false, gather_call},
+    {Collective::scatter, false, scatter_call},
+    {Collective::sendrecv, true, sendrecv_ring},
+}};
+static_assert(one_row_per_collective(kNCCLCollectives),
+              "kNCCLCollectives must list every collective in the order of enum Collective");
+
+const NCCLCollective& nccl_collective(Collective c) { return kNCCLCollectives[static_cast<std::size_t>(c)]; }
+
 }  // namespace
 
 ncclResult_t worse(ncclResult_t a, ncclResult_t b) {
@@ -108,38 +177,17 @@ ncclResult_t worse(ncclResult_t a, ncclResult_t b) {
   return (a == ncclInProgress || b == ncclInProgress) ? ncclInProgress : ncclSuccess;
 }
 
+bool copies_in_place(Collective c) { return nccl_collective(c).copies_in_place; }
+
 std::size_t staging_bytes(const CollectiveCall& call, const void* send, const void* recv, int nranks) {
-  std::size_t bytes = call.count * size_of(call.dtype);
-  if (call.collective == Collective::alltoall) {
-    bytes *= static_cast<std::size_t>(nranks);
-  } else if (call.collective != Collective::sendrecv) {
-    return 0;
-  }
+  if (!copies_in_place(call.collective)) return 0;
+  const BufferShape shape = buffer_shape(call.collective, call.count, nranks, 0);
+  const std::size_t bytes = shape.send_count * size_of(call.dtype);
   return bytes != 0 && overlaps(send, recv, bytes) ? bytes : 0;
 }
 
 ncclResult_t enqueue_part(const CollectiveCall& call, const PartCall& p, ncclComm_t comm, cudaStream_t stream) {
-  const ncclDataType_t type = nccl_dtype(call.dtype);
-  const ncclRedOp_t op = nccl_op(call.op).value_or(ncclSum);  // bitwise operators are refused before this point
-  const std::size_t n = call.count;
-  switch (call.collective) {
-    case Collective::allreduce: return ncclAllReduce(p.send, p.recv, n, type, op, comm, stream);
-    case Collective::reduce_scatter: return ncclReduceScatter(p.send, p.recv, n, type, op, comm, stream);
-    case Collective::allgather: return ncclAllGather(p.send, p.recv, n, type, comm, stream);
-    case Collective::broadcast: return ncclBroadcast(p.send, p.recv, n, type, call.root, comm, stream);
-    case Collective::reduce: return ncclReduce(p.send, p.recv, n, type, op, call.root, comm, stream);
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-    case Collective::alltoall: return ncclAlltoAll(p.send, p.recv, n, type, comm, stream);
-    case Collective::gather: return ncclGather(p.send, p.recv, n, type, call.root, comm, stream);
-    case Collective::scatter: return ncclScatter(p.send, p.recv, n, type, call.root, comm, stream);
-#else
-    case Collective::alltoall: return alltoall_p2p(call, p, comm, stream);
-    case Collective::gather: return gather_p2p(call, p, comm, stream);
-    case Collective::scatter: return scatter_p2p(call, p, comm, stream);
-#endif
-    case Collective::sendrecv: return sendrecv_ring(call, p, comm, stream);
-  }
-  return ncclInvalidArgument;
+  return nccl_collective(call.collective).enqueue(call, p, comm, stream);
 }
 
 }  // namespace distbench::nccl

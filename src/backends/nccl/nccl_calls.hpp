@@ -21,6 +21,9 @@ struct PartCall {
   int nranks = 1;
 };
 
+// Whether NCCL runs `c` in place from a staged copy of the input (alltoall, sendrecv).
+bool copies_in_place(Collective c);
+
 // Bytes of input that `call` must stage before NCCL runs it (0 when none): in-place alltoall and sendrecv.
 std::size_t staging_bytes(const CollectiveCall& call, const void* send, const void* recv, int nranks);
 

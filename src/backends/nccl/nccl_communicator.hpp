@@ -50,9 +50,7 @@ class NcclCommunicator final : public Communicator {
   void synchronize_spinning(Seconds timeout) override;
   bool runs_on_device() const override { return true; }
   // NCCL has no in-place alltoall or sendrecv: they run from a staged copy of the input.
-  bool copies_in_place(Collective c) const override {
-    return c == Collective::alltoall || c == Collective::sendrecv;
-  }
+  bool copies_in_place(Collective c) const override { return nccl::copies_in_place(c); }
   std::unique_ptr<Timer> make_timer() override;
 
  private:

@@ -19,7 +19,7 @@ BufferShape split_result(std::size_t c, std::size_t n, std::size_t r) { return {
 BufferShape joined_result(std::size_t c, std::size_t n, std::size_t r) { return {c, c * n, r * c, 0}; }
 BufferShape exchanged(std::size_t c, std::size_t n, std::size_t) { return {c * n, c * n, 0, 0}; }
 
-constexpr std::array<CollectiveTraits, 9> kTable = {{
+constexpr std::array<CollectiveTraits, kCollectiveCount> kTable = {{
     {Collective::allreduce, "allreduce", "Every rank gets the reduction of all ranks' buffers", true, false, false,
      two_n_minus_one_over_n, same_count,
      [](std::uint64_t c, std::uint64_t, std::uint64_t, int, Blocks& out) { out.push_back({0, c, -1, 0}); }},
@@ -69,13 +69,7 @@ constexpr std::array<Collective, kTable.size()> all_ids() {
 constexpr auto kAllCollectives = all_ids();
 
 // The table is in enum order, so an entry is found by its id.
-constexpr bool in_enum_order() {
-  for (std::size_t i = 0; i < kTable.size(); ++i) {
-    if (static_cast<std::size_t>(kTable[i].id) != i) return false;
-  }
-  return true;
-}
-static_assert(in_enum_order(), "kTable must list the collectives in the order of enum Collective");
+static_assert(one_row_per_collective(kTable), "kTable must list every collective in the order of enum Collective");
 
 }  // namespace
 

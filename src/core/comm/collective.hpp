@@ -10,7 +10,22 @@
 
 namespace distbench {
 
+// A new collective goes last, and kCollectiveCount names it: every table of per-collective facts (the traits below,
+// each backend's calls, the model's formulas) has kCollectiveCount rows, checked at compile time.
 enum class Collective { allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall, gather, scatter, sendrecv };
+inline constexpr std::size_t kCollectiveCount = static_cast<std::size_t>(Collective::sendrecv) + 1;
+
+// True when `table` holds one row per collective in the order of enum Collective (each row's `id`): a table of
+// per-collective facts is checked complete with static_assert(one_row_per_collective(table)). A missing row of a
+// std::array<Row, kCollectiveCount> is value-initialised (id allreduce) and fails the check.
+template <typename Table>
+constexpr bool one_row_per_collective(const Table& table) {
+  if (table.size() != kCollectiveCount) return false;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (static_cast<std::size_t>(table[i].id) != i) return false;
+  }
+  return true;
+}
 
 std::span<const Collective> all_collectives();
 // The name users type: "allreduce", "reduce-scatter", ...
@@ -55,7 +70,9 @@ struct ExpectBlock {
 };
 
 // Everything distbench knows about one collective, in one table entry per collective (the one thing nccl-tests'
-// layout does well): the functions above read it; a new collective is one more entry.
+// layout does well): the functions above read it; a new collective is one more entry here, and one row in each
+// layer's own table of what it does with it (backends/mpi/mpi_collectives.cpp, backends/nccl/nccl_calls.cpp,
+// model/cost_formulas.cpp), which the compiler checks complete.
 struct CollectiveTraits {
   Collective id;
   std::string_view name;         // what users type
