@@ -1,7 +1,7 @@
 // distbench-bare-loop: the reference loop that distbench's timed path is compared with (bench/compare_bare.py).
 //
 // It calls MPI directly, with nothing of distbench (only <mpi.h> and the standard library), and times the nine
-// collectives the way distbench's MPI backend does (src/core/measure/sampler.cpp, src/benchmarks/collective/):
+// collectives the way distbench's MPI backend does (src/core/comm/sampler.cpp, src/benchmarks/collective/):
 //   - one send and one receive buffer from malloc, allocated once for the largest case (with glibc's defaults a
 //     large block sits 16 bytes into a map of its own, exactly where distbench's HostBuffer puts its buffers; with
 //     --huge-pages on, from 2 MiB, 16 bytes past a 2 MiB boundary and advised, as distbench's);
@@ -80,7 +80,7 @@ struct Options {
 };
 
 // Element counts of one rank's send and receive regions, and the in-place offsets into the single buffer
-// (distbench's buffer_shape in src/core/comm/collective.cpp, i.e. nccl-tests' layout).
+// (distbench's buffer_shape in src/core/device/collective.cpp, i.e. nccl-tests' layout).
 struct Shape {
   std::size_t send, recv, in_place_send_offset, in_place_recv_offset;
 };

@@ -13,7 +13,7 @@ Sizes follow distbench's (and nccl-tests') convention, float32, sum, out-of-plac
     allgather       S = count * nranks * 4 (output)  Allgather(send[count], recv[count*n])
 where count = (S // 4) for allreduce and (S // 4) // nranks for the others; sizes whose count is 0 are skipped.
 
-Method, as in distbench's src/core/measure/sampler.cpp: fill the send buffer, -w warm-up operations, a calibration
+Method, as in distbench's src/core/comm/sampler.cpp: fill the send buffer, -w warm-up operations, a calibration
 (a probe batch doubled from 1 until it lasts at least 0.05 ms, then two more probes of that batch, the fastest of
 the three counting, each judged on the slowest rank's time via allreduce MAX) that sets
 k = ceil(0.5 ms / time per op) operations per sample (1..10000), a barrier, then -n samples of k back-to-back
@@ -64,7 +64,7 @@ def requested_thread_level(argv):
 mpi4py.rc.thread_level = requested_thread_level(sys.argv[1:])  # must be set before MPI is imported
 from mpi4py import MPI  # noqa: E402
 
-TARGET_SAMPLE_SECONDS = 0.5e-3  # same constants as src/core/measure/sampler.cpp
+TARGET_SAMPLE_SECONDS = 0.5e-3  # same constants as src/core/comm/sampler.cpp
 MAX_OPS_PER_SAMPLE = 10000
 PROBE_SECONDS = 0.05e-3
 PROBE_REPEATS = 2

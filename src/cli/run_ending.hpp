@@ -10,7 +10,7 @@
 #include "cli/runner.hpp"
 #include "core/benchmark.hpp"
 #include "core/comm/connector.hpp"
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 #include "core/report/reporter.hpp"
 #include "core/report/run_info.hpp"
 #include "core/sys/termination.hpp"

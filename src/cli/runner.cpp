@@ -7,7 +7,7 @@
 #include "cli/progress.hpp"
 #include "cli/run_ending.hpp"
 #include "cli/startup_clock.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/comm/world.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"

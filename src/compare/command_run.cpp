@@ -1,7 +1,7 @@
 #include "compare/command_run.hpp"
 
 #include "compare/keeper.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 #include "core/sys/quote.hpp"
 

@@ -1,7 +1,7 @@
 #include "connectors/env_connector.hpp"
 
 #include "connectors/open_files.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 #include "core/sys/quote.hpp"

@@ -3,7 +3,7 @@
 #include "connectors/admission.hpp"
 #include "connectors/frame.hpp"
 #include "connectors/handshake.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 #include "core/sys/quote.hpp"
 

@@ -1,7 +1,7 @@
 // The cost of a collective under the latency-bandwidth model (Hockney), per algorithm:
 //   T(p, S) = a(p) * alpha + b(p) * S * beta + c(p) * S * gamma
 // alpha: seconds per message (start-up), beta: seconds per byte moved over one link, gamma: seconds per byte
-// reduced; p: ranks; S: the case's size in nccl-tests' convention (core/comm/collective.hpp: allreduce S = count,
+// reduced; p: ranks; S: the case's size in nccl-tests' convention (core/device/collective.hpp: allreduce S = count,
 // allgather
 // and reduce-scatter S = count * p). The coefficients a, b, c are the algorithm's, from
 //   R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective Communication Operations in MPICH",
@@ -13,7 +13,7 @@
 // in cost_formulas.cpp, checked complete at compile time.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 
 #include <optional>
 #include <span>

@@ -1,5 +1,5 @@
 // Bandwidth figures of the model, as pure functions (test_limits.cpp checks each against the definition).
-// busbw is nccl-tests' bus bandwidth: busbw = bus_factor(p) * S / T (core/comm/collective.hpp). GB/s are 1e9 bytes/s.
+// busbw is nccl-tests' bus bandwidth: busbw = bus_factor(p) * S / T (core/device/collective.hpp). GB/s are 1e9 bytes/s.
 #pragma once
 
 #include "model/cost_formulas.hpp"

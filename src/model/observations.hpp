@@ -3,7 +3,7 @@
 // copy on some paths); where several reports or dtypes give the same point, the median of their medians.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/report/json_model.hpp"
 #include "model/recorded_algorithm.hpp"
 #include "model/transport.hpp"

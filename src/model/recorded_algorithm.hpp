@@ -3,7 +3,7 @@
 // OMPI_MCA_* variable mpirun sets for `--mca`, and NCCL_ALGO. A report keeps these in its environment variables.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/report/record.hpp"
 #include "model/cost_formulas.hpp"
 

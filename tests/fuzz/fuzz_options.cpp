@@ -5,7 +5,7 @@
 #include "cli/collective_options.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 
 #include "fuzz_support.hpp"
 

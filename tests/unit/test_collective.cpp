@@ -1,5 +1,5 @@
 // Collective names, NCCL's buffer shapes, nccl-tests' size convention and bus bandwidth factors.
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Huge pages for host buffers (core/device/huge_pages, core/device/buffer_pages, core/device/host_device): the THP mode
+// Huge pages for host buffers (core/device/huge_pages, core/comm/buffer_pages, core/device/host_device): the THP mode
 // and smaps as the
 // kernel writes them, the policy reaching the buffers' mappings, and the report's text.
-#include "core/device/buffer_pages.hpp"
+#include "core/comm/buffer_pages.hpp"
 #include "core/device/host_device.hpp"
 #include "core/device/huge_pages.hpp"
 #include "core/error.hpp"

@@ -1,6 +1,6 @@
 // The sampler on a virtual clock: an operation that "takes" a fixed time per run, timed by a timer that reads that
 // clock, so calibration, the number of samples and the stopping rules are checked exactly, without timing anything.
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 
 #include "connectors/single_connector.hpp"
 #include "core/device/host_device.hpp"

@@ -1,7 +1,7 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
 #include "backends/mpi/mpi_collectives.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Mapping of distbench dtypes and operators onto MPI, including user-defined operators for the 16-bit floats.
 #pragma once
 
-#include "core/comm/reduce_op.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 
 #include <mpi.h>

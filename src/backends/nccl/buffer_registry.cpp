@@ -1,7 +1,7 @@
 #include "backends/nccl/buffer_registry.hpp"
 
 #include "backends/nccl/cuda_check.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 
 #include <fmt/core.h>

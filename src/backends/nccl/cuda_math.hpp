@@ -5,7 +5,7 @@
 #pragma once
 
 #include "backends/nccl/cublas_library.hpp"
-#include "numerics/dense_math.hpp"
+#include "core/device/dense_math.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -3,7 +3,7 @@
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/cuda_events.hpp"
 #include "backends/nccl/nccl_calls.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 
 #include <fmt/core.h>

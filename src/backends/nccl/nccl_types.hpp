@@ -1,8 +1,8 @@
 // distbench's dtypes and operators in NCCL's terms, and what NCCL cannot do.
 #pragma once
 
-#include "core/comm/collective.hpp"
-#include "core/comm/reduce_op.hpp"
+#include "core/device/collective.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 
 #include <nccl.h>

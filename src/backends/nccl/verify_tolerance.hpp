@@ -9,7 +9,7 @@
 // Integer avg (sum, then integer division) and every other operator must match exactly: tolerance 0.
 #pragma once
 
-#include "core/comm/reduce_op.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/pattern.hpp"
 

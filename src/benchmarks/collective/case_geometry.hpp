@@ -2,7 +2,7 @@
 // the size S the report gives it. Every later step reads them from here instead of converting again.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/device/dtype.hpp"
 
 #include <algorithm>

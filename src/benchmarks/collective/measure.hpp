@@ -4,9 +4,9 @@
 
 #include "benchmarks/collective/case_geometry.hpp"
 #include "benchmarks/collective/plan.hpp"
-#include "core/comm/watchdog.hpp"
+#include "core/sys/watchdog.hpp"
 #include "core/comm/world.hpp"
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 
 #include <cstdint>
 #include <string>

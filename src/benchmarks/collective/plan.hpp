@@ -3,8 +3,8 @@
 
 #include "benchmarks/collective/bandwidth_floor.hpp"
 #include "core/comm/backend.hpp"
-#include "core/comm/collective.hpp"
-#include "core/comm/reduce_op.hpp"
+#include "core/device/collective.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 #include "core/measure/phase_stats.hpp"
 #include "core/measure/stopping.hpp"

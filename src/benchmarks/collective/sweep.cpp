@@ -5,9 +5,9 @@
 #include "benchmarks/collective/measure.hpp"
 #include "benchmarks/collective/sweep_warnings.hpp"
 #include "benchmarks/collective/timing_method.hpp"
-#include "core/comm/deadline.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/comm/phase_over_ranks.hpp"
-#include "core/device/buffer_pages.hpp"
+#include "core/comm/buffer_pages.hpp"
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
 

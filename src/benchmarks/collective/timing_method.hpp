@@ -5,7 +5,7 @@
 #pragma once
 
 #include "benchmarks/collective/measure.hpp"
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 
 #include <memory>
 #include <string>

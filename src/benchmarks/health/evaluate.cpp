@@ -1,6 +1,6 @@
 #include "benchmarks/health/evaluate.hpp"
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/measure/stats.hpp"
 #include "core/report/text.hpp"
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "benchmarks/tp/shard.hpp"
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/comm/communicator.hpp"
 #include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
@@ -33,7 +33,7 @@ Primitive primitive(Op op, Pass pass);
 bool along_dim(Primitive p);
 
 // The collective a primitive calls (allgather, allreduce); nullopt for the local ones (slice, identity). Its bus
-// factor is the collective table's (core/comm/collective.hpp).
+// factor is the collective table's (core/device/collective.hpp).
 std::optional<Collective> collective_of(Primitive p);
 
 // One rank's buffers for one tensor layout and type, and the primitives over its group's communicator.

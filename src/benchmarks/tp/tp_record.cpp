@@ -2,7 +2,7 @@
 
 #include "benchmarks/tp/shard.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/measure/phase_stats.hpp"
 #include "core/measure/stats.hpp"
 #include "core/measure/units.hpp"

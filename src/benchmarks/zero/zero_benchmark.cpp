@@ -8,7 +8,7 @@
 #include "core/comm/groups.hpp"
 #include "core/error.hpp"
 #include "core/measure/os_counters.hpp"
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 #include "core/measure/sizes.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/text.hpp"

@@ -7,7 +7,7 @@
 #include "benchmarks/zero/step.hpp"
 #include "benchmarks/zero/zero_record.hpp"
 #include "core/benchmark.hpp"
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 #include "core/report/per_rank_file.hpp"
 
 #include <optional>

@@ -1,7 +1,7 @@
 // A Communicator moves data among the ranks of one group (RAF's Communicator). One per group, created collectively.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/reduce_op.hpp"

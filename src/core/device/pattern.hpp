@@ -3,7 +3,7 @@
 // The formulas are plain inline functions usable from host code and from device kernels alike.
 #pragma once
 
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 #include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 

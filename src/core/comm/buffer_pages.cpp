@@ -1,4 +1,4 @@
-#include "core/device/buffer_pages.hpp"
+#include "core/comm/buffer_pages.hpp"
 
 #include "core/measure/sizes.hpp"
 

@@ -1,4 +1,4 @@
-#include "core/measure/sampler.hpp"
+#include "core/comm/sampler.hpp"
 
 #include <algorithm>
 #include <chrono>

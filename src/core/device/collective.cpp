@@ -1,4 +1,4 @@
-#include "core/comm/collective.hpp"
+#include "core/device/collective.hpp"
 
 #include <array>
 
