@@ -75,7 +75,7 @@ struct Options {
   int warmup = 5;  // distbench's -w default
   int root = 0;
   int thread_level = MPI_THREAD_SINGLE;  // distbench's default level (--mpi-thread); --thread to study the others
-  bool huge_pages = false;                // --huge-pages on: buffers from 2 MiB placed and advised as distbench's --huge-pages on
+  bool huge_pages = false;  // --huge-pages on: buffers from 2 MiB placed and advised as distbench's --huge-pages on
   std::vector<Case> cases;
 };
 
@@ -117,8 +117,7 @@ long long parse_int(const std::string& text, const char* what, long long lo, lon
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) {
-    usage(std::string(what) + " '" + text + "' is not an integer in " + std::to_string(lo) + ".." +
-          std::to_string(hi));
+    usage(std::string(what) + " '" + text + "' is not an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
   }
   return v;
 }
@@ -261,17 +260,15 @@ void run_case(const Options& o, const Case& c, const Buffers& b, MPI_Comm comm, 
       case Coll::alltoall:
         return warm_and_time([&] { MPI_Alltoall(send, count, f, recv, count, f, comm); }, w, comm, k, samples);
       case Coll::gather:
-        return warm_and_time([&] { MPI_Gather(send, count, f, recv, count, f, o.root, comm); }, w, comm, k,
-                             samples);
+        return warm_and_time([&] { MPI_Gather(send, count, f, recv, count, f, o.root, comm); }, w, comm, k, samples);
       case Coll::scatter:
-        return warm_and_time([&] { MPI_Scatter(send, count, f, recv, count, f, o.root, comm); }, w, comm, k,
-                             samples);
+        return warm_and_time([&] { MPI_Scatter(send, count, f, recv, count, f, o.root, comm); }, w, comm, k, samples);
       case Coll::sendrecv: {
         const int next = (rank + 1) % nranks;
         const int prev = (rank + nranks - 1) % nranks;
         return warm_and_time(
-            [&] { MPI_Sendrecv(send, count, f, next, 0, recv, count, f, prev, 0, comm, MPI_STATUS_IGNORE); }, w,
-            comm, k, samples);
+            [&] { MPI_Sendrecv(send, count, f, next, 0, recv, count, f, prev, 0, comm, MPI_STATUS_IGNORE); }, w, comm,
+            k, samples);
       }
     }
     return;
@@ -281,20 +278,17 @@ void run_case(const Options& o, const Case& c, const Buffers& b, MPI_Comm comm, 
     case Coll::allreduce:
       return warm_and_time([&] { MPI_Allreduce(MPI_IN_PLACE, recv, count, f, MPI_SUM, comm); }, w, comm, k, samples);
     case Coll::reduce_scatter:  // the block lands at the buffer's start (distbench then moves it: not timed here)
-      return warm_and_time([&] { MPI_Reduce_scatter_block(MPI_IN_PLACE, send, count, f, MPI_SUM, comm); }, w, comm,
-                           k, samples);
-    case Coll::allgather:
-      return warm_and_time([&] { MPI_Allgather(MPI_IN_PLACE, count, f, recv, count, f, comm); }, w, comm, k,
+      return warm_and_time([&] { MPI_Reduce_scatter_block(MPI_IN_PLACE, send, count, f, MPI_SUM, comm); }, w, comm, k,
                            samples);
-    case Coll::broadcast:
-      return warm_and_time([&] { MPI_Bcast(recv, count, f, o.root, comm); }, w, comm, k, samples);
+    case Coll::allgather:
+      return warm_and_time([&] { MPI_Allgather(MPI_IN_PLACE, count, f, recv, count, f, comm); }, w, comm, k, samples);
+    case Coll::broadcast: return warm_and_time([&] { MPI_Bcast(recv, count, f, o.root, comm); }, w, comm, k, samples);
     case Coll::reduce: {
       void* from = root ? MPI_IN_PLACE : static_cast<void*>(send);
       return warm_and_time([&] { MPI_Reduce(from, recv, count, f, MPI_SUM, o.root, comm); }, w, comm, k, samples);
     }
     case Coll::alltoall:
-      return warm_and_time([&] { MPI_Alltoall(MPI_IN_PLACE, count, f, recv, count, f, comm); }, w, comm, k,
-                           samples);
+      return warm_and_time([&] { MPI_Alltoall(MPI_IN_PLACE, count, f, recv, count, f, comm); }, w, comm, k, samples);
     case Coll::gather: {  // non-roots send their block from buf + rank*count
       void* from = root ? MPI_IN_PLACE : static_cast<void*>(send);
       return warm_and_time([&] { MPI_Gather(from, count, f, recv, count, f, o.root, comm); }, w, comm, k, samples);
@@ -306,9 +300,8 @@ void run_case(const Options& o, const Case& c, const Buffers& b, MPI_Comm comm, 
     case Coll::sendrecv: {
       const int next = (rank + 1) % nranks;
       const int prev = (rank + nranks - 1) % nranks;
-      return warm_and_time(
-          [&] { MPI_Sendrecv_replace(recv, count, f, next, 0, prev, 0, comm, MPI_STATUS_IGNORE); }, w, comm, k,
-          samples);
+      return warm_and_time([&] { MPI_Sendrecv_replace(recv, count, f, next, 0, prev, 0, comm, MPI_STATUS_IGNORE); }, w,
+                           comm, k, samples);
     }
   }
 }
@@ -335,13 +328,14 @@ void print_case(const Options& o, const Case& c, int nranks, int provided, const
   const double mean = sum / c.n;
   const auto [lo, hi] = std::minmax_element(per_sample.begin(), per_sample.end());
   const long long bytes = c.count * (partitioned(o.coll) ? nranks : 1) * static_cast<long long>(sizeof(float));
-  std::printf("{\"tool\": \"bare-loop\", \"collective\": \"%s\", \"placement\": \"%s\", \"root\": %d, "
-              "\"bytes\": %lld, \"count\": %lld, \"nranks\": %d, \"ops_per_sample\": %d, \"samples\": %d, "
-              "\"warmup\": %d, \"thread_level\": %d, \"median_us\": %.17g, \"mean_us\": %.17g, "
-              "\"min_us\": %.17g, \"max_us\": %.17g, "
-              "\"samples_us\": [",
-              std::string(name(o.coll)).c_str(), o.in_place ? "in-place" : "out-of-place", o.root, bytes, c.count,
-              nranks, c.k, c.n, o.warmup, provided, median_of(per_sample), mean, *lo, *hi);
+  std::printf(
+      "{\"tool\": \"bare-loop\", \"collective\": \"%s\", \"placement\": \"%s\", \"root\": %d, "
+      "\"bytes\": %lld, \"count\": %lld, \"nranks\": %d, \"ops_per_sample\": %d, \"samples\": %d, "
+      "\"warmup\": %d, \"thread_level\": %d, \"median_us\": %.17g, \"mean_us\": %.17g, "
+      "\"min_us\": %.17g, \"max_us\": %.17g, "
+      "\"samples_us\": [",
+      std::string(name(o.coll)).c_str(), o.in_place ? "in-place" : "out-of-place", o.root, bytes, c.count, nranks, c.k,
+      c.n, o.warmup, provided, median_of(per_sample), mean, *lo, *hi);
   for (std::size_t i = 0; i < per_sample.size(); ++i) std::printf("%s%.17g", i ? ", " : "", per_sample[i]);
   std::printf("]}\n");
   std::fflush(stdout);

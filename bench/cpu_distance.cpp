@@ -11,12 +11,12 @@
 // milliseconds; gives up after a second.
 #include "core/sys/cache_line_ping.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <sched.h>
+#include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -32,9 +32,10 @@ void pin_to(int cpu) {
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
   if (sched_setaffinity(0, sizeof set, &set) != 0) {
-    throw std::runtime_error(fmt::format("cannot run a thread on CPU {} (sched_setaffinity: {}); give two CPUs this "
-                                         "process may use with --cpus A,B",
-                                         cpu, std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot run a thread on CPU {} (sched_setaffinity: {}); give two CPUs this "
+                    "process may use with --cpus A,B",
+                    cpu, std::strerror(errno)));
   }
 }
 
@@ -88,8 +89,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (cpus[0] == cpus[1]) {  // one CPU would ping itself: a time, but no distance between two CPUs
-    std::fprintf(stderr, "error: --cpus %d,%d names CPU %d twice; the probe times a cache line between two CPUs: give "
-                 "two different ones, e.g. --cpus 0,1\n", cpus[0], cpus[1], cpus[0]);
+    std::fprintf(stderr,
+                 "error: --cpus %d,%d names CPU %d twice; the probe times a cache line between two CPUs: give "
+                 "two different ones, e.g. --cpus 0,1\n",
+                 cpus[0], cpus[1], cpus[0]);
     return 1;
   }
   try {

@@ -4,12 +4,12 @@
 # started by this script); ccache lets the second build of the tests (without MPI) reuse the first's objects; clang and
 # its runtimes build the sanitizer tests (scripts/sanitize.sh); Slurm's daemons and munge are started by the Slurm test
 # itself (tests/slurm), never as services; gdb stops a rank at each kind of step for the fault table
-# (tests/e2e/test_stopped_steps.py); universal-ctags reads where each function ends for the house's rules
-# (tests/e2e/test_house.py).
+# (tests/e2e/test_stopped_steps.py); universal-ctags reads where each function ends and clang-format checks
+# the format for the house's rules (tests/e2e/test_house.py).
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
-  prometheus ccache clang libclang-rt-14-dev slurmd slurmctld slurm-client munge gdb universal-ctags"
+  prometheus ccache clang libclang-rt-14-dev slurmd slurmctld slurm-client munge gdb universal-ctags clang-format"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

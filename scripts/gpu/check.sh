@@ -791,7 +791,7 @@ phase_gap() {  # all_reduce_perf (-c 0 and its default -c 1) against distbench's
   # 3 interleaved rounds, -b 8M -e GAP_MAX (8G), out of place. distbench: as is (nccl-tests' timing, ncclMemAlloc,
   # blocks per the sampling rule), --blocks 1 (all_reduce_perf's one block), and both with --alloc cudaMalloc. (The
   # first version of this phase, at 76b3015, also ran a cudaMalloc build of all_reduce_perf, -n 200, and -R 1: see
-  # docs/gpu.md.)
+  # docs/measurements/2026-11-26-gpu-h200-alloc-gap.md.)
   local peer="$BUNDLE/peers/all_reduce_perf" k max=${GAP_MAX:-8G}
   [ -x "$peer" ] || { fail "no $peer"; return; }
   local db=(distbench allreduce --backend $BACKEND -b 8M -e "$max" -f 2 -q)

@@ -67,9 +67,10 @@ std::unique_ptr<Connector> make_connector(const std::string& kind, [[maybe_unuse
 std::optional<std::string> backend_unavailable_reason(const BackendEntry& entry, const Connector& connector) {
   if (!entry.connectors.empty() &&
       std::find(entry.connectors.begin(), entry.connectors.end(), connector.kind()) == entry.connectors.end()) {
-    return fmt::format("it needs processes started by an MPI launcher (mpirun, srun --mpi=pmix), and this job was "
-                       "formed by {}",
-                       connector.launch_description());
+    return fmt::format(
+        "it needs processes started by an MPI launcher (mpirun, srun --mpi=pmix), and this job was "
+        "formed by {}",
+        connector.launch_description());
   }
   return entry.unavailable_reason();
 }
@@ -90,9 +91,10 @@ const BackendEntry& choose_backend(std::string_view requested, const Connector& 
   if (it == entries.end()) {
     std::string built;
     for (const auto& entry : entries) built += (built.empty() ? "" : ", ") + entry.name;
-    throw usage_error(fmt::format("backend '{}' is not built into this distbench (built: {}); pick one of those or "
-                                  "'auto'",
-                                  requested, built.empty() ? "none" : built));
+    throw usage_error(
+        fmt::format("backend '{}' is not built into this distbench (built: {}); pick one of those or "
+                    "'auto'",
+                    requested, built.empty() ? "none" : built));
   }
   if (const auto reason = backend_unavailable_reason(*it, connector)) {
     throw Error(ExitCode::unavailable, fmt::format("backend '{}' cannot run here: {}", requested, *reason));

@@ -1,13 +1,13 @@
 #include "cli/collective_options.hpp"
 
+#include "benchmarks/collective/plan_rules.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "core/error.hpp"
-#include "benchmarks/collective/plan_rules.hpp"
 #include "core/measure/sizes.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -177,9 +177,10 @@ void add_nccl_tests_thread_options(CLI::App& app, CollectiveOptions& o) {
       ->check(CLI::Validator(
           [](const std::string& v) {
             return v == "1" ? std::string()
-                            : fmt::format("{} threads per process: distbench runs one; start {} times the processes "
-                                          "instead (mpirun -np), with -g for several GPUs each",
-                                          v, v);
+                            : fmt::format(
+                                  "{} threads per process: distbench runs one; start {} times the processes "
+                                  "instead (mpirun -np), with -g for several GPUs each",
+                                  v, v);
           },
           "1", "one thread"));
   app.add_option("-p,--parallel_init", o.parallel_init,

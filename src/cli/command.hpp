@@ -24,10 +24,10 @@ namespace distbench::cli {
 struct Invocation {
   int argc = 0;
   char** argv = nullptr;
-  std::unique_ptr<Connector> connector;  // made on first connect(); main uses it to report and abort on errors
+  std::unique_ptr<Connector> connector;   // made on first connect(); main uses it to report and abort on errors
   TerminationSignals* signals = nullptr;  // where a command says what to do when the launcher ends the process
-  StartupClock startup{};  // this rank's marks as the job forms (the first taken as main() begins)
-  bool forming_failed = false;  // connect() threw: each process's error is its own view of the failed launch
+  StartupClock startup{};                 // this rank's marks as the job forms (the first taken as main() begins)
+  bool forming_failed = false;            // connect() threw: each process's error is its own view of the failed launch
 
   // The connector, formed on first use (MPI initialised, or the env:// rendezvous run). Commands that need no other
   // process never call it.

@@ -1,16 +1,16 @@
 #include "cli/common_options.hpp"
 
 #include "backends/registry.hpp"
-#include "core/comm/bucket_cap.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/validators.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 
@@ -44,8 +44,8 @@ void add_sampling_options(CLI::App& app, SamplingOptions& o) {
   app.add_option("--max-time", o.max_time_s, "Sampling budget per case in seconds; 0: none")
       ->group(kSampling)
       ->option_text("SECONDS")
-      ->default_str(fmt::format("{:g}; none when -n is given alone; {:g} with --max-noise", SamplingOptions{}.max_time_s,
-                                SamplingOptions::kNoiseMaxTimeS))
+      ->default_str(fmt::format("{:g}; none when -n is given alone; {:g} with --max-noise",
+                                SamplingOptions{}.max_time_s, SamplingOptions::kNoiseMaxTimeS))
       ->check(non_negative_number("seconds"))
       ->each([&o](const std::string&) { o.max_time_given = true; });
 }
@@ -140,16 +140,15 @@ void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports) {
 }
 
 void add_backend_option(CLI::App& app, std::string& backend) {
-  app.add_option("--backend", backend,
-                 nccl_built_in() ? "nccl, mpi, or auto: nccl when a GPU is visible"
-                                 : "auto or mpi (this build has no NCCL)")
+  app.add_option(
+         "--backend", backend,
+         nccl_built_in() ? "nccl, mpi, or auto: nccl when a GPU is visible" : "auto or mpi (this build has no NCCL)")
       ->option_text("NAME")
       ->group(groups::kBackend);
 }
 
 void add_launcher_option(CLI::App& app, std::string& launcher) {
-  app.add_option("--launcher", launcher,
-                 "How the job forms: mpi, env (torchrun), none or auto")
+  app.add_option("--launcher", launcher, "How the job forms: mpi, env (torchrun), none or auto")
       ->option_text("HOW")
       ->group(groups::kLaunch)
       ->check(one_of({"auto", "mpi", "env", "none"}));
@@ -206,16 +205,16 @@ std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<Unu
 
 void add_bucket_option(CLI::App& app, double& bucket_mb, const std::string& what, const std::string& zero_means,
                        const char* group) {
-  CLI::Option* bucket =
-      app.add_option_function<std::string>(
-             "--bucket",
-             [&bucket_mb](const std::string& text) {
-               bucket_mb = static_cast<double>(parse_size_option("--bucket", text)) / (1024.0 * 1024.0);
-             },
-             fmt::format("{}, e.g. {:g}M; 0: {}", what, kDdpBucketMiB, zero_means))
-          ->option_text("SIZE")
-          ->default_str(fmt::format("{:g}M", kDdpBucketMiB))
-          ->group(group);
+  CLI::Option* bucket = app.add_option_function<std::string>(
+                               "--bucket",
+                               [&bucket_mb](const std::string& text) {
+                                 bucket_mb =
+                                     static_cast<double>(parse_size_option("--bucket", text)) / (1024.0 * 1024.0);
+                               },
+                               fmt::format("{}, e.g. {:g}M; 0: {}", what, kDdpBucketMiB, zero_means))
+                            ->option_text("SIZE")
+                            ->default_str(fmt::format("{:g}M", kDdpBucketMiB))
+                            ->group(group);
   app.add_option("--bucket-mb", bucket_mb, "the same in MiB (the older spelling)")
       ->option_text("MIB")
       ->group(groups::kHidden)

@@ -36,7 +36,7 @@ struct SamplingOptions {
 // The groups every run has (Reports, Backend, Launch), and the fields of the sweep's loop options.
 struct CommonOptions {
   std::string backend = "auto";
-  std::string launcher = "auto";  // --launcher: how the job forms (connectors/launch_choice.hpp)
+  std::string launcher = "auto";      // --launcher: how the job forms (connectors/launch_choice.hpp)
   std::string mpi_thread = "single";  // --mpi-thread: MPI_Init_thread's level
   int gpus = 1;
   int agg_iters = 1;       // -m: the sweep's loop (add_sweep_loop_options)
@@ -46,9 +46,9 @@ struct CommonOptions {
   std::string alloc = "auto";  // --alloc: auto, cudaMalloc or ncclMemAlloc (device buffers)
   double timeout_s = 300.0;
   std::vector<ReportTarget> reports;  // --json, --csv, --md, ...: one option per report format
-  std::string progress = "auto";  // auto, on, off (see cli/progress.hpp)
-  bool quiet = false;             // no table on the console (warnings and errors still go to stderr)
-  bool show_faults = false;       // --show-faults: the sweep's loop
+  std::string progress = "auto";      // auto, on, off (see cli/progress.hpp)
+  bool quiet = false;                 // no table on the console (warnings and errors still go to stderr)
+  bool show_faults = false;           // --show-faults: the sweep's loop
   bool malloc_reuse = false;
   std::string huge_pages = "off";  // --huge-pages: off (malloc's policy) or on (2 MiB-aligned, advised)
 };

@@ -18,9 +18,10 @@
 #include "core/sys/quote.hpp"
 #include "core/sys/text_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
+#include <unistd.h>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -28,7 +29,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <unistd.h>
 
 namespace distbench::cli {
 namespace {
@@ -66,8 +66,8 @@ bool interleaved_mode(const CompareArgs& a) {
 // A new folder for the runs' reports and output: $TMPDIR/distbench-interleaved-XXXXXX.
 std::string new_runs_dir() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string path = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
-                      "distbench-interleaved-XXXXXX").string();
+  std::string path =
+      (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / "distbench-interleaved-XXXXXX").string();
   compare::check_runs_dir_name(path, "$TMPDIR's folder");
   if (::mkdtemp(path.data()) == nullptr) {
     throw failure(fmt::format("cannot create a folder for the runs in {}: {}; name one with --runs-dir",
@@ -81,7 +81,8 @@ CompareOptions options_of(const CompareArgs& a) {
   options.metric = compare::parse_compare_metric(a.metric);
   options.threshold = a.threshold_pct / 100;
   if (!(a.floor_us >= 0)) throw usage_error("--floor-us must be 0 or more microseconds");
-  if (!(a.alpha > 0 && a.alpha < 0.5)) throw usage_error(fmt::format("--alpha {:g}: give a level in (0, 0.5), e.g. 0.01", a.alpha));
+  if (!(a.alpha > 0 && a.alpha < 0.5))
+    throw usage_error(fmt::format("--alpha {:g}: give a level in (0, 0.5), e.g. 0.01", a.alpha));
   options.floor_us = a.floor_us;
   options.alpha = a.alpha;
   options.filter = compare::parse_filter(a.filter);
@@ -93,11 +94,11 @@ CompareOptions options_of(const CompareArgs& a) {
 Comparison compare_files(const CompareArgs& a, const CompareOptions& options, CompareSources& sources) {
   if (a.candidates < 1) throw usage_error("--candidates must be 1 or more");
   if (a.files.size() < static_cast<std::size_t>(a.candidates) + 1) {
-    throw usage_error(fmt::format("compare needs a baseline report and {} (BASELINE... CANDIDATE...; --candidates {} "
-                                  "takes the last {} files as the candidate's runs), or --run-baseline and "
-                                  "--run-candidate to measure both sides itself",
-                                  a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates,
-                                  a.candidates));
+    throw usage_error(
+        fmt::format("compare needs a baseline report and {} (BASELINE... CANDIDATE...; --candidates {} "
+                    "takes the last {} files as the candidate's runs), or --run-baseline and "
+                    "--run-candidate to measure both sides itself",
+                    a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates, a.candidates));
   }
   const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
   std::vector<ParsedReport> baselines, candidates;
@@ -126,9 +127,10 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
   // Fail before running anything when the rounds could never make a change significant at this level.
   if (const std::size_t needed = compare::min_pairs_to_test(options.alpha);
       static_cast<std::size_t>(plan.rounds) < needed) {
-    throw usage_error(fmt::format("--rounds {} can never show a change at --alpha {:g}: the signed-rank test needs "
-                                  "{} rounds or more there; raise --rounds to {} (or --alpha)",
-                                  plan.rounds, options.alpha, needed, needed));
+    throw usage_error(
+        fmt::format("--rounds {} can never show a change at --alpha {:g}: the signed-rank test needs "
+                    "{} rounds or more there; raise --rounds to {} (or --alpha)",
+                    plan.rounds, options.alpha, needed, needed));
   }
   if (plan.runs_dir.empty()) plan.runs_dir = new_runs_dir();
   CommandRunner runner;
@@ -161,8 +163,8 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
     check_distinct_files({{"--output", a.output}}, inputs);
   }
   CompareSources sources;
-  const Comparison c = interleaved_mode(a) ? compare_interleaved(a, options, sources, inv)
-                                           : compare_files(a, options, sources);
+  const Comparison c =
+      interleaved_mode(a) ? compare_interleaved(a, options, sources, inv) : compare_files(a, options, sources);
   std::string text;
   if (a.format == "text") text = compare::compare_text(c);
   if (a.format == "markdown") text = compare::compare_markdown(c, sources);
@@ -173,8 +175,7 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
     write_stdout(text);
   } else {
     write_file_atomically(a.output, text, Durability::disk);
-    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED",
-               c.summary_line());
+    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED", c.summary_line());
   }
   for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", escape_text(w));
   if (c.regressed()) return static_cast<int>(ExitCode::regression);

@@ -50,8 +50,7 @@ class CpuPairProbe {
 };
 
 // The report's facts from the two readings, and a warning ("cpu_distance") when they differ by the ratio above.
-void note_cpu_distance(RunInfo& info, std::vector<Warning>& warnings, const CpuDistance& start,
-                       const CpuDistance& end);
+void note_cpu_distance(RunInfo& info, std::vector<Warning>& warnings, const CpuDistance& start, const CpuDistance& end);
 // "42 ns one way between ranks 0 and 1 (the farthest of 1 pair)", or "unknown: <why>".
 std::string cpu_distance_text(const CpuDistance& d);
 

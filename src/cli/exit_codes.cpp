@@ -29,7 +29,8 @@ const ExitCodeLine kInterrupted{"130, 143", "interrupted (SIGINT, SIGTERM); the 
 std::vector<ExitCodeLine> exit_code_lines(std::initializer_list<ExitCode> codes, bool interruptible) {
   std::vector<ExitCodeLine> out;
   for (ExitCode code : codes) {
-    const auto* known = std::find_if(std::begin(kKnown), std::end(kKnown), [code](const Known& k) { return k.code == code; });
+    const auto* known =
+        std::find_if(std::begin(kKnown), std::end(kKnown), [code](const Known& k) { return k.code == code; });
     if (known != std::end(kKnown)) out.push_back({std::to_string(static_cast<int>(code)), known->meaning});
   }
   if (interruptible) out.push_back(kInterrupted);

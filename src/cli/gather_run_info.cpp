@@ -44,17 +44,20 @@ void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::o
   if (!before || !after) return;
   const auto stolen = steal_fraction(*before, *after);
   if (!stolen) {
-    info.versions.emplace_back("steal_time", "unknown: the run was shorter than one tick of the kernel's CPU accounting");
+    info.versions.emplace_back("steal_time",
+                               "unknown: the run was shorter than one tick of the kernel's CPU accounting");
     return;
   }
-  info.versions.emplace_back("steal_time", fmt::format("{:.1f} % of the machine's CPU time over the run", 100 * *stolen));
+  info.versions.emplace_back("steal_time",
+                             fmt::format("{:.1f} % of the machine's CPU time over the run", 100 * *stolen));
   if (*stolen > kStealWarnFraction) {
     warnings.push_back(
         {"steal_time",
-         fmt::format("the hypervisor took {:.0f} % of this machine's CPU time during the run (steal time in /proc/stat): "
-                     "a shared host can run a whole run in a slower mode, in every tool; compare these figures only "
-                     "with runs of little steal time, or rerun when the host is quieter",
-                     100 * *stolen)});
+         fmt::format(
+             "the hypervisor took {:.0f} % of this machine's CPU time during the run (steal time in /proc/stat): "
+             "a shared host can run a whole run in a slower mode, in every tool; compare these figures only "
+             "with runs of little steal time, or rerun when the host is quieter",
+             100 * *stolen)});
   }
 }
 

@@ -12,8 +12,8 @@
 #include "core/measure/sizes.hpp"
 #include "core/sys/text_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -23,7 +23,7 @@ namespace distbench::cli {
 namespace {
 
 constexpr long long kMaxPlannedNodes = 100'000;
-constexpr int kListedRoundsNodes = 32;  // --plan-links lists every round's pairs up to this many nodes
+constexpr int kListedRoundsNodes = 32;     // --plan-links lists every round's pairs up to this many nodes
 constexpr const char* kProbes = "Probes";  // the help group of what the probes measure and which links
 
 struct HealthOptions {
@@ -75,12 +75,14 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   if (o.expect_busbw > 0) plan.expect_busbw_gbps = o.expect_busbw;
   plan.late_start_s = o.late_start_s;
   if (!(o.tolerance_pct > 0 && o.tolerance_pct < 100)) {
-    throw usage_error(fmt::format("--tolerance {:g}% must be more than 0% and less than 100% (25%: a quarter below the "
-                                  "median)",
-                                  o.tolerance_pct));
+    throw usage_error(
+        fmt::format("--tolerance {:g}% must be more than 0% and less than 100% (25%: a quarter below the "
+                    "median)",
+                    o.tolerance_pct));
   }
   plan.bandwidth.tolerance = o.tolerance_pct / 100;
-  if (!o.rules.empty()) plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
+  if (!o.rules.empty())
+    plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.rules_path = o.rules;
   plan.prom_path = o.prom;
   plan.links = link_mode(o.links);
@@ -92,8 +94,8 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
 // Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off.
 std::vector<UnusedOption> health_unused_by(const health::HealthPlan& plan) {
   if (plan.rules.relative) return {};
-  return {{"--tolerance", fmt::format("the rules file {} turns the median judgement off (\"relative\": false)",
-                                      plan.rules_path)}};
+  return {{"--tolerance",
+           fmt::format("the rules file {} turns the median judgement off (\"relative\": false)", plan.rules_path)}};
 }
 
 // The probes' message and memory sizes.
@@ -210,8 +212,7 @@ int run_health(Invocation& inv, const HealthOptions& o, const CLI::App& app) {
 
 void add_health_command(CLI::App& root, Commands& commands) {
   auto* app =
-      root.add_subcommand("health",
-                          "Cluster check: per-rank, per-node, job-wide and link tests; a verdict per node");
+      root.add_subcommand("health", "Cluster check: per-rank, per-node, job-wide and link tests; a verdict per node");
   app->group("Benchmarks");
   app->footer(help_footer("More: docs/health.md, 'Usage'; rules files: docs/health.md, 'Health rules'.",
                           health_exit_code_lines()));

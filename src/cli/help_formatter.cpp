@@ -249,8 +249,8 @@ void add_option_groups(const HelpFormatter& f, const CLI::App* app, std::vector<
 void add_command_groups(const CLI::App* app, std::vector<Section>& sections) {
   std::vector<std::string> command_groups;
   for (const CLI::App* sub : app->get_subcommands({})) {
-    if (!sub->get_name().empty() && std::find(command_groups.begin(), command_groups.end(), sub->get_group()) ==
-                                        command_groups.end()) {
+    if (!sub->get_name().empty() &&
+        std::find(command_groups.begin(), command_groups.end(), sub->get_group()) == command_groups.end()) {
       command_groups.push_back(sub->get_group());
     }
   }

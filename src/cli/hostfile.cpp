@@ -200,9 +200,11 @@ class LineParser {
 int Hostfile::total_slots() const {
   std::int64_t total = 0;  // each entry is at most INT_MAX, so no int64 overflow for any realistic count of hosts
   for (const auto& h : hosts) total += h.slots;
-  if (total > INT_MAX) throw usage_error(fmt::format("{}: the slots add up to {}, more than the {} ranks MPI can count; "
-                                                     "lower the slot counts",
-                                                     escape_text(origin), total, INT_MAX));
+  if (total > INT_MAX)
+    throw usage_error(
+        fmt::format("{}: the slots add up to {}, more than the {} ranks MPI can count; "
+                    "lower the slot counts",
+                    escape_text(origin), total, INT_MAX));
   return static_cast<int>(total);
 }
 
@@ -212,8 +214,8 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
   const std::string shown_origin = escape_text(origin);  // a path may hold any byte but '/' and NUL
 
   Style style = Style::bare;
-  int style_line = 0;              // first line that fixed the style
-  std::string style_text;          // and what it said
+  int style_line = 0;                               // first line that fixed the style
+  std::string style_text;                           // and what it said
   std::unordered_map<std::string, int> first_line;  // lower-cased host -> line
 
   std::int64_t total_slots = 0;  // MPI counts ranks in an int: the file's total must fit one
@@ -236,8 +238,8 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
         style_text = std::string(body);
       } else if (style != this_style) {
         const bool mpich = this_style == Style::mpich;
-        parser.fail(fmt::format("'{}' is {} style but line {} is {} style ('{}')", q(body),
-                                mpich ? "MPICH" : "OpenMPI", style_line, mpich ? "OpenMPI" : "MPICH", q(style_text)),
+        parser.fail(fmt::format("'{}' is {} style but line {} is {} style ('{}')", q(body), mpich ? "MPICH" : "OpenMPI",
+                                style_line, mpich ? "OpenMPI" : "MPICH", q(style_text)),
                     fmt::format("use one style per file, e.g. '{}'",
                                 mpich ? fmt::format("{} slots={}", q(entry.host), entry.slots)
                                       : fmt::format("{}:{}", q(entry.host), entry.slots)));
@@ -257,15 +259,18 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin) {
   }
 
   if (result.hosts.empty())
-    throw usage_error(fmt::format("{}: no hosts found (only blank lines and comments); "
-                                  "list one host per line, e.g. 'node1 slots=4' or 'node1:4'",
-                                  shown_origin));
+    throw usage_error(
+        fmt::format("{}: no hosts found (only blank lines and comments); "
+                    "list one host per line, e.g. 'node1 slots=4' or 'node1:4'",
+                    shown_origin));
   result.plain = style == Style::bare;
   result.format = style == Style::mpich ? "mpich" : "openmpi";
   return result;
 }
 
-Hostfile read_hostfile(const std::string& path) { return parse_hostfile(read_text_file(path, "hostfile", kHostfileMaxBytes), path); }
+Hostfile read_hostfile(const std::string& path) {
+  return parse_hostfile(read_text_file(path, "hostfile", kHostfileMaxBytes), path);
+}
 
 std::string format_hostfile_summary(const Hostfile& hostfile) {
   std::size_t width = 4;  // "host"

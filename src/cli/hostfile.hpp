@@ -21,10 +21,10 @@ struct HostEntry {
 };
 
 struct Hostfile {
-  std::string origin;           // file name used in messages
-  std::string format;           // "openmpi" or "mpich"; "openmpi" when `plain`
-  bool plain = false;           // only bare host names: the file works with either launcher
-  std::vector<HostEntry> hosts; // in file order, never empty
+  std::string origin;            // file name used in messages
+  std::string format;            // "openmpi" or "mpich"; "openmpi" when `plain`
+  bool plain = false;            // only bare host names: the file works with either launcher
+  std::vector<HostEntry> hosts;  // in file order, never empty
 
   // The sum of the slots; parse_hostfile refuses a file whose sum exceeds INT_MAX (MPI counts ranks in an int).
   int total_slots() const;
@@ -36,7 +36,8 @@ Hostfile parse_hostfile(std::string_view text, std::string_view origin);
 // The largest hostfile read (a hostfile lists a few thousand hosts at most).
 inline constexpr std::size_t kHostfileMaxBytes = std::size_t{1} << 20;  // 1 MiB
 
-// Reads and parses the file at `path` (a regular file of at most kHostfileMaxBytes); a missing or unreadable file is a usage_error naming the path.
+// Reads and parses the file at `path` (a regular file of at most kHostfileMaxBytes); a missing or unreadable file is a
+// usage_error naming the path.
 Hostfile read_hostfile(const std::string& path);
 
 // A human-readable summary (format, one row per host, total slots), each line ending in '\n'.

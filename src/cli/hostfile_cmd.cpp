@@ -6,14 +6,14 @@
 #include "cli/validators.hpp"
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace distbench::cli {
 namespace {
@@ -25,12 +25,14 @@ struct HostfileCheckOptions {
 
 // The file is not checked with CLI::ExistingFile: read_hostfile names the path and the system's reason.
 void setup_hostfile_check(CLI::App& app, HostfileCheckOptions& opts) {
-  app.add_option("FILE", opts.path, "hostfile to check (OpenMPI 'node1 slots=4' or MPICH 'node1:4')")->required()->check(non_empty_path());
+  app.add_option("FILE", opts.path, "hostfile to check (OpenMPI 'node1 slots=4' or MPICH 'node1:4')")
+      ->required()
+      ->check(non_empty_path());
   app.add_flag("--no-resolve", opts.no_resolve, "Do not look the host names up (a template, another network)");
 }
 
 constexpr std::chrono::seconds kLookupBound{3};  // for all the names together
-constexpr std::size_t kNamesShown = 10;           // the unresolved names the error line lists; the rest are counted
+constexpr std::size_t kNamesShown = 10;          // the unresolved names the error line lists; the rest are counted
 
 int run_hostfile_check(const HostfileCheckOptions& opts) {
   const Hostfile hostfile = read_hostfile(opts.path);  // throws usage_error on bad input
@@ -46,9 +48,10 @@ int run_hostfile_check(const HostfileCheckOptions& opts) {
   }
   if (unresolved == 0) return 0;
   const std::string more = unresolved > kNamesShown ? fmt::format(" and {} more", unresolved - kNamesShown) : "";
-  throw usage_error(fmt::format("{}: {} of {} host names do not resolve here: {}{}; mpirun could not reach them (fix "
-                                "the names, or --no-resolve for a template or another network)",
-                                opts.path, unresolved, names.size(), fmt::join(shown, ", "), more));
+  throw usage_error(
+      fmt::format("{}: {} of {} host names do not resolve here: {}{}; mpirun could not reach them (fix "
+                  "the names, or --no-resolve for a template or another network)",
+                  opts.path, unresolved, names.size(), fmt::join(shown, ", "), more));
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 #include "core/sys/environment.hpp"
 #include "version.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -150,10 +150,10 @@ int run_info(Invocation& inv, const InfoOptions& o) {
 void add_info_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand("info", "Show versions, backends, devices and the hosts the ranks run on");
   app->group("Reports and tools");
-  app->footer(help_footer("Run it under mpirun (or srun) to see every host; the first rank prints.",
-                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::timeout,
-                                           ExitCode::unavailable},
-                                          false)));
+  app->footer(help_footer(
+      "Run it under mpirun (or srun) to see every host; the first rank prints.",
+      exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::timeout, ExitCode::unavailable},
+                      false)));
   auto o = std::make_shared<InfoOptions>();
   app->add_flag("--json", o->json, "Print JSON for tools instead of text")->group(groups::kOutput);
   add_backend_option(*app, o->backend);

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <vector>
@@ -33,7 +33,8 @@ latency::LatencyPlan make_latency_plan(const LatencyOptions& o) {
     throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1", o.stepfactor));
   }
   latency::LatencyPlan plan;
-  plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes), parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
+  plan.sizes = size_sweep(parse_size_option("-b/--minbytes", o.minbytes),
+                          parse_size_option("-e/--maxbytes", o.maxbytes), o.stepfactor, 0);
   plan.warmup_iters = o.sampling.warmup_iters;
   plan.stopping = stopping_rule(o.sampling);
   // osu_latency's round trips unless the user chose: -w the warm-up; -n, --max-noise or --max-time the samples

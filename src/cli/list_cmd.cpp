@@ -5,13 +5,13 @@
 #include "cli/option_groups.hpp"
 #include "core/comm/backend.hpp"
 #include "core/device/collective.hpp"
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/report/text.hpp"
 #include "version.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <memory>

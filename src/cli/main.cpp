@@ -15,8 +15,8 @@
 #include "core/sys/termination.hpp"
 #include "version.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -94,8 +94,7 @@ int main(int argc, char** argv) {
     throw usage_error("no command given; see 'distbench --help'");
   } catch (const Error& e) {
     const bool internal = e.code() == ExitCode::failure;
-    return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what(),
-                             command);
+    return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what(), command);
   } catch (const std::exception& e) {
     return cli::report_error(inv, ExitCode::failure, fmt::format("unexpected failure: {}", e.what()), command);
   }

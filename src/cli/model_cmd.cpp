@@ -1,7 +1,8 @@
 // `distbench model REPORT.json... [--collective C] [--algorithm A|auto] [--predict-np 8,64] [--predict-sizes 1K:1G]
-// [--fit-sizes MIN:MAX] [--link-gbps X] [--format text|md|json|csv|html] [--output PATH]`: a latency-bandwidth cost model fitted to
-// collective sweeps (src/model). Exit 0: fitted; 2: bad input (no report, several collectives without --collective,
-// one size only, --algorithm on a report of another backend), one error line, nothing written; 1: I/O failure.
+// [--fit-sizes MIN:MAX] [--link-gbps X] [--format text|md|json|csv|html] [--output PATH]`: a latency-bandwidth cost
+// model fitted to collective sweeps (src/model). Exit 0: fitted; 2: bad input (no report, several collectives without
+// --collective, one size only, --algorithm on a report of another backend), one error line, nothing written; 1: I/O
+// failure.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
@@ -14,8 +15,8 @@
 #include "model/model.hpp"
 #include "model/model_views.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -102,10 +103,11 @@ std::vector<std::string> algorithm_names() {
 }  // namespace
 
 void add_model_command(CLI::App& root, Commands& commands) {
-  auto* app = root.add_subcommand("model", "Fit a latency-bandwidth cost model to sweeps; predict other sizes and ranks");
+  auto* app =
+      root.add_subcommand("model", "Fit a latency-bandwidth cost model to sweeps; predict other sizes and ranks");
   app->group("Reports and tools");
-  app->footer(help_footer("More: docs/model.md.",
-                          exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage}, false)));
+  app->footer(
+      help_footer("More: docs/model.md.", exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage}, false)));
   auto a = std::make_shared<ModelArgs>();
   app->add_option("REPORTS", a->files, "JSON reports of collective sweeps (one or several world sizes)")
       ->check(non_empty_path());
@@ -124,7 +126,8 @@ void add_model_command(CLI::App& root, Commands& commands) {
       ->group(fit)
       ->delimiter(',')
       ->check(in_range(2, kMostRanks, "rank count"));
-  app->add_option("--predict-sizes", a->predict_sizes, "Predict at sizes MIN:MAX[:FACTOR] or a list (default: measured)")
+  app->add_option("--predict-sizes", a->predict_sizes,
+                  "Predict at sizes MIN:MAX[:FACTOR] or a list (default: measured)")
       ->option_text("SIZES")
       ->group(fit)
       ->delimiter(',')

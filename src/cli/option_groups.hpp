@@ -21,7 +21,7 @@ inline constexpr const char* kLaunch = "Launch";              // how the job for
 inline constexpr const char* kHidden = "Hidden";              // accepted, never shown
 
 // The shared groups, in the order --help shows them after the subcommand's own.
-inline constexpr std::array<std::string_view, 7> kOrder = {kSweep,   kSampling, kVerification, kReports,
-                                                           kOutput,  kBackend,  kLaunch};
+inline constexpr std::array<std::string_view, 7> kOrder = {kSweep,  kSampling, kVerification, kReports,
+                                                           kOutput, kBackend,  kLaunch};
 
 }  // namespace distbench::cli::groups

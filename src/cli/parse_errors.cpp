@@ -3,9 +3,9 @@
 #include "cli/did_you_mean.hpp"
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <vector>
@@ -56,7 +56,6 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   }
   return nullptr;
 }
-
 
 // CLI11's messages start with the option's name and a colon ("--timeout: ..."); returns the name and the rest.
 std::pair<std::string, std::string> split_name(const std::string& what) {

@@ -3,8 +3,8 @@
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <string>
 
@@ -19,8 +19,7 @@ void add_per_rank_options(CLI::App& app, PerRankOptions& options) {
       ->option_text("FORM")
       ->default_str(std::string(name(PerRankForm::automatic)))
       ->check(one_of({"auto", "all", "summary"}));
-  app.add_option("--per-rank-file", options.file,
-                 "Write every rank's figures here too (JSON Lines)")
+  app.add_option("--per-rank-file", options.file, "Write every rank's figures here too (JSON Lines)")
       ->group(groups::kReports)
       ->option_text("PATH")
       ->check(non_empty_path());

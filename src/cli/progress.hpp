@@ -45,8 +45,8 @@ class ProgressLine {
 
  private:
   void tick();
-  void draw_live(Clock::time_point now);    // with mutex_ held
-  void erase_live();                        // with mutex_ held
+  void draw_live(Clock::time_point now);            // with mutex_ held
+  void erase_live();                                // with mutex_ held
   std::string status(Clock::time_point now) const;  // "[3/24] allreduce 1 MiB ...: 12 s"
 
   ProgressMode mode_;

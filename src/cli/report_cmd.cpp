@@ -14,9 +14,9 @@
 #include "core/sys/text_file.hpp"
 #include "views/report_views.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>

@@ -31,7 +31,7 @@ struct LookupQueue {
   bool closed = false;                    // the caller stopped waiting: take no other name
   std::vector<std::optional<int>> codes;  // getaddrinfo's result per name, once it answered
   std::size_t answered = 0;
-  std::vector<bool> ended;                // per thread: it left its loop (joining it is then immediate)
+  std::vector<bool> ended;  // per thread: it left its loop (joining it is then immediate)
 };
 
 void lookup_worker(const std::shared_ptr<LookupQueue>& queue, std::size_t me) {

@@ -122,13 +122,13 @@ void RunEnding::end_on_signal(Watchdog& watchdog, int signal) {
     // waited for this rank did not finish within it, which is why the launcher ends the job.
     fail_and_exit(fmt::format("this rank was stopped (or its host frozen) for {:.1f} s {}; its peers' steps did not "
                               "finish within {:g} s (-T/--timeout); ended by signal {} ({}) once it was continued",
-                              *frozen, step.empty() ? "between steps" : fmt::format("during {}", step),
-                              freeze_bound_s_, signal, strsignal(signal)),
+                              *frozen, step.empty() ? "between steps" : fmt::format("during {}", step), freeze_bound_s_,
+                              signal, strsignal(signal)),
                   timeout_exit_code_, watchdog.step_kind());
   }
   const char* why = launched_ ? "; the launcher sends it on Ctrl-C, at a scheduler's time limit, or when another "
-                               "rank failed (that rank's error line then says why)"
-                             : "";
+                                "rank failed (that rank's error line then says why)"
+                              : "";
   end_and_exit("interrupted",
                fmt::format("interrupted by signal {} (SIG{}){}{}", signal, sigabbrev_np(signal),
                            step.empty() ? "" : fmt::format(" during {}", step), why),

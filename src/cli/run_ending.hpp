@@ -10,10 +10,10 @@
 #include "cli/runner.hpp"
 #include "core/benchmark.hpp"
 #include "core/comm/connector.hpp"
-#include "core/sys/watchdog.hpp"
 #include "core/report/reporter.hpp"
 #include "core/report/run_info.hpp"
 #include "core/sys/termination.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <mutex>
 #include <optional>
@@ -70,7 +70,7 @@ class RunEnding {
   const int rank_;
   const std::string host_;
   const bool root_;
-  ProgressLine* progress_ = nullptr;   // these three are set once, by report_to, under `leaving_`
+  ProgressLine* progress_ = nullptr;  // these three are set once, by report_to, under `leaving_`
   ReporterSet* reporters_ = nullptr;
   RunInfo info_;
   const Benchmark& benchmark_;
@@ -78,7 +78,7 @@ class RunEnding {
   const double freeze_bound_s_;  // a rank stopped longer than this: its peers have given up on it (leave_bound_s)
   const std::optional<int> interrupted_exit_code_;
   const bool launched_;  // by a launcher, with other ranks: a signal may be its word that another rank failed
-  std::mutex leaving_;  // the first ending decides; the report is written by one thread at a time
+  std::mutex leaving_;   // the first ending decides; the report is written by one thread at a time
 };
 
 // For a command that writes no report (info): a step that did not finish within -T ends the process with the

@@ -7,13 +7,13 @@
 #include "cli/progress.hpp"
 #include "cli/run_ending.hpp"
 #include "cli/startup_clock.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/comm/world.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/console_reporter.hpp"
 #include "core/report/report_formats.hpp"
 #include "core/report/report_output.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/sys/environment.hpp"
 
 #include <fmt/core.h>
@@ -62,9 +62,10 @@ std::vector<NamedPath> output_files(const RunSettings& s, const Benchmark& bench
   if (on_stdout.size() > 1) {
     const std::string last = on_stdout.back();
     on_stdout.pop_back();
-    throw usage_error(fmt::format("{} and {} {} go to stdout ('-'), where only one report can go; write the others to "
-                                  "files",
-                                  fmt::join(on_stdout, ", "), last, on_stdout.size() == 1 ? "both" : "all"));
+    throw usage_error(
+        fmt::format("{} and {} {} go to stdout ('-'), where only one report can go; write the others to "
+                    "files",
+                    fmt::join(on_stdout, ", "), last, on_stdout.size() == 1 ? "both" : "all"));
   }
   std::vector<NamedPath> outputs;
   for (const ReportTarget& t : s.reports) {
@@ -77,8 +78,8 @@ std::vector<NamedPath> output_files(const RunSettings& s, const Benchmark& bench
 
 // A run of one process that no launcher started measures that process alone: say how to start several.
 void hint_single_process(const RunInfo& info) {
-  const auto launcher = std::find_if(info.versions.begin(), info.versions.end(),
-                                     [](const auto& kv) { return kv.first == "launcher"; });
+  const auto launcher =
+      std::find_if(info.versions.begin(), info.versions.end(), [](const auto& kv) { return kv.first == "launcher"; });
   if (info.world_size != 1 || launcher == info.versions.end() || launcher->second.rfind("none", 0) != 0) return;
   fmt::print(stderr,
              "hint: one process, started without a launcher, communicates only with itself; start several with "
@@ -206,8 +207,7 @@ RunStart begin_reports(Invocation& inv, Connector& connector, World& world, cons
 }
 
 // Runs the benchmark, the root's progress line following it; when it throws, the report keeps what was measured.
-BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark, RootOutput& out,
-                         RunEnding& ending) {
+BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark, RootOutput& out, RunEnding& ending) {
   ProgressFn on_progress;
   if (out.progress) {
     on_progress = [progress = out.progress.get()](std::size_t done, std::size_t total, const std::string& next) {
@@ -291,16 +291,18 @@ Farewell leave_together(Connector& connector, Watchdog& watchdog, int root_code,
 std::string abandoned_at_farewell(const Farewell& farewell, const Watchdog& watchdog, const RunInfo& info,
                                   double bound) {
   if (!farewell.missing.empty()) {
-    return fmt::format("{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
-                       "hung or gone; every case above was measured",
-                       ranks_text(farewell.missing, info), bound);
+    return fmt::format(
+        "{} did not answer at the end of the run within {:g} s (-T/--timeout): stopped, "
+        "hung or gone; every case above was measured",
+        ranks_text(farewell.missing, info), bound);
   }
   if (const std::optional<double> frozen = watchdog.frozen_longer_than(bound)) {
     // This rank was stopped (or its host frozen) as the run ended, longer than the others wait for each other: they
     // have given up on it and are leaving.
-    return fmt::format("this rank was stopped (or its host frozen) for {:.1f} s as the run ended: the "
-                       "others did not wait past {:g} s (-T/--timeout); every case above was measured",
-                       *frozen, bound);
+    return fmt::format(
+        "this rank was stopped (or its host frozen) for {:.1f} s as the run ended: the "
+        "others did not wait past {:g} s (-T/--timeout); every case above was measured",
+        *frozen, bound);
   }
   return {};
 }
@@ -319,7 +321,8 @@ void complete_run_info(RunInfo& info, BenchmarkOutcome& outcome, const RunSettin
   info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
   if (settings.backend_options.huge_pages == HugePages::on && info.version("memory.huge_pages").empty()) {
     outcome.warnings.push_back({"option_ignored", fmt::format("--huge-pages on ignored: the {} backend's buffers are "
-                                                              "not host memory", info.backend)});
+                                                              "not host memory",
+                                                              info.backend)});
   }
   outcome.warnings.insert(outcome.warnings.end(), start.cautions.begin(), start.cautions.end());
   outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());

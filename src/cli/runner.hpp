@@ -22,8 +22,8 @@ struct RunSettings {
   BackendOptions backend_options;
   double timeout_s = 300.0;
   std::vector<ReportTarget> reports;  // the report files, in the formats table's order ("-": stdout, at the end)
-  std::string progress = "auto";     // --progress: auto, on, off
-  bool quiet = false;                // -q: no table
+  std::string progress = "auto";      // --progress: auto, on, off
+  bool quiet = false;                 // -q: no table
   bool malloc_reuse = false;
   int timeout_exit_code = 4;  // what the watchdog ends the job with (health: 3, unknown, as monitoring expects)
   // How long the ranks wait for each other at the end of the run (the farewell), when it is not timeout_s (health:

@@ -70,9 +70,10 @@ std::vector<std::uint64_t> sizes_of_item(const std::string& item) {
   try {
     return size_sweep(min, max, factor, 0);
   } catch (const Error&) {  // the checks above leave it one refusal, the count; its advice names the sweep's flags
-    throw usage_error(fmt::format("'{}' would hold more than {} sizes; give a larger FACTOR (the third number, e.g. "
-                                  "{}:{}:4) or a narrower MIN:MAX",
-                                  escape_text(item), kMaxSweepSizes, escape_text(min_text), escape_text(max_text)));
+    throw usage_error(
+        fmt::format("'{}' would hold more than {} sizes; give a larger FACTOR (the third number, e.g. "
+                    "{}:{}:4) or a narrower MIN:MAX",
+                    escape_text(item), kMaxSweepSizes, escape_text(min_text), escape_text(max_text)));
   }
 }
 

@@ -66,8 +66,8 @@ double between(StartupClock::Clock::time_point from, StartupClock::Clock::time_p
 
 }  // namespace
 
-std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
-                             const ArmedStep& step) {
+std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock,
+                                        const std::vector<std::string>& hosts, const ArmedStep& step) {
   connector.barrier(step);  // the ranks' common instant: each says how long ago it entered main()
   const double since_main = between(clock.main_entered, StartupClock::Clock::now());
   std::array<double, kStartupPhases.size() + 1> mine{};
@@ -77,9 +77,9 @@ std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock
   mine[3] = between(clock.connected, clock.backend_chosen);
   mine[4] = between(clock.backend_chosen, clock.world_formed);
   mine[5] = between(clock.world_formed, clock.first_collective_done);
-  mine[kStartupTotal] = std::isnan(clock.launch_s) ? std::numeric_limits<double>::quiet_NaN()
-                                                   : clock.launch_s + between(clock.main_entered,
-                                                                              clock.first_collective_done);
+  mine[kStartupTotal] = std::isnan(clock.launch_s)
+                            ? std::numeric_limits<double>::quiet_NaN()
+                            : clock.launch_s + between(clock.main_entered, clock.first_collective_done);
   mine[kStartupPhases.size()] = since_main;
   const auto all = gather_vector(connector, std::span<const double>(mine), connector.root_rank(), step);
   if (!connector.is_root()) return {};

@@ -25,7 +25,7 @@ void time_first_collective(World& world, StartupClock& clock, double timeout_s, 
 
 // Collective (a gather to the root, 8 doubles a rank, after a barrier that is the ranks' common instant): every rank's
 // phases and how late it began, in rank order (hosts from `hosts`) on the root; empty elsewhere.
-std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock, const std::vector<std::string>& hosts,
-                             const ArmedStep& step);
+std::vector<StartupRank> gather_startup(Connector& connector, const StartupClock& clock,
+                                        const std::vector<std::string>& hosts, const ArmedStep& step);
 
 }  // namespace distbench::cli

@@ -7,8 +7,8 @@
 #include "cli/runner.hpp"
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>
@@ -48,9 +48,10 @@ std::vector<int> tp_dims(const std::string& text) {
 void set_tp_operations(const TpOptions& o, tp::TpPlan& plan) {
   plan.shape = tp::parse_shape(o.shape, "--shape");
   if (!bounded_product({plan.shape.rows, plan.shape.cols})) {
-    throw usage_error(fmt::format("--shape {}: more than 2^56 elements, beyond any machine's memory; give a smaller "
-                                  "tensor",
-                                  o.shape));
+    throw usage_error(
+        fmt::format("--shape {}: more than 2^56 elements, beyond any machine's memory; give a smaller "
+                    "tensor",
+                    o.shape));
   }
   plan.dims = tp_dims(o.dim);
   if (o.op != "all") {
@@ -80,9 +81,10 @@ void set_tp_layers(const TpOptions& o, tp::TpPlan& plan) {
           fmt::format("--in {} --out {} --batch {}: a layer needs all three above 0", o.in, o.out, o.batch));
     }
     if (!bounded_product({o.in, o.out}) || !bounded_product({o.batch, o.in + o.out})) {
-      throw usage_error(fmt::format("--in {} --out {} --batch {}: the layer's weights (in x out) or activations "
-                                    "(batch x (in + out)) pass 2^56 elements, beyond any machine's memory; lower them",
-                                    o.in, o.out, o.batch));
+      throw usage_error(
+          fmt::format("--in {} --out {} --batch {}: the layer's weights (in x out) or activations "
+                      "(batch x (in + out)) pass 2^56 elements, beyond any machine's memory; lower them",
+                      o.in, o.out, o.batch));
     }
   }
   plan.layer = {o.in, o.out, o.batch};
@@ -123,8 +125,7 @@ std::vector<UnusedOption> tp_unused(const TpOptions& o) {
 
 void add_tp_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand(
-      "tp",
-      "Tensor parallelism (TorchShard): split-tensor operations and parallel linear layers in groups");
+      "tp", "Tensor parallelism (TorchShard): split-tensor operations and parallel linear layers in groups");
   app->group("Benchmarks");
   app->footer(help_footer("More: docs/tp.md, 'Usage'; the common options: docs/collectives.md, 'Options'.",
                           exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
@@ -154,8 +155,7 @@ void add_tp_command(CLI::App& root, Commands& commands) {
   // options (--show-faults, -m, -G): its table has no fault columns, and it runs each operation once.
   add_step_count_options(*app, o->steps, "Timed steps", "Untimed steps first");
   add_common_options(*app, o->common);
-  app->add_flag("--check", o->check,
-                "Compare with one rank: operations exactly, layers within a rounding bound")
+  app->add_flag("--check", o->check, "Compare with one rank: operations exactly, layers within a rounding bound")
       ->group(groups::kVerification);
   commands.push_back({app, [o, app](Invocation& inv) {
                         tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI

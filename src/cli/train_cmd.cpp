@@ -10,8 +10,8 @@
 #include "core/comm/bucket_cap.hpp"
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -64,10 +64,11 @@ train::TrainPlan make_train_plan(const TrainOptions& o) {
   }
   const std::size_t widest = std::max({o.inputs, o.hidden, o.classes});
   if (!bounded_product({o.layers, widest, widest}) || !bounded_product({o.layers + 3, o.batch, widest})) {
-    throw usage_error(fmt::format("--layers {} --hidden {} --inputs {} --classes {} --batch {}: the model's parameters "
-                                  "(about layers x width²) or activations (layers x batch x width) pass 2^56 "
-                                  "elements, beyond any machine's memory; lower them",
-                                  o.layers, o.hidden, o.inputs, o.classes, o.batch));
+    throw usage_error(
+        fmt::format("--layers {} --hidden {} --inputs {} --classes {} --batch {}: the model's parameters "
+                    "(about layers x width²) or activations (layers x batch x width) pass 2^56 "
+                    "elements, beyond any machine's memory; lower them",
+                    o.layers, o.hidden, o.inputs, o.classes, o.batch));
   }
   if (o.check && o.optimizer == "adam") {
     throw usage_error(
@@ -139,9 +140,7 @@ void add_train_training_options(CLI::App& app, TrainOptions& o) {
       ->option_text("MODE")
       ->group(training)
       ->check(one_of({"on", "off", "both"}));
-  app.add_option("--zero", o.zero, "ZeRO stage: 0 (DDP), 1, 2 or 3")
-      ->option_text("STAGE")
-      ->group(training);
+  app.add_option("--zero", o.zero, "ZeRO stage: 0 (DDP), 1, 2 or 3")->option_text("STAGE")->group(training);
   app.add_option("--tp-size", o.tp_size, "Tensor parallelism in groups of N consecutive ranks; 1: none")
       ->option_text("N")
       ->group(training);

@@ -78,9 +78,10 @@ CLI::Validator percentage(double lo, double hi) {
         const auto value = parse_number(digits);
         if (!value) return fmt::format("{} is not a percentage; write it like 5%", shown(text));
         if (!sign && *value > 0 && *value < 1) {
-          return fmt::format("{} is ambiguous: a bare number is a percentage here ({}%), a fraction elsewhere; write "
-                             "{:g}% or {}%",
-                             text, digits, *value * 100, digits);
+          return fmt::format(
+              "{} is ambiguous: a bare number is a percentage here ({}%), a fraction elsewhere; write "
+              "{:g}% or {}%",
+              text, digits, *value * 100, digits);
         }
         if (*value < lo || *value > hi) return fmt::format("{} is not a percentage from {:g}% to {:g}%", text, lo, hi);
         text = digits;

@@ -33,8 +33,7 @@ std::vector<UnusedOption> zero_unused_by(const zero::ZeroPlan& plan) {
 
 void add_zero_command(CLI::App& root, Commands& commands) {
   auto* app = root.add_subcommand(
-      "zero",
-      "One ZeRO optimizer step, stages 0-3: time, bytes sent and memory, beside the paper's formulas");
+      "zero", "One ZeRO optimizer step, stages 0-3: time, bytes sent and memory, beside the paper's formulas");
   app->group("Benchmarks");
   app->footer(help_footer("More: docs/zero.md, 'Usage'; the common options: docs/collectives.md, 'Options'.",
                           exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage, ExitCode::wrong_results,
@@ -57,8 +56,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
       ->option_text("HOW")
       ->default_str("auto: both with --stage all, else allreduce")
       ->group(step);
-  app->add_option("--config", o->config,
-                  "JSON file of settings (zero_opt_level, ...); options given win over it")
+  app->add_option("--config", o->config, "JSON file of settings (zero_opt_level, ...); options given win over it")
       ->option_text("PATH")
       ->group(step)
       ->check(non_empty_path());
@@ -67,8 +65,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
   app->get_option("--warmup-iters")->description("Untimed steps first");
   add_common_options(*app, o->common);
   add_per_rank_options(*app, o->per_rank);
-  app->add_flag("--check", o->check,
-                "First compare every stage with a one-rank run, bit for bit (exit 3)")
+  app->add_flag("--check", o->check, "First compare every stage with a one-rank run, bit for bit (exit 3)")
       ->group(groups::kVerification);
   app->add_option("--check-steps", o->check_steps, "Steps --check runs before comparing")
       ->option_text("N")
@@ -81,7 +78,9 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                         }
                         if (app->count("--bucket") > 0) options.given.insert("--bucket-mb");  // either spelling
                         const std::string text =
-                            options.config.empty() ? std::string() : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
+                            options.config.empty()
+                                ? std::string()
+                                : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         const zero::ZeroPlan plan = make_zero_plan(options, text);  // bad input fails before MPI
                         RunSettings settings = run_settings(options.common);
                         settings.ignored_options = given_but_unused(*app, zero_unused_by(plan));

@@ -43,8 +43,7 @@ void apply_config(ZeroOptions& o, const std::string& text, const std::string& pa
   std::string problem;
   const auto parsed = parse_json_text(text, problem);
   if (!parsed) {
-    throw usage_error(
-        fmt::format("{} is {}; write an object such as {{\"zero_opt_level\": 2}}", path, problem));
+    throw usage_error(fmt::format("{} is {}; write an object such as {{\"zero_opt_level\": 2}}", path, problem));
   }
   const json& doc = *parsed;
   if (!doc.is_object()) throw usage_error(fmt::format("{} must hold a JSON object of settings", path));
@@ -107,8 +106,8 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.bucket_mb = o.bucket_mb;
   plan.bucket = static_cast<std::size_t>(o.bucket_mb * 1024 * 1024 / static_cast<double>(size_of(plan.type)));
   if (o.bucket_mb > 0 && plan.bucket == 0) {
-    throw usage_error(fmt::format("a bucket of {:g} MiB (--bucket) holds no {} gradient; give at least {} bytes' worth", o.bucket_mb,
-                                  o.dtype, size_of(plan.type)));
+    throw usage_error(fmt::format("a bucket of {:g} MiB (--bucket) holds no {} gradient; give at least {} bytes' worth",
+                                  o.bucket_mb, o.dtype, size_of(plan.type)));
   }
   using zero::Zero1Reduce;
   if (o.zero1_reduce == "allreduce") {
@@ -120,9 +119,10 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   } else if (o.zero1_reduce == "auto") {
     plan.zero1 = {Zero1Reduce::allreduce};
   } else {
-    throw usage_error(fmt::format("--zero1-reduce {}: choose allreduce (RAF's design: 3x the gradients' bytes), reduce-scatter "
-                                  "(DeepSpeed's and the paper's), both, or auto (both with --stage all)",
-                                  o.zero1_reduce));
+    throw usage_error(
+        fmt::format("--zero1-reduce {}: choose allreduce (RAF's design: 3x the gradients' bytes), reduce-scatter "
+                    "(DeepSpeed's and the paper's), both, or auto (both with --stage all)",
+                    o.zero1_reduce));
   }
   plan.check = o.check;
   if (o.check_steps < 1) throw usage_error(fmt::format("--check-steps {} must be at least 1", o.check_steps));

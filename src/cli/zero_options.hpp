@@ -2,10 +2,10 @@
 // enable_data_parallel, and the options' own names): unit-tested without ranks.
 #pragma once
 
-#include "core/comm/bucket_cap.hpp"
 #include "benchmarks/zero/plan.hpp"
 #include "cli/common_options.hpp"
 #include "cli/per_rank_options.hpp"
+#include "core/comm/bucket_cap.hpp"
 
 #include <set>
 #include <string>

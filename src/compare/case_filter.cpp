@@ -52,9 +52,10 @@ std::vector<Condition> parse_filter(std::string_view expr) {
       }
     }
     if (at == std::string::npos || at == 0 || at + c.op.size() >= part.size()) {
-      throw usage_error(fmt::format("--filter: cannot read '{}'; write key=value, key!=value or key>=number, "
-                                    "separated by commas (e.g. --filter 'dtype=float32,bytes>=1M')",
-                                    part));
+      throw usage_error(
+          fmt::format("--filter: cannot read '{}'; write key=value, key!=value or key>=number, "
+                      "separated by commas (e.g. --filter 'dtype=float32,bytes>=1M')",
+                      part));
     }
     c.key = std::string(trim_spaces(std::string_view(part).substr(0, at)));
     const std::string_view value = trim_spaces(std::string_view(part).substr(at + c.op.size()));
@@ -62,8 +63,8 @@ std::vector<Condition> parse_filter(std::string_view expr) {
       c.values = split_list(value, '|');
     } else {
       if (!number_of(value)) {
-        throw usage_error(fmt::format("--filter: '{}' compares {} with '{}', which is not a number or a size", part,
-                                      c.key, value));
+        throw usage_error(
+            fmt::format("--filter: '{}' compares {} with '{}', which is not a number or a size", part, c.key, value));
       }
       c.values = {std::string(value)};
     }
@@ -90,8 +91,10 @@ bool matches(const Record& record, const std::vector<Condition>& conditions) {
     const auto have = param_number(*v);
     const auto want = number_of(std::string_view(c.values.front()));
     if (!have || !want) return false;
-    const bool ok = c.op == "<" ? *have < *want : c.op == "<=" ? *have <= *want : c.op == ">" ? *have > *want
-                                                                                                : *have >= *want;
+    const bool ok = c.op == "<"    ? *have < *want
+                    : c.op == "<=" ? *have <= *want
+                    : c.op == ">"  ? *have > *want
+                                   : *have >= *want;
     if (!ok) return false;
   }
   return true;

@@ -13,7 +13,7 @@ namespace distbench::compare {
 
 struct Condition {
   std::string key;
-  std::string op;  // "=", "!=", "<", "<=", ">", ">="
+  std::string op;                   // "=", "!=", "<", "<=", ">", ">="
   std::vector<std::string> values;  // alternatives for "=" and "!="; one for the others
 };
 

@@ -55,9 +55,8 @@ std::vector<std::string> varying_keys(const std::vector<const Record*>& records)
   if (records.empty()) return keys;
   for (const Param& p : records.front()->params) {
     const std::string first = param_text(p.value);
-    const bool varies = std::any_of(records.begin(), records.end(), [&](const Record* r) {
-      return r->param_text(p.key) != first;
-    });
+    const bool varies =
+        std::any_of(records.begin(), records.end(), [&](const Record* r) { return r->param_text(p.key) != first; });
     if (varies || p.key == "bytes") keys.push_back(p.key);
   }
   // The size first; the element count says nothing more than the size does.
@@ -80,9 +79,10 @@ std::string label_of(const Record& r, const std::vector<std::string>& keys) {
 
 void check_comparable(const ParsedReport& other, const ParsedReport& cand, std::string_view other_name) {
   if (other.benchmark != cand.benchmark) {
-    throw usage_error(fmt::format("{} is a '{}' report and the candidate a '{}' report; compare reports of the same "
-                                  "benchmark",
-                                  other_name, other.benchmark, cand.benchmark));
+    throw usage_error(
+        fmt::format("{} is a '{}' report and the candidate a '{}' report; compare reports of the same "
+                    "benchmark",
+                    other_name, other.benchmark, cand.benchmark));
   }
   if (other.info.world_size != cand.info.world_size) {
     throw usage_error(fmt::format("{} ran on {} ranks and the candidate on {}; compare runs of the same world size",
@@ -109,7 +109,8 @@ void check_complete(const std::vector<ParsedReport>& runs, std::string_view side
 void check_metric(CompareMetric metric, const ParsedReport& report) {
   if (metric == CompareMetric::time) return;
   const auto& metrics = report.layout.metrics;
-  const bool has = std::any_of(metrics.begin(), metrics.end(), [](const MetricSpec& m) { return m.key == "algbw_gbps"; });
+  const bool has =
+      std::any_of(metrics.begin(), metrics.end(), [](const MetricSpec& m) { return m.key == "algbw_gbps"; });
   if (!has) {
     throw usage_error(
         fmt::format("--metric {}: '{}' reports have no bandwidth; use --metric time", name(metric), report.benchmark));
@@ -193,9 +194,10 @@ void check_samples(const Record& r, const std::vector<double>& us, const std::st
                    const std::vector<std::string>& keys) {
   for (std::size_t i = 0; i < us.size(); ++i) {
     if (!(std::isfinite(us[i]) && us[i] > 0)) {
-      throw usage_error(fmt::format("{}: case {} has sample {} = {}: not a positive time (null, infinite, zero or "
-                                    "negative); the report is damaged: measure it again",
-                                    run_name, label_of(r, keys), i + 1, us[i]));
+      throw usage_error(
+          fmt::format("{}: case {} has sample {} = {}: not a positive time (null, infinite, zero or "
+                      "negative); the report is damaged: measure it again",
+                      run_name, label_of(r, keys), i + 1, us[i]));
     }
   }
 }
@@ -213,9 +215,10 @@ Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, 
     std::set<std::string> seen;  // this run's cases: one record each
     for (const Record& r : run.records) {
       if (!seen.insert(case_key(r)).second) {
-        throw usage_error(fmt::format("{}: case {} appears twice; a report holds each case once (was it edited or "
-                                      "two reports joined?)",
-                                      run_name, label_of(r, keys)));
+        throw usage_error(
+            fmt::format("{}: case {} appears twice; a report holds each case once (was it edited or "
+                        "two reports joined?)",
+                        run_name, label_of(r, keys)));
       }
     }
     for (const Record& r : run.records) {
@@ -249,14 +252,15 @@ std::string nothing_judged_message(const Comparison& c) {
   if (c.unknown > 0) {
     const auto first = std::find_if(c.cases.begin(), c.cases.end(),
                                     [](const CaseComparison& k) { return k.verdict == Verdict::unknown; });
-    return fmt::format("nothing could be judged: {} of {} with {} (the first: {}), the rest on one side only ({} "
-                       "missing, {} new)",
-                       c.unknown, plural(c.cases.size(), "case", "cases"), first->reason, first->label, c.missing,
-                       c.added);
+    return fmt::format(
+        "nothing could be judged: {} of {} with {} (the first: {}), the rest on one side only ({} "
+        "missing, {} new)",
+        c.unknown, plural(c.cases.size(), "case", "cases"), first->reason, first->label, c.missing, c.added);
   }
-  return fmt::format("nothing to compare: no case{} is in both the baseline and the candidate ({} only in the "
-                     "baseline, {} only in the candidate); compare runs of the same cases",
-                     filtered, c.missing, c.added);
+  return fmt::format(
+      "nothing to compare: no case{} is in both the baseline and the candidate ({} only in the "
+      "baseline, {} only in the candidate); compare runs of the same cases",
+      filtered, c.missing, c.added);
 }
 
 }  // namespace
@@ -339,9 +343,10 @@ void conclude(Comparison& out, std::string_view unknown_why) {
   if (out.missing > 0 && !out.options.allow_missing) {
     const auto first = std::find_if(out.cases.begin(), out.cases.end(),
                                     [](const CaseComparison& k) { return k.verdict == Verdict::missing; });
-    out.not_judged = fmt::format("{} baseline {} not in the candidate (first: {}); a case that stopped being measured "
-                                 "may be the one that regressed: measure it, or pass --allow-missing",
-                                 out.missing, out.missing == 1 ? "case is" : "cases are", first->label);
+    out.not_judged = fmt::format(
+        "{} baseline {} not in the candidate (first: {}); a case that stopped being measured "
+        "may be the one that regressed: measure it, or pass --allow-missing",
+        out.missing, out.missing == 1 ? "case is" : "cases are", first->label);
   }
 }
 

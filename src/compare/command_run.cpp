@@ -1,25 +1,25 @@
 #include "compare/command_run.hpp"
 
 #include "compare/keeper.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <new>
 #include <string_view>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 extern char** environ;
 
@@ -59,8 +59,8 @@ class SharedWithKeeper {
     void* memory = ::mmap(nullptr, sizeof(KeeperShared), PROT_READ | PROT_WRITE,
                           MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory == MAP_FAILED) {
-      throw failure(fmt::format("cannot map {} bytes for a run's keeper: {}", sizeof(KeeperShared),
-                                std::strerror(errno)));
+      throw failure(
+          fmt::format("cannot map {} bytes for a run's keeper: {}", sizeof(KeeperShared), std::strerror(errno)));
     }
     shared_ = new (memory) KeeperShared;
   }
@@ -136,9 +136,10 @@ CommandOutcome outcome_of(const KeeperShared& r, int status, const std::string& 
     throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(r.start_errno)));
   }
   if (r.processes_remain) {
-    throw failure(fmt::format("processes that '{}' started did not end within {:g} s of SIGKILL (uninterruptible "
-                              "sleep?); look for them with ps",
-                              excerpt(command), kKeeperKillWaitSeconds));
+    throw failure(
+        fmt::format("processes that '{}' started did not end within {:g} s of SIGKILL (uninterruptible "
+                    "sleep?); look for them with ps",
+                    excerpt(command), kKeeperKillWaitSeconds));
   }
   CommandOutcome out;
   out.status = r.command_ended ? status_of(r.wait_status) : 128 + SIGKILL;
@@ -169,8 +170,7 @@ CommandOutcome CommandRunner::run(const std::string& command, const std::string&
   ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
   const ShellCommand shell(command, environment);
   SharedWithKeeper shared;
-  const KeeperPlan plan =
-      keeper_plan(shell, null_input.get(), write_end.get(), read_end.get(), log.get(), timeout_s);
+  const KeeperPlan plan = keeper_plan(shell, null_input.get(), write_end.get(), read_end.get(), log.get(), timeout_s);
 
   const auto start = Clock::now();
   const pid_t keeper = ::fork();

@@ -4,21 +4,21 @@
 // from /dev/null, and the signals this process blocks or ignores at their defaults again.
 #pragma once
 
+#include <sys/types.h>
 #include <atomic>
 #include <cstdint>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace distbench::compare {
 
 struct CommandOutcome {
-  int status = 0;                  // the exit status as a shell reports it (128 + N when ended by signal N)
-  bool timed_out = false;          // it outlived its deadline and was ended
-  bool stopped = false;            // stop() ended it
-  std::uint64_t left_behind = 0;   // processes it left running when it ended, which the keeper then ended
+  int status = 0;                 // the exit status as a shell reports it (128 + N when ended by signal N)
+  bool timed_out = false;         // it outlived its deadline and was ended
+  bool stopped = false;           // stop() ended it
+  std::uint64_t left_behind = 0;  // processes it left running when it ended, which the keeper then ended
   std::uint64_t output_bytes = 0, output_dropped = 0;  // what it printed; what the log left out (the middle)
-  double seconds = 0;              // wall time
+  double seconds = 0;                                  // wall time
 };
 
 class CommandRunner {

@@ -96,15 +96,16 @@ std::string plot(const Comparison& c, const Group& g) {
 std::string compare_html(const Comparison& c, const CompareSources& sources) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += fmt::format("<title>distbench compare: {}</title>\n", html_escape(c.benchmark));
-  out += "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
-         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
-         ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
+  out +=
+      "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+      ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
   out += "</head><body>\n";
   out += fmt::format("<h1>distbench compare: {}</h1>\n", html_escape(c.benchmark));
   const bool fails = c.regressed() || !c.not_judged.empty();
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
-  out += fmt::format("<p class=\"{}\"><b>{}</b> · {}</p>\n", fails ? "bad" : "ok", outcome,
-                     html_escape(c.summary_line()));
+  out +=
+      fmt::format("<p class=\"{}\"><b>{}</b> · {}</p>\n", fails ? "bad" : "ok", outcome, html_escape(c.summary_line()));
   if (!c.not_judged.empty()) out += fmt::format("<p class=\"bad\">Not judged: {}</p>\n", html_escape(c.not_judged));
   std::string bases;
   for (const auto& f : sources.baselines) {
@@ -112,16 +113,18 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
     bases += html_escape(f);
   }
   out += fmt::format("<p>Baseline: {} · candidate: {}</p>\n", bases, html_escape(sources.candidate));
-  out += fmt::format("<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
-                     "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
-                     "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
-                     name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
-                     (1 - c.options.alpha) * 100);
+  out += fmt::format(
+      "<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
+      "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
+      "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
+      name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+      (1 - c.options.alpha) * 100);
   for (const auto& w : c.warnings) out += fmt::format("<p class=\"bad\">warning: {}</p>\n", html_escape(w));
   for (const Group& g : groups_by_size(c)) out += plot(c, g) + "\n";
-  out += fmt::format("<table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
-                     "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
-                     name(c.options.metric), c.metric_unit);
+  out += fmt::format(
+      "<table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
+      "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
+      name(c.options.metric), c.metric_unit);
   // figures with three decimals (three significant digits when huge: never hundreds of digits), changes as percentages
   auto num = [](double v, const char* f) {
     if (!std::isfinite(v)) return std::string("-");
@@ -131,11 +134,11 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   for (const CaseComparison& k : c.cases) {
     std::string verdict(name(k.verdict));
     if (!k.reason.empty()) verdict += fmt::format(" ({})", k.reason);
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                       "<td class=\"{}\">{}</td></tr>\n",
-                       html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), pct(k.change),
-                       pct(k.change_low), pct(k.change_high), num(k.p, "{:.2g}"),
-                       name(k.verdict), html_escape(verdict));
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"{}\">{}</td></tr>\n",
+        html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), pct(k.change), pct(k.change_low),
+        pct(k.change_high), num(k.p, "{:.2g}"), name(k.verdict), html_escape(verdict));
   }
   out += "</table>\n</body></html>\n";
   return out;

@@ -46,19 +46,21 @@ std::string gate_word(const Comparison& c) {
 
 std::string criteria(const Comparison& c) {
   if (c.rounds > 0) {
-    return fmt::format("baseline and candidate ran interleaved, {} rounds (baseline first in odd rounds, candidate "
-                       "first in even ones); a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the "
-                       "worse (better), the time per operation by more than {:g} us, and a two-sided Wilcoxon "
-                       "signed-rank test on the rounds' paired log ratios of run medians gives p < {:g}; the change and "
-                       "its {:g}% confidence interval are the Hodges-Lehmann estimate over the rounds",
-                       c.rounds, name(c.options.metric), c.options.threshold * 100, c.options.floor_us,
-                       c.options.alpha, (1 - c.options.alpha) * 100);
+    return fmt::format(
+        "baseline and candidate ran interleaved, {} rounds (baseline first in odd rounds, candidate "
+        "first in even ones); a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the "
+        "worse (better), the time per operation by more than {:g} us, and a two-sided Wilcoxon "
+        "signed-rank test on the rounds' paired log ratios of run medians gives p < {:g}; the change and "
+        "its {:g}% confidence interval are the Hodges-Lehmann estimate over the rounds",
+        c.rounds, name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+        (1 - c.options.alpha) * 100);
   }
-  return fmt::format("a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), the "
-                     "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
-                     "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
-                     name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
-                     (1 - c.options.alpha) * 100);
+  return fmt::format(
+      "a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), the "
+      "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
+      "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
+      name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+      (1 - c.options.alpha) * 100);
 }
 
 nlohmann::ordered_json compare_number(double v) {
@@ -71,12 +73,13 @@ std::string compare_text(const Comparison& c) {
   std::size_t width = 4;
   for (const auto& k : c.cases) width = std::max(width, escape_text(k.label).size());
   const std::string title = metric_title(c);
-  std::string out = fmt::format("# distbench compare: {} ({})\n", escape_text(c.benchmark), plural(c.cases.size(), "case", "cases"));
-  out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width, "base " + title.substr(0, title.find(' ')),
-                     "candidate", "change [CI]", "p", "verdict");
+  std::string out =
+      fmt::format("# distbench compare: {} ({})\n", escape_text(c.benchmark), plural(c.cases.size(), "case", "cases"));
+  out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width,
+                     "base " + title.substr(0, title.find(' ')), "candidate", "change [CI]", "p", "verdict");
   for (const auto& k : c.cases) {
-    out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", escape_text(k.label), width, value_text(c, k.base),
-                       value_text(c, k.cand), change_text(k), p_text(k.p), verdict_text(k));
+    out += fmt::format("  {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", escape_text(k.label), width,
+                       value_text(c, k.base), value_text(c, k.cand), change_text(k), p_text(k.p), verdict_text(k));
   }
   out += fmt::format("# {} in {}{}\n", name(c.options.metric), c.metric_unit,
                      c.rounds > 0 ? fmt::format("; medians of the run medians over {} interleaved rounds, change and p "
@@ -95,18 +98,22 @@ std::string compare_markdown(const Comparison& c, const CompareSources& sources)
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
   out += fmt::format("**{}** · {}\n\n", outcome, markdown_text(c.summary_line()));
   if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", markdown_text(c.not_judged));
-  out += fmt::format("Baseline: {} · candidate: {} · {}.\n\n", [&] {
-    std::string b;
-    for (const auto& f : sources.baselines) b += (b.empty() ? "" : ", ") + markdown_text(f);
-    return b;
-  }(), markdown_text(sources.candidate), markdown_text(criteria(c)));
+  out += fmt::format(
+      "Baseline: {} · candidate: {} · {}.\n\n",
+      [&] {
+        std::string b;
+        for (const auto& f : sources.baselines) b += (b.empty() ? "" : ", ") + markdown_text(f);
+        return b;
+      }(),
+      markdown_text(sources.candidate), markdown_text(criteria(c)));
   const std::string title = markdown_text(metric_title(c));
   out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
   out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
   for (const auto& k : c.cases) {
     const bool flag = k.verdict == Verdict::slower;
-    out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", markdown_text(k.label), value_text(c, k.base), value_text(c, k.cand),
-                       change_text(k), p_text(k.p), flag ? "**" : "", markdown_text(verdict_text(k)), flag ? "**" : "");
+    out += fmt::format("| {} | {} | {} | {} | {} | {}{}{} |\n", markdown_text(k.label), value_text(c, k.base),
+                       value_text(c, k.cand), change_text(k), p_text(k.p), flag ? "**" : "",
+                       markdown_text(verdict_text(k)), flag ? "**" : "");
   }
   for (const auto& w : c.warnings) out += fmt::format("\n> warning: {}\n", markdown_text(w));
   return out;
@@ -130,8 +137,13 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["verdict"] = gate_word(c);
   j["not_judged"] = c.not_judged.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.not_judged);
   j["allow_missing"] = c.options.allow_missing;
-  j["summary"] = {{"slower", c.slower}, {"faster", c.faster}, {"same", c.same},       {"unknown", c.unknown},
-                  {"missing", c.missing}, {"new", c.added},   {"geomean_ratio", compare_number(c.geomean_ratio)}};
+  j["summary"] = {{"slower", c.slower},
+                  {"faster", c.faster},
+                  {"same", c.same},
+                  {"unknown", c.unknown},
+                  {"missing", c.missing},
+                  {"new", c.added},
+                  {"geomean_ratio", compare_number(c.geomean_ratio)}};
   j["warnings"] = c.warnings;
   json cases = json::array();
   for (const auto& k : c.cases) {
@@ -174,16 +186,15 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      c.cases.size(), failures, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     xml_text(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(),
-                     failures, skipped);
+                     xml_text(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(), failures,
+                     skipped);
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
     out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_text(c.benchmark),
                        xml_text(k.label), seconds);
     const std::string detail =
-        fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}: {}", name(k.verdict),
-                    value_text(c, k.base), c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k),
-                    p_text(k.p), k.reason);
+        fmt::format("{}: baseline {} {}, candidate {} {}, change {}, p {}: {}", name(k.verdict), value_text(c, k.base),
+                    c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p), k.reason);
     if (k.verdict == Verdict::slower) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", xml_text(detail),
                          xml_text(criteria(c)));
@@ -191,7 +202,8 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"MISSING\">{}</failure>\n    ",
                          xml_text(fmt::format("MISSING: {}", k.reason)), xml_text(c.not_judged));
     } else if (k.verdict != Verdict::same && k.verdict != Verdict::faster) {
-      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_text(fmt::format("{}: {}", name(k.verdict), k.reason)));
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ",
+                         xml_text(fmt::format("{}: {}", name(k.verdict), k.reason)));
     } else {
       out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_text(detail));
     }

@@ -44,15 +44,16 @@ void judge(CaseComparison& c, const CompareOptions& o) {
     c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor", change, p_words(c.p),
                            std::fabs(c.time_delta_us), o.floor_us);
   } else if (!(runs_beyond > o.threshold)) {
-    c.reason = fmt::format("{} (p {}), but the runs overlap: the closest runs of the two sides differ by "
-                           "{}, within the {:g}% threshold",
-                           change, p_words(c.p), percent_text((slower ? 1 : -1) * runs_beyond * 100, 1, Sign::always),
-                           threshold_pct);
+    c.reason = fmt::format(
+        "{} (p {}), but the runs overlap: the closest runs of the two sides differ by "
+        "{}, within the {:g}% threshold",
+        change, p_words(c.p), percent_text((slower ? 1 : -1) * runs_beyond * 100, 1, Sign::always), threshold_pct);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
-    c.reason = fmt::format("{} beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
-                           "every run of one side beyond every run of the other)",
-                           change, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us), o.floor_us);
+    c.reason = fmt::format(
+        "{} beyond the {:g}% threshold (p {} < {:g}, {:.3g} us over the {:g} us floor, "
+        "every run of one side beyond every run of the other)",
+        change, threshold_pct, p_words(c.p), o.alpha, std::fabs(c.time_delta_us), o.floor_us);
   }
 }
 
@@ -175,8 +176,7 @@ std::optional<std::string> movement_warning(const Movement& m, const Comparison&
       "machine looks like this too; with one run a side the gate cannot tell run-to-run noise from a change, so "
       "compare a window of baseline runs with two or more candidate runs (--candidates N), or run both sides "
       "interleaved (--run-baseline, --run-candidate)",
-      std::max(m.up, m.down), m.tested, m.up >= m.down ? "up" : "down", out.options.threshold * 100,
-      out.geomean_ratio);
+      std::max(m.up, m.down), m.tested, m.up >= m.down ? "up" : "down", out.options.threshold * 100, out.geomean_ratio);
 }
 
 }  // namespace

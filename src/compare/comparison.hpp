@@ -34,24 +34,24 @@ struct CaseComparison {
   double base = kNotMeasured, cand = kNotMeasured;  // medians of the metric (us or GB/s)
   double ratio = kNotMeasured;                      // cand / base of the metric
   double change = kNotMeasured, change_low = kNotMeasured, change_high = kNotMeasured;  // ratio - 1 and its CI
-  double p = kNotMeasured;                          // two-sided Mann-Whitney U on the time samples
-  double time_delta_us = kNotMeasured;              // candidate's median time per operation minus the baseline's
+  double p = kNotMeasured;              // two-sided Mann-Whitney U on the time samples
+  double time_delta_us = kNotMeasured;  // candidate's median time per operation minus the baseline's
   // Run-level: the fastest candidate run's median over the slowest baseline run's, minus 1 (and the other way
   // round): a verdict needs every run of one side beyond every run of the other. Equal to the change (in time) with
   // one run a side.
   double worst_case_slowdown = kNotMeasured, worst_case_speedup = kNotMeasured;
   std::size_t base_runs = 0, cand_runs = 0;
   Verdict verdict = Verdict::unknown;
-  std::string reason;  // why this verdict: the rule that decided it (every verdict has one)
+  std::string reason;                // why this verdict: the rule that decided it (every verdict has one)
   std::vector<double> round_ratios;  // interleaved runs: each round's candidate / baseline run median (time)
   // Per-size samples for plots: the time samples of each side (microseconds per operation).
   std::vector<double> base_us, cand_us;
 };
 
 struct Comparison {
-  std::string benchmark;      // the records' kind
+  std::string benchmark;  // the records' kind
   CompareOptions options;
-  std::string metric_unit;    // "us" or "GB/s"
+  std::string metric_unit;  // "us" or "GB/s"
   std::size_t baseline_runs = 0, candidate_runs = 0;
   std::size_t rounds = 0;  // interleaved runs (compare_rounds): paired rounds; 0: reports compared as they are
   std::vector<CaseComparison> cases;  // candidate order, then baseline-only cases

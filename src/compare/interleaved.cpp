@@ -26,9 +26,10 @@ void prepare_runs_dir(const std::string& dir) {
       throw usage_error(fmt::format("--runs-dir {}: not a folder; name a new or empty folder", excerpt(dir)));
     }
     if (!fs::is_empty(dir, ec)) {
-      throw usage_error(fmt::format("--runs-dir {}: the folder is not empty (earlier runs would mix with these); name "
-                                    "a new or empty folder",
-                                    excerpt(dir)));
+      throw usage_error(
+          fmt::format("--runs-dir {}: the folder is not empty (earlier runs would mix with these); name "
+                      "a new or empty folder",
+                      excerpt(dir)));
     }
     return;
   }
@@ -86,8 +87,8 @@ ParsedReport judged_report(const CommandOutcome& r, const std::string& which, co
   try {
     return read_report_file(report);
   } catch (const Error& e) {
-    throw Error(ExitCode::not_judged, fmt::format("{} wrote a report the gate cannot read: {}; its output is in {}",
-                                                  which, e.what(), log));
+    throw Error(ExitCode::not_judged,
+                fmt::format("{} wrote a report the gate cannot read: {}; its output is in {}", which, e.what(), log));
   }
 }
 
@@ -110,10 +111,11 @@ void check_runs_dir_name(const std::string& dir, const std::string& what) {
     return static_cast<unsigned char>(c) >= 0x80 || kPlain.find(c) != std::string_view::npos;  // UTF-8 is plain
   });
   if (plain) return;
-  throw usage_error(fmt::format("{} {}: a runs' folder may hold letters, digits and _ @ % + = : , . / - only (the "
-                                "report's path reaches each command as $DISTBENCH_REPORT, and a shell inside a shell "
-                                "could read other characters as code); name another with --runs-dir",
-                                what, excerpt(dir)));
+  throw usage_error(
+      fmt::format("{} {}: a runs' folder may hold letters, digits and _ @ % + = : , . / - only (the "
+                  "report's path reaches each command as $DISTBENCH_REPORT, and a shell inside a shell "
+                  "could read other characters as code); name another with --runs-dir",
+                  what, excerpt(dir)));
 }
 
 InterleavedRuns run_interleaved(const InterleavedPlan& plan, CommandRunner& runner,

@@ -18,8 +18,8 @@ inline constexpr const char* kReportVariable = "DISTBENCH_REPORT";
 
 struct InterleavedPlan {
   std::string baseline_command, candidate_command;  // shell command lines; "{report}" stands for the report's path
-                                                     // (command_with_report), or --json PATH is appended without it
-  int rounds = 20;  // the power to catch a ~10-20 % change on a shared machine (docs/compare.md)
+                                                    // (command_with_report), or --json PATH is appended without it
+  int rounds = 20;             // the power to catch a ~10-20 % change on a shared machine (docs/compare.md)
   double run_timeout_s = 600;  // each run's deadline
   std::string runs_dir;        // where each run's report and output are kept (created; must be new or empty)
 };

@@ -16,14 +16,14 @@
 #include "compare/output_cap.hpp"
 #include "compare/process_tree.hpp"
 
+#include <sys/types.h>
 #include <cstddef>
 #include <cstdint>
-#include <sys/types.h>
 
 namespace distbench::compare {
 
-inline constexpr double kKeeperGraceSeconds = 5;         // SIGTERM, then this long before SIGKILL
-inline constexpr double kKeeperKillWaitSeconds = 30;     // SIGKILL, then at most this long for the processes to go
+inline constexpr double kKeeperGraceSeconds = 5;             // SIGTERM, then this long before SIGKILL
+inline constexpr double kKeeperKillWaitSeconds = 30;         // SIGKILL, then at most this long for the processes to go
 inline constexpr std::size_t kKeeperMaxProcesses = 1 << 18;  // processes of /proc read per scan
 
 // What the keeper is given: everything prepared by compare before the fork.
@@ -43,15 +43,15 @@ struct KeeperPlan {
 // Shared with compare (a MAP_SHARED mapping made before the fork): the keeper's results, and its scratch space.
 struct KeeperShared {
   // Results, valid once the keeper has exited 0.
-  int wait_status = 0;              // the shell's, as waitpid reports it
-  bool command_ended = false;       // the shell was reaped (false: it could not be started, see start_errno)
-  bool timed_out = false;           // the deadline passed first
-  bool stopped = false;             // compare asked (SIGTERM, SIGINT, SIGHUP) or died first
-  bool processes_remain = false;    // something would not die within kKeeperKillWaitSeconds of SIGKILL
-  int start_errno = 0;              // why the command could not be started (fork); 0 when it was
-  std::uint64_t left_behind = 0;    // processes the command left running when it ended, then ended by the keeper
+  int wait_status = 0;            // the shell's, as waitpid reports it
+  bool command_ended = false;     // the shell was reaped (false: it could not be started, see start_errno)
+  bool timed_out = false;         // the deadline passed first
+  bool stopped = false;           // compare asked (SIGTERM, SIGINT, SIGHUP) or died first
+  bool processes_remain = false;  // something would not die within kKeeperKillWaitSeconds of SIGKILL
+  int start_errno = 0;            // why the command could not be started (fork); 0 when it was
+  std::uint64_t left_behind = 0;  // processes the command left running when it ended, then ended by the keeper
   std::uint64_t output_bytes = 0, output_dropped = 0;
-  std::int64_t elapsed_ns = 0;      // from the command's start to its end (or to its deadline)
+  std::int64_t elapsed_ns = 0;  // from the command's start to its end (or to its deadline)
 
   // Scratch space of the keeper.
   char output_ring[kOutputTailBytes];

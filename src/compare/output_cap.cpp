@@ -1,9 +1,9 @@
 #include "compare/output_cap.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <unistd.h>
 
 namespace distbench::compare {
 namespace {

@@ -57,20 +57,20 @@ void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
   const std::string change = percent_text(c.change * 100, 1, Sign::always);
   c.verdict = Verdict::same;
   if (!(c.p < o.alpha)) {
-    c.reason = fmt::format("not significant: p {} >= {:g} over {} paired rounds ({})", p_words(c.p), o.alpha, n,
-                           rounds_text);
+    c.reason =
+        fmt::format("not significant: p {} >= {:g} over {} paired rounds ({})", p_words(c.p), o.alpha, n, rounds_text);
   } else if (!(std::fabs(worse) > o.threshold)) {
-    c.reason = fmt::format("significant over {} paired rounds, but {} is within the {:g}% threshold", n,
-                           change, threshold_pct);
+    c.reason = fmt::format("significant over {} paired rounds, but {} is within the {:g}% threshold", n, change,
+                           threshold_pct);
   } else if (!(std::fabs(c.time_delta_us) > o.floor_us)) {
     c.reason = fmt::format("{} (p {}), but {:.3g} us is under the {:g} us floor", change, p_words(c.p),
                            std::fabs(c.time_delta_us), o.floor_us);
   } else {
     c.verdict = slower ? Verdict::slower : Verdict::faster;
-    c.reason = fmt::format("{} beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
-                           "over the {:g} us floor)",
-                           change, threshold_pct, n, p_words(c.p), o.alpha, rounds_text, std::fabs(c.time_delta_us),
-                           o.floor_us);
+    c.reason = fmt::format(
+        "{} beyond the {:g}% threshold (paired over {} rounds: p {} < {:g}, {}; {:.3g} us "
+        "over the {:g} us floor)",
+        change, threshold_pct, n, p_words(c.p), o.alpha, rounds_text, std::fabs(c.time_delta_us), o.floor_us);
   }
 }
 
@@ -78,9 +78,10 @@ void judge_rounds(CaseComparison& c, const Rounds& r, const CompareOptions& o) {
 void check_rounds(const std::vector<ParsedReport>& baseline, const std::vector<ParsedReport>& candidate,
                   const CompareOptions& options) {
   if (baseline.empty() || baseline.size() != candidate.size()) {
-    throw usage_error(fmt::format("an interleaved comparison needs one baseline run and one candidate run a round "
-                                  "(got {} and {})",
-                                  baseline.size(), candidate.size()));
+    throw usage_error(
+        fmt::format("an interleaved comparison needs one baseline run and one candidate run a round "
+                    "(got {} and {})",
+                    baseline.size(), candidate.size()));
   }
   const ParsedReport& first = candidate.front();
   for (std::size_t i = 0; i < candidate.size(); ++i) {
@@ -119,9 +120,10 @@ void compare_case_rounds(CaseComparison& c, const Rounds& r, const Bandwidth& bw
     return;
   }
   c.verdict = Verdict::unknown;
-  c.reason = fmt::format("missing or skipped in {}: a case must be measured in every run of both sides to be "
-                         "paired, and the round it lacks may be the one that shows a regression",
-                         listed(r.absent, "run"));
+  c.reason = fmt::format(
+      "missing or skipped in {}: a case must be measured in every run of both sides to be "
+      "paired, and the round it lacks may be the one that shows a regression",
+      listed(r.absent, "run"));
   partial.push_back(fmt::format("{} (not in {})", c.label, listed(r.absent, "run")));
 }
 
@@ -130,9 +132,10 @@ void compare_case_rounds(CaseComparison& c, const Rounds& r, const Bandwidth& bw
 void refuse_partial_cases(Comparison& out, const std::vector<std::string>& partial) {
   if (partial.empty()) return;
   const std::string cases = partial.size() == 1 ? "1 case was" : fmt::format("{} cases were", partial.size());
-  const std::string why = fmt::format("{} not measured in every round: {}; measure again (a case skipped in one "
-                                      "round, e.g. by a memory check, may be skipped where it regressed)",
-                                      cases, listed(partial, "case"));
+  const std::string why = fmt::format(
+      "{} not measured in every round: {}; measure again (a case skipped in one "
+      "round, e.g. by a memory check, may be skipped where it regressed)",
+      cases, listed(partial, "case"));
   out.not_judged = out.not_judged.empty() ? why : out.not_judged + "; " + why;
 }
 

@@ -1,10 +1,10 @@
 #include "compare/process_tree.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 namespace distbench::compare {
 namespace {
@@ -81,8 +81,8 @@ pid_t parent_in_stat(const char* text, std::size_t n) {
   return static_cast<pid_t>(value);
 }
 
-std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t n, std::uint64_t* marks,
-                           pid_t* out, std::size_t out_capacity) {
+std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t n, std::uint64_t* marks, pid_t* out,
+                           std::size_t out_capacity) {
   std::memset(marks, 0, kPidBitmapWords * sizeof(std::uint64_t));
   set_mark(marks, root);
   // A pass marks the children of what is marked; a chain of depth d takes at most d passes (fewer when parents come

@@ -4,9 +4,9 @@
 // nothing: the tables are the caller's, made before the keeper was forked, and the only calls are system calls.
 #pragma once
 
+#include <sys/types.h>
 #include <cstddef>
 #include <cstdint>
-#include <sys/types.h>
 
 namespace distbench::compare {
 
@@ -24,8 +24,8 @@ pid_t parent_in_stat(const char* text, std::size_t n);
 
 // The descendants of `root` among `entries` (any order), into `out` (at most `out_capacity`); their number. `marks`
 // (kPidBitmapWords words) is scratch space.
-std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t n, std::uint64_t* marks,
-                           pid_t* out, std::size_t out_capacity);
+std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t n, std::uint64_t* marks, pid_t* out,
+                           std::size_t out_capacity);
 
 // The processes of /proc with their parents, into `entries` (at most `capacity`); their number. `dents` (`dents_size`
 // bytes) is scratch space for the directory's entries. A process that ends while it is read is left out.

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 namespace {
 
 // Ranks of the pooled samples (1-based, ties get their mid-rank); returns the rank sum of `a` and the tie term
@@ -151,4 +151,4 @@ double PairwiseDifferences::kth(std::uint64_t k) const {
   return largest_at_most(hi);
 }
 
-}  // namespace distbench
+}  // namespace distbench::compare

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace distbench {
+namespace distbench::compare {
 
 // The smallest sample count per side for which the test can reject at alpha = 0.01 (exact two-sided p of two fully
 // separated sets of 5: 2 / C(10, 5) = 0.0079); below it a comparison is UNKNOWN.
@@ -19,7 +19,7 @@ inline constexpr std::size_t kMinSamplesToTest = 5;
 double mann_whitney_p(std::span<const double> a, std::span<const double> b);
 
 struct ShiftEstimate {
-  double estimate = 0;  // the median of all pairwise differences b_j - a_i (Hodges-Lehmann)
+  double estimate = 0;       // the median of all pairwise differences b_j - a_i (Hodges-Lehmann)
   double low = 0, high = 0;  // its distribution-free confidence interval (Moses), at the given confidence level
 };
 
@@ -42,4 +42,4 @@ class PairwiseDifferences {
   std::vector<double> a_, b_;
 };
 
-}  // namespace distbench
+}  // namespace distbench::compare

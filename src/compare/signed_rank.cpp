@@ -35,7 +35,9 @@ double normal_upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0));
 
 }  // namespace
 
-double smallest_signed_rank_p(std::size_t n) { return n == 0 ? 1.0 : std::min(1.0, 2 * std::ldexp(1.0, -static_cast<int>(n))); }
+double smallest_signed_rank_p(std::size_t n) {
+  return n == 0 ? 1.0 : std::min(1.0, 2 * std::ldexp(1.0, -static_cast<int>(n)));
+}
 
 std::size_t min_pairs_to_test(double alpha) {
   std::size_t n = 1;
@@ -101,8 +103,8 @@ CentreEstimate hodges_lehmann_centre(std::span<const double> differences, double
     while (k < cdf.size() && cdf[k] <= tail) ++k;
   } else {
     const double nn = static_cast<double>(n);
-    const double c = static_cast<double>(m) / 2 -
-                     normal_quantile(1 - tail) * std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24);
+    const double c =
+        static_cast<double>(m) / 2 - normal_quantile(1 - tail) * std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24);
     k = c > 0 ? static_cast<std::size_t>(std::floor(c)) : 0;
   }
   if (k == 0 || k > m / 2) {

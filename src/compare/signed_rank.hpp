@@ -22,8 +22,8 @@ double smallest_signed_rank_p(std::size_t n);
 std::size_t min_pairs_to_test(double alpha);
 
 struct CentreEstimate {
-  double estimate = 0;        // the median of the n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j
-  double low = 0, high = 0;   // the Walsh averages at the signed-rank critical ranks: a `confidence` interval
+  double estimate = 0;       // the median of the n (n + 1) / 2 Walsh averages (d_i + d_j) / 2, i <= j
+  double low = 0, high = 0;  // the Walsh averages at the signed-rank critical ranks: a `confidence` interval
 };
 
 // Needs at least one difference. With too few differences for the confidence asked, the interval is the whole range

@@ -1,9 +1,9 @@
 #include "connectors/env_connector.hpp"
 
 #include "connectors/open_files.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +17,6 @@
 
 namespace distbench::connectors {
 namespace {
-
 
 // How long a leaving rank waits for the others' goodbyes, and an aborting one for its news to leave.
 constexpr double kFinishSeconds = 30.0;
@@ -66,8 +65,8 @@ EnvConnector::EnvConnector(const EnvSettings& settings, double timeout_s) : sett
   }
   sent_to_.assign(ranks_.size(), 0);
   received_from_.assign(ranks_.size(), 0);
-  exchange_ = std::make_unique<Exchange>(settings_.rank, std::move(joined.links),
-                                              [this](const PeerEvent& e) { on_event(e); });
+  exchange_ =
+      std::make_unique<Exchange>(settings_.rank, std::move(joined.links), [this](const PeerEvent& e) { on_event(e); });
 }
 
 EnvConnector::~EnvConnector() {
@@ -104,14 +103,12 @@ std::vector<std::byte> EnvConnector::receive(int peer, Channel channel, std::uin
                                              const char* what) {
   std::vector<std::byte> out;
   switch (exchange_->take(peer, channel, sequence, deadline, out)) {
-    case Exchange::Taken::ok:
-      return out;
+    case Exchange::Taken::ok: return out;
     case Exchange::Taken::timed_out:
       throw Error(ExitCode::timeout, fmt::format("{}: {} sent nothing in time (-T/--timeout {:g} s or the call's own "
                                                  "deadline)",
                                                  what, name_of(peer), timeout_s_));
-    case Exchange::Taken::gone:
-      break;
+    case Exchange::Taken::gone: break;
   }
   // The exchange has seen the peer go and reports it (on_event ends this process with the job's one line): leave
   // the word to it, and throw only should it not come.
@@ -142,14 +139,13 @@ void EnvConnector::broadcast(std::span<std::byte> data, int root, const ArmedSte
   }
   const auto got = receive(root, Channel::collective, seq, reply_deadline(), "broadcast");
   if (got.size() != data.size()) {
-    throw failure(fmt::format("broadcast: {} sent {} bytes, this rank expected {}", name_of(root), got.size(),
-                              data.size()));
+    throw failure(
+        fmt::format("broadcast: {} sent {} bytes, this rank expected {}", name_of(root), got.size(), data.size()));
   }
   std::copy(got.begin(), got.end(), data.begin());
 }
 
-std::vector<std::vector<std::byte>> EnvConnector::gather(std::span<const std::byte> data, int root,
-                                                         const ArmedStep&) {
+std::vector<std::vector<std::byte>> EnvConnector::gather(std::span<const std::byte> data, int root, const ArmedStep&) {
   check_rank(root, "gather");
   const std::uint64_t seq = collective_calls_++;
   if (rank() != root) {
@@ -177,14 +173,15 @@ std::vector<std::vector<std::byte>> EnvConnector::allgather(std::span<const std:
   const Deadline deadline = job_deadline();
   std::vector<std::vector<std::byte>> out(count);
   out[0].assign(data.begin(), data.end());
-  for (int r = 1; r < size(); ++r) out[static_cast<std::size_t>(r)] = receive(r, Channel::collective, seq, deadline, "allgather");
+  for (int r = 1; r < size(); ++r)
+    out[static_cast<std::size_t>(r)] = receive(r, Channel::collective, seq, deadline, "allgather");
   const auto packed = pack(out);
   for (int r = 1; r < size(); ++r) post(r, Channel::collective, seq, packed);
   return out;
 }
 
-std::vector<std::optional<std::vector<std::byte>>> EnvConnector::gather_until(std::span<const std::byte> data,
-                                                                               int root, Deadline deadline) {
+std::vector<std::optional<std::vector<std::byte>>> EnvConnector::gather_until(std::span<const std::byte> data, int root,
+                                                                              Deadline deadline) {
   check_rank(root, "gather_until");
   const std::uint64_t seq = bounded_calls_++;
   if (rank() != root) {
@@ -267,9 +264,10 @@ void EnvConnector::on_event(const PeerEvent& event) {
     code = static_cast<int>(ExitCode::failure);
     std::vector<std::string> names;
     for (int p : event.peers) names.push_back(name_of(p));
-    message = fmt::format("{} left the job without a goodbye ({}: it died, was killed, or its host went away); "
-                          "ending this rank",
-                          fmt::join(names, ", "), event.reason);
+    message = fmt::format(
+        "{} left the job without a goodbye ({}: it died, was killed, or its host went away); "
+        "ending this rank",
+        fmt::join(names, ", "), event.reason);
     // Each process says what it saw, in one line. The lowest rank that is still here speaks for the job: it tells
     // the others why; they leave saying only goodbye, so that nobody takes their leaving for another loss.
     int lowest = 0;

@@ -40,15 +40,12 @@ class EnvConnector final : public Connector {
 
   void barrier(const ArmedStep& step) override;
   void broadcast(std::span<std::byte> data, int root, const ArmedStep& step) override;
-  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root,
-                                             const ArmedStep& step) override;
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root, const ArmedStep& step) override;
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data, const ArmedStep& step) override;
   std::vector<std::optional<std::vector<std::byte>>> gather_until(
       std::span<const std::byte> data, int root, std::chrono::steady_clock::time_point deadline) override;
-  void broadcast_until(std::vector<std::byte>& data, int root,
-                       std::chrono::steady_clock::time_point deadline) override;
-  void send_until(int peer, std::span<const std::byte> data,
-                  std::chrono::steady_clock::time_point deadline) override;
+  void broadcast_until(std::vector<std::byte>& data, int root, std::chrono::steady_clock::time_point deadline) override;
+  void send_until(int peer, std::span<const std::byte> data, std::chrono::steady_clock::time_point deadline) override;
   std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) override;
   [[noreturn]] void abort(int exit_code, const std::string& reason) override;
   void set_failure_handler(FailureHandler handler) override;

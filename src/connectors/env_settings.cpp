@@ -20,9 +20,10 @@ std::string shown(std::string_view value) {
 std::string required(const EnvLookup& env, std::string_view name, std::string_view what) {
   auto value = env(name);
   if (!value || value->empty()) {
-    throw usage_error(fmt::format("{} is not set: an env:// launch needs it ({}); torchrun sets it, or export it "
-                                  "yourself before starting each process",
-                                  name, what));
+    throw usage_error(
+        fmt::format("{} is not set: an env:// launch needs it ({}); torchrun sets it, or export it "
+                    "yourself before starting each process",
+                    name, what));
   }
   return *value;
 }
@@ -32,8 +33,8 @@ int whole_number(std::string_view name, const std::string& text, int low, int hi
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || value < low || value > high) {
-    throw usage_error(fmt::format("{}='{}' is not a whole number from {} to {}; it must be {}", name, shown(text), low,
-                                  high, what));
+    throw usage_error(
+        fmt::format("{}='{}' is not a whole number from {} to {}; it must be {}", name, shown(text), low, high, what));
   }
   return value;
 }
@@ -45,31 +46,34 @@ void read_secret(const EnvLookup& env, EnvSettings& s) {
   const bool from_file = file && !file->empty();
   const bool from_value = value && !value->empty();
   if (from_file && from_value) {
-    throw usage_error("DISTBENCH_JOB_SECRET_FILE and DISTBENCH_JOB_SECRET are both set: set one (the file is "
-                      "preferred: a secret in the environment is visible to whoever can read this process's)");
+    throw usage_error(
+        "DISTBENCH_JOB_SECRET_FILE and DISTBENCH_JOB_SECRET are both set: set one (the file is "
+        "preferred: a secret in the environment is visible to whoever can read this process's)");
   }
   if (!from_file && !from_value) return;
   std::string secret;
   if (from_file) {
     secret = read_text_file(*file, "the job secret file (DISTBENCH_JOB_SECRET_FILE)", kMaxSecretBytes);
-    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ' ||
-                               secret.back() == '\t')) {
+    while (!secret.empty() &&
+           (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ' || secret.back() == '\t')) {
       secret.pop_back();
     }
     s.secret_origin = fmt::format("DISTBENCH_JOB_SECRET_FILE ({})", shown(*file));
   } else {
     secret = *value;
     if (secret.size() > kMaxSecretBytes) {
-      throw usage_error(fmt::format("DISTBENCH_JOB_SECRET is {} bytes, more than the {} allowed; give a shorter "
-                                    "secret (32 random bytes are plenty)",
-                                    secret.size(), kMaxSecretBytes));
+      throw usage_error(
+          fmt::format("DISTBENCH_JOB_SECRET is {} bytes, more than the {} allowed; give a shorter "
+                      "secret (32 random bytes are plenty)",
+                      secret.size(), kMaxSecretBytes));
     }
     s.secret_origin = "DISTBENCH_JOB_SECRET";
   }
   if (secret.size() < kMinSecretBytes) {
-    throw usage_error(fmt::format("the job secret from {} is {} bytes, fewer than {}: a short secret can be guessed; "
-                                  "make one with e.g. `head -c 32 /dev/urandom | base64 > job.secret`",
-                                  s.secret_origin, secret.size(), kMinSecretBytes));
+    throw usage_error(
+        fmt::format("the job secret from {} is {} bytes, fewer than {}: a short secret can be guessed; "
+                    "make one with e.g. `head -c 32 /dev/urandom | base64 > job.secret`",
+                    s.secret_origin, secret.size(), kMinSecretBytes));
   }
   s.secret = std::move(secret);
 }
@@ -102,8 +106,9 @@ EnvSettings read_env_settings(const EnvLookup& env) {
     if (env("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True") {
       // torchrun's agent serves its own store on MASTER_PORT.
       if (master == 65535) {
-        throw usage_error("MASTER_PORT=65535 is held by torchrun's agent store and there is no port after it; set "
-                          "DISTBENCH_MASTER_PORT to a free port");
+        throw usage_error(
+            "MASTER_PORT=65535 is held by torchrun's agent store and there is no port after it; set "
+            "DISTBENCH_MASTER_PORT to a free port");
       }
       s.port = master + 1;
       s.port_origin = "MASTER_PORT + 1, as torchrun's agent store holds MASTER_PORT";
@@ -115,21 +120,23 @@ EnvSettings read_env_settings(const EnvLookup& env) {
   const auto local_rank = env("LOCAL_RANK");
   const auto local_world = env("LOCAL_WORLD_SIZE");
   if (local_world && !local_world->empty()) {
-    s.local_world_size = whole_number("LOCAL_WORLD_SIZE", *local_world, 1, s.world_size,
-                                      fmt::format("the number of processes on this host, at most WORLD_SIZE={}",
-                                                  s.world_size));
+    s.local_world_size =
+        whole_number("LOCAL_WORLD_SIZE", *local_world, 1, s.world_size,
+                     fmt::format("the number of processes on this host, at most WORLD_SIZE={}", s.world_size));
   }
   if (local_rank && !local_rank->empty()) {
     if (!s.local_world_size) {
-      throw usage_error("LOCAL_RANK is set but LOCAL_WORLD_SIZE is not: set both (torchrun does) or neither, and the "
-                        "hosts' names decide");
+      throw usage_error(
+          "LOCAL_RANK is set but LOCAL_WORLD_SIZE is not: set both (torchrun does) or neither, and the "
+          "hosts' names decide");
     }
-    s.local_rank = whole_number("LOCAL_RANK", *local_rank, 0, *s.local_world_size - 1,
-                                fmt::format("this process's rank on its host, below LOCAL_WORLD_SIZE={}",
-                                            *s.local_world_size));
+    s.local_rank =
+        whole_number("LOCAL_RANK", *local_rank, 0, *s.local_world_size - 1,
+                     fmt::format("this process's rank on its host, below LOCAL_WORLD_SIZE={}", *s.local_world_size));
   } else if (s.local_world_size) {
-    throw usage_error("LOCAL_WORLD_SIZE is set but LOCAL_RANK is not: set both (torchrun does) or neither, and the "
-                      "hosts' names decide");
+    throw usage_error(
+        "LOCAL_WORLD_SIZE is set but LOCAL_RANK is not: set both (torchrun does) or neither, and the "
+        "hosts' names decide");
   }
   s.run_id = env("TORCHELASTIC_RUN_ID").value_or("");
   read_secret(env, s);

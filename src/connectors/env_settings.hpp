@@ -27,13 +27,13 @@ EnvLookup process_environment();
 
 struct EnvSettings {
   std::string master_addr;
-  int port = 0;            // where rank 0 listens
+  int port = 0;             // where rank 0 listens
   std::string port_origin;  // how `port` was found, for messages ("MASTER_PORT", ...)
   int rank = 0;
   int world_size = 1;
-  std::optional<int> local_rank;        // LOCAL_RANK, with LOCAL_WORLD_SIZE
+  std::optional<int> local_rank;  // LOCAL_RANK, with LOCAL_WORLD_SIZE
   std::optional<int> local_world_size;
-  std::string run_id;  // TORCHELASTIC_RUN_ID: processes of another run are turned away
+  std::string run_id;                 // TORCHELASTIC_RUN_ID: processes of another run are turned away
   std::optional<std::string> secret;  // the job's secret (bytes); never printed, never sent
   std::string secret_origin;          // where it came from, for messages ("DISTBENCH_JOB_SECRET_FILE (path)")
 };

@@ -3,11 +3,11 @@
 #include "connectors/handshake.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cerrno>
@@ -15,7 +15,6 @@
 
 namespace distbench::connectors {
 namespace {
-
 
 // A peer that went silent is judged together with the others that go within this time (a host with several ranks
 // goes at once), so that the survivors agree on who prints the one error line.
@@ -120,7 +119,8 @@ void Exchange::finish(Deadline deadline) {
     quiet_ = true;
   }
   for (std::size_t r = 0; r < peers_.size(); ++r) {
-    if (static_cast<int>(r) != rank_) byes.emplace_back(static_cast<int>(r), post(static_cast<int>(r), {FrameType::bye}, {}));
+    if (static_cast<int>(r) != rank_)
+      byes.emplace_back(static_cast<int>(r), post(static_cast<int>(r), {FrameType::bye}, {}));
   }
   for (const auto& [peer, ticket] : byes) wait_written(peer, ticket, deadline);
   std::unique_lock lock(mutex_);
@@ -160,7 +160,8 @@ void Exchange::broadcast_abort(int exit_code, const std::string& reason, Deadlin
   const std::span<const std::byte> payload(first, text.size());
   std::vector<std::pair<int, std::uint64_t>> sent;
   for (std::size_t r = 0; r < peers_.size(); ++r) {
-    if (static_cast<int>(r) != rank_) sent.emplace_back(static_cast<int>(r), post(static_cast<int>(r), {FrameType::abort}, payload));
+    if (static_cast<int>(r) != rank_)
+      sent.emplace_back(static_cast<int>(r), post(static_cast<int>(r), {FrameType::abort}, payload));
   }
   for (const auto& [peer, ticket] : sent) wait_written(peer, ticket, deadline);
 }
@@ -168,8 +169,8 @@ void Exchange::broadcast_abort(int exit_code, const std::string& reason, Deadlin
 void Exchange::write_to(Peer& p) {
   while (!p.out.empty()) {
     Outgoing& o = p.out.front();
-    const ssize_t n = send(p.socket.fd(), o.bytes.data() + p.out_offset, o.bytes.size() - p.out_offset,
-                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n =
+        send(p.socket.fd(), o.bytes.data() + p.out_offset, o.bytes.size() - p.out_offset, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) return;  // full (EAGAIN), or broken: the reading side sees the connection's end
     p.out_offset += static_cast<std::size_t>(n);
     if (p.out_offset < o.bytes.size()) return;
@@ -207,12 +208,8 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
     p.reader.feed(std::span(chunk.data(), static_cast<std::size_t>(n)));
     while (auto frame = p.reader.next()) {
       switch (frame->header.type) {
-        case FrameType::data:
-          p.in[{frame->header.channel, frame->header.sequence}] = std::move(frame->payload);
-          break;
-        case FrameType::bye:
-          p.said_bye = true;
-          break;
+        case FrameType::data: p.in[{frame->header.channel, frame->header.sequence}] = std::move(frame->payload); break;
+        case FrameType::bye: p.said_bye = true; break;
         case FrameType::abort:
           if (auto e = abort_event(rank, p.remote, frame->payload)) {
             if (!p.reported && !quiet_) events.push_back(std::move(*e));
@@ -222,8 +219,9 @@ void Exchange::read_from(int rank, Peer& p, std::vector<PeerEvent>& events) {
           }
           break;
         default:
-          close_peer(rank, p, fmt::format("it sent a {} message after the rendezvous",
-                                          static_cast<int>(frame->header.type)), events);
+          close_peer(rank, p,
+                     fmt::format("it sent a {} message after the rendezvous", static_cast<int>(frame->header.type)),
+                     events);
           return;
       }
     }

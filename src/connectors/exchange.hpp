@@ -5,9 +5,9 @@
 //
 // The thread also watches for the job breaking: a peer's abort frame (every link is one the rendezvous proved: no
 // stranger's abort reaches this far; its exit code is limited to the documented ones), or a peer whose connection
-// ends without its goodbye (it died, was killed, or its host went away). It reports them to `on_event`, on its own thread: an abort at
-// once, lost peers together once a short grace has passed since the first (a host's ranks go at once). Taking from
-// a lost peer fails at once instead of waiting.
+// ends without its goodbye (it died, was killed, or its host went away). It reports them to `on_event`, on its own
+// thread: an abort at once, lost peers together once a short grace has passed since the first (a host's ranks go at
+// once). Taking from a lost peer fails at once instead of waiting.
 #pragma once
 
 #include "connectors/frame.hpp"
@@ -57,8 +57,7 @@ class Exchange {
   enum class Taken { ok, timed_out, gone };
   // The data frame from `peer` on `channel` with `sequence`; frames of earlier sequences on that channel (their
   // calls gave up) are dropped. `gone` when the peer's connection has ended and nothing matching is left.
-  Taken take(int peer, Channel channel, std::uint64_t sequence, Deadline deadline,
-             std::vector<std::byte>& out);
+  Taken take(int peer, Channel channel, std::uint64_t sequence, Deadline deadline, std::vector<std::byte>& out);
 
   // Says goodbye to every peer and waits, until `deadline`, for theirs (or their connection's end), so that no peer
   // takes this rank's leaving for a failure while it still reads. Events stop being reported.

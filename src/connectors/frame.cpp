@@ -28,12 +28,9 @@ std::uint64_t type_limit(FrameType type) {
     case FrameType::abort:
     case FrameType::bye:
     case FrameType::challenge:
-    case FrameType::accepted:
-      return kMaxHandshakeBytes;
-    case FrameType::welcome:
-      return kMaxTableBytes;
-    case FrameType::data:
-      return kMaxDataBytes;
+    case FrameType::accepted: return kMaxHandshakeBytes;
+    case FrameType::welcome: return kMaxTableBytes;
+    case FrameType::data: return kMaxDataBytes;
   }
   return 0;
 }
@@ -53,7 +50,8 @@ std::array<std::byte, kHeaderBytes> encode_header(const FrameHeader& h) {
 }
 
 Decoded decode_header(std::span<const std::byte> bytes, std::uint64_t max_length) {
-  if (bytes.size() != kHeaderBytes) return {std::nullopt, fmt::format("a header is {} bytes, not {}", kHeaderBytes, bytes.size())};
+  if (bytes.size() != kHeaderBytes)
+    return {std::nullopt, fmt::format("a header is {} bytes, not {}", kHeaderBytes, bytes.size())};
   if (get<std::uint32_t>(bytes, 0) != kMagic) return {std::nullopt, "not a distbench connection (wrong magic number)"};
   if (const auto v = get<std::uint16_t>(bytes, 4); v != kVersion) {
     return {std::nullopt, fmt::format("protocol version {} (this distbench speaks {})", v, kVersion)};

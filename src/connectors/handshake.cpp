@@ -3,8 +3,8 @@
 #include "core/error.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/random.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -16,14 +16,10 @@ using Json = nlohmann::json;
 
 std::string_view label(Purpose purpose) {
   switch (purpose) {
-    case Purpose::hello:
-      return "distbench-env/2 hello to rank 0";
-    case Purpose::rank0:
-      return "distbench-env/2 rank 0 accepted";
-    case Purpose::peer_hello:
-      return "distbench-env/2 hello to a peer";
-    case Purpose::peer_accepted:
-      return "distbench-env/2 peer accepted";
+    case Purpose::hello: return "distbench-env/2 hello to rank 0";
+    case Purpose::rank0: return "distbench-env/2 rank 0 accepted";
+    case Purpose::peer_hello: return "distbench-env/2 hello to a peer";
+    case Purpose::peer_accepted: return "distbench-env/2 peer accepted";
   }
   return "";
 }
@@ -74,8 +70,7 @@ std::optional<Nonce> nonce_from_hex(std::string_view text) {
   return n;
 }
 
-Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
-                     std::string_view body) {
+Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder, std::string_view body) {
   HmacSha256 mac(key);
   mac.update(label(purpose));
   const std::uint8_t separator = 0;

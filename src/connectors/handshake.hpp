@@ -45,8 +45,7 @@ std::optional<Nonce> nonce_from_hex(std::string_view text);
 // What a proof is for; each purpose is a label of its own in what is signed.
 enum class Purpose { hello, rank0, peer_hello, peer_accepted };
 
-Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder,
-                     std::string_view body);
+Digest prove(const Key& key, Purpose purpose, const Nonce& challenger, const Nonce& responder, std::string_view body);
 
 // The key the job's peer connections prove themselves with: derived from the secret and the job's nonce, or the
 // job's nonce itself when there is no secret.
@@ -56,8 +55,8 @@ Key peer_key(const std::optional<Key>& secret, const Nonce& job);
 std::vector<std::byte> sealed(const std::optional<Key>& key, Purpose purpose, const Nonce& challenger,
                               const Nonce& responder, const nlohmann::json& body);
 struct Unsealed {
-  std::string body;      // the JSON text after the proof
-  Digest proof;  // as sent
+  std::string body;  // the JSON text after the proof
+  Digest proof;      // as sent
 };
 // The proof and the body of a payload; std::nullopt when it is shorter than a proof.
 std::optional<Unsealed> unseal(std::span<const std::byte> payload);

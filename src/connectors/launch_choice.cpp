@@ -37,10 +37,10 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
   if (have_mpi && env("SLURM_STEP_ID")) {
     // srun started this task with no MPI plugin (--mpi=none, or pmi2, which Debian's Open MPI lacks): MPI_Init would
     // die with a page of text; say how to start it instead.
-    throw usage_error(fmt::format(
-        "srun started this task without PMIx (SLURM_STEP_ID={}, no PMIX_RANK): Open MPI joins a Slurm step "
-        "through PMIx; start it with 'srun --mpi=pmix ...' (or set MpiDefault=pmix in slurm.conf)",
-        env("SLURM_STEP_ID")->substr(0, 20)));
+    throw usage_error(
+        fmt::format("srun started this task without PMIx (SLURM_STEP_ID={}, no PMIX_RANK): Open MPI joins a Slurm step "
+                    "through PMIx; start it with 'srun --mpi=pmix ...' (or set MpiDefault=pmix in slurm.conf)",
+                    env("SLURM_STEP_ID")->substr(0, 20)));
   }
   return have_mpi ? "mpi" : "none";
 }

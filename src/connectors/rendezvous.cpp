@@ -3,15 +3,15 @@
 #include "connectors/admission.hpp"
 #include "connectors/frame.hpp"
 #include "connectors/handshake.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
+#include "core/sys/deadline.hpp"
 #include "core/sys/quote.hpp"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -38,7 +38,9 @@ struct Self {
   double timeout_s;
   std::optional<hs::Key> secret;
   std::string name() const { return fmt::format("rank {} ({})", settings.rank, host); }
-  std::string endpoint() const { return fmt::format("{}:{} ({})", settings.master_addr, settings.port, settings.port_origin); }
+  std::string endpoint() const {
+    return fmt::format("{}:{} ({})", settings.master_addr, settings.port, settings.port_origin);
+  }
 };
 
 std::string_view text_of(const std::vector<std::byte>& payload) {
@@ -63,8 +65,8 @@ Read read_frame(const Socket& s, FrameReader& reader, Deadline deadline, std::op
 // A reject's words and code, shown inert; `trusted`: its code counts (else it is usage, whatever it says).
 Error rejected(ExitCode fallback, const std::string& prefix, const Frame& frame, bool trusted) {
   const auto j = hs::json_object(text_of(frame.payload));
-  const std::string reason = j ? hs::text_field(*j, "reason", kMaxHandshakeBytes).value_or("(no reason given)")
-                               : "(no reason given)";
+  const std::string reason =
+      j ? hs::text_field(*j, "reason", kMaxHandshakeBytes).value_or("(no reason given)") : "(no reason given)";
   int code = static_cast<int>(fallback);
   if (trusted && j) {
     code = hs::documented_exit_code(hs::int_field(*j, "code", INT64_MIN, INT64_MAX).value_or(1));
@@ -84,7 +86,11 @@ class Host {
     ts.world_size = self_.settings.world_size;
     ts.run_id = self_.settings.run_id;
     ts.secret = self_.secret;
-    ts.self = {self_.host, "", 0, self_.settings.local_rank.value_or(0), self_.settings.local_world_size.value_or(1),
+    ts.self = {self_.host,
+               "",
+               0,
+               self_.settings.local_rank.value_or(0),
+               self_.settings.local_world_size.value_or(1),
                static_cast<int>(getpid())};
     ts.self_gave_local = self_.settings.local_rank.has_value();
     ts.endpoint = self_.endpoint();
@@ -116,8 +122,8 @@ class Host {
       return listen_everywhere();
     }
     in6_addr numeric{};
-    const bool is_numeric = inet_pton(AF_INET, master.c_str(), &numeric) == 1 ||
-                            inet_pton(AF_INET6, master.c_str(), &numeric) == 1;
+    const bool is_numeric =
+        inet_pton(AF_INET, master.c_str(), &numeric) == 1 || inet_pton(AF_INET6, master.c_str(), &numeric) == 1;
     const bool loopback_only = std::all_of(addresses.begin(), addresses.end(), is_loopback);
     const bool local_name = master == "localhost" || master.ends_with(".localhost");
     std::vector<Socket> listeners;
@@ -131,8 +137,9 @@ class Host {
         }
       }
       if (!listeners.empty()) return listeners;
-      fmt::print(stderr, "warning: {}: MASTER_ADDR={} is no address of this host ({}): rank 0 listens on every "
-                         "interface; run rank 0 on MASTER_ADDR's host, or set MASTER_ADDR to one of its addresses\n",
+      fmt::print(stderr,
+                 "warning: {}: MASTER_ADDR={} is no address of this host ({}): rank 0 listens on every "
+                 "interface; run rank 0 on MASTER_ADDR's host, or set MASTER_ADDR to one of its addresses\n",
                  escape_text(self_.name()), escape_text(master), fmt::join(addresses, ", "));
     }
     return listen_everywhere();
@@ -151,9 +158,10 @@ class Host {
   }
 
   Error port_in_use() const {
-    return usage_error(fmt::format("{}: port {} ({}) is in use by another process; free it, or give the job another "
-                                   "port (MASTER_PORT, or DISTBENCH_MASTER_PORT for distbench alone)",
-                                   self_.name(), self_.settings.port, self_.settings.port_origin));
+    return usage_error(
+        fmt::format("{}: port {} ({}) is in use by another process; free it, or give the job another "
+                    "port (MASTER_PORT, or DISTBENCH_MASTER_PORT for distbench alone)",
+                    self_.name(), self_.settings.port, self_.settings.port_origin));
   }
 
   void warn_without_secret() const {
@@ -171,11 +179,8 @@ class Host {
       case Admission::Event::Kind::opened:
         if (!door.send(e.id, table.opened(e.id, e.address, e.endpoint, hs::fresh_nonce()))) table.closed(e.id);
         return;
-      case Admission::Event::Kind::closed:
-        table.closed(e.id);
-        return;
-      case Admission::Event::Kind::frame:
-        break;
+      case Admission::Event::Kind::closed: table.closed(e.id); return;
+      case Admission::Event::Kind::frame: break;
     }
     Verdict v = table.received(e.id, *e.frame);
     switch (v.kind) {
@@ -192,9 +197,7 @@ class Host {
         if (!v.reply.empty()) door.send(e.id, v.reply);
         door.drop(e.id);
         return;
-      case Verdict::Kind::end_job:
-        door.send(e.id, v.reply);
-        end_all(v.code, v.reason);
+      case Verdict::Kind::end_job: door.send(e.id, v.reply); end_all(v.code, v.reason);
     }
   }
 
@@ -215,8 +218,8 @@ class Host {
     for (std::size_t r = 1; r < links_.size(); ++r) {
       const auto status = write_all(links_[r].socket, frame, deadline);
       if (!status.ok()) {
-        end_all(ExitCode::failure, fmt::format("rank {} ({}) left during the rendezvous: {}", r,
-                                               excerpt(out.ranks[r].host), status.what));
+        end_all(ExitCode::failure,
+                fmt::format("rank {} ({}) left during the rendezvous: {}", r, excerpt(out.ranks[r].host), status.what));
       }
     }
     out.links = std::move(links_);
@@ -309,14 +312,10 @@ class Guest {
   // The next frame from rank 0; false when the connection ended (before rank 0 took this process: try again).
   bool next_from_rank0(const Socket& root, FrameReader& reader, Deadline answer, std::optional<Frame>& f) {
     switch (read_frame(root, reader, answer, f)) {
-      case Read::frame:
-        return true;
-      case Read::timed_out:
-        no_answer();
-      case Read::closed:
-        return false;
-      case Read::malformed:
-        not_rank0(reader.error());
+      case Read::frame: return true;
+      case Read::timed_out: no_answer();
+      case Read::closed: return false;
+      case Read::malformed: not_rank0(reader.error());
     }
     return false;
   }
@@ -343,8 +342,8 @@ class Guest {
       hello["local_rank"] = *self_.settings.local_rank;
       hello["local_size"] = *self_.settings.local_world_size;
     }
-    const auto bytes = hs::frame_of(FrameType::hello,
-                                    hs::sealed(self_.secret, hs::Purpose::hello, challenge->nonce, mine, hello));
+    const auto bytes =
+        hs::frame_of(FrameType::hello, hs::sealed(self_.secret, hs::Purpose::hello, challenge->nonce, mine, hello));
     if (const auto s = write_all(root, bytes, answer); !s.ok()) {
       if (s.timed_out) no_answer();
       return false;
@@ -352,9 +351,9 @@ class Guest {
     if (!next_from_rank0(root, reader, answer, frame)) return false;
     if (frame->header.type == FrameType::reject) {
       // Before rank 0 has proven itself, its words are shown but its code is not taken: usage, always.
-      throw rejected(ExitCode::usage, fmt::format("{}: rank 0 at {} turned this process away: ", self_.name(),
-                                                  self_.endpoint()),
-                     *frame, false);
+      throw rejected(ExitCode::usage,
+                     fmt::format("{}: rank 0 at {} turned this process away: ", self_.name(), self_.endpoint()), *frame,
+                     false);
     }
     if (frame->header.type != FrameType::accepted) {
       not_rank0(fmt::format("it answered the hello with message type {}", static_cast<int>(frame->header.type)));
@@ -363,10 +362,11 @@ class Guest {
     const auto body = u ? hs::json_object(u->body) : std::nullopt;
     if (!body || hs::int_field(*body, "rank", 0, INT_MAX) != self_.settings.rank) not_rank0("a malformed answer");
     if (self_.secret && !hs::proven(*u, *self_.secret, hs::Purpose::rank0, mine, challenge->nonce)) {
-      throw usage_error(fmt::format("{}: rank 0 at {} did not prove that it holds this job's secret (from {}): its "
-                                    "secret differs, or what answers there is not this job's rank 0; give every "
-                                    "process the same secret",
-                                    self_.name(), self_.endpoint(), self_.settings.secret_origin));
+      throw usage_error(
+          fmt::format("{}: rank 0 at {} did not prove that it holds this job's secret (from {}): its "
+                      "secret differs, or what answers there is not this job's rank 0; give every "
+                      "process the same secret",
+                      self_.name(), self_.endpoint(), self_.settings.secret_origin));
     }
     return true;
   }
@@ -375,9 +375,10 @@ class Guest {
   hs::Nonce await_welcome(const Socket& root, FrameReader& reader, Deadline answer, Joined& out) {
     std::optional<Frame> frame;
     if (!next_from_rank0(root, reader, answer, frame)) {
-      throw failure(fmt::format("{}: rank 0 at {} closed the connection during the rendezvous (it failed, and its "
-                                "error line says why)",
-                                self_.name(), self_.endpoint()));
+      throw failure(
+          fmt::format("{}: rank 0 at {} closed the connection during the rendezvous (it failed, and its "
+                      "error line says why)",
+                      self_.name(), self_.endpoint()));
     }
     if (frame->header.type == FrameType::reject) {
       throw rejected(ExitCode::failure, fmt::format("{}: the job cannot start: ", self_.name()), *frame, true);
@@ -424,14 +425,11 @@ class Guest {
     std::optional<Frame> frame;
     const auto next = [&](const char* what) {
       switch (read_frame(s, reader, deadline, frame)) {
-        case Read::frame:
-          return;
+        case Read::frame: return;
         case Read::timed_out:
           throw fail(ExitCode::timeout, fmt::format("no {} within {:g} s (-T/--timeout)", what, self_.timeout_s));
-        case Read::closed:
-          throw fail(ExitCode::failure, fmt::format("it closed the connection before its {}", what));
-        case Read::malformed:
-          throw fail(ExitCode::failure, reader.error());
+        case Read::closed: throw fail(ExitCode::failure, fmt::format("it closed the connection before its {}", what));
+        case Read::malformed: throw fail(ExitCode::failure, reader.error());
       }
     };
     next("challenge");
@@ -497,7 +495,7 @@ class Guest {
         }
         Socket s = door.take(e.id);
         write_now(s, hs::frame_of(FrameType::accepted,
-                                       hs::sealed(key, hs::Purpose::peer_accepted, *theirs, mine, Json{{"rank", rank}})));
+                                  hs::sealed(key, hs::Purpose::peer_accepted, *theirs, mine, Json{{"rank", rank}})));
         present[static_cast<std::size_t>(*peer)] = true;
         std::string remote = peer_endpoint(s);
         out.links[static_cast<std::size_t>(*peer)] = Link{std::move(s), {}, std::move(remote)};

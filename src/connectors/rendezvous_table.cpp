@@ -20,8 +20,12 @@ constexpr std::size_t kTurnedAwayNamed = 3;
 constexpr std::string_view kSecretVariables = "DISTBENCH_JOB_SECRET_FILE (or DISTBENCH_JOB_SECRET)";
 
 Json entry_json(const RankEntry& e) {
-  return {{"host", e.host}, {"address", e.address}, {"port", e.port}, {"local_rank", e.local_rank},
-          {"local_size", e.local_size}, {"pid", e.pid}};
+  return {{"host", e.host},
+          {"address", e.address},
+          {"port", e.port},
+          {"local_rank", e.local_rank},
+          {"local_size", e.local_size},
+          {"pid", e.pid}};
 }
 
 }  // namespace
@@ -46,8 +50,8 @@ std::string missing_ranks(const std::vector<bool>& present) {
 RendezvousTable::RendezvousTable(TableSettings settings)
     : settings_(std::move(settings)), members_(static_cast<std::size_t>(std::max(settings_.world_size, 1))) {}
 
-std::vector<std::byte> RendezvousTable::opened(ConnectionId id, const std::string& address,
-                                               const std::string& endpoint, const handshake::Nonce& nonce) {
+std::vector<std::byte> RendezvousTable::opened(ConnectionId id, const std::string& address, const std::string& endpoint,
+                                               const handshake::Nonce& nonce) {
   waiting_[id] = Waiting{address, endpoint, nonce};
   return handshake::challenge_frame(nonce, settings_.secret.has_value());
 }
@@ -156,9 +160,10 @@ std::optional<Verdict> RendezvousTable::refuse_launch(const Waiting& w, const He
                               settings_.endpoint, excerpt(settings_.run_id), excerpt(h.run_id)));
   }
   if (h.world != settings_.world_size) {
-    return end_job(fmt::format("{} has WORLD_SIZE={}, rank 0 has WORLD_SIZE={}: every process must be given the "
-                               "same WORLD_SIZE",
-                               who, h.world, settings_.world_size));
+    return end_job(
+        fmt::format("{} has WORLD_SIZE={}, rank 0 has WORLD_SIZE={}: every process must be given the "
+                    "same WORLD_SIZE",
+                    who, h.world, settings_.world_size));
   }
   if (h.rank >= settings_.world_size) {
     return refuse(w, h.rank, fmt::format("outside WORLD_SIZE={}", settings_.world_size),
@@ -167,13 +172,13 @@ std::optional<Verdict> RendezvousTable::refuse_launch(const Waiting& w, const He
   }
   const auto r = static_cast<std::size_t>(h.rank);
   if (r == 0 || members_[r]) {
-    const std::string first = r == 0 ? fmt::format("{} (pid {}, rank 0 itself)", excerpt(settings_.self.host),
-                                                   settings_.self.pid)
-                                     : fmt::format("{} (pid {})", excerpt(members_[r]->entry.host),
-                                                   members_[r]->entry.pid);
-    return end_job(fmt::format("RANK={} is claimed by two processes, on {} and on {} (pid {}): give each process "
-                               "its own RANK, 0 .. WORLD_SIZE-1",
-                               r, first, excerpt(h.host), h.pid));
+    const std::string first =
+        r == 0 ? fmt::format("{} (pid {}, rank 0 itself)", excerpt(settings_.self.host), settings_.self.pid)
+               : fmt::format("{} (pid {})", excerpt(members_[r]->entry.host), members_[r]->entry.pid);
+    return end_job(
+        fmt::format("RANK={} is claimed by two processes, on {} and on {} (pid {}): give each process "
+                    "its own RANK, 0 .. WORLD_SIZE-1",
+                    r, first, excerpt(h.host), h.pid));
   }
   return std::nullopt;
 }
@@ -197,9 +202,8 @@ Verdict RendezvousTable::accept(ConnectionId id, const Waiting& w, const Hello& 
   v.kind = Verdict::Kind::accept;
   v.rank = static_cast<int>(r);
   // Rank 0's own proof, for the process to check: the one that holds the secret answers it.
-  v.reply = handshake::frame_of(FrameType::accepted,
-                                handshake::sealed(settings_.secret, handshake::Purpose::rank0, h.nonce, w.nonce,
-                                                  Json{{"rank", r}}));
+  v.reply = handshake::frame_of(FrameType::accepted, handshake::sealed(settings_.secret, handshake::Purpose::rank0,
+                                                                       h.nonce, w.nonce, Json{{"rank", r}}));
   return v;
 }
 
@@ -221,8 +225,7 @@ std::string RendezvousTable::missing_text(double timeout_s) const {
   present[0] = true;
   for (std::size_t r = 1; r < members_.size(); ++r) present[r] = members_[r].has_value();
   std::string text = fmt::format("{} did not join rank 0 at {} within {:g} s (-T/--timeout); {} of {} did",
-                                 missing_ranks(present), settings_.endpoint, timeout_s, joined_,
-                                 settings_.world_size);
+                                 missing_ranks(present), settings_.endpoint, timeout_s, joined_, settings_.world_size);
   if (turned_away_count_ > 0) {
     text += fmt::format("; turned away: {}", fmt::join(turned_away_, "; "));
     if (turned_away_count_ > turned_away_.size()) {

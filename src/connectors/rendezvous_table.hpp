@@ -40,11 +40,11 @@ std::string missing_ranks(const std::vector<bool>& present);
 
 struct TableSettings {
   int world_size = 1;
-  std::string run_id;                        // TORCHELASTIC_RUN_ID ("" when not set)
-  std::optional<handshake::Key> secret;      // the job's secret; none: anyone may join
-  RankEntry self;                            // rank 0's own entry
-  bool self_gave_local = false;              // LOCAL_RANK and LOCAL_WORLD_SIZE were set for rank 0
-  std::string endpoint;                      // "node0:29500 (MASTER_PORT)", for messages
+  std::string run_id;                    // TORCHELASTIC_RUN_ID ("" when not set)
+  std::optional<handshake::Key> secret;  // the job's secret; none: anyone may join
+  RankEntry self;                        // rank 0's own entry
+  bool self_gave_local = false;          // LOCAL_RANK and LOCAL_WORLD_SIZE were set for rank 0
+  std::string endpoint;                  // "node0:29500 (MASTER_PORT)", for messages
 };
 
 // What to do with a connection, after its frame.

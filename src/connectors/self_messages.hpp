@@ -14,7 +14,9 @@ namespace distbench::connectors {
 
 class SelfMessages {
  public:
-  void send(std::span<const std::byte> data) { waiting_.emplace(sent_++, std::vector<std::byte>(data.begin(), data.end())); }
+  void send(std::span<const std::byte> data) {
+    waiting_.emplace(sent_++, std::vector<std::byte>(data.begin(), data.end()));
+  }
   // The message of this receive, or Error(timeout) at `deadline`.
   std::vector<std::byte> receive(std::chrono::steady_clock::time_point deadline);
 

@@ -193,7 +193,7 @@ std::string peer_endpoint(const Socket& socket) {
   const int port = a.ss_family == AF_INET6 ? ntohs(reinterpret_cast<const sockaddr_in6*>(&a)->sin6_port)
                                            : ntohs(reinterpret_cast<const sockaddr_in*>(&a)->sin_port);
   return address.find(':') != std::string::npos ? fmt::format("[{}]:{}", address, port)
-                                                 : fmt::format("{}:{}", address, port);
+                                                : fmt::format("{}:{}", address, port);
 }
 
 Socket connect_tcp(const std::string& host, int port, Deadline deadline, Status& status) {

@@ -36,9 +36,9 @@ class Socket {
 
 // The outcome of a socket call: ok, or the errno it failed with and the call's words.
 struct Status {
-  int error = 0;             // errno; 0 when it worked
-  std::string what;          // e.g. "connect to 10.0.0.1:29500: Connection refused"
-  bool timed_out = false;    // the deadline passed first
+  int error = 0;           // errno; 0 when it worked
+  std::string what;        // e.g. "connect to 10.0.0.1:29500: Connection refused"
+  bool timed_out = false;  // the deadline passed first
   bool ok() const { return error == 0 && !timed_out; }
 };
 

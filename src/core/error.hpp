@@ -23,15 +23,15 @@ struct SourceLocation {
 // Process exit codes, documented in README.md ("Exit codes").
 enum class ExitCode : int {
   ok = 0,
-  failure = 1,       // a runtime failure: backend, I/O, MPI
-  usage = 2,         // bad input: options, files, sizes; nothing was measured
-  wrong_results = 3, // the run finished but verification counted wrong elements
-  timeout = 4,       // the watchdog saw an operation outlive -T/--timeout and aborted the job
-  unavailable = 5,   // a requested backend or device is not available on this machine
-  below_floor = 6,   // the run finished but its bandwidth is below --min-busbw / --min-algbw
-  regression = 1,    // distbench compare: at least one case is SLOWER (the same number as failure, by design)
-  not_judged = 7,    // distbench compare: the gate could not judge (nothing compared, cases missing, a report that
-                     // is not complete): it fails closed
+  failure = 1,        // a runtime failure: backend, I/O, MPI
+  usage = 2,          // bad input: options, files, sizes; nothing was measured
+  wrong_results = 3,  // the run finished but verification counted wrong elements
+  timeout = 4,        // the watchdog saw an operation outlive -T/--timeout and aborted the job
+  unavailable = 5,    // a requested backend or device is not available on this machine
+  below_floor = 6,    // the run finished but its bandwidth is below --min-busbw / --min-algbw
+  regression = 1,     // distbench compare: at least one case is SLOWER (the same number as failure, by design)
+  not_judged = 7,     // distbench compare: the gate could not judge (nothing compared, cases missing, a report that
+                      // is not complete): it fails closed
 };
 
 class Error : public std::runtime_error {

@@ -29,9 +29,10 @@ std::string cause_of(const std::vector<PointFacts>& points, const std::vector<st
     const double grew = p.measured / points[i - 1].measured;
     const double expected = p.model / points[i - 1].model;
     if (grew > kCliffRatio * expected) {
-      return fmt::format("a cliff: {:.1f}x the time of {} where the model grows {:.1f}x (a protocol switch, e.g. "
-                         "eager to rendezvous, or data beyond a cache)",
-                         grew, format_bytes(static_cast<std::uint64_t>(points[i - 1].bytes)), expected);
+      return fmt::format(
+          "a cliff: {:.1f}x the time of {} where the model grows {:.1f}x (a protocol switch, e.g. "
+          "eager to rendezvous, or data beyond a cache)",
+          grew, format_bytes(static_cast<std::uint64_t>(points[i - 1].bytes)), expected);
     }
   }
   if (slower && i > 0 && points[i - 1].nranks == p.nranks && points[i - 1].refused &&
@@ -79,9 +80,10 @@ std::vector<std::string> break_ranges(const std::vector<PointFacts>& points, con
            cause_kind(causes[j + 1]) == cause_kind(causes[i])) {
       ++j;
     }
-    const std::string sizes = i == j ? format_bytes(static_cast<std::uint64_t>(points[i].bytes))
-                                     : fmt::format("{} .. {}", format_bytes(static_cast<std::uint64_t>(points[i].bytes)),
-                                                   format_bytes(static_cast<std::uint64_t>(points[j].bytes)));
+    const std::string sizes = i == j
+                                  ? format_bytes(static_cast<std::uint64_t>(points[i].bytes))
+                                  : fmt::format("{} .. {}", format_bytes(static_cast<std::uint64_t>(points[i].bytes)),
+                                                format_bytes(static_cast<std::uint64_t>(points[j].bytes)));
     lines.push_back(fmt::format("p={}, {}: {}", points[i].nranks, sizes, i == j ? causes[i] : cause_kind(causes[i])));
     i = j + 1;
   }

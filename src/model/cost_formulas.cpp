@@ -21,11 +21,16 @@ constexpr std::array<AlgorithmName, 10> kAlgorithmNames = {{
     {Algorithm::linear, "linear"},
     {Algorithm::direct, "direct"},
 }};
-constexpr std::array<Algorithm, 10> kAll = {Algorithm::ring,   Algorithm::recursive_doubling,
-                                            Algorithm::recursive_halving, Algorithm::rabenseifner,
-                                            Algorithm::binomial, Algorithm::bruck,
-                                            Algorithm::scatter_allgather, Algorithm::pairwise,
-                                            Algorithm::linear,  Algorithm::direct};
+constexpr std::array<Algorithm, 10> kAll = {Algorithm::ring,
+                                            Algorithm::recursive_doubling,
+                                            Algorithm::recursive_halving,
+                                            Algorithm::rabenseifner,
+                                            Algorithm::binomial,
+                                            Algorithm::bruck,
+                                            Algorithm::scatter_allgather,
+                                            Algorithm::pairwise,
+                                            Algorithm::linear,
+                                            Algorithm::direct};
 
 bool power_of_two(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
@@ -74,8 +79,10 @@ struct AlgorithmCost {
 using A = Algorithm;
 constexpr AlgorithmCost kAllreduce[] = {
     {A::ring,  // reduce-scatter ring + allgather ring
-     [](double p, int) { return CostTerms{2 * (p - 1), 2 * (p - 1) / p, (p - 1) / p}; }, Largest::block,
-     "2(p-1) alpha + 2(p-1)/p S beta + (p-1)/p S gamma"},
+     [](double p, int) {
+       return CostTerms{2 * (p - 1), 2 * (p - 1) / p, (p - 1) / p};
+     },
+     Largest::block, "2(p-1) alpha + 2(p-1)/p S beta + (p-1)/p S gamma"},
     {A::recursive_doubling, recursive_doubling_allreduce, Largest::whole, "lg p (alpha + S beta + S gamma)"},
     {A::rabenseifner, rabenseifner_terms, Largest::half, "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma"},
     {A::binomial,  // binomial reduce, then binomial broadcast
@@ -86,29 +93,50 @@ constexpr AlgorithmCost kAllreduce[] = {
      Largest::whole, "2 ceil(lg p) (alpha + S beta) + ceil(lg p) S gamma"},
 };
 constexpr AlgorithmCost kAllgather[] = {
-    {A::ring, [](double p, int) { return CostTerms{p - 1, (p - 1) / p, 0}; }, Largest::block,
-     "(p-1) alpha + (p-1)/p S beta"},
+    {A::ring,
+     [](double p, int) {
+       return CostTerms{p - 1, (p - 1) / p, 0};
+     },
+     Largest::block, "(p-1) alpha + (p-1)/p S beta"},
     {A::recursive_doubling, recursive_doubling_allgather, Largest::half, "lg p alpha + (p-1)/p S beta"},
-    {A::bruck, [](double p, int ranks) { return CostTerms{1.0 * ceil_log2(ranks), (p - 1) / p, 0}; }, Largest::half,
-     "ceil(lg p) alpha + (p-1)/p S beta"},
+    {A::bruck,
+     [](double p, int ranks) {
+       return CostTerms{1.0 * ceil_log2(ranks), (p - 1) / p, 0};
+     },
+     Largest::half, "ceil(lg p) alpha + (p-1)/p S beta"},
 };
 constexpr AlgorithmCost kReduceScatter[] = {
-    {A::ring, [](double p, int) { return CostTerms{p - 1, (p - 1) / p, (p - 1) / p}; }, Largest::block,
-     "(p-1) alpha + (p-1)/p S (beta + gamma)"},
+    {A::ring,
+     [](double p, int) {
+       return CostTerms{p - 1, (p - 1) / p, (p - 1) / p};
+     },
+     Largest::block, "(p-1) alpha + (p-1)/p S (beta + gamma)"},
     {A::recursive_halving, recursive_halving_reduce_scatter, Largest::half, "lg p alpha + (p-1)/p S (beta + gamma)"},
 };
 constexpr AlgorithmCost kBroadcast[] = {
     // a pipelined chain, in the limit of many segments: p-1 start-ups, S over each link once
-    {A::ring, [](double p, int) { return CostTerms{p - 1, 1, 0}; }, Largest::segments,
-     "(p-1) alpha + S beta (pipelined)"},
-    {A::binomial, [](double, int ranks) { return CostTerms{1.0 * ceil_log2(ranks), 1.0 * ceil_log2(ranks), 0}; },
+    {A::ring,
+     [](double p, int) {
+       return CostTerms{p - 1, 1, 0};
+     },
+     Largest::segments, "(p-1) alpha + S beta (pipelined)"},
+    {A::binomial,
+     [](double, int ranks) {
+       return CostTerms{1.0 * ceil_log2(ranks), 1.0 * ceil_log2(ranks), 0};
+     },
      Largest::whole, "ceil(lg p) (alpha + S beta)"},
     {A::scatter_allgather,  // binomial scatter, then ring allgather (van de Geijn)
-     [](double p, int ranks) { return CostTerms{ceil_log2(ranks) + p - 1, 2 * (p - 1) / p, 0}; }, Largest::half,
-     "(ceil(lg p) + p-1) alpha + 2(p-1)/p S beta"},
+     [](double p, int ranks) {
+       return CostTerms{ceil_log2(ranks) + p - 1, 2 * (p - 1) / p, 0};
+     },
+     Largest::half, "(ceil(lg p) + p-1) alpha + 2(p-1)/p S beta"},
 };
 constexpr AlgorithmCost kReduce[] = {
-    {A::ring, [](double p, int) { return CostTerms{p - 1, 1, 1}; }, Largest::segments,  // a chain reducing at each hop
+    {A::ring,
+     [](double p, int) {
+       return CostTerms{p - 1, 1, 1};
+     },
+     Largest::segments,  // a chain reducing at each hop
      "(p-1) alpha + S (beta + gamma) (pipelined)"},
     {A::binomial,
      [](double, int ranks) {
@@ -119,43 +147,72 @@ constexpr AlgorithmCost kReduce[] = {
     {A::rabenseifner, rabenseifner_terms, Largest::half, "2 lg p alpha + 2(p-1)/p S beta + (p-1)/p S gamma"},
 };
 constexpr AlgorithmCost kAlltoall[] = {
-    {A::pairwise, [](double p, int) { return CostTerms{p - 1, (p - 1) / p, 0}; }, Largest::block,  // p-1 of S/p
+    {A::pairwise,
+     [](double p, int) {
+       return CostTerms{p - 1, (p - 1) / p, 0};
+     },
+     Largest::block,  // p-1 of S/p
      "(p-1) alpha + (p-1)/p S beta"},
-    {A::bruck, [](double, int ranks) { return CostTerms{1.0 * ceil_log2(ranks), ceil_log2(ranks) / 2.0, 0}; },
+    {A::bruck,
+     [](double, int ranks) {
+       return CostTerms{1.0 * ceil_log2(ranks), ceil_log2(ranks) / 2.0, 0};
+     },
      Largest::half, "ceil(lg p) (alpha + S/2 beta)"},  // ceil(lg p) steps of S/2
 };
 // Gather and scatter: the root's link carries (p-1)/p S either way; the tree saves start-ups.
 constexpr AlgorithmCost kRooted[] = {
-    {A::linear, [](double p, int) { return CostTerms{p - 1, (p - 1) / p, 0}; }, Largest::block,
-     "(p-1) alpha + (p-1)/p S beta"},
-    {A::binomial, [](double p, int ranks) { return CostTerms{1.0 * ceil_log2(ranks), (p - 1) / p, 0}; },
+    {A::linear,
+     [](double p, int) {
+       return CostTerms{p - 1, (p - 1) / p, 0};
+     },
+     Largest::block, "(p-1) alpha + (p-1)/p S beta"},
+    {A::binomial,
+     [](double p, int ranks) {
+       return CostTerms{1.0 * ceil_log2(ranks), (p - 1) / p, 0};
+     },
      Largest::half, "ceil(lg p) alpha + (p-1)/p S beta"},  // half of the data at the root in the last step
 };
 constexpr AlgorithmCost kSendrecv[] = {
-    {A::direct, [](double, int) { return CostTerms{1, 1, 0}; }, Largest::whole, "alpha + S beta"},
+    {A::direct,
+     [](double, int) {
+       return CostTerms{1, 1, 0};
+     },
+     Largest::whole, "alpha + S beta"},
 };
 
 // Open MPI 4.1's names and numbers (ompi_info --param coll tuned --level 9), in order from 1; no formula where none
 // here models it (a linear or k-nomial variant, a segmented tree).
-constexpr OpenMpiAlgorithm kOmpiAllreduce[] = {
-    {"basic_linear", std::nullopt}, {"nonoverlapping", A::binomial}, {"recursive_doubling", A::recursive_doubling},
-    {"ring", A::ring}, {"segmented_ring", A::ring}, {"rabenseifner", A::rabenseifner}};
+constexpr OpenMpiAlgorithm kOmpiAllreduce[] = {{"basic_linear", std::nullopt},
+                                               {"nonoverlapping", A::binomial},
+                                               {"recursive_doubling", A::recursive_doubling},
+                                               {"ring", A::ring},
+                                               {"segmented_ring", A::ring},
+                                               {"rabenseifner", A::rabenseifner}};
 constexpr OpenMpiAlgorithm kOmpiAllgather[] = {
-    {"linear", std::nullopt}, {"bruck", A::bruck}, {"recursive_doubling", A::recursive_doubling},
-    {"ring", A::ring}, {"neighbor", std::nullopt}, {"two_proc", A::ring}};
-constexpr OpenMpiAlgorithm kOmpiReduceScatter[] = {
-    {"non-overlapping", std::nullopt}, {"recursive_halving", A::recursive_halving}, {"ring", A::ring},
-    {"butterfly", std::nullopt}};
-constexpr OpenMpiAlgorithm kOmpiBcast[] = {
-    {"basic_linear", std::nullopt}, {"chain", A::ring}, {"pipeline", A::ring}, {"split_binary_tree", std::nullopt},
-    {"binary_tree", std::nullopt}, {"binomial", A::binomial}, {"knomial", std::nullopt},
-    {"scatter_allgather", A::scatter_allgather}, {"scatter_allgather_ring", A::scatter_allgather}};
+    {"linear", std::nullopt}, {"bruck", A::bruck},        {"recursive_doubling", A::recursive_doubling},
+    {"ring", A::ring},        {"neighbor", std::nullopt}, {"two_proc", A::ring}};
+constexpr OpenMpiAlgorithm kOmpiReduceScatter[] = {{"non-overlapping", std::nullopt},
+                                                   {"recursive_halving", A::recursive_halving},
+                                                   {"ring", A::ring},
+                                                   {"butterfly", std::nullopt}};
+constexpr OpenMpiAlgorithm kOmpiBcast[] = {{"basic_linear", std::nullopt},
+                                           {"chain", A::ring},
+                                           {"pipeline", A::ring},
+                                           {"split_binary_tree", std::nullopt},
+                                           {"binary_tree", std::nullopt},
+                                           {"binomial", A::binomial},
+                                           {"knomial", std::nullopt},
+                                           {"scatter_allgather", A::scatter_allgather},
+                                           {"scatter_allgather_ring", A::scatter_allgather}};
 constexpr OpenMpiAlgorithm kOmpiReduce[] = {
-    {"linear", std::nullopt}, {"chain", A::ring}, {"pipeline", A::ring}, {"binary", std::nullopt},
-    {"binomial", A::binomial}, {"in-order_binary", std::nullopt}, {"rabenseifner", A::rabenseifner}};
-constexpr OpenMpiAlgorithm kOmpiAlltoall[] = {
-    {"linear", A::pairwise}, {"pairwise", A::pairwise}, {"modified_bruck", A::bruck},
-    {"linear_sync", A::pairwise}, {"two_proc", A::pairwise}};
+    {"linear", std::nullopt},         {"chain", A::ring},        {"pipeline", A::ring},
+    {"binary", std::nullopt},         {"binomial", A::binomial}, {"in-order_binary", std::nullopt},
+    {"rabenseifner", A::rabenseifner}};
+constexpr OpenMpiAlgorithm kOmpiAlltoall[] = {{"linear", A::pairwise},
+                                              {"pairwise", A::pairwise},
+                                              {"modified_bruck", A::bruck},
+                                              {"linear_sync", A::pairwise},
+                                              {"two_proc", A::pairwise}};
 constexpr OpenMpiAlgorithm kOmpiGather[] = {
     {"basic_linear", A::linear}, {"binomial", A::binomial}, {"linear_sync", A::linear}};
 constexpr OpenMpiAlgorithm kOmpiScatter[] = {

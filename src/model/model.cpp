@@ -51,8 +51,8 @@ std::vector<Observation> points_of_collective(const std::vector<Observation>& al
     }
     c = *options.collective;
   } else if (present.size() > 1) {
-    throw usage_error(fmt::format("the reports hold several collectives ({}); choose one with --collective",
-                                  joined_names(present)));
+    throw usage_error(
+        fmt::format("the reports hold several collectives ({}); choose one with --collective", joined_names(present)));
   } else {
     c = *present.begin();
   }
@@ -76,10 +76,11 @@ std::vector<Group> groups_by_algorithm(const std::vector<Observation>& points, c
   if (options.algorithm) {
     for (const Observation& o : points) {
       if (o.backend != "mpi") {
-        throw usage_error(fmt::format("--algorithm {} names an Open MPI algorithm, but report '{}' ran on the {} "
-                                      "backend; leave --algorithm out (auto: the algorithm the report recorded, e.g. "
-                                      "NCCL_ALGO)",
-                                      name(*options.algorithm), o.source, o.backend.empty() ? "?" : o.backend));
+        throw usage_error(
+            fmt::format("--algorithm {} names an Open MPI algorithm, but report '{}' ran on the {} "
+                        "backend; leave --algorithm out (auto: the algorithm the report recorded, e.g. "
+                        "NCCL_ALGO)",
+                        name(*options.algorithm), o.source, o.backend.empty() ? "?" : o.backend));
       }
     }
     if (!cost_terms(c, *options.algorithm, 2)) {
@@ -124,15 +125,17 @@ void check_fittable(const Group& g) {
     cases.insert({o.nranks, o.bytes});
   }
   if (sizes.size() < 2) {
-    throw usage_error(fmt::format("{} by {}: one size only ({}); alpha and beta need a sweep of sizes: fit a "
-                                  "report of a sweep run with -b and -e apart, e.g. -b 8 -e 64M",
-                                  name(g.points.front().collective), name(g.algorithm),
-                                  format_bytes(static_cast<std::uint64_t>(*sizes.begin()))));
+    throw usage_error(
+        fmt::format("{} by {}: one size only ({}); alpha and beta need a sweep of sizes: fit a "
+                    "report of a sweep run with -b and -e apart, e.g. -b 8 -e 64M",
+                    name(g.points.front().collective), name(g.algorithm),
+                    format_bytes(static_cast<std::uint64_t>(*sizes.begin()))));
   }
   if (cases.size() < kColumns) {
-    throw usage_error(fmt::format("{} by {}: {} measured cases; a fit with intervals needs at least {} (fit a "
-                                  "report of a sweep of more sizes)",
-                                  name(g.points.front().collective), name(g.algorithm), cases.size(), kColumns));
+    throw usage_error(
+        fmt::format("{} by {}: {} measured cases; a fit with intervals needs at least {} (fit a "
+                    "report of a sweep of more sizes)",
+                    name(g.points.front().collective), name(g.algorithm), cases.size(), kColumns));
   }
 }
 
@@ -144,10 +147,11 @@ std::optional<EagerLimit> common_limit(const std::vector<Observation>& points, s
   for (const Observation& o : points) {
     if (!o.eager) return std::nullopt;
     if (limit && !same_limit(*limit, *o.eager)) {
-      notes.push_back(fmt::format("the reports ran with different eager limits ({} {}, {} {}): the protocol switch "
-                                  "is not looked for",
-                                  limit->parameter, format_bytes(static_cast<std::uint64_t>(limit->bytes)),
-                                  o.eager->parameter, format_bytes(static_cast<std::uint64_t>(o.eager->bytes))));
+      notes.push_back(
+          fmt::format("the reports ran with different eager limits ({} {}, {} {}): the protocol switch "
+                      "is not looked for",
+                      limit->parameter, format_bytes(static_cast<std::uint64_t>(limit->bytes)), o.eager->parameter,
+                      format_bytes(static_cast<std::uint64_t>(o.eager->bytes))));
       return std::nullopt;
     }
     if (!limit) limit = o.eager;
@@ -222,10 +226,11 @@ RobustFit fit_formula(CollectiveModel& m, const std::vector<Observation>& points
   fit_options.confidence = options.confidence;
   RobustFit f = robust_relative_fit(x, y, fit_options);
   if (!f.ok) {
-    throw usage_error(fmt::format("{} by {}: too few sizes follow one latency-bandwidth line ({} of {}) to fit it "
-                                  "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. "
-                                  "-f 2) or another --algorithm",
-                                  name(m.collective), name(m.algorithm), f.used, points.size()));
+    throw usage_error(
+        fmt::format("{} by {}: too few sizes follow one latency-bandwidth line ({} of {}) to fit it "
+                    "with intervals; fit a report of more sizes (a sweep run with a smaller -f, e.g. "
+                    "-f 2) or another --algorithm",
+                    name(m.collective), name(m.algorithm), f.used, points.size()));
   }
   return f;
 }
@@ -240,9 +245,10 @@ void take_estimates(CollectiveModel& m, const RobustFit& f) {
   m.covariance = f.covariance;
   m.t_quantile = f.t_quantile;
   if (is_reduction(m.collective) && !m.gamma.fitted) {
-    m.notes.push_back(fmt::format("gamma (per reduced byte) cannot be told from beta with {} alone: its cost is in "
-                                  "beta here (the transfer and reduction terms of {} keep one ratio)",
-                                  name(m.algorithm), name(m.algorithm)));
+    m.notes.push_back(
+        fmt::format("gamma (per reduced byte) cannot be told from beta with {} alone: its cost is in "
+                    "beta here (the transfer and reduction terms of {} keep one ratio)",
+                    name(m.algorithm), name(m.algorithm)));
   }
   if (!m.alpha.fitted) m.notes.push_back("alpha came out negative and is fixed at 0: sweep smaller sizes to see it");
   if (!m.beta.fitted) m.notes.push_back("beta came out negative and is fixed at 0: sweep larger sizes to see it");
@@ -335,9 +341,10 @@ void add_predictions(CollectiveModel& m, const ModelOptions& options) {
     }
   }
   if (!m.gamma.fitted && is_reduction(m.collective) && algorithms_of(m.collective).size() > 1) {
-    m.notes.push_back(fmt::format("the other algorithms' times use the {} fit's beta, which holds the reduction at "
-                                  "{}'s ratio; where their ratio differs the comparison is approximate",
-                                  name(m.algorithm), name(m.algorithm)));
+    m.notes.push_back(
+        fmt::format("the other algorithms' times use the {} fit's beta, which holds the reduction at "
+                    "{}'s ratio; where their ratio differs the comparison is approximate",
+                    name(m.algorithm), name(m.algorithm)));
   }
 }
 

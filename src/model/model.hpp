@@ -17,11 +17,11 @@ namespace distbench::model {
 inline constexpr int kModelSchemaVersion = 1;
 
 struct ModelOptions {
-  std::optional<Collective> collective;      // required when the reports hold several
-  std::optional<Algorithm> algorithm;        // nullopt: auto (as recorded, else the collective's first)
-  std::vector<int> predict_ranks;            // empty: the measured ones
-  std::vector<double> predict_sizes;         // empty: the measured ones
-  double link_gbps = 0;                      // GB/s per rank and direction; 0: not given
+  std::optional<Collective> collective;         // required when the reports hold several
+  std::optional<Algorithm> algorithm;           // nullopt: auto (as recorded, else the collective's first)
+  std::vector<int> predict_ranks;               // empty: the measured ones
+  std::vector<double> predict_sizes;            // empty: the measured ones
+  double link_gbps = 0;                         // GB/s per rank and direction; 0: not given
   double fit_min_bytes = 0, fit_max_bytes = 0;  // fit only sizes in [min, max]; 0: no bound
   double confidence = 0.95;
 };
@@ -38,10 +38,10 @@ struct FittedPoint {
   double residual = 0;  // (measured - model) / model
   double weight = 0;    // the robust fit's weight; 0: refused
   bool refused = false;
-  std::string cause;    // why it is refused ("" when held)
-  double busbw_gbps = 0;        // measured
-  double bound_gbps = 0;        // the model's large-size bus bandwidth at these ranks
-  double link_bound_gbps = 0;   // what the links allow this algorithm (NaN without --link-gbps)
+  std::string cause;           // why it is refused ("" when held)
+  double busbw_gbps = 0;       // measured
+  double bound_gbps = 0;       // the model's large-size bus bandwidth at these ranks
+  double link_bound_gbps = 0;  // what the links allow this algorithm (NaN without --link-gbps)
 };
 
 struct AlgorithmTime {
@@ -63,14 +63,14 @@ struct CollectiveModel {
   Algorithm algorithm = Algorithm::ring;
   std::string algorithm_source;  // how the algorithm was chosen, in words
   std::string backend;
-  std::vector<int> ranks;        // the measured world sizes
-  Estimate alpha;                // seconds per message
-  Estimate beta;                 // seconds per byte
-  Estimate gamma;                // seconds per reduced byte
-  double scale = 0;              // robust scale of the relative residuals
+  std::vector<int> ranks;                  // the measured world sizes
+  Estimate alpha;                          // seconds per message
+  Estimate beta;                           // seconds per byte
+  Estimate gamma;                          // seconds per reduced byte
+  double scale = 0;                        // robust scale of the relative residuals
   std::array<Row, kColumns> covariance{};  // of (alpha, beta, gamma)
-  double t_quantile = 0;         // Student's t of the intervals
-  std::size_t used = 0;          // points the fit holds (weight > 0)
+  double t_quantile = 0;                   // Student's t of the intervals
+  std::size_t used = 0;                    // points the fit holds (weight > 0)
   std::vector<FittedPoint> points;
   std::vector<std::string> breaks;  // refused ranges with their cause
   std::vector<PredictedCase> predictions;

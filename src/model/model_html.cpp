@@ -96,14 +96,16 @@ std::string bandwidth_plot(const ModelResult& r, const CollectiveModel& m) {
 std::string model_html(const ModelResult& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += "<title>distbench model</title>\n";
-  out += "<style>body{font-family:sans-serif;margin:2em;color:#222}pre{background:#f6f6f6;padding:1em;"
-         "overflow-x:auto}</style>\n</head><body>\n<h1>distbench model</h1>\n";
+  out +=
+      "<style>body{font-family:sans-serif;margin:2em;color:#222}pre{background:#f6f6f6;padding:1em;"
+      "overflow-x:auto}</style>\n</head><body>\n<h1>distbench model</h1>\n";
   std::string sources;
   for (const std::string& s : r.sources) sources += (sources.empty() ? "" : ", ") + html_escape(s);
   out += fmt::format("<p>Fitted to: {}</p>\n", sources);
   for (const CollectiveModel& m : r.models) {
-    out += fmt::format("<h2>{} by {}</h2>\n<p>T(p, S) = <code>{}</code></p>\n", html_escape(std::string(name(m.collective))),
-                       html_escape(std::string(name(m.algorithm))), html_escape(formula_text(m.collective, m.algorithm)));
+    out += fmt::format("<h2>{} by {}</h2>\n<p>T(p, S) = <code>{}</code></p>\n",
+                       html_escape(std::string(name(m.collective))), html_escape(std::string(name(m.algorithm))),
+                       html_escape(formula_text(m.collective, m.algorithm)));
     out += time_plot(m) + "\n" + bandwidth_plot(r, m) + "\n";
   }
   out += "<h2>Figures</h2>\n<pre>" + html_escape(model_text(r)) + "</pre>\n</body></html>\n";

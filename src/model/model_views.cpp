@@ -70,9 +70,10 @@ std::vector<std::string> parameter_lines(const ModelResult& r, const CollectiveM
   }
   std::size_t refused = 0;
   for (const FittedPoint& p : m.points) refused += p.refused ? 1 : 0;
-  lines.push_back(fmt::format("fit    {} of {} points held ({} refused); robust scale of the residuals {}; {}% "
-                              "intervals from the covariance (Student's t = {:.2f})",
-                              m.used, m.points.size(), refused, percent_text(m.scale * 100), pct, m.t_quantile));
+  lines.push_back(
+      fmt::format("fit    {} of {} points held ({} refused); robust scale of the residuals {}; {}% "
+                  "intervals from the covariance (Student's t = {:.2f})",
+                  m.used, m.points.size(), refused, percent_text(m.scale * 100), pct, m.t_quantile));
   return lines;
 }
 
@@ -103,8 +104,8 @@ std::string prediction_cell(const AlgorithmTime& t) {
 }  // namespace
 
 std::string formula_text(Collective c, Algorithm a) {
-  const bool pow2 = a == Algorithm::recursive_doubling || a == Algorithm::recursive_halving ||
-                    a == Algorithm::rabenseifner;
+  const bool pow2 =
+      a == Algorithm::recursive_doubling || a == Algorithm::recursive_halving || a == Algorithm::rabenseifner;
   std::string f(formula_of(c, a));
   if (pow2) f += " for p a power of 2; other p add a step before and after (extra ranks folded in)";
   return f;
@@ -196,7 +197,9 @@ namespace {
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json estimate_json(const Estimate& e, double unit) {
-  return {{"value", number(e.value * unit)}, {"low", number(e.low * unit)}, {"high", number(e.high * unit)},
+  return {{"value", number(e.value * unit)},
+          {"low", number(e.low * unit)},
+          {"high", number(e.high * unit)},
           {"fitted", e.fitted}};
 }
 
@@ -227,8 +230,7 @@ json prediction_json(const PredictedCase& k) {
                      {"busbw_low_gbps", number(t.busbw_low)},
                      {"busbw_high_gbps", number(t.busbw_high)}});
   }
-  return {{"nranks", k.nranks}, {"bytes", k.bytes}, {"winner", name(k.winner)}, {"close", k.close},
-          {"times", times}};
+  return {{"nranks", k.nranks}, {"bytes", k.bytes}, {"winner", name(k.winner)}, {"close", k.close}, {"times", times}};
 }
 
 json collective_model_json(const CollectiveModel& m) {

@@ -35,12 +35,14 @@ double number_param(const Record& r, std::string_view key) {
 
 std::vector<Observation> observations_of(const ParsedReport& report, const std::string& source) {
   if (report.benchmark != "collective") {
-    throw usage_error(fmt::format("report '{}' holds a '{}' run, not a collective sweep; fit a model to reports of "
-                                  "distbench allreduce, allgather, ... (--json)",
-                                  source, report.benchmark));
+    throw usage_error(
+        fmt::format("report '{}' holds a '{}' run, not a collective sweep; fit a model to reports of "
+                    "distbench allreduce, allgather, ... (--json)",
+                    source, report.benchmark));
   }
   bool any_out_of_place = false;
-  for (const Record& r : report.records) any_out_of_place = any_out_of_place || r.param_text("placement") == "out-of-place";
+  for (const Record& r : report.records)
+    any_out_of_place = any_out_of_place || r.param_text("placement") == "out-of-place";
   // A sweep timed several ways (--timing a,b) is fitted as the first method timed it: the methods' times of one
   // case differ by what surrounds the call, and a median over them would describe neither.
   std::string first_timing;
@@ -53,10 +55,11 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
     if (!r.ok()) continue;
     const double bytes = std::floor(number_param(r, "bytes"));  // NaN stays NaN
     if (bytes > kLargestModelledBytes) {  // any measured case, used here or not: the report is damaged
-      throw usage_error(fmt::format("report '{}' holds a case of {:g} bytes, above the {} a model takes: no rank "
-                                    "holds a buffer that large, so the report is damaged; fit the reports as "
-                                    "distbench wrote them",
-                                    source, bytes, format_bytes(kLargestModelledBytes)));
+      throw usage_error(
+          fmt::format("report '{}' holds a case of {:g} bytes, above the {} a model takes: no rank "
+                      "holds a buffer that large, so the report is damaged; fit the reports as "
+                      "distbench wrote them",
+                      source, bytes, format_bytes(kLargestModelledBytes)));
     }
     if (any_out_of_place && r.param_text("placement") == "in-place") continue;
     if (r.param_text("timing") != first_timing) continue;
@@ -80,9 +83,10 @@ std::vector<Observation> observations_of(const ParsedReport& report, const std::
     out.push_back(std::move(o));
   }
   if (out.empty()) {
-    throw usage_error(fmt::format("report '{}' holds no measured case (every record skipped or empty); pass a "
-                                  "report of a sweep that ran",
-                                  source));
+    throw usage_error(
+        fmt::format("report '{}' holds no measured case (every record skipped or empty); pass a "
+                    "report of a sweep that ran",
+                    source));
   }
   return out;
 }
@@ -101,7 +105,8 @@ std::vector<Observation> merge_repeats(std::vector<Observation> points) {
     double faults = merged.faults_per_op;
     for (const Observation& o : group) {
       times.push_back(o.seconds);
-      if (std::isfinite(o.faults_per_op)) faults = std::isfinite(faults) ? std::max(faults, o.faults_per_op) : o.faults_per_op;
+      if (std::isfinite(o.faults_per_op))
+        faults = std::isfinite(faults) ? std::max(faults, o.faults_per_op) : o.faults_per_op;
     }
     std::sort(times.begin(), times.end());
     merged.seconds = percentile_sorted(times, 50);

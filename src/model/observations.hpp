@@ -18,11 +18,11 @@ namespace distbench::model {
 struct Observation {
   Collective collective = Collective::allreduce;
   int nranks = 0;
-  double bytes = 0;         // S, nccl-tests' size
-  double seconds = 0;       // median time per operation
+  double bytes = 0;          // S, nccl-tests' size
+  double seconds = 0;        // median time per operation
   double faults_per_op = 0;  // page faults per operation, most over ranks; NaN when not recorded
   std::string backend;
-  std::string source;       // the report's file name
+  std::string source;  // the report's file name
   RecordedAlgorithm recorded;
   std::optional<EagerLimit> eager;  // where the report's messages changed protocol; nullopt: not known
 };

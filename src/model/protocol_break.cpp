@@ -11,7 +11,7 @@
 namespace distbench::model {
 namespace {
 
-constexpr double kBreakRatio = 1.3;     // as breaks.cpp's cliff
+constexpr double kBreakRatio = 1.3;      // as breaks.cpp's cliff
 constexpr double kHeaderAllowance = 64;  // ob1's match and rendezvous headers are 14-40 bytes
 constexpr std::size_t kMinSide = 3;      // cases on each side: a median of two is their mean, one cliff moves it
 
@@ -62,13 +62,13 @@ std::string describe(const ProtocolBreak& b, const EagerLimit& limit) {
   const std::string sizes = b.first_past == b.last_past
                                 ? bytes_text(b.first_past)
                                 : fmt::format("{} .. {}", bytes_text(b.first_past), bytes_text(b.last_past));
-  return fmt::format("p={}, {}: one step's message is past {} ({}, {}; {}): these sizes take {:.2f}x the model's "
-                     "time, the {} below it {:.2f}x. Open MPI sends such messages by rendezvous (a request, the "
-                     "receiver's go-ahead, then the data); fit one side of the limit (--fit-sizes) or move it "
-                     "(mpirun --mca {} BYTES) to keep one protocol",
-                     b.nranks, sizes, limit.parameter, bytes_text(limit.bytes), limit.source, limit.transport,
-                     b.ratio_past, b.below == 1 ? std::string("size") : fmt::format("{} sizes", b.below),
-                     b.ratio_below, limit.parameter);
+  return fmt::format(
+      "p={}, {}: one step's message is past {} ({}, {}; {}): these sizes take {:.2f}x the model's "
+      "time, the {} below it {:.2f}x. Open MPI sends such messages by rendezvous (a request, the "
+      "receiver's go-ahead, then the data); fit one side of the limit (--fit-sizes) or move it "
+      "(mpirun --mca {} BYTES) to keep one protocol",
+      b.nranks, sizes, limit.parameter, bytes_text(limit.bytes), limit.source, limit.transport, b.ratio_past,
+      b.below == 1 ? std::string("size") : fmt::format("{} sizes", b.below), b.ratio_below, limit.parameter);
 }
 
 }  // namespace distbench::model

@@ -16,17 +16,17 @@ namespace distbench::model {
 struct ProtocolPoint {
   int nranks = 0;
   double bytes = 0;
-  double message = 0;  // the largest message of one step, bytes; NaN: unknown (segmented by the library)
+  double message = 0;              // the largest message of one step, bytes; NaN: unknown (segmented by the library)
   double measured = 0, model = 0;  // seconds
 };
 
 struct ProtocolBreak {
   int nranks = 0;
-  double first_past = 0;       // the smallest size whose messages are past the limit
-  double last_past = 0;        // the largest
-  double ratio_below = 0;      // median measured / model of the cases below the limit
-  double ratio_past = 0;       // and past it
-  std::size_t below = 0;       // cases below the limit (the line names them)
+  double first_past = 0;   // the smallest size whose messages are past the limit
+  double last_past = 0;    // the largest
+  double ratio_below = 0;  // median measured / model of the cases below the limit
+  double ratio_past = 0;   // and past it
+  std::size_t below = 0;   // cases below the limit (the line names them)
 };
 
 bool past_limit(double message, double limit);

@@ -49,8 +49,7 @@ std::optional<Algorithm> open_mpi_algorithm(Collective c, const std::string& val
   return choices[index].formula;
 }
 
-RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, std::string>>& variables,
-                                     Collective c) {
+RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, std::string>>& variables, Collective c) {
   RecordedAlgorithm out;
   const std::string key = fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", open_mpi_names(c).name);
   if (const std::string* v = find_variable(variables, key); v != nullptr && *v != "0" && lower(*v) != "ignore") {
@@ -58,12 +57,11 @@ RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, st
     out.algorithm = open_mpi_algorithm(c, *v, out.library_name);
     const std::string* dynamic = find_variable(variables, "OMPI_MCA_coll_tuned_use_dynamic_rules");
     if (dynamic == nullptr || !truthy(*dynamic)) {
-      out.note = fmt::format("{} is recorded, but Open MPI ignores it without coll_tuned_use_dynamic_rules=1",
-                             out.source);
+      out.note =
+          fmt::format("{} is recorded, but Open MPI ignores it without coll_tuned_use_dynamic_rules=1", out.source);
       out.algorithm = std::nullopt;
     } else if (!out.algorithm) {
-      out.note = fmt::format("Open MPI ran '{}' ({}), which no cost formula here models", out.library_name,
-                             out.source);
+      out.note = fmt::format("Open MPI ran '{}' ({}), which no cost formula here models", out.library_name, out.source);
     }
     return out;
   }

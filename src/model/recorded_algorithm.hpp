@@ -22,8 +22,7 @@ struct RecordedAlgorithm {
 };
 
 // From a report's recorded environment variables (name, value).
-RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, std::string>>& variables,
-                                     Collective c);
+RecordedAlgorithm recorded_algorithm(const std::vector<std::pair<std::string, std::string>>& variables, Collective c);
 
 // Open MPI's name or number for coll_tuned_<c>_algorithm mapped to a cost formula; `library_name` gets the name.
 std::optional<Algorithm> open_mpi_algorithm(Collective c, const std::string& value, std::string& library_name);

@@ -19,7 +19,7 @@ constexpr double kHuberK = 1.345;
 
 struct Solved {
   Row theta{};
-  Matrix inverse{};  // (X' W X)^-1 over the active columns, zero elsewhere
+  Matrix inverse{};    // (X' W X)^-1 over the active columns, zero elsewhere
   int dependent = -1;  // a column found to be a combination of the others (-1: none)
 };
 
@@ -157,8 +157,14 @@ double relative_change(const Row& before, const Row& after, double change) {
 // point its robustness weight, least-squares weight, target, fitted value and log residual.
 struct Reweighting {
   Reweighting(const std::vector<Row>& points, const std::vector<double>& targets)
-      : x(points), y(targets), active(nonzero_columns(points)), robust(points.size(), 1.0), w(points.size()),
-        z(points.size()), fitted(points.size()), rel(points.size()) {}
+      : x(points),
+        y(targets),
+        active(nonzero_columns(points)),
+        robust(points.size(), 1.0),
+        w(points.size()),
+        z(points.size()),
+        fitted(points.size()),
+        rel(points.size()) {}
 
   // Solves the weighted problem for targets t with weights `w`, leaving out dependent columns and those that come
   // out negative, until all stand; false when no column is left.

@@ -42,8 +42,8 @@ struct RobustFitOptions {
 };
 
 struct RobustFit {
-  Row value{};             // theta; 0 for a column left out
-  Row low{}, high{};       // the confidence interval of each; equal to value for a column left out
+  Row value{};        // theta; 0 for a column left out
+  Row low{}, high{};  // the confidence interval of each; equal to value for a column left out
   std::array<bool, kColumns> fitted{};
   std::array<Row, kColumns> covariance{};
   std::vector<double> weight;  // each point's final robustness weight in [0, 1]; 0: refused
@@ -51,7 +51,7 @@ struct RobustFit {
   double t_quantile = 0;       // Student's t used for the intervals
   std::size_t used = 0;        // points of positive weight
   int iterations = 0;
-  bool ok = false;             // false: fewer points of positive weight than columns + 1
+  bool ok = false;  // false: fewer points of positive weight than columns + 1
 };
 
 // Throws nothing; `ok` false when it cannot fit (too few points, y not positive).

@@ -45,7 +45,7 @@ std::optional<EagerLimit> eager_limit(const RunInfo& info) {
   if (library.rfind("Open MPI", 0) != 0 || info.backend != "mpi") return std::nullopt;
   const std::string pml = variable(info, "OMPI_MCA_pml");
   if (!pml.empty() && pml != "ob1") return std::nullopt;  // ucx and the others have their own thresholds
-  if (info.ranks.empty()) return std::nullopt;  // an older report without its ranks' hosts
+  if (info.ranks.empty()) return std::nullopt;            // an older report without its ranks' hosts
   std::set<std::string> hosts;
   for (const RankInfo& r : info.ranks) hosts.insert(r.host);
   const std::string btls = variable(info, "OMPI_MCA_btl");

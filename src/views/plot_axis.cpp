@@ -9,7 +9,7 @@
 namespace distbench {
 namespace {
 
-constexpr double kEps = 1e-9;        // slack for logarithms of exact powers
+constexpr double kEps = 1e-9;  // slack for logarithms of exact powers
 constexpr std::size_t kMaxTicks = 9;
 // The axis's arithmetic stays within these, whatever the data: a linear span, its step and its rounded ends stay
 // finite (no overflow) and normal (no underflow to a step of 0); a log axis's ends stay positive after halving.
@@ -110,8 +110,8 @@ std::vector<AxisTick> decade_ticks(double lo, double hi, TickStyle style) {
   const int d_lo = static_cast<int>(std::floor(std::log10(lo) + kEps));
   const int d_hi = static_cast<int>(std::floor(std::log10(hi) + kEps));
   const int step = std::max(1, static_cast<int>(std::ceil((d_hi - d_lo + 1) / static_cast<double>(kMaxTicks))));
-  static constexpr std::array<std::array<double, 9>, 3> kMultiples = {{
-      {1, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 2, 5, 0, 0, 0, 0, 0, 0}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}};
+  static constexpr std::array<std::array<double, 9>, 3> kMultiples = {
+      {{1, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 2, 5, 0, 0, 0, 0, 0, 0}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}};
   std::vector<AxisTick> ticks;
   for (const auto& multiples : kMultiples) {
     ticks.clear();
@@ -179,8 +179,8 @@ PlotAxis make_axis(double min, double max, bool log, TickStyle style) {
   }
   if (style == TickStyle::number) round_out(axis);
   if (log) {
-    axis.ticks = style == TickStyle::bytes ? power_of_two_ticks(axis.lo, axis.hi, style)
-                                           : decade_ticks(axis.lo, axis.hi, style);
+    axis.ticks =
+        style == TickStyle::bytes ? power_of_two_ticks(axis.lo, axis.hi, style) : decade_ticks(axis.lo, axis.hi, style);
   }
   if (axis.ticks.size() < 2) {  // linear, or a log range too short for its own ticks
     auto linear = linear_ticks(axis.lo, axis.hi, style);

@@ -64,7 +64,7 @@ PlotSeries to_series(std::string label, std::vector<DataPoint> points, bool band
 
 ReportPlot make_plot(const ParsedReport& r, const PlotChoice& choice, const MetricSpec& metric) {
   const std::vector<std::string> keys = series_keys(r);
-  std::vector<std::string> labels;         // in order of first appearance
+  std::vector<std::string> labels;             // in order of first appearance
   std::vector<std::vector<DataPoint>> points;  // per label
   bool band = false, marks = false, positive = true;
   for (const Record& rec : r.records) {

@@ -69,7 +69,7 @@ ResultsTable results_table(const ParsedReport& r) {
     for (const std::string& key : params) cells.push_back(rec.param_text(key));
     for (const MetricSpec& m : r.layout.metrics) cells.push_back(rec.ok() ? metric_text(rec.metric(m.key), m) : "");
     cells.push_back(rec.ok() || rec.skip_reason.empty() ? rec.status
-                                                         : fmt::format("{}: {}", rec.status, rec.skip_reason));
+                                                        : fmt::format("{}: {}", rec.status, rec.skip_reason));
     table.rows.push_back(std::move(cells));
   }
   return table;

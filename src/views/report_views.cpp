@@ -35,7 +35,8 @@ std::string report_markdown(const ParsedReport& r) {
   text += md_table(results_table(r));
 
   text += "\n";
-  for (const auto& [key, value] : summary_items(r)) text += fmt::format("**{}:** {} · ", markdown_text(key), markdown_text(value));
+  for (const auto& [key, value] : summary_items(r))
+    text += fmt::format("**{}:** {} · ", markdown_text(key), markdown_text(value));
   text += fmt::format("**Status:** {}\n", markdown_text(r.info.status));
   if (!r.info.error.empty()) text += fmt::format("\n**Error:** {}\n", markdown_text(r.info.error));
   if (!r.info.warnings.empty()) {

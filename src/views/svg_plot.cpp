@@ -159,12 +159,13 @@ void line_and_points(const Frame& f, const Drawable& d, std::string& svg) {
     points += fmt::format("{},{} ", svg_number(p.x), svg_number(p.y));
   }
   points.pop_back();
-  svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", points,
-                     colour(d.index), s.dashed ? R"( stroke-dasharray="6 4")" : "");
+  svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", points, colour(d.index),
+                     s.dashed ? R"( stroke-dasharray="6 4")" : "");
   const bool has_marks = s.marked.size() == s.x.size();
   for (std::size_t i : d.points) {
     const PixelPoint p = f.at(s.x[i], s.y[i]);
-    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(p.x), svg_number(p.y), colour(d.index));
+    svg +=
+        fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(p.x), svg_number(p.y), colour(d.index));
     if (has_marks && s.marked[i]) {
       svg += fmt::format(R"(<circle cx="{}" cy="{}" r="6.5" fill="none" stroke="{}" stroke-width="2"/>)",
                          svg_number(p.x), svg_number(p.y), kMarkColour);
@@ -218,10 +219,11 @@ void legend(const Frame& f, const PlotSpec& spec, const std::vector<Drawable>& d
                      svg_number(box.x), svg_number(box.y), svg_number(box.w), svg_number(box.h));
   double y = box.y + 4 + row / 2;
   for (const Drawable& d : drawn) {
-    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)", svg_number(box.x + 8),
-                       svg_number(y), svg_number(box.x + 32), svg_number(y), colour(d.index),
+    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)",
+                       svg_number(box.x + 8), svg_number(y), svg_number(box.x + 32), svg_number(y), colour(d.index),
                        d.series->dashed ? R"( stroke-dasharray="6 4")" : "");
-    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(box.x + 20), svg_number(y), colour(d.index));
+    svg += fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}"/>)", svg_number(box.x + 20), svg_number(y),
+                       colour(d.index));
     svg += fmt::format(R"(<text x="{}" y="{}">{}</text>)", svg_number(box.x + 38), svg_number(y + 4),
                        html_escape(d.series->label));
     y += row;
@@ -240,10 +242,10 @@ void legend(const Frame& f, const PlotSpec& spec, const std::vector<Drawable>& d
 std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series) {
   const int width = std::max(spec.width, 240);
   const int height = std::max(spec.height, 160);
-  std::string svg = fmt::format(
-      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-      R"(font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12" fill="#222" role="img">)",
-      width, height);
+  std::string svg =
+      fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                  R"(font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12" fill="#222" role="img">)",
+                  width, height);
   svg += fmt::format("<title>{}</title>", html_escape(spec.title));
   svg += R"(<rect width="100%" height="100%" fill="#fff"/>)";
 

@@ -25,12 +25,11 @@ struct PlotSpec {
   std::string title, x_label, y_label;
   bool log_x = true, log_y = true;  // log2 ticks labelled as byte sizes (8 B, 1 KiB, 1 MiB) on x when x_bytes
   bool x_bytes = true;
-  int width = 760, height = 420;    // at least 240 x 160 are drawn
+  int width = 760, height = 420;      // at least 240 x 160 are drawn
   std::string mark_label = "marked";  // the legend's entry for the red rings (shown only when a point is marked)
 };
 
 // "<svg ...>...</svg>". Every text is escaped; a plot without a drawable point says "no data".
 std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series);
-
 
 }  // namespace distbench

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The house keeps its shape: no function in src/ longer than 60 lines, no #include that runs from a lower layer of
-src/ to a higher one (or between two parts of one layer), and no loop of includes between files. Reads files only:
+src/ to a higher one (or between two parts of one layer), no loop of includes between files, and the C++ of src/,
+tests/ and bench/ as .clang-format writes it. Reads files only:
 no build, no MPI. The layers are LAYERS below, lowest first; docs/tests.md ("The house's rules") says the same in words.
 
 A function's length is Universal Ctags' reading of where it begins and ends (its signature to its closing brace);
 without `ctags` (Debian's universal-ctags, which scripts/setup-debian.sh installs) that test is skipped with the reason.
+The format is clang-format 14's (Debian 12's, which scripts/setup-debian.sh installs): another version formats some
+lines differently, so that test is skipped with the reason under any other.
 
 Environment: DISTBENCH_SOURCE_ROOT (the source tree; default: two folders up from this file).
 """
@@ -175,6 +178,41 @@ class FunctionsStayShort(unittest.TestCase):
                     f.write(f"int {name}(int x) {{\n" + "  x += 1;\n" * (lines - 3) + "  return x;\n}\n")
             found = long_functions(self.ctags, folder)
         self.assertEqual(found, [(MAX_FUNCTION_LINES + 1, "one_over", "lengths.cpp")])
+
+
+def cpp_files():
+    out = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp", "*.cu"], cwd=ROOT, capture_output=True, text=True)
+    return [f for f in out.stdout.split() if f.startswith(("src/", "tests/", "bench/"))] if out.returncode == 0 else []
+
+
+class SourcesKeepTheFormat(unittest.TestCase):
+    def setUp(self):
+        self.clang_format = shutil.which("clang-format-14") or shutil.which("clang-format")
+        if self.clang_format is None:
+            self.skipTest("no clang-format on PATH (Debian: apt-get install clang-format; scripts/setup-debian.sh does)")
+        version = subprocess.run([self.clang_format, "--version"], capture_output=True, text=True).stdout
+        if "version 14." not in version:
+            self.skipTest(f"{self.clang_format} is not clang-format 14 ({version.strip()}): its format may differ")
+        self.files = cpp_files()
+        if not self.files:
+            self.skipTest("not a git checkout: no list of the project's files")
+
+    def test_every_file_as_clang_format_writes_it(self):
+        out = subprocess.run([self.clang_format, "--dry-run", "--Werror", *self.files], cwd=ROOT,
+                             capture_output=True, text=True)
+        unformatted = sorted({line.split(":")[0] for line in out.stderr.splitlines() if ": error:" in line})
+        self.assertEqual(out.returncode, 0, "files not as .clang-format writes them (run clang-format -i on them):\n"
+                         + "\n".join(unformatted))
+
+    def test_the_check_sees_a_badly_formatted_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copy(os.path.join(ROOT, ".clang-format"), folder)
+            with open(os.path.join(folder, "bad.cpp"), "w", encoding="utf-8") as f:
+                f.write("int  f( int x ){return x;}\n")
+            out = subprocess.run([self.clang_format, "--dry-run", "--Werror", "bad.cpp"], cwd=folder,
+                                 capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -66,8 +66,8 @@ Frame whole_frame(const std::vector<std::byte>& bytes) {
   return *f;
 }
 
-const hs::Key kSecret = {'f', 'u', 'z', 'z', ' ', 's', 'e', 'c', 'r', 'e', 't', ' ', 'o', 'f', ' ', '3', '2', ' ',
-                         'b', 'y', 't', 'e', 's', ' ', 'a', 't', ' ', 'l', 'e', 'a', 's', 't'};
+const hs::Key kSecret = {'f', 'u', 'z', 'z', ' ', 's', 'e', 'c', 'r', 'e', 't', ' ', 'o', 'f', ' ', '3',
+                         '2', ' ', 'b', 'y', 't', 'e', 's', ' ', 'a', 't', ' ', 'l', 'e', 'a', 's', 't'};
 const hs::Key kWrongKey = {'n', 'o', 't', ' ', 't', 'h', 'e', ' ', 's', 'e', 'c', 'r', 'e', 't'};
 
 struct Harness {
@@ -119,8 +119,7 @@ struct Harness {
     if (t) {
       FUZZ_EXPECT(t->size() == static_cast<std::size_t>(world));
       for (const RankEntry& e : *t) FUZZ_EXPECT(e.local_rank >= 0 && e.local_rank < e.local_size);
-      FUZZ_EXPECT(whole_frame(RendezvousTable::welcome_frame(*t, hs::Nonce{})).header.type ==
-                  FrameType::welcome);
+      FUZZ_EXPECT(whole_frame(RendezvousTable::welcome_frame(*t, hs::Nonce{})).header.type == FrameType::welcome);
     } else {
       FUZZ_EXPECT(!table.missing_text(1).empty());
     }
@@ -175,9 +174,15 @@ void run(Program& p, Harness& h) {
         const hs::Nonce challenge = challenged ? h.challenges.at(id) : hs::Nonce{};
         // (how & 0x20): proven for another challenge, as a replay would be
         const hs::Nonce proven_for = (how & 0x20) ? nonce_from(p) : challenge;
-        const Json body = {{"protocol", hs::kProtocol}, {"rank", rank}, {"world_size", claimed_world},
-                           {"host", (how & 0x40) ? std::string(300, 'h') : std::string("node1")}, {"port", 1},
-                           {"pid", 2}, {"run_id", run_id}, {"nonce", hs::hex(mine)}, {"secret", key.has_value()}};
+        const Json body = {{"protocol", hs::kProtocol},
+                           {"rank", rank},
+                           {"world_size", claimed_world},
+                           {"host", (how & 0x40) ? std::string(300, 'h') : std::string("node1")},
+                           {"port", 1},
+                           {"pid", 2},
+                           {"run_id", run_id},
+                           {"nonce", hs::hex(mine)},
+                           {"secret", key.has_value()}};
         const auto payload = hs::sealed(key, hs::Purpose::hello, proven_for, mine, body);
         const bool proven = !has_secret || (key == kSecret && proven_for == challenge && challenged);
         const Verdict v = h.table.received(id, whole_frame(hs::frame_of(FrameType::hello, payload)));

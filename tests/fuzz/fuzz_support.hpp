@@ -42,7 +42,7 @@ inline std::string_view as_text(const unsigned char* data, std::size_t size) {
 
 }  // namespace distbench::fuzz
 
-#define FUZZ_EXPECT(condition)                                                       \
-  do {                                                                               \
-    if (!(condition)) ::distbench::fuzz::finding("invariant broken", #condition);    \
+#define FUZZ_EXPECT(condition)                                                    \
+  do {                                                                            \
+    if (!(condition)) ::distbench::fuzz::finding("invariant broken", #condition); \
   } while (false)

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#define DISTBENCH_SKIP_WITHOUT_GPU()                                          \
-  do {                                                                        \
+#define DISTBENCH_SKIP_WITHOUT_GPU()                                                  \
+  do {                                                                                \
     if (const auto distbench_reason = ::distbench::nccl::cuda_unavailable_reason()) { \
-      GTEST_SKIP() << *distbench_reason;                                      \
-    }                                                                         \
+      GTEST_SKIP() << *distbench_reason;                                              \
+    }                                                                                 \
   } while (false)

@@ -109,8 +109,8 @@ TEST(CopyBandwidth, MeasuresAllThreeDirections) {
   EXPECT_GT(bw.h2d, 0.0);
   EXPECT_GT(bw.d2h, 0.0);
   EXPECT_GT(bw.d2d, 0.0);
-  std::printf("h2d %.1f GB/s, d2h %.1f GB/s, d2d %.1f GB/s (%zu bytes)\n", bw.h2d * 1e-9, bw.d2h * 1e-9,
-              bw.d2d * 1e-9, bw.bytes);
+  std::printf("h2d %.1f GB/s, d2h %.1f GB/s, d2d %.1f GB/s (%zu bytes)\n", bw.h2d * 1e-9, bw.d2h * 1e-9, bw.d2d * 1e-9,
+              bw.bytes);
 }
 
 }  // namespace

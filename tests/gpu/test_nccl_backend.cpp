@@ -1,13 +1,13 @@
 // The backend entry: availability with its reason, build versions, the registry's choice, and (with a GPU) what
 // `distbench info` shows.
-#include "backends/registry.hpp"
 #include "backends/nccl/nccl_backend.hpp"
+#include "backends/registry.hpp"
 
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/gpu_info.hpp"
+#include "connectors/single_connector.hpp"
 #include "core/error.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "connectors/single_connector.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 #include "backends/nccl/nccl_backend.hpp"
 #include "backends/nccl/nccl_group.hpp"
 
+#include "connectors/single_connector.hpp"
 #include "core/error.hpp"
 #include "tests/gpu/gpu_skip.hpp"
-#include "connectors/single_connector.hpp"
 #include "tests/gpu/nccl_cases.hpp"
 
 #include <fmt/core.h>
@@ -119,8 +119,8 @@ TEST(NcclRepeated, RegisteredBuffers) {
 TEST(NcclAsync, WorkCompletesAndTheResultIsExact) {
   DISTBENCH_SKIP_WITHOUT_GPU();
   Rig s{BackendOptions{}};
-  Case k = make_case(*s.backend, *s.comm, Collective::allreduce, DType::bfloat16, ReduceOp::max,
-                     Placement::in_place, 100000, 0);
+  Case k = make_case(*s.backend, *s.comm, Collective::allreduce, DType::bfloat16, ReduceOp::max, Placement::in_place,
+                     100000, 0);
   auto work = s.comm->start(k.call);
   work->wait(kTimeout);
   EXPECT_TRUE(work->done());
@@ -130,8 +130,8 @@ TEST(NcclAsync, WorkCompletesAndTheResultIsExact) {
 TEST(NcclCommunicator, BitwiseReductionsAreRefusedAsUsageErrors) {
   DISTBENCH_SKIP_WITHOUT_GPU();
   Rig s{BackendOptions{}};
-  Case k = make_case(*s.backend, *s.comm, Collective::allreduce, DType::int32, ReduceOp::bxor,
-                     Placement::out_of_place, 16, 0);
+  Case k = make_case(*s.backend, *s.comm, Collective::allreduce, DType::int32, ReduceOp::bxor, Placement::out_of_place,
+                     16, 0);
   try {
     s.comm->run(k.call, test_step());
     FAIL() << "ran bxor on NCCL";

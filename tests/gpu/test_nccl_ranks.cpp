@@ -39,9 +39,9 @@ Shared& shared() {
   return s;
 }
 
-#define SKIP_WITHOUT_NCCL_WORLD()                                      \
-  do {                                                                 \
-    if (!shared().world) GTEST_SKIP() << shared().unavailable;         \
+#define SKIP_WITHOUT_NCCL_WORLD()                              \
+  do {                                                         \
+    if (!shared().world) GTEST_SKIP() << shared().unavailable; \
   } while (false)
 
 class EveryCollective : public ::testing::TestWithParam<Collective> {};
@@ -49,7 +49,8 @@ class EveryCollective : public ::testing::TestWithParam<Collective> {};
 TEST_P(EveryCollective, ExactOverTheWorld) {
   SKIP_WITHOUT_NCCL_WORLD();
   World& world = *shared().world;
-  check_every_case(world.backend(), world.communicator(world_partition(world.connector().size()), test_step()), GetParam());
+  check_every_case(world.backend(), world.communicator(world_partition(world.connector().size()), test_step()),
+                   GetParam());
 }
 
 TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
@@ -125,7 +126,8 @@ TEST(NcclMpi, AWaitForAMissingPeerTimesOutAndAborts) {
   World& world = *shared().world;
   Connector& connector = world.connector();
   if (connector.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
-  auto comm = world.backend().create_communicator(world_partition(connector.size()), test_step());  // fresh: it will be aborted
+  auto comm =
+      world.backend().create_communicator(world_partition(connector.size()), test_step());  // fresh: it will be aborted
   Case k = make_case(world.backend(), *comm, Collective::allreduce, DType::float32, ReduceOp::sum,
                      Placement::out_of_place, 1024, 0);
   // NCCL (2.28) connects a communicator's peers at its first collective, and a non-blocking communicator then

@@ -60,9 +60,7 @@ TEST(ChooseDevices, MoreLocalRanksThanGpusWrapAround) {
   EXPECT_EQ(choose_devices(1, 2, -1, 3), (std::vector<int>{2, 0}));
 }
 
-TEST(ChooseDevices, AnExplicitIndexStartsThere) {
-  EXPECT_EQ(choose_devices(5, 2, 1, 4), (std::vector<int>{1, 2}));
-}
+TEST(ChooseDevices, AnExplicitIndexStartsThere) { EXPECT_EQ(choose_devices(5, 2, 1, 4), (std::vector<int>{1, 2})); }
 
 TEST(ChooseDevices, ImpossibleRequestsAreRefused) {
   EXPECT_EQ(code_of([] { choose_devices(0, 3, -1, 2); }), ExitCode::usage);  // one process, a GPU twice

@@ -13,7 +13,9 @@ std::atomic<int> reduce_scatter_vector_calls{0};
 
 }  // namespace
 
-ReduceScatterCalls reduce_scatter_calls() { return {reduce_scatter_block_calls.load(), reduce_scatter_vector_calls.load()}; }
+ReduceScatterCalls reduce_scatter_calls() {
+  return {reduce_scatter_block_calls.load(), reduce_scatter_vector_calls.load()};
+}
 
 }  // namespace distbench::mpitest
 

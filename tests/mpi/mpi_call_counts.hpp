@@ -6,8 +6,8 @@
 namespace distbench::mpitest {
 
 struct ReduceScatterCalls {
-  int block = 0;         // MPI_Reduce_scatter_block and MPI_Ireduce_scatter_block
-  int vector = 0;        // MPI_Reduce_scatter and MPI_Ireduce_scatter
+  int block = 0;   // MPI_Reduce_scatter_block and MPI_Ireduce_scatter_block
+  int vector = 0;  // MPI_Reduce_scatter and MPI_Ireduce_scatter
 };
 
 ReduceScatterCalls reduce_scatter_calls();

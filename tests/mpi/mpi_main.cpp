@@ -1,7 +1,7 @@
 // GoogleTest under mpirun: every rank runs every test; only rank 0 prints the usual report, other ranks print just
 // their failures; the exit code is the worst over all ranks. --source=test_x.cpp runs one file's tests.
-#include "tests/support/test_step.hpp"
 #include "tests/mpi/mpi_environment.hpp"
+#include "tests/support/test_step.hpp"
 
 #include "backends/registry.hpp"
 #include "core/comm/backend.hpp"

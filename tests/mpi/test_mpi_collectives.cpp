@@ -85,7 +85,8 @@ void check_all(Communicator& comm, Collective c, Form form) {
 class EveryCollective : public ::testing::TestWithParam<Collective> {};
 
 TEST_P(EveryCollective, BlockingIsExact) {
-  check_all(world().communicator(world_partition(mpitest::connector().size()), test_step()), GetParam(), Form::blocking);
+  check_all(world().communicator(world_partition(mpitest::connector().size()), test_step()), GetParam(),
+            Form::blocking);
 }
 
 TEST_P(EveryCollective, AsyncIsExact) {
@@ -102,12 +103,11 @@ TEST_P(EveryCollective, ExactWithinConsecutiveGroups) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectives()),
-                         [](const auto& info) {
-                           std::string s(name(info.param));
-                           std::replace(s.begin(), s.end(), '-', '_');
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(MPI, EveryCollective, ::testing::ValuesIn(all_collectives()), [](const auto& info) {
+  std::string s(name(info.param));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+});
 
 // An independent check of the verification itself: the sum of the ranks' inputs, computed here by hand.
 // Reduce-scatter in MPI's two forms (CallForm: --timing osu|imb call the vector form, as IMB and OSU do): each is
@@ -125,11 +125,12 @@ TEST(MPICollectives, ReduceScatterInEitherFormIsExactAndCallsItsOwnFunction) {
               const auto wrong =
                   run_case(comm, Collective::reduce_scatter, t, op, placement, count, 0, form, call_form);
               const auto after = mpitest::reduce_scatter_calls();
-              const std::string what = fmt::format("{} form, {}, {} {} {} count {}",
-                                                   call_form == CallForm::vector ? "vector" : "block",
-                                                   form == Form::async ? "async" : form == Form::prepared ? "prepared"
-                                                                                                          : "blocking",
-                                                   name(t), name(op), name(placement), count);
+              const std::string what =
+                  fmt::format("{} form, {}, {} {} {} count {}", call_form == CallForm::vector ? "vector" : "block",
+                              form == Form::async      ? "async"
+                              : form == Form::prepared ? "prepared"
+                                                       : "blocking",
+                              name(t), name(op), name(placement), count);
               EXPECT_EQ(wrong, 0u) << what;
               EXPECT_EQ(after.vector - before.vector, call_form == CallForm::vector ? 1 : 0) << what;
               EXPECT_EQ(after.block - before.block, call_form == CallForm::block ? 1 : 0) << what;
@@ -189,8 +190,8 @@ TEST(MPICollectives, OutOfPlaceBroadcastCopiesNothingOnTheRootAndVerifiesWhatMPI
   std::vector<float> send(kCount, kUnwritten), recv(kCount, kUnwritten);
   ExternalBuffer send_buffer(send.data(), kCount * sizeof(float));
   ExternalBuffer recv_buffer(recv.data(), kCount * sizeof(float));
-  const CollectiveCall call{Collective::broadcast, {&send_buffer, 0}, {&recv_buffer, 0}, kCount, DType::float32,
-                            ReduceOp::sum, root};
+  const CollectiveCall call{
+      Collective::broadcast, {&send_buffer, 0}, {&recv_buffer, 0}, kCount, DType::float32, ReduceOp::sum, root};
   const auto pattern = make_pattern(Collective::broadcast, ReduceOp::sum, DType::float32, comm.size());
   Device& device = world().device();
   device.fill(call.send, kCount, DType::float32, FillSpec{pattern, comm.rank()});
@@ -245,8 +246,8 @@ TEST(MPICollectives, WaitTimesOutWhenAPeerNeverJoins) {
   if (comm.size() < 2) GTEST_SKIP() << "needs a second rank that stays away";
   std::vector<float> data(16, 1.0f);
   ExternalBuffer buffer(data.data(), data.size() * sizeof(float));
-  const CollectiveCall call{Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::float32,
-                            ReduceOp::sum, 0};
+  const CollectiveCall call{
+      Collective::allreduce, {&buffer, 0}, {&buffer, 0}, data.size(), DType::float32, ReduceOp::sum, 0};
   if (comm.rank() == 0) {
     auto work = comm.start(call);
     try {
@@ -302,11 +303,11 @@ TEST(MPICollectives, TheSweepsWarmUpRunsEachSizeAtItsPositionsThenWaits) {
   SweepPlan plan;
   plan.warmup_iters = 5;
   warm_up_sizes(comm, plan, watchdog, setups);
-  EXPECT_EQ(comm.log, (std::vector<std::string>{
-                          "64 at 0/0", "64 at 256/256", "64 at 512/512", "64 at 768/768", "64 at 1024/1024", "wait",
-                          "128 at 0/0", "128 at 512/512", "128 at 1024/1024", "128 at 1536/1536", "128 at 2048/2048",
-                          "wait", "256 at 0/0", "256 at 1024/1024", "256 at 2048/2048", "256 at 3072/3072",
-                          "256 at 0/0", "wait"}));
+  EXPECT_EQ(comm.log,
+            (std::vector<std::string>{"64 at 0/0", "64 at 256/256", "64 at 512/512", "64 at 768/768", "64 at 1024/1024",
+                                      "wait", "128 at 0/0", "128 at 512/512", "128 at 1024/1024", "128 at 1536/1536",
+                                      "128 at 2048/2048", "wait", "256 at 0/0", "256 at 1024/1024", "256 at 2048/2048",
+                                      "256 at 3072/3072", "256 at 0/0", "wait"}));
   comm.log.clear();
   plan.warmup_iters = 0;
   warm_up_sizes(comm, plan, watchdog, setups);

@@ -41,7 +41,9 @@ class MutantSends final : public ForwardingCommunicator {
   Buffer* recv_;
 };
 
-Communicator& pairs() { return world().communicator(consecutive_partition(world().connector().size(), 2), test_step()); }
+Communicator& pairs() {
+  return world().communicator(consecutive_partition(world().connector().size(), 2), test_step());
+}
 
 TEST(Latency, EveryByteArrivesBothWaysAtEverySize) {
   Communicator& comm = pairs();
@@ -50,7 +52,8 @@ TEST(Latency, EveryByteArrivesBothWaysAtEverySize) {
     auto recv = world().device().allocate(bytes + 1);
     const PingPong pp{&comm, send.get(), recv.get(), bytes, kPingPongTimeout};
     EXPECT_EQ(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), 0) << bytes << " B";
-    for (int i = 0; i < 3; ++i) pp.round_trip(test_step());  // sampling's back-to-back round trips keep the pairs in step
+    for (int i = 0; i < 3; ++i)
+      pp.round_trip(test_step());  // sampling's back-to-back round trips keep the pairs in step
     EXPECT_EQ(verify_ping_pong(world(), pp, test_watchdog(), "ping-pong"), 0) << bytes << " B, after more round trips";
   }
 }

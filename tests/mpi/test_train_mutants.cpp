@@ -140,9 +140,7 @@ class MutantBucket final : public ForwardingCommunicator {
         if (call.count > 1) std::memmove(r + 1, r, (call.count - 1) * sizeof(float));
         return std::make_unique<Finished>();
       }
-      case Mistake::wrong_group:
-        other_->start(call)->wait(kTimeout);
-        return std::make_unique<Finished>();
+      case Mistake::wrong_group: other_->start(call)->wait(kTimeout); return std::make_unique<Finished>();
       case Mistake::none: break;
     }
     return real().start(call);
@@ -230,7 +228,8 @@ std::vector<float> reference(const Run& run, DenseMath& math) {
 Checked train_checked(const Run& run) {
   const int ranks = connector().size(), me = connector().rank();
   const Partition dp_groups = strided_partition(ranks, run.tp);  // as TrainRun's
-  Communicator* tp_real = run.tp > 1 ? &world().communicator(consecutive_partition(ranks, run.tp), test_step()) : nullptr;
+  Communicator* tp_real =
+      run.tp > 1 ? &world().communicator(consecutive_partition(ranks, run.tp), test_step()) : nullptr;
   MutantBucket comm(world().communicator(dp_groups, test_step()), run.mistake, tp_real);
   std::optional<MutantTp> tp_comm;
   if (tp_real != nullptr) tp_comm.emplace(*tp_real, run.tp_mistake);
@@ -285,8 +284,8 @@ TEST(TrainBucketCheck, TheCorrectReductionPasses) {
       for (bool overlap : {true, false}) {
         for (DType wire : {DType::float32, DType::bfloat16}) {
           const Checked c = train_checked({.stage = stage, .overlap = overlap, .wire = wire, .bucket_bytes = bucket});
-          const std::string where = fmt::format("ZeRO-{}, bucket {} B, overlap {}, {}", stage, bucket, overlap,
-                                                name(wire));
+          const std::string where =
+              fmt::format("ZeRO-{}, bucket {} B, overlap {}, {}", stage, bucket, overlap, name(wire));
           EXPECT_EQ(c.found.wrong, 0) << where << ": " << c.found.first;
           EXPECT_EQ(c.diverged, 0) << where;
           EXPECT_EQ(c.beyond, 0) << where;
@@ -307,8 +306,8 @@ TEST(TrainBucketCheck, TheCorrectReductionPassesWithTensorParallelism) {
           for (const MlpShape& shape : {kShape, kTpShape}) {
             const Checked c = train_checked(
                 {.stage = stage, .overlap = overlap, .wire = wire, .bucket_bytes = bucket, .tp = 2, .shape = shape});
-            const std::string where = fmt::format("tp 2, {} layers, ZeRO-{}, bucket {} B, overlap {}, {}",
-                                                  shape.layers, stage, bucket, overlap, name(wire));
+            const std::string where = fmt::format("tp 2, {} layers, ZeRO-{}, bucket {} B, overlap {}, {}", shape.layers,
+                                                  stage, bucket, overlap, name(wire));
             EXPECT_EQ(c.found.wrong, 0) << where << ": " << c.found.first;
             EXPECT_EQ(c.diverged, 0) << where;
             EXPECT_EQ(c.beyond, 0) << where;
@@ -331,11 +330,10 @@ void expect_caught(Mistake mistake) {
       const std::string where = fmt::format("tp {}, ZeRO-{}, {} ranks", tp, stage, connector().size());
       EXPECT_GT(c.found.wrong, 0) << where << ": the mutant survived the bucket check";
       EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{kTarget}) << where << ": " << c.found.first;
-      EXPECT_EQ(c.found.first.rfind(fmt::format("step 0, bucket {}, rank ", kTarget), 0), 0U) << where << ": "
-                                                                                               << c.found.first;
+      EXPECT_EQ(c.found.first.rfind(fmt::format("step 0, bucket {}, rank ", kTarget), 0), 0U)
+          << where << ": " << c.found.first;
       for (const char* part : {" element ", ": reduced ", "gradients sum to ", "(bound "}) {
-        EXPECT_NE(c.found.first.find(part), std::string::npos) << where << ": no '" << part << "' in "
-                                                               << c.found.first;
+        EXPECT_NE(c.found.first.find(part), std::string::npos) << where << ": no '" << part << "' in " << c.found.first;
       }
       // the line that caught it, for the test log
       if (connector().is_root()) {

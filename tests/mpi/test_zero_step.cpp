@@ -205,12 +205,18 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
   if (n < 2) GTEST_SKIP() << "the mistakes are between ranks: needs 2 or more";
   using M = ZeroMutant;
   const std::vector<MutantCase> cases = {
-      {M::no_grad_scale, Stage::s0, ""},          {M::no_grad_scale, Stage::s1, ""},
-      {M::no_grad_scale, Stage::s2, ""},          {M::no_grad_scale, Stage::s3, ""},
-      {M::doubled_grad_scale, Stage::s0, ""},     {M::doubled_grad_scale, Stage::s3, ""},
-      {M::doubled_reduction, Stage::s0, ""},      {M::doubled_reduction, Stage::s1, ""},
-      {M::skipped_bucket, Stage::s0, ""},         {M::skipped_bucket, Stage::s1, ""},
-      {M::skipped_bucket, Stage::s2, ""},         {M::skipped_bucket, Stage::s3, ""},
+      {M::no_grad_scale, Stage::s0, ""},
+      {M::no_grad_scale, Stage::s1, ""},
+      {M::no_grad_scale, Stage::s2, ""},
+      {M::no_grad_scale, Stage::s3, ""},
+      {M::doubled_grad_scale, Stage::s0, ""},
+      {M::doubled_grad_scale, Stage::s3, ""},
+      {M::doubled_reduction, Stage::s0, ""},
+      {M::doubled_reduction, Stage::s1, ""},
+      {M::skipped_bucket, Stage::s0, ""},
+      {M::skipped_bucket, Stage::s1, ""},
+      {M::skipped_bucket, Stage::s2, ""},
+      {M::skipped_bucket, Stage::s3, ""},
       {M::skipped_forward_gather, Stage::s3, "parameter gathered for the forward"},
       {M::skipped_backward_gather, Stage::s3, "parameter gathered for the backward"},
       {M::wrong_gather_block, Stage::s1, ""},  // fp32: the parameters are the master weights
@@ -220,8 +226,8 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
   Communicator& comm = world().communicator(world_partition(n), test_step());
   DeviceArrays on;
   // bfloat16 and float32 on host memory; bfloat16 on a device's arrays (the check reads them back).
-  for (const auto& [type, device] : {std::pair{DType::bfloat16, false}, std::pair{DType::float32, false},
-                                     std::pair{DType::bfloat16, true}}) {
+  for (const auto& [type, device] :
+       {std::pair{DType::bfloat16, false}, std::pair{DType::float32, false}, std::pair{DType::bfloat16, true}}) {
     for (const MutantCase& c : cases) {
       const StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
       const std::size_t segments = stage_segments(c.stage, layers, 300, static_cast<std::size_t>(n)).size();

@@ -74,7 +74,8 @@ TEST(ConnectorContract, BroadcastGatherAllgather) {
   }
   const auto everyone = allgather_string(c, std::string(static_cast<std::size_t>(c.rank()), 'x'), test_step());
   ASSERT_EQ(everyone.size(), static_cast<std::size_t>(c.size()));
-  for (int r = 0; r < c.size(); ++r) EXPECT_EQ(everyone[static_cast<std::size_t>(r)].size(), static_cast<std::size_t>(r));
+  for (int r = 0; r < c.size(); ++r)
+    EXPECT_EQ(everyone[static_cast<std::size_t>(r)].size(), static_cast<std::size_t>(r));
   c.barrier(test_step());
 }
 

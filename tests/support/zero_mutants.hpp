@@ -116,8 +116,7 @@ class ZeroMutantCommunicator final : public ForwardingCommunicator {
         const float factor = mutant_ == ZeroMutant::no_grad_scale ? static_cast<float>(size()) : 2.0f;
         return std::make_unique<ThenWork>(real().start(call), [this, call, factor](Seconds) { scale(call, factor); });
       }
-      default:
-        break;
+      default: break;
     }
     return real().start(call);
   }

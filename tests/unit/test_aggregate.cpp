@@ -67,7 +67,8 @@ TEST(Aggregate, TimeAndBandwidthsFollowTheAverageAndTheBusFactor) {
 TEST(Aggregate, ACaseKeptAfterItsRecordsHoldsNoRankButTheMostOverRanks) {
   CaseResult r;
   aggregate_samples(kByRank, RankAverage::avg, Collective::allreduce, r);
-  r.os_per_op = {{0.5, 0, 3, 0}, {4, 1, 0, 0}, {0, 0, 1, 9}, {2, 2, 0, 0}};  // faults: 0.5, 5, 0, 4; switches: 3, 0, 10, 0
+  r.os_per_op = {
+      {0.5, 0, 3, 0}, {4, 1, 0, 0}, {0, 0, 1, 9}, {2, 2, 0, 0}};  // faults: 0.5, 5, 0, 4; switches: 3, 0, 10, 0
   const CaseResult kept = without_rank_figures(r);
   EXPECT_TRUE(kept.rank_means.empty());
   EXPECT_EQ(kept.rank_means.capacity(), 0u);

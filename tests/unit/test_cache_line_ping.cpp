@@ -34,7 +34,7 @@ TEST(CacheLinePing, AMissingSideEndsTheWaitAtTheDeadline) {
   const auto began = Clock::now();
   EXPECT_FALSE(lead_pings(line, 0, 100, began + std::chrono::milliseconds(50)).has_value());
   EXPECT_FALSE(follow_pings(line, 1000, 100, Clock::now() + std::chrono::milliseconds(50)));
-  EXPECT_LT(Clock::now() - began, std::chrono::seconds(20));  // bounded: never a hang
+  EXPECT_LT(Clock::now() - began, std::chrono::seconds(20));                                 // bounded: never a hang
   EXPECT_FALSE(lead_pings(line, 0, 1, Clock::now() + std::chrono::seconds(1)).has_value());  // too few to time
 }
 

@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
@@ -15,9 +15,9 @@
 namespace distbench::cli {
 namespace {
 
+using collective::kAllRoots;
 using collective::SweepPlan;
 using collective::Timing;
-using collective::kAllRoots;
 
 SweepPlan plan_for(Collective c, std::vector<std::string> args) {
   CLI::App app{"test"};
@@ -58,8 +58,8 @@ TEST(CollectiveOptions, DefaultsAreTheDocumentedOnes) {
 
 TEST(CollectiveOptions, NcclTestsCommandLinesParse) {
   // main respells nccl-tests' long names before parsing, alone or before '=', never after "--"
-  const char* argv[] = {"distbench", "allreduce", "--warmup_iters", "3", "--agg_iters=2", "--run_cycles",
-                        "2",         "--report_cputime", "1", "--warmup_itersX", "--", "--warmup_iters"};
+  const char* argv[] = {"distbench",        "allreduce", "--warmup_iters",  "3",  "--agg_iters=2", "--run_cycles", "2",
+                        "--report_cputime", "1",         "--warmup_itersX", "--", "--warmup_iters"};
   EXPECT_EQ(with_distbench_spellings(12, argv),
             (std::vector<std::string>{"distbench", "allreduce", "--warmup-iters", "3", "--agg-iters=2", "--run-cycles",
                                       "2", "--report-cputime", "1", "--warmup_itersX", "--", "--warmup_iters"}));
@@ -105,9 +105,14 @@ TEST(CommonOptions, AGroupNotDeclaredIsUnknown) {
     app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
     return steps;
   };
-  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{
-           {"-n", "5"}, {"-w", "1"}, {"--max-noise", "2"}, {"--min-samples", "3"}, {"--max-time", "1"},
-           {"--show-faults"}, {"-m", "2"}, {"-G", "1"}}) {
+  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{{"-n", "5"},
+                                                                                    {"-w", "1"},
+                                                                                    {"--max-noise", "2"},
+                                                                                    {"--min-samples", "3"},
+                                                                                    {"--max-time", "1"},
+                                                                                    {"--show-faults"},
+                                                                                    {"-m", "2"},
+                                                                                    {"-G", "1"}}) {
     EXPECT_THROW(parse(false, flag), CLI::ExtrasError) << flag[0];
     if (flag[0] != "-n" && flag[0] != "-w") {
       EXPECT_THROW(parse(true, flag), CLI::ExtrasError) << flag[0];
@@ -205,9 +210,9 @@ TEST(CollectiveOptions, ANoiseTargetGetsTenSecondsUnlessTold) {
 }
 
 TEST(CollectiveOptions, CommonOptionsReachThePlan) {
-  const SweepPlan plan = plan_for(Collective::broadcast,
-                                  {"-T", "7", "--json", "r.json", "--csv", "r.csv", "--backend", "mpi", "-w", "2",
-                                   "--show-faults", "--malloc-reuse", "-m", "4", "-z", "1"});
+  const SweepPlan plan =
+      plan_for(Collective::broadcast, {"-T", "7", "--json", "r.json", "--csv", "r.csv", "--backend", "mpi", "-w", "2",
+                                       "--show-faults", "--malloc-reuse", "-m", "4", "-z", "1"});
   EXPECT_DOUBLE_EQ(plan.timeout_s, 7.0);
   EXPECT_DOUBLE_EQ(plan.backend_options.timeout_s, 7.0);
   EXPECT_EQ(plan.backend, "mpi");
@@ -223,8 +228,8 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
   CLI::App app{"test"};
   CollectiveOptions options;
   add_collective_options(app, options);
-  std::vector<std::string> args = {"-T", "9", "--json", "r.json", "--csv", "r.csv", "--md", "r.md", "--backend", "mpi",
-                                   "--malloc-reuse", "-m", "3"};
+  std::vector<std::string> args = {"-T",   "9",         "--json", "r.json",         "--csv", "r.csv", "--md",
+                                   "r.md", "--backend", "mpi",    "--malloc-reuse", "-m",    "3"};
   app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
   const RunSettings s = run_settings(options.common);
   EXPECT_EQ(s.backend, "mpi");
@@ -246,8 +251,8 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
 }
 
 TEST(CollectiveOptions, SweepOptionsShapeThePlan) {
-  const SweepPlan plan = plan_for(Collective::reduce, {"-b", "1K", "-e", "4K", "-d", "int32,float16", "-o", "max",
-                                                       "-r", "1", "--placement", "in-place", "--group-size", "2"});
+  const SweepPlan plan = plan_for(Collective::reduce, {"-b", "1K", "-e", "4K", "-d", "int32,float16", "-o", "max", "-r",
+                                                       "1", "--placement", "in-place", "--group-size", "2"});
   EXPECT_EQ(plan.sizes, (std::vector<std::uint64_t>{1024, 2048, 4096}));
   EXPECT_EQ(plan.dtypes, (std::vector<DType>{DType::int32, DType::float16}));
   EXPECT_EQ(plan.ops, (std::vector<ReduceOp>{ReduceOp::max}));

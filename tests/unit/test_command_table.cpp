@@ -4,8 +4,8 @@
 #include "cli/parse_errors.hpp"
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,7 +34,8 @@ TEST(CommandTable, EachEntryAddsCommandsAndWhatRunsEachOfThem) {
     const auto subs = root.get_subcommands([](const CLI::App*) { return true; });
     EXPECT_FALSE(subs.empty()) << entry.file;
     for (const CLI::App* sub : subs) {  // nothing typed that no Command runs
-      EXPECT_TRUE(std::any_of(commands.begin(), commands.end(), [sub](const Command& c) { return at_or_above(sub, c); }))
+      EXPECT_TRUE(
+          std::any_of(commands.begin(), commands.end(), [sub](const Command& c) { return at_or_above(sub, c); }))
           << entry.file << ": '" << sub->get_name() << "' has no Command";
       EXPECT_FALSE(sub->get_description().empty()) << sub->get_name();
       EXPECT_NE(sub->get_group(), "Subcommands") << sub->get_name() << ": no help section of its own";

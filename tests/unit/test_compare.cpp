@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -186,14 +186,14 @@ TEST(Compare, TheAbsoluteFloorAndTheDirection) {
 
 TEST(Compare, TooFewSamplesAreUnknown) {
   const std::vector<double> five = {10, 11, 12, 13, 14};
-  const Comparison c =
-      compare_reports({report_of({{10, 11, 12, 13}, five})}, report_of({{20, 21, 22, 23}, five}), {});
+  const Comparison c = compare_reports({report_of({{10, 11, 12, 13}, five})}, report_of({{20, 21, 22, 23}, five}), {});
   EXPECT_EQ(c.cases[0].verdict, Verdict::unknown);
   EXPECT_NE(c.cases[0].reason.find("at least 5 a side"), std::string::npos) << c.cases[0].reason;
   EXPECT_EQ(c.unknown, 1u);
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_EQ(c.warnings[0], "1 case had fewer than 5 samples on a side and could not be tested; run with more samples "
-                           "(-n 20)");
+  EXPECT_EQ(c.warnings[0],
+            "1 case had fewer than 5 samples on a side and could not be tested; run with more samples "
+            "(-n 20)");
   // With nothing but UNKNOWN cases the gate could not judge anything: it fails closed.
   try {
     compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
@@ -201,7 +201,8 @@ TEST(Compare, TooFewSamplesAreUnknown) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::not_judged);
     EXPECT_NE(std::string(e.what()).find("nothing could be judged: 1 of 1 case with too few samples to test"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -267,9 +268,12 @@ TEST(Compare, TheGateFailsClosed) {
   // another collective: every case on one side only
   ParsedReport alltoall = report_of({s, s});
   for (Record& r : alltoall.records) r.set("collective", std::string("alltoall"));
-  not_judged([&] { compare_reports({alltoall}, report_of({s, s}), {}); },
-             "nothing to compare: no case is in both the baseline and the candidate (2 only in the baseline, 2 only in "
-             "the candidate)");
+  not_judged(
+      [&] {
+        compare_reports({alltoall}, report_of({s, s}), {});
+      },
+      "nothing to compare: no case is in both the baseline and the candidate (2 only in the baseline, 2 only in "
+      "the candidate)");
   CompareOptions filtered;
   filtered.filter = parse_filter("bytes>1G");
   not_judged([&] { compare_reports({report_of({s})}, report_of({s}), filtered); },
@@ -282,13 +286,14 @@ TEST(Compare, TheGateFailsClosed) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     EXPECT_NE(std::string(e.what()).find("--filter: no case has a field 'dtyp'; the fields are bytes, collective"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   // a case the candidate lacks: compared, but not judged unless allowed
   const Comparison missing = compare_reports({report_of({s, s})}, report_of({s}), {});
   EXPECT_EQ(missing.missing, 1u);
-  EXPECT_NE(missing.not_judged.find("1 baseline case is not in the candidate (first: 2 KiB)"),
-            std::string::npos) << missing.not_judged;
+  EXPECT_NE(missing.not_judged.find("1 baseline case is not in the candidate (first: 2 KiB)"), std::string::npos)
+      << missing.not_judged;
   EXPECT_NE(compare_text(missing).find("# verdict: NOT JUDGED"), std::string::npos);
   EXPECT_NE(compare_junit(missing, {{"b"}, "c"}).find("type=\"MISSING\""), std::string::npos);
   CompareOptions allow;
@@ -359,8 +364,8 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
 TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
   std::mt19937_64 rng(9);
   const auto s = [&] { return draw(rng, 10, 40, 0.02); };
-  const ParsedReport b1 = report_of({s(), s()});        // 1 KiB, 2 KiB
-  const ParsedReport b2 = report_of({s(), s(), s()});   // 1, 2, 4 KiB
+  const ParsedReport b1 = report_of({s(), s()});                    // 1 KiB, 2 KiB
+  const ParsedReport b2 = report_of({s(), s(), s()});               // 1, 2, 4 KiB
   const ParsedReport cand = report_of({s(), s(), s(), s()}, 2048);  // 2, 4, 8, 16 KiB
   const Comparison c = compare_reports({b1, b2}, cand, {});
   ASSERT_EQ(c.cases.size(), 5u);
@@ -392,7 +397,8 @@ TEST(Compare, SeveralRunsASideGuardAgainstRunToRunNoise) {
   EXPECT_EQ(compare_reports({base_fast, base_slow}, report_of({draw(rng, 20, 120, 0.01)}), {}).cases[0].verdict,
             Verdict::slower);
   // Two candidate runs, one of them on a busy machine: its other run is as fast as the baseline, so SAME.
-  const std::vector<ParsedReport> cands = {report_of({draw(rng, 20, 100, 0.01)}), report_of({draw(rng, 20, 150, 0.01)})};
+  const std::vector<ParsedReport> cands = {report_of({draw(rng, 20, 100, 0.01)}),
+                                           report_of({draw(rng, 20, 150, 0.01)})};
   const Comparison two = compare_reports({base_fast}, cands, {});
   EXPECT_EQ(two.cases[0].verdict, Verdict::same);
   EXPECT_EQ(two.cases[0].cand_samples, 40u);
@@ -411,7 +417,8 @@ TEST(Compare, ReportsThatCannotBeComparedAreRefused) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
-    EXPECT_STREQ(e.what(), "baseline 1 ran on backend 'mpi' and the candidate on 'nccl'; compare runs of the same backend");
+    EXPECT_STREQ(e.what(),
+                 "baseline 1 ran on backend 'mpi' and the candidate on 'nccl'; compare runs of the same backend");
   }
   other = base;
   other.benchmark = "latency";

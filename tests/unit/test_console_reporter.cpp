@@ -45,12 +45,12 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
   std::ostringstream out;
   ConsoleReporter reporter(out);
   reporter.begin(info, describe(plan, info));
-  reporter.add(
-      records({result("out-of-place", 8, 12.5, 0.00064, 0.00096, 0), result("in-place", 8, 12.25, 0.000653, 0.00098, 0)}));
-  reporter.add(records({result("out-of-place", 65536, 40.126, 1.633, 2.4497, 0),
-                result("in-place", 65536, 39.875, 1.6435, 2.4653, 0)}));
+  reporter.add(records(
+      {result("out-of-place", 8, 12.5, 0.00064, 0.00096, 0), result("in-place", 8, 12.25, 0.000653, 0.00098, 0)}));
+  reporter.add(records(
+      {result("out-of-place", 65536, 40.126, 1.633, 2.4497, 0), result("in-place", 65536, 39.875, 1.6435, 2.4653, 0)}));
   reporter.add(records({result("out-of-place", 1048576, 250.25, 4.1901, 6.2852, 0),
-                result("in-place", 1048576, 249.996, 4.1944, 6.2916, 2)}));
+                        result("in-place", 1048576, 249.996, 4.1944, 6.2916, 2)}));
   info.status = "complete";
   reporter.end(info);
 
@@ -59,15 +59,22 @@ TEST(ConsoleReporter, AllreduceSweepWithBothPlacements) {
       "# collective: allreduce   backend: mpi   world size: 4   ranks per host: 2 (2 hosts)\n"
       "# group: world (1 group)\n"
       "# sweep: 8 .. 1048576 B, 3 sizes\n"
-      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: "
+      "mean over ranks (-a avg)\n"
       "# timing: sampled (--timing): the host clock around each sample's operations, one buffer position\n"
       "#\n"
-      "#                                                              out-of-place                       in-place          \n"
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"
-      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n"
-      "           8             2     float     sum      -1    12.50    0.00    0.00       0    12.25    0.00    0.00       0\n"
-      "       65536         16384     float     sum      -1    40.13    1.63    2.45       0    39.88    1.64    2.47       0\n"
-      "     1048576        262144     float     sum      -1   250.25    4.19    6.29       0   250.00    4.19    6.29       2\n"
+      "#                                                              out-of-place                       in-place      "
+      "    \n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong \n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)  "
+      "       \n"
+      "           8             2     float     sum      -1    12.50    0.00    0.00       0    12.25    0.00    0.00  "
+      "     0\n"
+      "       65536         16384     float     sum      -1    40.13    1.63    2.45       0    39.88    1.64    2.47  "
+      "     0\n"
+      "     1048576        262144     float     sum      -1   250.25    4.19    6.29       0   250.00    4.19    6.29  "
+      "     2\n"
       "# Out of bounds values : 2 FAILED\n"
       "# Avg bus bandwidth    : 2.91562 \n"
       "#\n";
@@ -175,8 +182,10 @@ TEST(ConsoleReporter, FailedBroadcastWithSkippedAndUncheckedResults) {
       "# group: group-size 2 (3 groups of 2 ranks)\n"
       "# sweep: 1024 .. 1073741824 B, 4 sizes\n"
       "# samples: until the median is within +/-0.5% (95% CI; at least 10, at most 2 s per case), each a block of 20 "
-      "operations (-n)   warm-up: 3 at each size (doubling) first, 3 per case   check: off   time: slowest rank (-a max)\n"
-      "# timing: nccl-tests (--timing): the host clock around each block and the wait for its completion, buffer positions "
+      "operations (-n)   warm-up: 3 at each size (doubling) first, 3 per case   check: off   time: slowest rank (-a "
+      "max)\n"
+      "# timing: nccl-tests (--timing): the host clock around each block and the wait for its completion, buffer "
+      "positions "
       "rotated per operation as nccl-tests does; the device's events around the same blocks in the reports "
       "(device_time_us, --columns device); buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)\n"
       "#\n"
@@ -218,7 +227,8 @@ TEST(ConsoleReporter, NothingMeasured) {
       "# collective: alltoall   backend: mpi   world size: 1   ranks per host: unknown\n"
       "# group: world (1 group)\n"
       "# sweep: no sizes\n"
-      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: mean over ranks (-a avg)\n"
+      "# samples: 20 per case, fewer past 0.05 s of sampling (at least 10)   warm-up: 5 iterations   check: on   time: "
+      "mean over ranks (-a avg)\n"
       "# timing: sampled (--timing): the host clock around each sample's operations, one buffer position\n"
       "#\n"
       "#                                                              out-of-place        \n"

@@ -44,9 +44,9 @@ TEST(CostFormulas, BinomialAllreduceIsReduceThenBroadcast) {
 }
 
 TEST(CostFormulas, Allgather) {
-  expect_terms(Collective::allgather, Algorithm::ring, 4, 3, 0.75, 0);              // (p-1) a + (p-1)/p n b
+  expect_terms(Collective::allgather, Algorithm::ring, 4, 3, 0.75, 0);                // (p-1) a + (p-1)/p n b
   expect_terms(Collective::allgather, Algorithm::recursive_doubling, 4, 2, 0.75, 0);  // lg p a + (p-1)/p n b
-  expect_terms(Collective::allgather, Algorithm::bruck, 5, 3, 0.8, 0);              // ceil(lg p) a + (p-1)/p n b
+  expect_terms(Collective::allgather, Algorithm::bruck, 5, 3, 0.8, 0);                // ceil(lg p) a + (p-1)/p n b
 }
 
 TEST(CostFormulas, ReduceScatter) {
@@ -55,7 +55,7 @@ TEST(CostFormulas, ReduceScatter) {
 }
 
 TEST(CostFormulas, BroadcastReduceAlltoallRootedAndSendrecv) {
-  expect_terms(Collective::broadcast, Algorithm::binomial, 8, 3, 3, 0);             // lg p (a + n b)
+  expect_terms(Collective::broadcast, Algorithm::binomial, 8, 3, 3, 0);               // lg p (a + n b)
   expect_terms(Collective::broadcast, Algorithm::scatter_allgather, 8, 10, 1.75, 0);  // (lg p + p-1) a + 2(p-1)/p n b
   expect_terms(Collective::broadcast, Algorithm::ring, 8, 7, 1, 0);
   expect_terms(Collective::reduce, Algorithm::binomial, 4, 2, 2, 2);

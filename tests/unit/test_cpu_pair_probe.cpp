@@ -39,7 +39,7 @@ TEST(CpuPairProbe, ReadingsThatPartWarnThatTheCpusMoved) {
   note_cpu_distance(info, warnings, reading(190), reading(42));  // either way
   EXPECT_EQ(warnings.size(), 1u);
   warnings.clear();
-  note_cpu_distance(info, warnings, reading(42), reading(70));  // within one placement's noise
+  note_cpu_distance(info, warnings, reading(42), reading(70));    // within one placement's noise
   note_cpu_distance(info, warnings, reading(42), CpuDistance{});  // one reading unknown: nothing to compare
   EXPECT_TRUE(warnings.empty());
 }

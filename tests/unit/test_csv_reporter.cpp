@@ -1,6 +1,6 @@
 // Golden output of the CSV report: the whole file, after each add() and at the end.
-#include "tests/support/report_pace.hpp"
 #include "core/report/csv_reporter.hpp"
+#include "tests/support/report_pace.hpp"
 
 #include "tests/support/collective_records.hpp"
 
@@ -25,9 +25,8 @@ namespace fs = std::filesystem;
 class CsvReporterTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("distbench_csv_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::path(testing::TempDir()) / ("distbench_csv_" + std::to_string(::getpid()) + "_" +
+                                           testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -98,9 +97,9 @@ TEST_F(CsvReporterTest, WholeFileAfterEachAdd) {
   skipped.skip_reason = "needs 2 ranks per group";
   clock.let_the_pace_pass();
   reporter.add(records({skipped}));
-  const std::string three_rows =
-      two_rows +
-      "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs \"\"a,b\"\"\",2,,,,,,,,,,,,,,,,,,,,skipped,needs 2 ranks per group\n";
+  const std::string three_rows = two_rows +
+                                 "allreduce,mpi,float32,sum,out-of-place,-1,8,2,4,\"pairs "
+                                 "\"\"a,b\"\"\",2,,,,,,,,,,,,,,,,,,,,skipped,needs 2 ranks per group\n";
   EXPECT_EQ(read(path), three_rows);
 
   info.status = "complete";

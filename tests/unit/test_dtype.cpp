@@ -1,7 +1,7 @@
 // Element types and reduction operators: names, the aliases nccl-tests users type, sizes, signedness, and which
 // operators apply to which types (bitwise ones to integers only).
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 
 #include <gtest/gtest.h>
 
@@ -59,9 +59,9 @@ TEST(DType, IntegersAndSignedness) {
 }
 
 TEST(DType, ExactIntegerLimitsAreTwoToTheSignificandBits) {
-  EXPECT_EQ(exact_integer_limit(DType::float16), 2048.0);        // 2^11
-  EXPECT_EQ(exact_integer_limit(DType::bfloat16), 256.0);        // 2^8
-  EXPECT_EQ(exact_integer_limit(DType::float32), 16777216.0);    // 2^24
+  EXPECT_EQ(exact_integer_limit(DType::float16), 2048.0);              // 2^11
+  EXPECT_EQ(exact_integer_limit(DType::bfloat16), 256.0);              // 2^8
+  EXPECT_EQ(exact_integer_limit(DType::float32), 16777216.0);          // 2^24
   EXPECT_EQ(exact_integer_limit(DType::float64), 9007199254740992.0);  // 2^53
 }
 

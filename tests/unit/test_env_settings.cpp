@@ -19,8 +19,8 @@ namespace {
 using test_support::lookup;
 
 std::map<std::string, std::string> torchrun(std::string rank = "1", std::string world = "4") {
-  return {{"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}, {"RANK", rank}, {"WORLD_SIZE", world},
-          {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}};
+  return {{"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}, {"RANK", rank},
+          {"WORLD_SIZE", world},    {"LOCAL_RANK", "1"},      {"LOCAL_WORLD_SIZE", "2"}};
 }
 
 std::string usage_text(const std::map<std::string, std::string>& vars) {

@@ -77,9 +77,9 @@ TEST(Arrival, ALateRootIsNamedAndTheRanksItMissedAreNotBlamed) {
   // The root (rank 0, host a) was stopped past the phase's wait: rank 3's result did not reach it in time, and its
   // own body failed waiting for the others. Blaming rank 3 would drain host b, which kept time.
   const Topology topo = make_topology({0, 0, 1, 1}, {"a", "a", "b", "b"});
-  auto phase = phase_of("node", {nlohmann::json{{"error", "allreduce timed out"}, {"timeout", true}},
-                                 nlohmann::json::object(), nlohmann::json{{"error", "allreduce timed out"}},
-                                 std::nullopt});
+  auto phase =
+      phase_of("node", {nlohmann::json{{"error", "allreduce timed out"}, {"timeout", true}}, nlohmann::json::object(),
+                        nlohmann::json{{"error", "allreduce timed out"}}, std::nullopt});
   phase.root_behind_s = 2.25;
   const auto checks = arrival_checks(phase, topo, 5, 0);
   ASSERT_EQ(checks.size(), 3U);

@@ -11,14 +11,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace distbench::health {
 namespace {
@@ -45,22 +45,24 @@ void run_check(Findings& findings, const Topology& topo, const HealthPlan& plan,
     findings.add({make_check("phase", name, "", "phase.seconds", 0.5, "s")});
   };
   Screening copy, node;
-  findings.add(rank_checks(phase_of("rank", n, [](int r) {
+  findings.add(
+      rank_checks(phase_of("rank", n,
+                           [](int r) {
                              return nlohmann::json{{"wrong", 0}, {"memory_bytes", 1 << 20}, {"copy_gbps", near(10, r)}};
                            }),
-                           topo, plan, copy));
+                  topo, plan, copy));
   phase_time("rank");
   std::vector<double> offsets;
-  findings.add(clock_checks(phase_of("clock", n,
-                                     [n](int r) {
-                                       nlohmann::json nodes = nlohmann::json::array();
-                                       for (int k = 0; r == 0 && k < n; ++k) {
-                                         nodes.push_back({{"rank", k}, {"steady_offset_ns", 0}, {"wall_offset_ms", 1.0},
-                                                          {"rtt_us", 20.0}});
-                                       }
-                                       return nlohmann::json{{"nodes", nodes}};
-                                     }),
-                            topo, plan, offsets));
+  findings.add(clock_checks(
+      phase_of("clock", n,
+               [n](int r) {
+                 nlohmann::json nodes = nlohmann::json::array();
+                 for (int k = 0; r == 0 && k < n; ++k) {
+                   nodes.push_back({{"rank", k}, {"steady_offset_ns", 0}, {"wall_offset_ms", 1.0}, {"rtt_us", 20.0}});
+                 }
+                 return nlohmann::json{{"nodes", nodes}};
+               }),
+      topo, plan, offsets));
   phase_time("clock");
   const auto allreduce = [](int r) { return nlohmann::json{{"best_s", near(0.01, r)}, {"wrong", 0}, {"bytes", 8e6}}; };
   findings.add(allreduce_checks(phase_of("node", n, allreduce), "node", topo.ranks_of_node, topo.hosts, topo.hosts,
@@ -86,7 +88,9 @@ void run_check(Findings& findings, const Topology& topo, const HealthPlan& plan,
   phase_time("links");
   // isolation: each re-test as measured alone (the slow node still slow)
   const IsolationPlan iso = plan_isolation(n, judged.bad, judged.good, judged.score);
-  PhaseResult retests = phase_of("isolation", n, [](int) { return nlohmann::json{{"links", nlohmann::json::array()}}; });
+  PhaseResult retests = phase_of("isolation", n, [](int) {
+    return nlohmann::json{{"links", nlohmann::json::array()}};
+  });
   for (const auto& [a, b] : iso.in_order()) {
     (*retests.ranks[static_cast<std::size_t>(a)])["links"].push_back({{"from", a}, {"to", b}, {"gbps", gbps(a, b)}});
     (*retests.ranks[static_cast<std::size_t>(b)])["links"].push_back({{"from", b}, {"to", a}, {"gbps", gbps(b, a)}});
@@ -112,7 +116,8 @@ RunInfo info_of(const Topology& topo) {
   info.git_sha = "0";
   info.backend = "mpi";
   info.world_size = static_cast<int>(topo.node_of_rank.size());
-  for (std::size_t r = 0; r < topo.node_of_rank.size(); ++r) info.ranks.push_back({static_cast<int>(r), topo.host_of(static_cast<int>(r))});
+  for (std::size_t r = 0; r < topo.node_of_rank.size(); ++r)
+    info.ranks.push_back({static_cast<int>(r), topo.host_of(static_cast<int>(r))});
   return info;
 }
 
@@ -232,7 +237,7 @@ TEST_F(FindingsTest, TheConsoleOf26HealthyNodesIsASummaryInAtMost40Lines) {
   EXPECT_THAT(r.console, HasSubstr("(26 more nodes, healthy)"));
   EXPECT_THAT(r.console, HasSubstr("# links: scaled: ring, distances 2^k, 1 random ring (seed 1)"));
   EXPECT_THAT(r.console, Not(HasSubstr("Link bandwidth (GB/s")));  // no matrix beyond 8 nodes
-  EXPECT_THAT(r.console, Not(HasSubstr("memory.copy_gbps")));       // no healthy check as a row
+  EXPECT_THAT(r.console, Not(HasSubstr("memory.copy_gbps")));      // no healthy check as a row
 }
 
 TEST_F(FindingsTest, TheConsoleNamesTheBadNodeWithTheCheckAndFigureThatDecidedAndShowsOnlyWhatIsNotHealthy) {
@@ -250,7 +255,8 @@ TEST_F(FindingsTest, TheConsoleNamesTheBadNodeWithTheCheckAndFigureThatDecidedAn
   std::vector<std::string> lines;
   std::istringstream in(r.console);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  const auto summary = std::find_if(lines.begin(), lines.end(), [](const auto& l) { return l.rfind("# Health:", 0) == 0; });
+  const auto summary =
+      std::find_if(lines.begin(), lines.end(), [](const auto& l) { return l.rfind("# Health:", 0) == 0; });
   ASSERT_NE(summary, lines.end());
   std::size_t rows = 0;
   for (auto at = summary; at != lines.begin() && (at - 1)->rfind('#', 0) != 0; --at, ++rows) {

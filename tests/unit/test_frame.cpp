@@ -48,10 +48,12 @@ TEST(Frame, StrangersAreRefused) {
 }
 
 TEST(Frame, LengthsOverTheTypesLimitAreRefusedBeforeReading) {
-  EXPECT_TRUE(decode_header(encode_header({FrameType::hello, Channel::collective, 0, kMaxHandshakeBytes}),
-                            kMaxDataBytes).header);
-  EXPECT_FALSE(decode_header(encode_header({FrameType::hello, Channel::collective, 0, kMaxHandshakeBytes + 1}),
-                             kMaxDataBytes).header);
+  EXPECT_TRUE(
+      decode_header(encode_header({FrameType::hello, Channel::collective, 0, kMaxHandshakeBytes}), kMaxDataBytes)
+          .header);
+  EXPECT_FALSE(
+      decode_header(encode_header({FrameType::hello, Channel::collective, 0, kMaxHandshakeBytes + 1}), kMaxDataBytes)
+          .header);
   EXPECT_FALSE(decode_header(encode_header({FrameType::data, Channel::collective, 0, ~0ULL}), kMaxDataBytes).header);
   // A reader may be stricter than the type (a connection that has not said who it is).
   EXPECT_FALSE(decode_header(encode_header({FrameType::data, Channel::collective, 0, 100}), 99).header);

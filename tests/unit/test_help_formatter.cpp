@@ -4,8 +4,8 @@
 #include "cli/help_formatter.hpp"
 #include "cli/option_groups.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <sstream>
@@ -119,13 +119,12 @@ TEST(HelpFormatter, ShowsTheOwnGroupFirstThenTheSharedOnesInTheirOrder) {
 TEST(HelpFormatter, NamesTheValueAndEndsTheDescriptionWithTheDefault) {
   const std::string help = HelpedTool(100).help();
   EXPECT_NE(help.find("  -n, --iters N "), std::string::npos) << help;
-  EXPECT_NE(help.find("Timed samples per case, taken after the warm-up operations (default: 20)\n"),
-            std::string::npos)
+  EXPECT_NE(help.find("Timed samples per case, taken after the warm-up operations (default: 20)\n"), std::string::npos)
       << help;
   EXPECT_NE(help.find("      --stage STAGE "), std::string::npos) << help;  // under the long names
   EXPECT_NE(help.find("Which stage runs (default: all)"), std::string::npos) << help;
   EXPECT_NE(help.find("  -q, --quiet "), std::string::npos) << help;
-  EXPECT_NE(help.find("No table\n"), std::string::npos) << help;  // a flag: no value, no default
+  EXPECT_NE(help.find("No table\n"), std::string::npos) << help;                  // a flag: no value, no default
   EXPECT_NE(help.find("Write a JSON report here\n"), std::string::npos) << help;  // no default: none shown
   for (const char* placeholder : {"TEXT", "INT", "FLOAT", "=20", "=["}) {
     EXPECT_EQ(help.find(placeholder), std::string::npos) << placeholder << "\n" << help;

@@ -110,8 +110,7 @@ TEST(Hostfile, MaxSlotsEqualToSlotsIsFine) {
 
 TEST(HostfileErrors, NonNumericSlots) {
   const auto msg = parse_error("node1 slots=4\n\nnode2 slots=abc\n");
-  EXPECT_TRUE(starts_with(msg, "hosts.txt:3: slots=abc is not a positive integer; write e.g. 'node2 slots=4'"))
-      << msg;
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:3: slots=abc is not a positive integer; write e.g. 'node2 slots=4'")) << msg;
 }
 
 TEST(HostfileErrors, ZeroNegativeEmptyAndTrailingJunkSlots) {
@@ -125,8 +124,9 @@ TEST(HostfileErrors, ZeroNegativeEmptyAndTrailingJunkSlots) {
 
 TEST(HostfileErrors, MpichBadCounts) {
   const auto msg = parse_error("node1:4\nnode2:x\n");
-  EXPECT_TRUE(starts_with(msg, "hosts.txt:2: 'node2:x' slot count 'x' is not a positive integer; write e.g. "
-                               "'node2:4'"))
+  EXPECT_TRUE(starts_with(msg,
+                          "hosts.txt:2: 'node2:x' slot count 'x' is not a positive integer; write e.g. "
+                          "'node2:4'"))
       << msg;
   EXPECT_TRUE(starts_with(parse_error("node1:0\n"), "hosts.txt:1: 'node1:0' slot count '0' is not a positive"));
   EXPECT_TRUE(starts_with(parse_error("node1:\n"), "hosts.txt:1: 'node1:' slot count '' is not a positive"));
@@ -152,8 +152,7 @@ TEST(HostfileErrors, RepeatedKeyOnOneLine) {
 
 TEST(HostfileErrors, MaxSlotsBelowSlots) {
   const auto msg = parse_error("# a\n# b\n# c\nnode1 slots=4 max_slots=2\n");
-  EXPECT_TRUE(starts_with(msg, "hosts.txt:4: max_slots=2 is less than slots=4; raise max_slots or lower slots"))
-      << msg;
+  EXPECT_TRUE(starts_with(msg, "hosts.txt:4: max_slots=2 is less than slots=4; raise max_slots or lower slots")) << msg;
 }
 
 TEST(HostfileErrors, DuplicateHostNamesTheFirstLine) {
@@ -165,18 +164,21 @@ TEST(HostfileErrors, DuplicateHostNamesTheFirstLine) {
 
 TEST(HostfileErrors, MixedStyles) {
   const auto msg = parse_error("node1 slots=4\nnode2\nnode3:2\n");
-  EXPECT_TRUE(starts_with(msg, "hosts.txt:3: 'node3:2' is MPICH style but line 1 is OpenMPI style ('node1 slots=4'); "
-                               "use one style per file, e.g. 'node3 slots=2'"))
+  EXPECT_TRUE(starts_with(msg,
+                          "hosts.txt:3: 'node3:2' is MPICH style but line 1 is OpenMPI style ('node1 slots=4'); "
+                          "use one style per file, e.g. 'node3 slots=2'"))
       << msg;
   const auto other = parse_error("node1\nnode2:4\nnode3 slots=2\n");
-  EXPECT_TRUE(starts_with(other, "hosts.txt:3: 'node3 slots=2' is OpenMPI style but line 2 is MPICH style "
-                                 "('node2:4'); use one style per file, e.g. 'node3:2'"))
+  EXPECT_TRUE(starts_with(other,
+                          "hosts.txt:3: 'node3 slots=2' is OpenMPI style but line 2 is MPICH style "
+                          "('node2:4'); use one style per file, e.g. 'node3:2'"))
       << other;
 }
 
 TEST(HostfileErrors, BadHostNames) {
-  EXPECT_TRUE(starts_with(parse_error("ok\nno$de slots=1\n"), "hosts.txt:2: host name 'no$de' contains '$'; "
-                                                                "host names use only letters, digits"));
+  EXPECT_TRUE(starts_with(parse_error("ok\nno$de slots=1\n"),
+                          "hosts.txt:2: host name 'no$de' contains '$'; "
+                          "host names use only letters, digits"));
   EXPECT_TRUE(starts_with(parse_error("user@node slots=1\n"), "hosts.txt:1: host name 'user@node' contains '@'"));
   EXPECT_TRUE(starts_with(parse_error("-node slots=1\n"), "hosts.txt:1: host name '-node' does not start with"));
 }
@@ -354,8 +356,9 @@ using namespace std::string_literals;
 
 TEST(HostfileMessages, NulByteIsShownEscapedNotCuttingTheMessage) {
   const auto msg = parse_error("no\0de slots=2\n"s);
-  EXPECT_EQ(msg, "hosts.txt:1: host name 'no\\x00de' contains '\\x00'; host names use only letters, digits, '-', '.' "
-                 "and '_' (IPv4 and IPv6 addresses are fine)");
+  EXPECT_EQ(msg,
+            "hosts.txt:1: host name 'no\\x00de' contains '\\x00'; host names use only letters, digits, '-', '.' "
+            "and '_' (IPv4 and IPv6 addresses are fine)");
 }
 
 TEST(HostfileMessages, Utf8CharacterIsShownWhole) {
@@ -444,7 +447,8 @@ TEST(HostfileLines, CrLfIsOneLineEnd) {
   ASSERT_EQ(hf.hosts.size(), 3u);
   EXPECT_EQ(hf.hosts[2].host, "c");
   EXPECT_EQ(hf.hosts[2].line, 4);
-  EXPECT_TRUE(starts_with(parse_error("a\r\nb\r\nc slots=x\r\n"), "hosts.txt:3: ")) << parse_error("a\r\nb\r\nc slots=x\r\n");
+  EXPECT_TRUE(starts_with(parse_error("a\r\nb\r\nc slots=x\r\n"), "hosts.txt:3: "))
+      << parse_error("a\r\nb\r\nc slots=x\r\n");
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(HugePages, AnonHugeBytesOfTheMappingsThatOverlapTheRange) {
   EXPECT_EQ(parse_anon_huge_bytes(kSmaps, 0x7f0000000010, 16), 2048u * 1024);  // inside the first mapping
   EXPECT_EQ(parse_anon_huge_bytes(kSmaps, 0x7f0000401010, 0x100000), 6144u * 1024);
   EXPECT_EQ(parse_anon_huge_bytes(kSmaps, 0x7f00003ff000, 0x3000), 8192u * 1024);  // spans all three
-  EXPECT_EQ(parse_anon_huge_bytes(kSmaps, 0x7f0000c01000, 0x1000), 0u);           // just past the last
+  EXPECT_EQ(parse_anon_huge_bytes(kSmaps, 0x7f0000c01000, 0x1000), 0u);            // just past the last
   EXPECT_EQ(parse_anon_huge_bytes("", 0x1000, 0x1000), 0u);
   EXPECT_EQ(parse_anon_huge_bytes("garbage\nAnonHugePages: 12 kB\n", 0, ~std::uintptr_t{0} / 2), 0u);
 }
@@ -176,8 +176,8 @@ TEST(HugePages, EveryMappedBufferHasAMappingOfItsOwnAndMallocsPlacement) {
 
 TEST(HugePages, PageStartPlacementStartsAtAPageBoundaryAtEverySize) {
   HostDevice device(HugePages::off);
-  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{4096},
-                            std::size_t{1} << 20}) {
+  for (std::size_t bytes :
+       {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{4096}, std::size_t{1} << 20}) {
     auto b = device.allocate_placed(bytes, HostPlacement::page_start);
     const auto at = reinterpret_cast<std::uintptr_t>(b->data());
     EXPECT_EQ(at % 4096, 0u) << bytes;

@@ -53,7 +53,8 @@ TEST(JsonReader, ANumberBeyondADoubleIsOneErrorWithItsOffset) {
 
 TEST(JsonReader, ASyntaxErrorNamesItsOffset) {
   const auto msg = reader_error(R"({"schema_version": 2,)");
-  EXPECT_EQ(msg.rfind("malformed distbench report: not valid JSON at byte 22 (line 1, column 22): syntax error", 0), 0u) << msg;
+  EXPECT_EQ(msg.rfind("malformed distbench report: not valid JSON at byte 22 (line 1, column 22): syntax error", 0), 0u)
+      << msg;
   EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
 }
 
@@ -61,8 +62,9 @@ TEST(JsonReader, SchemaVersionIsNotTruncated) {
   EXPECT_EQ(reader_error(R"({"schema_version": 4294967297})"),
             "unsupported report schema_version 4294967297: this distbench reads versions 1 to 4; read it with the "
             "distbench version that wrote it, or a newer one");
-  EXPECT_EQ(reader_error(R"({"schema_version": 1.0})"), "field 'schema_version' must be an integer from "
-                                                      "-9223372036854775808 to 9223372036854775807, found 1.0");
+  EXPECT_EQ(reader_error(R"({"schema_version": 1.0})"),
+            "field 'schema_version' must be an integer from "
+            "-9223372036854775808 to 9223372036854775807, found 1.0");
 }
 
 TEST(JsonReader, NegativeSamplesAreRefused) {
@@ -79,8 +81,9 @@ TEST(JsonReader, AFloatInAnIntegerFieldIsRefused) {
             "field 'records[0].ops_per_sample' must be an integer from 1 to 2147483647, found 1e+300");
   j = example_v2();
   j["records"][0]["ranks"][0]["rank"] = 1e300;
-  EXPECT_EQ(reader_error(j.dump()), "field 'records[0].ranks[0].rank' must be an integer from 0 to 2147483647, "
-                                   "found 1e+300");
+  EXPECT_EQ(reader_error(j.dump()),
+            "field 'records[0].ranks[0].rank' must be an integer from 0 to 2147483647, "
+            "found 1e+300");
   j = example_v2();
   j["environment"]["world_size"] = 4294967298.0;
   EXPECT_NE(reader_error(j.dump()).find("field 'environment.world_size' must be"), std::string::npos);
@@ -89,7 +92,8 @@ TEST(JsonReader, AFloatInAnIntegerFieldIsRefused) {
 TEST(JsonReader, Version1FieldsAreCheckedToo) {
   json j = example_v1();
   j["results"][0]["ops_per_sample"] = -5;
-  EXPECT_EQ(reader_error(j.dump()), "field 'results[0].ops_per_sample' must be an integer from 1 to 2147483647, found -5");
+  EXPECT_EQ(reader_error(j.dump()),
+            "field 'results[0].ops_per_sample' must be an integer from 1 to 2147483647, found -5");
   j = example_v1();
   j["results"][0]["time_us"]["outliers"] = 1.5;
   EXPECT_EQ(reader_error(j.dump()), "field 'results[0].time_us.outliers' must be a non-negative integer, found 1.5");

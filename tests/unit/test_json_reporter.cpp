@@ -1,10 +1,10 @@
 // The JSON report: schema keys, round trip through parse_report_json, status transitions, incremental atomic
 // rewrites, and the checks on the output path.
-#include "tests/support/report_pace.hpp"
 #include "core/error.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/json_reporter.hpp"
+#include "tests/support/report_pace.hpp"
 
 #include "tests/support/collective_records.hpp"
 
@@ -23,8 +23,8 @@ namespace distbench {
 namespace {
 
 using collective::CaseResult;
-using collective::SweepPlan;
 using collective::collective_record_layout;
+using collective::SweepPlan;
 using test_support::describe;
 using test_support::records;
 
@@ -83,9 +83,17 @@ void expect_close(double a, double b) {
 void expect_same(const Summary& a, const Summary& b) {
   EXPECT_EQ(a.samples, b.samples);
   EXPECT_EQ(a.outliers, b.outliers);
-  for (auto [x, y] : {std::pair{a.median, b.median}, {a.mean, b.mean}, {a.min, b.min}, {a.max, b.max},
-                      {a.stddev, b.stddev}, {a.p99, b.p99}, {a.mad, b.mad}, {a.noise, b.noise},
-                      {a.median_low, b.median_low}, {a.median_high, b.median_high}, {a.median_ci, b.median_ci}}) {
+  for (auto [x, y] : {std::pair{a.median, b.median},
+                      {a.mean, b.mean},
+                      {a.min, b.min},
+                      {a.max, b.max},
+                      {a.stddev, b.stddev},
+                      {a.p99, b.p99},
+                      {a.mad, b.mad},
+                      {a.noise, b.noise},
+                      {a.median_low, b.median_low},
+                      {a.median_high, b.median_high},
+                      {a.median_ci, b.median_ci}}) {
     expect_close(x, y);
   }
 }
@@ -104,9 +112,11 @@ void expect_same(const Record& a, const Record& b) {
     EXPECT_EQ(a.phases[i].name, b.phases[i].name);
     expect_same(a.phases[i].summary, b.phases[i].summary);
     const RankSpread &x = a.phases[i].rank_spread, &y = b.phases[i].rank_spread;
-    for (auto [u, v] : {std::pair{x.min, y.min}, {x.avg, y.avg}, {x.max, y.max}, {x.rank0, y.rank0}}) expect_close(u, v);
+    for (auto [u, v] : {std::pair{x.min, y.min}, {x.avg, y.avg}, {x.max, y.max}, {x.rank0, y.rank0}})
+      expect_close(u, v);
     ASSERT_EQ(a.phases[i].samples.size(), b.phases[i].samples.size());
-    for (std::size_t s = 0; s < a.phases[i].samples.size(); ++s) expect_close(a.phases[i].samples[s], b.phases[i].samples[s]);
+    for (std::size_t s = 0; s < a.phases[i].samples.size(); ++s)
+      expect_close(a.phases[i].samples[s], b.phases[i].samples[s]);
   }
   ASSERT_EQ(a.metrics.size(), b.metrics.size());
   for (std::size_t i = 0; i < a.metrics.size(); ++i) {
@@ -227,9 +237,10 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
 
 TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json j = sample_report({sample_record("out-of-place", 1024)});
-  expect_keys(j, {"schema_version", "tool", "argv", "start_time", "end_time", "status", "error", "signal",
-                  "failed_step", "backend", "startup", "environment", "warnings", "benchmark", "title", "facts", "config", "layout",
-                  "table", "plots", "summary", "summary_items", "sections", "records"});
+  expect_keys(
+      j, {"schema_version", "tool",    "argv",    "start_time",  "end_time", "status",        "error",    "signal",
+          "failed_step",    "backend", "startup", "environment", "warnings", "benchmark",     "title",    "facts",
+          "config",         "layout",  "table",   "plots",       "summary",  "summary_items", "sections", "records"});
   EXPECT_EQ(j["schema_version"], 4);
   EXPECT_EQ(j["tool"], ordered_json({{"name", "distbench"}, {"version", "0.1.0"}, {"git_sha", "0123456789ab"}}));
   EXPECT_TRUE(j["end_time"].is_null());
@@ -241,9 +252,11 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   EXPECT_EQ(j["environment"]["variables"]["NCCL_DEBUG"], "WARN");
 
   const ordered_json& config = j["config"];
-  expect_keys(config, {"collective", "backend", "sizes", "dtypes", "ops", "placements", "tensors", "fusions", "root",
-                       "group_size", "warmup_iters", "stopping", "check", "check_iters", "cycles", "timestamps",
-                       "cpu_time", "timing", "timings", "call_form", "block_iters", "average", "timeout_s", "malloc_reuse", "bandwidth_floor", "backend_options"});
+  expect_keys(config, {"collective",      "backend",        "sizes",       "dtypes",     "ops",          "placements",
+                       "tensors",         "fusions",        "root",        "group_size", "warmup_iters", "stopping",
+                       "check",           "check_iters",    "cycles",      "timestamps", "cpu_time",     "timing",
+                       "timings",         "call_form",      "block_iters", "average",    "timeout_s",    "malloc_reuse",
+                       "bandwidth_floor", "backend_options"});
   EXPECT_EQ(config["collective"], "allreduce");
   EXPECT_EQ(config["dtypes"], ordered_json({"float32", "bfloat16"}));
   EXPECT_EQ(config["ops"], ordered_json({"sum", "max"}));
@@ -372,8 +385,9 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
   ordered_json newer = ordered_json::parse(good);
   newer["schema_version"] = 5;
   const std::string message = usage_message(newer.dump());
-  EXPECT_EQ(message, "unsupported report schema_version 5: this distbench reads versions 1 to 4; read it with the "
-                     "distbench version that wrote it, or a newer one");
+  EXPECT_EQ(message,
+            "unsupported report schema_version 5: this distbench reads versions 1 to 4; read it with the "
+            "distbench version that wrote it, or a newer one");
 
   ordered_json missing = ordered_json::parse(good);
   missing.erase("config");
@@ -398,9 +412,8 @@ TEST(JsonModel, ParseRejectsMalformedReports) {
 class JsonReporterTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("distbench_json_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::path(testing::TempDir()) / ("distbench_json_" + std::to_string(::getpid()) + "_" +
+                                           testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -483,7 +496,7 @@ TEST_F(JsonReporterTest, FailedRunKeepsResultsAndTheFirstVerdict) {
   reporter.end(failed);
   RunInfo later = info;
   later.status = "complete";
-  reporter.end(later);                                 // ignored: the first end() is final
+  reporter.end(later);                                           // ignored: the first end() is final
   reporter.add(records({sample_result("out-of-place", 1024)}));  // ignored too
 
   const ParsedReport report = read_report(path);
@@ -570,9 +583,7 @@ TEST_F(JsonReporterTest, CheckWritableRejectsADirectory) {
   }
 }
 
-TEST_F(JsonReporterTest, CheckWritableRejectsAnEmptyPath) {
-  EXPECT_THROW(check_writable(""), Error);
-}
+TEST_F(JsonReporterTest, CheckWritableRejectsAnEmptyPath) { EXPECT_THROW(check_writable(""), Error); }
 
 }  // namespace
 }  // namespace distbench

@@ -56,8 +56,8 @@ TEST(JsonLinesReporter, TheRunThenARecordPerLineThenTheVerdict) {
 
   for (std::uint64_t bytes : {8, 16}) {
     clock.let_the_pace_pass();
-    reporter.add(test_support::records({test_support::allreduce_case("out-of-place", bytes, 2),
-                                        test_support::allreduce_case("in-place", bytes, 2)}));
+    reporter.add(test_support::records(
+        {test_support::allreduce_case("out-of-place", bytes, 2), test_support::allreduce_case("in-place", bytes, 2)}));
   }
   lines = json_lines(path);
   ASSERT_EQ(lines.size(), 5u);

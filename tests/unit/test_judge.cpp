@@ -103,16 +103,16 @@ TEST(Rules, BadFilesSayWhatIsWrong) {
               HasSubstr("unknown key \"sev\""));
   EXPECT_THAT(message("{"), HasSubstr("bad.json"));
   // A misspelt metric would disable its rule in silence; a number beyond a double is said in words.
-  EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gpbs", "compare": ">=", "threshold": 1}]})"),
-              AllOf(HasSubstr("rule 1"), HasSubstr("\"memory.copy_gpbs\" matches no metric"), HasSubstr("memory.copy_gbps")));
+  EXPECT_THAT(
+      message(R"({"rules": [{"metric": "memory.copy_gpbs", "compare": ">=", "threshold": 1}]})"),
+      AllOf(HasSubstr("rule 1"), HasSubstr("\"memory.copy_gpbs\" matches no metric"), HasSubstr("memory.copy_gbps")));
   EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e400}]})"),
               AllOf(HasSubstr("the number 1e400 is beyond the range of a double"), Not(HasSubstr("json.exception"))));
 }
 
 TEST(Rules, EveryMetricOfTheCheckCanBeRuled) {
   for (const std::string& metric : health_metrics()) {
-    const std::string text =
-        R"({"rules": [{"metric": ")" + metric + R"(", "compare": ">=", "threshold": 0}]})";
+    const std::string text = R"({"rules": [{"metric": ")" + metric + R"(", "compare": ">=", "threshold": 0}]})";
     EXPECT_NO_THROW(parse_rules(text, "r.json")) << metric;
   }
   EXPECT_NO_THROW(parse_rules(R"({"rules": [{"metric": "*.wrong", "compare": "<=", "threshold": 0}]})", "r.json"));

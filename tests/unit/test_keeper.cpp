@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -12,9 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 namespace distbench::compare {
 namespace {
@@ -74,8 +74,8 @@ class Keeper : public ::testing::Test {
 TEST_F(Keeper, WhatACommandLeftRunningEndsWithIt) {
   CommandRunner runner;
   // A setsid daemon (a session and process group of its own) and an orphan (its parent, a subshell, ended at once).
-  const std::string command = "setsid sleep 1000 & echo $! > " + path("daemon") + "; (sleep 1000 & echo $! > " +
-                              path("orphan") + ") ; exit 0";
+  const std::string command =
+      "setsid sleep 1000 & echo $! > " + path("daemon") + "; (sleep 1000 & echo $! > " + path("orphan") + ") ; exit 0";
   const CommandOutcome r = runner.run(command, path("log"), 60);
   EXPECT_EQ(r.status, 0);
   EXPECT_FALSE(r.timed_out);
@@ -127,9 +127,9 @@ TEST_F(Keeper, TheRunEndsWhenItsCallerIsKilled) {
   ASSERT_GE(caller, 0);
   if (caller == 0) {
     CommandRunner runner;
-    runner.run("setsid sleep 1000 & echo $! > " + path("daemon") + "; sleep 1000 & echo $! > " + path("sleeper") +
-                   "; wait",
-               path("log"), 600);
+    runner.run(
+        "setsid sleep 1000 & echo $! > " + path("daemon") + "; sleep 1000 & echo $! > " + path("sleeper") + "; wait",
+        path("log"), 600);
     ::_exit(0);
   }
   const pid_t daemon = pid_in("daemon"), sleeper = pid_in("sleeper");

@@ -34,18 +34,19 @@ TEST(KeptChecks, OfAHealthyNodesRanksTheWorstStandsForThemAndEveryRankThatIsNotH
   const double copy[] = {9.5, 8.0, 9.9, 9.0};
   for (int r = 0; r < 4; ++r) {
     checks.push_back(make_check("rank", "rank " + std::to_string(r), "a", "memory.copy_gbps", copy[r], "GB/s"));
-    checks.push_back(make_check("stragglers", "rank " + std::to_string(r), "a", "straggler.lateness_us", 10.0 * r, "us"));
+    checks.push_back(
+        make_check("stragglers", "rank " + std::to_string(r), "a", "straggler.lateness_us", 10.0 * r, "us"));
   }
   checks.push_back(make_check("rank", "rank 4", "b", "memory.copy_gbps", 9.0, "GB/s"));
   Check wrong = make_check("rank", "rank 5", "b", "memory.wrong", 3, "1");
   wrong.status = Status::failed;
   checks.push_back(wrong);
   checks.push_back(make_check("clock", "a", "a", "clock.skew_ms", 1, "ms"));
-  EXPECT_EQ(subjects(kept_checks(checks)),
-            (std::vector<std::string>{"rank rank 1 memory.copy_gbps",          // a's lowest bandwidth
-                                      "stragglers rank 3 straggler.lateness_us",  // a's latest rank
-                                      "rank rank 4 memory.copy_gbps", "rank rank 5 memory.wrong",
-                                      "clock a clock.skew_ms"}));
+  EXPECT_EQ(
+      subjects(kept_checks(checks)),
+      (std::vector<std::string>{"rank rank 1 memory.copy_gbps",             // a's lowest bandwidth
+                                "stragglers rank 3 straggler.lateness_us",  // a's latest rank
+                                "rank rank 4 memory.copy_gbps", "rank rank 5 memory.wrong", "clock a clock.skew_ms"}));
 }
 
 }  // namespace

@@ -42,8 +42,10 @@ TEST(Latency, EveryTableColumnIsAParameterOrAMetricOfTheLayout) {
   const RecordLayout records = latency_record_layout();
   const TableLayout table = latency_table();
   auto known = [&](const std::string& key) {
-    for (const auto& p : records.params) if (p == key) return true;
-    for (const auto& m : records.metrics) if (m.key == key) return true;
+    for (const auto& p : records.params)
+      if (p == key) return true;
+    for (const auto& m : records.metrics)
+      if (m.key == key) return true;
     return false;
   };
   for (const auto& c : table.key_columns) EXPECT_TRUE(known(c.key)) << c.key;
@@ -53,8 +55,8 @@ TEST(Latency, EveryTableColumnIsAParameterOrAMetricOfTheLayout) {
 
 TEST(Latency, SummaryNamesTheSmallestMessage) {
   const std::vector<std::vector<double>> by_rank = {{2e-6}, {2e-6}};
-  const auto items = latency_summary({latency_record(8, "mpi", by_rank, 1, true, 0, {}),
-                                      latency_record(64, "mpi", by_rank, 1, true, 1, {})});
+  const auto items = latency_summary(
+      {latency_record(8, "mpi", by_rank, 1, true, 0, {}), latency_record(64, "mpi", by_rank, 1, true, 1, {})});
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].text, "2.00 us (8 B)");
   EXPECT_DOUBLE_EQ(items[1].value, 1);

@@ -16,8 +16,8 @@ using test_support::lookup;
 const std::map<std::string, std::string> kNothing;
 const std::map<std::string, std::string> kMpirun{{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}};
 const std::map<std::string, std::string> kSrunPmix{{"PMIX_RANK", "3"}, {"SLURM_PROCID", "3"}};
-const std::map<std::string, std::string> kTorchrun{{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "a"},
-                                                   {"MASTER_PORT", "1"}};
+const std::map<std::string, std::string> kTorchrun{
+    {"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}};
 
 TEST(LaunchChoice, AutoFollowsTheLauncher) {
   EXPECT_EQ(resolve_launcher("auto", lookup(kMpirun), true), "mpi");

@@ -36,8 +36,8 @@ TEST(MachineMode, StealFractionIsTheShareOfTicksBetweenTwoReadings) {
   const CpuTicks before = ticks(5000, 4900, 100);
   EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5600, 5250, 150)), 0.05);  // 50 of 1000 ticks
   EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(6000, 4900, 100)), 0.0);
-  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5000, 4900, 200)), 1.0);   // all of it, never more
-  EXPECT_FALSE(steal_fraction(before, before));                             // no tick passed
+  EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5000, 4900, 200)), 1.0);  // all of it, never more
+  EXPECT_FALSE(steal_fraction(before, before));                            // no tick passed
   // A counter that steps back between readings (proc(5): iowait can decrease; idle and steal are read from
   // per-CPU sources that are not updated together) counts as not grown; the others still give the figure.
   EXPECT_DOUBLE_EQ(*steal_fraction(before, ticks(5400, 4890, 100)), 0.0);

@@ -1,6 +1,6 @@
 // Golden output of the Markdown report: the whole file after begin, after a row, and at the end.
-#include "tests/support/report_pace.hpp"
 #include "core/report/markdown_reporter.hpp"
+#include "tests/support/report_pace.hpp"
 
 #include "tests/support/collective_records.hpp"
 
@@ -78,8 +78,9 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
   skipped.status = "skipped";
   clock.let_the_pace_pass();
   reporter.add(records({measured("out-of-place", 250.25, 0), skipped}));
-  const std::string rows = header + "| 1048576 | 262144 | float | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
-                                    "skipped |  |  |  |  |  |\n";
+  const std::string rows = header +
+                           "| 1048576 | 262144 | float | sum | -1 | 250.25 | 4.19 | 6.29 | 0 | 2.00 | 1.25 | "
+                           "skipped |  |  |  |  |  |\n";
   EXPECT_EQ(read(path), rows);
 
   info.status = "failed";

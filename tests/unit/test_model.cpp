@@ -107,7 +107,7 @@ TEST(Model, PredictsEachStepOfTheSweepOnceWhenRankCountsRoundItsSizes) {
   const ModelResult r = build_model({ring_sweep(2), rounded}, {"a.json", "b.json"}, ModelOptions{});
   ASSERT_EQ(r.models.size(), 1u);
   const CollectiveModel& m = r.models[0];
-  EXPECT_EQ(m.points.size(), 20u);  // every measured case is kept as measured
+  EXPECT_EQ(m.points.size(), 20u);       // every measured case is kept as measured
   ASSERT_EQ(m.predictions.size(), 20u);  // 10 steps at each of 2 and 4 ranks
   for (std::size_t i = 0; i < 10; ++i) {
     EXPECT_EQ(m.predictions[i].nranks, 2);
@@ -151,7 +151,10 @@ TEST(Model, NamesTheEagerLimitWhereTheTimesLeaveTheLine) {
   const CollectiveModel& m = r.models[0];
   ASSERT_FALSE(m.breaks.empty());
   EXPECT_EQ(m.breaks[0].rfind("p=2, 128 KiB .. 2 MiB: one step's message is past btl_tcp_eager_limit (64 KiB, Open "
-                              "MPI's default; tcp between hosts)", 0), 0u) << m.breaks[0];
+                              "MPI's default; tcp between hosts)",
+                              0),
+            0u)
+      << m.breaks[0];
   std::size_t refused = 0;  // 128 KiB, 512 KiB and 2 MiB (the sweep goes by 4), with causes of their own
   for (const FittedPoint& p : m.points) {
     if (p.refused) {
@@ -191,10 +194,12 @@ TEST(Model, BadInputIsOneUsageError) {
     }
   };
   usage({}, {}, "no report given");
-  usage({ring_sweep(2), ring_sweep(2, 0, 1, "allgather")}, {}, "several collectives (allreduce, allgather); choose one with --collective");
+  usage({ring_sweep(2), ring_sweep(2, 0, 1, "allgather")}, {},
+        "several collectives (allreduce, allgather); choose one with --collective");
   ModelOptions rd;
   rd.algorithm = Algorithm::ring;
-  usage({ring_sweep(2, 0, 1, "allreduce", "nccl")}, rd, "names an Open MPI algorithm, but report 'r.json' ran on the nccl backend");
+  usage({ring_sweep(2, 0, 1, "allreduce", "nccl")}, rd,
+        "names an Open MPI algorithm, but report 'r.json' ran on the nccl backend");
   ModelOptions bruck;
   bruck.algorithm = Algorithm::bruck;
   usage({ring_sweep(2)}, bruck, "allreduce has no such algorithm here; give one of: ring, recursive-doubling");
@@ -230,9 +235,15 @@ TEST(Model, AbsurdSizesAreRefusedAndOddNumbersLeftOut) {
         << why;
   }
   const std::size_t all = ring_sweep(2).records.size();
-  for (const auto& [key, value] : std::vector<std::pair<std::string, ParamValue>>{
-           {"bytes", std::nan("")}, {"bytes", -INFINITY}, {"bytes", -5.0}, {"bytes", 0.5}, {"bytes", std::string("x")},
-           {"nranks", 1e300}, {"nranks", -1e300}, {"nranks", std::nan("")}, {"nranks", 0.0}}) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, ParamValue>>{{"bytes", std::nan("")},
+                                                                                  {"bytes", -INFINITY},
+                                                                                  {"bytes", -5.0},
+                                                                                  {"bytes", 0.5},
+                                                                                  {"bytes", std::string("x")},
+                                                                                  {"nranks", 1e300},
+                                                                                  {"nranks", -1e300},
+                                                                                  {"nranks", std::nan("")},
+                                                                                  {"nranks", 0.0}}) {
     ParsedReport r = ring_sweep(2);
     r.records[0].set(key, value);
     const ModelResult m = build_model({r, ring_sweep(4)}, {"r.json", "s.json"}, {});
@@ -291,7 +302,8 @@ TEST(Model, ViewsCarryTheFigures) {
   EXPECT_NE(text.find("beta          0.5 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("= 100% of the 0.5 GB/s link"), std::string::npos) << text;
   // 2 MiB at 4 ranks: 6 alpha + 1.5 S beta = 6381 us; busbw 1.5 S / T = 0.493 GB/s, 99 % of the 0.5 GB/s link
-  EXPECT_NE(text.find("  p=4, 2 MiB: busbw 0.493 GB/s, 99% of what the links allow (0.5 GB/s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  p=4, 2 MiB: busbw 0.493 GB/s, 99% of what the links allow (0.5 GB/s)"), std::string::npos)
+      << text;
   const auto j = nlohmann::json::parse(model_json(r));
   EXPECT_EQ(j["model_schema_version"], 1);
   EXPECT_NEAR(j["models"][0]["alpha_us"]["value"].get<double>(), 15, 1e-6);

@@ -68,7 +68,8 @@ TEST(OpenFiles, AHardLimitBelowTheNeedIsOneErrorNamingIt) {
           ensure_open_files(0, 2000);
         } catch (const Error& e) {
           const std::string m = e.what();
-          std::exit(e.code() == ExitCode::unavailable && m.find("rank 0 of 2000 needs about 2063 open files") != std::string::npos &&
+          std::exit(e.code() == ExitCode::unavailable &&
+                            m.find("rank 0 of 2000 needs about 2063 open files") != std::string::npos &&
                             m.find("at most 1024 (hard limit, ulimit -Hn)") != std::string::npos && soft_limit() == 100
                         ? 0
                         : 2);

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace distbench::compare {
@@ -52,8 +52,9 @@ TEST(OutputCap, OverTheCapTheHeadTheDroppedCountAndTheTail) {
   const std::string output = numbered(10'000);
   char line[256];
   const std::string dropped(line, dropped_line(line, sizeof line, 10'000 - 100 - 50, 100, 50));
-  EXPECT_EQ(dropped, "\n[... 9850 bytes of output dropped here by distbench compare: the log keeps the first 100 and "
-                     "the last 50 bytes ...]\n");
+  EXPECT_EQ(dropped,
+            "\n[... 9850 bytes of output dropped here by distbench compare: the log keeps the first 100 and "
+            "the last 50 bytes ...]\n");
   const std::string expected = output.substr(0, 100) + dropped + output.substr(10'000 - 50);
   for (std::size_t piece : {1u, 3u, 49u, 50u, 51u, 99u, 4096u, 10'000u}) {  // pieces smaller and larger than the ring
     EXPECT_EQ(capped(output, 100, 50, piece), expected) << piece;

@@ -5,8 +5,8 @@
 
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>

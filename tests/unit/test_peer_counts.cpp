@@ -20,14 +20,14 @@ TEST(PeerCounts, OsuTimesAThousandCallsUpTo8KiBAndAHundredAbove) {
 TEST(PeerCounts, ImbKeepsFortyMiBPerSizeAndWarmsUpATenth) {
   EXPECT_EQ(imb_counts(0).iterations, 1000);
   EXPECT_EQ(imb_counts(0).warmup, 100);
-  EXPECT_EQ(imb_counts(4096).iterations, 1000);      // 40 MiB / 4 KiB = 10240: capped at 1000
-  EXPECT_EQ(imb_counts(65536).iterations, 640);      // 40 MiB / 64 KiB
+  EXPECT_EQ(imb_counts(4096).iterations, 1000);  // 40 MiB / 4 KiB = 10240: capped at 1000
+  EXPECT_EQ(imb_counts(65536).iterations, 640);  // 40 MiB / 64 KiB
   EXPECT_EQ(imb_counts(65536).warmup, 64);
   EXPECT_EQ(imb_counts(1 << 20).iterations, 40);
-  EXPECT_EQ(imb_counts(1 << 20).warmup, 10);         // a tenth is 4: at least min(10, 40)
+  EXPECT_EQ(imb_counts(1 << 20).warmup, 10);  // a tenth is 4: at least min(10, 40)
   EXPECT_EQ(imb_counts(16 << 20).iterations, 2);
-  EXPECT_EQ(imb_counts(16 << 20).warmup, 2);         // min(10, 2)
-  EXPECT_EQ(imb_counts(64 << 20).iterations, 1);     // at least one
+  EXPECT_EQ(imb_counts(16 << 20).warmup, 2);      // min(10, 2)
+  EXPECT_EQ(imb_counts(64 << 20).iterations, 1);  // at least one
 }
 
 TEST(PeerCounts, GivenCountsReplaceThePeers) {

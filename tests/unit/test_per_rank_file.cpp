@@ -44,7 +44,8 @@ Record measured(std::int64_t bytes, std::vector<int> ranks, const std::vector<st
   r.kind = "collective";
   r.set("collective", std::string("allreduce")).set("bytes", bytes);
   for (int rank : ranks) {
-    r.ranks.push_back({rank, hosts[static_cast<std::size_t>(rank)],
+    r.ranks.push_back({rank,
+                       hosts[static_cast<std::size_t>(rank)],
                        {{"time_us", 10.0 + rank}, {"minor_faults_per_op", rank == 1 ? 0.5 : 0.0}}});
   }
   return r;

@@ -47,8 +47,7 @@ TEST(PlotAxis, ByteAxisTicksAtPowersOfTwo) {
 }
 
 TEST(PlotAxis, LogAxisTicksAtDecadesOrBetweenThem) {
-  EXPECT_EQ(labels(make_axis(0.01, 20, true, TickStyle::number)),
-            (std::vector<std::string>{"0.01", "0.1", "1", "10"}));
+  EXPECT_EQ(labels(make_axis(0.01, 20, true, TickStyle::number)), (std::vector<std::string>{"0.01", "0.1", "1", "10"}));
   EXPECT_EQ(labels(make_axis(0.6, 30, true, TickStyle::number)),
             (std::vector<std::string>{"0.5", "1", "2", "5", "10", "20", "50"}));
   EXPECT_EQ(labels(make_axis(2.5, 8, true, TickStyle::number)),

@@ -21,10 +21,10 @@ TEST(Quote, ValidUtf8IsKept) { EXPECT_EQ(escape_text("nœud-é-日本-😀"), "n
 
 TEST(Quote, InvalidUtf8BytesAreEscaped) {
   EXPECT_EQ(escape_text("a\xff"), "a\\xff");
-  EXPECT_EQ(escape_text("\xc3"), "\\xc3");                 // a sequence cut short
-  EXPECT_EQ(escape_text("\xc0\xaf"), "\\xc0\\xaf");        // overlong '/'
+  EXPECT_EQ(escape_text("\xc3"), "\\xc3");                    // a sequence cut short
+  EXPECT_EQ(escape_text("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
   EXPECT_EQ(escape_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
-  EXPECT_EQ(escape_text("\x80x"), "\\x80x");               // a stray continuation byte
+  EXPECT_EQ(escape_text("\x80x"), "\\x80x");                  // a stray continuation byte
 }
 
 TEST(Quote, HiddenCharactersAreEscaped) {
@@ -34,9 +34,7 @@ TEST(Quote, HiddenCharactersAreEscaped) {
 
 TEST(Quote, ShortTextIsNotCut) { EXPECT_EQ(excerpt(std::string(80, 'x')), std::string(80, 'x')); }
 
-TEST(Quote, LongTextIsCutTo80CodePoints) {
-  EXPECT_EQ(excerpt(std::string(100000, 'x')), std::string(80, 'x') + "...");
-}
+TEST(Quote, LongTextIsCutTo80CodePoints) { EXPECT_EQ(excerpt(std::string(100000, 'x')), std::string(80, 'x') + "..."); }
 
 TEST(Quote, CutNeverSplitsAUtf8Sequence) {
   std::string text;
@@ -47,9 +45,7 @@ TEST(Quote, CutNeverSplitsAUtf8Sequence) {
   EXPECT_EQ(excerpt("日本語", 2), "日本...");
 }
 
-TEST(Quote, AnEscapeCountsAsOneAndIsNeverSplit) {
-  EXPECT_EQ(excerpt("\0\0\0"s, 2), "\\x00\\x00...");
-}
+TEST(Quote, AnEscapeCountsAsOneAndIsNeverSplit) { EXPECT_EQ(excerpt("\0\0\0"s, 2), "\\x00\\x00..."); }
 
 using test_support::shell_output;
 
@@ -66,7 +62,9 @@ TEST(Quote, AShellReadsAQuotedWordBackAsItWas) {
   }
 }
 
-TEST(Quote, HtmlEscapeMakesEntities) { EXPECT_EQ(html_escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"); }
+TEST(Quote, HtmlEscapeMakesEntities) {
+  EXPECT_EQ(html_escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+}
 
 TEST(Quote, XmlTextHasNoControlCharacterAndOnlyValidUtf8) {
   EXPECT_EQ(xml_text("case\x01<b>"), "case\\x01&lt;b&gt;");
@@ -124,7 +122,7 @@ TEST(Quote, BidiAndInvisibleCharactersShowAsEscapesEverywhere) {
   }
   EXPECT_EQ(html_escape("case \u202edaer"), "case \\u202edaer");
   EXPECT_EQ(html_escape("n\u0153ud-\u65e5\U0001f600"), "n\u0153ud-\u65e5\U0001f600");  // visible text is kept
-  EXPECT_EQ(html_escape("\xff<"), "\\xff&lt;");  // a byte that is not UTF-8
+  EXPECT_EQ(html_escape("\xff<"), "\\xff&lt;");                                        // a byte that is not UTF-8
 }
 
 TEST(Quote, ValidUtf8ReplacesStrayBytesOnly) {

@@ -47,9 +47,10 @@ Hello claim(int rank, int world = 3, std::string run_id = "", std::optional<hs::
 }
 
 Frame hello_frame(const Hello& h, const hs::Nonce& challenge) {
-  const Json body = {{"protocol", hs::kProtocol}, {"rank", h.rank}, {"world_size", h.world}, {"host", "node1"},
-                     {"port", 40000 + h.rank % 1000}, {"pid", 100 + h.rank}, {"run_id", h.run_id},
-                     {"nonce", hs::hex(h.mine)}, {"secret", h.key.has_value()}};
+  const Json body = {
+      {"protocol", hs::kProtocol},     {"rank", h.rank},      {"world_size", h.world}, {"host", "node1"},
+      {"port", 40000 + h.rank % 1000}, {"pid", 100 + h.rank}, {"run_id", h.run_id},    {"nonce", hs::hex(h.mine)},
+      {"secret", h.key.has_value()}};
   return frame_in(hs::frame_of(FrameType::hello, hs::sealed(h.key, hs::Purpose::hello, challenge, h.mine, body)));
 }
 

@@ -63,8 +63,9 @@ TEST(ReportViews, MarkdownHasARowPerRecord) {
   ASSERT_EQ(table.size(), 2 + r.records.size());
   // The varying parameters (placement, bytes, count), then every metric with its unit, then the status.
   // (a key's '_' escaped: it reads as text, not emphasis)
-  EXPECT_EQ(table[0], "| placement | bytes | count | time\\_us (us) | algbw\\_gbps (GB/s) | busbw\\_gbps (GB/s) | "
-                      "wrong (elements) | faults\\_per\\_op (1/op) | switches\\_per\\_op (1/op) | status |");
+  EXPECT_EQ(table[0],
+            "| placement | bytes | count | time\\_us (us) | algbw\\_gbps (GB/s) | busbw\\_gbps (GB/s) | "
+            "wrong (elements) | faults\\_per\\_op (1/op) | switches\\_per\\_op (1/op) | status |");
   EXPECT_EQ(table[1], "| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |");
   EXPECT_EQ(table[2].rfind("| out-of-place | 8 | 2 | 0.", 0), 0u) << table[2];
   for (std::size_t i = 2; i < table.size(); ++i) EXPECT_EQ(table[i].substr(table[i].size() - 5), " ok |");
@@ -141,13 +142,18 @@ TEST(ReportViews, HtmlIsASelfContainedPageWithPlots) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace, never fetched
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_EQ(count_of(html, "<svg"), 2u);      // busbw and time against the size
-  EXPECT_EQ(count_of(html, "<polyline"), 4u);  // a line per placement in each
-  EXPECT_EQ(count_of(html, "<polygon"), 2u);   // the ranks' spread around each time line
+  EXPECT_EQ(count_of(html, "<svg"), 2u);                   // busbw and time against the size
+  EXPECT_EQ(count_of(html, "<polyline"), 4u);              // a line per placement in each
+  EXPECT_EQ(count_of(html, "<polygon"), 2u);               // the ranks' spread around each time line
   EXPECT_EQ(count_of(html, "<tr><td"), r.records.size());  // the results table, no row skipped
-  std::vector<std::string> texts = {r.info.git_sha, "<code>distbench allreduce -b 8 -e 1M -f 8 -n 10 --json example.json",
-                                    fmt::format("{}: ranks 0, 1", r.info.ranks.at(0).host), "Open MPI",
-                                    "status-complete", "avg_busbw_gbps", ">out-of-place</text>", "busbw_gbps (GB/s)"};
+  std::vector<std::string> texts = {r.info.git_sha,
+                                    "<code>distbench allreduce -b 8 -e 1M -f 8 -n 10 --json example.json",
+                                    fmt::format("{}: ranks 0, 1", r.info.ranks.at(0).host),
+                                    "Open MPI",
+                                    "status-complete",
+                                    "avg_busbw_gbps",
+                                    ">out-of-place</text>",
+                                    "busbw_gbps (GB/s)"};
   if (!r.info.environment.empty()) texts.push_back(r.info.environment.front().first);
   for (const Warning& w : r.info.warnings) texts.push_back(w.code);
   for (const std::string& text : texts) EXPECT_NE(html.find(text), std::string::npos) << text;

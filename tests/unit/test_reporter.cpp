@@ -34,7 +34,8 @@ RunDescription counting() {
   RunDescription d;
   d.benchmark = "test";
   d.summarize = [](const std::vector<Record>& records) {
-    return std::vector<SummaryItem>{{"n", "Records", static_cast<double>(records.size()), std::to_string(records.size())}};
+    return std::vector<SummaryItem>{
+        {"n", "Records", static_cast<double>(records.size()), std::to_string(records.size())}};
   };
   return d;
 }

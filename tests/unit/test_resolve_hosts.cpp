@@ -142,9 +142,7 @@ TEST(ResolveHosts, AResolverThatNeverAnswersEndsAtTheDeadline) {
 
 // The resolver's answers are each name's own, in order, whichever thread looked it up.
 TEST(ResolveHosts, EachNameGetsItsOwnAnswer) {
-  const LookupFunction odd_fail = [](const std::string& host) {
-    return (host.back() - '0') % 2 == 1 ? EAI_NONAME : 0;
-  };
+  const LookupFunction odd_fail = [](const std::string& host) { return (host.back() - '0') % 2 == 1 ? EAI_NONAME : 0; };
   const std::vector<std::string> hosts = numeric_hosts(500);
   const auto r = resolve_hosts(hosts, std::chrono::seconds(60), 8, odd_fail);
   ASSERT_EQ(r.size(), hosts.size());

@@ -11,7 +11,8 @@ namespace {
 
 // Ring allreduce rows at p ranks for sizes 8 B .. 8 MiB by 4: (2(p-1), 2(p-1)/p S, (p-1)/p S).
 void ring_rows(int p, std::vector<Row>& x) {
-  for (double s = 8; s <= 8 * 1024 * 1024; s *= 4) x.push_back({2.0 * (p - 1), 2.0 * (p - 1) / p * s, (p - 1.0) / p * s});
+  for (double s = 8; s <= 8 * 1024 * 1024; s *= 4)
+    x.push_back({2.0 * (p - 1), 2.0 * (p - 1) / p * s, (p - 1.0) / p * s});
 }
 
 constexpr double kAlpha = 20e-6, kBeta = 1e-9;  // 20 us, 1 GB/s
@@ -78,7 +79,7 @@ TEST(RobustFit, GrossOutliersGetWeightZeroAndDoNotMoveTheFit) {
   std::vector<Row> x;
   ring_rows(2, x);
   std::vector<double> y = times(x, 0.01);
-  y[3] *= 3;   // a cliff
+  y[3] *= 3;    // a cliff
   y[7] *= 0.3;  // in a cache
   const RobustFit f = robust_relative_fit(x, y);
   ASSERT_TRUE(f.ok);

@@ -122,7 +122,8 @@ TEST(LinkPlan, SaysPairsRoundsDegreesAndThePredictedTime) {
   const auto lines = link_plan_lines(plan, false);
   ASSERT_EQ(lines.size(), 5U);
   EXPECT_THAT(lines[0], HasSubstr("link schedule for 1000 nodes: scaled: ring, distances 2^k, 1 random ring (seed 1)"));
-  EXPECT_THAT(lines[1], HasSubstr(fmt::format("pairs: {} (every pair: 499500; 4 n log2 n: 39863)", plan.schedule.pairs())));
+  EXPECT_THAT(lines[1],
+              HasSubstr(fmt::format("pairs: {} (every pair: 499500; 4 n log2 n: 39863)", plan.schedule.pairs())));
   EXPECT_THAT(lines[2], HasSubstr("(every pair: 999)"));
   EXPECT_THAT(lines[3], HasSubstr(fmt::format("min {}", plan.degree_min)));
   EXPECT_THAT(lines[4], HasSubstr(fmt::format("{} rounds x 0.5 s", plan.schedule.rounds.size())));
@@ -153,10 +154,9 @@ TEST(ScaledIsolation, ANodeSlowWithSeveralPeersIsTheOneRetested) {
   const Topology topo = one_rank_per_node(n);
   HealthPlan plan;
   // node 37's egress at a hundredth: every pair it is in has a slow direction
-  const auto links = link_checks(measured_links(n, pairs, [&](int from, int to) {
-                                   return from == slow ? 0.01 : healthy_gbps(from, to);
-                                 }),
-                                 topo, plan);
+  const auto links = link_checks(
+      measured_links(n, pairs, [&](int from, int to) { return from == slow ? 0.01 : healthy_gbps(from, to); }), topo,
+      plan);
   const auto iso = plan_isolation(n, links.bad, links.good, links.score);
   ASSERT_EQ(iso.retests.size(), 1U) << "its peers are explained by it";
   EXPECT_EQ(iso.retests[0].first, slow);
@@ -176,10 +176,9 @@ TEST(ScaledIsolation, ALinkSlowWithOnePeerOnlyIsRetestedAloneAndBothEndsAgainstR
   const auto pairs = link_schedule(n, LinkMode::scaled, 1).in_order();
   const Topology topo = one_rank_per_node(n);
   HealthPlan plan;
-  const auto links = link_checks(measured_links(n, pairs, [](int from, int to) {
-                                   return (from == 5 && to == 6) ? 0.01 : healthy_gbps(from, to);
-                                 }),
-                                 topo, plan);
+  const auto links = link_checks(
+      measured_links(n, pairs, [](int from, int to) { return (from == 5 && to == 6) ? 0.01 : healthy_gbps(from, to); }),
+      topo, plan);
   ASSERT_EQ(links.bad, (std::vector<NodePair>{{5, 6}}));
   const auto iso = plan_isolation(n, links.bad, links.good, links.score);
   EXPECT_EQ(iso.link_retests, (std::vector<NodePair>{{5, 6}}));

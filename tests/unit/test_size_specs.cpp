@@ -4,8 +4,8 @@
 
 #include "core/error.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <string>
@@ -51,8 +51,9 @@ TEST(SizeSpecs, ABadItemSaysWhatIsWrong) {
   }
   // too many sizes: the advice is this grammar's, not the sweep's -f/--stepfactor (model has no such flag)
   const std::string many = refusal_of_item("1:1G:1.0001");
-  EXPECT_EQ(many, "'1:1G:1.0001' would hold more than 10000 sizes; give a larger FACTOR (the third number, e.g. "
-                  "1:1G:4) or a narrower MIN:MAX");
+  EXPECT_EQ(many,
+            "'1:1G:1.0001' would hold more than 10000 sizes; give a larger FACTOR (the third number, e.g. "
+            "1:1G:4) or a narrower MIN:MAX");
   EXPECT_EQ(many.find("stepfactor"), std::string::npos);
 }
 

@@ -172,9 +172,9 @@ TEST(FormatBytes, ExactMultiplesHaveNoDecimals) {
 TEST(FormatBytes, OtherSizesHaveUpToTwoDecimals) {
   EXPECT_EQ(format_bytes(3u << 19), "1.5 MiB");
   EXPECT_EQ(format_bytes(1280), "1.25 KiB");
-  EXPECT_EQ(format_bytes(1025), "1 KiB");        // 1.0009..., rounded
-  EXPECT_EQ(format_bytes(1100), "1.07 KiB");     // 1.0742...
-  EXPECT_EQ(format_bytes(1048575), "1 MiB");     // 1023.999 KiB rounds into the next unit
+  EXPECT_EQ(format_bytes(1025), "1 KiB");     // 1.0009..., rounded
+  EXPECT_EQ(format_bytes(1100), "1.07 KiB");  // 1.0742...
+  EXPECT_EQ(format_bytes(1048575), "1 MiB");  // 1023.999 KiB rounds into the next unit
   EXPECT_EQ(format_bytes(1048064), "1023.5 KiB");
   EXPECT_EQ(format_bytes(std::numeric_limits<std::uint64_t>::max()), "16 EiB");
 }

@@ -35,18 +35,18 @@ TEST(Stopping, CountModePlansAsManySamplesAsFitTheBudget) {
   rule.samples = 20;
   rule.min_samples = 10;
   rule.max_time_s = 0.05;
-  EXPECT_EQ(rule.planned_samples(1e-3), 20u);     // 20 ms of samples fit
-  EXPECT_EQ(rule.planned_samples(0.0025), 20u);   // exactly 50 ms
-  EXPECT_EQ(rule.planned_samples(0.004), 12u);    // 12 fit in 50 ms
-  EXPECT_EQ(rule.planned_samples(0.1), 10u);      // never fewer than min_samples
+  EXPECT_EQ(rule.planned_samples(1e-3), 20u);    // 20 ms of samples fit
+  EXPECT_EQ(rule.planned_samples(0.0025), 20u);  // exactly 50 ms
+  EXPECT_EQ(rule.planned_samples(0.004), 12u);   // 12 fit in 50 ms
+  EXPECT_EQ(rule.planned_samples(0.1), 10u);     // never fewer than min_samples
   rule.min_samples = 30;
-  EXPECT_EQ(rule.planned_samples(0.1), 20u);      // nor more than -n
-  rule.max_time_s = 0;                            // no budget: exactly -n
+  EXPECT_EQ(rule.planned_samples(0.1), 20u);  // nor more than -n
+  rule.max_time_s = 0;                        // no budget: exactly -n
   rule.min_samples = 1;
   EXPECT_EQ(rule.planned_samples(10.0), 20u);
   rule.max_time_s = 0.05;
-  EXPECT_EQ(rule.planned_samples(10.0), 1u);      // at least one sample, whatever the budget
-  EXPECT_EQ(rule.planned_samples(0), 20u);        // an unmeasurably short sample: -n
+  EXPECT_EQ(rule.planned_samples(10.0), 1u);  // at least one sample, whatever the budget
+  EXPECT_EQ(rule.planned_samples(0), 20u);    // an unmeasurably short sample: -n
 }
 
 TEST(Stopping, FixedModeTargetIsAlwaysMet) {

@@ -247,8 +247,8 @@ TEST(CollectiveTable, EachTimingMethodAGroupWithinItsPlacement) {
   plan.timings = {Timing::osu, Timing::sampled};
   const TableLayout t = collective_table(plan);
   EXPECT_EQ(t.split_key, "placement+timing");
-  EXPECT_EQ(t.split_values, (std::vector<std::string>{"out-of-place osu", "out-of-place sampled", "in-place osu",
-                                                      "in-place sampled"}));
+  EXPECT_EQ(t.split_values,
+            (std::vector<std::string>{"out-of-place osu", "out-of-place sampled", "in-place osu", "in-place sampled"}));
   std::vector<Record> row;
   for (const char* placement : {"in-place", "out-of-place"}) {
     for (const char* timing : {"sampled", "osu"}) {

@@ -186,7 +186,8 @@ TEST(SweepWarnings, ACaseThatChangesSpeedWhileItRunsIsAFindingWithTheFlagThatRep
 }
 
 // On the host clock: a 4 MiB allreduce that ran 460 us a call, then 590 from its 12th sample on (a shared machine's
-// modes, bench/README.md), is named; scatter without a level, a change under 20 %, or too few samples are not.
+// modes, docs/measurements/2026-11-27-allreduce-vs-peers.md), is named; scatter without a level, a change under 20 %,
+// or too few samples are not.
 TEST(SweepWarnings, AHostTimedCaseThatChangesLevelWhileItRunsIsNamed) {
   auto levels = [](double early_us, double late_us, int switch_at, std::size_t n = 20) {
     std::vector<double> xs;
@@ -210,8 +211,8 @@ TEST(SweepWarnings, AHostTimedCaseThatChangesLevelWhileItRunsIsNamed) {
   scattered.samples[0] *= 1.6;
   scattered.samples[2] *= 0.7;
   EXPECT_FALSE(has_code(sweep_warnings({scattered}, SweepPlan{}), "speed_changed"));
-  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 540, 10)}, SweepPlan{}), "speed_changed"));  // 17 %
-  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 590, 4, 8)}, SweepPlan{}), "speed_changed"));  // 8 samples
+  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 540, 10)}, SweepPlan{}), "speed_changed"));     // 17 %
+  EXPECT_FALSE(has_code(sweep_warnings({levels(460, 590, 4, 8)}, SweepPlan{}), "speed_changed"));   // 8 samples
   EXPECT_FALSE(has_code(sweep_warnings({with_samples(bimodal())}, SweepPlan{}), "speed_changed"));  // interleaved
 }
 

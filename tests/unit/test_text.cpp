@@ -53,9 +53,9 @@ TEST(Text, HugeFiguresTakeAnExponent) {
 TEST(Text, FittedNumbersShedDecimalsThenTakeAnExponentAsNcclTestsDoes) {
   EXPECT_EQ(fitted_text(6.92, 7), "6.92");
   EXPECT_EQ(fitted_text(2002.85, 7), "2002.85");
-  EXPECT_EQ(fitted_text(1024.42, 6), "1024.4");   // %.2f would take 7
-  EXPECT_EQ(fitted_text(21444.9, 6), "21445");    // then %.0f
-  EXPECT_EQ(fitted_text(3.1e6, 6), "3e+06");      // then an exponent, no decimal below a width of 7
+  EXPECT_EQ(fitted_text(1024.42, 6), "1024.4");  // %.2f would take 7
+  EXPECT_EQ(fitted_text(21444.9, 6), "21445");   // then %.0f
+  EXPECT_EQ(fitted_text(3.1e6, 6), "3e+06");     // then an exponent, no decimal below a width of 7
   EXPECT_EQ(fitted_text(12345678.9, 7), "1.2e+07");
   EXPECT_EQ(fitted_text(-1.5, 6), "-1.50");
   EXPECT_EQ(fitted_text(std::numeric_limits<double>::infinity(), 6), "-");

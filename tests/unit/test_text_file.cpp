@@ -91,7 +91,7 @@ TEST_F(TextFile, RefusesAnEmptyPath) {
 
 TEST_F(TextFile, NamesAMissingFile) {
   EXPECT_EQ(text_read_error(path("missing")), "cannot read hostfile '" + path("missing") +
-                                             "': No such file or directory; check the path and its permissions");
+                                                  "': No such file or directory; check the path and its permissions");
 }
 
 TEST_F(TextFile, EscapesControlCharactersInThePath) {

@@ -167,10 +167,10 @@ TEST(BucketCheckBound, IsGammaOfTheRoundingsTimesTheAbsoluteSum) {
 // Each metric is declared once (metrics::all): the layout lists them all, the table shows every one with a title
 // (loss_first and samples_per_s_1rank: in the reports only), and the builder sets exactly these.
 TEST(TrainRecord, TheTableShowsTheDeclaredMetricsAndTheBuilderSetsThem) {
-  EXPECT_EQ(test_support::shown_metrics(train_layout(), train_table()),
-            (std::vector<std::string>{"step_ms", "step_p90_ms", "compute_ms", "comm_ms", "exposed_ms",
-                                      "overlap_efficiency", "samples_per_s", "loss_last", "scaling_efficiency",
-                                      "max_rel_diff", "wrong"}));
+  EXPECT_EQ(
+      test_support::shown_metrics(train_layout(), train_table()),
+      (std::vector<std::string>{"step_ms", "step_p90_ms", "compute_ms", "comm_ms", "exposed_ms", "overlap_efficiency",
+                                "samples_per_s", "loss_last", "scaling_efficiency", "max_rel_diff", "wrong"}));
   EXPECT_EQ(train_layout().metrics.size(), std::size(metrics::all));
   ModeResult m;
   m.backend = "mpi";

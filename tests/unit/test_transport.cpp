@@ -33,8 +33,8 @@ TEST(Transport, BetweenHostsTcpAndItsDefault) {
 }
 
 TEST(Transport, AMcaSettingReplacesTheDefault) {
-  const auto l = eager_limit(open_mpi_run({"a", "b"}, {{"OMPI_MCA_btl", "tcp,self"},
-                                                       {"OMPI_MCA_btl_tcp_eager_limit", "4194304"}}));
+  const auto l = eager_limit(
+      open_mpi_run({"a", "b"}, {{"OMPI_MCA_btl", "tcp,self"}, {"OMPI_MCA_btl_tcp_eager_limit", "4194304"}}));
   ASSERT_TRUE(l.has_value());
   EXPECT_EQ(l->bytes, 4194304);
   EXPECT_EQ(l->source, "OMPI_MCA_btl_tcp_eager_limit=4194304");

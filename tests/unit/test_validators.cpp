@@ -1,8 +1,8 @@
 // Option checks in words: what each accepts, the message for what it refuses, the rule --help shows.
 #include "cli/validators.hpp"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <string>

@@ -98,8 +98,7 @@ TEST(ZeroOptions, BadInputIsAUsageErrorThatNamesIt) {
   EXPECT_NE(usage_message(with([](ZeroOptions& o) { o.check_steps = 0; })).find("--check-steps"), std::string::npos);
   ZeroOptions c;
   c.config = std::string("z.json");
-  EXPECT_NE(usage_message(c, "{zero_opt_level: 1").find("z.json is not valid JSON at byte"),
-            std::string::npos);
+  EXPECT_NE(usage_message(c, "{zero_opt_level: 1").find("z.json is not valid JSON at byte"), std::string::npos);
   const std::string huge = usage_message(c, R"({"bucket_mb": 1e400})");
   EXPECT_NE(huge.find("z.json is not valid JSON at byte"), std::string::npos) << huge;
   EXPECT_NE(huge.find("the number 1e400 is beyond the range of a double"), std::string::npos) << huge;

@@ -16,10 +16,10 @@ namespace {
 // the layout's order (with both forms of stage 1, beside the zero1_reduce parameter), and the builder sets exactly
 // these.
 TEST(ZeroRecord, TheTableShowsTheDeclaredMetricsAndTheBuilderSetsThem) {
-  const std::vector<std::string> shown = {
-      "step_ms", "reduce_ms", "update_ms", "gather_ms", "layer_gather_ms", "predicted_ms",
-      "step_vs_predicted", "update_vs_copy", "sent_mb", "net_sent_mb", "state_mb", "buffer_mb", "library_mb",
-      "peak_rss_mb", "device_mb", "wrong"};
+  const std::vector<std::string> shown = {"step_ms",         "reduce_ms",    "update_ms",         "gather_ms",
+                                          "layer_gather_ms", "predicted_ms", "step_vs_predicted", "update_vs_copy",
+                                          "sent_mb",         "net_sent_mb",  "state_mb",          "buffer_mb",
+                                          "library_mb",      "peak_rss_mb",  "device_mb",         "wrong"};
   EXPECT_EQ(test_support::shown_metrics(zero_record_layout(), zero_table()), shown);
   EXPECT_EQ(test_support::shown_metrics(zero_record_layout(), zero_table(true)), shown);
   EXPECT_EQ(zero_record_layout().metrics.size(), std::size(metrics::all));

@@ -61,7 +61,9 @@ KeyValues build_versions() {
 }  // namespace
 
 BackendEntry mpi_backend_entry() {
-  return {"mpi", "MPI collectives on host memory (OpenMPI)", [] { return std::optional<std::string>(); },
+  return {"mpi",
+          "MPI collectives on host memory (OpenMPI)",
+          [] { return std::optional<std::string>(); },
           [](Connector& connector, const BackendOptions& options) -> std::unique_ptr<Backend> {
             return std::make_unique<MPIBackend>(connector, options.huge_pages);
           },

@@ -104,7 +104,10 @@ class BoundedMessages::Incoming {
 };
 
 BoundedMessages::BoundedMessages(MPI_Comm comm, int rank, int size)
-    : comm_(comm), rank_(rank), size_(size), sent_to_(static_cast<std::size_t>(size), 0),
+    : comm_(comm),
+      rank_(rank),
+      size_(size),
+      sent_to_(static_cast<std::size_t>(size), 0),
       received_from_(static_cast<std::size_t>(size), 0) {
   int* tag_ub = nullptr;
   int found = 0;
@@ -149,8 +152,8 @@ void BoundedMessages::send_copy(std::span<const std::byte> data, int peer, int t
   start_send(copy, peer, tag, sends);
   if (poll_until(deadline, [&] { return test(sends.front().request); })) return;
   given_up_.push_back(std::move(sends.front()));
-  throw Error(ExitCode::timeout, fmt::format("{}: rank {} could not send its {} bytes to rank {} by the deadline",
-                                             what, rank_, data.size(), peer));
+  throw Error(ExitCode::timeout, fmt::format("{}: rank {} could not send its {} bytes to rank {} by the deadline", what,
+                                             rank_, data.size(), peer));
 }
 
 std::vector<std::byte> BoundedMessages::receive_one(int source, int tag, Deadline deadline, const char* what) {
@@ -202,9 +205,8 @@ void BoundedMessages::broadcast(std::vector<std::byte>& data, int root, Deadline
   for (int r = 0; r < size_; ++r) {
     if (r != root) start_send(copy, r, tag, sends);
   }
-  poll_until(deadline, [&] {
-    return std::all_of(sends.begin(), sends.end(), [](Pending& p) { return test(p.request); });
-  });
+  poll_until(deadline,
+             [&] { return std::all_of(sends.begin(), sends.end(), [](Pending& p) { return test(p.request); }); });
   for (auto& p : sends) {
     if (p.request != MPI_REQUEST_NULL) given_up_.push_back(std::move(p));
   }

@@ -25,8 +25,7 @@ void sendrecv_blocking(const P& p, MPI_Comm comm) {
     check(MPI_Sendrecv_replace(p.recv, p.count, p.type, p.next, 0, p.prev, 0, comm, MPI_STATUS_IGNORE),
           "MPI_Sendrecv_replace");
   } else {
-    check(MPI_Sendrecv(p.send, p.count, p.type, p.next, 0, p.recv, p.count, p.type, p.prev, 0, comm,
-                       MPI_STATUS_IGNORE),
+    check(MPI_Sendrecv(p.send, p.count, p.type, p.next, 0, p.recv, p.count, p.type, p.prev, 0, comm, MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
   }
 }
@@ -61,8 +60,7 @@ constexpr std::array<MPICollective, kCollectiveCount> kMPICollectives = {{
      [](const P& p, MPI_Comm comm) {
        Requests r = no_requests();
        if (p.counts) {
-         check(MPI_Ireduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm, &r[0]),
-               "MPI_Ireduce_scatter");
+         check(MPI_Ireduce_scatter(p.send, p.recv, p.counts->data(), p.type, p.op, comm, &r[0]), "MPI_Ireduce_scatter");
        } else {
          check(MPI_Ireduce_scatter_block(p.send, p.recv, p.count, p.type, p.op, comm, &r[0]),
                "MPI_Ireduce_scatter_block");
@@ -114,8 +112,7 @@ constexpr std::array<MPICollective, kCollectiveCount> kMPICollectives = {{
      },
      [](const P& p, MPI_Comm comm) {
        Requests r = no_requests();
-       check(MPI_Igather(p.send, p.count, p.type, p.recv, p.count, p.type, p.call.root, comm, &r[0]),
-             "MPI_Igather");
+       check(MPI_Igather(p.send, p.count, p.type, p.recv, p.count, p.type, p.call.root, comm, &r[0]), "MPI_Igather");
        return r;
      },
      no_scratch},
@@ -125,8 +122,7 @@ constexpr std::array<MPICollective, kCollectiveCount> kMPICollectives = {{
      },
      [](const P& p, MPI_Comm comm) {
        Requests r = no_requests();
-       check(MPI_Iscatter(p.send, p.count, p.type, p.recv, p.count, p.type, p.call.root, comm, &r[0]),
-             "MPI_Iscatter");
+       check(MPI_Iscatter(p.send, p.count, p.type, p.recv, p.count, p.type, p.call.root, comm, &r[0]), "MPI_Iscatter");
        return r;
      },
      no_scratch},

@@ -25,10 +25,10 @@ struct Prepared {
   int count;
   bool in_place;
   bool is_root;
-  void* send;          // the send argument: the send buffer or MPI_IN_PLACE
-  void* recv;          // the receive argument
-  int next, prev;      // sendrecv's peers
-  bool divides;        // avg: the result is divided by the group size after the call
+  void* send;      // the send argument: the send buffer or MPI_IN_PLACE
+  void* recv;      // the receive argument
+  int next, prev;  // sendrecv's peers
+  bool divides;    // avg: the result is divided by the group size after the call
   // CallForm::vector reduce-scatter: every rank's count (all equal), alive until a non-blocking call completes.
   std::shared_ptr<const std::vector<int>> counts;
 };

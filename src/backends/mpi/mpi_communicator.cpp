@@ -1,8 +1,8 @@
 #include "backends/mpi/mpi_communicator.hpp"
 
 #include "backends/mpi/mpi_collectives.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -46,8 +46,10 @@ void place_in_place_args(Prepared& p, void* send) {
 
 Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int size) {
   if (call.count > static_cast<std::size_t>(INT_MAX)) {
-    throw usage_error(fmt::format("{} elements exceed MPI's per-call limit of {}; lower -e/--maxbytes or use a "
-                                  "wider -d/--datatype", call.count, INT_MAX));
+    throw usage_error(
+        fmt::format("{} elements exceed MPI's per-call limit of {}; lower -e/--maxbytes or use a "
+                    "wider -d/--datatype",
+                    call.count, INT_MAX));
   }
   const std::size_t elem = size_of(call.dtype);
   auto* send = static_cast<std::byte*>(call.send.data());
@@ -58,8 +60,17 @@ Prepared prepare(const CollectiveCall& call, const TypeMap& types, int rank, int
   const bool is_root = rank == call.root;
   const MPICollective& calls = mpi_collective(call.collective);
   // A rooted reduction's result is the root's alone: only the root divides it.
-  Prepared p{call, &calls, types.datatype(call.dtype), types.op(call.dtype, call.op), static_cast<int>(call.count),
-             in_place, is_root, send, recv, (rank + 1) % size, (rank + size - 1) % size,
+  Prepared p{call,
+             &calls,
+             types.datatype(call.dtype),
+             types.op(call.dtype, call.op),
+             static_cast<int>(call.count),
+             in_place,
+             is_root,
+             send,
+             recv,
+             (rank + 1) % size,
+             (rank + size - 1) % size,
              call.op == ReduceOp::avg && is_reduction(call.collective) && (!is_rooted(call.collective) || is_root),
              nullptr};
   if (calls.has_vector_form && call.form == CallForm::vector) {
@@ -89,14 +100,15 @@ class MPIWork final : public Work {
  public:
   MPIWork(std::vector<MPI_Request> requests, std::function<void()> finish,
           std::vector<std::shared_ptr<const void>> arguments, std::string what)
-      : requests_(std::move(requests)), finish_(std::move(finish)), arguments_(std::move(arguments)),
+      : requests_(std::move(requests)),
+        finish_(std::move(finish)),
+        arguments_(std::move(arguments)),
         what_(std::move(what)) {}
 
   bool done() override {
     if (finished_) return true;
     int flag = 0;
-    check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE),
-          "MPI_Testall");
+    check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (flag) complete();
     return finished_;
   }
@@ -105,8 +117,7 @@ class MPIWork final : public Work {
     const auto deadline = deadline_after(timeout.count());
     while (!done()) {
       if (std::chrono::steady_clock::now() > deadline) {
-        throw Error(ExitCode::timeout,
-                    fmt::format("{} did not complete within {:.3g} s", what_, timeout.count()));
+        throw Error(ExitCode::timeout, fmt::format("{} did not complete within {:.3g} s", what_, timeout.count()));
       }
       std::this_thread::yield();
     }
@@ -201,9 +212,9 @@ std::unique_ptr<Work> MPICommunicator::start(const CollectiveCall& call) {
   std::vector<std::shared_ptr<const void>> arguments;
   if (scratch) arguments.push_back(std::move(scratch));
   if (p.counts) arguments.push_back(p.counts);
-  return std::make_unique<MPIWork>(std::move(requests), finish_of(p, size_), std::move(arguments),
-                                   fmt::format("{} of {} elements ({})", name(call.collective), call.count,
-                                               name(call.dtype)));
+  return std::make_unique<MPIWork>(
+      std::move(requests), finish_of(p, size_), std::move(arguments),
+      fmt::format("{} of {} elements ({})", name(call.collective), call.count, name(call.dtype)));
 }
 
 std::unique_ptr<Work> MPICommunicator::start_send(BufferRef data, std::size_t bytes, int peer) {
@@ -230,8 +241,7 @@ int MPICommunicator::p2p_count(BufferRef data, std::size_t bytes, int peer, bool
 }
 
 std::string MPICommunicator::p2p_what(std::size_t bytes, int peer, bool sends) {
-  return fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes, sends ? "to" : "from",
-                     peer);
+  return fmt::format("{} of {} bytes {} group rank {}", sends ? "send" : "receive", bytes, sends ? "to" : "from", peer);
 }
 
 std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t bytes, int peer, bool sends) {
@@ -242,7 +252,8 @@ std::unique_ptr<Work> MPICommunicator::start_p2p(BufferRef data, std::size_t byt
   } else {
     check(MPI_Irecv(data.data(), count, MPI_BYTE, peer, kPointToPointTag, comm_, &requests[0]), "MPI_Irecv");
   }
-  return std::make_unique<MPIWork>(std::move(requests), nullptr, std::vector<std::shared_ptr<const void>>{}, p2p_what(bytes, peer, sends));
+  return std::make_unique<MPIWork>(std::move(requests), nullptr, std::vector<std::shared_ptr<const void>>{},
+                                   p2p_what(bytes, peer, sends));
 }
 
 void MPICommunicator::send(BufferRef data, std::size_t bytes, int peer, Seconds, const ArmedStep&) {

@@ -25,11 +25,11 @@ MPIConnector::MPIConnector(int& argc, char**& argv, int thread_level) : thread_a
     owns_mpi_ = true;
     if (provided < thread_level) {  // every rank runs the same library: all of them leave alike
       MPI_Finalize();
-      throw Error(ExitCode::unavailable,
-                  fmt::format("--mpi-thread {}: this MPI library provides only {}; ask for {} or less, or use an MPI "
-                              "built with thread support",
-                              thread_level_name(thread_level), thread_level_name(provided),
-                              thread_level_name(provided)));
+      throw Error(
+          ExitCode::unavailable,
+          fmt::format("--mpi-thread {}: this MPI library provides only {}; ask for {} or less, or use an MPI "
+                      "built with thread support",
+                      thread_level_name(thread_level), thread_level_name(provided), thread_level_name(provided)));
     }
   }
   MPI_Query_thread(&thread_provided_);
@@ -78,8 +78,7 @@ void MPIConnector::broadcast(std::span<std::byte> data, int root, const ArmedSte
   check(MPI_Bcast(data.data(), checked_int(data.size()), MPI_BYTE, root, comm_), "MPI_Bcast");
 }
 
-std::vector<std::vector<std::byte>> MPIConnector::collect(std::span<const std::byte> data, int root,
-                                                          bool everyone) {
+std::vector<std::vector<std::byte>> MPIConnector::collect(std::span<const std::byte> data, int root, bool everyone) {
   const int mine = checked_int(data.size());
   std::vector<int> sizes(static_cast<std::size_t>(size_));
   if (everyone) {
@@ -111,8 +110,7 @@ std::vector<std::vector<std::byte>> MPIConnector::collect(std::span<const std::b
   return out;
 }
 
-std::vector<std::vector<std::byte>> MPIConnector::gather(std::span<const std::byte> data, int root,
-                                                         const ArmedStep&) {
+std::vector<std::vector<std::byte>> MPIConnector::gather(std::span<const std::byte> data, int root, const ArmedStep&) {
   return collect(data, root, false);
 }
 

@@ -33,8 +33,7 @@ class MPIConnector final : public Connector {
 
   void barrier(const ArmedStep& step) override;
   void broadcast(std::span<std::byte> data, int root, const ArmedStep& step) override;
-  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root,
-                                             const ArmedStep& step) override;
+  std::vector<std::vector<std::byte>> gather(std::span<const std::byte> data, int root, const ArmedStep& step) override;
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> data, const ArmedStep& step) override;
   std::vector<std::optional<std::vector<std::byte>>> gather_until(
       std::span<const std::byte> data, int root, std::chrono::steady_clock::time_point deadline) override {
@@ -44,8 +43,7 @@ class MPIConnector final : public Connector {
                        std::chrono::steady_clock::time_point deadline) override {
     bounded_->broadcast(data, root, deadline);
   }
-  void send_until(int peer, std::span<const std::byte> data,
-                  std::chrono::steady_clock::time_point deadline) override {
+  void send_until(int peer, std::span<const std::byte> data, std::chrono::steady_clock::time_point deadline) override {
     bounded_->send(peer, data, deadline);
   }
   std::vector<std::byte> receive_until(int peer, std::chrono::steady_clock::time_point deadline) override {

@@ -20,8 +20,8 @@ int thread_level_of(std::string_view name) {
   for (std::size_t i = 0; i < kThreadLevels.size(); ++i) {
     if (kThreadLevelNames[i] == name) return kThreadLevels[i];
   }
-  throw usage_error(fmt::format("--mpi-thread {}: not a thread level; use single, funneled, serialized or multiple",
-                                name));
+  throw usage_error(
+      fmt::format("--mpi-thread {}: not a thread level; use single, funneled, serialized or multiple", name));
 }
 
 std::string thread_level_name(int level) {

@@ -1,8 +1,8 @@
 // Mapping of distbench dtypes and operators onto MPI, including user-defined operators for the 16-bit floats.
 #pragma once
 
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 
 #include <mpi.h>
 

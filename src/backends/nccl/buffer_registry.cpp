@@ -1,8 +1,8 @@
 #include "backends/nccl/buffer_registry.hpp"
 
 #include "backends/nccl/cuda_check.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <fmt/core.h>
 

@@ -19,8 +19,7 @@ std::string cuda_error_text(cudaError_t status);
 std::string nccl_error_text(ncclResult_t status, ncclComm_t comm = nullptr);
 
 // Throws Error(failure) "<what> failed: <cuda_error_text>" unless `status` is cudaSuccess.
-void check_cuda(cudaError_t status, std::string_view what,
-                SourceLocation where = SourceLocation::current());
+void check_cuda(cudaError_t status, std::string_view what, SourceLocation where = SourceLocation::current());
 // Throws Error(failure) "<what> failed: <nccl_error_text>" unless `status` is ncclSuccess or ncclInProgress (which a
 // non-blocking communicator answers while it works; the caller waits for it to settle).
 void check_nccl(ncclResult_t status, std::string_view what, ncclComm_t comm = nullptr,

@@ -37,17 +37,20 @@ CudaBuffer::CudaBuffer(const std::vector<int>& devices, std::size_t bytes, bool 
       if (nccl_mem_alloc_) {
         const ncclResult_t status = ncclMemAlloc(&ptr, size);
         if (status != ncclSuccess) {
-          throw failure(fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc ({}): {}; lower "
-                                    "the sizes asked for (-e/--maxbytes, or the command's size options){}",
-                                    bytes, device, registry_ ? "-R" : "--alloc", nccl_error_text(status),
-                                    registry_ ? "" : ", or allocate with cudaMalloc (--alloc cudaMalloc)"));
+          throw failure(
+              fmt::format("could not allocate {} bytes on GPU {} with ncclMemAlloc ({}): {}; lower "
+                          "the sizes asked for (-e/--maxbytes, or the command's size options){}",
+                          bytes, device, registry_ ? "-R" : "--alloc", nccl_error_text(status),
+                          registry_ ? "" : ", or allocate with cudaMalloc (--alloc cudaMalloc)"));
         }
       } else {
         const cudaError_t status = cudaMalloc(&ptr, size);
         if (status != cudaSuccess) {
           cudaGetLastError();  // clear the (non-sticky) allocation error
-          throw failure(fmt::format("could not allocate {} bytes on GPU {}: {}; lower the sizes asked for (-e/--maxbytes, or the command's size options)", bytes, device,
-                                    cuda_error_text(status)));
+          throw failure(
+              fmt::format("could not allocate {} bytes on GPU {}: {}; lower the sizes asked for (-e/--maxbytes, or the "
+                          "command's size options)",
+                          bytes, device, cuda_error_text(status)));
         }
       }
       data_.push_back(ptr);

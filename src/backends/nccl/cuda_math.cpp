@@ -128,7 +128,7 @@ void CudaMath::mixed_adam(const AdamStep& step, DType type, const void* grads, f
   const float bc1 = 1.0f - std::pow(step.beta1, static_cast<float>(step.step));
   const float bc2 = 1.0f - std::pow(step.beta2, static_cast<float>(step.step));
   const AdamKernelArgs args{step.beta1, step.beta2, step.eps, step.grad_scale, step.lr / bc1, 1.0f / bc2};
-  const ParamType kind = type == DType::bfloat16 ? ParamType::bfloat16
+  const ParamType kind = type == DType::bfloat16  ? ParamType::bfloat16
                          : type == DType::float16 ? ParamType::float16
                                                   : ParamType::float32;
   launched(launch_adam(args, kind, grads, master, m, v, params, n, stream_), "the Adam kernel");

@@ -94,7 +94,8 @@ __device__ std::uint16_t half_bits(float f) {
     const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);
     const std::uint32_t value = mantissa >> shift, rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
-    return static_cast<std::uint16_t>(sign | (value + ((rest > halfway || (rest == halfway && (value & 1u))) ? 1u : 0u)));
+    return static_cast<std::uint16_t>(sign |
+                                      (value + ((rest > halfway || (rest == halfway && (value & 1u))) ? 1u : 0u)));
   }
   const std::uint32_t rebased = abs - 0x38000000u;
   const std::uint32_t value = rebased >> 13, rest = rebased & 0x1fffu;
@@ -280,12 +281,9 @@ cudaError_t launch_sgd(float* params, const float* grads, float* velocity, std::
 cudaError_t launch_adam(const AdamKernelArgs& args, ParamType type, const void* grads, float* master, float* m,
                         float* v, void* params, std::size_t n, cudaStream_t stream) {
   switch (type) {
-    case ParamType::bfloat16:
-      return launch_typed_adam<Bfloat16>(args, grads, master, m, v, params, n, stream);
-    case ParamType::float16:
-      return launch_typed_adam<Float16>(args, grads, master, m, v, params, n, stream);
-    case ParamType::float32:
-      break;
+    case ParamType::bfloat16: return launch_typed_adam<Bfloat16>(args, grads, master, m, v, params, n, stream);
+    case ParamType::float16: return launch_typed_adam<Float16>(args, grads, master, m, v, params, n, stream);
+    case ParamType::float32: break;
   }
   return launch_typed_adam<Float32>(args, grads, master, m, v, params, n, stream);
 }

@@ -99,7 +99,8 @@ class NcclBackend final : public Backend {
 }  // namespace
 
 BackendEntry nccl_backend_entry() {
-  return {"nccl", "NCCL collectives on GPU memory (CUDA streams and events, graphs, -g GPUs per process)",
+  return {"nccl",
+          "NCCL collectives on GPU memory (CUDA streams and events, graphs, -g GPUs per process)",
           cuda_unavailable_reason,
           [](Connector& connector, const BackendOptions& options) -> std::unique_ptr<Backend> {
             return std::make_unique<NcclBackend>(connector, options);

@@ -31,8 +31,10 @@ ncclUniqueId share_unique_id(Connector& connector, const RankLayout& layout, con
   if (own_error) throw failure(fmt::format("ncclGetUniqueId for NCCL group {} failed: {}", label, *own_error));
   const auto& theirs = all.at(static_cast<std::size_t>(layout.root_process));
   if (theirs.size() != sizeof(id)) {
-    throw failure(fmt::format("NCCL group {}: its first process (rank {}) could not create an NCCL unique id; see "
-                              "that rank's error", label, layout.root_process));
+    throw failure(
+        fmt::format("NCCL group {}: its first process (rank {}) could not create an NCCL unique id; see "
+                    "that rank's error",
+                    label, layout.root_process));
   }
   std::memcpy(&id, theirs.data(), sizeof(id));
   return id;
@@ -64,9 +66,9 @@ std::shared_ptr<NcclGroup> init_group(Connector& connector, const Partition& par
   }
   const ncclResult_t end = ncclGroupEnd();
   if (status == ncclSuccess) status = end;
-  const std::string what = fmt::format("ncclCommInitRankConfig (GPU {}, ranks {}..{} of {})",
-                                       fmt::join(setup.devices, ","), layout.first_rank,
-                                       layout.first_rank + layout.parts - 1, layout.nranks);
+  const std::string what =
+      fmt::format("ncclCommInitRankConfig (GPU {}, ranks {}..{} of {})", fmt::join(setup.devices, ","),
+                  layout.first_rank, layout.first_rank + layout.parts - 1, layout.nranks);
   group->settle(status, what);
   group->wait([] { return true; }, setup.timeout, what);  // non-blocking: every communicator must have settled
   return group;

@@ -61,7 +61,7 @@ void NcclCommunicator::release_staging() noexcept {
 
 void NcclCommunicator::reserve_staging(std::size_t bytes) {
   if (bytes <= staging_capacity_) return;
-  graphs_.clear();  // a captured graph may point at the old staging buffers
+  graphs_.clear();        // a captured graph may point at the old staging buffers
   series_calls_.clear();  // and so may a prepared series
   series_prepared_.clear();
   release_staging();

@@ -3,8 +3,8 @@
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/cuda_events.hpp"
 #include "backends/nccl/nccl_calls.hpp"
-#include "core/sys/deadline.hpp"
 #include "core/error.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <fmt/core.h>
 
@@ -109,8 +109,8 @@ void NcclGroup::record_pending_start() {
 
 void NcclGroup::require_usable(std::string_view what) const {
   if (aborted_) {
-    throw failure(fmt::format("{}: the NCCL communicators of group {} were aborted after an earlier failure ({})",
-                              what, label_, abort_reason_));
+    throw failure(fmt::format("{}: the NCCL communicators of group {} were aborted after an earlier failure ({})", what,
+                              label_, abort_reason_));
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 constexpr int kPatternThreads = 256;
 constexpr std::uint64_t kMaxGridX = 4096;
 constexpr unsigned kMaxGridY = 65535;
-constexpr unsigned kMaxCtas = 65536;  // enough to fill any GPU; larger grids only add scheduling
+constexpr unsigned kMaxCtas = 65536;         // enough to fill any GPU; larger grids only add scheduling
 constexpr unsigned char kPoisonByte = 0xA5;  // the byte Device::poison writes (as the host device does)
 
 // How one dtype is stored, encoded from an exact integer and decoded for the tolerance test. Integers wrap modulo
@@ -108,8 +108,8 @@ cudaError_t launch_fill(void* data, std::size_t count, DType dtype, const Patter
                         cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   return with_codec(dtype, [&]<typename Codec>(Codec) {
-    fill_kernel<Codec><<<pattern_grid(count), kPatternThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data), count,
-                                                                 pattern, rank);
+    fill_kernel<Codec><<<pattern_grid(count), kPatternThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data),
+                                                                            count, pattern, rank);
     return cudaGetLastError();
   });
 }
@@ -123,7 +123,7 @@ cudaError_t launch_count_wrong(const void* data, DType dtype, const PatternParam
   const dim3 grid(grid_x, grid_y);
   return with_codec(dtype, [&]<typename Codec>(Codec) {
     count_wrong_kernel<Codec><<<grid, kPatternThreads, 0, stream>>>(static_cast<const typename Codec::Storage*>(data),
-                                                             pattern, op, blocks, nblocks, tolerance, counter);
+                                                                    pattern, op, blocks, nblocks, tolerance, counter);
     return cudaGetLastError();
   });
 }

@@ -4,9 +4,9 @@
 // back to the host. Launches are asynchronous on `stream`; the current device must be the stream's.
 #pragma once
 
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/pattern.hpp"
+#include "core/device/reduce_op.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -23,15 +23,17 @@ RankLayout rank_layout(const Partition& partition, int process_rank, int gpus_pe
 std::vector<int> choose_devices(int local_rank, int gpus_per_process, int device_index, int device_count) {
   if (device_count < 1) throw Error(ExitCode::unavailable, "no CUDA device is visible to this process");
   if (gpus_per_process > device_count) {
-    throw usage_error(fmt::format("-g {} asks one process to drive {} GPUs but only {} are visible; lower -g or "
-                                  "check CUDA_VISIBLE_DEVICES", gpus_per_process, gpus_per_process, device_count));
+    throw usage_error(
+        fmt::format("-g {} asks one process to drive {} GPUs but only {} are visible; lower -g or "
+                    "check CUDA_VISIBLE_DEVICES",
+                    gpus_per_process, gpus_per_process, device_count));
   }
   std::vector<int> devices;
   if (device_index >= 0) {
     if (device_index + gpus_per_process > device_count) {
       throw usage_error(fmt::format("device index {} with -g {} needs devices {}..{} but only {} are visible",
-                                    device_index, gpus_per_process, device_index,
-                                    device_index + gpus_per_process - 1, device_count));
+                                    device_index, gpus_per_process, device_index, device_index + gpus_per_process - 1,
+                                    device_count));
     }
     for (int d = 0; d < gpus_per_process; ++d) devices.push_back(device_index + d);
     return devices;

@@ -17,9 +17,7 @@ double epsilon(DType t) {
 }
 
 // Largest |input| of the sum pattern (pattern.hpp: a(i) +- t(i), both bounded by their amplitudes).
-double largest_input(const PatternParams& p) {
-  return p.is_signed ? p.amp_a + p.amp_t : 2.0 * p.amp_a + 2.0 * p.amp_t;
-}
+double largest_input(const PatternParams& p) { return p.is_signed ? p.amp_a + p.amp_t : 2.0 * p.amp_a + 2.0 * p.amp_t; }
 
 }  // namespace
 

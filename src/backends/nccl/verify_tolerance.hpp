@@ -9,9 +9,9 @@
 // Integer avg (sum, then integer division) and every other operator must match exactly: tolerance 0.
 #pragma once
 
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/pattern.hpp"
+#include "core/device/reduce_op.hpp"
 
 namespace distbench::nccl {
 

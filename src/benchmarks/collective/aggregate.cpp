@@ -16,9 +16,8 @@ CaseResult without_rank_figures(CaseResult r) {
   std::vector<double>().swap(r.rank_means);
   if (r.os_per_op.size() > 2) {
     const auto most = [&](double (OsCounters::*figure)() const) {
-      return *std::max_element(r.os_per_op.begin(), r.os_per_op.end(), [&](const OsCounters& a, const OsCounters& b) {
-        return (a.*figure)() < (b.*figure)();
-      });
+      return *std::max_element(r.os_per_op.begin(), r.os_per_op.end(),
+                               [&](const OsCounters& a, const OsCounters& b) { return (a.*figure)() < (b.*figure)(); });
     };
     std::vector<OsCounters> kept = {most(&OsCounters::faults), most(&OsCounters::switches)};
     r.os_per_op.swap(kept);

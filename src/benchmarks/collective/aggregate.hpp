@@ -1,8 +1,8 @@
 // Reduction of one case's per-rank samples into a CaseResult (root rank, after gathering).
 #pragma once
 
-#include "benchmarks/collective/plan.hpp"
 #include "benchmarks/collective/case_result.hpp"
+#include "benchmarks/collective/plan.hpp"
 
 #include <vector>
 

@@ -13,8 +13,8 @@
 namespace distbench::collective {
 
 struct BandwidthFloor {
-  double min_busbw = 0;       // GB/s; 0: none
-  double min_algbw = 0;       // GB/s; 0: none
+  double min_busbw = 0;        // GB/s; 0: none
+  double min_algbw = 0;        // GB/s; 0: none
   std::uint64_t at_bytes = 0;  // 0: judge the average; else the lowest result at sizes >= this
   bool active() const { return min_busbw > 0 || min_algbw > 0; }
 };

@@ -48,9 +48,9 @@ std::string join_names(const std::vector<Timing>& timings) {
 
 // The header's sampling line: one method's samples and warm-up, or each method's in turn.
 std::string sampling_line(const SweepPlan& plan, const std::vector<Timing>& timings) {
-  const std::string rest = fmt::format("check: {}   time: {} (-a {}){}", check_text(plan.check_iters),
-                                       average_text(plan.average), name(plan.average),
-                                       plan.cpu_time ? ", host clock (-C 1)" : "");
+  const std::string rest =
+      fmt::format("check: {}   time: {} (-a {}){}", check_text(plan.check_iters), average_text(plan.average),
+                  name(plan.average), plan.cpu_time ? ", host clock (-C 1)" : "");
   if (timings.size() == 1) {
     const TimingMethod& method = timing_method(timings.front());
     return fmt::format("samples: {}   warm-up: {}   {}", method.samples_text(plan), method.warmup_text(plan), rest);
@@ -97,9 +97,12 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
                           {"min_algbw_gbps", plan.floor.min_algbw},
                           {"at_bytes", plan.floor.at_bytes}};
   const BackendOptions& o = plan.backend_options;
-  j["backend_options"] = {{"gpus_per_process", o.gpus_per_process}, {"device_index", o.device_index},
-                          {"agg_iters", o.agg_iters},               {"graph_launches", o.graph_launches},
-                          {"blocking", o.blocking},                 {"register_buffers", o.register_buffers},
+  j["backend_options"] = {{"gpus_per_process", o.gpus_per_process},
+                          {"device_index", o.device_index},
+                          {"agg_iters", o.agg_iters},
+                          {"graph_launches", o.graph_launches},
+                          {"blocking", o.blocking},
+                          {"register_buffers", o.register_buffers},
                           {"alloc", !runs_on_device(backend) ? "host"
                                     : o.nccl_mem_alloc       ? "ncclMemAlloc"
                                                              : "cudaMalloc"}};
@@ -139,11 +142,15 @@ TableLayout collective_table(const SweepPlan& plan) {
     columns.emplace_back("noise");  // where the rows that missed the noise target are marked
   }
   for (const std::string& c : columns) {  // statistics of the time phase's samples (-a over ranks)
-    if (c == "median") t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
-    if (c == "p99") t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
-    if (c == "noise") t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
+    if (c == "median")
+      t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
+    if (c == "p99")
+      t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
+    if (c == "noise")
+      t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
     if (c == "device") t.value_columns.push_back(metrics::device_time.column());
-    if (c == "samples") t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
+    if (c == "samples")
+      t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
   }
   if (plan.show_faults) {  // the most over ranks, per operation
     t.value_columns.push_back(metrics::faults.column());
@@ -217,9 +224,9 @@ SummaryItem wrong_item(const Totals& t, const std::vector<Record>& records) {
   // nccl-tests prints "0 OK" under -c 0 and scripts look for it: the same words where something was measured,
   // then that nothing was; "N/A" where nothing was measured at all.
   const bool measured = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.ok(); });
-  return {"wrong", "Wrong elements", kNotMeasured, "not checked",
-          nccl_tests_footer_line("Out of bounds values",
-                                 measured ? "0 OK (nothing was checked)" : "N/A (not checked)")};
+  return {
+      "wrong", "Wrong elements", kNotMeasured, "not checked",
+      nccl_tests_footer_line("Out of bounds values", measured ? "0 OK (nothing was checked)" : "N/A (not checked)")};
 }
 
 // nccl-tests' "Avg bus bandwidth" line.
@@ -238,8 +245,8 @@ SummaryItem kind_item(const Average& a) {
   const bool reduces = a.op != "none";
   return {reduces ? fmt::format("avg_busbw_gbps.{}.{}", a.dtype, a.op) : fmt::format("avg_busbw_gbps.{}", a.dtype),
           // not "Avg bus bandwidth ...": scripts grep nccl-tests' footer line by those words
-          reduces ? fmt::format("Average busbw, {} {}", a.dtype, a.op) : fmt::format("Average busbw, {}", a.dtype),
-          avg, fmt::format("{:.2f} GB/s", avg)};
+          reduces ? fmt::format("Average busbw, {} {}", a.dtype, a.op) : fmt::format("Average busbw, {}", a.dtype), avg,
+          fmt::format("{:.2f} GB/s", avg)};
 }
 
 }  // namespace
@@ -263,13 +270,14 @@ void CollectiveBenchmark::check(World& world) const {
   check_root(plan_, nranks);
   const SweepNeeds needs = sweep_needs(plan_, nranks, world.backend());
   if (const auto limit = world.backend().max_count_per_call(); limit && needs.max_count > *limit) {
-    throw usage_error(fmt::format("the largest case passes {} elements to one call, over the {} backend's limit of "
-                                  "{}; lower -e/--maxbytes or use a wider -d/--datatype",
-                                  needs.max_count, world.backend().name(), *limit));
+    throw usage_error(
+        fmt::format("the largest case passes {} elements to one call, over the {} backend's limit of "
+                    "{}; lower -e/--maxbytes or use a wider -d/--datatype",
+                    needs.max_count, world.backend().name(), *limit));
   }
   if (const auto why = memory_shortfall(needs.memory, memory_share(world.device(), connector.local_size()))) {
-    throw usage_error(fmt::format("the sweep {} ({} ranks on {}); lower -e/--maxbytes", *why,
-                                  connector.local_size(), connector.hostname()));
+    throw usage_error(fmt::format("the sweep {} ({} ranks on {}); lower -e/--maxbytes", *why, connector.local_size(),
+                                  connector.hostname()));
   }
 }
 
@@ -289,15 +297,16 @@ std::vector<std::string> method_lines(const SweepPlan& plan, const RunInfo& info
   std::vector<std::string> lines;
   for (Timing timing : timings) lines.push_back(timing_method(timing).timing_text(plan, on_device));
   if (timings.size() > 1) {
-    lines.push_back(fmt::format(
-        "methods: each case timed {} in turn, one after the other on the same buffers; a column group each",
-        join_names(timings)));
+    lines.push_back(
+        fmt::format("methods: each case timed {} in turn, one after the other on the same buffers; a column group each",
+                    join_names(timings)));
   }
   if (plan.collective == Collective::reduce_scatter &&
       std::any_of(timings.begin(), timings.end(), [&](Timing t) { return peers_call_form(t, info.backend); })) {
-    lines.emplace_back("call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
-                       "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
-                       "through different algorithms)");
+    lines.emplace_back(
+        "call: MPI_Reduce_scatter with equal counts, as the peers call it (distbench's own "
+        "timing calls MPI_Reduce_scatter_block, NCCL's shape; Open MPI runs the two "
+        "through different algorithms)");
   }
   return lines;
 }

@@ -33,7 +33,9 @@ class PerTensorCase final : public TimedCase {
                       for (const CollectiveCall& call : calls_) comm_.run(call, step);
                     }
                   },
-                  waiter(comm_), clock_where_it_runs(comm_, c.plan.cpu_time), {}};
+                  waiter(comm_),
+                  clock_where_it_runs(comm_, c.plan.cpu_time),
+                  {}};
     rules_ = sampled_rules(c);
   }
   void run_checked(const ArmedStep& step) override {
@@ -49,12 +51,18 @@ class PerTensorCase final : public TimedCase {
 class FusedCase final : public TimedCase {
  public:
   explicit FusedCase(const CaseContext& c)
-      : TimedCase(c.comm, c.timeout), dtype_(c.setup.call.dtype), op_(c.setup.call.op),
-        tensors_(tensor_list(c.setup)), fused_(c.comm, c.world.device()) {
+      : TimedCase(c.comm, c.timeout),
+        dtype_(c.setup.call.dtype),
+        op_(c.setup.call.op),
+        tensors_(tensor_list(c.setup)),
+        fused_(c.comm, c.world.device()) {
     Device& device = c.world.device();
     const auto device_timer = [&device] { return device.make_timer(); };
     const TimerFactory comm_timer = clock_where_it_runs(comm_, c.plan.cpu_time);
-    operation_ = {c.setup.label, {}, waiter(comm_), comm_timer,
+    operation_ = {c.setup.label,
+                  {},
+                  waiter(comm_),
+                  comm_timer,
                   {{"pack", [this](const ArmedStep&) { packed_ = fused_.pack(tensors_, dtype_, op_); }, device_timer},
                    {"allreduce",
                     [this](const ArmedStep& step) {

@@ -42,8 +42,8 @@ std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, co
 // -c N: up to N verifications, each on freshly filled and poisoned buffers; the wrong elements of the first that
 // finds any (as nccl-tests counts them), 0 when all pass, -1 when N is 0. Every rank takes the same decisions: the
 // counts are summed over all ranks.
-std::int64_t verify_times(int times, World& world, Communicator& comm, const CaseSetup& setup,
-                          const CheckedCall& once, Watchdog& watchdog) {
+std::int64_t verify_times(int times, World& world, Communicator& comm, const CaseSetup& setup, const CheckedCall& once,
+                          Watchdog& watchdog) {
   std::int64_t wrong = -1;
   for (int k = 0; k < times && wrong <= 0; ++k) wrong = verify(world, comm, setup, once, watchdog);
   return wrong;

@@ -4,9 +4,9 @@
 
 #include "benchmarks/collective/case_geometry.hpp"
 #include "benchmarks/collective/plan.hpp"
-#include "core/sys/watchdog.hpp"
-#include "core/comm/world.hpp"
 #include "core/comm/sampler.hpp"
+#include "core/comm/world.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdint>
 #include <string>
@@ -15,8 +15,8 @@
 namespace distbench::collective {
 
 struct CaseSetup {
-  CollectiveCall call;      // buffers, count, dtype, op, root (group rank)
-  CaseGeometry size;        // the case's sizes, worked out once (case_geometry.hpp)
+  CollectiveCall call;         // buffers, count, dtype, op, root (group rank)
+  CaseGeometry size;           // the case's sizes, worked out once (case_geometry.hpp)
   std::size_t recv_bytes = 0;  // bytes of the region to poison before the check (from the receive position)
   BufferRef poison_at;         // where that region starts
   PatternParams pattern;
@@ -36,8 +36,7 @@ struct Measured {
 // nccl-tests' warm-up at the start of a sweep (its TimeTest, before the first size of an element type and operator):
 // -w operations at each of `setups` (its sizes, smallest to largest, doubling), each size waited for. Every rank runs
 // it at the same time.
-void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
-                   const std::vector<CaseSetup>& setups);
+void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog, const std::vector<CaseSetup>& setups);
 
 // Collective over the whole world: every rank runs its group's case at the same time. The case's method
 // (timing_methods.hpp) says what is timed and how; the chores every method shares (filling the send region,

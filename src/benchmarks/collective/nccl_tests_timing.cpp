@@ -23,7 +23,9 @@ class BlocksCase final : public TimedCase {
   BlocksCase(const CaseContext& c, int ops) : TimedCase(c.comm, c.timeout), calls_(rotated_calls(c.setup, ops)) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) { comm_.run_series(calls_, times, step); },
-                  waiter(comm_), host_clock(comm_, timeout_, c.plan.cpu_time, false), {}};
+                  waiter(comm_),
+                  host_clock(comm_, timeout_, c.plan.cpu_time, false),
+                  {}};
     rules_ = SamplingRules{c.plan.warmup_iters, c.plan.block_stopping, timeout_, ops};
     if (comm_.runs_on_device()) beside_ = [&comm = comm_] { return comm.make_timer(); };
     checked_ = &c.setup.call;  // the case's own position
@@ -56,12 +58,11 @@ std::string NcclTestsTiming::timing_text(const SweepPlan& plan, bool on_device) 
       "timing: nccl-tests (--timing): the host clock around each block{}, buffer positions rotated per operation "
       "as nccl-tests does{}{}",
       plan.cpu_time ? " until its last call is enqueued (-C 1)" : " and the wait for its completion",
-      on_device ? "; the device's events around the same blocks in the reports (device_time_us, --columns device)"
-                : "",
-      !on_device                              ? ""
+      on_device ? "; the device's events around the same blocks in the reports (device_time_us, --columns device)" : "",
+      !on_device                            ? ""
       : plan.backend_options.nccl_mem_alloc ? "; buffers from ncclMemAlloc, as all_reduce_perf allocates them (--alloc)"
-                                              : "; buffers from cudaMalloc (--alloc; all_reduce_perf allocates with "
-                                                "ncclMemAlloc)");
+                                            : "; buffers from cudaMalloc (--alloc; all_reduce_perf allocates with "
+                                              "ncclMemAlloc)");
 }
 
 std::unique_ptr<TimedCase> NcclTestsTiming::prepare(const CaseContext& context) const {

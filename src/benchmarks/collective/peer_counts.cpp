@@ -11,8 +11,10 @@ PeerCounts osu_counts(std::uint64_t bytes) {
 
 PeerCounts imb_counts(std::uint64_t bytes) {
   constexpr std::uint64_t kMessagesPerSample = 1000, kOverallVolume = 40ull << 20;  // IMB's MSGSPERSAMPLE, OVERALL_VOL
-  const std::uint64_t n = bytes == 0 ? kMessagesPerSample : std::max<std::uint64_t>(1, std::min(kOverallVolume / bytes, kMessagesPerSample));
-  const std::uint64_t warm = n / 10 >= 10 ? n / 10 : std::min<std::uint64_t>(10, n);  // WARMUP_PERCENT, MIN_WARMUP_ITERS
+  const std::uint64_t n = bytes == 0 ? kMessagesPerSample
+                                     : std::max<std::uint64_t>(1, std::min(kOverallVolume / bytes, kMessagesPerSample));
+  const std::uint64_t warm =
+      n / 10 >= 10 ? n / 10 : std::min<std::uint64_t>(10, n);  // WARMUP_PERCENT, MIN_WARMUP_ITERS
   return {static_cast<int>(n), static_cast<int>(warm)};
 }
 

@@ -22,11 +22,12 @@ class PeerCase final : public TimedCase {
                   [this](int times, const ArmedStep& step) {
                     for (int i = 0; i < times; ++i) once_(step);
                   },
-                  waiter(comm_), host_clock(comm_, timeout_, c.plan.cpu_time, !comm_.runs_on_device()), {}};
+                  waiter(comm_),
+                  host_clock(comm_, timeout_, c.plan.cpu_time, !comm_.runs_on_device()),
+                  {}};
     const auto n = static_cast<std::size_t>(counts.iterations);
-    rules_ = SamplingRules{counts.warmup,
-                           StoppingRule{.samples = n, .max_noise = 0.0, .min_samples = n, .max_time_s = 0.0},
-                           timeout_, 1};
+    rules_ = SamplingRules{
+        counts.warmup, StoppingRule{.samples = n, .max_noise = 0.0, .min_samples = n, .max_time_s = 0.0}, timeout_, 1};
     rules_.barrier_after_sample = true;
     checked_ = &call_;
   }
@@ -48,12 +49,11 @@ std::string PeerTiming::warmup_text(const SweepPlan& plan) const {
 }
 
 std::string PeerTiming::timing_text(const SweepPlan& plan, bool on_device) const {
-  return fmt::format("timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
-                     "time is the mean of a rank's calls, as {} averages them{}",
-                     name(id()), plan.cpu_time ? " until it is enqueued (-C 1)" : " and the wait for its completion",
-                     average_text(),
-                     page_aligned_buffers() && !on_device ? "; host buffers at a page boundary, as osu_* allocates them"
-                                                          : "");
+  return fmt::format(
+      "timing: {} (--timing): the host clock around each call{}, then a barrier outside it; the "
+      "time is the mean of a rank's calls, as {} averages them{}",
+      name(id()), plan.cpu_time ? " until it is enqueued (-C 1)" : " and the wait for its completion", average_text(),
+      page_aligned_buffers() && !on_device ? "; host buffers at a page boundary, as osu_* allocates them" : "");
 }
 
 std::unique_ptr<TimedCase> PeerTiming::prepare(const CaseContext& context) const {

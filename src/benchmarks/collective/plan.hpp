@@ -4,8 +4,8 @@
 #include "benchmarks/collective/bandwidth_floor.hpp"
 #include "core/comm/backend.hpp"
 #include "core/device/collective.hpp"
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 #include "core/measure/phase_stats.hpp"
 #include "core/measure/stopping.hpp"
 #include "core/report/per_rank.hpp"
@@ -65,7 +65,7 @@ struct SweepPlan {
   bool cpu_time = false;    // -C: time the calls on the host clock, not where they run (CUDA events for nccl)
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
-  BandwidthFloor floor;      // --min-busbw / --min-algbw: exit code 6 below it
+  BandwidthFloor floor;  // --min-busbw / --min-algbw: exit code 6 below it
   // --columns: statistics of each case's samples added to the table: "median", "p99", "noise", "samples" (with a
   // noise target the noise column is always shown, so that the rows that missed it can be marked).
   std::vector<std::string> columns;

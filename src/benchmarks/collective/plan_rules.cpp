@@ -41,8 +41,8 @@ std::vector<std::uint64_t> sweep_sizes(const SizeSpec& spec) {
   const std::uint64_t step = stepped ? parse_size_option("-i/--stepbytes", *spec.step_text) : 0;
   if (stepped && step == 0) throw usage_error("-i/--stepbytes must be a positive number of bytes, e.g. -i 1M");
   if (!stepped && !(spec.factor > 1.0)) {
-    throw usage_error(fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes",
-                                  spec.factor));
+    throw usage_error(
+        fmt::format("-f/--stepfactor {:g} must be greater than 1; for additive steps use -i/--stepbytes", spec.factor));
   }
   return size_sweep(parse_size_option("-b/--minbytes", spec.min_text),
                     parse_size_option("-e/--maxbytes", spec.max_text), stepped ? 1.0 : spec.factor, step);
@@ -52,9 +52,10 @@ void check_ops_defined(const std::vector<ReduceOp>& ops, const std::vector<DType
   for (ReduceOp op : ops) {
     for (DType t : dtypes) {
       if (defined_for(op, t)) continue;
-      throw usage_error(fmt::format("operator '{}' is not defined for datatype '{}' (bitwise operators need an "
-                                    "integer type); pick an integer -d/--datatype or another -o/--op",
-                                    name(op), name(t)));
+      throw usage_error(
+          fmt::format("operator '{}' is not defined for datatype '{}' (bitwise operators need an "
+                      "integer type); pick an integer -d/--datatype or another -o/--op",
+                      name(op), name(t)));
     }
   }
 }
@@ -71,11 +72,11 @@ void set_tensor_list(SweepPlan& plan, int tensors, std::vector<Fusion> fusions) 
   const DType smallest = smallest_type(plan.dtypes);
   const std::uint64_t most = plan.sizes.back() / size_of(smallest);
   if (static_cast<std::uint64_t>(tensors) > most) {
-    throw usage_error(fmt::format("--tensors {} asks for more tensors than the largest size holds elements ({} of "
-                                  "{} in -e/--maxbytes {}): give --tensors {} or fewer, or -e {} or more",
-                                  tensors, most, name(smallest), format_bytes(plan.sizes.back()),
-                                  std::max<std::uint64_t>(most, 1),
-                                  format_bytes(static_cast<std::uint64_t>(tensors) * size_of(smallest))));
+    throw usage_error(
+        fmt::format("--tensors {} asks for more tensors than the largest size holds elements ({} of "
+                    "{} in -e/--maxbytes {}): give --tensors {} or fewer, or -e {} or more",
+                    tensors, most, name(smallest), format_bytes(plan.sizes.back()), std::max<std::uint64_t>(most, 1),
+                    format_bytes(static_cast<std::uint64_t>(tensors) * size_of(smallest))));
   }
   plan.tensors = tensors;
   plan.placements = {Placement::in_place};
@@ -92,8 +93,7 @@ std::vector<Timing> parse_timings(const std::vector<std::string>& names) {
     }
     const Timing m = timing_named(t);
     if (std::find(out.begin(), out.end(), m) != out.end()) {
-      throw usage_error(
-          fmt::format("--timing {}: {} is named twice; name each method once", fmt::join(names, ","), t));
+      throw usage_error(fmt::format("--timing {}: {} is named twice; name each method once", fmt::join(names, ","), t));
     }
     out.push_back(m);
   }
@@ -108,12 +108,14 @@ void check_blocks(const std::vector<Timing>& timings, const std::vector<std::str
   const auto counts_blocks = [](Timing t) { return t == Timing::automatic || timing_method(t).counts_blocks(); };
   if (std::any_of(timings.begin(), timings.end(), counts_blocks)) return;
   if (!named(names, "sampled")) {
-    throw usage_error(fmt::format("--blocks counts nccl-tests' timed blocks; --timing {} times one call at a time: "
-                                  "drop one of them",
-                                  fmt::join(names, ",")));
+    throw usage_error(
+        fmt::format("--blocks counts nccl-tests' timed blocks; --timing {} times one call at a time: "
+                    "drop one of them",
+                    fmt::join(names, ",")));
   }
-  throw usage_error("--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
-                    "one of them");
+  throw usage_error(
+      "--blocks counts nccl-tests' timed blocks; --timing sampled takes -n samples instead: drop "
+      "one of them");
 }
 
 StoppingRule exact_blocks(int blocks) {
@@ -126,9 +128,10 @@ void check_list_timing(SweepPlan& plan, const std::vector<std::string>& names) {
   const bool lists = plan.timings == std::vector<Timing>{Timing::automatic} ||
                      (plan.timings.size() == 1 && timing_method(plan.timings.front()).times_lists());
   if (!lists) {
-    throw usage_error(fmt::format("--timing {} times one buffer per operation, not a --tensors list; drop --tensors or "
-                                  "use --timing sampled",
-                                  fmt::join(names, ",")));
+    throw usage_error(
+        fmt::format("--timing {} times one buffer per operation, not a --tensors list; drop --tensors or "
+                    "use --timing sampled",
+                    fmt::join(names, ",")));
   }
   plan.timings = {Timing::sampled};
 }
@@ -173,8 +176,9 @@ std::vector<Warning> ignored_options(const SweepPlan& plan, const GivenOptions& 
                                                  *given.root, name(collective))});
   }
   if (given.parallel_init) {
-    out.push_back({"option_ignored", "-p/--parallel_init ignored: distbench runs one thread per process, so there "
-                                     "are no threads' communicators to initialise in parallel"});
+    out.push_back({"option_ignored",
+                   "-p/--parallel_init ignored: distbench runs one thread per process, so there "
+                   "are no threads' communicators to initialise in parallel"});
   }
   for (Timing t : {Timing::sampled, Timing::nccl_tests, Timing::osu, Timing::imb}) {
     if (!given.noise_target || timing_method(t).keeps_noise_target()) continue;

@@ -11,7 +11,9 @@ class SampledCase final : public TimedCase {
   explicit SampledCase(const CaseContext& c) : TimedCase(c.comm, c.timeout), call_(c.setup.call) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) { comm_.run_repeated(call_, times, step); },
-                  waiter(comm_), clock_where_it_runs(comm_, c.plan.cpu_time), {}};
+                  waiter(comm_),
+                  clock_where_it_runs(comm_, c.plan.cpu_time),
+                  {}};
     rules_ = sampled_rules(c);
     checked_ = &call_;
   }

@@ -5,11 +5,11 @@
 #include "benchmarks/collective/measure.hpp"
 #include "benchmarks/collective/sweep_warnings.hpp"
 #include "benchmarks/collective/timing_method.hpp"
-#include "core/sys/deadline.hpp"
-#include "core/comm/phase_over_ranks.hpp"
 #include "core/comm/buffer_pages.hpp"
+#include "core/comm/phase_over_ranks.hpp"
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -183,8 +183,7 @@ CaseSetup make_setup(const SweepPlan& plan, const Row& row, const Variant& varia
 // every size from their smallest to their largest, doubling (all_reduce_perf's warm-up, whatever -f), at the first
 // buffer position, out of place unless the plan runs in place only. None where that placement cannot run.
 std::vector<CaseSetup> warm_up_setups(const SweepPlan& plan, const std::vector<Row>& rows, std::size_t first,
-                                      const Communicator& comm, Buffer* send_buffer, Buffer* recv_buffer,
-                                      int nranks) {
+                                      const Communicator& comm, Buffer* send_buffer, Buffer* recv_buffer, int nranks) {
   const Row& head = rows[first];
   const bool out_of_place = has_placement(plan, Placement::out_of_place);
   const Variant variant{out_of_place ? Placement::out_of_place : Placement::in_place, std::nullopt};
@@ -278,9 +277,9 @@ SweepNeeds sweep_needs(const SweepPlan& plan, int nranks, const Backend& backend
     needs.max_count = std::max(needs.max_count, row.size.count);
     largest = std::max<std::uint64_t>(largest, row.size.asked);
     for (const Placement p : plan.placements) {
-      needs.memory.library = std::max(needs.memory.library, backend.library_scratch_bytes(
-                                                                plan.collective, p == Placement::in_place,
-                                                                row.size.asked, nranks));
+      needs.memory.library =
+          std::max(needs.memory.library,
+                   backend.library_scratch_bytes(plan.collective, p == Placement::in_place, row.size.asked, nranks));
     }
   }
   needs.memory.buffers = buffer_bytes(buffer_extents(plan, rows));
@@ -347,8 +346,8 @@ SweepOutcome sweep_opening(World& world, const SweepPlan& plan, Watchdog& watchd
 void warm_up_sizes_first(const SweepPlan& plan, Watchdog& watchdog, const SweepSetup& s, std::size_t i) {
   const std::vector<Timing> timings = resolved_timings(plan, s.comm->runs_on_device());
   const bool sweep_warm_up = plan.tensors <= 1 && std::any_of(timings.begin(), timings.end(), [](Timing t) {
-    return timing_method(t).warms_up_sizes();
-  });
+                               return timing_method(t).warms_up_sizes();
+                             });
   const std::vector<Row>& rows = s.rows;
   if (!sweep_warm_up || i >= rows.size()) return;
   if (i > 0 && rows[i - 1].dtype == rows[i].dtype && rows[i - 1].op == rows[i].op) return;
@@ -388,8 +387,8 @@ GatheredCase gather_case(Connector& connector, const SweepPlan& plan, Watchdog& 
   g.time = reduce_phase_over_ranks(connector, "time", sampling.samples, plan.average, to, step, deadline);
   g.os_by_rank = gather_vector<OsCounters>(connector, std::span(&sampling.os_per_op, 1), to, step);
   for (std::size_t p = 0; p < sampling.phase_samples.size() && p < std::size(kListPhases); ++p) {
-    g.list_phases.push_back(reduce_phase_over_ranks(connector, kListPhases[p], sampling.phase_samples[p],
-                                                    plan.average, to, step, deadline));
+    g.list_phases.push_back(reduce_phase_over_ranks(connector, kListPhases[p], sampling.phase_samples[p], plan.average,
+                                                    to, step, deadline));
   }
   if (!sampling.beside_samples.empty()) {  // every rank times the same way
     g.device = reduce_phase_over_ranks(connector, "device", sampling.beside_samples, plan.average, to, step, deadline);

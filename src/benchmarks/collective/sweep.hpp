@@ -5,9 +5,9 @@
 #include "benchmarks/collective/case_result.hpp"
 #include "benchmarks/collective/plan.hpp"
 #include "core/benchmark.hpp"
-#include "core/sys/watchdog.hpp"
 #include "core/comm/world.hpp"
 #include "core/device/memory_budget.hpp"
+#include "core/sys/watchdog.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -17,10 +17,10 @@
 namespace distbench::collective {
 
 struct SweepOutcome {
-  std::int64_t wrong = 0;             // summed over every checked case and rank
-  std::vector<CaseResult> results;    // root rank only
-  std::vector<Warning> warnings;      // root rank only: what the user should know, and what to do about it
-  KeyValues facts;                    // root rank only: the buffers' huge pages (core/comm/buffer_pages.hpp)
+  std::int64_t wrong = 0;           // summed over every checked case and rank
+  std::vector<CaseResult> results;  // root rank only
+  std::vector<Warning> warnings;    // root rank only: what the user should know, and what to do about it
+  KeyValues facts;                  // root rank only: the buffers' huge pages (core/comm/buffer_pages.hpp)
 };
 
 // Called on the root rank after each row: the placements measured for one (dtype, op, size), in plan order.

@@ -15,8 +15,8 @@
 namespace distbench::collective {
 namespace {
 
-constexpr double kHostAboveDevice = 0.05;  // a host time this much above the device's is a finding
-constexpr double kSpeedChange = 0.05;  // a case's first and last blocks this far apart is a finding
+constexpr double kHostAboveDevice = 0.05;         // a host time this much above the device's is a finding
+constexpr double kSpeedChange = 0.05;             // a case's first and last blocks this far apart is a finding
 constexpr std::size_t kSpeedChangeMinBlocks = 6;  // its first third against its last, two blocks each at least
 // On the host clock (MPI) samples scatter more: a level this far apart, three samples a third at least.
 constexpr double kHostSpeedChange = 0.2;
@@ -48,22 +48,29 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
     }
   }
   if (missed > 0) {
-    out.push_back(Warning{"noise_target_missed", fmt::format(
-        "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
-        "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
-        missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
+    out.push_back(Warning{
+        "noise_target_missed",
+        fmt::format(
+            "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
+            "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
+            missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
   } else if (noisy > 0 && worst != nullptr) {
-    out.push_back(Warning{"noisy_median", fmt::format(
-        "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{} "
-        "over {} samples): the machine was busy or the case is unstable; rerun with a noise target "
-        "(--max-noise 2 --max-time 5) or on a quieter machine",
-        noisy, measured, kNoisyPercent, case_text(*worst), percent_text(worst->time.median_ci), worst->time.samples)});
+    out.push_back(Warning{
+        "noisy_median",
+        fmt::format(
+            "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{} "
+            "over {} samples): the machine was busy or the case is unstable; rerun with a noise target "
+            "(--max-noise 2 --max-time 5) or on a quieter machine",
+            noisy, measured, kNoisyPercent, case_text(*worst), percent_text(worst->time.median_ci),
+            worst->time.samples)});
   }
   if (with_outliers > 0) {
-    out.push_back(Warning{"outliers", fmt::format(
-        "{} cases had outlier samples (over 5 MADs from the median, e.g. a preempted sample); medians in the JSON "
-        "report are robust to them, the mean in the table is not",
-        with_outliers)});
+    out.push_back(Warning{
+        "outliers",
+        fmt::format(
+            "{} cases had outlier samples (over 5 MADs from the median, e.g. a preempted sample); medians in the JSON "
+            "report are robust to them, the mean in the table is not",
+            with_outliers)});
   }
 }
 
@@ -89,14 +96,17 @@ void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan
           : "rerun with --malloc-reuse (or GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold="
             "4294967296) to keep freed memory mapped, and --show-faults to see the counts";
   if (plan.huge_pages) {
-    remedy += "; --huge-pages on advises only distbench's own buffers: the library's temporaries come from malloc "
-              "without that advice and fault in small pages";
+    remedy +=
+        "; --huge-pages on advises only distbench's own buffers: the library's temporaries come from malloc "
+        "without that advice and fault in small pages";
   }
-  out.push_back(Warning{"page_faults", fmt::format(
-      "{} of {} cases took page faults inside the timed calls (worst: {}, {:.0f} per operation): the library's "
-      "per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every call, so these "
-      "times include the kernel's fault handling; {}",
-      hit, measured, case_text(*worst), worst_faults, remedy)});
+  out.push_back(Warning{
+      "page_faults",
+      fmt::format(
+          "{} of {} cases took page faults inside the timed calls (worst: {}, {:.0f} per operation): the library's "
+          "per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every call, so these "
+          "times include the kernel's fault handling; {}",
+          hit, measured, case_text(*worst), worst_faults, remedy)});
 }
 
 // nccl-tests' timing on a device: the host clock around a block holds what the device's events around it do not,
@@ -123,14 +133,17 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
   }
   if (above == 0) return;
   std::sort(extra_per_block.begin(), extra_per_block.end());
-  out.push_back(Warning{"host_bound", fmt::format(
-      "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {} "
-      "to {}; a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see "
-      "it finish, and any wait of the device for calls not yet enqueued, weigh there; nccl-tests' figures hold them "
-      "too; the device's time is device_time_us in the reports (--columns device); CUDA graphs (-G) or aggregated "
-      "calls (-m) shrink them",
-      above, compared, kHostAboveDevice * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes),
-      extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
+  out.push_back(Warning{
+      "host_bound",
+      fmt::format(
+          "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {} "
+          "to {}; a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see "
+          "it finish, and any wait of the device for calls not yet enqueued, weigh there; nccl-tests' figures hold "
+          "them "
+          "too; the device's time is device_time_us in the reports (--columns device); CUDA graphs (-G) or aggregated "
+          "calls (-m) shrink them",
+          above, compared, kHostAboveDevice * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes),
+          extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
 }
 
 // A case's first third of samples against its last: the change of their medians (the larger of early/late and
@@ -170,8 +183,8 @@ struct SpeedChanges {
   }
   // "3 of 20 cases changed speed while they ran: <how>, differed by up to 11% (sizes 1 MiB to 8 MiB)"
   std::string text(std::string_view how) const {
-    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {} (sizes {} to {})",
-                       changed, compared, how, percent_text(worst * 100, 0), format_bytes(first->bytes),
+    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {} (sizes {} to {})", changed,
+                       compared, how, percent_text(worst * 100, 0), format_bytes(first->bytes),
                        format_bytes(last->bytes));
   }
 };
@@ -186,21 +199,23 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
     if (!device_timed(r) || r.timing != "nccl-tests" || r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
       continue;
     }
-    const auto device = std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) {
-      return p.name == "device";
-    });
+    const auto device =
+        std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) { return p.name == "device"; });
     if (device == r.phases.end() || device->samples.size() < kSpeedChangeMinBlocks) continue;
     ++c.compared;
     const auto t = thirds_change(device->samples);
     if (t && t->change > kSpeedChange) c.add(r, t->change);
   }
   if (c.changed == 0) return;
-  out.push_back(Warning{"speed_changed", fmt::format(
-      "{}, so the GPU was not in one steady state (an H200 ran ncclMemAlloc's buffers 10% slower until enough work "
-      "had passed; docs/gpu.md). A single block, as all_reduce_perf times each size, reads whichever state it meets: "
-      "{} reproduces its figures; more blocks or a longer warm-up (-w) measure the steady state",
-      c.text("the device's time of their first blocks and of their last"),
-      plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
+  out.push_back(Warning{
+      "speed_changed",
+      fmt::format(
+          "{}, so the GPU was not in one steady state (an H200 ran ncclMemAlloc's buffers 10% slower until enough work "
+          "had passed; docs/gpu.md). A single block, as all_reduce_perf times each size, reads whichever state it "
+          "meets: "
+          "{} reproduces its figures; more blocks or a longer warm-up (-w) measure the steady state",
+          c.text("the device's time of their first blocks and of their last"),
+          plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
 }
 
 // Host-timed cases (the MPI backend, any method): the same thirds, with a larger change and each third steady on its
@@ -218,21 +233,24 @@ void host_speed_change_warning(const std::vector<CaseResult>& results, std::vect
     if (t && t->change > kHostSpeedChange && t->levels) c.add(r, t->change);
   }
   if (c.changed == 0) return;
-  out.push_back(Warning{"speed_changed", fmt::format(
-      "{}, each third steady on its own: the machine changed modes in the middle of the case (a shared host moving its "
-      "CPUs; docs/methods.md, 'What is measured'), so the table's mean mixes two speeds; rerun those sizes, or compare "
-      "with another tool by pairs of runs a second apart (bench/README.md)",
-      c.text("the median of their first third of samples and of their last"))});
+  out.push_back(
+      Warning{"speed_changed", fmt::format("{}, each third steady on its own: the machine changed modes in the middle "
+                                           "of the case (a shared host moving its "
+                                           "CPUs; docs/methods.md, 'What is measured'), so the table's mean mixes two "
+                                           "speeds; rerun those sizes, or compare "
+                                           "with another tool by pairs of runs a second apart (bench/README.md)",
+                                           c.text("the median of their first third of samples and of their last"))});
 }
 
 void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
   std::size_t none = 0;
   for (const auto& r : results) none += r.status == "ok" && r.moves_nothing ? 1 : 0;
   if (none == 0) return;
-  out.push_back(Warning{"nothing_moved", fmt::format(
-      "{} in-place cases ran on one rank, where the result is already in place and nothing moves: their time is the "
-      "call's own cost and they have no bandwidth (- in the table, null in the reports)",
-      none)});
+  out.push_back(Warning{"nothing_moved",
+                        fmt::format("{} in-place cases ran on one rank, where the result is already in place and "
+                                    "nothing moves: their time is the "
+                                    "call's own cost and they have no bandwidth (- in the table, null in the reports)",
+                                    none)});
 }
 
 }  // namespace

@@ -51,12 +51,12 @@ class TimingMethod {
   virtual ~TimingMethod() = default;
 
   // Rules: what the method makes of the sweep's options and buffers.
-  virtual bool counts_blocks() const { return false; }        // --blocks: timed blocks per case
-  virtual bool times_lists() const { return false; }          // --tensors: a list reduced per operation
-  virtual bool keeps_noise_target() const { return true; }    // --max-noise, --max-time
-  virtual bool warms_up_sizes() const { return false; }       // every size of the sweep warmed up first
-  virtual bool calls_as_peers() const { return false; }       // MPI's call where it has two forms (reduce-scatter)
-  virtual bool page_aligned_buffers() const { return false; } // host buffers at a page boundary
+  virtual bool counts_blocks() const { return false; }         // --blocks: timed blocks per case
+  virtual bool times_lists() const { return false; }           // --tensors: a list reduced per operation
+  virtual bool keeps_noise_target() const { return true; }     // --max-noise, --max-time
+  virtual bool warms_up_sizes() const { return false; }        // every size of the sweep warmed up first
+  virtual bool calls_as_peers() const { return false; }        // MPI's call where it has two forms (reduce-scatter)
+  virtual bool page_aligned_buffers() const { return false; }  // host buffers at a page boundary
   // Counts, in the header's words.
   virtual std::string samples_text(const SweepPlan& plan) const = 0;
   virtual std::string warmup_text(const SweepPlan& plan) const;

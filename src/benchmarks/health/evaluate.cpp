@@ -79,9 +79,10 @@ void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
 Check root_late_check(const std::string& phase, const Topology& topo, int root, double behind_s, double timeout_s) {
   Check c = make_check(phase, fmt::format("rank {}", root), topo.host_of(root), "phase.arrived", kNotMeasured, "1");
   c.status = Status::failed;
-  c.why = fmt::format("TIMEOUT: this rank, the root, was {:.3g} s late in phase {} (timeout {:g} s): it "
-                      "was stopped or starved",
-                      behind_s, phase, timeout_s);
+  c.why = fmt::format(
+      "TIMEOUT: this rank, the root, was {:.3g} s late in phase {} (timeout {:g} s): it "
+      "was stopped or starved",
+      behind_s, phase, timeout_s);
   return c;
 }
 
@@ -385,8 +386,8 @@ void add_suspect_retests(std::vector<Check>& out, const PhaseResult& phase, cons
 
 // A suspect link measured again alone: slow still, between nodes that are each at speed with another, it is the
 // link (a cable, a port); it counts against the cluster, not a node.
-void add_link_retests(std::vector<Check>& out, const PhaseResult& phase, const Topology& topo,
-                      const IsolationPlan& iso, const LinkJudgement& links) {
+void add_link_retests(std::vector<Check>& out, const PhaseResult& phase, const Topology& topo, const IsolationPlan& iso,
+                      const LinkJudgement& links) {
   for (const auto& [a, b] : iso.link_retests) {
     for (int sender : {a, b}) {
       const nlohmann::json* sent = links_sent_by(phase, topo, sender);
@@ -398,9 +399,10 @@ void add_link_retests(std::vector<Check>& out, const PhaseResult& phase, const T
                              link["gbps"].get<double>(), "GB/s");
         if (breaks_link_bound(c, links)) {
           c.status = Status::degraded;
-          c.why = fmt::format("this link alone, best of {}: {:.3f} x the links' median; its nodes are slow with no "
-                              "other peer: the link (cable, port, switch path)",
-                              retests_text(link), c.value / links.bandwidth_bound->median);
+          c.why = fmt::format(
+              "this link alone, best of {}: {:.3f} x the links' median; its nodes are slow with no "
+              "other peer: the link (cable, port, switch path)",
+              retests_text(link), c.value / links.bandwidth_bound->median);
         }
         out.push_back(std::move(c));
       }
@@ -447,8 +449,8 @@ std::vector<Check> confirm_checks(const PhaseResult& phase, const Topology& topo
     if (!j) continue;
     for (const auto& [key, metric] : rank_bandwidths()) {
       if (!j->contains(key)) continue;
-      Check c =
-          make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, rule_number(*j, key.c_str()), "GB/s");
+      Check c = make_check("confirm", fmt::format("rank {}", r), topo.host_of(r), metric, rule_number(*j, key.c_str()),
+                           "GB/s");
       judge(c, rank);
       out.push_back(std::move(c));
     }

@@ -22,14 +22,15 @@ void HealthBenchmark::check(World& world) const {
   const std::pair<const char*, MemoryNeed> needs[] = {
       {"--allreduce-bytes", {add_saturating(plan_.allreduce_bytes, plan_.allreduce_bytes), plan_.allreduce_bytes}},
       {"--link-bytes",
-       {plan_.link_message_bytes > UINT64_MAX / 8 ? UINT64_MAX
-                                                  : plan_.link_message_bytes * static_cast<std::uint64_t>(plan_.link_window),
+       {plan_.link_message_bytes > UINT64_MAX / 8
+            ? UINT64_MAX
+            : plan_.link_message_bytes * static_cast<std::uint64_t>(plan_.link_window),
         0}},
   };
   for (const auto& [option, need] : needs) {
     if (const auto why = memory_shortfall(need, have)) {
-      throw usage_error(fmt::format("{}: the check {} on {}; lower {}", option, *why, world.connector().hostname(),
-                                    option));
+      throw usage_error(
+          fmt::format("{}: the check {} on {}; lower {}", option, *why, world.connector().hostname(), option));
     }
   }
 }

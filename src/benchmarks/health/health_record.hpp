@@ -10,8 +10,8 @@ namespace distbench::health {
 // The one metric of a health record, declared once with its table column: the record builder, the reader, the layout
 // and the table read it.
 namespace metrics {
-inline constexpr MetricColumn value{"value", "", "the measured figure, in the record's unit", "value", "", 10,
-                                    CellFormat::number, "value"};
+inline constexpr MetricColumn value{
+    "value", "", "the measured figure, in the record's unit", "value", "", 10, CellFormat::number, "value"};
 }  // namespace metrics
 
 RecordLayout health_record_layout();

@@ -35,8 +35,14 @@ bool goes_on(const nlohmann::json& decision) { return decision["go"].get<bool>()
 
 HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
                      const HealthPlan& plan)
-    : world_(world), connector_(world.connector()), watchdog_(watchdog), progress_(progress), plan_(plan),
-      root_(connector_.is_root()), phases_(connector_, plan.timeout_s), findings_(reporter, plan),
+    : world_(world),
+      connector_(world.connector()),
+      watchdog_(watchdog),
+      progress_(progress),
+      plan_(plan),
+      root_(connector_.is_root()),
+      phases_(connector_, plan.timeout_s),
+      findings_(reporter, plan),
       decision_({{"go", true}}) {
   std::vector<std::string> host_of_rank;
   {
@@ -61,9 +67,9 @@ BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
     write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
   }
   using Step = nlohmann::json (HealthRun::*)();
-  for (const Step step : {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::node_phase,
-                          &HealthRun::confirm_phase, &HealthRun::job_phase, &HealthRun::links_phase,
-                          &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
+  for (const Step step :
+       {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::node_phase, &HealthRun::confirm_phase,
+        &HealthRun::job_phase, &HealthRun::links_phase, &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
     decision_ = (this->*step)();
     if (!goes_on(decision_)) break;
   }
@@ -124,9 +130,8 @@ Check HealthRun::phase_time(const std::string& name, const PhaseResult& result, 
 nlohmann::json HealthRun::root_overdue(const std::string& name, double overdue_s, std::vector<Check>& checks,
                                        Check& time) {
   const std::string root_subject = fmt::format("rank {}", connector_.root_rank());
-  auto late = std::find_if(checks.begin(), checks.end(), [&](const Check& c) {
-    return c.metric == "phase.arrived" && c.subject == root_subject;
-  });
+  auto late = std::find_if(checks.begin(), checks.end(),
+                           [&](const Check& c) { return c.metric == "phase.arrived" && c.subject == root_subject; });
   if (late == checks.end()) {
     checks.push_back(root_late_check(name, topo_, connector_.root_rank(), overdue_s, plan_.timeout_s));
     late = std::prev(checks.end());

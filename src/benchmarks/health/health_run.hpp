@@ -62,9 +62,9 @@ class HealthRun {
   Topology topo_;
   PhaseRunner phases_;
   Findings findings_;
-  int done_ = 0;               // phases begun
-  std::string last_phase_;     // the phase begun last
-  nlohmann::json decision_;    // the root's decision after the last phase, on every rank
+  int done_ = 0;             // phases begun
+  std::string last_phase_;   // the phase begun last
+  nlohmann::json decision_;  // the root's decision after the last phase, on every rank
   // What one phase leaves for a later one.
   std::vector<double> steady_offset_ns_;
   Screening copy_screen_, node_screen_;

@@ -81,7 +81,8 @@ std::vector<std::string> link_summary_lines(const std::vector<Check>& checks) {
   }
   lines.push_back("slowest links: " + slowest);
   lines.push_back(fmt::format("suspects: {} (below the bound while measured among others); re-tests alone: {}",
-                              plural(suspects, "direction", "directions"), plural(measured, "direction", "directions")));
+                              plural(suspects, "direction", "directions"),
+                              plural(measured, "direction", "directions")));
   return lines;
 }
 

@@ -114,12 +114,15 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 const std::vector<std::string>& health_metrics() {
-  static const std::vector<std::string> names = {
-      "memory.wrong",         "memory.copy_gbps",        "clock.skew_ms",           "node.allreduce.busbw_gbps",
-      "node.allreduce.wrong", "job.allreduce.busbw_gbps", "job.allreduce.wrong",     "link.bandwidth_gbps",
-      "link.latency_us",      "isolation.bandwidth_gbps", "isolation.isolated",      "straggler.lateness_us",
-      "phase.seconds",        "phase.arrived",           "phase.completed",         "node.checked",
-      "node.status",          "cluster.status"};
+  static const std::vector<std::string> names = {"memory.wrong",         "memory.copy_gbps",
+                                                 "clock.skew_ms",        "node.allreduce.busbw_gbps",
+                                                 "node.allreduce.wrong", "job.allreduce.busbw_gbps",
+                                                 "job.allreduce.wrong",  "link.bandwidth_gbps",
+                                                 "link.latency_us",      "isolation.bandwidth_gbps",
+                                                 "isolation.isolated",   "straggler.lateness_us",
+                                                 "phase.seconds",        "phase.arrived",
+                                                 "phase.completed",      "node.checked",
+                                                 "node.status",          "cluster.status"};
   return names;
 }
 
@@ -166,8 +169,8 @@ Rule read_rule_fields(const nlohmann::ordered_json& r, const std::string& where,
                                             "threshold: a number)",
                                             where, key));
     } else {
-      throw rules_error(origin, fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)",
-                                            where, key));
+      throw rules_error(
+          origin, fmt::format("{}: unknown key \"{}\" (known: metric, compare, threshold, severity)", where, key));
     }
   }
   return rule;
@@ -187,8 +190,8 @@ void check_rule(const Rule& rule, const nlohmann::ordered_json& r, const std::st
   if (!std::isfinite(rule.threshold)) throw rules_error(origin, where + ": \"threshold\" must be finite");
   const auto& known = health_metrics();
   if (std::none_of(known.begin(), known.end(), [&](const std::string& m) { return glob_match(rule.metric, m); })) {
-    throw rules_error(origin, fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})",
-                                          where, excerpt(rule.metric), fmt::join(known, ", ")));
+    throw rules_error(origin, fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})", where,
+                                          excerpt(rule.metric), fmt::join(known, ", ")));
   }
 }
 

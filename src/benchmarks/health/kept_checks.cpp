@@ -22,7 +22,7 @@ bool worse_figure(const Check& a, const Check& b) {
 
 std::vector<Check> kept_checks(const std::vector<Check>& checks) {
   using Key = std::tuple<std::string, std::string, std::string>;  // phase, host, metric
-  std::map<Key, std::size_t> worst_rank;                           // the index of its worst healthy check
+  std::map<Key, std::size_t> worst_rank;                          // the index of its worst healthy check
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const Check& c = checks[i];
     if (c.status != Status::healthy || !is_about_a_rank(c)) continue;

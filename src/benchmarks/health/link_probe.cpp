@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <span>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace distbench::health {

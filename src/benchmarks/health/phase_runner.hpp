@@ -42,7 +42,7 @@ struct PhaseResult {
   // the others begin. The ranks it then did not hear from cannot be blamed.
   double root_behind_s = 0;
   bool root_late() const { return root_behind_s > 0; }
-  std::vector<int> missing() const;                  // ranks that did not arrive
+  std::vector<int> missing() const;  // ranks that did not arrive
   // Ranks whose body failed (a wait that timed out, an error), with what they said.
   std::vector<std::pair<int, std::string>> failures() const;
 };

@@ -92,9 +92,9 @@ struct HealthFamilies {
 
   std::string text() const {
     std::string out;
-    for (const Family* f : {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min,
-                            &node_link_median, &node_bw, &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &phase_s,
-                            &stamp}) {
+    for (const Family* f :
+         {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min, &node_link_median, &node_bw,
+          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
       out += f->text();
     }
     return out;

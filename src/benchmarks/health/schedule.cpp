@@ -136,20 +136,17 @@ std::vector<NodePair> LinkSchedule::in_order() const {
 
 std::string_view name(LinkMode mode) {
   switch (mode) {
-    case LinkMode::automatic:
-      return "auto";
-    case LinkMode::all:
-      return "all";
-    case LinkMode::scaled:
-      return "scaled";
+    case LinkMode::automatic: return "auto";
+    case LinkMode::all: return "all";
+    case LinkMode::scaled: return "scaled";
   }
   return "auto";
 }
 
 std::string schedule_words(const LinkSchedule& s) {
   if (s.mode != LinkMode::scaled) return "every pair (round robin)";
-  return "scaled: ring, distances 2^k, " + std::to_string(kRandomRings) + " random ring" + (kRandomRings == 1 ? "" : "s") +
-         " (seed " + std::to_string(s.seed) + ")";
+  return "scaled: ring, distances 2^k, " + std::to_string(kRandomRings) + " random ring" +
+         (kRandomRings == 1 ? "" : "s") + " (seed " + std::to_string(s.seed) + ")";
 }
 
 LinkSchedule link_schedule(int nodes, LinkMode mode, std::uint64_t seed) {

@@ -24,9 +24,10 @@ std::vector<Check> start_checks(const std::vector<StartupRank>& ranks, const Top
     c.limit = fmt::format("<= {:g} s", late_start_s);
     if (late > late_start_s) {
       c.status = Status::degraded;
-      c.why = fmt::format("its rank {} began {:.2f} s after the first rank, and the job waited for it: a loaded or "
-                          "swapping node, a slow disk or shared file system, or a slow launcher",
-                          latest, late);
+      c.why = fmt::format(
+          "its rank {} began {:.2f} s after the first rank, and the job waited for it: a loaded or "
+          "swapping node, a slow disk or shared file system, or a slow launcher",
+          latest, late);
     }
     out.push_back(std::move(c));
   }

@@ -12,14 +12,10 @@ constexpr std::array<std::string_view, 4> kNames{"healthy", "degraded", "failed"
 
 int severity(Status s) {
   switch (s) {
-    case Status::healthy:
-      return 0;
-    case Status::unknown:
-      return 1;
-    case Status::degraded:
-      return 2;
-    case Status::failed:
-      return 3;
+    case Status::healthy: return 0;
+    case Status::unknown: return 1;
+    case Status::degraded: return 2;
+    case Status::failed: return 3;
   }
   return 3;
 }

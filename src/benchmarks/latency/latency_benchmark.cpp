@@ -3,17 +3,17 @@
 #include "benchmarks/latency/latency_record.hpp"
 #include "benchmarks/latency/osu_counts.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
-#include "core/sys/deadline.hpp"
+#include "core/comm/buffer_pages.hpp"
 #include "core/comm/groups.hpp"
 #include "core/comm/phase_over_ranks.hpp"
-#include "core/comm/buffer_pages.hpp"
+#include "core/comm/sampler.hpp"
 #include "core/device/memory_budget.hpp"
 #include "core/error.hpp"
-#include "core/comm/sampler.hpp"
 #include "core/measure/sizes.hpp"
 #include "core/measure/units.hpp"
 #include "core/report/json_model.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/deadline.hpp"
 
 #include <fmt/format.h>
 
@@ -30,13 +30,14 @@ std::string round_trips_text(const LatencyPlan& plan) {
   const RoundTrips large = osu_latency_round_trips(kOsuLargeMessageFrom + 1);
   const std::string limit = format_bytes(kOsuLargeMessageFrom);
   if (plan.osu_warmup && plan.osu_timed) {
-    return fmt::format("osu_latency's, {} untimed then {} timed up to {}, {} and {} above (timed for at most {:g} s "
-                       "per size)",
-                       small.warmup, small.timed, limit, large.warmup, large.timed, plan.osu_max_time_s);
+    return fmt::format(
+        "osu_latency's, {} untimed then {} timed up to {}, {} and {} above (timed for at most {:g} s "
+        "per size)",
+        small.warmup, small.timed, limit, large.warmup, large.timed, plan.osu_max_time_s);
   }
-  const std::string warmup = plan.osu_warmup ? fmt::format("{} untimed up to {}, {} above (osu_latency's)",
-                                                           small.warmup, limit, large.warmup)
-                                             : fmt::format("{} untimed", plan.warmup_iters);
+  const std::string warmup =
+      plan.osu_warmup ? fmt::format("{} untimed up to {}, {} above (osu_latency's)", small.warmup, limit, large.warmup)
+                      : fmt::format("{} untimed", plan.warmup_iters);
   const std::string timed =
       plan.osu_timed ? fmt::format("at least {} timed up to {}, {} above (osu_latency's; for at most {:g} s per size)",
                                    small.timed, limit, large.timed, plan.osu_max_time_s)
@@ -134,8 +135,8 @@ SamplingRules round_trip_rules(const LatencyPlan& plan, std::uint64_t bytes, Sec
 }
 
 // The pair's round trips sampled, each sample halved: a round trip is two one-way messages.
-Sampling sample_one_way(Connector& connector, const PingPong& pp, const std::string& label,
-                        const SamplingRules& rules, Watchdog& watchdog) {
+Sampling sample_one_way(Connector& connector, const PingPong& pp, const std::string& label, const SamplingRules& rules,
+                        Watchdog& watchdog) {
   Communicator* comm = pp.comm;
   const TimedOperation op{label,
                           [&pp](int times, const ArmedStep& step) {

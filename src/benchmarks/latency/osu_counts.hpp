@@ -10,8 +10,8 @@
 namespace distbench::latency {
 
 struct RoundTrips {
-  int warmup = 0;            // untimed, before any timed one
-  std::uint64_t timed = 0;   // timed, over all samples
+  int warmup = 0;           // untimed, before any timed one
+  std::uint64_t timed = 0;  // timed, over all samples
 };
 
 inline constexpr std::uint64_t kOsuLargeMessageFrom = 8192;  // a message is large above this many bytes

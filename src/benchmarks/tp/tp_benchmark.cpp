@@ -52,8 +52,8 @@ std::string op_label(const OpRow& row) {
 }
 
 // --check: one run of the operation, then its wrong elements summed over every rank.
-std::int64_t check_op(OpRunner& r, Primitive prim, Connector& connector, Watchdog& watchdog,
-                      const std::string& label, Seconds timeout) {
+std::int64_t check_op(OpRunner& r, Primitive prim, Connector& connector, Watchdog& watchdog, const std::string& label,
+                      Seconds timeout) {
   {
     const ArmedStep step = watchdog.arm(StepKind::verification, "tp: " + label + ": the checked run");
     r.prepare(prim);
@@ -67,8 +67,8 @@ std::int64_t check_op(OpRunner& r, Primitive prim, Connector& connector, Watchdo
 }
 
 // The warm-up and the timed runs of one operation: this rank's seconds per run.
-std::vector<double> time_op(OpRunner& r, Primitive prim, const TpPlan& plan, Connector& connector,
-                            Watchdog& watchdog, const std::string& label, Seconds timeout) {
+std::vector<double> time_op(OpRunner& r, Primitive prim, const TpPlan& plan, Connector& connector, Watchdog& watchdog,
+                            const std::string& label, Seconds timeout) {
   std::vector<double> samples;
   const ArmedStep step = watchdog.arm(StepKind::tp_step, "tp: " + label);
   r.prepare(prim);
@@ -244,10 +244,10 @@ RunDescription TpBenchmark::describe(const RunInfo& info) const {
               {"timeout_s", plan_.timeout_s}};
   d.records = layers_layout();
   d.table = layers_table();
-  d.console_preamble.push_back(
-      fmt::format("layers: in {} out {} batch {}, fp32, forward + backward; samples: {} after {} warm-up; check: {}",
-                  plan_.layer.in, plan_.layer.out, plan_.layer.batch, plan_.iters, plan_.warmup,
-                  plan_.check ? "against one rank, each element within the float32 rounding bound of its sums" : "off"));
+  d.console_preamble.push_back(fmt::format(
+      "layers: in {} out {} batch {}, fp32, forward + backward; samples: {} after {} warm-up; check: {}",
+      plan_.layer.in, plan_.layer.out, plan_.layer.batch, plan_.iters, plan_.warmup,
+      plan_.check ? "against one rank, each element within the float32 rounding bound of its sums" : "off"));
   d.facts = {fmt::format("backend {}", info.backend), fmt::format("{} ranks", info.world_size), groups,
              fmt::format("in {} out {} batch {}", plan_.layer.in, plan_.layer.out, plan_.layer.batch)};
   return d;
@@ -317,14 +317,14 @@ BenchmarkOutcome TpBenchmark::run_layers(World& world, Communicator& group, Dens
     if (plan_.check) verdict = check_layer(layer, threads, connector, watchdog, label, timeout);
     if (verdict.wrong > 0) outcome.wrong += verdict.wrong;
     const LayerSamples mine = time_layer(layer, plan_, connector, watchdog, label, timeout);
-    const auto all = gather_tp_samples(connector, watchdog, label,
-                                       {&mine.step_s, &mine.forward_s, &mine.backward_s, &mine.comm_s});
+    const auto all =
+        gather_tp_samples(connector, watchdog, label, {&mine.step_s, &mine.forward_s, &mine.backward_s, &mine.comm_s});
     if (!root || reporter == nullptr) continue;
     const ArmedStep writing = watchdog.arm(StepKind::report, "tp: " + label + ": writing the results");
     const ShownStep shown = median_step(all[0], all[1], all[2], all[3]);
-    const Record rec = layer_record(plan_, {std::string(group.backend()), kind, g, n},
-                                    {shown, layer.flops(), verdict.wrong, verdict.max_diff, verdict.over_bound},
-                                    all[0], all[3]);
+    const Record rec =
+        layer_record(plan_, {std::string(group.backend()), kind, g, n},
+                     {shown, layer.flops(), verdict.wrong, verdict.max_diff, verdict.over_bound}, all[0], all[3]);
     reporter->add({rec});
     add_layer_warnings(label, shown, verdict, outcome);
   }

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -68,10 +68,11 @@ void compare(const std::vector<float>& got, const std::vector<float>& ref, const
 // Tensor ids of the deterministic values.
 enum : std::uint64_t { kW = 1, kB, kX, kDy, kW2, kB2 };
 
-// The whole layer's tensors (tp_layers.hpp declares them), as one rank alone would hold them: weight (out x in) and bias, input (batch x in) and
-// the upstream gradient (batch x out; the MLP's: batch x in), and the MLP's second weight (in x out) and bias.
-// The MLP's first bias is kept away from zero (|b1| >= 0.5) and its first weight small (|x w1| about 0.03), so that no
-// pre-activation sits at the ReLU's kink, where a rounding difference between two devices would flip the mask.
+// The whole layer's tensors (tp_layers.hpp declares them), as one rank alone would hold them: weight (out x in) and
+// bias, input (batch x in) and the upstream gradient (batch x out; the MLP's: batch x in), and the MLP's second weight
+// (in x out) and bias. The MLP's first bias is kept away from zero (|b1| >= 0.5) and its first weight small (|x w1|
+// about 0.03), so that no pre-activation sits at the ReLU's kink, where a rounding difference between two devices would
+// flip the mask.
 }  // namespace
 
 struct FullTensors {
@@ -104,8 +105,8 @@ FullTensors full_tensors(LayerKind kind, const LayerShape& s, std::uint64_t seed
 struct LinearPass {
   std::vector<float> y, dw, db, dx;
 };
-LinearPass linear_on_cpu(DenseMath& cpu, const LayerShape& s, const std::vector<float>& x,
-                         const std::vector<float>& w, const std::vector<float>& b, const std::vector<float>& dy) {
+LinearPass linear_on_cpu(DenseMath& cpu, const LayerShape& s, const std::vector<float>& x, const std::vector<float>& w,
+                         const std::vector<float>& b, const std::vector<float>& dy) {
   const std::size_t I = s.in, O = s.out, B = s.batch;
   LinearPass p{std::vector<float>(B * O), std::vector<float>(O * I), std::vector<float>(O), std::vector<float>(B * I)};
   cpu.gemm(false, true, B, O, I, 1.0f, x.data(), I, w.data(), I, 0.0f, p.y.data(), O);
@@ -128,7 +129,7 @@ struct MlpPass {
 MlpPass mlp_on_cpu(DenseMath& cpu, const LayerShape& s, const MlpInputs& in, const std::vector<float>* mask) {
   const std::size_t I = s.in, O = s.out, B = s.batch;
   MlpPass p{std::vector<float>(B * O), std::vector<float>(B * I), std::vector<float>(I * O), std::vector<float>(I),
-            std::vector<float>(B * O), std::vector<float>(O * I), std::vector<float>(O), std::vector<float>(B * I)};
+            std::vector<float>(B * O), std::vector<float>(O * I), std::vector<float>(O),     std::vector<float>(B * I)};
   cpu.gemm(false, true, B, O, I, 1.0f, in.x.data(), I, in.w1.data(), I, 0.0f, p.h.data(), O);
   cpu.add_bias(p.h.data(), in.b1.data(), B, O, mask == nullptr);
   if (mask != nullptr) cpu.relu_backward(p.h.data(), mask->data(), B * O);
@@ -149,12 +150,9 @@ MlpPass mlp_on_cpu(DenseMath& cpu, const LayerShape& s, const MlpInputs& in, con
 
 std::string_view name(LayerKind kind) {
   switch (kind) {
-    case LayerKind::column:
-      return "column";
-    case LayerKind::row:
-      return "row";
-    case LayerKind::mlp:
-      return "mlp";
+    case LayerKind::column: return "column";
+    case LayerKind::row: return "row";
+    case LayerKind::mlp: return "mlp";
   }
   return "?";
 }
@@ -184,12 +182,9 @@ std::uint64_t layer_bytes(LayerKind kind, const LayerShape& s, int group) {
   const std::uint64_t g = static_cast<std::uint64_t>(group), io = s.in * s.out;
   const std::uint64_t acts = s.batch * (s.in + s.out);
   switch (kind) {
-    case LayerKind::column:
-      return 4 * (2 * io / g + 2 * s.out / g + 2 * acts);
-    case LayerKind::row:
-      return 4 * (2 * io / g + 2 * s.out + 3 * acts);
-    case LayerKind::mlp:
-      return 4 * (4 * io / g + 2 * (s.out / g + s.in) + 3 * acts);
+    case LayerKind::column: return 4 * (2 * io / g + 2 * s.out / g + 2 * acts);
+    case LayerKind::row: return 4 * (2 * io / g + 2 * s.out + 3 * acts);
+    case LayerKind::mlp: return 4 * (4 * io / g + 2 * (s.out / g + s.in) + 3 * acts);
   }
   return 0;
 }
@@ -215,15 +210,9 @@ ParallelLayer::ParallelLayer(LayerKind kind, const LayerShape& shape, Communicat
   make_buffer("x", shape.batch * shape.in, &t.x);
   make_buffer("dx", shape.batch * shape.in);
   switch (kind) {
-    case LayerKind::mlp:
-      make_mlp_buffers(t);
-      break;
-    case LayerKind::column:
-      make_column_buffers(t);
-      break;
-    case LayerKind::row:
-      make_row_buffers(t);
-      break;
+    case LayerKind::mlp: make_mlp_buffers(t); break;
+    case LayerKind::column: make_column_buffers(t); break;
+    case LayerKind::row: make_row_buffers(t); break;
   }
 }
 
@@ -412,8 +401,8 @@ void ParallelLayer::check_mlp(DenseMath& cpu, const FullTensors& t, LayerCheck& 
   const std::size_t me = static_cast<std::size_t>(me_);
   const MlpPass ref = mlp_on_cpu(cpu, shape_, {t.x, t.w, t.b, t.w2, t.b2, t.dy}, nullptr);
   // The same on absolute values, through the reference's ReLU mask.
-  const MlpPass mag = mlp_on_cpu(cpu, shape_, {abs_of(t.x), abs_of(t.w), abs_of(t.b), abs_of(t.w2), abs_of(t.b2),
-                                               abs_of(t.dy)}, &ref.h);
+  const MlpPass mag = mlp_on_cpu(
+      cpu, shape_, {abs_of(t.x), abs_of(t.w), abs_of(t.b), abs_of(t.w2), abs_of(t.b2), abs_of(t.dy)}, &ref.h);
   const double L = longest_chain();
   compare(downloaded("z", B * I), ref.z, mag.z, L, c);
   compare(downloaded("dw1", Og * I), rows_of(ref.dw1, I, me * Og, Og), rows_of(mag.dw1, I, me * Og, Og), L, c);

@@ -51,8 +51,7 @@ struct ShownStep {
   LayerTimes parts;
 };
 ShownStep median_step(const std::vector<std::vector<double>>& steps, const std::vector<std::vector<double>>& forwards,
-                      const std::vector<std::vector<double>>& backwards,
-                      const std::vector<std::vector<double>>& comms);
+                      const std::vector<std::vector<double>>& backwards, const std::vector<std::vector<double>>& comms);
 
 struct LayerCheck {
   std::uint64_t wrong = 0;    // elements of outputs and gradients beyond their bound
@@ -104,6 +103,5 @@ class ParallelLayer {
   int g_, me_;
   std::unique_ptr<Buffers> b_;
 };
-
 
 }  // namespace distbench::tp

@@ -20,14 +20,10 @@ std::size_t global_index(const ShardLayout& l, int g, std::size_t k) {
 
 std::string_view name(Op op) {
   switch (op) {
-    case Op::scatter:
-      return "scatter";
-    case Op::gather:
-      return "gather";
-    case Op::reduce:
-      return "reduce";
-    case Op::copy:
-      return "copy";
+    case Op::scatter: return "scatter";
+    case Op::gather: return "gather";
+    case Op::reduce: return "reduce";
+    case Op::copy: return "copy";
   }
   return "?";
 }
@@ -36,14 +32,10 @@ std::string_view name(Pass pass) { return pass == Pass::forward ? "forward" : "b
 
 std::string_view name(Primitive p) {
   switch (p) {
-    case Primitive::slice:
-      return "slice";
-    case Primitive::allgather:
-      return "allgather";
-    case Primitive::allreduce:
-      return "allreduce";
-    case Primitive::identity:
-      return "identity";
+    case Primitive::slice: return "slice";
+    case Primitive::allgather: return "allgather";
+    case Primitive::allreduce: return "allreduce";
+    case Primitive::identity: return "identity";
   }
   return "?";
 }
@@ -58,14 +50,10 @@ std::optional<Op> parse_op(std::string_view text) {
 Primitive primitive(Op op, Pass pass) {
   const bool fwd = pass == Pass::forward;
   switch (op) {
-    case Op::scatter:
-      return fwd ? Primitive::slice : Primitive::allgather;
-    case Op::gather:
-      return fwd ? Primitive::allgather : Primitive::slice;
-    case Op::reduce:
-      return fwd ? Primitive::allreduce : Primitive::identity;
-    case Op::copy:
-      return fwd ? Primitive::identity : Primitive::allreduce;
+    case Op::scatter: return fwd ? Primitive::slice : Primitive::allgather;
+    case Op::gather: return fwd ? Primitive::allgather : Primitive::slice;
+    case Op::reduce: return fwd ? Primitive::allreduce : Primitive::identity;
+    case Op::copy: return fwd ? Primitive::identity : Primitive::allreduce;
   }
   return Primitive::identity;
 }
@@ -152,8 +140,7 @@ void OpRunner::run(Primitive p, Seconds timeout) {
   const ShardLayout& l = layout_;
   const std::size_t es = element_bytes();
   switch (p) {
-    case Primitive::identity:
-      return;
+    case Primitive::identity: return;
     case Primitive::slice:
       math_.copy_rows(shard_->data(), l.shard.cols * es,
                       static_cast<std::byte*>(full_->data()) + l.block_offset(me_) * es, l.full.cols * es,

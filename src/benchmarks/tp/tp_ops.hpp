@@ -8,8 +8,8 @@
 #pragma once
 
 #include "benchmarks/tp/shard.hpp"
-#include "core/device/collective.hpp"
 #include "core/comm/communicator.hpp"
+#include "core/device/collective.hpp"
 #include "core/device/dense_math.hpp"
 #include "core/device/device.hpp"
 

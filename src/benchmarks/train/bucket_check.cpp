@@ -49,12 +49,13 @@ BucketCheck::BucketCheck(Connector& connector, std::vector<int> replicas, Mlp& m
       wire_(wire),
       local_(model.parameters(), 0.0f) {
   const bool mine = std::find(replicas_.begin(), replicas_.end(), connector_.rank()) != replicas_.end();
-  const bool inside = std::all_of(replicas_.begin(), replicas_.end(),
-                                  [this](int r) { return r >= 0 && r < connector_.size(); });
+  const bool inside =
+      std::all_of(replicas_.begin(), replicas_.end(), [this](int r) { return r >= 0 && r < connector_.size(); });
   if (!mine || !inside || replicas_.size() != dp_.replicas()) {
-    throw failure(fmt::format("train --check: rank {} would check its buckets against ranks {}, where its reduction "
-                              "sums over a data-parallel group of {} ranks including itself",
-                              connector_.rank(), fmt::join(replicas_, ","), dp_.replicas()));
+    throw failure(
+        fmt::format("train --check: rank {} would check its buckets against ranks {}, where its reduction "
+                    "sums over a data-parallel group of {} ranks including itself",
+                    connector_.rank(), fmt::join(replicas_, ","), dp_.replicas()));
   }
 }
 
@@ -73,9 +74,10 @@ std::string BucketCheck::describe(int step, std::size_t bucket, std::size_t elem
       where += fmt::format(" ({}[{}])", tensors[k].name, element - at);
     }
   }
-  return fmt::format("step {}, bucket {}, rank {}, {}: reduced {:.9g}, the replicas' gradients sum to {:.9g} (bound "
-                     "{:.3g})",
-                     step, bucket, connector_.rank(), where, found, expected, bound);
+  return fmt::format(
+      "step {}, bucket {}, rank {}, {}: reduced {:.9g}, the replicas' gradients sum to {:.9g} (bound "
+      "{:.3g})",
+      step, bucket, connector_.rank(), where, found, expected, bound);
 }
 
 BucketCheckResult BucketCheck::verify(int step, const ArmedStep& armed) {
@@ -104,10 +106,10 @@ std::vector<std::vector<std::byte>> BucketCheck::exchange(std::size_t from, std:
   auto parts = connector_.allgather(std::as_bytes(std::span<const float>(local_.data() + from, to - from)), armed);
   for (const int r : replicas_) {
     if (parts[static_cast<std::size_t>(r)].size() != (to - from) * sizeof(float)) {
-      throw failure(fmt::format("train --check: rank {} holds {} gradients from element {} where rank {} holds {}: "
-                                "replicas of different shapes",
-                                r, parts[static_cast<std::size_t>(r)].size() / sizeof(float), from,
-                                connector_.rank(), to - from));
+      throw failure(fmt::format(
+          "train --check: rank {} holds {} gradients from element {} where rank {} holds {}: "
+          "replicas of different shapes",
+          r, parts[static_cast<std::size_t>(r)].size() / sizeof(float), from, connector_.rank(), to - from));
     }
   }
   return parts;

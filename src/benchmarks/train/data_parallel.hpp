@@ -38,7 +38,7 @@ namespace distbench::train {
 struct Optimizer {
   enum class Kind { sgd, adam } kind = Kind::sgd;
   float lr = 0.01f;
-  float momentum = 0.9f;  // SGD
+  float momentum = 0.9f;     // SGD
   AdamHyperparameters adam;  // Adam (its lr is `lr`)
 };
 // The optimizer's state for n parameters in the model's memory (SGD: a velocity; Adam: m and v), zeroed.

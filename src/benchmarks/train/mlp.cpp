@@ -110,9 +110,7 @@ std::vector<float> Mlp::shard_of(const std::vector<float>& full) const {
         }
         out.insert(out.end(), b, b + static_cast<std::ptrdiff_t>(o));
         break;
-      case Split::replicated:
-        out.insert(out.end(), w, b + static_cast<std::ptrdiff_t>(o));
-        break;
+      case Split::replicated: out.insert(out.end(), w, b + static_cast<std::ptrdiff_t>(o)); break;
     }
     at += o * in + o;
   }

@@ -2,9 +2,9 @@
 #pragma once
 
 #include "benchmarks/train/buckets.hpp"
-#include "core/comm/bucket_cap.hpp"
 #include "benchmarks/train/data_parallel.hpp"
 #include "benchmarks/train/mlp.hpp"
+#include "core/comm/bucket_cap.hpp"
 #include "core/measure/timer.hpp"
 #include "core/report/per_rank.hpp"
 
@@ -22,7 +22,7 @@ struct TrainPlan {
   double bucket_mb = kDdpBucketMiB;  // MiB of gradients per bucket; 0: one allreduce per tensor
   std::vector<bool> overlaps = {true, false};
   int zero_stage = 0;  // --zero: 0 (DDP), or ZeRO's partitioning of the update (1), gradients (2), parameters (3)
-  int tp_size = 1;  // --tp-size: ranks per tensor-parallel group (consecutive); data parallelism across the groups
+  int tp_size = 1;     // --tp-size: ranks per tensor-parallel group (consecutive); data parallelism across the groups
   DType wire = DType::float32;  // --dtype: the gradients' type in the collectives (bf16: DDP's compression hook)
   bool check = false;
   Optimizer optimizer;

@@ -19,7 +19,6 @@ std::vector<float> one_rank_reference(const TrainPlan& plan, int steps, Device& 
 
 // How many of `params` differ from `reference` (the same part of the model) by more than `tolerance`
 // (relative_difference).
-std::int64_t parameters_beyond(const std::vector<float>& params, const std::vector<float>& reference,
-                               double tolerance);
+std::int64_t parameters_beyond(const std::vector<float>& params, const std::vector<float>& reference, double tolerance);
 
 }  // namespace distbench::train

@@ -29,14 +29,10 @@ namespace {
 
 std::string zero_text(int stage) {
   switch (stage) {
-    case 1:
-      return "ZeRO-1: allreduce, each rank updates its shard, allgather of the parameters";
-    case 2:
-      return "ZeRO-2: reduce-scatter, each rank updates its shard, allgather of the parameters";
-    case 3:
-      return "ZeRO-3: parameters gathered before the forward and the backward, reduce-scatter, shard update";
-    default:
-      return "ZeRO-0 (DDP): allreduce, every rank updates everything";
+    case 1: return "ZeRO-1: allreduce, each rank updates its shard, allgather of the parameters";
+    case 2: return "ZeRO-2: reduce-scatter, each rank updates its shard, allgather of the parameters";
+    case 3: return "ZeRO-3: parameters gathered before the forward and the backward, reduce-scatter, shard update";
+    default: return "ZeRO-0 (DDP): allreduce, every rank updates everything";
   }
 }
 

@@ -113,9 +113,9 @@ Record train_record(const TrainPlan& plan, const ModeResult& m, std::vector<Warn
     RankFigures f;
     f.rank = static_cast<int>(k);
     if (k < m.hosts.size()) f.host = m.hosts[k];
-    f.figures = {{"step_ms", m.step_median_by_rank[k] * kMilli},
-                 {"compute_ms", k < m.compute_median_by_rank.size() ? m.compute_median_by_rank[k] * kMilli
-                                                                    : kNotMeasured}};
+    f.figures = {
+        {"step_ms", m.step_median_by_rank[k] * kMilli},
+        {"compute_ms", k < m.compute_median_by_rank.size() ? m.compute_median_by_rank[k] * kMilli : kNotMeasured}};
     r.ranks.push_back(std::move(f));
   }
   return r;

@@ -32,9 +32,16 @@ Partition data_parallel_groups(int world_size, int tp) { return strided_partitio
 
 TrainRun::TrainRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
                    const TrainPlan& plan, PerRankFile* per_rank_file)
-    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter),
-      per_rank_file_(per_rank_file), progress_(progress),
-      plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s), data_(plan.shape, plan.seed + 1) {
+    : world_(world),
+      connector_(world.connector()),
+      watchdog_(watchdog),
+      reporter_(reporter),
+      per_rank_file_(per_rank_file),
+      progress_(progress),
+      plan_(plan),
+      root_(connector_.is_root()),
+      timeout_(plan.timeout_s),
+      data_(plan.shape, plan.seed + 1) {
   make_communicators();
   const std::size_t replicas = static_cast<std::size_t>(connector_.size()) / static_cast<std::size_t>(plan_.tp_size);
   replica_ = static_cast<std::size_t>(connector_.rank() / plan_.tp_size);
@@ -65,7 +72,8 @@ void TrainRun::make_communicators() {
   }
   dp_comm_ = comm_;
   if (plan_.tp_size > 1) {
-    const ArmedStep step = watchdog_.arm(StepKind::setup, "train: creating the tensor- and data-parallel communicators");
+    const ArmedStep step =
+        watchdog_.arm(StepKind::setup, "train: creating the tensor- and data-parallel communicators");
     tp_comm_ = &world_.communicator(consecutive_partition(connector_.size(), plan_.tp_size), step);
     dp_comm_ = &world_.communicator(data_parallel_groups(connector_.size(), plan_.tp_size), step);
   }
@@ -175,22 +183,22 @@ void TrainRun::timed_steps(std::size_t mode, Mlp& model, DataParallel& dp, std::
     s.wait.push_back(dp.last_times().wait);  // what the step itself waited for, after its backward
     if (!plan_.trace_path.empty()) {
       const double offset = std::chrono::duration<double>(dp.last_began() - origin_).count();
-      const std::string events =
-          trace_events(dp.last_timeline(), offset, connector_.rank(), static_cast<int>(mode));
+      const std::string events = trace_events(dp.last_timeline(), offset, connector_.rank(), static_cast<int>(mode));
       if (!events.empty()) trace_ += ",\n" + events;
     }
   }
 }
 
-std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& dp, const Samples& s,
-                                        double& max_diff, BenchmarkOutcome& outcome) {
+std::int64_t TrainRun::check_parameters(bool overlap, Mlp& model, DataParallel& dp, const Samples& s, double& max_diff,
+                                        BenchmarkOutcome& outcome) {
   {
     const ArmedStep step = watchdog_.arm(
         StepKind::train_step, fmt::format("train, overlap {}: gathering the parameters (ZeRO-3)", on_off(overlap)));
     dp.gather_parameters(timeout_);
   }
-  const ArmedStep step = watchdog_.arm(
-      StepKind::check_count, fmt::format("train, overlap {}: checking the parameters against one rank", on_off(overlap)));
+  const ArmedStep step =
+      watchdog_.arm(StepKind::check_count,
+                    fmt::format("train, overlap {}: checking the parameters against one rank", on_off(overlap)));
   const std::vector<float> params = model.download_params();
   const std::vector<float> mine_in_reference = model.shard_of(reference_);  // this rank's part of the model
   const std::int64_t beyond = parameters_beyond(params, mine_in_reference, check_tolerance(plan_.wire));

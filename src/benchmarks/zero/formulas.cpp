@@ -33,14 +33,10 @@ Memory model_state_bytes(Stage stage, const std::vector<Segment>& segments, cons
   const std::uint64_t padded = padded_elements(segments);
   const std::uint64_t shard = shard_elements(segments);
   switch (stage) {
-    case Stage::s0:
-      return {psi * p.param, psi * p.grad, psi * p.optimizer};
-    case Stage::s1:
-      return {padded * p.param, padded * p.grad, shard * p.optimizer};
-    case Stage::s2:
-      return {padded * p.param, shard * p.grad, shard * p.optimizer};
-    case Stage::s3:
-      return {shard * p.param, shard * p.grad, shard * p.optimizer};
+    case Stage::s0: return {psi * p.param, psi * p.grad, psi * p.optimizer};
+    case Stage::s1: return {padded * p.param, padded * p.grad, shard * p.optimizer};
+    case Stage::s2: return {padded * p.param, shard * p.grad, shard * p.optimizer};
+    case Stage::s3: return {shard * p.param, shard * p.grad, shard * p.optimizer};
   }
   return {};
 }
@@ -57,12 +53,9 @@ std::uint64_t bytes_sent_per_step(Stage stage, const std::vector<Segment>& segme
   std::uint64_t share = 0;  // a Ψ, in elements, segment by segment
   for (const Segment& s : segments) share += ring_share(s.part.padded(), s.part.ranks);
   switch (stage) {
-    case Stage::s0:
-      return 2 * share * p.grad;
-    case Stage::s1:
-      return (zero1 == Zero1Reduce::allreduce ? 2 * share : share) * p.grad + share * p.param;
-    case Stage::s2:
-      return share * p.grad + share * p.param;
+    case Stage::s0: return 2 * share * p.grad;
+    case Stage::s1: return (zero1 == Zero1Reduce::allreduce ? 2 * share : share) * p.grad + share * p.param;
+    case Stage::s2: return share * p.grad + share * p.param;
     case Stage::s3:
       return 2 * share * p.param + share * p.grad;  // each layer gathered twice, its gradients reduce-scattered
   }

@@ -4,14 +4,10 @@ namespace distbench::zero {
 
 std::string_view name(Stage s) {
   switch (s) {
-    case Stage::s0:
-      return "0";
-    case Stage::s1:
-      return "1";
-    case Stage::s2:
-      return "2";
-    case Stage::s3:
-      return "3";
+    case Stage::s0: return "0";
+    case Stage::s1: return "1";
+    case Stage::s2: return "2";
+    case Stage::s3: return "3";
   }
   return "?";
 }

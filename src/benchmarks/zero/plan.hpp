@@ -21,7 +21,7 @@ struct ZeroPlan {
   std::string dtype = "bf16";       // as given: bf16, fp16, fp32
   DType type = DType::bfloat16;
   double bucket_mb = kDdpBucketMiB;  // MiB of gradients per bucket (DDP's default); 0: one bucket
-  std::size_t bucket = 0;  // the same in elements
+  std::size_t bucket = 0;            // the same in elements
   // The forms stage 1 runs in, in order: the seeds' and RAF's allreduce, DeepSpeed's and the paper's
   // reduce-scatter, or both (each a row of its own).
   std::vector<Zero1Reduce> zero1 = {Zero1Reduce::allreduce};

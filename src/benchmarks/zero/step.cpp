@@ -31,12 +31,8 @@ float load_value(DType t, const std::byte* at, std::size_t i) {
   std::uint16_t h = 0;
   float f = 0;
   switch (t) {
-    case DType::bfloat16:
-      std::memcpy(&h, at + i * 2, 2);
-      return bfloat16_to_float(h);
-    case DType::float16:
-      std::memcpy(&h, at + i * 2, 2);
-      return half_to_float(h);
+    case DType::bfloat16: std::memcpy(&h, at + i * 2, 2); return bfloat16_to_float(h);
+    case DType::float16: std::memcpy(&h, at + i * 2, 2); return half_to_float(h);
     default:  // float32
       std::memcpy(&f, at + i * 4, 4);
       return f;
@@ -307,9 +303,7 @@ std::vector<StepCall> ZeroStep::calls() const {
   };
   for (const Segment& s : segments_) {
     switch (config_.stage) {
-      case Stage::s0:
-        add(Collective::allreduce, s.part.elements, 1, true);
-        break;
+      case Stage::s0: add(Collective::allreduce, s.part.elements, 1, true); break;
       case Stage::s1:
         if (config_.zero1 == Zero1Reduce::reduce_scatter) {
           add(Collective::reduce_scatter, s.part.shard, 1, in_place);

@@ -52,8 +52,8 @@ struct StepConfig {
   Stage stage = Stage::s0;
   DType type = DType::bfloat16;
   std::vector<std::size_t> layers;
-  std::size_t bucket = 0;  // gradient elements per bucket (stages 0-2); 0: one bucket
-  numerics::AdamConfig adam;         // grad_scale is set to 1/N
+  std::size_t bucket = 0;     // gradient elements per bucket (stages 0-2); 0: one bucket
+  numerics::AdamConfig adam;  // grad_scale is set to 1/N
   Zero1Reduce zero1 = Zero1Reduce::allreduce;
   Gradients gradients = Gradients::exact;
 };
@@ -154,11 +154,11 @@ class ZeroStep {
   std::size_t full_elements_ = 0;      // elements of the full buffers (stages 0-2)
   std::size_t sharded_elements_ = 0;   // elements of the sharded buffers
   std::size_t state_elements_ = 0;     // master/m/v elements
-  StepArray params_;    // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
-  StepArray grads_;     // full (stages 0-1) or shards (stages 2-3)
-  StepArray staging_;   // stage 2: one bucket's gradients; stage 3: one layer's gradients
-  StepArray gathered_;  // stage 3: one layer's parameters
-  StepArray master_, m_, v_;  // fp32; no master copy for fp32 parameters
+  StepArray params_;                   // full (stages 0-2; padded per bucket but for stage 0) or shards (stage 3)
+  StepArray grads_;                    // full (stages 0-1) or shards (stages 2-3)
+  StepArray staging_;                  // stage 2: one bucket's gradients; stage 3: one layer's gradients
+  StepArray gathered_;                 // stage 3: one layer's parameters
+  StepArray master_, m_, v_;           // fp32; no master copy for fp32 parameters
   std::optional<Mismatch> gather_mismatch_;
 };
 

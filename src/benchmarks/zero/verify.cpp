@@ -37,7 +37,7 @@ Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int s
         store_value(type, grad.data(), k, sum);
       }
       numerics::adam_update(config, step, type, grad.data(), master, m.data(), v.data(),
-                  type == DType::float32 ? nullptr : param.data(), n);
+                            type == DType::float32 ? nullptr : param.data(), n);
     }
     // fp32: the master weights are the parameters; else what the update wrote
     for (std::size_t k = 0; k < n; ++k) {

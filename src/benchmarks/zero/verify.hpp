@@ -1,7 +1,8 @@
 // zero --check: after k steps with exact gradients, every element a rank updates must hold the master weight,
-// parameter and Adam moments (m, v) of a single-rank run of the same global steps (the gradient of each element summed over the ranks, which
-// is exact, then the same update), bit for bit; stages 0-2 also compare every parameter the rank holds, so that the
-// parameters agree across ranks. A stage that matches this reference matches stage 0, which matches it too.
+// parameter and Adam moments (m, v) of a single-rank run of the same global steps (the gradient of each element summed
+// over the ranks, which is exact, then the same update), bit for bit; stages 0-2 also compare every parameter the rank
+// holds, so that the parameters agree across ranks. A stage that matches this reference matches stage 0, which matches
+// it too.
 #pragma once
 
 #include "benchmarks/zero/step.hpp"
@@ -31,8 +32,7 @@ std::optional<Mismatch> first_mismatch(const std::string& what, const std::vecto
 // This rank's check of `step` (which has run `step.steps_done()` steps with exact gradients): stage 3's gathered
 // layers first (what the forward and backward consumed), then the master weights, the parameters, m and v.
 
-std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type,
-                                   const numerics::AdamConfig& adam);
+std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const numerics::AdamConfig& adam);
 
 // "tensor 7 (of 48), index 123": where a global index falls among the layers.
 std::string tensor_position(std::uint64_t index, const std::vector<std::size_t>& layers);

@@ -75,8 +75,7 @@ void set_time_metrics(Record& r, const StageResult& s, double step_s, const Stag
       .set_metric(metrics::update_vs_copy.key, ratio(update_gbps, s.copy_gbps))
       .set_metric(metrics::sent.key, static_cast<double>(s.sent) / kMega)
       .set_metric(metrics::net_sent.key, s.network_measured ? mean_of(s.net_sent_bytes) / kMega : kNotMeasured)
-      .set_metric(metrics::net_received.key,
-                  s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured);
+      .set_metric(metrics::net_received.key, s.network_measured ? mean_of(s.net_received_bytes) / kMega : kNotMeasured);
 }
 
 void set_memory_metrics(Record& r, const StageResult& s) {
@@ -147,10 +146,9 @@ std::vector<SummaryItem> zero_summary(const std::vector<Record>& records) {
     if (std::isfinite(q) && !(q <= worst_ratio)) worst_ratio = q;
   }
   if (fastest != nullptr) {
-    items.push_back(
-        {"fastest_stage", "Fastest stage", static_cast<double>(std::stoi(fastest->param_text("stage"))),
-         fmt::format("stage {} ({:.4g} ms per step)", fastest->param_text("stage"),
-                     fastest->metric(metrics::step.key))});
+    items.push_back({"fastest_stage", "Fastest stage", static_cast<double>(std::stoi(fastest->param_text("stage"))),
+                     fmt::format("stage {} ({:.4g} ms per step)", fastest->param_text("stage"),
+                                 fastest->metric(metrics::step.key))});
   }
   items.push_back({"worst_step_vs_predicted", "Worst step / predicted", worst_ratio,
                    std::isfinite(worst_ratio) ? fmt::format("{:.3f}", worst_ratio) : std::string("N/A")});

@@ -75,7 +75,8 @@ std::vector<TimedPhase> step_phases(ZeroStep& step, Communicator& comm, Device& 
   std::vector<TimedPhase> phases;
   if (stage == Stage::s3) {
     phases.push_back({"fwd_gather", [&step, timeout](const ArmedStep&) { step.forward_gathers(timeout); }, comm_timer});
-    phases.push_back({"bwd_gather", [&step, timeout](const ArmedStep&) { step.backward_gathers(timeout); }, comm_timer});
+    phases.push_back(
+        {"bwd_gather", [&step, timeout](const ArmedStep&) { step.backward_gathers(timeout); }, comm_timer});
   }
   phases.push_back({"reduce", [&step, timeout](const ArmedStep&) { step.reduce(timeout); }, comm_timer});
   phases.push_back({"update", [&step](const ArmedStep&) { step.update(); }, [&device] { return device.make_timer(); }});
@@ -108,9 +109,10 @@ std::unique_ptr<Buffer> zeros(Device& device, std::size_t bytes) {
 }
 
 // Seconds of one call of `call` alone, made as the step makes it — started (non-blocking) and waited for at once, in
-// place or not as the step runs it — on zeros where the step's arrays are, repeated on one buffer: mean over samples, the slowest rank's. Open MPI runs a
-// non-blocking collective by other algorithms than the blocking one (libnbc): timing MPI_Allreduce here while the
-// step ran MPI_Iallreduce would time another, faster algorithm and leave the difference in step_vs_predicted.
+// place or not as the step runs it — on zeros where the step's arrays are, repeated on one buffer: mean over samples,
+// the slowest rank's. Open MPI runs a non-blocking collective by other algorithms than the blocking one (libnbc):
+// timing MPI_Allreduce here while the step ran MPI_Iallreduce would time another, faster algorithm and leave the
+// difference in step_vs_predicted.
 double collective_alone(World& world, Communicator& comm, const StepCall& call, DType type, const SamplingRules& rules,
                         Watchdog& watchdog) {
   const std::size_t elem = size_of(type);
@@ -167,22 +169,28 @@ std::string mismatch_text(std::string_view stage, const MismatchWire& m, int ran
   return fmt::format(
       "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} {} ({} elements "
       "differ over all ranks)",
-      stage, steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank,
-      m.expected,
+      stage, steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank, m.expected,
       std::string_view(m.what.data()).starts_with("parameter gathered") ? "in the rank's own shard"
-                                                                         : "in a single-rank run of the same steps",
+                                                                        : "in a single-rank run of the same steps",
       m.count);
 }
 
-
 }  // namespace
 
-ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress,
-                 const ZeroPlan& plan, PerRankFile* per_rank_file)
-    : world_(world), connector_(world.connector()), watchdog_(watchdog), reporter_(reporter),
-      per_rank_file_(per_rank_file), progress_(progress),
-      plan_(plan), root_(connector_.is_root()), timeout_(plan.timeout_s),
-      rules_{plan.warmup_iters, plan.stopping, timeout_}, adam_(plan.adam), math_(world.device().math()) {
+ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress, const ZeroPlan& plan,
+                 PerRankFile* per_rank_file)
+    : world_(world),
+      connector_(world.connector()),
+      watchdog_(watchdog),
+      reporter_(reporter),
+      per_rank_file_(per_rank_file),
+      progress_(progress),
+      plan_(plan),
+      root_(connector_.is_root()),
+      timeout_(plan.timeout_s),
+      rules_{plan.warmup_iters, plan.stopping, timeout_},
+      adam_(plan.adam),
+      math_(world.device().math()) {
   {
     const ArmedStep step = watchdog_.arm(StepKind::setup, "zero: creating the communicator");
     comm_ = &world_.communicator(world_partition(connector_.size()), step);
@@ -329,9 +337,8 @@ ZeroRun::Timed ZeroRun::time_stage(StepConfig config, const std::string& label, 
                       step_phases(step, *comm_, world_.device(), config.stage, timeout_)};
     t.sampling = sample_operation(connector_, op, rules_, watchdog_);
     device_memory(t, free_before, free_made, stage_text);
-    result.update_bytes =
-        static_cast<double>(
-            numerics::adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
+    result.update_bytes = static_cast<double>(
+        numerics::adam_bytes_moved(plan_.type, step.updated_elements(), plan_.type != DType::float32));
     network_per_step(step, label, t);
     t.update_alone = update_alone(step, label);
   }
@@ -400,8 +407,8 @@ void ZeroRun::gather(const std::string& label, const Timed& t, StageResult& resu
   const auto deadline = deadline_after(2 * watchdog_.timeout_s());
   result.step = reduce_phase_over_ranks(connector_, "step", t.sampling.samples, RankAverage::avg, to, step, deadline);
   for (std::size_t p = 0; p < t.sampling.phase_samples.size(); ++p) {
-    result.phases.push_back(reduce_phase_over_ranks(connector_, "phase", t.sampling.phase_samples[p],
-                                                    RankAverage::avg, to, step, deadline));
+    result.phases.push_back(reduce_phase_over_ranks(connector_, "phase", t.sampling.phase_samples[p], RankAverage::avg,
+                                                    to, step, deadline));
   }
   result.held_bytes = allgather_value(connector_, t.held, step);
   result.peak_rss_bytes = allgather_value(connector_, t.peak_growth, step);

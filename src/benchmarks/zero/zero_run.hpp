@@ -16,7 +16,6 @@
 
 namespace distbench::zero {
 
-
 class ZeroRun {
  public:
   // `per_rank_file`: the side file of every rank's figures, or null (root rank only).
@@ -64,8 +63,8 @@ class ZeroRun {
   bool multi_host_ = false;
   double copy_gbps_ = 0;
   numerics::AdamConfig adam_;
-  DenseMath* math_ = nullptr;  // null: the step on host memory, updated by the CPU
-  std::size_t faulting_ = 0;   // stages whose timed steps took page faults enough to shape their time
+  DenseMath* math_ = nullptr;                 // null: the step on host memory, updated by the CPU
+  std::size_t faulting_ = 0;                  // stages whose timed steps took page faults enough to shape their time
   std::vector<std::string> memory_withheld_;  // stages whose device memory readings went below zero
 };
 

@@ -21,14 +21,14 @@ namespace distbench {
 
 // Settings a backend may use; each backend ignores what it has no use for.
 struct BackendOptions {
-  int gpus_per_process = 1;  // -g: devices (ranks) driven by one process
-  int device_index = -1;     // -1: chosen from the local rank
-  int agg_iters = 1;         // -m: operations per group call
-  int graph_launches = 0;    // -G: replay a captured timed loop this many times (0: no graphs)
-  bool blocking = false;     // -z: blocking communicator initialisation and calls
-  bool register_buffers = false;  // -R
-  bool nccl_mem_alloc = false;    // --alloc: device buffers from ncclMemAlloc, not cudaMalloc (-R implies it)
-  double timeout_s = 300.0;  // -T: bound on the backend's own waits (communicator set-up, teardown)
+  int gpus_per_process = 1;               // -g: devices (ranks) driven by one process
+  int device_index = -1;                  // -1: chosen from the local rank
+  int agg_iters = 1;                      // -m: operations per group call
+  int graph_launches = 0;                 // -G: replay a captured timed loop this many times (0: no graphs)
+  bool blocking = false;                  // -z: blocking communicator initialisation and calls
+  bool register_buffers = false;          // -R
+  bool nccl_mem_alloc = false;            // --alloc: device buffers from ncclMemAlloc, not cudaMalloc (-R implies it)
+  double timeout_s = 300.0;               // -T: bound on the backend's own waits (communicator set-up, teardown)
   HugePages huge_pages = HugePages::off;  // --huge-pages: host buffers' policy (core/device/huge_pages.hpp)
 };
 

@@ -1,8 +1,8 @@
 // A Communicator moves data among the ranks of one group (RAF's Communicator). One per group, created collectively.
 #pragma once
 
-#include "core/device/collective.hpp"
 #include "core/device/buffer.hpp"
+#include "core/device/collective.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/reduce_op.hpp"
 #include "core/measure/timer.hpp"
@@ -51,8 +51,8 @@ class Communicator {
  public:
   virtual ~Communicator() = default;
 
-  virtual int rank() const = 0;         // group rank of this process's first part
-  virtual int size() const = 0;         // ranks in the group
+  virtual int rank() const = 0;                  // group rank of this process's first part
+  virtual int size() const = 0;                  // ranks in the group
   virtual int local_parts() const { return 1; }  // ranks this process drives (GPUs with -g)
   virtual std::string_view backend() const = 0;
 

@@ -32,8 +32,7 @@ std::vector<std::optional<std::string>> gather_strings_until(Connector& c, const
   return out;
 }
 
-void broadcast_string_until(Connector& c, std::string& text, int root,
-                            std::chrono::steady_clock::time_point deadline) {
+void broadcast_string_until(Connector& c, std::string& text, int root, std::chrono::steady_clock::time_point deadline) {
   const auto mine = std::as_bytes(std::span(text.data(), text.size()));
   std::vector<std::byte> bytes(mine.begin(), mine.end());
   c.broadcast_until(bytes, root, deadline);

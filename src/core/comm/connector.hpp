@@ -120,8 +120,7 @@ std::vector<std::string> allgather_string(Connector& c, const std::string& text,
 // The string forms of gather_until and broadcast_until.
 std::vector<std::optional<std::string>> gather_strings_until(Connector& c, const std::string& text, int root,
                                                              std::chrono::steady_clock::time_point deadline);
-void broadcast_string_until(Connector& c, std::string& text, int root,
-                            std::chrono::steady_clock::time_point deadline);
+void broadcast_string_until(Connector& c, std::string& text, int root, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace distbench
 

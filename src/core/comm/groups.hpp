@@ -10,7 +10,7 @@ namespace distbench {
 // A split of the world's ranks into disjoint groups; every rank is in exactly one.
 struct Partition {
   std::vector<std::vector<int>> groups;  // world ranks, ascending within each group
-  std::string label;                      // "world", "group-size 2", "node"
+  std::string label;                     // "world", "group-size 2", "node"
 
   // Index of the group that holds `world_rank`.
   int group_of(int world_rank) const;

@@ -99,8 +99,8 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
   }
   const double per_op = slowest / batch;
   if (per_op <= 0) return {kMaxOpsPerSample, 0};
-  return {static_cast<int>(std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0,
-                                      static_cast<double>(kMaxOpsPerSample))),
+  return {static_cast<int>(
+              std::clamp(std::ceil(kTargetSampleSeconds / per_op), 1.0, static_cast<double>(kMaxOpsPerSample))),
           per_op};
 }
 
@@ -108,7 +108,8 @@ Calibration calibrate(Connector& connector, const TimedOperation& op, Watchdog& 
 void run_warm_up(Connector& connector, const TimedOperation& op, const SamplingRules& rules, Watchdog& watchdog) {
   if (rules.warmup_iters <= 0) return;
   const ArmedStep step = watchdog.arm(StepKind::warm_up, op.label + ": warm-up");
-  if (rules.barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
+  if (rules
+          .barrier_after_sample) {  // the peers' untimed calls are their timed loop's first turns: a barrier after each
     for (int i = 0; i < rules.warmup_iters; ++i) {
       run_untimed(op, 1, step);
       op.synchronize(rules.timeout);
@@ -151,8 +152,8 @@ class SampleTaker {
         // The peers' loops (one call timed, then a barrier): between two calls a rank does little more than OSU's
         // and IMB's loops do (one timer for every call, nothing allocated), since where ranks share CPUs the work a
         // rank does outside its timed call delays the others' timed calls.
-        call_timer_(rules.barrier_after_sample && op.phases.empty() && !make_beside_timer ? op.make_timer()
-                                                                                           : nullptr) {}
+        call_timer_(rules.barrier_after_sample && op.phases.empty() && !make_beside_timer ? op.make_timer() : nullptr) {
+  }
 
   void operator()() {
     watchdog_.arm_again();
@@ -241,8 +242,8 @@ Sampling sample_operation(Connector& connector, const TimedOperation& op, const 
   SampleTaker take(connector, op, rules, watchdog, step, make_beside_timer, out);
   const OsCounters before = thread_os_counters();
   take_all_samples(connector, rules, calibration, step, take, out);
-  out.os_per_op = per_operation(before, thread_os_counters(),
-                                static_cast<double>(out.samples.size()) * out.ops_per_sample);
+  out.os_per_op =
+      per_operation(before, thread_os_counters(), static_cast<double>(out.samples.size()) * out.ops_per_sample);
   out.noise_target_met = rules.stopping.target_met(out.samples);
   return out;
 }

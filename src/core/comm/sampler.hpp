@@ -24,15 +24,15 @@ namespace distbench {
 // compute.
 struct TimedPhase {
   std::string name;
-  std::function<void(const ArmedStep&)> run;           // the phase, once, inside the sampler's step
+  std::function<void(const ArmedStep&)> run;  // the phase, once, inside the sampler's step
   std::function<std::unique_ptr<Timer>()> make_timer;
 };
 
 struct TimedOperation {
-  std::string label;                                   // for the watchdog: "allreduce 1 MiB float32 sum in-place"
+  std::string label;                                     // for the watchdog: "allreduce 1 MiB float32 sum in-place"
   std::function<void(int times, const ArmedStep&)> run;  // `times` operations back to back (unused with phases)
-  std::function<void(Seconds timeout)> synchronize;    // waits for what the operation enqueued (a no-op on the host)
-  std::function<std::unique_ptr<Timer>()> make_timer;  // a timer where the operation runs
+  std::function<void(Seconds timeout)> synchronize;      // waits for what the operation enqueued (a no-op on the host)
+  std::function<std::unique_ptr<Timer>()> make_timer;    // a timer where the operation runs
   // Empty: `run` is the operation, and nothing else runs inside a sample. Otherwise one operation is every phase in
   // order, each between its own timer's start and stop (timers made before the sample starts).
   std::vector<TimedPhase> phases;
@@ -67,7 +67,7 @@ struct Sampling {
   std::vector<double> samples;  // this rank's seconds per operation, one per sample
   int ops_per_sample = 1;
   bool noise_target_met = true;
-  OsCounters os_per_op;         // this rank's page faults and context switches per operation, over the samples
+  OsCounters os_per_op;  // this rank's page faults and context switches per operation, over the samples
   // With phases: per phase (in order), this rank's seconds per operation in that phase, one per sample.
   std::vector<std::vector<double>> phase_samples;
   // With a beside timer: its seconds per operation, one per sample.

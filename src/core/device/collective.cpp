@@ -22,17 +22,23 @@ BufferShape exchanged(std::size_t c, std::size_t n, std::size_t) { return {c * n
 constexpr std::array<CollectiveTraits, kCollectiveCount> kTable = {{
     {Collective::allreduce, "allreduce", "Every rank gets the reduction of all ranks' buffers", true, false, false,
      two_n_minus_one_over_n, same_count,
-     [](std::uint64_t c, std::uint64_t, std::uint64_t, int, Blocks& out) { out.push_back({0, c, -1, 0}); }},
-    {Collective::reduce_scatter, "reduce-scatter", "Every rank gets its own block of the reduction", true, false,
-     true, n_minus_one_over_n, split_result,
-     [](std::uint64_t c, std::uint64_t, std::uint64_t me, int, Blocks& out) { out.push_back({0, c, -1, me * c}); }},
-    {Collective::allgather, "allgather", "Every rank gets every rank's block", false, false, true,
-     n_minus_one_over_n, joined_result,
+     [](std::uint64_t c, std::uint64_t, std::uint64_t, int, Blocks& out) {
+       out.push_back({0, c, -1, 0});
+     }},
+    {Collective::reduce_scatter, "reduce-scatter", "Every rank gets its own block of the reduction", true, false, true,
+     n_minus_one_over_n, split_result,
+     [](std::uint64_t c, std::uint64_t, std::uint64_t me, int, Blocks& out) {
+       out.push_back({0, c, -1, me * c});
+     }},
+    {Collective::allgather, "allgather", "Every rank gets every rank's block", false, false, true, n_minus_one_over_n,
+     joined_result,
      [](std::uint64_t c, std::uint64_t n, std::uint64_t, int, Blocks& out) {
        for (std::uint64_t r = 0; r < n; ++r) out.push_back({r * c, c, static_cast<int>(r), 0});
      }},
     {Collective::broadcast, "broadcast", "Every rank gets the root's buffer", false, true, false, one, same_count,
-     [](std::uint64_t c, std::uint64_t, std::uint64_t, int root, Blocks& out) { out.push_back({0, c, root, 0}); }},
+     [](std::uint64_t c, std::uint64_t, std::uint64_t, int root, Blocks& out) {
+       out.push_back({0, c, root, 0});
+     }},
     {Collective::reduce, "reduce", "The root gets the reduction of all ranks' buffers", true, true, false, one,
      same_count,
      [](std::uint64_t c, std::uint64_t, std::uint64_t me, int root, Blocks& out) {
@@ -54,8 +60,8 @@ constexpr std::array<CollectiveTraits, kCollectiveCount> kTable = {{
      [](std::uint64_t c, std::uint64_t, std::uint64_t me, int root, Blocks& out) {
        out.push_back({0, c, root, me * c});
      }},
-    {Collective::sendrecv, "sendrecv", "Every rank sends to rank+1 and receives from rank-1", false, false, false,
-     one, same_count,
+    {Collective::sendrecv, "sendrecv", "Every rank sends to rank+1 and receives from rank-1", false, false, false, one,
+     same_count,
      [](std::uint64_t c, std::uint64_t n, std::uint64_t me, int, Blocks& out) {
        out.push_back({0, c, static_cast<int>((me + n - 1) % n), 0});
      }},

@@ -6,8 +6,8 @@
 namespace distbench {
 namespace {
 
-constexpr std::array kAllDTypes = {DType::int8,    DType::uint8,    DType::int32,   DType::uint32,  DType::int64,
-                             DType::uint64,  DType::float16,  DType::bfloat16, DType::float32, DType::float64};
+constexpr std::array kAllDTypes = {DType::int8,   DType::uint8,   DType::int32,    DType::uint32,  DType::int64,
+                                   DType::uint64, DType::float16, DType::bfloat16, DType::float32, DType::float64};
 
 struct Alias {
   std::string_view text;
@@ -15,12 +15,12 @@ struct Alias {
 };
 
 constexpr std::array kAliases = {
-    Alias{"int8", DType::int8},        Alias{"char", DType::int8},          Alias{"uint8", DType::uint8},
-    Alias{"int32", DType::int32},      Alias{"int", DType::int32},          Alias{"uint32", DType::uint32},
-    Alias{"int64", DType::int64},      Alias{"uint64", DType::uint64},      Alias{"float16", DType::float16},
-    Alias{"half", DType::float16},     Alias{"fp16", DType::float16},       Alias{"bfloat16", DType::bfloat16},
-    Alias{"bf16", DType::bfloat16},    Alias{"float32", DType::float32},    Alias{"float", DType::float32},
-    Alias{"fp32", DType::float32},     Alias{"float64", DType::float64},    Alias{"double", DType::float64},
+    Alias{"int8", DType::int8},     Alias{"char", DType::int8},       Alias{"uint8", DType::uint8},
+    Alias{"int32", DType::int32},   Alias{"int", DType::int32},       Alias{"uint32", DType::uint32},
+    Alias{"int64", DType::int64},   Alias{"uint64", DType::uint64},   Alias{"float16", DType::float16},
+    Alias{"half", DType::float16},  Alias{"fp16", DType::float16},    Alias{"bfloat16", DType::bfloat16},
+    Alias{"bf16", DType::bfloat16}, Alias{"float32", DType::float32}, Alias{"float", DType::float32},
+    Alias{"fp32", DType::float32},  Alias{"float64", DType::float64}, Alias{"double", DType::float64},
     Alias{"fp64", DType::float64},
 };
 
@@ -85,11 +85,11 @@ bool is_signed(DType t) { return !(t == DType::uint8 || t == DType::uint32 || t 
 
 double exact_integer_limit(DType t) {
   switch (t) {
-    case DType::float16: return 2048.0;         // 11-bit significand
-    case DType::bfloat16: return 256.0;         // 8-bit significand
-    case DType::float32: return 16777216.0;     // 2^24
+    case DType::float16: return 2048.0;              // 11-bit significand
+    case DType::bfloat16: return 256.0;              // 8-bit significand
+    case DType::float32: return 16777216.0;          // 2^24
     case DType::float64: return 9007199254740992.0;  // 2^53
-    default: return 9007199254740992.0;         // integers: checked modulo 2^bits, no limit from rounding
+    default: return 9007199254740992.0;              // integers: checked modulo 2^bits, no limit from rounding
   }
 }
 

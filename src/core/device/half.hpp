@@ -37,8 +37,8 @@ inline std::uint16_t float_to_half(float f) {
     return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
-    if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal
+  if (abs < 0x38800000u) {                                                    // subnormal or zero in half
+    if (abs < 0x33000000u) return sign;                                       // below half of the smallest subnormal
     const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);  // 14 .. 24
     const std::uint32_t value = mantissa >> shift;

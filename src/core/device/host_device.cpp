@@ -134,7 +134,7 @@ class HostBuffer final : public Buffer {
   std::size_t bytes_;
   std::size_t mapped_ = 0;  // bytes mapped, guard pages included; 0 when the block came from malloc
   void* base_ = nullptr;
-  std::byte* inner_ = nullptr;    // the accessible pages of a mapped buffer
+  std::byte* inner_ = nullptr;  // the accessible pages of a mapped buffer
   std::size_t inner_bytes_ = 0;
   void* data_ = nullptr;
 };
@@ -160,13 +160,18 @@ std::uint64_t HostDevice::memory_available(int processes_sharing) const {
   return meminfo_available() / static_cast<std::uint64_t>(processes_sharing < 1 ? 1 : processes_sharing);
 }
 
-std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) { return allocate_placed(bytes, HostPlacement::malloc); }
+std::unique_ptr<Buffer> HostDevice::allocate(std::size_t bytes) {
+  return allocate_placed(bytes, HostPlacement::malloc);
+}
 
 std::unique_ptr<Buffer> HostDevice::allocate_placed(std::size_t bytes, HostPlacement placement) {
   try {
     return std::make_unique<HostBuffer>(bytes, huge_pages_, placement);
   } catch (const std::bad_alloc&) {
-    throw failure(fmt::format("could not allocate {} bytes of host memory; lower the sizes asked for (-e/--maxbytes, or the command's size options)", bytes));
+    throw failure(
+        fmt::format("could not allocate {} bytes of host memory; lower the sizes asked for (-e/--maxbytes, or the "
+                    "command's size options)",
+                    bytes));
   }
 }
 

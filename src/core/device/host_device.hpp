@@ -1,4 +1,5 @@
-// The host as a Device: host memory placed as malloc places it (huge pages by --huge-pages), filled and checked by the CPU.
+// The host as a Device: host memory placed as malloc places it (huge pages by --huge-pages), filled and checked by the
+// CPU.
 #pragma once
 
 #include "core/device/device.hpp"

@@ -40,8 +40,10 @@ std::string_view huge_pages_name(HugePages policy) { return policy == HugePages:
 HugePages parse_huge_pages(std::string_view name) {
   if (name == "off") return HugePages::off;
   if (name == "on") return HugePages::on;
-  throw usage_error(fmt::format("--huge-pages {}: not a policy; use off (malloc's, as IMB and OSU) or on (huge pages on every whole 2 MiB of the buffers)",
-                                name));
+  throw usage_error(
+      fmt::format("--huge-pages {}: not a policy; use off (malloc's, as IMB and OSU) or on (huge pages on every whole "
+                  "2 MiB of the buffers)",
+                  name));
 }
 
 std::optional<std::string> parse_thp_mode(std::string_view text) {

@@ -40,16 +40,18 @@ std::optional<std::string> memory_shortfall(const MemoryNeed& need, const Memory
   const std::string library =
       need.library > 0 ? fmt::format(" and up to {} more for the library's own per call", format_bytes(need.library))
                        : "";
-  const std::string buffers = need.buffers == std::numeric_limits<std::uint64_t>::max() ? "more than 16 EiB"
-                                                                                         : format_bytes(need.buffers);
+  const std::string buffers =
+      need.buffers == std::numeric_limits<std::uint64_t>::max() ? "more than 16 EiB" : format_bytes(need.buffers);
   if (share.sharing <= 1) {
-    return fmt::format("needs {} of buffers per rank{}, but the rank has {} available, {} of which stay free for the "
-                       "system",
-                       buffers, library, format_bytes(share.available), format_bytes(reserve));
+    return fmt::format(
+        "needs {} of buffers per rank{}, but the rank has {} available, {} of which stay free for the "
+        "system",
+        buffers, library, format_bytes(share.available), format_bytes(reserve));
   }
-  return fmt::format("needs {} of buffers per rank{}, but each of the {} ranks sharing the memory has {} available, "
-                     "{} of which stay free for the system (its part of the reserve kept once for all of them)",
-                     buffers, library, share.sharing, format_bytes(share.available), format_bytes(reserve));
+  return fmt::format(
+      "needs {} of buffers per rank{}, but each of the {} ranks sharing the memory has {} available, "
+      "{} of which stay free for the system (its part of the reserve kept once for all of them)",
+      buffers, library, share.sharing, format_bytes(share.available), format_bytes(reserve));
 }
 
 }  // namespace distbench

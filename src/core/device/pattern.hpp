@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/device/collective.hpp"
-#include "core/device/reduce_op.hpp"
 #include "core/device/dtype.hpp"
+#include "core/device/reduce_op.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -4,8 +4,8 @@
 
 namespace distbench {
 namespace {
-constexpr std::array kAllReduceOps = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min,  ReduceOp::max,
-                             ReduceOp::avg, ReduceOp::band, ReduceOp::bor, ReduceOp::bxor};
+constexpr std::array kAllReduceOps = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max,
+                                      ReduceOp::avg, ReduceOp::band, ReduceOp::bor, ReduceOp::bxor};
 }
 
 std::span<const ReduceOp> all_reduce_ops() { return kAllReduceOps; }

@@ -1,8 +1,8 @@
 #include "core/measure/stats.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace distbench {
@@ -36,8 +36,8 @@ double noise_of(double stddev, double mean, std::size_t n) {
 // P(B <= j - 1) <= 2.5% for B ~ Binomial(n, 1/2); nullopt-like -1 when even j = 1 does not reach 95%. The terms
 // are carried as logarithms: P(B = 0) = 2^-n underflows to 0 for n > 1074 samples, and a zero term would never grow.
 long lower_order_index(std::size_t n) {
-  double cumulative = 0;                                       // P(B <= k)
-  double log_term = static_cast<double>(n) * std::log(0.5);    // log P(B = 0)
+  double cumulative = 0;                                     // P(B <= k)
+  double log_term = static_cast<double>(n) * std::log(0.5);  // log P(B = 0)
   long index = -1;
   for (std::size_t k = 0; k < n / 2; ++k) {
     cumulative += std::exp(log_term);

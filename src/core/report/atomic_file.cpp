@@ -79,8 +79,8 @@ int write_content(int fd, std::string_view content) {
 
 int write_file_atomically_locked(const std::string& path, std::string_view content, Durability durability,
                                  const std::function<void()>& before_rename) {
-  return write_file_atomically_locked(path, [content](int fd) { return write_content(fd, content); }, durability,
-                                      before_rename);
+  return write_file_atomically_locked(
+      path, [content](int fd) { return write_content(fd, content); }, durability, before_rename);
 }
 
 int write_file_atomically_locked(const std::string& path, const ContentWriter& write, Durability durability,
@@ -185,15 +185,16 @@ void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vect
     const NamedPath& out = outputs[i];
     for (const NamedPath& in : inputs) {
       if (same_file(out.path, in.path)) {
-        throw usage_error(fmt::format("{} {}: that is {} this run reads ({}); write to another path",
-                                      out.option, excerpt(out.path), in.option, excerpt(in.path)));
+        throw usage_error(fmt::format("{} {}: that is {} this run reads ({}); write to another path", out.option,
+                                      excerpt(out.path), in.option, excerpt(in.path)));
       }
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (same_file(out.path, outputs[j].path)) {
-        throw usage_error(fmt::format("{} and {} both name the file '{}': one would replace the other; give each its "
-                                      "own file",
-                                      outputs[j].option, out.option, excerpt(outputs[j].path)));
+        throw usage_error(
+            fmt::format("{} and {} both name the file '{}': one would replace the other; give each its "
+                        "own file",
+                        outputs[j].option, out.option, excerpt(outputs[j].path)));
       }
     }
   }

@@ -22,8 +22,7 @@ inline Durability final_durability(const std::string& status) {
 // Replaces the file at `path` with `content` atomically; with Durability::disk, also syncs the file and its
 // directory before returning. Throws distbench::failure naming the path and the system error; the temporary file
 // is removed on failure.
-void write_file_atomically(const std::string& path, std::string_view content,
-                           Durability durability = Durability::disk);
+void write_file_atomically(const std::string& path, std::string_view content, Durability durability = Durability::disk);
 
 // As write_file_atomically, but the new version stays open and locked (flock, exclusive) by this process: returns
 // its descriptor, which the caller closes. `before_rename` runs just before the new version replaces the target (it

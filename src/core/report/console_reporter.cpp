@@ -128,7 +128,8 @@ void ConsoleReporter::do_end(const RunInfo& info) {
       if (!r.noise_target_met) ++noise_missed;
       continue;
     }
-    auto it = std::find_if(skip_reasons.begin(), skip_reasons.end(), [&](const auto& s) { return s.first == r.skip_reason; });
+    auto it =
+        std::find_if(skip_reasons.begin(), skip_reasons.end(), [&](const auto& s) { return s.first == r.skip_reason; });
     if (it == skip_reasons.end()) {
       skip_reasons.emplace_back(r.skip_reason, 1);
     } else {

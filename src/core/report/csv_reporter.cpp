@@ -1,6 +1,5 @@
 #include "core/report/csv_reporter.hpp"
 
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -10,8 +9,8 @@ namespace distbench {
 namespace {
 
 // Per phase: the timing summary (microseconds) and the spread of the ranks' means.
-constexpr std::string_view kPhaseColumns[] = {"median_us", "mean_us",       "min_us",      "max_us",
-                                              "stddev_us", "p99_us",        "noise_pct",   "median_ci_pct",
+constexpr std::string_view kPhaseColumns[] = {"median_us",   "mean_us",     "min_us",     "max_us",
+                                              "stddev_us",   "p99_us",      "noise_pct",  "median_ci_pct",
                                               "rank_min_us", "rank_avg_us", "rank_max_us"};
 
 // RFC 4180: a field with a comma, a double quote or a line break is quoted, and its quotes doubled.
@@ -40,10 +39,11 @@ void phase_fields(const PhaseStats* p, std::string& line) {
     return;
   }
   const Summary& t = p->summary;
-  line += fmt::format(",{},{},{},{},{},{},{},{},{},{},{}", csv_microseconds(t.median), csv_microseconds(t.mean),
-                      csv_microseconds(t.min), csv_microseconds(t.max), csv_microseconds(t.stddev), csv_microseconds(t.p99),
-                      csv_number(t.noise), csv_number(t.median_ci), csv_microseconds(p->rank_spread.min),
-                      csv_microseconds(p->rank_spread.avg), csv_microseconds(p->rank_spread.max));
+  line +=
+      fmt::format(",{},{},{},{},{},{},{},{},{},{},{}", csv_microseconds(t.median), csv_microseconds(t.mean),
+                  csv_microseconds(t.min), csv_microseconds(t.max), csv_microseconds(t.stddev), csv_microseconds(t.p99),
+                  csv_number(t.noise), csv_number(t.median_ci), csv_microseconds(p->rank_spread.min),
+                  csv_microseconds(p->rank_spread.avg), csv_microseconds(p->rank_spread.max));
 }
 
 }  // namespace

@@ -16,7 +16,6 @@ namespace {
 
 using json = ordered_json;
 
-
 // A double as JSON; NaN and infinities have no JSON form and become null.
 json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 

@@ -23,7 +23,6 @@ namespace {
 
 using json = ordered_json;
 
-
 [[noreturn]] void malformed(const std::string& what) {
   throw usage_error(
       fmt::format("malformed distbench report: {}; pass a JSON report written by distbench --json", what));
@@ -47,8 +46,8 @@ KeyValues key_values_from(const JsonField& f) {
 ParamValue param_from(const JsonField& f) {
   const json& j = f.json();
   if (j.is_string()) return j.get<std::string>();
-  if (j.is_number_integer()) return f.integer(std::numeric_limits<std::int64_t>::min(),
-                                              std::numeric_limits<std::int64_t>::max());
+  if (j.is_number_integer())
+    return f.integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
   if (j.is_number()) return f.number();
   if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
   f.fail("a string, a number or null");
@@ -161,7 +160,8 @@ Record v1_record(const JsonField& j, const RunInfo& info) {
 RankSummary rank_summary_from(const JsonField& j) {
   RankSummary s;
   s.ranks = j.at("ranks").count();
-  for (const auto& [key, figure] : j.at("figures").members()) s.figures.push_back({key, rank_distribution_from(figure)});
+  for (const auto& [key, figure] : j.at("figures").members())
+    s.figures.push_back({key, rank_distribution_from(figure)});
   return s;
 }
 
@@ -209,7 +209,7 @@ RunInfo run_info_from(const JsonField& j) {
   if (const auto s = j.find("signal"); s && !s->is_null()) info.signal = s->int_in(0, INT_MAX);
   if (const auto f = j.find("failed_step")) info.failed_step = f->text_or_empty();
   if (const auto b = j.find("backend")) info.backend = b->text_or_empty();  // version 1: in "config"
-  if (const auto s = j.find("startup")) info.startup = startup_from(*s);  // absent before start-up was timed
+  if (const auto s = j.find("startup")) info.startup = startup_from(*s);    // absent before start-up was timed
   const JsonField env = j.at("environment");
   info.world_size = env.at("world_size").int_in(0, INT_MAX);
   for (const JsonField& r : env.at("ranks").elements()) {
@@ -219,7 +219,8 @@ RunInfo run_info_from(const JsonField& j) {
   info.versions = key_values_from(env.at("versions"));
   info.environment = key_values_from(env.at("variables"));
   if (const auto w = j.find("warnings")) {
-    for (const JsonField& one : w->elements()) info.warnings.push_back({one.at("code").text(), one.at("message").text()});
+    for (const JsonField& one : w->elements())
+      info.warnings.push_back({one.at("code").text(), one.at("message").text()});
   }
   return info;
 }
@@ -306,8 +307,8 @@ ParsedReport parse_report(std::string_view text) {
   const JsonField top(j, "");
 
   ParsedReport report;
-  const auto version = top.at("schema_version").integer(std::numeric_limits<std::int64_t>::min(),
-                                                        std::numeric_limits<std::int64_t>::max());
+  const auto version = top.at("schema_version")
+                           .integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
   if (version < 1 || version > kReportSchemaVersion) {
     throw usage_error(
         fmt::format("unsupported report schema_version {}: this distbench reads versions 1 to {}; "

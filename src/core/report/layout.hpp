@@ -35,17 +35,17 @@ enum class CellFormat {
 };
 
 // Each format's name in a JSON report's table ("time_us"), in the enum's order.
-inline constexpr std::string_view kCellFormatNames[] = {"text",  "integer", "time_us",   "bandwidth",
-                                                        "per_op", "checked", "number",   "noise",
+inline constexpr std::string_view kCellFormatNames[] = {"text",      "integer",   "time_us", "bandwidth",
+                                                        "per_op",    "checked",   "number",  "noise",
                                                         "timestamp", "nccl_type", "fitted"};
 static_assert(std::size(kCellFormatNames) == static_cast<std::size_t>(CellFormat::fitted) + 1);
 inline std::string_view name(CellFormat f) { return kCellFormatNames[static_cast<std::size_t>(f)]; }
 
 struct ColumnSpec {
-  std::string key;       // a parameter or metric of the records
-  std::string title;     // console: first header line
-  std::string unit;      // console: second header line, e.g. "(us)"
-  int width = 8;         // console: right-aligned in this many characters
+  std::string key;    // a parameter or metric of the records
+  std::string title;  // console: first header line
+  std::string unit;   // console: second header line, e.g. "(us)"
+  int width = 8;      // console: right-aligned in this many characters
   CellFormat format = CellFormat::text;
   std::string md_title;  // Markdown header cell (e.g. "time (us)")
   // A detail column (--show-faults): blank, not "-", when its record is missing or was not measured.
@@ -56,7 +56,7 @@ struct ColumnSpec {
 };
 
 struct TableLayout {
-  std::vector<ColumnSpec> key_columns;    // taken from the first record of a row
+  std::vector<ColumnSpec> key_columns;  // taken from the first record of a row
   // A parameter whose values sit side by side (e.g. "placement"), or several joined by '+' ("placement+timing"),
   // whose values, joined by a space, name a group ("in-place osu"); "": none.
   std::string split_key;
@@ -107,7 +107,7 @@ struct SummaryItem {
   std::string key;    // JSON key, e.g. "avg_busbw_gbps"
   std::string label;  // "Avg bus bandwidth"
   double value = kNotMeasured;
-  std::string text;   // "2.92 GB/s"
+  std::string text;  // "2.92 GB/s"
   // The console's line(s) for it, when not "# label: text": the collectives' first two lines are nccl-tests' own
   // footer ("# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 2.91667 ", "#"), byte for byte.
   std::string console = {};
@@ -128,8 +128,8 @@ struct PlotChoice {
 };
 
 struct RunDescription {
-  std::string benchmark;  // the records' kind: "collective", "latency"
-  std::string title;      // what ran, for headings: "allreduce", "latency"
+  std::string benchmark;                                             // the records' kind: "collective", "latency"
+  std::string title;                                                 // what ran, for headings: "allreduce", "latency"
   nlohmann::ordered_json config = nlohmann::ordered_json::object();  // keys in the order written
   RecordLayout records;
   TableLayout table;

@@ -42,8 +42,8 @@ void MarkdownReporter::on_begin(const RunInfo& info) {
   const RunDescription& d = description();
   const TableLayout& t = d.table;
   text_ = fmt::format("## distbench {}\n\n", markdown_text(d.title));
-  text_ += markdown_text(fmt::format("distbench {} (git {}) · {}", info.tool_version, info.git_sha,
-                                     fmt::join(d.facts, " · ")));
+  text_ += markdown_text(
+      fmt::format("distbench {} (git {}) · {}", info.tool_version, info.git_sha, fmt::join(d.facts, " · ")));
   text_ += "\n\n";
 
   std::vector<std::string> titles;

@@ -70,8 +70,8 @@ bool ranks_in_order(const std::vector<RankFigures>& ranks) {
 
 // A record's line: its parameters and status, and each figure as a column over its ranks.
 json record_line(const Record& r, std::size_t index) {
-  json j = {{"type", "record"}, {"index", index},           {"kind", r.kind},
-            {"params", params_json(r.params)}, {"status", r.status}, {"ranks", r.ranks.size()}};
+  json j = {{"type", "record"},   {"index", index},         {"kind", r.kind}, {"params", params_json(r.params)},
+            {"status", r.status}, {"ranks", r.ranks.size()}};
   if (!ranks_in_order(r.ranks)) {
     json ids = json::array();
     for (const RankFigures& rank : r.ranks) ids.push_back(rank.rank);

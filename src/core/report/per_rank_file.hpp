@@ -66,7 +66,7 @@ class PerRankFile {
   std::string path_;
   ReportLock lock_;
   Now now_;
-  int staging_ = -1;         // the lines so far, in an unnamed file beside PATH
+  int staging_ = -1;          // the lines so far, in an unnamed file beside PATH
   std::uint64_t staged_ = 0;  // its bytes (whole lines only)
   std::size_t records_ = 0;
   bool ended_ = false;

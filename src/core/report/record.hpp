@@ -63,7 +63,7 @@ struct Record {
   std::vector<Metric> metrics;
   std::vector<RankFigures> ranks;  // every rank's figures (the full form), or empty
   RankSummary rank_summary;        // the summary form: set only when `ranks` is empty
-  std::string status = "ok";  // "ok" | "skipped"
+  std::string status = "ok";       // "ok" | "skipped"
   std::string skip_reason;
 
   bool ok() const { return status == "ok"; }

@@ -37,8 +37,8 @@ const ReportFormat* find_report_format(std::string_view name) {
 
 void set_report_target(std::vector<ReportTarget>& targets, const ReportFormat& format, std::string path) {
   std::erase_if(targets, [&format](const ReportTarget& t) { return t.format == &format; });
-  const auto after = std::find_if(targets.begin(), targets.end(),
-                                  [&format](const ReportTarget& t) { return t.format > &format; });
+  const auto after =
+      std::find_if(targets.begin(), targets.end(), [&format](const ReportTarget& t) { return t.format > &format; });
   targets.insert(after, {&format, std::move(path)});
 }
 

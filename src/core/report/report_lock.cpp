@@ -32,14 +32,16 @@ void ReportLock::claim() {
       const int err = errno;
       ::close(fd);
       if (err == EWOULDBLOCK) {
-        throw usage_error(fmt::format("report '{}' is being written by another run that is still going (it holds the "
-                                      "file's lock); wait for that run to end, or give this one another path",
-                                      path_));
+        throw usage_error(
+            fmt::format("report '{}' is being written by another run that is still going (it holds the "
+                        "file's lock); wait for that run to end, or give this one another path",
+                        path_));
       }
       lockable_ = false;  // a file system without locks: nothing to hold
       return;
     }
-    struct stat held {}, now {};
+    struct stat held {
+    }, now{};
     if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &now) == 0 && same_file(now, held.st_dev, held.st_ino)) {
       if (fd_ >= 0) ::close(fd_);
       fd_ = fd;
@@ -49,9 +51,10 @@ void ReportLock::claim() {
     }
     ::close(fd);  // replaced (or removed) while we locked it
   }
-  throw usage_error(fmt::format("report '{}' keeps being replaced by another process; stop that process, or give this "
-                                "run another path",
-                                path_));
+  throw usage_error(
+      fmt::format("report '{}' keeps being replaced by another process; stop that process, or give this "
+                  "run another path",
+                  path_));
 }
 
 void ReportLock::replace(std::string_view content, Durability durability) {
@@ -65,9 +68,10 @@ void ReportLock::replace(const ContentWriter& write, Durability durability) {
     struct stat now {};
     if (::stat(path_.c_str(), &now) != 0) return;  // removed meanwhile: write it again
     if (fd_ >= 0 && same_file(now, dev_, ino_)) return;
-    throw failure(fmt::format("report '{}' was replaced by another process while this run was writing it (another "
-                              "run writing the same path?); this run leaves it as it is",
-                              path_));
+    throw failure(
+        fmt::format("report '{}' was replaced by another process while this run was writing it (another "
+                    "run writing the same path?); this run leaves it as it is",
+                    path_));
   };
   const int fd = write_file_atomically_locked(path_, write, durability, still_ours);
   struct stat written {};

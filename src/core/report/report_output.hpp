@@ -49,9 +49,9 @@ class ReportOutput {
   std::string path_;
   ReportLock lock_;
   Now now_;
-  bool written_ = false;               // a rewrite has been made
-  Clock::time_point last_end_{};       // when the last rewrite finished
-  Clock::duration last_cost_{};        // what it took, content built and written
+  bool written_ = false;          // a rewrite has been made
+  Clock::time_point last_end_{};  // when the last rewrite finished
+  Clock::duration last_cost_{};   // what it took, content built and written
 };
 
 }  // namespace distbench

@@ -71,7 +71,7 @@ class Reporter {
 
   const RunDescription& description() const { return description_; }
   const std::vector<Record>& records() const { return records_; }  // every record added so far
-  const std::vector<std::size_t>& rows() const { return rows_; }    // how many records each add() gave, in order
+  const std::vector<std::size_t>& rows() const { return rows_; }   // how many records each add() gave, in order
   std::vector<SummaryItem> summary() const {
     return description_.summarize ? description_.summarize(records_) : std::vector<SummaryItem>{};
   }

@@ -22,18 +22,18 @@ struct RunInfo {
   std::string tool_version;
   std::string git_sha;
   std::vector<std::string> argv;
-  std::string start_time;  // ISO 8601, UTC
-  std::string end_time;    // empty while running
+  std::string start_time;             // ISO 8601, UTC
+  std::string end_time;               // empty while running
   std::string status = "incomplete";  // "complete" | "incomplete" | "failed" | "interrupted"
-  std::string error;       // why it failed or was interrupted, if it was
-  int signal = 0;          // the signal that interrupted it (SIGINT, SIGTERM, SIGHUP); 0: none
-  std::string failed_step;  // the kind of step that did not finish within -T (step_kind_name); empty: none
-  std::string backend;     // the backend that ran (chosen the same way on every rank)
+  std::string error;                  // why it failed or was interrupted, if it was
+  int signal = 0;                     // the signal that interrupted it (SIGINT, SIGTERM, SIGHUP); 0: none
+  std::string failed_step;            // the kind of step that did not finish within -T (step_kind_name); empty: none
+  std::string backend;                // the backend that ran (chosen the same way on every rank)
   int world_size = 0;
   std::vector<RankInfo> ranks;
-  StartupRecord startup;   // how long the job took to form, per rank (the root's record; not measured: empty)
-  KeyValues versions;      // library, device and machine facts
-  KeyValues environment;   // launcher and library variables as set on the root rank
+  StartupRecord startup;          // how long the job took to form, per rank (the root's record; not measured: empty)
+  KeyValues versions;             // library, device and machine facts
+  KeyValues environment;          // launcher and library variables as set on the root rank
   std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
 
   // The value of `versions[key]`; empty when the run has none (e.g. "mpi.thread_level" without MPI).

@@ -38,8 +38,9 @@ std::string duration_text(double s) {
   return fmt::format("{:.0f} us", s * 1e6);
 }
 
-std::string who(const RankAtEnd& r) { return r.host.empty() ? fmt::format("rank {}", r.rank)
-                                                            : fmt::format("rank {} ({})", r.rank, r.host); }
+std::string who(const RankAtEnd& r) {
+  return r.host.empty() ? fmt::format("rank {}", r.rank) : fmt::format("rank {} ({})", r.rank, r.host);
+}
 
 }  // namespace
 
@@ -68,8 +69,8 @@ std::vector<std::string> startup_lines(const StartupRecord& s) {
   }
   std::vector<std::string> lines{first + parts + " (each phase's slowest rank)"};
   if (s.late.ranks > 0 && s.late.max >= 0.5) {
-    lines.push_back(fmt::format("started late: {} began {} after the first rank (median {})", who(s.late.highest.front()),
-                                duration_text(s.late.max), duration_text(s.late.median)));
+    lines.push_back(fmt::format("started late: {} began {} after the first rank (median {})",
+                                who(s.late.highest.front()), duration_text(s.late.max), duration_text(s.late.median)));
   }
   return lines;
 }

@@ -8,8 +8,8 @@
 #include "core/report/record.hpp"
 
 #include <array>
-#include <optional>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +27,8 @@ inline constexpr std::array<StartupPhaseName, 7> kStartupPhases{{
     {"connect_s", "the connector: MPI_Init, or the env:// rendezvous"},
     {"backend_s", "choosing the backend on every rank"},
     {"communicator_s", "the world's communicator (NCCL: ncclCommInitRank)"},
-    {"first_collective_s", "the first collective over the world, one element and its buffers (NCCL makes its connections here)"},
+    {"first_collective_s",
+     "the first collective over the world, one element and its buffers (NCCL makes its connections here)"},
     {"total_s", "process start to the end of the first collective"},
 }};
 inline constexpr std::size_t kStartupTotal = kStartupPhases.size() - 1;
@@ -40,7 +41,7 @@ struct StartupRank {
   int rank = 0;
   std::string host;
   std::array<double, kStartupPhases.size()> seconds{};  // kStartupPhases' order; NaN: not measured
-  double late_s = 0;  // how long after the first rank this rank entered main()
+  double late_s = 0;                                    // how long after the first rank this rank entered main()
 };
 
 struct StartupRecord {
@@ -56,7 +57,8 @@ StartupRecord startup_record(std::vector<StartupRank> ranks, int list_up_to = kS
 // A rank that began this long after the first is named in a warning (late_start).
 inline constexpr double kLateStartWarnSeconds = 5.0;
 
-// The warning "late_start" naming the rank that began last, when it began kLateStartWarnSeconds or more after the first.
+// The warning "late_start" naming the rank that began last, when it began kLateStartWarnSeconds or more after the
+// first.
 std::optional<Warning> late_start_warning(const StartupRecord& s);
 
 // The header's lines ("start-up: ..."; a second, "started late: ...", when a rank began 0.5 s or more after the first).

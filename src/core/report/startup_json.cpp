@@ -28,9 +28,17 @@ std::vector<RankAtEnd> ends_from(const JsonField& a) {
 
 json rank_distribution_json(const RankDistribution& d) {
   const auto at = [&](double v) { return d.ranks == 0 ? json(nullptr) : number_or_null(v); };
-  return {{"ranks", d.ranks},         {"min", at(d.min)},       {"p05", at(d.p05)},  {"p25", at(d.p25)},
-          {"median", at(d.median)},   {"p75", at(d.p75)},       {"p95", at(d.p95)},  {"max", at(d.max)},
-          {"mean", at(d.mean)},       {"highest", ends_json(d.highest)}, {"lowest", ends_json(d.lowest)}};
+  return {{"ranks", d.ranks},
+          {"min", at(d.min)},
+          {"p05", at(d.p05)},
+          {"p25", at(d.p25)},
+          {"median", at(d.median)},
+          {"p75", at(d.p75)},
+          {"p95", at(d.p95)},
+          {"max", at(d.max)},
+          {"mean", at(d.mean)},
+          {"highest", ends_json(d.highest)},
+          {"lowest", ends_json(d.lowest)}};
 }
 
 RankDistribution rank_distribution_from(const JsonField& j) {
@@ -79,7 +87,8 @@ StartupRecord startup_from(const JsonField& j) {
       StartupRank r;
       r.rank = one.at("rank").int_in(0, INT_MAX);
       r.host = one.at("host").text();
-      for (std::size_t p = 0; p < kStartupPhases.size(); ++p) r.seconds[p] = one.at(kStartupPhases[p].key).number_or_nan();
+      for (std::size_t p = 0; p < kStartupPhases.size(); ++p)
+        r.seconds[p] = one.at(kStartupPhases[p].key).number_or_nan();
       r.late_s = one.at("late_s").number_or_nan();
       s.ranks.push_back(std::move(r));
     }

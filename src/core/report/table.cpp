@@ -79,7 +79,8 @@ TableRow table_row(const TableLayout& layout, const std::vector<Record>& row) {
   for (const std::string& group : table_groups(layout)) {
     const Record* r = &row.front();
     if (!layout.split_key.empty()) {
-      auto it = std::find_if(row.begin(), row.end(), [&](const Record& x) { return split_text(x, layout.split_key) == group; });
+      auto it = std::find_if(row.begin(), row.end(),
+                             [&](const Record& x) { return split_text(x, layout.split_key) == group; });
       r = it == row.end() ? nullptr : &*it;
     }
     std::vector<std::string> cells;

@@ -77,12 +77,14 @@ std::string host_memory_text(const RunInfo& info, std::uint64_t largest_buffer) 
   std::string text = fmt::format("memory: huge pages {} (--huge-pages), the machine's THP mode {}", policy, mode);
   if (!huge_page_policies_differ(mode, largest_buffer)) return text;
   if (policy == "off") {
-    return text + ": buffers from 2 MiB get small pages, as malloc gives IMB and OSU; numpy and PyTorch can advise "
-                  "huge pages (--huge-pages on to measure that)";
+    return text +
+           ": buffers from 2 MiB get small pages, as malloc gives IMB and OSU; numpy and PyTorch can advise "
+           "huge pages (--huge-pages on to measure that)";
   }
-  return text + ": buffers from 2 MiB start on a 2 MiB boundary and are advised huge pages, every whole 2 MiB "
-                "of them (numpy advises its arrays but gets huge pages only where their map happens to align); IMB "
-                "and OSU get small pages (--huge-pages off to measure that)";
+  return text +
+         ": buffers from 2 MiB start on a 2 MiB boundary and are advised huge pages, every whole 2 MiB "
+         "of them (numpy advises its arrays but gets huge pages only where their map happens to align); IMB "
+         "and OSU get small pages (--huge-pages off to measure that)";
 }
 
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {

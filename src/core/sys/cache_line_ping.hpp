@@ -19,9 +19,10 @@ struct alignas(64) PingLine {
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "a ping line is shared between processes");
 
-// The side that times: `rounds` round trips (at least 2; the first tenth untimed) on `line`, starting from `base` (a value neither side has written yet,
-// even, the same on both sides; the next ping on the same line starts from base + 2 * rounds). The mean one-way time
-// in nanoseconds (half a round trip), or nullopt when the other side did not answer before `deadline`.
+// The side that times: `rounds` round trips (at least 2; the first tenth untimed) on `line`, starting from `base` (a
+// value neither side has written yet, even, the same on both sides; the next ping on the same line starts from base + 2
+// * rounds). The mean one-way time in nanoseconds (half a round trip), or nullopt when the other side did not answer
+// before `deadline`.
 std::optional<double> lead_pings(PingLine& line, std::uint64_t base, int rounds,
                                  std::chrono::steady_clock::time_point deadline);
 // The side that answers the same pings; false when the leader did not go on before `deadline`.

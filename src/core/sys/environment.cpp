@@ -19,22 +19,38 @@ namespace distbench {
 namespace {
 
 bool recorded(std::string_view key) {
-  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_", "UCX_", "MPICH_", "I_MPI_", "FI_", "SLURM_",
-                                            "MASTER_", "TORCHELASTIC_", "DISTBENCH_"};
-  constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_", "OMPI_MCA_orte_", "OMPI_MCA_ess",
-                                               "OMPI_MCA_pmix", "OMPI_FILE_LOCATION", "OMPI_UNIVERSE_SIZE",
-                                               "OMPI_FIRST_RANKS", "OMPI_APP_CTX_", "OMPI_ARGV",
-                                               "OMPI_COMMAND", "OMPI_MCA_initial_wdir", "OMPI_NUM_APP_CTX",
-                                               "OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
-                                               "SLURM_PROCID", "SLURM_LOCALID", "SLURM_TASK_PID", "SLURM_NODEID",
-                                               "SLURM_GTIDS", "SLURM_TOPOLOGY_ADDR", "SLURM_STEP_ID",
-                                               "SLURM_STEPID", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_SRUN_COMM_PORT"};
-  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_") ||
-      key == "WORLD_SIZE" || key == "LOCAL_WORLD_SIZE") {
+  constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_",  "UCX_",    "MPICH_",        "I_MPI_",
+                                            "FI_",   "SLURM_", "MASTER_", "TORCHELASTIC_", "DISTBENCH_"};
+  constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_",
+                                               "OMPI_MCA_orte_",
+                                               "OMPI_MCA_ess",
+                                               "OMPI_MCA_pmix",
+                                               "OMPI_FILE_LOCATION",
+                                               "OMPI_UNIVERSE_SIZE",
+                                               "OMPI_FIRST_RANKS",
+                                               "OMPI_APP_CTX_",
+                                               "OMPI_ARGV",
+                                               "OMPI_COMMAND",
+                                               "OMPI_MCA_initial_wdir",
+                                               "OMPI_NUM_APP_CTX",
+                                               "OMPI_MCA_mpi_oversubscribe",
+                                               "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+                                               "SLURM_PROCID",
+                                               "SLURM_LOCALID",
+                                               "SLURM_TASK_PID",
+                                               "SLURM_NODEID",
+                                               "SLURM_GTIDS",
+                                               "SLURM_TOPOLOGY_ADDR",
+                                               "SLURM_STEP_ID",
+                                               "SLURM_STEPID",
+                                               "SLURM_LAUNCH_NODE_IPADDR",
+                                               "SLURM_SRUN_COMM_PORT"};
+  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_") || key == "WORLD_SIZE" ||
+      key == "LOCAL_WORLD_SIZE") {
     return true;
   }
-  const bool wanted = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                                  [&](std::string_view p) { return key.starts_with(p); });
+  const bool wanted =
+      std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](std::string_view p) { return key.starts_with(p); });
   const bool noise = std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping),
                                  [&](std::string_view p) { return key.starts_with(p); });
   return wanted && !noise;
@@ -111,7 +127,8 @@ KeyValues machine_facts() {
   facts.emplace_back("cpu_model", cpu_model());
   facts.emplace_back("cpu_cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
   utsname name{};
-  if (uname(&name) == 0) facts.emplace_back("kernel", fmt::format("{} {} {}", name.sysname, name.release, name.machine));
+  if (uname(&name) == 0)
+    facts.emplace_back("kernel", fmt::format("{} {} {}", name.sysname, name.release, name.machine));
   facts.emplace_back("launcher", launcher_name());
   for (auto& kv : slurm_facts()) facts.push_back(std::move(kv));
   return facts;

@@ -10,9 +10,7 @@
 namespace distbench {
 namespace {
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
 // The first MPS process among proc_root's numbered folders, as "process NAME (pid N)".
 std::optional<std::string> mps_process(const std::string& proc_root) {
@@ -54,9 +52,9 @@ MpsDaemon find_mps() { return find_mps(mps_pipe_directory(std::getenv("CUDA_MPS_
 
 std::optional<std::string> gpu_sharing_text(int processes_per_gpu, const MpsDaemon& mps) {
   if (processes_per_gpu <= 1) return std::nullopt;
-  const char* how = mps.state == MpsState::running ? "under MPS"
-                    : mps.state == MpsState::absent  ? "time-sliced: no MPS daemon"
-                                                     : "under MPS or time-sliced";
+  const char* how = mps.state == MpsState::running  ? "under MPS"
+                    : mps.state == MpsState::absent ? "time-sliced: no MPS daemon"
+                                                    : "under MPS or time-sliced";
   return fmt::format("{} processes per GPU, {} ({})", processes_per_gpu, how, mps.evidence);
 }
 

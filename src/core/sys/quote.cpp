@@ -40,9 +40,8 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code_p
 bool hidden(char32_t c) {
   return (c >= 0x80 && c <= 0x9F) || c == 0xAD || c == 0x34F || c == 0x61C || (c >= 0x115F && c <= 0x1160) ||
          (c >= 0x17B4 && c <= 0x17B5) || (c >= 0x180B && c <= 0x180F) || (c >= 0x200B && c <= 0x200F) ||
-         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || c == 0xFEFF ||
-         c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFFB) || (c >= 0x1D173 && c <= 0x1D17A) ||
-         (c >= 0xE0000 && c <= 0xE0FFF);
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || c == 0xFEFF || c == 0xFFA0 ||
+         (c >= 0xFFF0 && c <= 0xFFFB) || (c >= 0x1D173 && c <= 0x1D17A) || (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
 // Appends the code point (or escaped byte) at text[i] to `out` and returns how many bytes of `text` it took.
@@ -135,7 +134,9 @@ std::string html_escape(std::string_view text) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      case '\t': case '\n': case '\r': out += static_cast<char>(c); break;
+      case '\t':
+      case '\n':
+      case '\r': out += static_cast<char>(c); break;
       default:
         if (c >= 0x80) {  // valid UTF-8 as it is; hidden code points and stray bytes shown as escapes, as escape_text
           i += append_one(text, i, out);
@@ -167,9 +168,14 @@ std::string markdown_text(std::string_view text) {
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
       // a backslash, a cell's end, inline code, emphasis, strikethrough, a link or image: read as text
-      case '\\': case '|': case '`': case '*': case '_': case '~': case '[': case ']':
-        (out += '\\') += c;
-        break;
+      case '\\':
+      case '|':
+      case '`':
+      case '*':
+      case '_':
+      case '~':
+      case '[':
+      case ']': (out += '\\') += c; break;
       default:
         if (i == block_mark) out += '\\';
         out += c;

@@ -30,7 +30,9 @@ class TerminationSignals {
   // Sets a handler for the lifetime of a scope (the handler usually refers to that scope's objects).
   class Scoped {
    public:
-    Scoped(TerminationSignals& signals, Handler handler) : signals_(signals) { signals_.set_handler(std::move(handler)); }
+    Scoped(TerminationSignals& signals, Handler handler) : signals_(signals) {
+      signals_.set_handler(std::move(handler));
+    }
     ~Scoped() { signals_.set_handler(nullptr); }
     Scoped(const Scoped&) = delete;
     Scoped& operator=(const Scoped&) = delete;

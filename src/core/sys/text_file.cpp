@@ -64,8 +64,9 @@ std::string read_text_file(const std::string& path, std::string_view what, std::
     throw usage_error(fmt::format("{} '{}' is not a regular file ({}); give the path of a regular file", what, shown,
                                   kind_of(st.st_mode)));
   const auto too_large = [&] {
-    return usage_error(fmt::format("{} '{}' is larger than {}, the most distbench reads as a {}; check that it is the right file",
-                                   what, shown, size_text(max_bytes), what));
+    return usage_error(
+        fmt::format("{} '{}' is larger than {}, the most distbench reads as a {}; check that it is the right file",
+                    what, shown, size_text(max_bytes), what));
   };
   if (st.st_size < 0 || static_cast<unsigned long long>(st.st_size) > max_bytes) throw too_large();
 

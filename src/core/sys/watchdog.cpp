@@ -57,7 +57,10 @@ std::string_view step_kind_name(StepKind kind) {
 }
 
 ArmedStep::ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> outer, bool armed)
-    : watchdog_(watchdog), kind_(kind), outer_(std::move(outer)), armed_(armed),
+    : watchdog_(watchdog),
+      kind_(kind),
+      outer_(std::move(outer)),
+      armed_(armed),
       exceptions_(std::uncaught_exceptions()) {}
 
 ArmedStep::~ArmedStep() {

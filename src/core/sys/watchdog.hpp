@@ -118,9 +118,9 @@ class Watchdog {
 
   const double timeout_s_;
   Expired on_expire_;
-  std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
-  std::atomic<std::int64_t> last_poll_ns_;     // when the watchdog's thread last looked
-  std::atomic<std::int64_t> freeze_ns_{0};     // the last gap between its looks longer than half a second
+  std::atomic<std::int64_t> deadline_ns_{0};    // 0: disarmed
+  std::atomic<std::int64_t> last_poll_ns_;      // when the watchdog's thread last looked
+  std::atomic<std::int64_t> freeze_ns_{0};      // the last gap between its looks longer than half a second
   std::atomic<std::int64_t> freeze_end_ns_{0};  // and when it ended
   std::mutex mutex_;
   std::condition_variable wake_;
