@@ -46,7 +46,7 @@ bool built_with_mpi() {
 }
 
 std::string choose_connector(const ConnectOptions& options) {
-  return resolve_launcher(options.launcher, process_environment(), built_with_mpi());
+  return connectors::resolve_launcher(options.launcher, connectors::process_environment(), built_with_mpi());
 }
 
 std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const ConnectOptions& options) {
@@ -55,8 +55,10 @@ std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const Connect
 
 std::unique_ptr<Connector> make_connector(const std::string& kind, [[maybe_unused]] int& argc,
                                           [[maybe_unused]] char**& argv, const ConnectOptions& options) {
-  if (kind == "env") return std::make_unique<EnvConnector>(read_env_settings(process_environment()), options.timeout_s);
-  if (kind == "none") return std::make_unique<SingleConnector>();
+  if (kind == "env")
+    return std::make_unique<connectors::EnvConnector>(connectors::read_env_settings(connectors::process_environment()),
+                                                      options.timeout_s);
+  if (kind == "none") return std::make_unique<connectors::SingleConnector>();
 #if DISTBENCH_HAVE_MPI
   return mpi::make_mpi_connector(argc, argv, options.mpi_thread);
 #else

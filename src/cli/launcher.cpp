@@ -16,7 +16,7 @@ std::optional<long> env_number(const std::optional<std::string>& text) {
 }
 
 // A rank variable with its size variable: the rank when both are numbers and the rank is below the size.
-std::optional<int> ranked(const EnvLookup& env, const char* rank_name, const char* size_name) {
+std::optional<int> ranked(const connectors::EnvLookup& env, const char* rank_name, const char* size_name) {
   const auto rank = env_number(env(rank_name));
   const auto size = env_number(env(size_name));
   if (!rank || !size || *rank >= *size) return std::nullopt;
@@ -25,7 +25,7 @@ std::optional<int> ranked(const EnvLookup& env, const char* rank_name, const cha
 
 }  // namespace
 
-std::optional<int> launcher_rank(const EnvLookup& env) {
+std::optional<int> launcher_rank(const connectors::EnvLookup& env) {
   if (const auto r = ranked(env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")) return r;
   if (env("PMIX_NAMESPACE")) {  // a PMIx server's process has its namespace too
     if (const auto r = env_number(env("PMIX_RANK"))) return static_cast<int>(*r);
@@ -35,6 +35,6 @@ std::optional<int> launcher_rank(const EnvLookup& env) {
   return ranked(env, "RANK", "WORLD_SIZE");
 }
 
-bool prints_early_errors(const EnvLookup& env) { return launcher_rank(env).value_or(0) == 0; }
+bool prints_early_errors(const connectors::EnvLookup& env) { return launcher_rank(env).value_or(0) == 0; }
 
 }  // namespace distbench::cli

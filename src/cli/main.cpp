@@ -39,7 +39,7 @@ int report_error(Invocation& inv, ExitCode error, const std::string& message, co
     // Found identically by every rank (or agreed on by all): one line, from the first rank. A launch that failed
     // to form a job is each process's own story (which rank clashed, which never came): each says it.
     const bool prints =
-        c != nullptr ? c->rank() == 0 : inv.forming_failed || prints_early_errors(process_environment());
+        c != nullptr ? c->rank() == 0 : inv.forming_failed || prints_early_errors(connectors::process_environment());
     if (prints) fmt::print(stderr, "error: {}\n", escape_text(message));
     return static_cast<int>(code);
   }

@@ -30,7 +30,7 @@ struct View {
   const char* name;
   std::string (*make)(const ParsedReport&);
 };
-constexpr View kViews[] = {{"html", report_html}};
+constexpr View kViews[] = {{"html", views::report_html}};
 
 struct ReportOptions {
   std::string path;
@@ -85,7 +85,7 @@ int run_report(const ReportOptions& opts) {
   if (format == nullptr) throw usage_error(fmt::format("unknown report format '{}'", opts.format));  // CLI11 checked
   if (format->name == "md" && !report.has_table()) {
     // A report from before the table was kept (schema versions 1 and 2): its records in a table of their own.
-    write_view(opts, report_markdown(report));
+    write_view(opts, views::report_markdown(report));
     return 0;
   }
   // What the run's own reporter of this format wrote, made again by that reporter from the records.

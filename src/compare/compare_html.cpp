@@ -70,8 +70,8 @@ double bytes_of(const CaseComparison& k) {
 }
 
 std::string plot(const Comparison& c, const Group& g) {
-  PlotSeries base{"baseline", {}, {}, {}, {}, {}, true};
-  PlotSeries cand{"candidate", {}, {}, {}, {}, {}, false};
+  views::PlotSeries base{"baseline", {}, {}, {}, {}, {}, true};
+  views::PlotSeries cand{"candidate", {}, {}, {}, {}, {}, false};
   for (const CaseComparison* k : g.cases) {
     const double x = bytes_of(*k);
     base.x.push_back(x);
@@ -83,12 +83,12 @@ std::string plot(const Comparison& c, const Group& g) {
     cand.y_high.push_back(band ? k->base * (1 + k->change_high) : kNotMeasured);
     cand.marked.push_back(k->verdict == Verdict::slower);
   }
-  PlotSpec spec;
+  views::PlotSpec spec;
   spec.title = fmt::format("{}: {}", g.name.empty() ? c.benchmark : g.name, name(c.options.metric));
   spec.x_label = "size (bytes)";
   spec.y_label = fmt::format("{} ({})", name(c.options.metric), c.metric_unit);
   spec.mark_label = "SLOWER";
-  return svg_line_plot(spec, {base, cand});
+  return views::svg_line_plot(spec, {base, cand});
 }
 
 }  // namespace

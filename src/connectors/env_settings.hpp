@@ -51,11 +51,3 @@ bool env_launch_requested(const EnvLookup& env);
 EnvSettings read_env_settings(const EnvLookup& env);
 
 }  // namespace distbench::connectors
-
-namespace distbench {
-// Until its users outside connectors/ qualify it (backends/registry.cpp, cli/launcher.*, cli/main.cpp, tests/gpu/,
-// tests/unit/test_sampler.cpp, test_cpu_pair_probe.cpp, tests/support/env_lookup.hpp): also a name of distbench.
-using connectors::EnvLookup;
-using connectors::process_environment;
-using connectors::read_env_settings;
-}  // namespace distbench

@@ -23,9 +23,3 @@ std::optional<std::string> mpi_launch_variable(const EnvLookup& env);
 std::string resolve_launcher(std::string_view requested, const EnvLookup& env, bool have_mpi);
 
 }  // namespace distbench::connectors
-
-namespace distbench {
-// Until its users outside connectors/ qualify it (backends/registry.cpp, cli/launcher.*, cli/main.cpp, tests/gpu/,
-// tests/unit/test_sampler.cpp, test_cpu_pair_probe.cpp, tests/support/env_lookup.hpp): also a name of distbench.
-using connectors::resolve_launcher;
-}  // namespace distbench

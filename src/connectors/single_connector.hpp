@@ -43,9 +43,3 @@ class SingleConnector final : public Connector {
 };
 
 }  // namespace distbench::connectors
-
-namespace distbench {
-// Until its users outside connectors/ qualify it (backends/registry.cpp, cli/launcher.*, cli/main.cpp, tests/gpu/,
-// tests/unit/test_sampler.cpp, test_cpu_pair_probe.cpp, tests/support/env_lookup.hpp): also a name of distbench.
-using connectors::SingleConnector;
-}  // namespace distbench

@@ -24,8 +24,9 @@ std::vector<double> sizes_of(const CollectiveModel& m) {
   return {s.begin(), s.end()};
 }
 
-PlotSeries model_line(const CollectiveModel& m, int p, const std::vector<double>& sizes, const std::string& label) {
-  PlotSeries line{label, {}, {}, {}, {}, {}, true};
+views::PlotSeries model_line(const CollectiveModel& m, int p, const std::vector<double>& sizes,
+                             const std::string& label) {
+  views::PlotSeries line{label, {}, {}, {}, {}, {}, true};
   for (double s : sizes) {
     const AlgorithmTime t = predict_time(m, m.algorithm, p, s);
     line.x.push_back(s);
@@ -38,9 +39,9 @@ PlotSeries model_line(const CollectiveModel& m, int p, const std::vector<double>
 
 std::string time_plot(const CollectiveModel& m) {
   const std::vector<double> sizes = sizes_of(m);
-  std::vector<PlotSeries> series;
+  std::vector<views::PlotSeries> series;
   for (int p : m.ranks) {
-    PlotSeries measured{fmt::format("measured, p={}", p), {}, {}, {}, {}, {}, false};
+    views::PlotSeries measured{fmt::format("measured, p={}", p), {}, {}, {}, {}, {}, false};
     for (const FittedPoint& pt : m.points) {
       if (pt.nranks != p) continue;
       measured.x.push_back(pt.bytes);
@@ -55,20 +56,20 @@ std::string time_plot(const CollectiveModel& m) {
     if (std::find(m.ranks.begin(), m.ranks.end(), k.nranks) == m.ranks.end()) predicted.insert(k.nranks);
   }
   for (int p : predicted) series.push_back(model_line(m, p, sizes, fmt::format("predicted, p={}", p)));
-  PlotSpec spec;
+  views::PlotSpec spec;
   spec.title = fmt::format("{} by {}: time per operation", name(m.collective), name(m.algorithm));
   spec.x_label = "size S";
   spec.y_label = "time (us)";
   spec.mark_label = "refused by the fit";
-  return svg_line_plot(spec, series);
+  return views::svg_line_plot(spec, series);
 }
 
 std::string bandwidth_plot(const ModelResult& r, const CollectiveModel& m) {
-  std::vector<PlotSeries> series;
+  std::vector<views::PlotSeries> series;
   for (int p : m.ranks) {
-    PlotSeries measured{fmt::format("busbw, p={}", p), {}, {}, {}, {}, {}, false};
-    PlotSeries bound{fmt::format("model bound, p={}", p), {}, {}, {}, {}, {}, true};
-    PlotSeries link{fmt::format("link allows, p={}", p), {}, {}, {}, {}, {}, true};
+    views::PlotSeries measured{fmt::format("busbw, p={}", p), {}, {}, {}, {}, {}, false};
+    views::PlotSeries bound{fmt::format("model bound, p={}", p), {}, {}, {}, {}, {}, true};
+    views::PlotSeries link{fmt::format("link allows, p={}", p), {}, {}, {}, {}, {}, true};
     for (const FittedPoint& pt : m.points) {
       if (pt.nranks != p) continue;
       measured.x.push_back(pt.bytes);
@@ -83,12 +84,12 @@ std::string bandwidth_plot(const ModelResult& r, const CollectiveModel& m) {
     series.push_back(std::move(bound));
     if (r.link_gbps > 0) series.push_back(std::move(link));
   }
-  PlotSpec spec;
+  views::PlotSpec spec;
   spec.title = fmt::format("{} by {}: bus bandwidth", name(m.collective), name(m.algorithm));
   spec.x_label = "size S";
   spec.y_label = "busbw (GB/s)";
   spec.mark_label = "refused by the fit";
-  return svg_line_plot(spec, series);
+  return views::svg_line_plot(spec, series);
 }
 
 }  // namespace

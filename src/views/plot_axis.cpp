@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 constexpr double kEps = 1e-9;  // slack for logarithms of exact powers
@@ -207,4 +207,4 @@ std::string number_label(double v) {
   return text.substr(0, e + 1) + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

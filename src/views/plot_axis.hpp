@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::views {
 
 enum class TickStyle { number, bytes };
 
@@ -38,4 +38,4 @@ std::string bytes_label(double bytes);
 // A tick's number: "0.01", "250", "1e6".
 std::string number_label(double v);
 
-}  // namespace distbench
+}  // namespace distbench::views

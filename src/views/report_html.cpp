@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <string_view>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 constexpr std::string_view kStyle = R"(
@@ -174,4 +174,4 @@ std::string report_html(const ParsedReport& r) {
   return html + "</body>\n</html>\n";
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

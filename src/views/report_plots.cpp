@@ -9,7 +9,7 @@
 #include <cmath>
 #include <optional>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 // What the run said to plot (PlotChoice), else its first metric.
@@ -119,4 +119,4 @@ std::vector<ReportPlot> report_plots(const ParsedReport& r) {
   return plots;
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

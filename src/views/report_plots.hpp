@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::views {
 
 struct ReportPlot {
   PlotSpec spec;
@@ -20,4 +20,4 @@ struct ReportPlot {
 
 std::vector<ReportPlot> report_plots(const ParsedReport& r);
 
-}  // namespace distbench
+}  // namespace distbench::views

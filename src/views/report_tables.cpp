@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 bool numeric_param(const ParsedReport& r, const std::string& key) {
@@ -93,4 +93,4 @@ std::string run_facts(const ParsedReport& r) {
   return facts;
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace distbench {
+namespace distbench::views {
 
 struct TableColumn {
   std::string title;     // a parameter's key, or a metric's key with its unit: "busbw_gbps (GB/s)"
@@ -38,4 +38,4 @@ std::vector<std::pair<std::string, std::string>> summary_items(const ParsedRepor
 // The run in one line: tool and git sha, what ran, backend, ranks per host, status, when.
 std::string run_facts(const ParsedReport& r);
 
-}  // namespace distbench
+}  // namespace distbench::views

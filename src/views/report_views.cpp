@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 std::string md_row(const std::vector<std::string>& cells) {
@@ -54,4 +54,4 @@ std::string report_csv(const ParsedReport& r) {
   return text;
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace distbench {
+namespace distbench::views {
 
 // `## distbench <title>`, a line of run facts, a table (the parameters that vary across records, every metric of
 // the layout with its unit, the status), the summary and the warnings.
@@ -20,4 +20,4 @@ std::string report_csv(const ParsedReport& r);
 // warnings, summary, plots of the main metrics against the size, and the table of the Markdown view.
 std::string report_html(const ParsedReport& r);
 
-}  // namespace distbench
+}  // namespace distbench::views

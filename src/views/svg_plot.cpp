@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <limits>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 // Colour-blind-friendly and free of red, which the marks use.
@@ -267,4 +267,4 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   return svg + "</svg>";
 }
 
-}  // namespace distbench
+}  // namespace distbench::views

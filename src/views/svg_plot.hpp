@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace distbench {
+namespace distbench::views {
 
 struct PlotSeries {
   std::string label;
@@ -32,4 +32,4 @@ struct PlotSpec {
 // "<svg ...>...</svg>". Every text is escaped; a plot without a drawable point says "no data".
 std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series);
 
-}  // namespace distbench
+}  // namespace distbench::views

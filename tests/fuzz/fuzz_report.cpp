@@ -102,6 +102,7 @@ std::string outside_code_blocks(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace distbench;
+  using namespace distbench::views;
   fuzz::expecting_errors([&] {
     const ParsedReport report = parse_report(fuzz::as_text(data, size));
     FUZZ_EXPECT(report.schema_version >= 1);

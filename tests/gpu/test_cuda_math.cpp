@@ -26,7 +26,7 @@ namespace {
 constexpr Seconds kTimeout{60.0};
 
 struct Rig {
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   std::unique_ptr<Backend> backend = nccl_backend_entry().create(connector, BackendOptions{});
   Device& device = backend->device();
   DenseMath& gpu = *device.math();

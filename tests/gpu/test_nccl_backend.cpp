@@ -54,7 +54,7 @@ TEST(NcclBackendEntry, UnavailableExactlyWhenCudaSeesNoDevice) {
 
 TEST(NcclBackendEntry, CreatingItWithoutADeviceFailsCleanly) {
   if (!cuda_unavailable_reason()) GTEST_SKIP() << "a CUDA device is visible: nothing to refuse";
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   try {
     nccl_backend_entry().create(connector, BackendOptions{});
     FAIL() << "created a backend without a device";
@@ -70,7 +70,7 @@ TEST(NcclBackendRegistry, IsBuiltInAndPreferredWhereItCanRun) {
   const auto entries = backend_registry();
   ASSERT_FALSE(entries.empty());
   EXPECT_EQ(entries.front().name, "nccl");  // preferred by --backend auto where it can run
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   if (cuda_unavailable_reason()) {
     for (const char* requested : {"auto", "nccl"}) {
       try {
@@ -87,7 +87,7 @@ TEST(NcclBackendRegistry, IsBuiltInAndPreferredWhereItCanRun) {
 }
 
 TEST(NcclBackend, BadOptionsAreUsageErrors) {
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   BackendOptions options;
   options.agg_iters = 0;
   try {
@@ -100,7 +100,7 @@ TEST(NcclBackend, BadOptionsAreUsageErrors) {
 
 TEST(NcclBackend, DescribesDevicesVersionsAndCopyBandwidth) {
   DISTBENCH_SKIP_WITHOUT_GPU();
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto backend = nccl_backend_entry().create(connector, BackendOptions{});
   EXPECT_EQ(backend->name(), "nccl");
   const auto facts = backend->describe();

@@ -25,7 +25,7 @@ using gputest::kTimeout;
 using gputest::make_case;
 
 struct Rig {
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> comm;
 

@@ -8,7 +8,7 @@
 
 namespace distbench::test_support {
 
-inline EnvLookup lookup(std::map<std::string, std::string> vars) {
+inline connectors::EnvLookup lookup(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
     const auto it = vars.find(std::string(name));
     if (it == vars.end()) return std::nullopt;

@@ -17,7 +17,7 @@ TEST(Collective, NamesRoundTrip) {
     names.insert(std::string(name(c)));
     EXPECT_EQ(parse_collective(name(c)), c) << name(c);
   }
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), kCollectiveCount);  // every name distinct
   EXPECT_EQ(parse_collective("reduce-scatter"), Collective::reduce_scatter);
   EXPECT_EQ(parse_collective("sendrecv"), Collective::sendrecv);
   EXPECT_EQ(parse_collective("reduce_scatter"), std::nullopt);
@@ -134,7 +134,7 @@ TEST(CollectiveTraits, OneConsistentEntryPerCollective) {
     EXPECT_EQ(larger, t.partitioned ? 20u : 5u) << t.name;
     EXPECT_EQ(message_elements(c, 5, 4), larger) << t.name;
   }
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), kCollectiveCount);
   EXPECT_EQ(all_collectives().size(), kCollectiveCount);
 }
 

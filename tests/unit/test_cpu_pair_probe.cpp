@@ -15,7 +15,7 @@ namespace {
 CpuDistance reading(double ns) { return {ns, 0, 1, 1, {}}; }
 
 TEST(CpuPairProbe, OneProcessHasNoPairToPing) {
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   CpuPairProbe probe(connector, test_step());
   const CpuDistance d = probe.measure(std::chrono::milliseconds(100));
   EXPECT_FALSE(d.ns.has_value());

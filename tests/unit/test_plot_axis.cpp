@@ -8,7 +8,7 @@
 #include <limits>
 #include <utility>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 std::vector<std::string> labels(const PlotAxis& axis) {
@@ -200,4 +200,4 @@ TEST(PlotAxis, NonFiniteOrReversedEndsGiveAnAxis) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::views

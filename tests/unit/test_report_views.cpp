@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 namespace fs = std::filesystem;
@@ -258,4 +258,4 @@ TEST(ReportViews, OtherBenchmarksPlotTheirFirstMetricOnlyWithASize) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::views

@@ -58,7 +58,7 @@ Watchdog quiet_watchdog() {
 TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {
   VirtualClock clock;
   clock.per_op = 1.0 / 524288;  // 1.907 us, exact in binary: k = ceil(0.5 ms / 1.907 us) = ceil(262.1) = 263
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 5;
@@ -78,7 +78,7 @@ TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {
 TEST(Sampler, SlowOperationsTakeFewerSamplesButNeverFewerThanTheMinimum) {
   VirtualClock clock;
   clock.per_op = 1.0 / 256;  // 3.9 ms: one per sample; 12 fit 0.05 s
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   Sampling s = sample_operation(connector, operation(clock), rules, watchdog);
@@ -97,7 +97,7 @@ TEST(Sampler, SlowOperationsTakeFewerSamplesButNeverFewerThanTheMinimum) {
 TEST(Sampler, ANoiseTargetStopsOnceTheMedianIsKnown) {
   VirtualClock clock;
   clock.per_op = 1.0 / 1024;
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 0;
@@ -112,7 +112,7 @@ TEST(Sampler, ANoiseTargetStopsOnceTheMedianIsKnown) {
 TEST(Sampler, VeryFastOperationsAreCappedAtTenThousandPerSample) {
   VirtualClock clock;
   clock.per_op = 1.0 / (1 << 30);
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.stopping.max_time_s = 0;
@@ -126,7 +126,7 @@ TEST(Sampler, VeryFastOperationsAreCappedAtTenThousandPerSample) {
 // to the whole sample; the warm-up runs every phase untimed.
 TEST(Sampler, PhasesAreTimedSeparatelyInsideEverySample) {
   VirtualClock clock;
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   std::vector<std::string> ran;
   auto phase = [&clock, &ran](std::string name, double seconds) {
@@ -173,7 +173,7 @@ TEST(Sampler, FixedBlocksSkipCalibrationAndKeepASecondTimerBeside) {
   // timer (the device's events) runs around the same blocks, inside the first.
   VirtualClock clock;
   clock.per_op = 1.0 / 65536;  // 15.3 us: a block of 20 lasts 305 us, 163 fit the 0.05 s budget: 20 blocks
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 1;
@@ -201,7 +201,7 @@ TEST(Sampler, AFixedCountOfFixedBlocksTimesTheFirstBlockItRuns) {
   // --blocks N: nothing depends on how long a block takes, so no untimed block precedes the timed ones (nccl-tests
   // times the first block after its warm-up).
   VirtualClock clock;
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   SamplingRules rules;
   rules.warmup_iters = 1;
@@ -234,7 +234,7 @@ TEST(Sampler, TheHostClockThroughCompletionStopsAfterTheWait) {
 TEST(Sampler, ThePeersLoopTimesOneCallAtATimeExactlyAsManyTimesAsAsked) {
   VirtualClock clock;
   clock.per_op = 1.0 / 1024;  // 1 ms: a time budget would cut 1000 samples short; a fixed count must not
-  SingleConnector connector;
+  connectors::SingleConnector connector;
   auto watchdog = quiet_watchdog();
   StoppingRule exactly;
   exactly.samples = exactly.min_samples = 1000;

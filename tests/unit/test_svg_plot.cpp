@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace distbench {
+namespace distbench::views {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -230,4 +230,4 @@ TEST(SvgPlot, AnyFiniteValuesGiveAShortPlot) {
 }
 
 }  // namespace
-}  // namespace distbench
+}  // namespace distbench::views
