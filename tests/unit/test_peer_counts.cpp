@@ -32,10 +32,10 @@ TEST(PeerCounts, ImbKeepsFortyMiBPerSizeAndWarmsUpATenth) {
 
 TEST(PeerCounts, GivenCountsReplaceThePeers) {
   SweepPlan plan;
-  EXPECT_EQ(peer_counts(plan, Timing::imb, 1 << 20).iterations, 40);
+  EXPECT_EQ(with_given_counts(plan, imb_counts(1 << 20)).iterations, 40);
   plan.iters_given = 7;
   plan.warmup_given = 0;
-  const PeerCounts c = peer_counts(plan, Timing::osu, 8);
+  const PeerCounts c = with_given_counts(plan, osu_counts(8));
   EXPECT_EQ(c.iterations, 7);
   EXPECT_EQ(c.warmup, 0);
 }

@@ -24,8 +24,4 @@ PeerCounts with_given_counts(const SweepPlan& plan, PeerCounts counts) {
   return counts;
 }
 
-PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes) {
-  return with_given_counts(plan, timing == Timing::imb ? imb_counts(bytes) : osu_counts(bytes));
-}
-
 }  // namespace distbench::collective

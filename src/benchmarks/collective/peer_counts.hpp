@@ -24,7 +24,4 @@ PeerCounts imb_counts(std::uint64_t bytes);
 // `counts` with -n and -w in their place where they were given.
 PeerCounts with_given_counts(const SweepPlan& plan, PeerCounts counts);
 
-// The counts of the plan's timing (osu or imb) at `bytes`, with -n and -w in their place where they were given.
-PeerCounts peer_counts(const SweepPlan& plan, Timing timing, std::uint64_t bytes);
-
 }  // namespace distbench::collective
