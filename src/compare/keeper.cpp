@@ -93,6 +93,7 @@ class Keeper {
       }
       if (phase_ != Phase::running) {
         if (no_children_) break;
+        if (phase_ == Phase::ending && !all_signalled_) terminate_leaves(now >= everyone_at_);
         if (phase_ == Phase::ending && now >= end_at_) {
           phase_ = Phase::killing;
           end_at_ = now + static_cast<std::int64_t>(kKeeperKillWaitSeconds * 1e9);
@@ -117,10 +118,12 @@ class Keeper {
 
   void begin_ending(std::int64_t now) {
     s_.elapsed_ns = (s_.command_ended ? ended_at_ : now) - started_;
-    const std::uint64_t remaining = terminate_all();
+    std::memset(s_.signalled, 0, sizeof s_.signalled);
+    const std::size_t remaining = terminate_leaves(false);
     if (s_.command_ended) s_.left_behind = remaining;
     phase_ = Phase::ending;
     end_at_ = now + plan_.grace_ns;
+    everyone_at_ = now + plan_.grace_ns / 2;
   }
 
   // Reaps every child that ended (the command, and whatever the keeper adopted); notes when none is left.
@@ -143,19 +146,28 @@ class Keeper {
   }
 
   std::size_t scan() {
-    const std::size_t n = scan_processes(s_.processes, kKeeperMaxProcesses, s_.dents, sizeof s_.dents);
-    return descendants_of(::getpid(), s_.processes, n, s_.marks, s_.found, kKeeperMaxProcesses);
+    entries_ = scan_processes(s_.processes, kKeeperMaxProcesses, s_.dents, sizeof s_.dents);
+    return descendants_of(::getpid(), s_.processes, entries_, s_.marks, s_.found, kKeeperMaxProcesses);
   }
 
-  // SIGTERM (and SIGCONT, so that a stopped process can act on it) to every process below the keeper, once: mpirun may
-  // take a second signal as a request to exit at once, without ending its ranks, and what is born afterwards (a
-  // launcher's clean-up) is left to finish until the grace ends. Returns how many there were.
-  std::uint64_t terminate_all() {
+  // SIGTERM (and SIGCONT, so that a stopped process can act on it), once each, to the processes below the keeper
+  // that have no child, or to all of them once `everyone`: the bottom of the tree first, so that a launcher is asked
+  // only once what it started has ended (mpirun, on SIGTERM, ends its ranks by SIGKILL within milliseconds; asked
+  // first, its ranks could not write their reports). Run each tick: a parent whose children have ended is a leaf
+  // then. Once is the rule because mpirun may take a second signal as a request to exit at once, without ending its
+  // ranks. Returns how many processes were below the keeper.
+  std::size_t terminate_leaves(bool everyone) {
     const std::size_t n = scan();
+    mark_parents(s_.processes, entries_, s_.marks);  // descendants_of is done with its marks
     for (std::size_t i = 0; i < n; ++i) {
-      ::kill(s_.found[i], SIGTERM);
-      ::kill(s_.found[i], SIGCONT);
+      const pid_t pid = s_.found[i];
+      if (pid_marked(s_.signalled, pid)) continue;
+      if (!everyone && pid_marked(s_.marks, pid)) continue;
+      ::kill(pid, SIGTERM);
+      ::kill(pid, SIGCONT);
+      mark_pid(s_.signalled, pid);
     }
+    all_signalled_ = everyone;  // what is born afterwards (a launcher's clean-up) is left to finish
     return n;
   }
 
@@ -219,8 +231,9 @@ class Keeper {
   int signals_fd_ = -1;
   pid_t command_ = -1;
   Phase phase_ = Phase::running;
-  bool stop_ = false, no_children_ = false, output_open_ = true;
-  std::int64_t started_ = 0, ended_at_ = 0, end_at_ = 0;
+  bool stop_ = false, no_children_ = false, output_open_ = true, all_signalled_ = false;
+  std::size_t entries_ = 0;  // processes in the last scan
+  std::int64_t started_ = 0, ended_at_ = 0, end_at_ = 0, everyone_at_ = 0;
 };
 
 }  // namespace

@@ -4,9 +4,10 @@
 // or mpirun's ranks, is adopted by it, not by init) with a parent-death signal (PR_SET_PDEATHSIG: it learns when
 // compare dies, even by SIGKILL). It starts the command in a process group of its own, keeps its output within a cap
 // (output_cap.hpp), and when the command ends, its deadline passes, compare asks (SIGTERM) or compare dies, it ends
-// what is left: SIGTERM, once, to every process below the keeper (the command's group among them), kKeeperGraceSeconds
-// for them to end (mpirun needs SIGTERM and a few seconds to end its ranks), then SIGKILL to the group and to whatever
-// remains below it, reaping all.
+// what is left: SIGTERM, once, to every process below the keeper (the command's group among them), the bottom of the
+// tree first (a launcher's ranks before the launcher; everything by half the grace), kKeeperGraceSeconds for them to
+// end (mpirun needs SIGTERM and a few seconds to end its ranks), then SIGKILL to the group and to whatever remains
+// below it, reaping all.
 //
 // It is forked without exec from compare, which has other threads (the termination signals' watcher): between fork and
 // exit it makes system calls only, on memory prepared before the fork (KeeperPlan, KeeperShared); nothing in it
@@ -59,7 +60,8 @@ struct KeeperShared {
   char dents[1 << 16];
   ProcessEntry processes[kKeeperMaxProcesses];
   pid_t found[kKeeperMaxProcesses];
-  std::uint64_t marks[kPidBitmapWords];  // descendants_of's scratch
+  std::uint64_t marks[kPidBitmapWords];      // descendants_of's and mark_parents' scratch
+  std::uint64_t signalled[kPidBitmapWords];  // who had its SIGTERM
 };
 
 // Runs the command and ends it as the header says, then _exit(0). Never returns. Call in the child of fork().

@@ -47,16 +47,6 @@ pid_t read_parent(const char* pid_name) {
   return n > 0 ? parent_in_stat(text, static_cast<std::size_t>(n)) : -1;
 }
 
-bool is_marked(const std::uint64_t* marks, pid_t pid) {
-  const auto p = static_cast<std::size_t>(pid);
-  return p < kPidLimit && (marks[p / 64] >> (p % 64) & 1U) != 0;
-}
-
-void set_mark(std::uint64_t* marks, pid_t pid) {
-  const auto p = static_cast<std::size_t>(pid);
-  if (p < kPidLimit) marks[p / 64] |= std::uint64_t{1} << (p % 64);
-}
-
 }  // namespace
 
 pid_t parent_in_stat(const char* text, std::size_t n) {
@@ -84,23 +74,28 @@ pid_t parent_in_stat(const char* text, std::size_t n) {
 std::size_t descendants_of(pid_t root, const ProcessEntry* entries, std::size_t n, std::uint64_t* marks, pid_t* out,
                            std::size_t out_capacity) {
   std::memset(marks, 0, kPidBitmapWords * sizeof(std::uint64_t));
-  set_mark(marks, root);
+  mark_pid(marks, root);
   // A pass marks the children of what is marked; a chain of depth d takes at most d passes (fewer when parents come
   // first, as /proc lists them in pid order).
   for (bool grew = true; grew;) {
     grew = false;
     for (std::size_t i = 0; i < n; ++i) {
-      if (entries[i].pid != root && !is_marked(marks, entries[i].pid) && is_marked(marks, entries[i].parent)) {
-        set_mark(marks, entries[i].pid);
+      if (entries[i].pid != root && !pid_marked(marks, entries[i].pid) && pid_marked(marks, entries[i].parent)) {
+        mark_pid(marks, entries[i].pid);
         grew = true;
       }
     }
   }
   std::size_t found = 0;
   for (std::size_t i = 0; i < n && found < out_capacity; ++i) {
-    if (entries[i].pid != root && is_marked(marks, entries[i].pid)) out[found++] = entries[i].pid;
+    if (entries[i].pid != root && pid_marked(marks, entries[i].pid)) out[found++] = entries[i].pid;
   }
   return found;
+}
+
+void mark_parents(const ProcessEntry* entries, std::size_t n, std::uint64_t* parents) {
+  std::memset(parents, 0, kPidBitmapWords * sizeof(std::uint64_t));
+  for (std::size_t i = 0; i < n; ++i) mark_pid(parents, entries[i].parent);
 }
 
 std::size_t scan_processes(ProcessEntry* entries, std::size_t capacity, char* dents, std::size_t dents_size) {

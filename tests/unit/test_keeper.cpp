@@ -1,6 +1,7 @@
 // A run's keeper, through CommandRunner: nothing the command started outlives the run, whether it ended, timed out or
 // lost compare (SIGKILL); daemons that left the process group (setsid) and orphans are found too; what ends on SIGTERM
-// gets its time to end what it started (as mpirun ends its ranks) before anything is killed; the output is capped.
+// gets its time to end what it started (as mpirun ends its ranks) before anything is killed, and what a launcher
+// started hears SIGTERM before the launcher; the output is capped.
 #include "compare/command_run.hpp"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,24 @@ TEST_F(Keeper, ALauncherGetsTimeToEndWhatItStarted) {
   EXPECT_EQ(read(path("launcher.said")), "ended-its-child\n") << read(path("log"));
   EXPECT_FALSE(runs(child));
   end(child);
+}
+
+TEST_F(Keeper, WhatALauncherStartedHearsFirst) {
+  // As mpirun, which ends its ranks by SIGKILL as soon as it has SIGTERM: a launcher that kills its child at once on
+  // SIGTERM, and a child (no child of its own: a loop of builtins) that takes 0.3 s to say it had SIGTERM. Signalled
+  // together, the child would die unheard; the bottom of the tree is asked first, and its parent once it has ended.
+  std::ofstream(path("child.sh")) << "trap 'sleep 0.3; echo term > " << path("child.said") << "; exit 0' TERM\n"
+                                  << "echo $$ > " << path("child") << "\nwhile :; do :; done\n";
+  std::ofstream(path("launcher.sh")) << "trap 'kill -9 $child; exit 0' TERM\nsh " << path("child.sh")
+                                     << " & child=$!\nwhile :; do sleep 0.05; done\n";
+  const std::string launcher = "sh " + path("launcher.sh") + "; true";
+  CommandRunner runner;
+  const CommandOutcome r = runner.run(launcher, path("log"), 1.0);
+  EXPECT_TRUE(r.timed_out);
+  const pid_t child_pid = pid_in("child");
+  EXPECT_EQ(read(path("child.said")), "term\n") << read(path("log"));
+  EXPECT_FALSE(runs(child_pid));
+  end(child_pid);
 }
 
 TEST_F(Keeper, TheRunEndsWhenItsCallerIsKilled) {
