@@ -141,14 +141,19 @@ void RunEnding::reports_closed() {
   reporters_ = nullptr;
 }
 
-void RunEnding::after_error(const Error& e, std::optional<StepKind> unwound) {
+void RunEnding::after_error(const Error& e, std::optional<StepKind> unwound, const std::string& unwound_step) {
   std::lock_guard lock(leaving_);  // the report is written by one thread at a time
   if (progress_) progress_->clear();
   if (reporters_) {  // keep what was measured, and say why it stopped
     RunInfo failed = info_;
     failed.status = "failed";
     failed.error = e.what();
-    if (e.code() == ExitCode::timeout && unwound) failed.failed_step = step_kind_name(*unwound);
+    if (e.code() == ExitCode::timeout && unwound) {
+      failed.failed_step = step_kind_name(*unwound);
+      if (!unwound_step.empty() && failed.error.find(unwound_step) == std::string::npos) {
+        failed.error = fmt::format("{}: {}", unwound_step, failed.error);
+      }
+    }
     failed.end_time = iso_time_now();
     reporters_->end(failed);
     mark_unfinished(benchmark_, failed.status, failed.error);

@@ -219,7 +219,7 @@ BenchmarkOutcome measure(World& world, Watchdog& watchdog, Benchmark& benchmark,
     if (out.progress) out.progress->clear();
     return outcome;
   } catch (const Error& e) {
-    ending.after_error(e, watchdog.unwound_kind());
+    ending.after_error(e, watchdog.unwound_kind(), watchdog.unwound_step());
     throw;
   }
 }

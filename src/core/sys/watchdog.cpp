@@ -66,7 +66,10 @@ ArmedStep::ArmedStep(Watchdog& watchdog, StepKind kind, std::optional<Outer> out
 ArmedStep::~ArmedStep() {
   if (std::uncaught_exceptions() > exceptions_) {
     std::lock_guard lock(watchdog_.mutex_);
-    if (!watchdog_.unwound_) watchdog_.unwound_ = kind_;  // the innermost: the first to unwind
+    if (!watchdog_.unwound_) {  // the innermost: the first to unwind
+      watchdog_.unwound_ = kind_;
+      watchdog_.unwound_step_ = watchdog_.step_;
+    }
   }
   if (armed_) watchdog_.end(*this);
 }
@@ -80,6 +83,7 @@ ArmedStep Watchdog::arm(StepKind kind, const std::string& what, double timeout_s
       outer = ArmedStep::Outer{kind_, step_, step_timeout_ns_.load(std::memory_order_relaxed)};
     } else {
       unwound_.reset();
+      unwound_step_.clear();
     }
     step_ = what;
     kind_ = kind;
@@ -106,6 +110,11 @@ void Watchdog::end(ArmedStep& step) {
 std::optional<StepKind> Watchdog::unwound_kind() {
   std::lock_guard lock(mutex_);
   return unwound_;
+}
+
+std::string Watchdog::unwound_step() {
+  std::lock_guard lock(mutex_);
+  return unwound_step_;
 }
 
 void Watchdog::arm_again() { rearm(now_ns()); }

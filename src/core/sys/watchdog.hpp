@@ -100,6 +100,8 @@ class Watchdog {
   // The kind of the innermost step an exception left since the last call that armed a step from nothing (the step
   // a timed-out bounded wait was in, once the error has unwound it); nullopt when none.
   std::optional<StepKind> unwound_kind();
+  // That step's description ("allreduce 1 KiB float32 sum in-place: timed samples"); empty when none.
+  std::string unwound_step();
   // Whether the armed step has outlived the timeout (its callback may not have run yet: e.g. the process was stopped
   // and has just been continued, and the step may even have finished since).
   bool overdue() const;
@@ -128,6 +130,7 @@ class Watchdog {
   StepKind kind_ = StepKind::setup;
   std::atomic<std::int64_t> step_timeout_ns_;  // the armed step's bound
   std::optional<StepKind> unwound_;
+  std::string unwound_step_;
   bool stopping_ = false;
   std::thread thread_;
 };
