@@ -46,7 +46,8 @@ class RunEnding {
   // `unwound`: the kind of step the error left (Watchdog::unwound_kind), recorded when it is a timeout, and that
   // step's description (Watchdog::unwound_step), which the report's error then begins with unless it names it: a
   // bounded wait's own words ("allreduce of 1386 elements did not complete within 2 s") do not say in which step.
-  void after_error(const Error& e, std::optional<StepKind> unwound = std::nullopt, const std::string& unwound_step = "");
+  void after_error(const Error& e, std::optional<StepKind> unwound = std::nullopt,
+                   const std::string& unwound_step = "");
   // Some ranks stopped answering (outcome.abandon): the root writes the report and leaves first, the others wait to
   // be ended; every rank with the outcome's code (the timeout's by default), without finalising MPI.
   [[noreturn]] void abandon(const BenchmarkOutcome& outcome, std::optional<StepKind> failed_step = std::nullopt);

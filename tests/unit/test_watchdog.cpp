@@ -13,6 +13,7 @@
 #include <future>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -105,6 +106,25 @@ TEST(Watchdog, TheOuterStepStillFiresAfterAnInnerOne) {
 }
 
 // Every kind has a name of its own, and the numbers the fault test's breakpoints use stay where they are.
+// A bounded wait that times out throws out of its step: the innermost step it left is remembered, kind and words,
+// for the report (a wait's own message does not say in which step it waited); arming from nothing forgets it.
+TEST(Watchdog, RemembersTheInnermostStepAnErrorLeft) {
+  Watchdog watchdog(60, [](const std::string&, StepKind, double) {});
+  EXPECT_EQ(watchdog.unwound_kind(), std::nullopt);
+  EXPECT_EQ(watchdog.unwound_step(), "");
+  try {
+    const ArmedStep outer = watchdog.arm(StepKind::train_step, "train, overlap on: steps");
+    const ArmedStep inner = watchdog.arm(StepKind::sampling, "allreduce 1 KiB: timed samples");
+    throw std::runtime_error("allreduce of 256 elements did not complete within 2 s");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(watchdog.unwound_kind(), StepKind::sampling);
+  EXPECT_EQ(watchdog.unwound_step(), "allreduce 1 KiB: timed samples");
+  { const ArmedStep next = watchdog.arm(StepKind::report, "writing the results"); }
+  EXPECT_EQ(watchdog.unwound_kind(), std::nullopt);
+  EXPECT_EQ(watchdog.unwound_step(), "");
+}
+
 TEST(Watchdog, StepKindsAreNamedAndNumberedForGood) {
   std::set<std::string_view> names;
   for (int k = 1; k <= kStepKinds; ++k) names.insert(step_kind_name(static_cast<StepKind>(k)));
