@@ -3,6 +3,7 @@
 #include "backends/nccl/copy_bandwidth.hpp"
 #include "backends/nccl/cuda_device.hpp"
 
+#include "core/device/checker_check.hpp"
 #include "core/device/element.hpp"
 #include "core/device/host_device.hpp"
 #include "tests/gpu/gpu_skip.hpp"
@@ -86,6 +87,39 @@ TEST(CudaDevice, CountWrongChecksEveryBlockOfAGather) {
   result[25] += 1;  // one wrong element in the last block
   ASSERT_EQ(cudaMemcpy(buffer->data(0), result.data(), buffer->bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(device.count_wrong({buffer.get(), 0}, DType::int32, spec), 1u);
+}
+
+// fill_expected writes the host device's bytes (corrupted elements included), and the GPU's checker passes its own
+// check in every case a sweep can run, the tolerance of floating-point avg included.
+TEST(CudaDevice, FillExpectedMatchesTheHostAndTheCheckerPassesItsCheck) {
+  DISTBENCH_SKIP_WITHOUT_GPU();
+  auto device = make_device();
+  HostDevice host;
+  const std::vector<std::uint64_t> corrupt = {0, 17, 29};
+  for (DType t : all_dtypes()) {
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::avg, ReduceOp::min}) {
+      const auto pattern = make_pattern(Collective::allgather, op, t, 3);
+      const CheckSpec spec{pattern, op, Collective::allgather, 10, 0, 1};
+      const std::size_t bytes = 30 * size_of(t);
+      auto gpu = device.allocate(bytes);
+      auto want = host.allocate(bytes);
+      device.fill_expected({gpu.get(), 0}, t, spec, corrupt);
+      host.fill_expected({want.get(), 0}, t, spec, corrupt);
+      std::vector<std::byte> got(bytes);
+      ASSERT_EQ(cudaMemcpy(got.data(), gpu->data(0), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(std::memcmp(got.data(), want->data(0), bytes), 0) << name(t) << " " << name(op);
+    }
+  }
+  for (Collective c : all_collectives()) {
+    for (DType t : all_dtypes()) {
+      for (ReduceOp op : all_reduce_ops()) {
+        if (is_reduction(c) ? !defined_for(op, t) : op != ReduceOp::sum) continue;
+        for (int rank = 0; rank < 3; ++rank) {
+          EXPECT_NO_THROW(check_checker(device, CheckerCase{c, t, op, 3, rank}, 5)) << name(c) << " " << name(t);
+        }
+      }
+    }
+  }
 }
 
 TEST(CudaDevice, CopyMovesTheBytes) {

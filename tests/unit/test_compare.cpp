@@ -6,6 +6,8 @@
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -14,8 +16,12 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <random>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace distbench::compare {
@@ -45,6 +51,72 @@ TEST(RankTests, ExactPValuesOfSmallSamples) {
   EXPECT_NEAR(mann_whitney_p(e, f), 2 * 7.0 / 20, 1e-12);
   EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>{}, d), 1.0);
   EXPECT_DOUBLE_EQ(mann_whitney_p(std::vector<double>(8, 1.0), std::vector<double>(8, 1.0)), 1.0);  // all tied
+}
+
+// The mutant of issue 57, kept here only: tied samples ranked low (each value of a tied group gets the group's lowest
+// rank instead of its mid-rank), the rest as mann_whitney_p's normal approximation (tie and continuity corrections).
+double mann_whitney_p_ties_ranked_low(std::span<const double> a, std::span<const double> b) {
+  std::vector<std::pair<double, bool>> pooled;  // value, from a
+  for (double x : a) pooled.emplace_back(x, true);
+  for (double x : b) pooled.emplace_back(x, false);
+  std::sort(pooled.begin(), pooled.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+  double rank_sum_a = 0, tie_term = 0;
+  for (std::size_t i = 0; i < pooled.size();) {
+    std::size_t j = i;
+    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
+    const double t = static_cast<double>(j - i);
+    for (std::size_t k = i; k < j; ++k) rank_sum_a += pooled[k].second ? static_cast<double>(i + 1) : 0.0;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size()), total = m + n;
+  const double u = rank_sum_a - m * (m + 1) / 2;
+  const double var = m * n / 12 * ((total + 1) - tie_term / (total * (total - 1)));
+  const double z = (std::fabs(u - m * n / 2) - 0.5) / std::sqrt(var);
+  return std::min(1.0, std::erfc(std::max(z, 0.0) / std::sqrt(2.0)));
+}
+
+std::vector<double> repeated_samples(std::initializer_list<std::pair<double, int>> values) {
+  std::vector<double> out;
+  for (const auto& [value, times] : values) out.insert(out.end(), static_cast<std::size_t>(times), value);
+  return out;
+}
+
+// What a Mann-Whitney test must say of quantized samples (timings on a 1 us clock: few distinct values, many ties);
+// one line per expectation it misses. The exact values are the normal approximation with mid-ranks and
+// sigma^2 = m n / 12 ((N + 1) - sum(t^3 - t) / (N (N - 1))) and a continuity correction of 1/2: the formula of
+// scipy.stats.mannwhitneyu(method="asymptotic", use_continuity=True), computed by hand below.
+std::vector<std::string> quantized_misses(double (*p_of)(std::span<const double>, std::span<const double>)) {
+  std::vector<std::string> misses;
+  const auto expect = [&misses](bool ok, const char* what, double p) {
+    if (!ok) misses.push_back(fmt::format("{}: p {}", what, p));
+  };
+  // A real shift: 11 and 12 us, 10 of each, against 10 and 11 us. Pooled (N = 40): 10 us ranks 1..10 (mid 5.5),
+  // 11 us ranks 11..30 (mid 20.5), 12 us ranks 31..40 (mid 35.5). R_a = 10 * 20.5 + 10 * 35.5 = 560,
+  // U = 560 - 20 * 21 / 2 = 350 against a mean of 200; ties 10, 20, 10: sum(t^3 - t) = 990 + 7980 + 990 = 9960;
+  // sigma^2 = 400 / 12 * (41 - 9960 / 1560) = 1153.846; z = (150 - 0.5) / 33.968 = 4.4012; p = 1.0767e-05.
+  // (Ranked low: R_a = 10 * 11 + 10 * 31 = 420, U = 210, z = 0.2797, p = 0.7797: FASTER would become SAME.)
+  const auto base = repeated_samples({{11, 10}, {12, 10}}), faster = repeated_samples({{10, 10}, {11, 10}});
+  const double shift = p_of(base, faster);
+  expect(std::fabs(shift - 1.0767327440434884e-05) < 1e-12, "a shift of 1 us on a 1 us clock", shift);
+  // A/A, 20 each of 10, 11, 12 us a side: mid-ranks give U = 1800 = its mean exactly, p = 1. (Ranked low:
+  // R_a = 20 * 1 + 20 * 41 + 20 * 81 = 2460, U = 630, z = 6.51, p = 7.5e-11.)
+  const auto same = repeated_samples({{10, 20}, {11, 20}, {12, 20}});
+  const double aa = p_of(same, same);
+  expect(aa == 1.0, "A/A with heavy ties", aa);
+  // A/A, 3, 4 and 3 of 10, 11, 12 us: U = 50, its mean, p = 1. (Ranked low: U = 21, sigma^2 = 154.737, p = 0.0220.)
+  const auto small = repeated_samples({{10, 3}, {11, 4}, {12, 3}});
+  const double aa_small = p_of(small, small);
+  expect(aa_small == 1.0, "A/A of 10 samples with ties", aa_small);
+  return misses;
+}
+
+// Tied samples get mid-ranks and the tie correction: a quantized A/A is never significant, a quantized shift is.
+TEST(RankTests, QuantizedSamplesGetMidRanksAndTheTieCorrection) {
+  EXPECT_EQ(quantized_misses(mann_whitney_p), std::vector<std::string>{});
+  // The mutant misses all three (the issue's "28 FASTER become 28 SAME", and a tied A/A at p 1e-10).
+  const auto misses = quantized_misses(mann_whitney_p_ties_ranked_low);
+  EXPECT_EQ(misses.size(), 3u) << fmt::format("{}", fmt::join(misses, "; "));
 }
 
 // The implicit pairwise differences agree with all m * n of them sorted, ties and negative values included.
@@ -165,6 +237,13 @@ TEST(Compare, VerdictRatesOnKnownShifts) {
     EXPECT_GE(rate, k.min_slower) << "shift " << k.shift;
     EXPECT_LE(rate, k.max_slower) << "shift " << k.shift;
   }
+}
+
+// The same on reports: a 10 us shift on a 10 us clock (110 and 120 us against 100 and 110 us) is FASTER.
+TEST(Compare, QuantizedShiftIsFaster) {
+  const auto base = repeated_samples({{110, 10}, {120, 10}}), cand = repeated_samples({{100, 10}, {110, 10}});
+  EXPECT_EQ(verdict_of(base, cand), Verdict::faster);
+  EXPECT_EQ(verdict_of(cand, base), Verdict::slower);
 }
 
 TEST(Compare, TheAbsoluteFloorAndTheDirection) {

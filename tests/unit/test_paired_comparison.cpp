@@ -6,10 +6,17 @@
 #include "compare/signed_rank.hpp"
 #include "core/error.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
+#include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace distbench::compare {
@@ -29,6 +36,64 @@ TEST(SignedRank, ExactPValues) {
   EXPECT_GT(signed_rank_p(std::vector<double>{-1, 1, -1, 1, -2, 2, -2, 2}), 0.9);
   EXPECT_EQ(min_pairs_to_test(0.01), 8u);  // 2/128 = 0.0156 > 0.01 >= 2/256
   EXPECT_EQ(min_pairs_to_test(0.05), 6u);  // 2/32 = 0.0625 > 0.05 >= 2/64
+}
+
+// The mutant of issue 57, kept here only: tied |differences| ranked low (each gets its group's lowest rank instead
+// of the mid-rank), the rest as signed_rank_p's normal approximation (zeros dropped, tie and continuity corrections).
+double signed_rank_p_ties_ranked_low(std::span<const double> differences) {
+  std::vector<double> d;
+  for (double x : differences) {
+    if (x != 0) d.push_back(x);
+  }
+  std::sort(d.begin(), d.end(), [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+  const double n = static_cast<double>(d.size());
+  double t_plus = 0, tie_term = 0;
+  for (std::size_t i = 0; i < d.size();) {
+    std::size_t j = i;
+    while (j < d.size() && std::fabs(d[j]) == std::fabs(d[i])) ++j;
+    const double t = static_cast<double>(j - i);
+    for (std::size_t k = i; k < j; ++k) t_plus += d[k] > 0 ? static_cast<double>(i + 1) : 0.0;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double var = n * (n + 1) * (2 * n + 1) / 24 - tie_term / 48;
+  const double z = (std::fabs(t_plus - n * (n + 1) / 4) - 0.5) / std::sqrt(var);
+  return std::min(1.0, std::erfc(std::max(z, 0.0) / std::sqrt(2.0)));
+}
+
+std::vector<double> repeated_differences(std::initializer_list<std::pair<double, int>> values) {
+  std::vector<double> out;
+  for (const auto& [value, times] : values) out.insert(out.end(), static_cast<std::size_t>(times), value);
+  return out;
+}
+
+// What a signed-rank test must say of quantized differences; one line per expectation it misses. Exact values: the
+// normal approximation with mid-ranks of |d|, zeros dropped (Wilcoxon's convention, scipy's zero_method="wilcox"),
+// sigma^2 = n (n + 1) (2n + 1) / 24 - sum(t^3 - t) / 48 and a continuity correction of 1/2 (scipy.stats.wilcoxon with
+// correction=True), computed by hand below.
+std::vector<std::string> quantized_signed_misses(double (*p_of)(std::span<const double>)) {
+  std::vector<std::string> misses;
+  const auto expect = [&misses](bool ok, const char* what, double p) {
+    if (!ok) misses.push_back(fmt::format("{}: p {}", what, p));
+  };
+  // No shift: 10 each of +1, -1, +2, -2. n = 40; |d| = 1 ranks 1..20 (mid 10.5), |d| = 2 ranks 21..40 (mid 30.5):
+  // T+ = 10 * 10.5 + 10 * 30.5 = 410 = n (n + 1) / 4, p = 1. (Ranked low: T+ = 10 * 1 + 10 * 21 = 220,
+  // sigma^2 = 5535 - 2 * 7980 / 48 = 5202.5, z = 2.627, p = 0.0086.)
+  const double aa = p_of(repeated_differences({{1, 10}, {-1, 10}, {2, 10}, {-2, 10}}));
+  expect(aa == 1.0, "symmetric quantized differences", aa);
+  // A shift: 12 of +1, 2 of -1, 6 of +2 (and 2 zeros, dropped). n = 20; |d| = 1 ranks 1..14 (mid 7.5), |d| = 2 ranks
+  // 15..20 (mid 17.5): T+ = 12 * 7.5 + 6 * 17.5 = 195 against a mean of 105; ties 14 and 6: sum(t^3 - t) = 2730 + 210;
+  // sigma^2 = 20 * 21 * 41 / 24 - 2940 / 48 = 656.25; z = (90 - 0.5) / 25.617 = 3.4937; p = 4.7634e-04.
+  // (Ranked low: T+ = 12 * 1 + 6 * 15 = 102, z = 0.0976, p = 0.92.)
+  const double shift = p_of(repeated_differences({{0, 2}, {1, 12}, {-1, 2}, {2, 6}}));
+  expect(std::fabs(shift - 0.0004763362929988065) < 1e-12, "a quantized shift", shift);
+  return misses;
+}
+
+TEST(SignedRank, QuantizedDifferencesGetMidRanksAndTheTieCorrection) {
+  EXPECT_EQ(quantized_signed_misses(signed_rank_p), std::vector<std::string>{});
+  const auto misses = quantized_signed_misses(signed_rank_p_ties_ranked_low);
+  EXPECT_EQ(misses.size(), 2u) << fmt::format("{}", fmt::join(misses, "; "));
 }
 
 TEST(SignedRank, HodgesLehmannCentre) {

@@ -5,12 +5,14 @@
 #include "backends/nccl/cuda_check.hpp"
 #include "backends/nccl/pattern_kernels.hpp"
 #include "backends/nccl/verify_tolerance.hpp"
+#include "core/device/checker_check.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 
 namespace distbench::nccl {
@@ -193,20 +195,7 @@ std::uint64_t CudaDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
     blocks[p] = expected_blocks(spec.collective, rank, spec.pattern.nranks, spec.call_count, spec.root);
     if (blocks[p].empty()) continue;
     DeviceGuard guard(part.device);
-    if (part.capacity < blocks[p].size()) {
-      if (part.blocks != nullptr) check_cuda(cudaFree(part.blocks), "cudaFree");
-      part.blocks = nullptr;
-      part.capacity = 0;
-      void* fresh = nullptr;
-      check_cuda(cudaMalloc(&fresh, blocks[p].size() * sizeof(ExpectBlock)), "cudaMalloc (expected blocks)");
-      part.blocks = static_cast<ExpectBlock*>(fresh);
-      part.capacity = blocks[p].size();
-    }
-    std::uint64_t longest = 0;
-    for (const auto& b : blocks[p]) longest = std::max(longest, b.count);
-    check_cuda(cudaMemcpyAsync(part.blocks, blocks[p].data(), blocks[p].size() * sizeof(ExpectBlock),
-                               cudaMemcpyHostToDevice, part.stream),
-               "cudaMemcpyAsync (expected blocks)");
+    const std::uint64_t longest = upload_blocks(part, blocks[p]);
     check_cuda(cudaMemsetAsync(part.counter, 0, sizeof(unsigned long long), part.stream), "cudaMemsetAsync");
     check_cuda(launch_count_wrong(at.data(static_cast<int>(p)), dtype, spec.pattern, spec.op, part.blocks,
                                   static_cast<int>(blocks[p].size()), longest, tolerance, part.counter, part.stream),
@@ -219,6 +208,55 @@ std::uint64_t CudaDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
   std::uint64_t wrong = 0;
   for (auto c : counts) wrong += c;
   return wrong;
+}
+
+std::uint64_t CudaDevice::upload_blocks(Part& part, const std::vector<ExpectBlock>& blocks) {
+  if (part.capacity < blocks.size()) {
+    if (part.blocks != nullptr) check_cuda(cudaFree(part.blocks), "cudaFree");
+    part.blocks = nullptr;
+    part.capacity = 0;
+    void* fresh = nullptr;
+    check_cuda(cudaMalloc(&fresh, blocks.size() * sizeof(ExpectBlock)), "cudaMalloc (expected blocks)");
+    part.blocks = static_cast<ExpectBlock*>(fresh);
+    part.capacity = blocks.size();
+  }
+  std::uint64_t longest = 0;
+  for (const auto& b : blocks) longest = std::max(longest, b.count);
+  check_cuda(cudaMemcpyAsync(part.blocks, blocks.data(), blocks.size() * sizeof(ExpectBlock), cudaMemcpyHostToDevice,
+                             part.stream),
+             "cudaMemcpyAsync (expected blocks)");
+  return longest;
+}
+
+// The expected values by a kernel of their own (not the checker's), then each corrupted element read back, changed
+// on the host and written again: a few elements, once per sweep.
+void CudaDevice::fill_expected(BufferRef at, DType dtype, const CheckSpec& spec,
+                               std::span<const std::uint64_t> corrupt) {
+  require_parts(at, "fill_expected");
+  std::vector<std::vector<ExpectBlock>> blocks(parts_.size());  // alive until the copies below have completed
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    Part& part = parts_[p];
+    const int rank = spec.first_rank + static_cast<int>(p);
+    blocks[p] = expected_blocks(spec.collective, rank, spec.pattern.nranks, spec.call_count, spec.root);
+    if (blocks[p].empty()) continue;
+    DeviceGuard guard(part.device);
+    const std::uint64_t longest = upload_blocks(part, blocks[p]);
+    check_cuda(launch_fill_expected(at.data(static_cast<int>(p)), dtype, spec.pattern, spec.op, part.blocks,
+                                    static_cast<int>(blocks[p].size()), longest, part.stream),
+               "expected-values kernel launch");
+  }
+  synchronize_parts("expected-values kernel");
+  const std::size_t elem = size_of(dtype);
+  for (std::size_t p = 0; p < parts_.size(); ++p) {
+    DeviceGuard guard(parts_[p].device);
+    for (const std::uint64_t i : corrupt) {
+      auto* element = static_cast<std::byte*>(at.data(static_cast<int>(p))) + i * elem;
+      std::uint64_t bits = 0;
+      check_cuda(cudaMemcpy(&bits, element, elem, cudaMemcpyDeviceToHost), "cudaMemcpy (an element to corrupt)");
+      bits = corrupted_bits(dtype, bits);
+      check_cuda(cudaMemcpy(element, &bits, elem, cudaMemcpyHostToDevice), "cudaMemcpy (a corrupted element)");
+    }
+  }
 }
 
 void CudaDevice::copy(BufferRef dst, BufferRef src, std::size_t bytes) {

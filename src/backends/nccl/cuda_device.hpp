@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,7 @@ class CudaDevice final : public Device {
   void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) override;
   void poison(BufferRef at, std::size_t bytes) override;
   std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;
+  void fill_expected(BufferRef at, DType dtype, const CheckSpec& spec, std::span<const std::uint64_t> corrupt) override;
   void copy(BufferRef dst, BufferRef src, std::size_t bytes) override;
   void synchronize() override;
   // Pinned host memory to and from the first GPU this process drives (copy_bandwidth.hpp).
@@ -82,6 +84,9 @@ class CudaDevice final : public Device {
   void release() noexcept;
   void require_parts(BufferRef at, std::string_view what) const;
   void synchronize_parts(std::string_view what);
+  // Queues the copy of `blocks` to the part's device memory (they must stay alive until the part's stream has run
+  // it); returns the largest block count.
+  std::uint64_t upload_blocks(Part& part, const std::vector<ExpectBlock>& blocks);
 
   std::vector<int> devices_;
   std::vector<std::string> names_;

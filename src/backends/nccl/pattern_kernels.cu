@@ -79,6 +79,19 @@ __global__ void count_wrong_kernel(const typename Codec::Storage* data, PatternP
   if (wrong != 0) atomicAdd(counter, wrong);
 }
 
+template <typename Codec>
+__global__ void fill_expected_kernel(typename Codec::Storage* data, PatternParams pattern, ReduceOp op,
+                                     const ExpectBlock* blocks, int nblocks) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (int b = static_cast<int>(blockIdx.y); b < nblocks; b += static_cast<int>(gridDim.y)) {
+    const ExpectBlock block = blocks[b];
+    for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < block.count;
+         j += stride) {
+      data[block.offset + j] = Codec::encode(pattern_expected(pattern, op, block, j));
+    }
+  }
+}
+
 unsigned pattern_grid(std::uint64_t elements) {
   const std::uint64_t blocks = (elements + kPatternThreads - 1) / kPatternThreads;
   return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, kMaxGridX));
@@ -124,6 +137,19 @@ cudaError_t launch_count_wrong(const void* data, DType dtype, const PatternParam
   return with_codec(dtype, [&]<typename Codec>(Codec) {
     count_wrong_kernel<Codec><<<grid, kPatternThreads, 0, stream>>>(static_cast<const typename Codec::Storage*>(data),
                                                                     pattern, op, blocks, nblocks, tolerance, counter);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_fill_expected(void* data, DType dtype, const PatternParams& pattern, ReduceOp op,
+                                 const ExpectBlock* blocks, int nblocks, std::uint64_t longest, cudaStream_t stream) {
+  if (nblocks == 0 || longest == 0) return cudaSuccess;
+  const unsigned grid_y = std::min(static_cast<unsigned>(nblocks), kMaxGridY);
+  const unsigned grid_x = std::max(1u, std::min(pattern_grid(longest), kMaxCtas / grid_y));
+  const dim3 grid(grid_x, grid_y);
+  return with_codec(dtype, [&]<typename Codec>(Codec) {
+    fill_expected_kernel<Codec><<<grid, kPatternThreads, 0, stream>>>(static_cast<typename Codec::Storage*>(data),
+                                                                      pattern, op, blocks, nblocks);
     return cudaGetLastError();
   });
 }

@@ -27,4 +27,9 @@ cudaError_t launch_count_wrong(const void* data, DType dtype, const PatternParam
                                const ExpectBlock* blocks, int nblocks, std::uint64_t longest, double tolerance,
                                unsigned long long* counter, cudaStream_t stream);
 
+// Element j of each of the `nblocks` blocks (`blocks` in device memory; `longest` the largest block count) gets
+// pattern_expected() encoded in `dtype`: what launch_count_wrong counts as right.
+cudaError_t launch_fill_expected(void* data, DType dtype, const PatternParams& pattern, ReduceOp op,
+                                 const ExpectBlock* blocks, int nblocks, std::uint64_t longest, cudaStream_t stream);
+
 }  // namespace distbench::nccl

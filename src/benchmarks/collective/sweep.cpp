@@ -3,6 +3,7 @@
 #include "benchmarks/collective/aggregate.hpp"
 #include "benchmarks/collective/case_geometry.hpp"
 #include "benchmarks/collective/measure.hpp"
+#include "benchmarks/collective/sweep_checker.hpp"
 #include "benchmarks/collective/sweep_warnings.hpp"
 #include "benchmarks/collective/timing_method.hpp"
 #include "core/comm/buffer_pages.hpp"
@@ -452,6 +453,7 @@ void report_row(Watchdog& watchdog, const RowFn& on_row, const std::string& labe
 SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, const RowFn& on_row,
                        const ProgressFn& progress) {
   const SweepSetup s = allocate_sweep(world, plan, watchdog);
+  check_sweep_checker(world, plan, watchdog, s.nranks, s.comm->rank());
   SweepOutcome outcome = sweep_opening(world, plan, watchdog, s);
   const std::size_t total = s.rows.size() * static_cast<std::size_t>(plan.cycles);
   for (std::size_t i = 0; i < total; ++i) {

@@ -4,6 +4,7 @@
 #include "benchmarks/latency/osu_counts.hpp"
 #include "benchmarks/latency/ping_pong.hpp"
 #include "core/comm/buffer_pages.hpp"
+#include "core/comm/checker_everywhere.hpp"
 #include "core/comm/groups.hpp"
 #include "core/comm/phase_over_ranks.hpp"
 #include "core/comm/sampler.hpp"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 namespace distbench::latency {
@@ -173,6 +175,10 @@ BenchmarkOutcome LatencyBenchmark::run(World& world, Watchdog& watchdog, Reporte
   auto recv_buffer = world.device().allocate_placed(std::max<std::uint64_t>(largest, 1), HostPlacement::page_start);
   const Seconds timeout(plan_.timeout_s);
 
+  if (plan_.check) {  // the checker of verify_ping_pong, checked once
+    const CheckerCase checked{Collective::broadcast, DType::uint8, ReduceOp::sum, 2, comm->rank()};
+    check_checker_everywhere(world, watchdog, std::span(&checked, 1));
+  }
   BenchmarkOutcome outcome;
   outcome.facts = buffer_huge_pages_fact(world, {send_buffer.get(), recv_buffer.get()}, watchdog);
   for (std::size_t i = 0; i < plan_.sizes.size(); ++i) {

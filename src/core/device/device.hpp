@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,11 @@ class Device {
   virtual void poison(BufferRef at, std::size_t bytes) = 0;
   // Number of elements of the result at `at` that differ from the exact expected values, summed over the parts.
   virtual std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) = 0;
+  // Writes the result count_wrong expects for `spec` (the elements of its expected blocks, nothing else), then
+  // corrupts the elements at `corrupt` (indices from `at`, in every part) as corrupt_element() does: the
+  // known-corrupted copy on which the checker is checked (checker_check.hpp).
+  virtual void fill_expected(BufferRef at, DType dtype, const CheckSpec& spec,
+                             std::span<const std::uint64_t> corrupt) = 0;
   virtual void copy(BufferRef dst, BufferRef src, std::size_t bytes) = 0;
   // Wait for all work queued on this device (host: nothing to wait for).
   virtual void synchronize() = 0;

@@ -1,5 +1,6 @@
 #include "core/device/host_device.hpp"
 
+#include "core/device/checker_check.hpp"
 #include "core/device/element.hpp"
 #include "core/device/huge_pages.hpp"
 #include "core/error.hpp"
@@ -216,6 +217,22 @@ std::uint64_t HostDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
     }
     return wrong;
   });
+}
+
+void HostDevice::fill_expected(BufferRef at, DType dtype, const CheckSpec& spec,
+                               std::span<const std::uint64_t> corrupt) {
+  const auto blocks =
+      expected_blocks(spec.collective, spec.first_rank, spec.pattern.nranks, spec.call_count, spec.root);
+  visit_storage(dtype, [&]<typename T>(T) {
+    auto* out = static_cast<T*>(at.data());
+    for (const auto& block : blocks) {
+      for (std::uint64_t j = 0; j < block.count; ++j) {
+        out[block.offset + j] = encode_integer<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
+      }
+    }
+  });
+  auto* first = static_cast<std::byte*>(at.data());
+  for (const std::uint64_t i : corrupt) corrupt_element(dtype, first + i * size_of(dtype));
 }
 
 std::optional<std::uint64_t> HostDevice::huge_page_bytes(Buffer& buffer) {

@@ -18,6 +18,7 @@ class HostDevice final : public Device {
   void fill(BufferRef at, std::size_t count, DType dtype, const FillSpec& spec) override;
   void poison(BufferRef at, std::size_t bytes) override;
   std::uint64_t count_wrong(BufferRef at, DType dtype, const CheckSpec& spec) override;
+  void fill_expected(BufferRef at, DType dtype, const CheckSpec& spec, std::span<const std::uint64_t> corrupt) override;
   void copy(BufferRef dst, BufferRef src, std::size_t bytes) override;
   void synchronize() override {}
   bool host_memory() const override { return true; }
