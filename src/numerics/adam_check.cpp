@@ -13,7 +13,7 @@ namespace distbench::numerics {
 namespace {
 
 constexpr int kFormulaSteps = 4;
-constexpr double kUnit = 0x1p-24;                                     // float32's unit roundoff
+constexpr double kUnit = 0x1p-24;                                           // float32's unit roundoff
 constexpr std::array<float, 4> kGradients = {1.0f, -3.0f, 0.375f, -40.0f};  // exact in bfloat16
 constexpr std::array<float, 4> kWeights = {0.5f, -1.25f, 2.0f, 0.75f};
 

@@ -25,12 +25,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <memory>
-#include <random>
-#include <span>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <random>
+#include <span>
 
 // A namespace of its own: the MPI tests compile in unity blocks, beside test_data_parallel.cpp's constants.
 namespace distbench::train::mutants {
@@ -432,8 +432,8 @@ TEST(TrainMutants, AStepWaitingForTheWrongBucket) {
     for (DType wire : {DType::float32, DType::bfloat16}) {
       for (bool overlap : {true, false}) {
         const Checked c = train_checked({.stage = stage, .overlap = overlap, .wire = wire, .wrong_wait = true});
-        const std::string where = fmt::format("ZeRO-{}, {}, overlap {}, {} ranks", stage, name(wire), overlap,
-                                              connector().size());
+        const std::string where =
+            fmt::format("ZeRO-{}, {}, overlap {}, {} ranks", stage, name(wire), overlap, connector().size());
         EXPECT_GT(c.found.wrong, 0) << where << ": the wrong wait survived the bucket check";
         EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{0}) << where << ": " << c.found.first;
       }

@@ -13,9 +13,10 @@
 // summand passes through at most N such roundings (its conversion and at most N - 1 additions), hence gamma_N(u); the
 // sum's conversion back to float32 is exact. At N = 2 that is about 2^-7 sum |x_i|; the real reduction of random
 // gradients reaches a good part of it (tests/mpi/test_train_mutants.cpp, TrainBf16Bound, which fails below 1/8 of it:
-// a bound 16 times looser fails there). The float64 reference's own rounding is added. A bucket never reduced, reduced twice, scaled by N or 1/N, or
-// summed from shifted or wrong data is off by about a replica's gradient, far beyond this bound wherever the
-// replicas' gradients differ; an element whose replicas' gradients are all zero must come out exactly zero.
+// a bound 16 times looser fails there). The float64 reference's own rounding is added. A bucket never reduced, reduced
+// twice, scaled by N or 1/N, or summed from shifted or wrong data is off by about a replica's gradient, far beyond this
+// bound wherever the replicas' gradients differ; an element whose replicas' gradients are all zero must come out
+// exactly zero.
 #pragma once
 
 #include "benchmarks/train/data_parallel.hpp"

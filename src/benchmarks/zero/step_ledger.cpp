@@ -64,8 +64,7 @@ void StepLedger::run(const CollectiveCall& call, const ArmedStep& step) {
 
 std::unique_ptr<Work> StepLedger::start(const CollectiveCall& call) {
   bytes_ += ring_bytes_sent(call, static_cast<std::size_t>(real_.size()));
-  if (call.collective != Collective::allgather || config_.stage != Stage::s3 ||
-      config_.gradients != Gradients::exact) {
+  if (call.collective != Collective::allgather || config_.stage != Stage::s3 || config_.gradients != Gradients::exact) {
     return real_.start(call);
   }
   const std::uint64_t index = gathers_++;
@@ -88,8 +87,8 @@ void StepLedger::check_gathered(const CollectiveCall& call, std::uint64_t index)
   } else {
     std::memcpy(got.data(), at_result.data(), got.size());
   }
-  const std::vector<float> expected = reference_params(layer.begin, layer.part.elements,
-                                                       real_.size(), steps_before, config_.type, config_.adam);
+  const std::vector<float> expected =
+      reference_params(layer.begin, layer.part.elements, real_.size(), steps_before, config_.type, config_.adam);
   std::uint64_t differ = 0;
   std::size_t first = 0;
   float first_got = 0, first_expected = 0;
@@ -108,9 +107,9 @@ void StepLedger::check_gathered(const CollectiveCall& call, std::uint64_t index)
     gather_mismatch_->count += differ;
     return;
   }
-  gather_mismatch_ = Mismatch{fmt::format("parameter gathered for the {} (step {})", forward ? "forward" : "backward",
-                                          steps_before + 1),
-                              layer.begin + first, first_got, first_expected, differ};
+  gather_mismatch_ = Mismatch{
+      fmt::format("parameter gathered for the {} (step {})", forward ? "forward" : "backward", steps_before + 1),
+      layer.begin + first, first_got, first_expected, differ};
 }
 
 }  // namespace distbench::zero
