@@ -30,14 +30,14 @@ float from_bfloat16_bits(std::uint16_t h) {
   return x;
 }
 
-struct Expected {
+struct ClosedForm {
   double m = 0, v = 0, w = 0, step = 0;
 };
 
 // The closed form after step t for gradient g (already scaled) and initial weight w0.
-Expected closed_form(const AdamHyperparameters& c, int t, double g, double w0) {
+ClosedForm closed_form(const AdamHyperparameters& c, int t, double g, double w0) {
   const double b1 = c.beta1, b2 = c.beta2;
-  Expected e;
+  ClosedForm e;
   e.m = (1.0 - std::pow(b1, t)) * g;
   e.v = (1.0 - std::pow(b2, t)) * g * g;
   e.step = static_cast<double>(c.lr) * g / (std::abs(g) + static_cast<double>(c.eps));
@@ -45,8 +45,8 @@ Expected closed_form(const AdamHyperparameters& c, int t, double g, double w0) {
   return e;
 }
 
-std::optional<std::string> compare(const char* what, const char* type, int t, std::size_t i, double got,
-                                   double expected, double bound) {
+std::optional<std::string> beyond_bound(const char* what, const char* type, int t, std::size_t i, double got,
+                                        double expected, double bound) {
   if (std::abs(got - expected) <= bound) return std::nullopt;  // NaN fails too
   return fmt::format(
       "Adam ({}) after step {}: the {} of element {} is {:.9g}, its closed form {:.9g} (bound {:.3g}): the update "
@@ -55,7 +55,7 @@ std::optional<std::string> compare(const char* what, const char* type, int t, st
 }
 
 // One run of `update` over kFormulaSteps steps; `bf16`: bfloat16 gradients and parameters beside fp32 master weights.
-std::optional<std::string> run(const AdamUpdate& update, const AdamHyperparameters& hyper, bool bf16) {
+std::optional<std::string> run_formula_steps(const AdamUpdate& update, const AdamHyperparameters& hyper, bool bf16) {
   AdamConfig config;
   static_cast<AdamHyperparameters&>(config) = hyper;
   config.grad_scale = 0.5f;
@@ -77,19 +77,20 @@ std::optional<std::string> run(const AdamUpdate& update, const AdamHyperparamete
     }
     for (std::size_t i = 0; i < n; ++i) {
       const double g = 0.5 * kGradients[i];
-      const Expected e = closed_form(hyper, t, g, kWeights[i]);
+      const ClosedForm e = closed_form(hyper, t, g, kWeights[i]);
       const double moments = 8.0 * t * kUnit;
       const double w_max = std::max(std::abs(e.w), static_cast<double>(std::abs(kWeights[i])));
       const double w_bound = 2.0 * t * ((c1 + c2 + 8.0) * kUnit * std::abs(e.step) + kUnit * w_max);
-      for (auto wrong : {compare("first moment m", type, t, i, m[i], e.m, moments * std::abs(e.m)),
-                         compare("second moment v", type, t, i, v[i], e.v, moments * std::abs(e.v)),
-                         compare("master weight", type, t, i, master[i], e.w, w_bound)}) {
+      for (auto wrong : {beyond_bound("first moment m", type, t, i, m[i], e.m, moments * std::abs(e.m)),
+                         beyond_bound("second moment v", type, t, i, v[i], e.v, moments * std::abs(e.v)),
+                         beyond_bound("master weight", type, t, i, master[i], e.w, w_bound)}) {
         if (wrong) return wrong;
       }
       // bfloat16 rounds to 8 significant bits: within 2^-8 of the master weight.
       if (bf16) {
         const double p = from_bfloat16_bits(param16[i]);
-        if (auto wrong = compare("parameter", type, t, i, p, master[i], 0x1p-8 * std::abs(master[i]))) return wrong;
+        if (auto wrong = beyond_bound("parameter", type, t, i, p, master[i], 0x1p-8 * std::abs(master[i])))
+          return wrong;
       }
     }
   }
@@ -99,8 +100,8 @@ std::optional<std::string> run(const AdamUpdate& update, const AdamHyperparamete
 }  // namespace
 
 std::optional<std::string> adam_formula_mismatch(const AdamUpdate& update, const AdamHyperparameters& config) {
-  if (auto wrong = run(update, config, false)) return wrong;
-  return run(update, config, true);
+  if (auto wrong = run_formula_steps(update, config, false)) return wrong;
+  return run_formula_steps(update, config, true);
 }
 
 }  // namespace distbench::numerics
