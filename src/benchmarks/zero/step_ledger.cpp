@@ -71,36 +71,36 @@ std::unique_ptr<Work> StepLedger::start(const CollectiveCall& call) {
   return std::make_unique<ThenChecked>(real_.start(call), [this, call, index] { check_gathered(call, index); });
 }
 
+std::vector<float> StepLedger::gathered_values(const CollectiveCall& call) const {
+  // Whatever layer it was: its count says how much, read as the step's type.
+  const std::size_t elements = call.count * static_cast<std::size_t>(real_.size()), g = size_of(config_.type);
+  std::vector<std::byte> bytes(elements * g);
+  const BufferRef at = real_.result_at(call);
+  if (math_ != nullptr) {
+    math_->download(bytes.data(), at.data(), bytes.size());
+  } else {
+    std::memcpy(bytes.data(), at.data(), bytes.size());
+  }
+  std::vector<float> out(elements);
+  for (std::size_t k = 0; k < elements; ++k) out[k] = load_value(config_.type, bytes.data(), k);
+  return out;
+}
+
 void StepLedger::check_gathered(const CollectiveCall& call, std::uint64_t index) {
   const std::uint64_t per_step = 2 * layers_.size(), at = index % per_step;
   const int steps_before = static_cast<int>(index / per_step);
   const bool forward = at < layers_.size();
-  const std::size_t l = forward ? at : per_step - 1 - at;
-  const Segment& layer = layers_[l];
-  const std::size_t padded = layer.part.padded(), g = size_of(config_.type);
-  // What the gather left, whatever layer it was (its count says how much), read as the step's type.
-  const std::size_t got_elements = call.count * static_cast<std::size_t>(real_.size());
-  std::vector<std::byte> got(got_elements * g);
-  const BufferRef at_result = real_.result_at(call);
-  if (math_ != nullptr) {
-    math_->download(got.data(), at_result.data(), got.size());
-  } else {
-    std::memcpy(got.data(), at_result.data(), got.size());
-  }
+  const Segment& layer = layers_[forward ? at : per_step - 1 - at];
+  const std::vector<float> got = gathered_values(call);
   const std::vector<float> expected =
       reference_params(layer.begin, layer.part.elements, real_.size(), steps_before, config_.type, config_.adam);
   std::uint64_t differ = 0;
   std::size_t first = 0;
-  float first_got = 0, first_expected = 0;
-  for (std::size_t k = 0; k < std::max(padded, got_elements); ++k) {
+  for (std::size_t k = 0; k < std::max(layer.part.padded(), got.size()); ++k) {
     const float want = k < expected.size() ? expected[k] : 0.0f;  // the padding stays zero
-    const float have = k < got_elements ? load_value(config_.type, got.data(), k) : std::nanf("");
+    const float have = k < got.size() ? got[k] : std::nanf("");
     if (std::memcmp(&want, &have, sizeof(float)) == 0) continue;
-    if (differ++ == 0) {
-      first = k;
-      first_got = have;
-      first_expected = want;
-    }
+    if (differ++ == 0) first = k;
   }
   if (differ == 0) return;
   if (gather_mismatch_) {
@@ -109,7 +109,8 @@ void StepLedger::check_gathered(const CollectiveCall& call, std::uint64_t index)
   }
   gather_mismatch_ = Mismatch{
       fmt::format("parameter gathered for the {} (step {})", forward ? "forward" : "backward", steps_before + 1),
-      layer.begin + first, first_got, first_expected, differ};
+      layer.begin + first, first < got.size() ? got[first] : std::nanf(""),
+      first < expected.size() ? expected[first] : 0.0f, differ};
 }
 
 }  // namespace distbench::zero

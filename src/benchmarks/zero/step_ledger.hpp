@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace distbench::zero {
 
@@ -62,6 +63,8 @@ class StepLedger final : public Communicator {
  private:
   // The `index`-th all-gather (0-based, over the ledger's life), complete: its layer against the reference.
   void check_gathered(const CollectiveCall& call, std::uint64_t index);
+  // What a complete all-gather left (all ranks' blocks), as floats.
+  std::vector<float> gathered_values(const CollectiveCall& call) const;
 
   Communicator& real_;
   StepConfig config_;
