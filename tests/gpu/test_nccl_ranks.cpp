@@ -90,14 +90,17 @@ TEST(NcclZero, EveryStageMatchesOneRankAndEveryMistakeIsCaught) {
     config.layers = layers;
     config.bucket = 300;
     const std::size_t segments = stage_segments(stage, layers, 300, static_cast<std::size_t>(n)).size();
-    ZeroMutantCommunicator wrong(comm, mutant.value_or(ZeroMutant::no_grad_scale), segments, world.device().math());
-    Communicator& used = mutant ? static_cast<Communicator&>(wrong) : comm;
+    // As zero --check runs it: through a ledger, the mistakes above it (in the step).
+    StepLedger ledger(comm, config, world.device().math());
+    ZeroMutantCommunicator wrong(ledger, mutant.value_or(ZeroMutant::no_grad_scale), segments, world.device().math());
+    Communicator& used = mutant ? static_cast<Communicator&>(wrong) : ledger;
     ZeroStep step(used, config, &world.device(), world.device().math());
     for (int k = 0; k < 3; ++k) step.run(kTimeout);
     step.to_host();
-    const auto m = check_step(step, n, type, numerics::AdamConfig{});
+    const auto m = check_step(step, ledger, n, type, numerics::AdamConfig{});
+    const std::uint64_t mine = (m ? m->count : 0) + (check_sent(ledger, 3).ok() ? 0 : 1);
     std::uint64_t all = 0;
-    for (const auto count : allgather_value(connector, m ? m->count : std::uint64_t{0}, test_step())) all += count;
+    for (const auto count : allgather_value(connector, mine, test_step())) all += count;
     return std::pair{all, m ? m->what : std::string()};
   };
   for (const DType type : {DType::bfloat16, DType::float32}) {

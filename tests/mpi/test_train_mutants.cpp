@@ -13,6 +13,8 @@
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
 #include "core/comm/groups.hpp"
+#include "core/device/buffer.hpp"
+#include "core/device/half.hpp"
 #include "numerics/host_math.hpp"
 #include "tests/support/forwarding_communicator.hpp"
 #include "tests/support/test_step.hpp"
@@ -21,9 +23,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <random>
+#include <span>
 
 // A namespace of its own: the MPI tests compile in unity blocks, beside test_data_parallel.cpp's constants.
 namespace distbench::train::mutants {
@@ -55,6 +62,8 @@ enum class Mistake {
   wrong_peer,      // rank 0 contributes rank 1's gradients instead of its own (data from the wrong peer)
   shifted_result,  // the sums land one element further on (received at the wrong place)
   wrong_group,     // reduced over the tensor-parallel group instead of the data-parallel one (tp > 1)
+  coarse,          // bfloat16 sums rounded to 5 significant bits instead of 8: off by up to 2^-5 of the sum, above
+                   // the bf16 bound (about 2^-7 of the summands' magnitudes at np 2) but below 16 times it
 };
 
 // What the tensor-parallel group's sums may get wrong (every rank alike).
@@ -77,6 +86,7 @@ const char* name(Mistake m) {
     case Mistake::wrong_peer: return "another rank's gradients";
     case Mistake::shifted_result: return "sums one element off";
     case Mistake::wrong_group: return "reduced over the tp group";
+    case Mistake::coarse: return "bf16 sums rounded to 5 bits";
   }
   return "?";
 }
@@ -91,6 +101,10 @@ const char* name(TpMistake m) {
   }
   return "?";
 }
+
+// A bfloat16 value (8 significant bits) rounded to 5 (ties away from zero; the sign bit untouched: no carry reaches
+// it from a finite value below the largest exponent).
+std::uint16_t coarse_bfloat16(std::uint16_t h) { return static_cast<std::uint16_t>((h + 4u) & ~7u); }
 
 class Finished final : public Work {
  public:
@@ -141,6 +155,12 @@ class MutantBucket final : public ForwardingCommunicator {
         return std::make_unique<Finished>();
       }
       case Mistake::wrong_group: other_->start(call)->wait(kTimeout); return std::make_unique<Finished>();
+      case Mistake::coarse: {
+        real().start(call)->wait(kTimeout);
+        auto* r = static_cast<std::uint16_t*>(real().result_at(call).data());
+        for (std::size_t i = 0; i < call.count; ++i) r[i] = coarse_bfloat16(r[i]);
+        return std::make_unique<Finished>();
+      }
       case Mistake::none: break;
     }
     return real().start(call);
@@ -193,6 +213,51 @@ class MutantTp final : public ForwardingCommunicator {
   TpMistake mistake_;
 };
 
+// Waits for the wrong bucket: the step's first reduction, when waited for, waits for the second one instead, and its
+// own is never waited for (the step reads its sums unreduced, or as far as the library happened to get). Put between
+// the step and the check's hold (below) by an observer, each observed step afresh.
+class WrongBucketWait final : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
+
+  std::unique_ptr<Work> start(const CollectiveCall& call) override {
+    if (!is_reduction(call.collective)) return real().start(call);
+    started_.push_back(real().start(call));
+    return std::make_unique<Redirected>(started_, started_.size() == 1 ? 1 : started_.size() - 1);
+  }
+
+ private:
+  // Waits for started[index] (or the last one started, if fewer).
+  class Redirected final : public Work {
+   public:
+    Redirected(std::vector<std::shared_ptr<Work>>& started, std::size_t index) : started_(started), index_(index) {}
+    bool done() override { return target().done(); }
+    void wait(Seconds timeout) override { target().wait(timeout); }
+
+   private:
+    Work& target() { return *started_[std::min(index_, started_.size() - 1)]; }
+    std::vector<std::shared_ptr<Work>>& started_;
+    std::size_t index_;
+  };
+  std::vector<std::shared_ptr<Work>> started_;
+};
+
+// The bucket check as train --check runs it, with WrongBucketWait between the step and the check's choice of
+// communicator for the reductions.
+class WrongWaitObserver final : public BucketObserver {
+ public:
+  explicit WrongWaitObserver(BucketCheck& check) : check_(check) {}
+  void before_reduce(std::size_t bucket) override { check_.before_reduce(bucket); }
+  Communicator& reductions(Communicator& real) override {
+    mutant_.emplace(check_.reductions(real));
+    return *mutant_;
+  }
+
+ private:
+  BucketCheck& check_;
+  std::optional<WrongBucketWait> mutant_;
+};
+
 struct Checked {
   BucketCheckResult found;          // over every step
   std::int64_t diverged = 0;        // ranks whose parameters differ bit for bit from their replicas' first
@@ -213,6 +278,7 @@ struct Run {
   int tp = 1;
   TpMistake tp_mistake = TpMistake::none;
   MlpShape shape = kShape;
+  bool wrong_wait = false;  // the step waits for the wrong bucket (WrongBucketWait)
 };
 
 std::vector<float> reference(const Run& run, DenseMath& math) {
@@ -244,6 +310,8 @@ Checked train_checked(const Run& run) {
     comm.target(first, first + out.target_elements * size_of(run.wire));
   }
   BucketCheck check(connector(), dp_groups.members_of(me), model, dp, run.wire);
+  WrongWaitObserver wrong_wait(check);
+  BucketObserver* observer = run.wrong_wait ? static_cast<BucketObserver*>(&wrong_wait) : &check;
   const auto replica = static_cast<std::uint64_t>(me / run.tp);
   const std::size_t local = kGlobalBatch / static_cast<std::size_t>(ranks / run.tp);
   std::vector<float> x(local * run.shape.inputs);
@@ -251,7 +319,7 @@ Checked train_checked(const Run& run) {
   for (int s = 0; s < kSteps; ++s) {
     data.batch(static_cast<std::uint64_t>(s) * kGlobalBatch + replica * local, local, x.data(), labels.data());
     model.load_batch(x.data(), labels.data(), local);
-    dp.step(run.overlap, kTimeout, &check);
+    dp.step(run.overlap, kTimeout, observer);
     const BucketCheckResult r = check.verify(s, test_step());
     out.found.wrong += r.wrong;
     if (out.found.first.empty()) out.found.first = r.first;
@@ -353,6 +421,77 @@ TEST(TrainMutants, SumsReceivedOneElementOff) { expect_caught(Mistake::shifted_r
 TEST(TrainMutants, ABucketReducedOverTheTensorParallelGroup) {
   if (tp_sizes_with_data_parallel_pairs().size() < 2) GTEST_SKIP() << "needs --tp-size 2 with replicas: np 4";
   expect_caught(Mistake::wrong_group);
+}
+
+// A step that waits for the wrong bucket (the first bucket's wait waits for the second's reduction): at np 2, with
+// float32 and bfloat16 gradients, with and without ZeRO's reduce-scatter and overlap, the check's hold
+// (held_reductions.hpp) leaves the first bucket unreduced every time, and the bucket check names it.
+TEST(TrainMutants, AStepWaitingForTheWrongBucket) {
+  if (connector().size() < 2) GTEST_SKIP() << "one rank has nothing to reduce";
+  for (int stage : {0, 2}) {
+    for (DType wire : {DType::float32, DType::bfloat16}) {
+      for (bool overlap : {true, false}) {
+        const Checked c = train_checked({.stage = stage, .overlap = overlap, .wire = wire, .wrong_wait = true});
+        const std::string where =
+            fmt::format("ZeRO-{}, {}, overlap {}, {} ranks", stage, name(wire), overlap, connector().size());
+        EXPECT_GT(c.found.wrong, 0) << where << ": the wrong wait survived the bucket check";
+        EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{0}) << where << ": " << c.found.first;
+      }
+    }
+  }
+}
+
+// bfloat16 sums off by up to 2^-5 of each sum (rounded to 5 significant bits): beyond the bf16 bound
+// (reduction_error_bound, about 2^-7 of the summands' magnitudes at np 2), within 16 times it: a bound 16 times
+// looser passes this mutant.
+TEST(TrainMutants, BfloatSumsRoundedToFiveBits) {
+  if (connector().size() < 2) GTEST_SKIP() << "one rank has nothing to reduce";
+  for (int stage : {0, 2}) {
+    const Checked c = train_checked({.mistake = Mistake::coarse, .stage = stage, .wire = DType::bfloat16});
+    const std::string where = fmt::format("ZeRO-{}, {} ranks", stage, connector().size());
+    EXPECT_GT(c.found.wrong, 0) << where << ": the coarse bf16 sums survived the bucket check";
+    EXPECT_EQ(c.found.buckets, std::vector<std::size_t>{kTarget}) << where << ": " << c.found.first;
+  }
+}
+
+// The bf16 bound is the computation's: the real reduction of random gradients (each rank's float32 values rounded to
+// bfloat16 and summed by the backend) never passes it, and comes within a factor of 8 of it, so a bound 16 times
+// looser than the derived one fails here.
+TEST(TrainBf16Bound, TheRealReductionComesWithinAFactorOf8OfIt) {
+  const int ranks = connector().size();
+  if (ranks < 2) GTEST_SKIP() << "one rank sums nothing";
+  constexpr std::size_t kValues = std::size_t{1} << 16;
+  std::mt19937_64 random(static_cast<std::uint64_t>(connector().rank()) * 7919 + 3);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-6, 6), sign(0, 1);
+  std::vector<float> mine(kValues);
+  std::vector<std::uint16_t> wire(kValues);
+  for (std::size_t i = 0; i < kValues; ++i) {
+    mine[i] = std::ldexp(mantissa(random), exponent(random)) * (sign(random) ? 1.0f : -1.0f);
+    wire[i] = float_to_bfloat16(mine[i]);
+  }
+  Communicator& comm = world().communicator(world_partition(ranks), test_step());
+  ExternalBuffer buffer(wire.data(), wire.size() * sizeof(std::uint16_t));
+  comm.start({Collective::allreduce, {&buffer, 0}, {&buffer, 0}, kValues, DType::bfloat16, ReduceOp::sum, 0})
+      ->wait(kTimeout);
+  const auto all = connector().allgather(std::as_bytes(std::span<const float>(mine)), test_step());
+  double worst = 0;
+  for (std::size_t i = 0; i < kValues; ++i) {
+    double sum = 0, abs_sum = 0;
+    for (const auto& part : all) {
+      float x = 0;
+      std::memcpy(&x, part.data() + i * sizeof(float), sizeof x);
+      sum += x;
+      abs_sum += std::abs(static_cast<double>(x));
+    }
+    const double error = std::abs(static_cast<double>(bfloat16_to_float(wire[i])) - sum);
+    worst = std::max(worst, error / reduction_error_bound(DType::bfloat16, static_cast<std::size_t>(ranks), abs_sum));
+  }
+  EXPECT_LE(worst, 1.0) << "the reduction passed its bound";
+  EXPECT_GE(worst, 1.0 / 8) << "the bound is more than 8 times what the reduction reaches: not the computation's";
+  if (connector().is_root()) {
+    std::fprintf(stderr, "[bf16 bound, %d ranks] worst error %.3f of the bound\n", ranks, worst);
+  }
 }
 
 // train --check's replica check, the other half: the last bucket never reduced makes the replicas diverge without

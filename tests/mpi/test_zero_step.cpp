@@ -5,6 +5,7 @@
 
 #include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
+#include "benchmarks/zero/step_ledger.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "core/comm/groups.hpp"
 #include "core/device/half.hpp"
@@ -217,8 +218,9 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
       {M::skipped_bucket, Stage::s1, ""},
       {M::skipped_bucket, Stage::s2, ""},
       {M::skipped_bucket, Stage::s3, ""},
-      {M::skipped_forward_gather, Stage::s3, "parameter gathered for the forward"},
-      {M::skipped_backward_gather, Stage::s3, "parameter gathered for the backward"},
+      // the ledger names gathers by their place in the step: one left out shifts the names of those after it
+      {M::skipped_forward_gather, Stage::s3, "parameter gathered for the"},
+      {M::skipped_backward_gather, Stage::s3, "parameter gathered for the"},
       {M::wrong_gather_block, Stage::s1, ""},  // fp32: the parameters are the master weights
       {M::wrong_gather_block, Stage::s2, ""},
   };
@@ -231,12 +233,14 @@ TEST(ZeroMutants, EveryMutantFailsTheCheckAndNamesWhatDiffers) {
     for (const MutantCase& c : cases) {
       const StepConfig config = step_config(c.stage, type, layers, 300);  // buckets of 300: several per stage
       const std::size_t segments = stage_segments(c.stage, layers, 300, static_cast<std::size_t>(n)).size();
-      ZeroMutantCommunicator mutant(comm, c.mutant, segments, device ? &on.math : nullptr);
+      // As zero --check runs the step: through a ledger, which sees what the step (here: the mutant) sent.
+      StepLedger ledger(comm, config, device ? &on.math : nullptr);
+      ZeroMutantCommunicator mutant(ledger, c.mutant, segments, device ? &on.math : nullptr);
       ZeroStep step(mutant, config, device ? &on.device : nullptr, device ? &on.math : nullptr);
       for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
       step.to_host();
-      const auto m = check_step(step, n, type, numerics::AdamConfig{});
-      const std::uint64_t mine = m ? m->count : 0;
+      const auto m = check_step(step, ledger, n, type, numerics::AdamConfig{});
+      const std::uint64_t mine = (m ? m->count : 0) + (check_sent(ledger, kSteps).ok() ? 0 : 1);
       std::uint64_t all = 0;
       for (const auto count : allgather_value(connector(), mine, test_step())) all += count;
       const std::string label = fmt::format("mutant {} at stage {}, {}{}, np {}", name(c.mutant), name(c.stage),
@@ -254,10 +258,77 @@ TEST(ZeroMutants, TheCorrectStepPassesTheSameChecks) {
   const std::vector<std::size_t> layers = layer_sizes(1001, 3);
   Communicator& comm = world().communicator(world_partition(n), test_step());
   for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
-    ZeroStep step(comm, step_config(stage, DType::bfloat16, layers, 300));
+    const StepConfig config = step_config(stage, DType::bfloat16, layers, 300);
+    StepLedger ledger(comm, config);
+    ZeroStep step(ledger, config);
     for (int s = 1; s <= kSteps; ++s) step.run(kTimeout);
-    const auto m = check_step(step, n, DType::bfloat16, numerics::AdamConfig{});
+    const auto m = check_step(step, ledger, n, DType::bfloat16, numerics::AdamConfig{});
     EXPECT_FALSE(m.has_value()) << name(stage) << ": " << (m ? m->what : std::string());
+    const SentCheck sent = check_sent(ledger, kSteps);
+    EXPECT_TRUE(sent.ok()) << name(stage) << ": sent " << sent.sent << " bytes, the formula " << sent.formula;
+  }
+}
+
+// What a step sends, counted by the ledger from the calls it made, is the paper's formula (formulas.hpp) to the byte:
+// every stage, both forms of stage 1, one bucket and several, each parameter type.
+TEST(ZeroLedger, BytesSentAreThePapersFormula) {
+  const int n = connector().size();
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(n), test_step());
+  for (const DType type : {DType::bfloat16, DType::float32}) {
+    for (const Stage stage : {Stage::s0, Stage::s1, Stage::s2, Stage::s3}) {
+      for (const Zero1Reduce zero1 : {Zero1Reduce::allreduce, Zero1Reduce::reduce_scatter}) {
+        for (const std::size_t bucket : {std::size_t{0}, std::size_t{300}}) {
+          StepConfig config = step_config(stage, type, layers, bucket);
+          config.zero1 = zero1;
+          StepLedger ledger(comm, config);
+          ZeroStep step(ledger, config);
+          for (int s = 1; s <= 2; ++s) step.run(kTimeout);
+          const SentCheck sent = check_sent(ledger, 2);
+          EXPECT_TRUE(sent.ok()) << fmt::format("stage {} ({}), bucket {}, {}: sent {}, the formula {}", name(stage),
+                                                name(zero1), bucket, name(type), sent.sent, sent.formula);
+          if (n > 1) {
+            EXPECT_GT(sent.sent, 0u);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ZeRO-3 without its gathers (the mutant: the step's gather routine, with the check it held, never runs; here
+// the step's phases run without it). The weights and moments are right — the gathered parameters feed no computation
+// here — so the check of the state alone passes; the ledger sees the gathers missing (the bytes sent short of 3Ψ, the
+// gathers it did see against the wrong layers) and the check fails.
+TEST(ZeroLedger, ZeRO3WithoutItsGathersFailsTheCheck) {
+  const int n = connector().size();
+  if (n < 2) GTEST_SKIP() << "one rank gathers nothing";
+  const std::vector<std::size_t> layers = layer_sizes(1001, 3);
+  Communicator& comm = world().communicator(world_partition(n), test_step());
+  enum class Left { forward, backward, both };
+  for (const Left left : {Left::forward, Left::backward, Left::both}) {
+    const StepConfig config = step_config(Stage::s3, DType::bfloat16, layers, 0);
+    StepLedger ledger(comm, config);
+    ZeroStep step(ledger, config);
+    for (int s = 1; s <= kSteps; ++s) {
+      if (left != Left::forward && left != Left::both) step.forward_gathers(kTimeout);
+      if (left != Left::backward && left != Left::both) step.backward_gathers(kTimeout);
+      step.reduce(kTimeout);
+      step.update();
+    }
+    const char* label = left == Left::forward ? "forward" : left == Left::backward ? "backward" : "both";
+    EXPECT_FALSE(check_step(step, n, DType::bfloat16, numerics::AdamConfig{}).has_value())
+        << label << ": the state alone was expected right";
+    const SentCheck sent = check_sent(ledger, kSteps);
+    EXPECT_FALSE(sent.ok()) << label << ": the missing gathers survived the bytes check";
+    EXPECT_LT(sent.sent, sent.formula) << label;
+    if (left != Left::both) {
+      const auto m = check_step(step, ledger, n, DType::bfloat16, numerics::AdamConfig{});
+      const std::uint64_t mine = m ? m->count : 0;
+      std::uint64_t all = 0;
+      for (const auto count : allgather_value(connector(), mine, test_step())) all += count;
+      EXPECT_GT(all, 0u) << label << ": the gathers seen survived the comparison with the reference";
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 #include "core/device/half.hpp"
 #include "core/error.hpp"
 #include "numerics/adam.hpp"
+#include "numerics/adam_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -143,6 +144,61 @@ TEST(Adam, Fp32WithoutASeparateParameterCopyGivesTheSameMasterWeights) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0);
   EXPECT_EQ(adam_bytes_moved(DType::float32, 10, false), 10U * (4 + 6 * 4));
   EXPECT_THROW(adam_update({}, 1, DType::bfloat16, g.data(), a.data(), ma.data(), va.data(), nullptr, n), Error);
+}
+
+// zero --check's check of Adam itself (numerics/adam_check): the update passes its closed form; updates with a wrong
+// bias correction, written here from Adam's formulas (sharing nothing with adam.cpp), fail it.
+enum class AdamBias { right, next_step, none, swapped };
+
+AdamUpdate scalar_adam_with(AdamBias bias) {
+  return [bias](const AdamConfig& c, int step, DType type, const void* grad, float* master, float* m, float* v,
+                void* param, std::size_t n) {
+    const auto t = static_cast<float>(bias == AdamBias::next_step ? step + 1 : step);
+    float bc1 = 1.0f - std::pow(c.beta1, t), bc2 = 1.0f - std::pow(c.beta2, t);
+    if (bias == AdamBias::none) bc1 = bc2 = 1.0f;
+    if (bias == AdamBias::swapped) std::swap(bc1, bc2);
+    for (std::size_t i = 0; i < n; ++i) {
+      const float g = (type == DType::float32 ? static_cast<const float*>(grad)[i]
+                                              : bfloat16_to_float(static_cast<const std::uint16_t*>(grad)[i])) *
+                      c.grad_scale;
+      m[i] = c.beta1 * m[i] + (1.0f - c.beta1) * g;
+      v[i] = c.beta2 * v[i] + (1.0f - c.beta2) * g * g;
+      master[i] -= c.lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + c.eps);
+      if (param != nullptr) static_cast<std::uint16_t*>(param)[i] = float_to_bfloat16(master[i]);
+    }
+  };
+}
+
+TEST(AdamFormula, TheUpdatePassesItsClosedForm) {
+  EXPECT_EQ(adam_formula_mismatch(adam_update, AdamHyperparameters{}), std::nullopt);
+  AdamHyperparameters other;
+  other.lr = 0.05f;
+  other.beta1 = 0.8f;
+  other.beta2 = 0.99f;
+  EXPECT_EQ(adam_formula_mismatch(adam_update, other), std::nullopt);
+  // An independent implementation of the right formulas passes too: the bound is not the update's own rounding.
+  EXPECT_EQ(adam_formula_mismatch(scalar_adam_with(AdamBias::right), AdamHyperparameters{}), std::nullopt);
+}
+
+TEST(AdamFormula, AWrongBiasCorrectionFailsIt) {
+  for (const auto& [bias, label] : {std::pair{AdamBias::next_step, "1 - beta^(t+1)"}, std::pair{AdamBias::none, "none"},
+                                    std::pair{AdamBias::swapped, "beta1 and beta2 swapped"}}) {
+    const auto wrong = adam_formula_mismatch(scalar_adam_with(bias), AdamHyperparameters{});
+    ASSERT_TRUE(wrong.has_value()) << "a bias correction of " << label << " survived the check";
+    EXPECT_NE(wrong->find("master weight"), std::string::npos) << *wrong;
+  }
+}
+
+// The gradient's scale and the moments are checked too, not only the weights.
+TEST(AdamFormula, AWrongScaleOrMomentFailsIt) {
+  const AdamUpdate unscaled = [](AdamConfig c, int step, DType type, const void* grad, float* master, float* m,
+                                 float* v, void* param, std::size_t n) {
+    c.grad_scale = 1.0f;  // m / sqrt(v) cancels it from the weights: the moments must show it
+    adam_update(c, step, type, grad, master, m, v, param, n);
+  };
+  const auto wrong = adam_formula_mismatch(unscaled, AdamHyperparameters{});
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_NE(wrong->find("moment"), std::string::npos) << *wrong;
 }
 
 }  // namespace

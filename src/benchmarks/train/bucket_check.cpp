@@ -64,6 +64,11 @@ void BucketCheck::before_reduce(std::size_t bucket) {
   model_.math().download(local_.data() + first, model_.grads() + first, n * sizeof(float));
 }
 
+Communicator& BucketCheck::reductions(Communicator& real) {
+  held_.emplace(real);
+  return *held_;
+}
+
 std::string BucketCheck::describe(int step, std::size_t bucket, std::size_t element, double found, double expected,
                                   double bound) const {
   std::string where = fmt::format("element {}", element);

@@ -6,20 +6,28 @@
 // The real gradients are not integers, so the comparison is not exact: the reduction adds the N replicas' values in
 // an order of the library's choosing, rounding after each addition. For any order the computed sum s' of x_1..x_N
 // satisfies |s' - s| <= gamma_k * sum |x_i|, gamma_k = k u / (1 - k u) (Higham, Accuracy and Stability of Numerical
-// Algorithms, 2nd ed., section 4.2): k = N - 1 additions for float32 (u = 2^-24); for bfloat16, k = N, one more
-// rounding for each value's conversion to bfloat16 (u = 2^-8, plus the float32 rounding before each bfloat16 one).
-// The float64 reference's own rounding is added. A bucket never reduced, reduced twice, scaled by N or 1/N, or
-// summed from shifted or wrong data is off by about a replica's gradient, far beyond this bound wherever the
-// replicas' gradients differ; an element whose replicas' gradients are all zero must come out exactly zero.
+// Algorithms, 2nd ed., section 4.2): k = N - 1 additions for float32 (u = 2^-24). bfloat16, from what the computation
+// does: each replica's float32 gradient is rounded to bfloat16 once (8 significant bits, to nearest: relative error
+// <= 2^-8); the backend's sum of two bfloat16 values is taken in float32 (<= 2^-24) and rounded to bfloat16 (<= 2^-8),
+// so each of the N - 1 additions errs by at most (1 + 2^-24)(1 + 2^-8) - 1 < 2^-8 + 2^-23 = u. In any order each
+// summand passes through at most N such roundings (its conversion and at most N - 1 additions), hence gamma_N(u); the
+// sum's conversion back to float32 is exact. At N = 2 that is about 2^-7 sum |x_i|; the real reduction of random
+// gradients reaches a good part of it (tests/mpi/test_train_mutants.cpp, TrainBf16Bound, which fails below 1/8 of it:
+// a bound 16 times looser fails there). The float64 reference's own rounding is added. A bucket never reduced, reduced
+// twice, scaled by N or 1/N, or summed from shifted or wrong data is off by about a replica's gradient, far beyond this
+// bound wherever the replicas' gradients differ; an element whose replicas' gradients are all zero must come out
+// exactly zero.
 #pragma once
 
 #include "benchmarks/train/data_parallel.hpp"
+#include "benchmarks/train/held_reductions.hpp"
 #include "benchmarks/train/mlp.hpp"
 #include "core/comm/connector.hpp"
 #include "core/device/dtype.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,6 +55,9 @@ class BucketCheck final : public BucketObserver {
   BucketCheck(Connector& connector, std::vector<int> replicas, Mlp& model, const DataParallel& dp, DType wire);
 
   void before_reduce(std::size_t bucket) override;
+  // The observed step's reductions are held until waited for (held_reductions.hpp), so that a bucket read before its
+  // own wait is read unreduced.
+  Communicator& reductions(Communicator& real) override;
   // After step `step` (0-based) ran observed by this check. Collective over the connector: every rank calls it after
   // the same steps.
   BucketCheckResult verify(int step, const ArmedStep& armed);
@@ -77,6 +88,7 @@ class BucketCheck final : public BucketObserver {
   const DataParallel& dp_;
   DType wire_;
   std::vector<float> local_;  // this rank's gradients as made, per element of the model
+  std::optional<HeldReductions> held_;
 };
 
 }  // namespace distbench::train

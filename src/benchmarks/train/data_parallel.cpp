@@ -103,7 +103,7 @@ void DataParallel::start_reduce(std::size_t b) {
     model_.math().to_bfloat16(model_.grads() + first, static_cast<std::uint16_t*>(wire_at(first).data()), n);
   }
   const auto call = [&](Collective c, BufferRef send, BufferRef recv, std::size_t count) {
-    f.work.push_back(comm_.start({c, send, recv, count, wire_, ReduceOp::sum, 0}));
+    f.work.push_back(reduce_comm_->start({c, send, recv, count, wire_, ReduceOp::sum, 0}));
   };
   if (stage_ < 2 || block == 0) {
     call(Collective::allreduce, wire_at(first), wire_at(first), n);
@@ -209,6 +209,7 @@ void DataParallel::step(bool overlap, Seconds timeout, BucketObserver* observer)
 
 void DataParallel::start_step(BucketObserver* observer) {
   observer_ = observer;
+  reduce_comm_ = observer != nullptr ? &observer->reductions(comm_) : &comm_;
   const std::size_t nb = buckets_.size();
   reduce_ = std::vector<Flight>(nb);
   gather_ = std::vector<Flight>(nb);
@@ -270,6 +271,7 @@ void DataParallel::reduce_buckets(bool overlap, Seconds timeout) {
     finish_reduce(b);
   }
   observer_ = nullptr;
+  reduce_comm_ = &comm_;
 }
 
 void DataParallel::record_times(const StepMarks& marks) {

@@ -82,11 +82,13 @@ struct ReducedPart {
   std::size_t element = 0, at = 0, count = 0;
 };
 
-// Sees each bucket's gradients as this rank made them, just before their reduction starts (train --check).
+// Sees each bucket's gradients as this rank made them, just before their reduction starts (train --check), and
+// chooses the communicator the observed step's reductions go through (by default the step's own).
 class BucketObserver {
  public:
   virtual ~BucketObserver() = default;
   virtual void before_reduce(std::size_t bucket) = 0;
+  virtual Communicator& reductions(Communicator& real) { return real; }
 };
 
 class DataParallel {
@@ -157,6 +159,7 @@ class DataParallel {
   BufferRef wire_at(std::size_t element) const;
 
   Communicator& comm_;
+  Communicator* reduce_comm_ = &comm_;  // where the reductions go: comm_, or an observed step's observer's choice
   Mlp& model_;
   std::size_t global_batch_;
   OptimizerState optimizer_;

@@ -104,9 +104,6 @@ class ZeroStep {
   // Adam's moments of the same element.
   float m_at(std::size_t run, std::size_t k) const { return host_floats(m_)[runs_[run].state + k]; }
   float v_at(std::size_t run, std::size_t k) const { return host_floats(v_)[runs_[run].state + k]; }
-  // Stage 3 with exact gradients: the first gathered layer whose block from this rank differed from this rank's
-  // shard right after the all-gather (what the forward or backward would have consumed), over every step so far.
-  const std::optional<Mismatch>& gather_mismatch() const { return gather_mismatch_; }
   // Stages 0-2 hold every parameter; `i` (global) as this rank holds it.
   bool holds_full_params() const { return config_.stage != Stage::s3; }
   float held_param(std::uint64_t i) const;
@@ -131,9 +128,7 @@ class ZeroStep {
   static const float* host_floats(const StepArray& a) { return reinterpret_cast<const float*>(a.host()); }
   // Exact gradients: this step's gradients of the segment's elements, written to `to` from element `at` on.
   void make_gradients(StepArray& to, std::size_t at, const Segment& s);
-  // Stage 3, exact gradients: layer `l` just gathered; this rank's block must be its shard.
-  void check_gathered(std::size_t l, const char* pass);
-  void gather_layer(std::size_t l, Seconds timeout, const char* pass);
+  void gather_layer(std::size_t l, Seconds timeout);
   // The constructor's steps: each segment's place in the full and sharded buffers, the arrays, the runs this rank
   // owns in segment `b`, the initial weights.
   void place_segments();
@@ -159,7 +154,6 @@ class ZeroStep {
   StepArray staging_;                  // stage 2: one bucket's gradients; stage 3: one layer's gradients
   StepArray gathered_;                 // stage 3: one layer's parameters
   StepArray master_, m_, v_;           // fp32; no master copy for fp32 parameters
-  std::optional<Mismatch> gather_mismatch_;
 };
 
 }  // namespace distbench::zero

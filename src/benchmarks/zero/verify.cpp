@@ -49,6 +49,18 @@ Reference reference_run(std::uint64_t begin, std::size_t count, int ranks, int s
   return out;
 }
 
+std::vector<float> reference_params(std::uint64_t begin, std::size_t count, int ranks, int steps, DType type,
+                                    const numerics::AdamConfig& adam) {
+  if (steps > 0) return reference_run(begin, count, ranks, steps, type, adam).params;
+  std::vector<float> out(count);
+  std::vector<std::byte> one(size_of(type));
+  for (std::size_t k = 0; k < count; ++k) {
+    store_value(type, one.data(), 0, initial_weight(begin + k));
+    out[k] = load_value(type, one.data(), 0);
+  }
+  return out;
+}
+
 std::optional<Mismatch> first_mismatch(const std::string& what, const std::vector<std::uint64_t>& indices,
                                        const std::vector<float>& values, const std::vector<float>& expected) {
   std::optional<Mismatch> first;
@@ -64,7 +76,6 @@ std::optional<Mismatch> first_mismatch(const std::string& what, const std::vecto
 
 std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, const numerics::AdamConfig& adam) {
   // Block by block, so that the check holds no more than a block beside the step.
-  if (step.gather_mismatch()) return step.gather_mismatch();
   std::optional<Mismatch> master_first, param_first, m_first, v_first;
   const auto note = [](std::optional<Mismatch>& first, const std::optional<Mismatch>& block) {
     if (!block) return;
@@ -118,6 +129,20 @@ std::optional<Mismatch> check_step(const ZeroStep& step, int ranks, DType type, 
     note(param_first, first_mismatch("parameter", indices, params, ref.params));
   }
   return param_first;
+}
+
+std::optional<Mismatch> check_step(const ZeroStep& step, const StepLedger& ledger, int ranks, DType type,
+                                   const numerics::AdamConfig& adam) {
+  if (ledger.gather_mismatch()) return ledger.gather_mismatch();
+  return check_step(step, ranks, type, adam);
+}
+
+SentCheck check_sent(const StepLedger& ledger, int steps) {
+  const StepConfig& c = ledger.config();
+  const std::size_t g = size_of(c.type);
+  const auto segments = stage_segments(c.stage, c.layers, c.bucket, static_cast<std::size_t>(ledger.size()));
+  const std::uint64_t per_step = bytes_sent_per_step(c.stage, segments, Precision{g, g, 0}, c.zero1);
+  return {ledger.bytes_sent(), per_step * static_cast<std::uint64_t>(steps), steps};
 }
 
 std::string tensor_position(std::uint64_t index, const std::vector<std::size_t>& layers) {

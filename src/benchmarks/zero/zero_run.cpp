@@ -1,6 +1,7 @@
 #include "benchmarks/zero/zero_run.hpp"
 
 #include "benchmarks/zero/host_counters.hpp"
+#include "benchmarks/zero/step_ledger.hpp"
 #include "benchmarks/zero/verify.hpp"
 #include "benchmarks/zero/zero_benchmark.hpp"
 #include "core/comm/groups.hpp"
@@ -10,6 +11,7 @@
 #include "core/measure/sizes.hpp"
 #include "core/report/text.hpp"
 #include "core/sys/deadline.hpp"
+#include "numerics/adam_check.hpp"
 
 #include <fmt/format.h>
 
@@ -170,10 +172,13 @@ std::string mismatch_text(std::string_view stage, const MismatchWire& m, int ran
       "zero --check, stage {}: after {} steps the {} of {} (global {}) is {:.9g} on rank {}, {:.9g} {} ({} elements "
       "differ over all ranks)",
       stage, steps, std::string(m.what.data()), tensor_position(m.index, layers), m.index, m.got, rank, m.expected,
-      std::string_view(m.what.data()).starts_with("parameter gathered") ? "in the rank's own shard"
-                                                                        : "in a single-rank run of the same steps",
-      m.count);
+      "in a single-rank run of the same steps", m.count);
 }
+
+// One rank's bytes sent in the check's steps and the formula's, as the root gathers them.
+struct SentWire {
+  std::uint64_t sent = 0, formula = 0;
+};
 
 }  // namespace
 
@@ -205,12 +210,22 @@ ZeroRun::ZeroRun(World& world, Watchdog& watchdog, Reporter* reporter, const Pro
 
 BenchmarkOutcome ZeroRun::run() {
   BenchmarkOutcome outcome;
+  if (plan_.check) check_adam(outcome);
   const std::vector<StageRun> runs = stage_runs(plan_);
   for (std::size_t i = 0; i < runs.size(); ++i) run_stage(runs[i].stage, runs[i].zero1, i, runs.size(), outcome);
   if (root_ && progress_) progress_(runs.size(), runs.size(), "");
   if (root_ && per_rank_file_ != nullptr) per_rank_file_->finish();
   add_run_warnings(outcome);
   return outcome;
+}
+
+// Adam itself against its closed form (numerics/adam_check.hpp): the single-rank reference runs the same update, so
+// a wrong update would agree with itself everywhere else.
+void ZeroRun::check_adam(BenchmarkOutcome& outcome) const {
+  const auto wrong = numerics::adam_formula_mismatch(numerics::adam_update, adam_);
+  if (!wrong) return;
+  ++outcome.wrong;
+  if (root_) outcome.warnings.push_back({"zero_adam_formula", "zero --check: " + *wrong});
 }
 
 void ZeroRun::run_stage(Stage stage, Zero1Reduce zero1, std::size_t index, std::size_t count,
@@ -282,14 +297,16 @@ void ZeroRun::check_stage(StepConfig config, const std::string& stage_text, Stag
                           BenchmarkOutcome& outcome) {
   const std::string label = fmt::format("zero stage {}", stage_text);
   config.gradients = Gradients::exact;
-  ZeroStep step(*comm_, config, &world_.device(), math_);
+  // Through a ledger: the gathers and the bytes sent are judged from outside the step (step_ledger.hpp).
+  StepLedger ledger(*comm_, config, math_);
+  ZeroStep step(ledger, config, &world_.device(), math_);
   {
     const ArmedStep armed = watchdog_.arm(StepKind::zero_step, label + ": --check steps");
     for (int k = 0; k < plan_.check_steps; ++k) step.run(timeout_);
     step.to_host();
   }
   MismatchWire mine;
-  if (const auto m = check_step(step, connector_.size(), plan_.type, adam_)) {
+  if (const auto m = check_step(step, ledger, connector_.size(), plan_.type, adam_)) {
     mine = {m->count, m->index, m->got, m->expected, {}};
     m->what.copy(mine.what.data(), mine.what.size() - 1);
   }
@@ -313,6 +330,29 @@ void ZeroRun::check_stage(StepConfig config, const std::string& stage_text, Stag
     shown.count = static_cast<std::uint64_t>(wrong);
     outcome.warnings.push_back(
         {"zero_mismatch", mismatch_text(stage_text, shown, first, plan_.check_steps, plan_.layers)});
+  }
+  check_sent_bytes(ledger, stage_text, result, outcome);
+}
+
+// Every rank's bytes sent in the check's steps against the paper's formula: a difference is a rank counted wrong.
+void ZeroRun::check_sent_bytes(const StepLedger& ledger, const std::string& stage_text, StageResult& result,
+                               BenchmarkOutcome& outcome) {
+  const SentCheck mine = check_sent(ledger, plan_.check_steps);
+  std::vector<SentWire> all;
+  {
+    const ArmedStep armed = watchdog_.arm(StepKind::check_count, fmt::format("zero stage {}: bytes sent", stage_text));
+    all = allgather_value(connector_, SentWire{mine.sent, mine.formula}, armed);
+  }
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].sent == all[r].formula) continue;
+    ++result.wrong;
+    ++outcome.wrong;
+    if (!root_) continue;
+    outcome.warnings.push_back(
+        {"zero_bytes_sent",
+         fmt::format("zero --check, stage {}: rank {} sent {} bytes in {} steps where the paper's formula (ring "
+                     "algorithms) says {}",
+                     stage_text, r, all[r].sent, plan_.check_steps, all[r].formula)});
   }
 }
 

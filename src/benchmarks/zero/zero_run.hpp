@@ -5,6 +5,7 @@
 
 #include "benchmarks/zero/plan.hpp"
 #include "benchmarks/zero/step.hpp"
+#include "benchmarks/zero/step_ledger.hpp"
 #include "benchmarks/zero/zero_record.hpp"
 #include "core/benchmark.hpp"
 #include "core/comm/sampler.hpp"
@@ -39,6 +40,9 @@ class ZeroRun {
   StageResult formulas(Stage stage, Zero1Reduce zero1) const;  // the result with what the formulas say
   // --check: exact gradients for a few steps, then every owned element against a single-rank run.
   void check_stage(StepConfig config, const std::string& stage_text, StageResult& result, BenchmarkOutcome& outcome);
+  void check_sent_bytes(const StepLedger& ledger, const std::string& stage_text, StageResult& result,
+                        BenchmarkOutcome& outcome);
+  void check_adam(BenchmarkOutcome& outcome) const;
   Timed time_stage(StepConfig config, const std::string& label, const std::string& stage_text, StageResult& result);
   void device_memory(Timed& t, std::optional<std::uint64_t> before, std::optional<std::uint64_t> made,
                      const std::string& stage_text);
