@@ -14,7 +14,9 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace distbench::collective {
@@ -54,6 +56,19 @@ class AlwaysFromRankZero final : public ForwardingCommunicator {
     CollectiveCall from_zero = call;
     from_zero.root = 0;
     real().run(from_zero, step);
+  }
+};
+
+// The right communicator with a log of the calls the timed samples make (count, send and receive offsets).
+class LoggedTimedCalls final : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
+  std::vector<std::string> log;
+  void run(const CollectiveCall& call, const ArmedStep& step) override {
+    if (step.kind() == StepKind::sampling) {
+      log.push_back(fmt::format("{} at {}/{}", call.count, call.send.byte_offset, call.recv.byte_offset));
+    }
+    real().run(call, step);
   }
 };
 
@@ -163,6 +178,33 @@ TEST(TimedCheck, EveryRotatedPositionIsChecked) {
     const CaseAsked asked{.op = ReduceOp::max, .placement = p, .timing = Timing::nccl_tests};
     if (p == Placement::in_place && mutant.size() < 2) continue;  // one rank's input is its result
     EXPECT_GT(wrong_of(mutant, asked), 0) << name(p) << ": the mutant survived";
+  }
+}
+
+// What runs in the timed samples is the same with the check as without it (-c 0): the same calls in the same order
+// for the methods whose counts do not depend on time (nccl-tests with --blocks, osu and imb with -n), the same calls
+// for sampled (its calibration decides how many).
+TEST(TimedCheck, TheTimedCallsAreTheSameWithTheCheckAsWithout) {
+  LoggedTimedCalls logged(world_comm());
+  for (Timing timing : kTimings) {
+    for (Placement p : {Placement::out_of_place, Placement::in_place}) {
+      const CaseAsked asked{.op = ReduceOp::max, .placement = p, .timing = timing};
+      std::vector<std::string> with, without;
+      SweepPlan plan = short_plan();
+      EXPECT_EQ(wrong_of(logged, asked, plan), 0);
+      with.swap(logged.log);
+      plan.check_iters = 0;
+      EXPECT_EQ(wrong_of(logged, asked, plan), -1);
+      without.swap(logged.log);
+      ASSERT_FALSE(with.empty()) << name(timing);
+      if (timing == Timing::sampled) {
+        std::sort(with.begin(), with.end());
+        with.erase(std::unique(with.begin(), with.end()), with.end());
+        std::sort(without.begin(), without.end());
+        without.erase(std::unique(without.begin(), without.end()), without.end());
+      }
+      EXPECT_EQ(with, without) << name(timing) << " " << name(p);
+    }
   }
 }
 
