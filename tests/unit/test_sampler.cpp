@@ -75,6 +75,25 @@ TEST(Sampler, WarmsUpCalibratesAndTakesTheSamplesThatFitTheBudget) {
   EXPECT_EQ(clock.synchronized, 1 + 8 + 20);  // every batch is waited for
 }
 
+// What runs before the samples (the sweep poisons there the results it checks after them) runs once, after the
+// warm-up and the calibration, before the first timed batch, outside every timer.
+TEST(Sampler, BeforeSamplesRunsOnceBetweenTheCalibrationAndTheFirstSample) {
+  VirtualClock clock;
+  clock.per_op = 1.0 / 524288;
+  connectors::SingleConnector connector;
+  auto watchdog = quiet_watchdog();
+  SamplingRules rules;
+  rules.warmup_iters = 5;
+  std::vector<std::size_t> batches_before;  // batches run when it was called
+  const Sampling s = sample_operation(connector, operation(clock), rules, watchdog, {}, [&] {
+    batches_before.push_back(clock.batches.size());
+    clock.now += 1.0;  // a second on the clock: no sample may contain it
+  });
+  EXPECT_EQ(batches_before, (std::vector<std::size_t>{1u + 8u}));  // the warm-up and the 8 probes
+  ASSERT_EQ(s.samples.size(), 20u);
+  for (double x : s.samples) EXPECT_NEAR(x, clock.per_op, 1e-15);
+}
+
 TEST(Sampler, SlowOperationsTakeFewerSamplesButNeverFewerThanTheMinimum) {
   VirtualClock clock;
   clock.per_op = 1.0 / 256;  // 3.9 ms: one per sample; 12 fit 0.05 s

@@ -1,55 +1,10 @@
 #include "benchmarks/collective/measure.hpp"
 
+#include "benchmarks/collective/case_check.hpp"
 #include "benchmarks/collective/rotation.hpp"
 #include "benchmarks/collective/timing_method.hpp"
 
-#include <functional>
-
 namespace distbench::collective {
-namespace {
-
-// One run of a case inside the step it runs in, waited for.
-using CheckedCall = std::function<void(const ArmedStep&)>;
-
-// What every case starts from: its send region filled with its pattern.
-void fill_send(World& world, Communicator& comm, const CaseSetup& setup) {
-  const auto& call = setup.call;
-  world.device().fill(call.send, setup.size.shape.send_count, call.dtype, FillSpec{setup.pattern, comm.rank()});
-}
-
-// Fills the send region, runs the case once, and counts wrong elements of the result over all ranks.
-std::int64_t verify(World& world, Communicator& comm, const CaseSetup& setup, const CheckedCall& once,
-                    Watchdog& watchdog) {
-  Device& device = world.device();
-  const auto& call = setup.call;
-  device.poison(setup.poison_at, setup.recv_bytes);
-  fill_send(world, comm, setup);
-  device.synchronize();
-  {
-    const ArmedStep step = watchdog.arm(StepKind::verification, setup.label + ": verification");
-    once(step);
-  }
-  // Counting may wait on a device, agreeing on the count on every rank: a step of its own.
-  const ArmedStep step = watchdog.arm(StepKind::check_count, setup.label + ": counting the wrong elements");
-  const CheckSpec spec{setup.pattern, call.op, call.collective, call.count, call.root, comm.rank()};
-  const auto mine = static_cast<std::int64_t>(device.count_wrong(comm.result_at(call), call.dtype, spec));
-  const auto all = allgather_value(world.connector(), mine, step);
-  std::int64_t total = 0;
-  for (auto w : all) total += w;
-  return total;
-}
-
-// -c N: up to N verifications, each on freshly filled and poisoned buffers; the wrong elements of the first that
-// finds any (as nccl-tests counts them), 0 when all pass, -1 when N is 0. Every rank takes the same decisions: the
-// counts are summed over all ranks.
-std::int64_t verify_times(int times, World& world, Communicator& comm, const CaseSetup& setup, const CheckedCall& once,
-                          Watchdog& watchdog) {
-  std::int64_t wrong = -1;
-  for (int k = 0; k < times && wrong <= 0; ++k) wrong = verify(world, comm, setup, once, watchdog);
-  return wrong;
-}
-
-}  // namespace
 
 void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                    const std::vector<CaseSetup>& setups) {
@@ -65,15 +20,24 @@ void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog
   }
 }
 
+// With -c N > 0 the case's wrong elements are those the timed calls left (where checkable), added to its
+// verifications' (case_check.hpp).
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup) {
   fill_send(world, comm, setup);
   const std::unique_ptr<TimedCase> timed =
       method_of(setup).prepare(CaseContext{world, comm, plan, setup, Seconds(plan.timeout_s)});
+  const bool check_timed = plan.check_iters > 0 && timed_result_checkable(setup.call);
+  const TimedResults results(world, comm, setup, *timed);
+  BeforeSamples before_samples;
+  if (check_timed) before_samples = [&] { results.prepare(watchdog); };
   Measured out;
-  out.sampling = sample_operation(world.connector(), timed->operation(), timed->rules(), watchdog, timed->beside());
-  out.wrong = verify_times(
-      plan.check_iters, world, comm, setup, [&timed](const ArmedStep& step) { timed->run_checked(step); }, watchdog);
+  out.sampling = sample_operation(world.connector(), timed->operation(), timed->rules(), watchdog, timed->beside(),
+                                  before_samples);
+  // Counted before the verifications poison and overwrite what the timed calls left.
+  const std::int64_t timed_wrong = check_timed ? results.count_wrong(watchdog) : 0;
+  out.wrong = verify_case(world, comm, plan, setup, *timed, watchdog);
+  if (out.wrong >= 0) out.wrong += timed_wrong;
   return out;
 }
 

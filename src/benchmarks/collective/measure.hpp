@@ -1,5 +1,5 @@
 // Measuring one case: warm-up, calibration of operations per sample, timed samples under the stopping rule,
-// then verification against exact expected values.
+// then verification against exact expected values: of what the timed calls left, and of checked calls.
 #pragma once
 
 #include "benchmarks/collective/case_geometry.hpp"
@@ -29,8 +29,10 @@ struct CaseSetup {
 };
 
 struct Measured {
-  Sampling sampling;        // this rank's samples, ops per sample, noise verdict and OS counters
-  std::int64_t wrong = -1;  // summed over all ranks; -1 when not checked
+  Sampling sampling;  // this rank's samples, ops per sample, noise verdict and OS counters
+  // Summed over all ranks: the timed calls' results (where checkable), the verification calls' and, for a rooted
+  // collective, the verification from another root; -1 when not checked (-c 0).
+  std::int64_t wrong = -1;
 };
 
 // nccl-tests' warm-up at the start of a sweep (its TimeTest, before the first size of an element type and operator):

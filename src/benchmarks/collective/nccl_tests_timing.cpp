@@ -29,6 +29,7 @@ class BlocksCase final : public TimedCase {
     rules_ = SamplingRules{c.plan.warmup_iters, c.plan.block_stopping, timeout_, ops};
     if (comm_.runs_on_device()) beside_ = [&comm = comm_] { return comm.make_timer(); };
     checked_ = &c.setup.call;  // the case's own position
+    positions_ = calls_;       // every position a block runs at (a block is `ops` calls, at least one per position)
   }
 
  private:

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace distbench::collective {
 
@@ -36,6 +37,9 @@ class TimedCase {
   // The case run once as a check sees it, waited for: the one call `checked_` of a one-buffer method; a list
   // overrides it.
   virtual void run_checked(const ArmedStep& step);
+  // Where the timed calls leave their results: the positions of the calls they make (nccl-tests' rotation), each
+  // checked after the samples; empty: the case's own position (one buffer, or a list covering the case's buffer).
+  const std::vector<CollectiveCall>& timed_positions() const { return positions_; }
 
  protected:
   Communicator& comm_;
@@ -44,6 +48,7 @@ class TimedCase {
   SamplingRules rules_;
   TimerFactory beside_;
   const CollectiveCall* checked_ = nullptr;
+  std::vector<CollectiveCall> positions_;
 };
 
 class TimingMethod {

@@ -228,11 +228,13 @@ std::size_t samples_for_min_ops(std::size_t planned, std::uint64_t min_ops, int 
 }
 
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
-                          Watchdog& watchdog, const TimerFactory& make_beside_timer) {
+                          Watchdog& watchdog, const TimerFactory& make_beside_timer,
+                          const BeforeSamples& before_samples) {
   Sampling out;
   run_warm_up(connector, op, rules, watchdog);
   const Calibration calibration = plan_ops_per_sample(connector, op, rules, watchdog);
   out.ops_per_sample = calibration.ops_per_sample;
+  if (before_samples) before_samples();
   {
     const ArmedStep step = watchdog.arm(StepKind::barrier, op.label + ": barrier before sampling");
     connector.barrier(step);

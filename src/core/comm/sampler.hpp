@@ -74,8 +74,13 @@ struct Sampling {
   std::vector<double> beside_samples;
 };
 
+// Run once, untimed, after the warm-up and the calibration and before the barrier that starts the samples (the
+// collective sweep poisons there the region whose content it checks after the samples: what the timed calls left).
+using BeforeSamples = std::function<void()>;
+
 // Collective over the connector's ranks: every rank calls it for its own operation at the same time.
 Sampling sample_operation(Connector& connector, const TimedOperation& op, const SamplingRules& rules,
-                          Watchdog& watchdog, const TimerFactory& make_beside_timer = {});
+                          Watchdog& watchdog, const TimerFactory& make_beside_timer = {},
+                          const BeforeSamples& before_samples = {});
 
 }  // namespace distbench
