@@ -5,6 +5,7 @@
 #include "core/device/element.hpp"
 #include "core/device/pattern.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +22,7 @@
 namespace distbench {
 namespace {
 
-using Int = __int128;
+__extension__ typedef __int128 Int;  // exact sums and products of 64-bit values
 
 // A floating-point format as this test knows it: significand bits (hidden one included), exponent bias, stored
 // exponent bits.
@@ -175,7 +176,7 @@ std::function<long double(long double, long double)> real_op(ReduceOp op) {
 }
 
 std::string where(DType t, ReduceOp op, int n, std::uint64_t i) {
-  return std::string(name(t)) + " " + std::string(name(op)) + " n=" + std::to_string(n) + " i=" + std::to_string(i);
+  return fmt::format("{} {} n={} i={}", name(t), name(op), n, i);
 }
 
 // One (dtype, op, n): over two periods, the brute-force reduction of the stored inputs, in every order, has every
@@ -293,8 +294,8 @@ TEST(Pattern, ValuesReachEveryBitClassOfEveryDtype) {
         for (bool inputs : {true, false}) {
           if (!inputs && !is_reduction(c)) continue;
           const Reach r = reach(c, op, t, n, inputs, !inputs);
-          const std::string what = std::string(name(t)) + " " + std::string(name(c)) + " " + std::string(name(op)) +
-                                   " n=" + std::to_string(n) + (inputs ? " inputs" : " results");
+          const std::string what =
+              fmt::format("{} {} {} n={} {}", name(t), name(c), name(op), n, inputs ? "inputs" : "results");
           if (is_integer(t)) {
             // An unsigned sum reaches the top bit in its results (n * a(i)), not in its inputs nor in their average
             // a(i) (at most the type's largest value / n, so that no partial sum wraps around).

@@ -64,7 +64,7 @@ struct PatternParams {
   int bits = 0;           // integer dtypes: their width (8, 32, 64); 0 for floating point
   int min_exponent = 0;   // floating point: the exponent of the smallest subnormal (-149 for float32)
   int significand = 0;    // prod on floating point: |m| of B(i) stays below 2^significand
-  int exps[kPatternExponents] = {};  // floating point: e(k) = exps[k % kPatternExponents]; all 0 for integers
+  int exps[kPatternExponents] = {};  // floating point: the exponents, exps[0] = 0 (each kind picks one per value)
 };
 
 // The pattern for one case: the kind follows the collective and operator; amplitudes shrink for large groups so
