@@ -112,7 +112,8 @@ Communicator& group() { return world().communicator(world_partition(mpitest::con
 TEST(PatternMutants, TheRealCommunicatorPassesEveryDtypeAndOperator) {
   for (DType t : all_dtypes()) {
     for (ReduceOp op : all_reduce_ops()) {
-      if (defined_for(op, t)) EXPECT_EQ(sweep_case(group(), t, op), 0) << name(t) << " " << name(op);
+      if (!defined_for(op, t)) continue;
+      EXPECT_EQ(sweep_case(group(), t, op), 0) << name(t) << " " << name(op);
     }
   }
 }
