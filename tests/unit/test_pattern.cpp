@@ -47,9 +47,9 @@ long double decode16(std::uint16_t bits, int mantissa, int bias) {
   const int exponent = (bits >> mantissa) & ((1 << (15 - mantissa)) - 1);
   const long double fraction = bits & ((1u << mantissa) - 1u);
   if (exponent == (1 << (15 - mantissa)) - 1) return NAN;
-  const long double magnitude =
-      exponent == 0 ? std::ldexp(fraction, 1 - bias - mantissa)
-                    : std::ldexp(fraction + std::ldexp(1.0L, mantissa), exponent - bias - mantissa);
+  const long double magnitude = exponent == 0
+                                    ? std::ldexp(fraction, 1 - bias - mantissa)
+                                    : std::ldexp(fraction + std::ldexp(1.0L, mantissa), exponent - bias - mantissa);
   return (bits & 0x8000u) ? -magnitude : magnitude;
 }
 
@@ -212,8 +212,8 @@ int check_exact(DType t, ReduceOp op, int n) {
           got /= n;
           exact &= representable(got, f);
         }
-        const bool ok = exact && got == expected.real && got == static_cast<long double>(pattern_double(
-                                                                    pattern_reduced(p, op, i)));
+        const bool ok =
+            exact && got == expected.real && got == static_cast<long double>(pattern_double(pattern_reduced(p, op, i)));
         if (!ok && failures++ < 5) {
           ADD_FAILURE() << where(t, op, n, i) << " order " << static_cast<int>(o) << ": got " << got << " expected "
                         << expected.real << (exact ? "" : " (a partial result is not representable)");
@@ -249,9 +249,9 @@ TEST(Pattern, ReductionsAreExactForLargerGroups) {
 
 // What the stored values of one (collective, op, dtype, n) reach, inputs and expected results together.
 struct Reach {
-  bool top_bit = false, top_bit_clear = false;     // integers: the width's top bit set / clear
-  bool negative = false, subnormal = false;        // floats
-  bool large = false, small_normal = false;        // floats: |v| >= 2^(max - 4); normal, below 2^(min + precision)
+  bool top_bit = false, top_bit_clear = false;  // integers: the width's top bit set / clear
+  bool negative = false, subnormal = false;     // floats
+  bool large = false, small_normal = false;     // floats: |v| >= 2^(max - 4); normal, below 2^(min + precision)
 };
 
 Reach reach(Collective c, ReduceOp op, DType t, int n, bool inputs, bool results) {

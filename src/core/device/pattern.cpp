@@ -44,7 +44,7 @@ int magnitude_bits(double largest) {
 // Integers: the largest value a partial sum may reach (the top of the signed or unsigned range), divided over the
 // ranks: a(i) and t(i) share it, so that n inputs of at most `per_rank` each never leave the range.
 void integer_sum_amplitudes(PatternParams& p) {
-  const std::uint64_t limit = p.is_signed ? (std::uint64_t{1} << (p.bits - 1)) - 1
+  const std::uint64_t limit = p.is_signed    ? (std::uint64_t{1} << (p.bits - 1)) - 1
                               : p.bits == 64 ? std::numeric_limits<std::uint64_t>::max()
                                              : (std::uint64_t{1} << p.bits) - 1;
   // 8 bits: every value and partial sum stays below the poison byte 0xA5 (165, or -91 signed: host_device.cpp), so

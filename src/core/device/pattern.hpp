@@ -61,9 +61,9 @@ struct PatternParams {
   std::uint64_t amp_a = 2;
   std::uint64_t amp_t = 3;
   bool is_signed = true;
-  int bits = 0;           // integer dtypes: their width (8, 32, 64); 0 for floating point
-  int min_exponent = 0;   // floating point: the exponent of the smallest subnormal (-149 for float32)
-  int significand = 0;    // prod on floating point: |m| of B(i) stays below 2^significand
+  int bits = 0;                      // integer dtypes: their width (8, 32, 64); 0 for floating point
+  int min_exponent = 0;              // floating point: the exponent of the smallest subnormal (-149 for float32)
+  int significand = 0;               // prod on floating point: |m| of B(i) stays below 2^significand
   int exps[kPatternExponents] = {};  // floating point: the exponents, exps[0] = 0 (each kind picks one per value)
 };
 
