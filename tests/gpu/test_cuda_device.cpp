@@ -77,14 +77,14 @@ TEST(CudaDevice, CountWrongChecksEveryBlockOfAGather) {
   std::vector<std::int32_t> result(30);
   for (int r = 0; r < 3; ++r) {
     for (std::size_t i = 0; i < 10; ++i) {
-      result[static_cast<std::size_t>(r) * 10 + i] = static_cast<std::int32_t>(pattern_input(pattern, r, i));
+      result[static_cast<std::size_t>(r) * 10 + i] = static_cast<std::int32_t>(pattern_input(pattern, r, i).m);
     }
   }
   auto buffer = device.allocate(result.size() * sizeof(std::int32_t));
   ASSERT_EQ(cudaMemcpy(buffer->data(0), result.data(), buffer->bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   const CheckSpec spec{pattern, ReduceOp::sum, Collective::allgather, 10, 0, 0};
   EXPECT_EQ(device.count_wrong({buffer.get(), 0}, DType::int32, spec), 0u);
-  result[25] += 1;  // one wrong element in the last block
+  result[25] ^= 1;  // one wrong element in the last block
   ASSERT_EQ(cudaMemcpy(buffer->data(0), result.data(), buffer->bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(device.count_wrong({buffer.get(), 0}, DType::int32, spec), 1u);
 }

@@ -17,7 +17,7 @@ TEST(RankSummary, QuantilesAndEndsOfTenRanks) {
   std::vector<std::string> hosts;
   for (int r = 0; r < 10; ++r) {
     v.push_back(10 - r);
-    hosts.push_back("h" + std::to_string(r / 4));
+    hosts.push_back(std::string("h").append(std::to_string(r / 4)));  // not "h" + ...: GCC 12 -Wrestrict false alarm
   }
   const RankDistribution d = distribution_over_ranks(v, hosts, 2);
   EXPECT_EQ(d.ranks, 10u);

@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace distbench::nccl {
 namespace {
@@ -14,25 +15,34 @@ constexpr unsigned kMaxGridY = 65535;
 constexpr unsigned kMaxCtas = 65536;         // enough to fill any GPU; larger grids only add scheduling
 constexpr unsigned char kPoisonByte = 0xA5;  // the byte Device::poison writes (as the host device does)
 
-// How one dtype is stored, encoded from an exact integer and decoded for the tolerance test. Integers wrap modulo
-// 2^bits, as encode_integer() does on the host; 16-bit floats round to nearest even, as half.hpp does.
+// How one dtype is stored, encoded from a pattern value and decoded for the tolerance test. Integers wrap modulo
+// 2^bits, as encode_pattern() does on the host; floats are m * 2^e, exact in a double and in the dtype (pattern.hpp),
+// so converting them rounds nothing, as on the host.
 template <typename T>
 struct Plain {
   using Storage = T;
-  static __device__ Storage encode(std::int64_t v) { return static_cast<Storage>(v); }
+  static __device__ Storage encode(const PatternValue& v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<Storage>(pattern_double(v));
+    } else {
+      return static_cast<Storage>(v.m);
+    }
+  }
   static __device__ double decode(Storage s) { return static_cast<double>(s); }
 };
 
 struct Half {
   using Storage = unsigned short;
-  static __device__ Storage encode(std::int64_t v) { return __half_as_ushort(__float2half_rn(static_cast<float>(v))); }
+  static __device__ Storage encode(const PatternValue& v) {
+    return __half_as_ushort(__float2half_rn(static_cast<float>(pattern_double(v))));
+  }
   static __device__ double decode(Storage s) { return __half2float(__ushort_as_half(s)); }
 };
 
 struct BFloat16 {
   using Storage = unsigned short;
-  static __device__ Storage encode(std::int64_t v) {
-    return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(v)));
+  static __device__ Storage encode(const PatternValue& v) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(static_cast<float>(pattern_double(v))));
   }
   static __device__ double decode(Storage s) { return __bfloat162float(__ushort_as_bfloat16(s)); }
 };
@@ -58,6 +68,9 @@ template <typename Codec>
 __global__ void count_wrong_kernel(const typename Codec::Storage* data, PatternParams pattern, ReduceOp op,
                                    const ExpectBlock* blocks, int nblocks, double tolerance,
                                    unsigned long long* counter) {
+  // The tolerance is in units of the element's scale 2^e (verify_tolerance.hpp), plus one smallest subnormal per
+  // rank: a rounding in the subnormal range loses up to half of one, whatever the scale.
+  const double subnormal_slack = pattern.nranks * ldexp(1.0, pattern.min_exponent);
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   unsigned long long wrong = 0;
   for (int b = static_cast<int>(blockIdx.y); b < nblocks; b += static_cast<int>(gridDim.y)) {
@@ -65,11 +78,12 @@ __global__ void count_wrong_kernel(const typename Codec::Storage* data, PatternP
     for (std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < block.count;
          j += stride) {
       const auto got = data[block.offset + j];
-      const std::int64_t expected = pattern_expected(pattern, op, block, j);
+      const PatternValue expected = pattern_expected(pattern, op, block, j);
       bool right = false;
       if (tolerance > 0) {
-        const double diff = Codec::decode(got) - static_cast<double>(expected);
-        right = !is_poison(got) && diff <= tolerance && -diff <= tolerance;
+        const double diff = Codec::decode(got) - pattern_double(expected);
+        const double bound = tolerance * ldexp(1.0, expected.e) + subnormal_slack;
+        right = !is_poison(got) && diff <= bound && -diff <= bound;
       } else {
         right = got == Codec::encode(expected);
       }

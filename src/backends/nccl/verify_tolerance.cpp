@@ -16,8 +16,9 @@ double epsilon(DType t) {
   }
 }
 
-// Largest |input| of the sum pattern (pattern.hpp: a(i) +- t(i), both bounded by their amplitudes).
-double largest_input(const PatternParams& p) { return p.is_signed ? p.amp_a + p.amp_t : 2.0 * p.amp_a + 2.0 * p.amp_t; }
+// Largest |input| significand of the sum pattern (pattern.hpp: a(i) +- t(i), in units of 2^e(i); floating-point
+// patterns are signed).
+double largest_input(const PatternParams& p) { return static_cast<double>(p.amp_a + p.amp_t); }
 
 }  // namespace
 

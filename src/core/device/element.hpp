@@ -3,7 +3,9 @@
 
 #include "core/device/dtype.hpp"
 #include "core/device/half.hpp"
+#include "core/device/pattern.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -27,12 +29,15 @@ decltype(auto) visit_storage(DType t, F&& f) {
   return f(std::uint8_t{});
 }
 
-// Storage bits of the exact integer `v` in dtype `t` (integers wrap modulo 2^bits, as C++20 defines).
+// Storage bits of a pattern value in dtype `t` (pattern.hpp): integers wrap modulo 2^bits (as C++20 defines); floats
+// are m * 2^e, exact in a double, then in the dtype (every pattern value is representable: no rounding happens).
 template <typename Storage>
-Storage encode_integer(DType t, std::int64_t v) {
-  if (t == DType::float16) return static_cast<Storage>(float_to_half(static_cast<float>(v)));
-  if (t == DType::bfloat16) return static_cast<Storage>(float_to_bfloat16(static_cast<float>(v)));
-  return static_cast<Storage>(v);
+Storage encode_pattern(DType t, const PatternValue& v) {
+  if (is_integer(t)) return static_cast<Storage>(v.m);
+  const double value = std::ldexp(static_cast<double>(v.m), v.e);
+  if (t == DType::float16) return static_cast<Storage>(float_to_half(static_cast<float>(value)));
+  if (t == DType::bfloat16) return static_cast<Storage>(float_to_bfloat16(static_cast<float>(value)));
+  return static_cast<Storage>(value);
 }
 
 }  // namespace distbench

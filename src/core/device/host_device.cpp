@@ -183,7 +183,7 @@ void HostDevice::fill(BufferRef at, std::size_t count, DType dtype, const FillSp
     // One period from the formulas, then copies of what is already filled, doubling each time.
     const std::size_t period = std::min<std::size_t>(pattern_period(spec.pattern), count);
     for (std::size_t i = 0; i < period; ++i) {
-      out[i] = encode_integer<T>(dtype, pattern_input(spec.pattern, spec.first_rank, i));
+      out[i] = encode_pattern<T>(dtype, pattern_input(spec.pattern, spec.first_rank, i));
     }
     for (std::size_t filled = period; filled < count;) {
       const std::size_t n = std::min(filled, count - filled) / period * period;
@@ -207,7 +207,7 @@ std::uint64_t HostDevice::count_wrong(BufferRef at, DType dtype, const CheckSpec
     for (const auto& block : blocks) {
       // The expected values repeat with the pattern's period: compare each stretch of one period with one table.
       for (std::size_t j = 0; j < period; ++j) {
-        expected[j] = encode_integer<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
+        expected[j] = encode_pattern<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
       }
       const T* result = data + block.offset;
       for (std::uint64_t first = 0; first < block.count; first += period) {
