@@ -41,7 +41,7 @@ double checker_decoded(DType t, std::uint64_t bits) {
 
 std::uint64_t checker_storage_bits(DType t, std::int64_t v) {
   return visit_storage(t, [&]<typename T>(T) {
-    const T s = encode_integer<T>(t, v);
+    const T s = encode_pattern<T>(t, PatternValue{v, 0});
     std::uint64_t bits = 0;
     std::memcpy(&bits, &s, sizeof(T));
     return bits;

@@ -227,7 +227,7 @@ void HostDevice::fill_expected(BufferRef at, DType dtype, const CheckSpec& spec,
     auto* out = static_cast<T*>(at.data());
     for (const auto& block : blocks) {
       for (std::uint64_t j = 0; j < block.count; ++j) {
-        out[block.offset + j] = encode_integer<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
+        out[block.offset + j] = encode_pattern<T>(dtype, pattern_expected(spec.pattern, spec.op, block, j));
       }
     }
   });
