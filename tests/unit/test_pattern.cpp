@@ -181,8 +181,9 @@ std::string where(DType t, ReduceOp op, int n, std::uint64_t i) {
 
 // One (dtype, op, n): over two periods, the brute-force reduction of the stored inputs, in every order, has every
 // partial result in the dtype's range (integers) or representable (floats), and equals the stored expected value.
-int check_exact(DType t, ReduceOp op, int n) {
-  const PatternParams p = make_pattern(Collective::allreduce, op, t, n);
+int check_exact(DType t, ReduceOp op, int n, bool timed = false) {
+  const PatternParams full = make_pattern(Collective::allreduce, op, t, n);
+  const PatternParams p = timed ? without_subnormals(full) : full;
   const std::uint64_t indices = std::min<std::uint64_t>(2 * pattern_period(p), 400);
   int failures = 0;
   for (std::uint64_t i = 0; i < indices && failures < 5; ++i) {
@@ -254,8 +255,9 @@ struct Reach {
   bool large = false, small_normal = false;     // floats: |v| >= 2^(max - 4); normal, below 2^(min + precision)
 };
 
-Reach reach(Collective c, ReduceOp op, DType t, int n, bool inputs, bool results) {
-  const PatternParams p = make_pattern(c, op, t, n);
+Reach reach(Collective c, ReduceOp op, DType t, int n, bool inputs, bool results, bool timed = false) {
+  const PatternParams full = make_pattern(c, op, t, n);
+  const PatternParams p = timed ? without_subnormals(full) : full;
   const std::uint64_t bits = size_of(t) * 8;
   const Format f = format(t);
   Reach out;
@@ -312,6 +314,32 @@ TEST(Pattern, ValuesReachEveryBitClassOfEveryDtype) {
           }
         }
       }
+    }
+  }
+}
+
+// What the timed calls run on (without_subnormals): no subnormal input or result in any float dtype, every other
+// class still reached, and every reduction still exact.
+TEST(Pattern, TheTimedPatternHasNoSubnormalsAndStaysExact) {
+  for (DType t : all_dtypes()) {
+    if (is_integer(t)) continue;
+    for (int n : {2, 3, 8}) {
+      for (ReduceOp op : all_reduce_ops()) {
+        if (!defined_for(op, t)) continue;
+        for (bool inputs : {true, false}) {
+          const Reach r = reach(Collective::allreduce, op, t, n, inputs, !inputs, true);
+          const std::string what = fmt::format("{} {} n={} {}", name(t), name(op), n, inputs ? "inputs" : "results");
+          EXPECT_FALSE(r.subnormal) << what;
+          EXPECT_TRUE(r.negative) << what;
+          // as the full pattern's (an average of 8 stays below 2^(emax-4))
+          if (n < 8) {
+            EXPECT_TRUE(r.large) << what;
+          }
+          EXPECT_TRUE(r.small_normal) << what;
+        }
+        EXPECT_EQ(check_exact(t, op, n, true), 0) << name(t) << " " << name(op) << " n=" << n;
+      }
+      EXPECT_FALSE(reach(Collective::allgather, ReduceOp::sum, t, n, true, false, true).subnormal) << name(t);
     }
   }
 }

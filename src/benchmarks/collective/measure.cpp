@@ -22,13 +22,17 @@ void warm_up_sizes(Communicator& comm, const SweepPlan& plan, Watchdog& watchdog
 
 // With -c N > 0 the case's wrong elements are those the timed calls left (where checkable), added to its
 // verifications' (case_check.hpp).
+// The timed calls run on the pattern without its subnormals (pattern.hpp: without_subnormals), the verification
+// calls on all of it.
 Measured measure_case(World& world, Communicator& comm, const SweepPlan& plan, Watchdog& watchdog,
                       const CaseSetup& setup) {
-  fill_send(world, comm, setup);
+  CaseSetup timed_setup = setup;
+  timed_setup.pattern = without_subnormals(setup.pattern);
+  fill_send(world, comm, timed_setup);
   const std::unique_ptr<TimedCase> timed =
       method_of(setup).prepare(CaseContext{world, comm, plan, setup, Seconds(plan.timeout_s)});
   const bool check_timed = plan.check_iters > 0 && timed_result_checkable(setup.call);
-  const TimedResults results(world, comm, setup, *timed);
+  const TimedResults results(world, comm, timed_setup, *timed);
   BeforeSamples before_samples;
   if (check_timed) before_samples = [&] { results.prepare(watchdog); };
   Measured out;

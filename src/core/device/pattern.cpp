@@ -1,5 +1,6 @@
 #include "core/device/pattern.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -101,6 +102,13 @@ PatternParams make_pattern(Collective c, ReduceOp op, DType dtype, int nranks) {
     case PatternKind::prod: bits = p.significand; break;  // |B| < 2^significand
   }
   float_exponents(p, f, bits);
+  return p;
+}
+
+PatternParams without_subnormals(PatternParams p) {
+  if (p.bits != 0) return p;
+  const int min_normal = p.min_exponent + p.significand;  // the smallest subnormal is 2^(min_normal - significand)
+  for (int& e : p.exps) e = std::max(e, min_normal);
   return p;
 }
 

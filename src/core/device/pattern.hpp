@@ -67,6 +67,11 @@ struct PatternParams {
   int exps[kPatternExponents] = {};  // floating point: the exponents, exps[0] = 0 (each kind picks one per value)
 };
 
+// The same pattern with every exponent below the smallest normal one raised to it: no value, input or result, is
+// subnormal (a CPU adds subnormals through microcode assists, many times slower: timed on them, a collective would
+// be timed on its data). What the timed calls run on; the verification calls keep the subnormals.
+PatternParams without_subnormals(PatternParams p);
+
 // The pattern for one case: the kind follows the collective and operator; amplitudes shrink for large groups so
 // that every partial result stays exact in `dtype`, and exponents are chosen so that no result overflows.
 PatternParams make_pattern(Collective c, ReduceOp op, DType dtype, int nranks);
