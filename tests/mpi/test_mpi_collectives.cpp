@@ -1,8 +1,8 @@
 // Every collective x dtype x operator x placement on the MPI backend, blocking and asynchronous, at sizes that
 // do not divide evenly, a single element, and the largest tested size: #wrong must be 0 on every rank.
+#include "core/comm/forwarding_communicator.hpp"
 #include "tests/mpi/mpi_call_counts.hpp"
 #include "tests/mpi/mpi_environment.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 
 #include "backends/mpi/mpi_collectives.hpp"
 #include "benchmarks/collective/fused_allreduce.hpp"

@@ -2,8 +2,8 @@
 // this test, never in the product), each run through the sweep's own case (measure_case: timed samples, then the
 // verification the sweep makes) on the MPI backend. Every mutant must give wrong elements; the real communicator none,
 // for every dtype and operator. With the earlier patterns (small integers) every one of these mutants passed.
+#include "core/comm/forwarding_communicator.hpp"
 #include "tests/mpi/mpi_environment.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 
 #include "benchmarks/collective/measure.hpp"
 #include "core/comm/groups.hpp"

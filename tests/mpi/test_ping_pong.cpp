@@ -1,8 +1,8 @@
 // The latency benchmark's ping-pong over the MPI backend's blocking send and receive: every byte arrives at every size
 // (none, one, uneven, past Open MPI's eager limit), and its verification counts the messages of wrong implementations
 // (a message one byte short, a reply from the receive buffer instead of the send buffer).
+#include "core/comm/forwarding_communicator.hpp"
 #include "tests/mpi/mpi_environment.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 
 #include "benchmarks/latency/ping_pong.hpp"
 #include "core/comm/groups.hpp"

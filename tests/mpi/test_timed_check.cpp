@@ -3,8 +3,8 @@
 // data while every untimed call (warm-up, calibration, verification) is right must give wrong elements, for every
 // timing method and for a --tensors list; a rooted collective that always takes rank 0's data must give wrong
 // elements at the default root 0. The right communicator gives none.
+#include "core/comm/forwarding_communicator.hpp"
 #include "tests/mpi/mpi_environment.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 #include "tests/support/test_step.hpp"
 
 #include "benchmarks/collective/measure.hpp"

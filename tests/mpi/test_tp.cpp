@@ -4,9 +4,9 @@
 
 #include "benchmarks/tp/tp_layers.hpp"
 #include "benchmarks/tp/tp_ops.hpp"
+#include "core/comm/forwarding_communicator.hpp"
 #include "core/comm/groups.hpp"
 #include "numerics/host_math.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 #include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>

@@ -12,11 +12,11 @@
 #include "benchmarks/train/reference_check.hpp"
 #include "benchmarks/train/replica_check.hpp"
 #include "benchmarks/train/train_benchmark.hpp"
+#include "core/comm/forwarding_communicator.hpp"
 #include "core/comm/groups.hpp"
 #include "core/device/buffer.hpp"
 #include "core/device/half.hpp"
 #include "numerics/host_math.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 #include "tests/support/test_step.hpp"
 
 #include <fmt/core.h>

@@ -5,8 +5,8 @@
 
 #include "benchmarks/zero/step.hpp"
 #include "core/comm/communicator.hpp"
+#include "core/comm/forwarding_communicator.hpp"
 #include "core/device/dense_math.hpp"
-#include "tests/support/forwarding_communicator.hpp"
 
 #include <cstddef>
 #include <cstring>

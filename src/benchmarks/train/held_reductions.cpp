@@ -25,9 +25,9 @@ class HeldWork final : public Work {
 
 std::unique_ptr<Work> HeldReductions::start(const CollectiveCall& call) {
   if (call.collective != Collective::allreduce && call.collective != Collective::reduce_scatter) {
-    return real_.start(call);
+    return real().start(call);
   }
-  return std::make_unique<HeldWork>(real_, call);
+  return std::make_unique<HeldWork>(real(), call);
 }
 
 }  // namespace distbench::train

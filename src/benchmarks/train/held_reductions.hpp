@@ -10,7 +10,7 @@
 // on every rank, as collectives must; a reduction never waited is never started, on any rank.
 #pragma once
 
-#include "core/comm/communicator.hpp"
+#include "core/comm/forwarding_communicator.hpp"
 
 #include <memory>
 #include <optional>
@@ -19,34 +19,11 @@
 
 namespace distbench::train {
 
-class HeldReductions final : public Communicator {
+class HeldReductions final : public ForwardingCommunicator {
  public:
-  explicit HeldReductions(Communicator& real) : real_(real) {}
+  explicit HeldReductions(Communicator& real) : ForwardingCommunicator(real) {}
 
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
-
-  int rank() const override { return real_.rank(); }
-  int size() const override { return real_.size(); }
-  int local_parts() const override { return real_.local_parts(); }
-  std::string_view backend() const override { return real_.backend(); }
-  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
-    return real_.unsupported(c, t, op);
-  }
-  void run(const CollectiveCall& call, const ArmedStep& step) override { real_.run(call, step); }
-  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_send(data, bytes, peer);
-  }
-  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_recv(data, bytes, peer);
-  }
-  BufferRef result_at(const CollectiveCall& call) const override { return real_.result_at(call); }
-  void synchronize(Seconds timeout) override { real_.synchronize(timeout); }
-  bool runs_on_device() const override { return real_.runs_on_device(); }
-  bool copies_in_place(Collective c) const override { return real_.copies_in_place(c); }
-  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
-
- private:
-  Communicator& real_;
 };
 
 }  // namespace distbench::train

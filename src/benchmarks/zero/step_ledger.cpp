@@ -53,29 +53,29 @@ std::uint64_t ring_bytes_sent(const CollectiveCall& call, std::size_t ranks) {
 }
 
 StepLedger::StepLedger(Communicator& real, const StepConfig& config, DenseMath* math)
-    : real_(real), config_(config), math_(math) {
+    : ForwardingCommunicator(real), config_(config), math_(math) {
   if (config_.stage == Stage::s3) layers_ = layer_segments(config_.layers, static_cast<std::size_t>(real.size()));
 }
 
 void StepLedger::run(const CollectiveCall& call, const ArmedStep& step) {
-  bytes_ += ring_bytes_sent(call, static_cast<std::size_t>(real_.size()));
-  real_.run(call, step);
+  bytes_ += ring_bytes_sent(call, static_cast<std::size_t>(real().size()));
+  real().run(call, step);
 }
 
 std::unique_ptr<Work> StepLedger::start(const CollectiveCall& call) {
-  bytes_ += ring_bytes_sent(call, static_cast<std::size_t>(real_.size()));
+  bytes_ += ring_bytes_sent(call, static_cast<std::size_t>(real().size()));
   if (call.collective != Collective::allgather || config_.stage != Stage::s3 || config_.gradients != Gradients::exact) {
-    return real_.start(call);
+    return real().start(call);
   }
   const std::uint64_t index = gathers_++;
-  return std::make_unique<ThenChecked>(real_.start(call), [this, call, index] { check_gathered(call, index); });
+  return std::make_unique<ThenChecked>(real().start(call), [this, call, index] { check_gathered(call, index); });
 }
 
 std::vector<float> StepLedger::gathered_values(const CollectiveCall& call) const {
   // Whatever layer it was: its count says how much, read as the step's type.
-  const std::size_t elements = call.count * static_cast<std::size_t>(real_.size()), g = size_of(config_.type);
+  const std::size_t elements = call.count * static_cast<std::size_t>(real().size()), g = size_of(config_.type);
   std::vector<std::byte> bytes(elements * g);
-  const BufferRef at = real_.result_at(call);
+  const BufferRef at = real().result_at(call);
   if (math_ != nullptr) {
     math_->download(bytes.data(), at.data(), bytes.size());
   } else {
@@ -93,7 +93,7 @@ void StepLedger::check_gathered(const CollectiveCall& call, std::uint64_t index)
   const Segment& layer = layers_[forward ? at : per_step - 1 - at];
   const std::vector<float> got = gathered_values(call);
   const std::vector<float> expected =
-      reference_params(layer.begin, layer.part.elements, real_.size(), steps_before, config_.type, config_.adam);
+      reference_params(layer.begin, layer.part.elements, real().size(), steps_before, config_.type, config_.adam);
   std::uint64_t differ = 0;
   std::size_t first = 0;
   for (std::size_t k = 0; k < std::max(layer.part.padded(), got.size()); ++k) {

@@ -13,7 +13,7 @@
 #pragma once
 
 #include "benchmarks/zero/step.hpp"
-#include "core/comm/communicator.hpp"
+#include "core/comm/forwarding_communicator.hpp"
 #include "core/device/dense_math.hpp"
 
 #include <cstdint>
@@ -27,7 +27,7 @@ namespace distbench::zero {
 // Bytes one rank sends in `call` over `ranks` ranks as a ring algorithm does (0 for one rank).
 std::uint64_t ring_bytes_sent(const CollectiveCall& call, std::size_t ranks);
 
-class StepLedger final : public Communicator {
+class StepLedger final : public ForwardingCommunicator {
  public:
   // `config`: the step's (its stage, type, layers and Adam); `math`: how the step's arrays are reached on a device
   // (null: host memory).
@@ -39,26 +39,8 @@ class StepLedger final : public Communicator {
   // Stage 3: the first gathered element that differed from the reference (over every gather so far), and how many.
   const std::optional<Mismatch>& gather_mismatch() const { return gather_mismatch_; }
 
-  int rank() const override { return real_.rank(); }
-  int size() const override { return real_.size(); }
-  int local_parts() const override { return real_.local_parts(); }
-  std::string_view backend() const override { return real_.backend(); }
-  std::optional<std::string> unsupported(Collective c, DType t, ReduceOp op) const override {
-    return real_.unsupported(c, t, op);
-  }
   void run(const CollectiveCall& call, const ArmedStep& step) override;
   std::unique_ptr<Work> start(const CollectiveCall& call) override;
-  std::unique_ptr<Work> start_send(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_send(data, bytes, peer);
-  }
-  std::unique_ptr<Work> start_recv(BufferRef data, std::size_t bytes, int peer) override {
-    return real_.start_recv(data, bytes, peer);
-  }
-  BufferRef result_at(const CollectiveCall& call) const override { return real_.result_at(call); }
-  void synchronize(Seconds timeout) override { real_.synchronize(timeout); }
-  bool runs_on_device() const override { return real_.runs_on_device(); }
-  bool copies_in_place(Collective c) const override { return real_.copies_in_place(c); }
-  std::unique_ptr<Timer> make_timer() override { return real_.make_timer(); }
 
  private:
   // The `index`-th all-gather (0-based, over the ledger's life), complete: its layer against the reference.
@@ -66,7 +48,6 @@ class StepLedger final : public Communicator {
   // What a complete all-gather left (all ranks' blocks), as floats.
   std::vector<float> gathered_values(const CollectiveCall& call) const;
 
-  Communicator& real_;
   StepConfig config_;
   DenseMath* math_;
   std::vector<Segment> layers_;  // stage 3's segments
