@@ -225,11 +225,15 @@ int check_exact(DType t, ReduceOp op, int n, bool timed = false) {
   return failures;
 }
 
-TEST(Pattern, ReductionsAreExactInEveryDtypeFromOneToSixteenRanks) {
+TEST(Pattern, ReductionsAreExactInEveryDtypeUpToSixteenRanks) {
   for (DType t : all_dtypes()) {
     for (ReduceOp op : all_reduce_ops()) {
       if (!defined_for(op, t)) continue;
-      for (int n = 1; n <= 16; ++n) EXPECT_EQ(check_exact(t, op, n), 0) << name(t) << " " << name(op) << " n=" << n;
+      // every small group shape: one rank, pairs, an odd rank out, powers of two and between (the brute force is
+      // the suite's slowest test under the sanitizers: not every n up to 16)
+      for (int n : {1, 2, 3, 4, 5, 7, 8, 11, 16}) {
+        EXPECT_EQ(check_exact(t, op, n), 0) << name(t) << " " << name(op) << " n=" << n;
+      }
     }
   }
 }
@@ -238,7 +242,7 @@ TEST(Pattern, ReductionsAreExactForLargerGroups) {
   for (DType t : all_dtypes()) {
     for (ReduceOp op : all_reduce_ops()) {
       if (!defined_for(op, t)) continue;
-      for (int n : {17, 33, 64}) EXPECT_EQ(check_exact(t, op, n), 0) << name(t) << " " << name(op) << " n=" << n;
+      for (int n : {17, 64}) EXPECT_EQ(check_exact(t, op, n), 0) << name(t) << " " << name(op) << " n=" << n;
     }
   }
   for (DType t : {DType::float32, DType::int32, DType::uint32, DType::int64}) {
@@ -414,7 +418,7 @@ TEST(Pattern, InputsAndReductionsRepeatWithThePatternPeriod) {
     for (ReduceOp op : all_reduce_ops()) {
       for (DType dtype : all_dtypes()) {
         if (!defined_for(op, dtype)) continue;
-        for (int n = 1; n <= 40; ++n) {
+        for (int n : {1, 2, 3, 4, 5, 8, 13, 16, 17, 33, 40}) {
           const PatternParams p = make_pattern(c, op, dtype, n);
           const std::uint64_t period = pattern_period(p);
           for (std::uint64_t i = 0; i < period + 5; ++i) {
