@@ -6,6 +6,7 @@
 #include "benchmarks/zero/step.hpp"
 #include "core/comm/communicator.hpp"
 #include "core/comm/forwarding_communicator.hpp"
+#include "core/comm/then_work.hpp"
 #include "core/device/dense_math.hpp"
 
 #include <cstddef>
@@ -40,32 +41,6 @@ inline std::string_view name(ZeroMutant m) {
   }
   return "?";
 }
-
-// A call's completion, then something more once it has completed (within the same timeout).
-class ThenWork final : public Work {
- public:
-  ThenWork(std::unique_ptr<Work> first, std::function<void(Seconds)> then)
-      : first_(std::move(first)), then_(std::move(then)) {}
-  bool done() override {
-    if (!first_->done()) return false;
-    finish(Seconds{60.0});
-    return true;
-  }
-  void wait(Seconds timeout) override {
-    first_->wait(timeout);
-    finish(timeout);
-  }
-
- private:
-  void finish(Seconds timeout) {
-    if (!then_) return;
-    auto then = std::move(then_);
-    then_ = nullptr;
-    then(timeout);
-  }
-  std::unique_ptr<Work> first_;
-  std::function<void(Seconds)> then_;
-};
 
 // Already complete.
 class DoneWork final : public Work {

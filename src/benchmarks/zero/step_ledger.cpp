@@ -1,6 +1,7 @@
 #include "benchmarks/zero/step_ledger.hpp"
 
 #include "benchmarks/zero/verify.hpp"
+#include "core/comm/then_work.hpp"
 
 #include <fmt/format.h>
 
@@ -12,35 +13,6 @@
 #include <vector>
 
 namespace distbench::zero {
-namespace {
-
-// A call's completion, then `then` once (whichever of done() and wait() sees it complete first).
-class ThenChecked final : public Work {
- public:
-  ThenChecked(std::unique_ptr<Work> real, std::function<void()> then)
-      : real_(std::move(real)), then_(std::move(then)) {}
-  bool done() override {
-    if (!real_->done()) return false;
-    finish();
-    return true;
-  }
-  void wait(Seconds timeout) override {
-    real_->wait(timeout);
-    finish();
-  }
-
- private:
-  void finish() {
-    if (!then_) return;
-    auto then = std::move(then_);
-    then_ = nullptr;
-    then();
-  }
-  std::unique_ptr<Work> real_;
-  std::function<void()> then_;
-};
-
-}  // namespace
 
 std::uint64_t ring_bytes_sent(const CollectiveCall& call, std::size_t ranks) {
   const std::uint64_t g = size_of(call.dtype), c = call.count, others = ranks - 1;
@@ -68,7 +40,7 @@ std::unique_ptr<Work> StepLedger::start(const CollectiveCall& call) {
     return real().start(call);
   }
   const std::uint64_t index = gathers_++;
-  return std::make_unique<ThenChecked>(real().start(call), [this, call, index] { check_gathered(call, index); });
+  return std::make_unique<ThenWork>(real().start(call), [this, call, index](Seconds) { check_gathered(call, index); });
 }
 
 std::vector<float> StepLedger::gathered_values(const CollectiveCall& call) const {
