@@ -223,8 +223,7 @@ void add_gate_options(CLI::App& app, CompareArgs& a) {
       ->check(in_range(1, kMaxCandidateRuns));
   app.add_flag("--allow-missing", a.allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
       ->group(kGateGroup);
-  app.add_flag("--threshold-only", a.threshold_only,
-               "Judge by --threshold, --floor-us and the runs' extremes, no test (reports; any number of runs)")
+  app.add_flag("--threshold-only", a.threshold_only, "No test: judge by threshold, floor and run extremes (reports)")
       ->group(kGateGroup);
 }
 
@@ -271,7 +270,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->footer(help_footer("More: docs/compare.md, 'Usage'; interleaved runs: docs/compare.md, 'Interleaved A/B'.",
                           compare_exit_code_lines()));
   auto a = std::make_shared<CompareArgs>();
-  app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json..., a run each; 5 a side to test at alpha 0.01")
+  app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json... (a run each; 5 a side at --alpha 0.01)")
       ->check(non_empty_path());
   add_gate_options(*app, *a);
   add_interleaved_options(*app, a->interleaved);
