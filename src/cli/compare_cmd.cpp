@@ -1,8 +1,10 @@
-// `distbench compare BASELINE... CANDIDATE`: the CI regression gate (src/compare), on reports measured before; or
+// `distbench compare BASELINE... CANDIDATE...`: the CI regression gate (src/compare), on reports measured before, each
+// a run (the test compares the runs' medians; --threshold-only judges without one); or
 // `distbench compare --run-baseline CMD --run-candidate CMD`: the gate runs both sides itself, interleaved, and pairs
 // them round by round. Exit 0: no regression; 1: at least one case SLOWER; 2: bad input or reports that cannot be
-// compared; 3: a report (of either side) counts wrong elements; 7: the gate could not judge (nothing compared, cases
-// missing from the candidate or from a round, a report or a run that did not complete): it fails closed.
+// compared; 3: a report (of either side) counts wrong elements; 7: the gate could not judge (too few runs to test,
+// nothing compared, cases missing from the candidate or from a round, a report or a run that did not complete): it
+// fails closed.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
@@ -56,6 +58,7 @@ struct CompareArgs {
   std::string output;
   int candidates = 1;
   bool allow_missing = false;
+  bool threshold_only = false;
   InterleavedPlan interleaved;  // --run-baseline / --run-candidate
 };
 
@@ -87,6 +90,7 @@ CompareOptions options_of(const CompareArgs& a) {
   options.alpha = a.alpha;
   options.filter = compare::parse_filter(a.filter);
   options.allow_missing = a.allow_missing;
+  options.threshold_only = a.threshold_only;
   return options;
 }
 
@@ -120,6 +124,9 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
     throw usage_error("give either report files or --run-baseline and --run-candidate, not both");
   }
   if (a.candidates != 1) throw usage_error("--candidates is for report files; with --run-candidate use --rounds");
+  if (a.threshold_only) {
+    throw usage_error("--threshold-only is for report files; interleaved rounds are paired and tested (--rounds)");
+  }
   InterleavedPlan plan = a.interleaved;
   if (plan.baseline_command.empty() || plan.candidate_command.empty()) {
     throw usage_error("an interleaved comparison needs both --run-baseline CMD and --run-candidate CMD");
@@ -210,11 +217,13 @@ void add_gate_options(CLI::App& app, CompareArgs& a) {
   app.add_option("--filter", a.filter, "Cases to compare: key=value, key!=value, key>=number, comma-separated")
       ->option_text("RULES")
       ->group(kGateGroup);
-  app.add_option("--candidates", a.candidates, "The last N files are the candidate's runs (pooled)")
+  app.add_option("--candidates", a.candidates, "The last N files are the candidate's runs")
       ->option_text("N")
       ->group(kGateGroup)
       ->check(in_range(1, kMaxCandidateRuns));
   app.add_flag("--allow-missing", a.allow_missing, "Pass baseline cases the candidate lacks (by default: exit 7)")
+      ->group(kGateGroup);
+  app.add_flag("--threshold-only", a.threshold_only, "No test: judge by threshold, floor and run extremes (reports)")
       ->group(kGateGroup);
 }
 
@@ -261,7 +270,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   app->footer(help_footer("More: docs/compare.md, 'Usage'; interleaved runs: docs/compare.md, 'Interleaved A/B'.",
                           compare_exit_code_lines()));
   auto a = std::make_shared<CompareArgs>();
-  app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json (the baselines are pooled)")
+  app->add_option("REPORTS", a->files, "BASELINE.json... CANDIDATE.json... (a run each; 5 a side at --alpha 0.01)")
       ->check(non_empty_path());
   add_gate_options(*app, *a);
   add_interleaved_options(*app, a->interleaved);

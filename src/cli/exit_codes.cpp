@@ -56,7 +56,7 @@ std::vector<ExitCodeLine> compare_exit_code_lines() {
           {"1", "a case got SLOWER (or a runtime failure: the error line says which)"},
           {"2", "bad input: options, or reports that cannot be compared"},
           {"3", "a report of either side counts wrong elements: it fails closed"},
-          {"7", "it could not judge (cases missing, even in one round; a report not complete)"},
+          {"7", "could not judge (too few runs; cases missing, even in a round; a report not complete)"},
           {"130, 143", "interrupted (SIGINT, SIGTERM); the interleaved runs so far are kept"}};
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
+#include "core/measure/stats.hpp"
 #include "core/report/text.hpp"
 
 #include <fmt/format.h>
@@ -188,6 +189,12 @@ void check_inputs(const std::vector<ParsedReport>& base, const std::vector<Parse
 
 namespace {
 
+RunFigure run_figure(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  const MedianInterval interval = median_interval_sorted(us);
+  return {median(us), interval.low, interval.high, us.size()};
+}
+
 // Throws usage_error for a sample a time cannot be (not finite, or not above 0): a damaged or hand-edited report,
 // which no statistic may judge (a NaN would stall the rank test, zeros would read as infinitely fast).
 void check_samples(const Record& r, const std::vector<double>& us, const std::string& run_name,
@@ -233,7 +240,8 @@ Side pool(const std::vector<ParsedReport>& runs, const CompareOptions& options, 
       check_samples(r, us, run_name, keys);
       it->second.samples_us.insert(it->second.samples_us.end(), us.begin(), us.end());
       if (!us.empty()) {
-        it->second.run_medians_us.push_back(median(us));
+        it->second.run_figures.push_back(run_figure(us));
+        it->second.run_medians_us.push_back(it->second.run_figures.back().median_us);
         it->second.median_runs.push_back(run_index);
       }
     }
@@ -281,22 +289,29 @@ CaseComparison begin_case(const Pooled& cand, const std::vector<std::string>& ke
   return c;
 }
 
-Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key) {
+double side_time_us(const Pooled& p, SideTime how) {
+  return median(how == SideTime::pooled_samples ? p.samples_us : p.run_medians_us);
+}
+
+Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key,
+                       SideTime how) {
+  c.cand_run_figures = cand.run_figures;
   auto it = base.cases.find(key);
   if (it == base.cases.end()) {
-    c.cand = metric_of(out.options.metric, median(c.cand_us), bandwidth_of(*cand.record));
+    c.cand = metric_of(out.options.metric, side_time_us(cand, how), bandwidth_of(*cand.record));
     c.verdict = Verdict::added;
     c.reason = "not in the baseline";
     out.cases.push_back(std::move(c));
     return nullptr;
   }
   it->second.used = true;
+  c.base_run_figures = it->second.run_figures;
   c.base_us = it->second.samples_us;
   c.base_samples = c.base_us.size();
   return &it->second;
 }
 
-void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys) {
+void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys, SideTime how) {
   for (const std::string& key : base.order) {
     const Pooled& p = base.cases.at(key);
     if (p.used) continue;
@@ -305,7 +320,8 @@ void add_missing_cases(Comparison& out, const Side& base, const std::vector<std:
     c.params = p.record->params;
     c.base_us = p.samples_us;
     c.base_samples = c.base_us.size();
-    c.base = metric_of(out.options.metric, median(c.base_us), bandwidth_of(*p.record));
+    c.base_run_figures = p.run_figures;
+    c.base = metric_of(out.options.metric, side_time_us(p, how), bandwidth_of(*p.record));
     c.verdict = Verdict::missing;
     c.reason = "not in the candidate";
     out.cases.push_back(std::move(c));

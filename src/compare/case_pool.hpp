@@ -59,6 +59,7 @@ struct Pooled {
   const Record* record = nullptr;
   std::vector<double> samples_us;
   std::vector<double> run_medians_us;
+  std::vector<RunFigure> run_figures;    // each of run_medians_us with its interval and sample count
   std::vector<std::size_t> median_runs;  // the run (index into the runs pooled) of each of run_medians_us
   bool used = false;
 };
@@ -78,18 +79,25 @@ std::vector<std::string> label_keys(const Side& base, const Side& cand);
 // A case's comparison begun from the candidate's pooled case: its label, parameters and samples.
 CaseComparison begin_case(const Pooled& cand, const std::vector<std::string>& keys);
 
-// The baseline's case of `key`, marked used, with its samples set in `c`; nullptr when the baseline lacks it (`c`
-// is then NEW, with the candidate's median, and added to `out`).
-Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key);
+// A side's time of a case: the median of its samples pooled over its runs (interleaved), or the median of its runs'
+// medians (reports: the run is the unit).
+enum class SideTime { pooled_samples, median_of_runs };
+double side_time_us(const Pooled& p, SideTime how);
 
-// Adds each case of `base` that no candidate case used (Pooled::used) as MISSING.
-void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys);
+// The baseline's case of `key`, marked used, with its samples set in `c`; nullptr when the baseline lacks it (`c`
+// is then NEW, with the candidate's time `how`, and added to `out`).
+Pooled* match_baseline(Comparison& out, CaseComparison& c, const Pooled& cand, Side& base, const std::string& key,
+                       SideTime how = SideTime::pooled_samples);
+
+// Adds each case of `base` that no candidate case used (Pooled::used) as MISSING, with the baseline's time `how`.
+void add_missing_cases(Comparison& out, const Side& base, const std::vector<std::string>& keys,
+                       SideTime how = SideTime::pooled_samples);
 
 // The geometric mean of the ratios of the cases judged (SLOWER, FASTER, SAME); kNotMeasured when none.
 double geometric_mean_ratio(const Comparison& c);
 
-// Sets the geometric mean, counts the verdicts, warns about UNKNOWN cases ("N cases " + `unknown_why`: "had fewer than
-// 5 samples on a side ..."), and fails
+// Sets the geometric mean, counts the verdicts, warns about UNKNOWN cases ("N cases " + `unknown_why`: "could not be
+// tested ..."), and fails
 // closed: throws Error(not_judged) when no case could be judged (none in common, none left by the filter, only
 // UNKNOWN ones), and sets `not_judged` when baseline cases are missing from the candidate without allow_missing.
 void conclude(Comparison& out, std::string_view unknown_why);

@@ -14,6 +14,11 @@
 namespace distbench::compare {
 namespace {
 
+std::string upper_first(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
 // The cases grouped by every parameter but the size (one plot each), in first-seen order.
 struct Group {
   std::string name;
@@ -91,6 +96,22 @@ std::string plot(const Comparison& c, const Group& g) {
   return views::svg_line_plot(spec, {base, cand});
 }
 
+// What makes a case SLOWER (the paragraph above the plots).
+std::string criteria_paragraph(const Comparison& c) {
+  if (c.rounds > 0) {
+    return fmt::format(
+        "<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
+        "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
+        "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
+        name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
+        (1 - c.options.alpha) * 100);
+  }
+  const bool untested = c.options.threshold_only;
+  const std::string note = untested ? "<p class=\"bad\"><b>Threshold-only: no significance test.</b></p>\n" : "";
+  return fmt::format("{}<p>{}.{}</p>\n", note, html_escape(upper_first(compare_criteria(c))),
+                     untested ? "" : " The band is that interval.");
+}
+
 }  // namespace
 
 std::string compare_html(const Comparison& c, const CompareSources& sources) {
@@ -113,12 +134,7 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
     bases += html_escape(f);
   }
   out += fmt::format("<p>Baseline: {} · candidate: {}</p>\n", bases, html_escape(sources.candidate));
-  out += fmt::format(
-      "<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
-      "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
-      "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
-      name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
-      (1 - c.options.alpha) * 100);
+  out += criteria_paragraph(c);
   for (const auto& w : c.warnings) out += fmt::format("<p class=\"bad\">warning: {}</p>\n", html_escape(w));
   for (const Group& g : groups_by_size(c)) out += plot(c, g) + "\n";
   out += fmt::format(

@@ -30,6 +30,21 @@ std::string p_text(double p) {
   return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p);
 }
 
+// How the cases were judged: "interleaved", "runs" (reports, the runs' medians tested) or "threshold-only".
+std::string mode_name(const Comparison& c) {
+  if (c.rounds > 0) return "interleaved";
+  return c.options.threshold_only ? "threshold-only" : "runs";
+}
+
+// The title's note on how reports were judged; nothing for interleaved runs, whose footer says it.
+std::string mode_note(const Comparison& c) {
+  if (c.rounds > 0) return "";
+  const std::string runs = fmt::format("{}, {}", plural(c.baseline_runs, "baseline run", "baseline runs"),
+                                       plural(c.candidate_runs, "candidate run", "candidate runs"));
+  return c.options.threshold_only ? fmt::format("; threshold-only, no significance test: {}", runs)
+                                  : fmt::format("; the runs' medians tested: {}", runs);
+}
+
 std::string metric_title(const Comparison& c) { return fmt::format("{} ({})", name(c.options.metric), c.metric_unit); }
 
 std::string verdict_text(const CaseComparison& k) {
@@ -44,7 +59,9 @@ std::string gate_word(const Comparison& c) {
   return c.not_judged.empty() ? "OK" : "NOT JUDGED";
 }
 
-std::string criteria(const Comparison& c) {
+}  // namespace
+
+std::string compare_criteria(const Comparison& c) {
   if (c.rounds > 0) {
     return fmt::format(
         "baseline and candidate ran interleaved, {} rounds (baseline first in odd rounds, candidate "
@@ -55,16 +72,76 @@ std::string criteria(const Comparison& c) {
         c.rounds, name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
         (1 - c.options.alpha) * 100);
   }
+  if (c.options.threshold_only) {
+    return fmt::format(
+        "threshold-only, no significance test ({} baseline and {} candidate runs): a case is SLOWER (FASTER) when the "
+        "median of the candidate runs' medians of its {} is worse (better) than the baseline's by more than {:g}%, "
+        "its time per operation moved by more than {:g} us, and every candidate run is beyond every baseline run by "
+        "more than {:g}%",
+        c.baseline_runs, c.candidate_runs, name(c.options.metric), c.options.threshold * 100, c.options.floor_us,
+        c.options.threshold * 100);
+  }
   return fmt::format(
-      "a case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), the "
-      "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
-      "gives p < {:g}; the interval is the {:g}% confidence interval of the change (Hodges-Lehmann)",
-      name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
-      (1 - c.options.alpha) * 100);
+      "the run is the unit ({} baseline and {} candidate runs): a case is SLOWER (FASTER) when the median of the "
+      "candidate runs' medians of its {} is worse (better) than the baseline's by more than {:g}%, its time per "
+      "operation moved by more than {:g} us, every candidate run is beyond every baseline run by more than {:g}%, and "
+      "a two-sided Mann-Whitney U test on the runs' medians gives p < {:g}; the interval is the {:g}% confidence "
+      "interval of the change (Hodges-Lehmann over the runs' medians)",
+      c.baseline_runs, c.candidate_runs, name(c.options.metric), c.options.threshold * 100, c.options.floor_us,
+      c.options.threshold * 100, c.options.alpha, (1 - c.options.alpha) * 100);
 }
+
+namespace {
 
 nlohmann::ordered_json compare_number(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+// Each run of a side that measured the case: its median time (us), the median's 95% interval and its sample count.
+nlohmann::ordered_json runs_json(const std::vector<RunFigure>& runs) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const RunFigure& r : runs) {
+    out.push_back({{"median", compare_number(r.median_us)},
+                   {"low", compare_number(r.low_us)},
+                   {"high", compare_number(r.high_us)},
+                   {"samples", r.samples}});
+  }
+  return out;
+}
+
+// One case of the JSON view: its parameters, verdict and figures; reports also list each side's runs.
+nlohmann::ordered_json case_json(const Comparison& c, const CaseComparison& k) {
+  using json = nlohmann::ordered_json;
+  json params = json::object();
+  for (const Param& p : k.params) {
+    if (const auto* s = std::get_if<std::string>(&p.value)) {
+      params[p.key] = *s;
+    } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
+      params[p.key] = *i;
+    } else {
+      params[p.key] = compare_number(std::get<double>(p.value));
+    }
+  }
+  json out = {{"label", k.label},
+              {"params", std::move(params)},
+              {"verdict", std::string(name(k.verdict))},
+              {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
+              {"baseline", compare_number(k.base)},
+              {"candidate", compare_number(k.cand)},
+              {"ratio", compare_number(k.ratio)},
+              {"change", compare_number(k.change)},
+              {"change_low", compare_number(k.change_low)},
+              {"change_high", compare_number(k.change_high)},
+              {"p", compare_number(k.p)},
+              {"time_delta_us", compare_number(k.time_delta_us)},
+              {"baseline_samples", k.base_samples},
+              {"candidate_samples", k.cand_samples},
+              {"round_ratios", k.round_ratios}};
+  if (c.rounds == 0) {  // reports: the runs each side's figure and the test rest on
+    out["baseline_runs"] = runs_json(k.base_run_figures);
+    out["candidate_runs"] = runs_json(k.cand_run_figures);
+  }
+  return out;
 }
 
 }  // namespace
@@ -73,8 +150,8 @@ std::string compare_text(const Comparison& c) {
   std::size_t width = 4;
   for (const auto& k : c.cases) width = std::max(width, escape_text(k.label).size());
   const std::string title = metric_title(c);
-  std::string out =
-      fmt::format("# distbench compare: {} ({})\n", escape_text(c.benchmark), plural(c.cases.size(), "case", "cases"));
+  std::string out = fmt::format("# distbench compare: {} ({}{})\n", escape_text(c.benchmark),
+                                plural(c.cases.size(), "case", "cases"), mode_note(c));
   out += fmt::format("# {:<{}}  {:>12} {:>12}  {:<30} {:>8}  {}\n", "case", width,
                      "base " + title.substr(0, title.find(' ')), "candidate", "change [CI]", "p", "verdict");
   for (const auto& k : c.cases) {
@@ -95,6 +172,7 @@ std::string compare_text(const Comparison& c) {
 
 std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
   std::string out = fmt::format("## distbench compare: {}\n\n", markdown_text(c.benchmark));
+  if (c.options.threshold_only && c.rounds == 0) out += "*Threshold-only: no significance test.*\n\n";
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
   out += fmt::format("**{}** · {}\n\n", outcome, markdown_text(c.summary_line()));
   if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", markdown_text(c.not_judged));
@@ -105,7 +183,7 @@ std::string compare_markdown(const Comparison& c, const CompareSources& sources)
         for (const auto& f : sources.baselines) b += (b.empty() ? "" : ", ") + markdown_text(f);
         return b;
       }(),
-      markdown_text(sources.candidate), markdown_text(criteria(c)));
+      markdown_text(sources.candidate), markdown_text(compare_criteria(c)));
   const std::string title = markdown_text(metric_title(c));
   out += fmt::format("| case | baseline {} | candidate {} | change [CI] | p | verdict |\n", title, title);
   out += "| :--- | ---: | ---: | ---: | ---: | :--- |\n";
@@ -131,7 +209,7 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["threshold"] = c.options.threshold;
   j["floor_us"] = c.options.floor_us;
   j["alpha"] = c.options.alpha;
-  j["mode"] = c.rounds > 0 ? "interleaved" : "reports";
+  j["mode"] = mode_name(c);
   j["rounds"] = c.rounds;
   j["regression"] = c.regressed();
   j["verdict"] = gate_word(c);
@@ -146,33 +224,7 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
                   {"geomean_ratio", compare_number(c.geomean_ratio)}};
   j["warnings"] = c.warnings;
   json cases = json::array();
-  for (const auto& k : c.cases) {
-    json params = json::object();
-    for (const Param& p : k.params) {
-      if (const auto* s = std::get_if<std::string>(&p.value)) {
-        params[p.key] = *s;
-      } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
-        params[p.key] = *i;
-      } else {
-        params[p.key] = compare_number(std::get<double>(p.value));
-      }
-    }
-    cases.push_back({{"label", k.label},
-                     {"params", std::move(params)},
-                     {"verdict", std::string(name(k.verdict))},
-                     {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
-                     {"baseline", compare_number(k.base)},
-                     {"candidate", compare_number(k.cand)},
-                     {"ratio", compare_number(k.ratio)},
-                     {"change", compare_number(k.change)},
-                     {"change_low", compare_number(k.change_low)},
-                     {"change_high", compare_number(k.change_high)},
-                     {"p", compare_number(k.p)},
-                     {"time_delta_us", compare_number(k.time_delta_us)},
-                     {"baseline_samples", k.base_samples},
-                     {"candidate_samples", k.cand_samples},
-                     {"round_ratios", k.round_ratios}});
-  }
+  for (const auto& k : c.cases) cases.push_back(case_json(c, k));
   j["cases"] = std::move(cases);
   return j.dump(2) + "\n";
 }
@@ -188,6 +240,9 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      xml_text(fmt::format("distbench.{} {}", c.benchmark, sources.candidate)), c.cases.size(), failures,
                      skipped);
+  if (c.rounds == 0) {  // reports: how they were judged (interleaved runs say it in each failure's criteria)
+    out += fmt::format("    <properties><property name=\"mode\" value=\"{}\"/></properties>\n", mode_name(c));
+  }
   for (const auto& k : c.cases) {
     const double seconds = std::isfinite(k.cand) && c.options.metric == CompareMetric::time ? k.cand * 1e-6 : 0.0;
     out += fmt::format("    <testcase classname=\"distbench.{}\" name=\"{}\" time=\"{:.9f}\">", xml_text(c.benchmark),
@@ -197,7 +252,7 @@ std::string compare_junit(const Comparison& c, const CompareSources& sources) {
                     c.metric_unit, value_text(c, k.cand), c.metric_unit, change_text(k), p_text(k.p), k.reason);
     if (k.verdict == Verdict::slower) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"SLOWER\">{}</failure>\n    ", xml_text(detail),
-                         xml_text(criteria(c)));
+                         xml_text(compare_criteria(c)));
     } else if (k.verdict == Verdict::missing && missing_fails) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"MISSING\">{}</failure>\n    ",
                          xml_text(fmt::format("MISSING: {}", k.reason)), xml_text(c.not_judged));

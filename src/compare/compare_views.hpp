@@ -20,4 +20,7 @@ std::string compare_json(const Comparison& c, const CompareSources& sources);
 std::string compare_junit(const Comparison& c, const CompareSources& sources);
 std::string compare_html(const Comparison& c, const CompareSources& sources);
 
+// What makes a case SLOWER, in words, for the mode the comparison ran in (the views' criteria line).
+std::string compare_criteria(const Comparison& c);
+
 }  // namespace distbench::compare

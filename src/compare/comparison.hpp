@@ -1,6 +1,8 @@
-// `distbench compare`: baseline reports (one, or several pooled as a window of past runs) against a candidate,
-// case by case, with a verdict that needs both statistical significance (Mann-Whitney U on the raw samples) and a
-// practical size (a relative threshold and an absolute floor), so that a noisy machine does not cry wolf.
+// `distbench compare`: baseline reports (runs, e.g. a window of past ones) against the candidate's runs, case by case,
+// with a verdict that needs both statistical significance and a practical size (a relative threshold and an absolute
+// floor), so that a noisy machine does not cry wolf. The run is the unit: the samples of one run share its machine's
+// state, so the test (Mann-Whitney U) compares the runs' medians, never the samples pooled over runs; with too few
+// runs for any test at alpha the gate fails closed, unless asked to judge on the threshold alone (threshold_only).
 #pragma once
 
 #include "compare/case_filter.hpp"
@@ -22,19 +24,32 @@ struct CompareOptions {
   double alpha = 0.01;      // significance level of the two-sided test
   std::vector<Condition> filter;
   bool allow_missing = false;  // cases of the baseline absent from the candidate do not fail the gate
+  // Reports only: no significance test; the verdict rests on the threshold, the floor and the run extremes alone.
+  bool threshold_only = false;
 };
 
 enum class Verdict { slower, faster, same, unknown, missing, added };
 std::string_view name(Verdict v);  // "SLOWER", "FASTER", "SAME", "UNKNOWN", "MISSING", "NEW"
 
+// One run's figures of a case: the median of its time samples (us) with its distribution-free 95% interval (order
+// statistics; [min, max] below 6 samples), and how many samples it had.
+struct RunFigure {
+  double median_us = kNotMeasured, low_us = kNotMeasured, high_us = kNotMeasured;
+  std::size_t samples = 0;
+};
+
 struct CaseComparison {
   std::string label;  // what varies between cases, e.g. "allreduce 1 MiB float32 sum out-of-place"
   std::vector<Param> params;
   std::size_t base_samples = 0, cand_samples = 0;
-  double base = kNotMeasured, cand = kNotMeasured;  // medians of the metric (us or GB/s)
-  double ratio = kNotMeasured;                      // cand / base of the metric
-  double change = kNotMeasured, change_low = kNotMeasured, change_high = kNotMeasured;  // ratio - 1 and its CI
-  double p = kNotMeasured;              // two-sided Mann-Whitney U on the time samples
+  // The metric (us or GB/s) of each side: reports, the median of its runs' medians; interleaved, the same over rounds.
+  double base = kNotMeasured, cand = kNotMeasured;
+  double ratio = kNotMeasured;  // cand / base of the metric
+  // ratio - 1 and its 1 - alpha interval (reports: Hodges-Lehmann over the runs' medians; none when threshold_only)
+  double change = kNotMeasured, change_low = kNotMeasured, change_high = kNotMeasured;
+  // Two-sided; reports: Mann-Whitney U on the runs' median times (none when threshold_only or too few runs);
+  // interleaved: the signed-rank test of the rounds.
+  double p = kNotMeasured;
   double time_delta_us = kNotMeasured;  // candidate's median time per operation minus the baseline's
   // Run-level: the fastest candidate run's median over the slowest baseline run's, minus 1 (and the other way
   // round): a verdict needs every run of one side beyond every run of the other. Equal to the change (in time) with
@@ -44,6 +59,7 @@ struct CaseComparison {
   Verdict verdict = Verdict::unknown;
   std::string reason;                // why this verdict: the rule that decided it (every verdict has one)
   std::vector<double> round_ratios;  // interleaved runs: each round's candidate / baseline run median (time)
+  std::vector<RunFigure> base_run_figures, cand_run_figures;  // each run that measured the case, in run order
   // Per-size samples for plots: the time samples of each side (microseconds per operation).
   std::vector<double> base_us, cand_us;
 };
@@ -69,8 +85,9 @@ struct Comparison {
 
 // Throws usage_error when the reports cannot be compared (another benchmark, world size or backend; a metric the
 // records do not have; a filter on a field no case has; a sample that is not a positive finite time; a case twice in
-// one report), and Error(not_judged) when a report is not complete or no case could be judged (none in common, all
-// UNKNOWN). Several candidate runs are pooled like the baselines.
+// one report), Error(wrong_results) when one counts wrong elements, and Error(not_judged) when a report is not
+// complete, when there are too few runs for the test at alpha to ever reject (unless threshold_only; checked before
+// the samples are read), or when no case could be judged (none in common, all UNKNOWN). Each side is a list of runs.
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std::vector<ParsedReport>& candidates,
                            const CompareOptions& options);
 Comparison compare_reports(const std::vector<ParsedReport>& baselines, const ParsedReport& candidate,

@@ -74,6 +74,28 @@ double exact_cdf(std::size_t m, std::size_t n, std::size_t u) {
 
 }  // namespace
 
+double smallest_rank_sum_p(std::size_t n, std::size_t m) {
+  if (n == 0 || m == 0) return 1.0;
+  double arrangements = 1;  // C(n + m, m), as a double: it overflows to infinity, never wraps
+  for (std::size_t i = 1; i <= m; ++i) {
+    arrangements = arrangements * static_cast<double>(n + i) / static_cast<double>(i);
+  }
+  return std::min(1.0, 2 / arrangements);
+}
+
+std::size_t min_runs_to_test(double alpha) {
+  std::size_t k = 1;
+  while (smallest_rank_sum_p(k, k) >= alpha && k < 1000) ++k;
+  return k;
+}
+
+std::size_t min_baseline_runs(std::size_t candidate_runs, double alpha, std::size_t most) {
+  for (std::size_t n = 1; n <= most; ++n) {
+    if (smallest_rank_sum_p(n, candidate_runs) < alpha) return n;
+  }
+  return 0;
+}
+
 double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
   const std::size_t m = a.size(), n = b.size();
   if (m == 0 || n == 0) return 1.0;

@@ -9,9 +9,17 @@
 
 namespace distbench::compare {
 
-// The smallest sample count per side for which the test can reject at alpha = 0.01 (exact two-sided p of two fully
-// separated sets of 5: 2 / C(10, 5) = 0.0079); below it a comparison is UNKNOWN.
-inline constexpr std::size_t kMinSamplesToTest = 5;
+// The smallest two-sided p the exact rank-sum test can give with n and m values a side: two fully separated sets,
+// 2 / C(n + m, n) (1 when a side is empty). A test of n baseline runs against m candidate runs can reject at alpha
+// only when this is below alpha.
+double smallest_rank_sum_p(std::size_t n, std::size_t m);
+
+// The fewest values a side whose test can reject at `alpha` (5 at 0.01: 2 / C(10, 5) = 0.0079; 4 at 0.05).
+std::size_t min_runs_to_test(double alpha);
+
+// The fewest baseline values that can reject at `alpha` against `candidate_runs` (9 against 3 at 0.01:
+// 2 / C(12, 3) = 0.0091); 0 when more than `most` would be needed.
+std::size_t min_baseline_runs(std::size_t candidate_runs, double alpha, std::size_t most);
 
 // Two-sided p-value that `a` and `b` come from the same distribution. Exact (by counting arrangements) when there
 // are no ties and n_a * n_b <= 2500; otherwise the normal approximation with the tie correction and a continuity

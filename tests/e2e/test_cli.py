@@ -1151,39 +1151,79 @@ class CompareGate(Workdir):
             json.dump(report, f)
         return path
 
+    def runs(self, name, factor, k=5):
+        """k reports of the base scaled by `factor`, run i's by a further 1 + 0.004 (i - (k - 1) / 2): runs of one build
+        with distinct medians (the gate tests the runs' medians), as files for BASELINE... CANDIDATE...."""
+        return [self.scaled(f"{name}{i}.json", factor * (1 + 0.004 * (i - (k - 1) / 2))) for i in range(k)]
+
     def test_a_report_against_itself_is_no_regression(self):
-        r = single("compare", self.base, self.base)
+        r = single("compare", *self.runs("base", 1), *self.runs("again", 1), "--candidates", "5")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("# verdict: OK", r.stdout)
         self.assertIn("0 slower, 0 faster, 10 same, 0 unknown, 0 missing, 0 new", r.stdout)
 
-    def test_every_case_slower_by_a_fifth_fails_the_gate_naming_each(self):
+    def test_one_run_a_side_is_not_judged_unless_threshold_only(self):
+        # The samples of one run share its machine's state: one run a side is no evidence of a change at --alpha, so
+        # the gate fails closed, saying what to give it (the README's old gate: `compare base.json cand.json`).
         slow = self.scaled("slow.json", 1.2)
-        r = single("compare", self.base, slow)
+        for args in ([self.base, self.base], [self.base, slow]):
+            r = single("compare", *args)
+            self.assertEqual(r.returncode, 7, r.stdout + r.stderr)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(error_lines(r.stderr), [
+                "error: 1 baseline run and 1 candidate run are too few to test at --alpha 0.01: the samples of a run "
+                "share its machine's state, so the gate tests the runs' medians, and a rank test of them needs 5 runs "
+                "a side (or e.g. 9 baseline runs against 3 candidate runs: --candidates 3); give it more runs, run "
+                "both sides interleaved (--run-baseline, --run-candidate), or judge on the threshold alone, with no "
+                "test (--threshold-only)"])
+        r = single("compare", self.base, slow, "--threshold-only", "--format", "json")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        gate = json.loads(r.stdout)
+        self.assertEqual(gate["mode"], "threshold-only")
+        for case in gate["cases"]:
+            self.assertEqual(case["verdict"], "SLOWER")
+            self.assertIn("no significance test: --threshold-only", case["reason"])
+            self.assertIsNone(case["p"])
+            self.assertEqual(len(case["baseline_runs"]), 1)
+        r = single("compare", self.base, self.base, "--threshold-only")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("; threshold-only, no significance test: 1 baseline run, 1 candidate run)", r.stdout)
+        r = single("compare", "--run-baseline", "true", "--run-candidate", "true", "--threshold-only")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(error_lines(r.stderr), ["error: --threshold-only is for report files; interleaved rounds are "
+                                                 "paired and tested (--rounds)"])
+
+    def test_every_case_slower_by_a_fifth_fails_the_gate_naming_each(self):
+        base = self.runs("base", 1)
+        r = single("compare", *base, *self.runs("slow", 1.2), "--candidates", "5")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         rows = [line for line in r.stdout.splitlines() if not line.startswith("#")]
         self.assertEqual(len(rows), 10)
-        self.assertTrue(all(" SLOWER (+20.0% beyond the 5% threshold" in line for line in rows), r.stdout)
+        self.assertTrue(all(" SLOWER (+20.0% beyond the 5% threshold (p 0.0079 < 0.01 over 5 and 5 runs" in line
+                            for line in rows), r.stdout)
         self.assertIn("# verdict: REGRESSION", r.stdout)
-        fast = self.scaled("fast.json", 1 / 1.2)
-        r = single("compare", self.base, fast, "--metric", "busbw")
+        r = single("compare", *base, *self.runs("fast", 1 / 1.2), "--candidates", "5", "--metric", "busbw")
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("0 slower, 10 faster", r.stdout)
 
     def test_every_format_parses(self):
-        slow = self.scaled("slow.json", 1.2)
+        base, slow = self.runs("base", 1), self.runs("slow", 1.2)
         outputs = {}
         for fmt in ["markdown", "json", "junit", "html"]:
             out = self.path("out." + fmt)
-            r = single("compare", self.base, self.base, slow, "--format", fmt, "--output", out)
+            r = single("compare", *base, *slow, "--candidates", "5", "--format", fmt, "--output", out)
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
             self.assertTrue(r.stdout.startswith("REGRESSION: 10 slower"), r.stdout)
             with open(out) as f:
                 outputs[fmt] = f.read()
         report = json.loads(outputs["json"])
         self.assertEqual(report["summary"]["slower"], 10)
-        self.assertEqual(report["baselines"], [self.base, self.base])
-        self.assertEqual({case["baseline_samples"] for case in report["cases"]}, {40})  # two baselines pooled
+        self.assertEqual(report["baselines"], base)
+        self.assertEqual(report["mode"], "runs")
+        self.assertEqual({case["baseline_samples"] for case in report["cases"]}, {100})  # five runs of 20 samples
+        for case in report["cases"]:
+            self.assertEqual([run["samples"] for run in case["candidate_runs"]], [20] * 5)
+            self.assertTrue(all(run["low"] <= run["median"] <= run["high"] for run in case["baseline_runs"]), case)
         suite = ElementTree.fromstring(outputs["junit"])
         self.assertEqual(suite.get("failures"), "10")
         self.assertEqual(len(suite.findall(".//testcase")), 10)
@@ -1209,8 +1249,8 @@ class CompareGate(Workdir):
         self.assertGreater(ringed, 50, "the SLOWER cases are not ringed in red")
 
     def test_filter_keeps_the_matching_cases(self):
-        slow = self.scaled("slow.json", 1.2)
-        r = single("compare", self.base, slow, "--filter", "placement=in-place,bytes>=512K")
+        r = single("compare", *self.runs("base", 1), *self.runs("slow", 1.2), "--candidates", "5", "--filter",
+                   "placement=in-place,bytes>=512K")
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("2 slower, 0 faster, 0 same", r.stdout)
 
@@ -1275,20 +1315,27 @@ class CompareGate(Workdir):
         def twice(report):
             report["records"].append(report["records"][0])
 
+        five = [self.base] * 5  # five runs a side (of one report: the cases here are refused before any test)
+        cands = ["--candidates", "5"]
         rows = [
             ("interrupted candidate", [self.base, self.edited("i.json", status)], 7,
              "candidate run 1 is interrupted (interrupted by signal 2 (SIGINT)): a run that did not complete"),
-            ("another collective", [self.edited("a.json", collective), self.base], 7,
+            ("one run a side", [self.base, self.base], 7,
+             "1 baseline run and 1 candidate run are too few to test at --alpha 0.01"),
+            ("4 runs against 4", [self.base] * 8 + ["--candidates", "4"], 7,
+             "4 baseline runs and 4 candidate runs are too few to test at --alpha 0.01"),
+            ("another collective", [self.edited("a.json", collective)] * 5 + five + cands, 7,
              "nothing to compare: no case is in both the baseline and the candidate (10 only in the baseline, 10 "
              "only in the candidate)"),
             ("a misspelt filter", [self.base, self.base, "--filter", "dtyp=float32"], 2,
              "--filter: no case has a field 'dtyp'"),
-            ("a filter that keeps nothing", [self.base, self.base, "--filter", "bytes>1G"], 7,
+            ("a filter that keeps nothing", five + five + cands + ["--filter", "bytes>1G"], 7,
              "nothing to compare: neither side has a measured case (after --filter)"),
-            ("a case missing", [self.base, self.edited("m.json", drop_last)], 7,
+            ("a case missing", five + [self.edited("m.json", drop_last)] * 5 + cands, 7,
              "the gate could not judge: 1 baseline case is not in the candidate"),
-            ("a null sample", [self.base, self.edited("n.json", null_sample)], 2, "has sample 4 = nan: not a positive time"),
-            ("a case twice", [self.edited("t.json", twice), self.base], 2, "appears twice"),
+            ("a null sample", five + [self.edited("n.json", null_sample)] * 5 + cands, 2,
+             "has sample 4 = nan: not a positive time"),
+            ("a case twice", [self.edited("t.json", twice)] * 5 + five + cands, 2, "appears twice"),
         ]
         for what, args, code, words in rows:
             with self.subTest(what):
@@ -1297,7 +1344,7 @@ class CompareGate(Workdir):
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)
                 self.assertIn(words, lines[0])
-        r = single("compare", self.base, self.edited("m.json", drop_last), "--allow-missing")
+        r = single("compare", *five, *[self.edited("m.json", drop_last)] * 5, *cands, "--allow-missing")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("# verdict: OK", r.stdout)
 
@@ -1391,9 +1438,10 @@ class CompareGate(Workdir):
     def test_relative_options_read_alike_everywhere(self):
         # A percentage is written 5% or 5; a bare fraction is ambiguous and refused, in every subcommand.
         slow = self.scaled("slow.json", 1.2)
-        self.assertEqual(single("compare", self.base, slow, "--threshold", "25%").returncode, 0)
-        self.assertEqual(single("compare", self.base, slow, "--threshold", "25").returncode, 0)
-        self.assertEqual(single("compare", self.base, slow, "--threshold", "15%").returncode, 1)
+        gate = [*self.runs("base", 1), *self.runs("slow", 1.2), "--candidates", "5"]
+        self.assertEqual(single("compare", *gate, "--threshold", "25%").returncode, 0)
+        self.assertEqual(single("compare", *gate, "--threshold", "25").returncode, 0)
+        self.assertEqual(single("compare", *gate, "--threshold", "15%").returncode, 1)
         # (health's bad input exits 3, "unknown", as monitoring systems expect)
         for command, code in ((["compare", self.base, slow, "--threshold"], 2), (["health", "--tolerance"], 3),
                               (["allreduce", "--max-noise"], 2)):
@@ -1405,7 +1453,7 @@ class CompareGate(Workdir):
                 self.assertIn("0.05 is ambiguous: a bare number is a percentage here (0.05%), a fraction elsewhere; "
                               "write 5% or 0.05%", lines[0])
         out = self.path("view.md")
-        self.assertEqual(single("compare", self.base, slow, "--format", "md", "--output", out).returncode, 1)
+        self.assertEqual(single("compare", *gate, "--format", "md", "--output", out).returncode, 1)
         with open(out) as f:
             self.assertIn("| case | baseline time (us) |", f.read())
         r = single("report", self.base, "--format", "markdown")

@@ -1,5 +1,6 @@
 // distbench compare: the rank statistics on generated samples with known properties (seeded, so every run sees the
-// same draws), and the comparison of reports: matching, pooling, verdicts, MISSING/NEW, filters, refusals.
+// same draws), and the comparison of reports: the run as the unit (the test on the runs' medians, too few runs failing
+// closed, --threshold-only), matching, verdicts, MISSING/NEW, filters, refusals.
 #include "compare/case_filter.hpp"
 #include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
@@ -213,37 +214,91 @@ ParsedReport report_of(const std::vector<std::vector<double>>& samples_us, std::
   return r;
 }
 
-Verdict verdict_of(const std::vector<double>& base, const std::vector<double>& cand, CompareOptions o = {}) {
-  return compare_reports({report_of({base})}, report_of({cand}), o).cases.at(0).verdict;
+// k runs (a report each) of the given samples per size, run i's scaled by 1 + spread * (i - (k - 1) / 2): distinct run
+// medians, as runs of one build on one machine have.
+std::vector<ParsedReport> runs_of(const std::vector<std::vector<double>>& samples_us, std::size_t k = 5,
+                                  double spread = 0.004) {
+  std::vector<ParsedReport> runs;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double scale = 1 + spread * (static_cast<double>(i) - static_cast<double>(k - 1) / 2);
+    auto scaled = samples_us;
+    for (auto& size : scaled) {
+      for (double& x : size) x *= scale;
+    }
+    runs.push_back(report_of(scaled));
+  }
+  return runs;
 }
 
-// Shifts of 2 %, 10 % and 50 % at 5 % noise, 20 samples a side: the 2 % one is below the 5 % threshold (SAME), the
-// 10 % one is caught at least 90 % of the time, the 50 % one always; equal runs are almost never SLOWER.
+// k runs of one case: each run's level drawn around `median_us` with run-to-run noise `run_noise` (log-normal), its n
+// samples around that level with `noise`.
+std::vector<ParsedReport> drawn_runs(std::mt19937_64& rng, std::size_t k, double median_us, double run_noise,
+                                     double noise = 0.01, std::size_t n = 20) {
+  std::normal_distribution<double> z(0, 1);
+  std::vector<ParsedReport> runs;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double level = median_us * std::exp(run_noise * z(rng));
+    runs.push_back(report_of({draw(rng, n, level, noise)}));
+  }
+  return runs;
+}
+
+// k runs of `sizes` cases whose levels are each off by a uniform factor in [1 - offset, 1 + offset] times `shift`.
+std::vector<ParsedReport> offset_runs(std::mt19937_64& rng, std::size_t k, std::size_t sizes, double shift,
+                                      double offset) {
+  std::uniform_real_distribution<double> level(1 - offset, 1 + offset);
+  std::vector<ParsedReport> runs;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double machine = level(rng) * shift;  // one machine state for the whole run
+    std::vector<std::vector<double>> samples;
+    for (std::size_t j = 0; j < sizes; ++j) samples.push_back(draw(rng, 20, 100.0 * (j + 1) * machine, 0.005));
+    runs.push_back(report_of(samples));
+  }
+  return runs;
+}
+
+// Five runs a side of the given samples (runs_of), judged.
+Verdict verdict_of(const std::vector<double>& base, const std::vector<double>& cand, CompareOptions o = {}) {
+  return compare_reports(runs_of({base}), runs_of({cand}), o).cases.at(0).verdict;
+}
+
+CompareOptions threshold_only() {
+  CompareOptions o;
+  o.threshold_only = true;
+  return o;
+}
+
+// Shifts of 2 %, 20 % and 50 %, 5 runs a side, each run's level off by 2 % (log-normal) and its 20 samples by 5 %: the
+// 2 % one is below the 5 % threshold (SAME), the 20 % one is caught at least 90 % of the time, the 50 % one always;
+// equal runs are almost never SLOWER.
 TEST(Compare, VerdictRatesOnKnownShifts) {
   struct Case {
     double shift, min_slower, max_slower;
   };
-  for (const Case k : {Case{0.0, 0.0, kAlpha}, Case{0.02, 0.0, 0.05}, Case{0.10, 0.90, 1.0}, Case{0.50, 1.0, 1.0}}) {
+  for (const Case k : {Case{0.0, 0.0, kAlpha}, Case{0.02, 0.0, 0.05}, Case{0.20, 0.90, 1.0}, Case{0.50, 1.0, 1.0}}) {
     std::mt19937_64 rng(static_cast<std::uint64_t>(100 + k.shift * 1000));
     const int draws = 500;
     int slower = 0;
     for (int i = 0; i < draws; ++i) {
-      const auto base = draw(rng, 20, 50, 0.05), cand = draw(rng, 20, 50 * (1 + k.shift), 0.05);
-      if (verdict_of(base, cand) == Verdict::slower) ++slower;
+      const auto base = drawn_runs(rng, 5, 50, 0.02, 0.05), cand = drawn_runs(rng, 5, 50 * (1 + k.shift), 0.02, 0.05);
+      if (compare_reports(base, cand, {}).cases.at(0).verdict == Verdict::slower) ++slower;
     }
     const double rate = static_cast<double>(slower) / draws;
-    std::printf("shift %+.0f%% at 5%% noise, 20 samples a side: SLOWER in %d of %d draws\n", k.shift * 100, slower,
-                draws);
+    std::printf("shift %+.0f%%, 5 runs a side (2%% run-to-run, 5%% sample noise): SLOWER in %d of %d draws\n",
+                k.shift * 100, slower, draws);
     EXPECT_GE(rate, k.min_slower) << "shift " << k.shift;
     EXPECT_LE(rate, k.max_slower) << "shift " << k.shift;
   }
 }
 
-// The same on reports: a 10 us shift on a 10 us clock (110 and 120 us against 100 and 110 us) is FASTER.
+// The same on reports: a 10 us shift on a 10 us clock (110 and 120 us against 100 and 110 us) is FASTER, five runs a
+// side; run medians tied within a side get the tie correction too.
 TEST(Compare, QuantizedShiftIsFaster) {
   const auto base = repeated_samples({{110, 10}, {120, 10}}), cand = repeated_samples({{100, 10}, {110, 10}});
   EXPECT_EQ(verdict_of(base, cand), Verdict::faster);
   EXPECT_EQ(verdict_of(cand, base), Verdict::slower);
+  const std::vector<ParsedReport> tied_base(5, report_of({base})), tied_cand(5, report_of({cand}));
+  EXPECT_EQ(compare_reports(tied_base, tied_cand, {}).cases.at(0).verdict, Verdict::faster);
 }
 
 TEST(Compare, TheAbsoluteFloorAndTheDirection) {
@@ -257,29 +312,43 @@ TEST(Compare, TheAbsoluteFloorAndTheDirection) {
   EXPECT_EQ(verdict_of(base, slow, no_floor), Verdict::slower);
   EXPECT_EQ(verdict_of(slow, base, no_floor), Verdict::faster);
   no_floor.metric = CompareMetric::busbw;  // the same times, judged as bandwidth: still slower
-  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), no_floor);
+  const Comparison c = compare_reports(runs_of({base}), runs_of({slow}), no_floor);
   EXPECT_EQ(c.cases[0].verdict, Verdict::slower);
   EXPECT_NEAR(c.cases[0].change, 1 / 1.5 - 1, 1e-9);  // bandwidth fell by a third
   EXPECT_LT(c.cases[0].change_low, c.cases[0].change_high);
 }
 
-TEST(Compare, TooFewSamplesAreUnknown) {
+// A case measured in too few runs for the test at alpha is UNKNOWN, its reason naming the runs (here a case the fifth
+// baseline run lacks: 4 against 5 runs, whose smallest possible p is 2 / C(9, 4) = 0.0159); when no case is left to
+// judge, the gate fails closed.
+TEST(Compare, ACaseInTooFewRunsIsUnknown) {
   const std::vector<double> five = {10, 11, 12, 13, 14};
-  const Comparison c = compare_reports({report_of({{10, 11, 12, 13}, five})}, report_of({{20, 21, 22, 23}, five}), {});
-  EXPECT_EQ(c.cases[0].verdict, Verdict::unknown);
-  EXPECT_NE(c.cases[0].reason.find("at least 5 a side"), std::string::npos) << c.cases[0].reason;
+  auto base = runs_of({five, five});
+  base[4] = report_of({five});  // the fifth baseline run measured 1 KiB only
+  const Comparison c = compare_reports(base, runs_of({five, five}), {});
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::same);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::unknown);
+  EXPECT_EQ(c.cases[1].reason,
+            "too few runs to test: measured in 4 baseline runs and 5 candidate runs, whose smallest possible p is "
+            "0.0159; a test of the runs' medians at alpha 0.01 needs 5 runs a side");
+  EXPECT_TRUE(std::isnan(c.cases[1].p));
   EXPECT_EQ(c.unknown, 1u);
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_EQ(c.warnings[0],
-            "1 case had fewer than 5 samples on a side and could not be tested; run with more samples "
-            "(-n 20)");
+            "1 case could not be tested; see each case's reason (a test of the runs' medians at alpha 0.01 needs 5 "
+            "runs a side)");
+  // A run with a single sample still has a median: the run, not its sample count, is the unit.
+  EXPECT_EQ(compare_reports(runs_of({{10}}), runs_of({{20}}), {}).cases.at(0).verdict, Verdict::slower);
   // With nothing but UNKNOWN cases the gate could not judge anything: it fails closed.
+  base = runs_of({five, five});
+  base[4] = report_of({});
   try {
-    compare_reports({report_of({{10, 11, 12, 13}})}, report_of({{20, 21, 22, 23}}), {});
+    compare_reports(base, runs_of({five, five}, 5, 0.004), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::not_judged);
-    EXPECT_NE(std::string(e.what()).find("nothing could be judged: 1 of 1 case with too few samples to test"),
+    EXPECT_NE(std::string(e.what()).find("nothing could be judged: 2 of 2 cases with too few runs to test"),
               std::string::npos)
         << e.what();
   }
@@ -291,20 +360,21 @@ TEST(Compare, EveryVerdictSaysWhy) {
   const auto base = draw(rng, 20, 0.5, 0.01);  // 0.5 us
   std::vector<double> slow = base;
   for (double& x : slow) x *= 2.448;  // +144.8 %, but 0.72 us: the floor decides
-  const auto floor = compare_reports({report_of({base})}, report_of({slow}), {}).cases.at(0);
+  const auto floor = compare_reports(runs_of({base}), runs_of({slow}), {}).cases.at(0);
   EXPECT_EQ(floor.verdict, Verdict::same);
   EXPECT_NE(floor.reason.find("+144.8%"), std::string::npos) << floor.reason;
   EXPECT_NE(floor.reason.find("under the 1 us floor"), std::string::npos) << floor.reason;
   CompareOptions no_floor;
   no_floor.floor_us = 0;
-  const auto slower = compare_reports({report_of({base})}, report_of({slow}), no_floor).cases.at(0);
+  const auto slower = compare_reports(runs_of({base}), runs_of({slow}), no_floor).cases.at(0);
   EXPECT_EQ(slower.verdict, Verdict::slower);
-  EXPECT_NE(slower.reason.find("beyond the 5% threshold"), std::string::npos) << slower.reason;
-  const auto faster = compare_reports({report_of({slow})}, report_of({base}), no_floor).cases.at(0);
+  EXPECT_NE(slower.reason.find("beyond the 5% threshold (p 0.0079 < 0.01 over 5 and 5 runs"), std::string::npos)
+      << slower.reason;
+  const auto faster = compare_reports(runs_of({slow}), runs_of({base}), no_floor).cases.at(0);
   EXPECT_EQ(faster.verdict, Verdict::faster);
   EXPECT_NE(faster.reason.find("-59.2%"), std::string::npos) << faster.reason;
   // the same distribution: not significant
-  const auto same = compare_reports({report_of({base})}, report_of({draw(rng, 20, 0.5, 0.01)}), no_floor).cases[0];
+  const auto same = compare_reports(drawn_runs(rng, 5, 0.5, 0.02), drawn_runs(rng, 5, 0.5, 0.02), no_floor).cases[0];
   EXPECT_EQ(same.verdict, Verdict::same);
   EXPECT_NE(same.reason.find("not significant: p "), std::string::npos) << same.reason;
   // significant but small: the threshold decides
@@ -313,11 +383,12 @@ TEST(Compare, EveryVerdictSaysWhy) {
     a.push_back(100 + i * 0.01);
     b.push_back(102 + i * 0.01);
   }
-  const auto small = compare_reports({report_of({a})}, report_of({b}), no_floor).cases[0];
+  const auto small = compare_reports(runs_of({a}), runs_of({b}), no_floor).cases[0];
   EXPECT_EQ(small.verdict, Verdict::same);
   EXPECT_NE(small.reason.find("within the 5% threshold"), std::string::npos) << small.reason;
+  EXPECT_NE(small.reason.find("significant (p 0.0079 over 5 and 5 runs)"), std::string::npos) << small.reason;
   // every format carries the reason
-  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  const Comparison c = compare_reports(runs_of({base}), runs_of({slow}), {});
   const CompareSources sources{{"base.json"}, "cand.json"};
   for (const std::string& text : {compare_text(c), compare_markdown(c, sources), compare_json(c, sources),
                                   compare_junit(c, sources), compare_html(c, sources)}) {
@@ -345,17 +416,19 @@ TEST(Compare, TheGateFailsClosed) {
              "candidate run 1 is interrupted (interrupted by signal 2 (SIGINT))");
   not_judged([&] { compare_reports({interrupted}, report_of({s}), {}); }, "baseline 1 is interrupted");
   // another collective: every case on one side only
-  ParsedReport alltoall = report_of({s, s});
-  for (Record& r : alltoall.records) r.set("collective", std::string("alltoall"));
+  auto alltoall = runs_of({s, s});
+  for (ParsedReport& run : alltoall) {
+    for (Record& r : run.records) r.set("collective", std::string("alltoall"));
+  }
   not_judged(
       [&] {
-        compare_reports({alltoall}, report_of({s, s}), {});
+        compare_reports(alltoall, runs_of({s, s}), {});
       },
       "nothing to compare: no case is in both the baseline and the candidate (2 only in the baseline, 2 only in "
       "the candidate)");
   CompareOptions filtered;
   filtered.filter = parse_filter("bytes>1G");
-  not_judged([&] { compare_reports({report_of({s})}, report_of({s}), filtered); },
+  not_judged([&] { compare_reports(runs_of({s}), runs_of({s}), filtered); },
              "nothing to compare: neither side has a measured case (after --filter)");
   // a misspelt field
   filtered.filter = parse_filter("dtyp=float32");
@@ -369,7 +442,7 @@ TEST(Compare, TheGateFailsClosed) {
         << e.what();
   }
   // a case the candidate lacks: compared, but not judged unless allowed
-  const Comparison missing = compare_reports({report_of({s, s})}, report_of({s}), {});
+  const Comparison missing = compare_reports(runs_of({s, s}), runs_of({s}), {});
   EXPECT_EQ(missing.missing, 1u);
   EXPECT_NE(missing.not_judged.find("1 baseline case is not in the candidate (first: 2 KiB)"), std::string::npos)
       << missing.not_judged;
@@ -377,7 +450,7 @@ TEST(Compare, TheGateFailsClosed) {
   EXPECT_NE(compare_junit(missing, {{"b"}, "c"}).find("type=\"MISSING\""), std::string::npos);
   CompareOptions allow;
   allow.allow_missing = true;
-  const Comparison allowed = compare_reports({report_of({s, s})}, report_of({s}), allow);
+  const Comparison allowed = compare_reports(runs_of({s, s}), runs_of({s}), allow);
   EXPECT_TRUE(allowed.not_judged.empty());
   EXPECT_NE(compare_text(allowed).find("# verdict: OK"), std::string::npos);
 }
@@ -406,10 +479,14 @@ TEST(Compare, WrongElementsOnEitherSideFailTheGate) {
   refused([&] { compare_reports({right}, {right, wrong}, {}); }, "candidate run 2 counts wrong elements");
   CompareOptions first_only;
   first_only.filter = parse_filter("bytes<=1K");
-  EXPECT_NO_THROW(compare_reports({right}, wrong, first_only));
+  const std::vector<ParsedReport> rights(5, right), wrongs(5, wrong);
+  EXPECT_NO_THROW(compare_reports(rights, wrongs, first_only));
   ParsedReport unchecked = right;
   for (Record& r : unchecked.records) r.set_metric("wrong", kNotMeasured);
-  EXPECT_NO_THROW(compare_reports({unchecked}, unchecked, {}));
+  const std::vector<ParsedReport> uncheckeds(5, unchecked);
+  EXPECT_NO_THROW(compare_reports(uncheckeds, uncheckeds, {}));
+  // A run's wrong elements say more than its count of runs: exit 3 before the too-few-runs refusal.
+  refused([&] { compare_reports({right}, wrong, {}); }, "candidate run 1 counts wrong elements");
 }
 
 // Reports no statistic may judge: a sample that is no time, a case twice in one report.
@@ -419,7 +496,9 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
     std::vector<double> damaged = s;
     damaged[2] = bad;
     try {
-      compare_reports({report_of({s})}, report_of({damaged}), {});
+      std::vector<ParsedReport> cands(5, report_of({s}));
+      cands[0] = report_of({damaged});
+      compare_reports(std::vector<ParsedReport>(5, report_of({s})), cands, {});
       FAIL() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::usage);
@@ -432,7 +511,9 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
   twice.records.push_back(twice.records[0]);
   for (double& x : twice.records[1].phases[0].samples) x *= 10;  // a slower copy beside the real one
   try {
-    compare_reports({twice}, report_of({s}), {});
+    std::vector<ParsedReport> bases(5, report_of({s}));
+    bases[0] = twice;
+    compare_reports(bases, std::vector<ParsedReport>(5, report_of({s})), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
@@ -440,13 +521,14 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
   }
 }
 
+// (--threshold-only: two baseline runs against one candidate run are too few for the test.)
 TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
   std::mt19937_64 rng(9);
   const auto s = [&] { return draw(rng, 10, 40, 0.02); };
   const ParsedReport b1 = report_of({s(), s()});                    // 1 KiB, 2 KiB
   const ParsedReport b2 = report_of({s(), s(), s()});               // 1, 2, 4 KiB
   const ParsedReport cand = report_of({s(), s(), s(), s()}, 2048);  // 2, 4, 8, 16 KiB
-  const Comparison c = compare_reports({b1, b2}, cand, {});
+  const Comparison c = compare_reports({b1, b2}, cand, threshold_only());
   ASSERT_EQ(c.cases.size(), 5u);
   EXPECT_EQ(c.cases[0].label.substr(0, 5), "2 KiB");
   EXPECT_EQ(c.cases[0].base_samples, 20u);  // pooled from both baselines
@@ -460,25 +542,28 @@ TEST(Compare, CasesOnOneSideAreMissingOrNewAndBaselinesArePooled) {
   EXPECT_FALSE(c.regressed());
 }
 
-// Run-to-run noise: a verdict needs every run of one side beyond every run of the other by the threshold.
+// Run-to-run noise: a verdict needs every run of one side beyond every run of the other by the threshold. With no test
+// (--threshold-only) this rule is what stands between a busier machine and a false alarm, given more than one run.
 TEST(Compare, SeveralRunsASideGuardAgainstRunToRunNoise) {
+  const CompareOptions o = threshold_only();
   std::mt19937_64 rng(21);
   const ParsedReport base_fast = report_of({draw(rng, 20, 100, 0.01)});
   const ParsedReport base_slow = report_of({draw(rng, 20, 110, 0.01)});  // the same build on a busier machine
-  // +7 % over the pooled baselines, but within 2 % of the slower baseline run: SAME with the window, SLOWER without.
+  // +7 % over the baselines' median run, but within 2 % of the slower baseline run: SAME with the window, SLOWER
+  // without.
   const ParsedReport cand = report_of({draw(rng, 20, 112, 0.01)});
-  EXPECT_EQ(compare_reports({base_fast}, cand, {}).cases[0].verdict, Verdict::slower);
-  const Comparison window = compare_reports({base_fast, base_slow}, cand, {});
+  EXPECT_EQ(compare_reports({base_fast}, cand, o).cases[0].verdict, Verdict::slower);
+  const Comparison window = compare_reports({base_fast, base_slow}, cand, o);
   EXPECT_EQ(window.cases[0].verdict, Verdict::same);
   EXPECT_EQ(window.cases[0].base_runs, 2u);
   EXPECT_NEAR(window.cases[0].worst_case_slowdown, 112.0 / 110 - 1, 0.01);
   // 9 % beyond the slower baseline run: SLOWER.
-  EXPECT_EQ(compare_reports({base_fast, base_slow}, report_of({draw(rng, 20, 120, 0.01)}), {}).cases[0].verdict,
+  EXPECT_EQ(compare_reports({base_fast, base_slow}, report_of({draw(rng, 20, 120, 0.01)}), o).cases[0].verdict,
             Verdict::slower);
   // Two candidate runs, one of them on a busy machine: its other run is as fast as the baseline, so SAME.
   const std::vector<ParsedReport> cands = {report_of({draw(rng, 20, 100, 0.01)}),
                                            report_of({draw(rng, 20, 150, 0.01)})};
-  const Comparison two = compare_reports({base_fast}, cands, {});
+  const Comparison two = compare_reports({base_fast}, cands, o);
   EXPECT_EQ(two.cases[0].verdict, Verdict::same);
   EXPECT_EQ(two.cases[0].cand_samples, 40u);
   EXPECT_EQ(two.candidate_runs, 2u);
@@ -528,7 +613,7 @@ TEST(CompareViews, EveryFormatSaysTheVerdict) {
   const auto base = draw(rng, 20, 50, 0.02);
   std::vector<double> slow = base;
   for (double& x : slow) x *= 1.3;
-  const Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  const Comparison c = compare_reports(runs_of({base}), runs_of({slow}), {});
   ASSERT_TRUE(c.regressed());
   const CompareSources src{{"base.json"}, "cand.json"};
   EXPECT_NE(compare_text(c).find("SLOWER"), std::string::npos);
@@ -538,7 +623,21 @@ TEST(CompareViews, EveryFormatSaysTheVerdict) {
   EXPECT_EQ(j["regression"], true);
   EXPECT_EQ(j["summary"]["slower"], 1);
   EXPECT_EQ(j["cases"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["mode"], "runs");
+  EXPECT_NEAR(j["cases"][0]["p"].get<double>(), 2.0 / 252, 1e-12);  // five runs a side, fully apart
+  // each side's runs, each with its median, the median's interval and its sample count
+  ASSERT_EQ(j["cases"][0]["baseline_runs"].size(), 5u);
+  ASSERT_EQ(j["cases"][0]["candidate_runs"].size(), 5u);
+  for (const auto& run : j["cases"][0]["candidate_runs"]) {
+    EXPECT_EQ(run["samples"], 20);
+    EXPECT_LT(run["low"].get<double>(), run["median"].get<double>());
+    EXPECT_GT(run["high"].get<double>(), run["median"].get<double>());
+  }
+  EXPECT_NE(compare_text(c).find("(1 case; the runs' medians tested: 5 baseline runs, 5 candidate runs)"),
+            std::string::npos)
+      << compare_text(c);
   const std::string junit = compare_junit(c, src);
+  EXPECT_NE(junit.find("<property name=\"mode\" value=\"runs\"/>"), std::string::npos) << junit;
   EXPECT_NE(junit.find("failures=\"1\""), std::string::npos);
   EXPECT_NE(junit.find("<failure message=\"SLOWER"), std::string::npos);
 }
@@ -552,7 +651,7 @@ TEST(Compare, ReportStringsCannotInjectIntoAnyFormat) {
     base.push_back(100 + i * 0.01);
     slow.push_back(130 + i * 0.01);
   }
-  Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  Comparison c = compare_reports(runs_of({base}), runs_of({slow}), {});
   c.cases.at(0).label = "<script>alert(1)</script>|x\n| forged | row |\x01\x1b[2J";
   c.warnings.push_back("<img src=x onerror=alert(1)>\nerror: forged");
   const CompareSources sources{{"b|ase<b>.json"}, "cand\n.json"};
@@ -582,7 +681,7 @@ TEST(Compare, MarkdownKeepsLinksAndEmphasisInert) {
     base.push_back(100 + i * 0.01);
     slow.push_back(130 + i * 0.01);
   }
-  Comparison c = compare_reports({report_of({base})}, report_of({slow}), {});
+  Comparison c = compare_reports(runs_of({base}), runs_of({slow}), {});
   c.cases.at(0).label = "[l](javascript:alert(1)) **b** `c` \u202eevil";
   c.warnings.push_back("see ![x](http://e/x.png) _now_ ~~gone~~");
   const CompareSources sources{{"_base_.json"}, "[c](x).json"};
@@ -603,7 +702,7 @@ TEST(Compare, HugeChangesPrintShortPercentages) {
     base.push_back(1e-290 * (1 + i * 0.01));
     huge.push_back(1e10 * (1 + i * 0.01));
   }
-  const Comparison c = compare_reports({report_of({base})}, report_of({huge}), {});
+  const Comparison c = compare_reports(runs_of({base}), runs_of({huge}), {});
   ASSERT_GT(c.cases.at(0).change, 1e290);
   const CompareSources sources{{"a.json"}, "b.json"};
   for (const std::string& view : {compare_text(c), compare_markdown(c, sources), compare_html(c, sources)}) {
@@ -615,6 +714,135 @@ TEST(Compare, HugeChangesPrintShortPercentages) {
     EXPECT_LT(longest, 20u) << view;
     EXPECT_NE(view.find("e+302%"), std::string::npos) << view;
   }
+}
+
+// The fewest runs for the rank test of run medians: the exact smallest two-sided p is 2 / C(n + m, n), which is what
+// the test gives for two fully separated sets, and the counts that can reject at alpha follow from it.
+TEST(RankTests, TheFewestRunsThatCanReject) {
+  EXPECT_NEAR(smallest_rank_sum_p(5, 5), 2.0 / 252, 1e-15);
+  EXPECT_NEAR(smallest_rank_sum_p(4, 4), 2.0 / 70, 1e-15);
+  EXPECT_NEAR(smallest_rank_sum_p(10, 3), 2.0 / 286, 1e-15);
+  EXPECT_DOUBLE_EQ(smallest_rank_sum_p(1, 1), 1.0);
+  EXPECT_DOUBLE_EQ(smallest_rank_sum_p(0, 7), 1.0);
+  for (std::size_t n = 1; n <= 8; ++n) {
+    for (std::size_t m = 1; m <= 8; ++m) {
+      std::vector<double> low, high;
+      for (std::size_t i = 0; i < n; ++i) low.push_back(static_cast<double>(i));
+      for (std::size_t j = 0; j < m; ++j) high.push_back(static_cast<double>(n + j));
+      EXPECT_NEAR(mann_whitney_p(low, high), smallest_rank_sum_p(n, m), 1e-12) << n << " and " << m;
+    }
+  }
+  EXPECT_EQ(min_runs_to_test(0.01), 5u);  // 2 / 252 = 0.0079; 4 a side give 0.029
+  EXPECT_EQ(min_runs_to_test(0.05), 4u);  // 2 / 70 = 0.029; 3 a side give 0.1
+  EXPECT_EQ(min_runs_to_test(0.001), 7u);
+  EXPECT_EQ(min_baseline_runs(3, 0.01, 1000), 9u);  // 2 / C(12, 3) = 0.0091; 8 give 2 / 165 = 0.0121
+  EXPECT_EQ(min_baseline_runs(5, 0.01, 1000), 5u);
+  EXPECT_EQ(min_baseline_runs(1, 0.01, 1000), 200u);  // 2 / 201
+  EXPECT_EQ(min_baseline_runs(1, 0.01, 100), 0u);
+  EXPECT_LT(smallest_rank_sum_p(10, 3), 0.01);
+  EXPECT_GE(smallest_rank_sum_p(10, 2), 0.01);
+}
+
+constexpr const char* kOneAgainstOne =
+    "1 baseline run and 1 candidate run are too few to test at --alpha 0.01: the samples of a run share its "
+    "machine's state, so the gate tests the runs' medians, and a rank test of them needs 5 runs a side (or e.g. 9 "
+    "baseline runs against 3 candidate runs: --candidates 3); give it more runs, run both sides interleaved "
+    "(--run-baseline, --run-candidate), or judge on the threshold alone, with no test (--threshold-only)";
+
+// Not judged: the message that one run a side gets, and the runs it names at another alpha and counts.
+std::string too_few_runs_refusal(const std::vector<ParsedReport>& base, const std::vector<ParsedReport>& cand,
+                                 const CompareOptions& o) {
+  try {
+    compare_reports(base, cand, o);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::not_judged) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "judged";
+  return "";
+}
+
+// Pseudo-replication (issue 58): two runs of one build whose samples are tight (0.5 % noise) but whose medians differ
+// by 8 % (an A/A pair, the second run on a busier machine). The old gate pooled the samples and tested the 20 of each
+// run as independent observations of the build: Mann-Whitney p = 2 / C(40, 20) = 1.5e-11, "+8.0% [...] p 1e-11
+// SLOWER". A run's samples share its machine's state: one run a side cannot show a change at alpha 0.01, and the gate
+// fails closed, saying what to give it. Five A/A runs a side, each run off by up to +-8 %, are never SLOWER.
+TEST(Compare, PseudoReplicatedSamplesAreNoEvidence) {
+  std::mt19937_64 rng(58);
+  const auto quiet = draw(rng, 20, 100, 0.005), busy = draw(rng, 20, 108, 0.005);
+  EXPECT_LT(mann_whitney_p(quiet, busy), 1e-10);  // what the old gate tested, and called SLOWER
+  EXPECT_EQ(too_few_runs_refusal({report_of({quiet})}, {report_of({busy})}, {}), kOneAgainstOne);
+  CompareOptions loose;
+  loose.alpha = 0.05;
+  const std::vector<ParsedReport> two_quiet(2, report_of({quiet})), two_busy(2, report_of({busy}));
+  EXPECT_NE(too_few_runs_refusal(two_quiet, two_busy, loose)
+                .find("2 baseline runs and 2 candidate runs are too few to test at --alpha 0.05: "),
+            std::string::npos);
+  EXPECT_NE(too_few_runs_refusal(std::vector<ParsedReport>(4, report_of({quiet})), two_busy, {})
+                .find("needs 5 runs a side (or e.g. 19 baseline runs against 2 candidate runs: --candidates 2)"),
+            std::string::npos);
+  int slower = 0, tested = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Comparison c = compare_reports(offset_runs(rng, 5, 4, 1.0, 0.08), offset_runs(rng, 5, 4, 1.0, 0.08), {});
+    slower += static_cast<int>(c.slower);
+    tested += static_cast<int>(c.slower + c.faster + c.same);
+  }
+  EXPECT_EQ(slower, 0);
+  EXPECT_EQ(tested, 160);
+}
+
+// A real +20 % slowdown, 5 runs a side, each run off by up to +-2 %: every case SLOWER, at the smallest p five runs a
+// side can give, with each run listed; the same with 9 baseline runs against 3 candidate runs.
+TEST(Compare, FiveRunsASideCatchARealSlowdown) {
+  std::mt19937_64 rng(20);
+  const Comparison c = compare_reports(offset_runs(rng, 5, 4, 1.0, 0.02), offset_runs(rng, 5, 4, 1.2, 0.02), {});
+  EXPECT_EQ(c.slower, 4u);
+  for (const CaseComparison& k : c.cases) {
+    EXPECT_NEAR(k.change, 0.2, 0.05) << k.reason;
+    EXPECT_NEAR(k.p, 2.0 / 252, 1e-12);
+    EXPECT_LT(k.change_low, k.change);
+    EXPECT_GT(k.change_high, k.change);
+    EXPECT_EQ(k.base_run_figures.size(), 5u);
+    EXPECT_EQ(k.cand_run_figures.size(), 5u);
+  }
+  const Comparison window = compare_reports(offset_runs(rng, 9, 4, 1.0, 0.02), offset_runs(rng, 3, 4, 1.2, 0.02), {});
+  EXPECT_EQ(window.slower, 4u);
+}
+
+// --threshold-only: one run a side is judged by the threshold, the floor and the run extremes, with no test (no p,
+// no interval), and every reason and view says so; a whole run that moved is warned about.
+TEST(Compare, ThresholdOnlyJudgesOneRunASideAndSaysSo) {
+  std::mt19937_64 rng(4);
+  const auto base = draw(rng, 20, 100, 0.01);
+  std::vector<double> slow = base;
+  for (double& x : slow) x *= 1.2;
+  const Comparison c = compare_reports({report_of({base})}, {report_of({slow})}, threshold_only());
+  const CaseComparison& k = c.cases.at(0);
+  EXPECT_EQ(k.verdict, Verdict::slower);
+  EXPECT_EQ(k.reason,
+            "+20.0% beyond the 5% threshold (no significance test: --threshold-only, 19.9 us over the 1 us floor, "
+            "every run of one side beyond every run of the other)");
+  EXPECT_TRUE(std::isnan(k.p));
+  EXPECT_TRUE(std::isnan(k.change_low));
+  const CompareSources src{{"base.json"}, "cand.json"};
+  const auto j = nlohmann::json::parse(compare_json(c, src));
+  EXPECT_EQ(j["mode"], "threshold-only");
+  EXPECT_TRUE(j["cases"][0]["p"].is_null());
+  EXPECT_NE(compare_text(c).find("# distbench compare: collective (1 case; threshold-only, no significance test: 1 "
+                                 "baseline run, 1 candidate run)"),
+            std::string::npos)
+      << compare_text(c);
+  EXPECT_NE(compare_markdown(c, src).find("*Threshold-only: no significance test.*"), std::string::npos);
+  EXPECT_NE(compare_html(c, src).find("Threshold-only: no significance test."), std::string::npos);
+  EXPECT_NE(compare_junit(c, src).find("<property name=\"mode\" value=\"threshold-only\"/>"), std::string::npos);
+  const auto same = compare_reports({report_of({base})}, {report_of({base})}, threshold_only()).cases.at(0);
+  EXPECT_EQ(same.reason, "+0.0% is within the 5% threshold (no significance test: --threshold-only)");
+  // Four cases that all moved +20 % together, one run a side: the whole run may have.
+  const auto moved = compare_reports(offset_runs(rng, 1, 4, 1.0, 0), offset_runs(rng, 1, 4, 1.2, 0), threshold_only());
+  EXPECT_EQ(moved.slower, 4u);
+  ASSERT_EQ(moved.warnings.size(), 1u);
+  EXPECT_NE(moved.warnings[0].find("4 of 4 cases moved up by more than 5% together"), std::string::npos);
+  EXPECT_NE(moved.warnings[0].find("give it 5 runs a side"), std::string::npos) << moved.warnings[0];
 }
 
 }  // namespace
