@@ -1,6 +1,7 @@
 #include "compare/comparison.hpp"
 
 #include "compare/case_pool.hpp"
+#include "compare/distinct_runs.hpp"
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
 #include "core/measure/sizes.hpp"
@@ -255,6 +256,8 @@ Comparison compare_reports(const std::vector<ParsedReport>& baselines, const std
   // out): the gate fails closed instead of judging what is left.
   check_inputs(baselines, candidates, options, "baseline", "candidate run");
   check_enough_runs(baselines.size(), candidates.size(), options);
+  check_distinct_runs(baselines, "baseline");
+  check_distinct_runs(candidates, "candidate run");
 
   Side base = pool(baselines, options, "baseline");
   Side cand = pool(candidates, options, "candidate run");

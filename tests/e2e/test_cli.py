@@ -1297,6 +1297,16 @@ class CompareGate(Workdir):
             json.dump(report, f)
         return path
 
+    def edited_runs(self, name, edit=lambda report: None, k=5):
+        """k runs of the base report, edited, each its own run (its own start time: the gate refuses a run given
+        twice on one side)."""
+        def stamped(i):
+            def edit_and_stamp(report):
+                edit(report)
+                report["start_time"] = f"2026-01-01T00:00:{i:02d}Z"
+            return edit_and_stamp
+        return [self.edited(f"{i}{name}", stamped(i)) for i in range(k)]
+
     def test_the_gate_fails_closed_when_it_cannot_judge(self):
         # exit 7 and one error line whenever the gate could not judge; 2 for reports no statistic may read
         def status(report):
@@ -1315,7 +1325,7 @@ class CompareGate(Workdir):
         def twice(report):
             report["records"].append(report["records"][0])
 
-        five = [self.base] * 5  # five runs a side (of one report: the cases here are refused before any test)
+        five = self.edited_runs("b.json")  # five runs a side (of one report: the cases here are refused before any test)
         cands = ["--candidates", "5"]
         rows = [
             ("interrupted candidate", [self.base, self.edited("i.json", status)], 7,
@@ -1324,18 +1334,20 @@ class CompareGate(Workdir):
              "1 baseline run and 1 candidate run are too few to test at --alpha 0.01"),
             ("4 runs against 4", [self.base] * 8 + ["--candidates", "4"], 7,
              "4 baseline runs and 4 candidate runs are too few to test at --alpha 0.01"),
-            ("another collective", [self.edited("a.json", collective)] * 5 + five + cands, 7,
+            ("another collective", self.edited_runs("a.json", collective) + five + cands, 7,
              "nothing to compare: no case is in both the baseline and the candidate (10 only in the baseline, 10 "
              "only in the candidate)"),
             ("a misspelt filter", [self.base, self.base, "--filter", "dtyp=float32"], 2,
              "--filter: no case has a field 'dtyp'"),
             ("a filter that keeps nothing", five + five + cands + ["--filter", "bytes>1G"], 7,
              "nothing to compare: neither side has a measured case (after --filter)"),
-            ("a case missing", five + [self.edited("m.json", drop_last)] * 5 + cands, 7,
+            ("a case missing", five + self.edited_runs("m.json", drop_last) + cands, 7,
              "the gate could not judge: 1 baseline case is not in the candidate"),
-            ("a null sample", five + [self.edited("n.json", null_sample)] * 5 + cands, 2,
+            ("a null sample", five + self.edited_runs("n.json", null_sample) + cands, 2,
              "has sample 4 = nan: not a positive time"),
-            ("a case twice", [self.edited("t.json", twice)] * 5 + five + cands, 2, "appears twice"),
+            ("a run given twice", [self.base] * 5 + five + cands, 2,
+             "baseline 1 and baseline 2 are one run given twice (the same start time and samples)"),
+            ("a case twice", self.edited_runs("t.json", twice) + five + cands, 2, "appears twice"),
         ]
         for what, args, code, words in rows:
             with self.subTest(what):
@@ -1344,7 +1356,7 @@ class CompareGate(Workdir):
                 lines = error_lines(r.stderr)
                 self.assertEqual(len(lines), 1, r.stderr)
                 self.assertIn(words, lines[0])
-        r = single("compare", *five, *[self.edited("m.json", drop_last)] * 5, *cands, "--allow-missing")
+        r = single("compare", *five, *self.edited_runs("m.json", drop_last), *cands, "--allow-missing")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("# verdict: OK", r.stdout)
 

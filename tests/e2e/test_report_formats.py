@@ -134,7 +134,7 @@ class OneSweepAtNp3(unittest.TestCase):
             if fmt == "json":
                 self.assertEqual([x["rank_summary"] for x in json.loads(again.stdout)["records"]],
                                  [x["rank_summary"] for x in report["records"]])
-        same = run([BINARY, "compare", *[self.js] * 10, "--candidates", "5"])  # five runs a side: testable
+        same = run([BINARY, "compare", self.js, self.js, "--threshold-only"])  # one run a side: no test
         self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
         self.assertIn(f"0 slower, 0 faster, {len(report['records'])} same", same.stdout)
         fitted = run([BINARY, "model", self.js, "--format", "json"])

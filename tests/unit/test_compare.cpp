@@ -214,6 +214,14 @@ ParsedReport report_of(const std::vector<std::vector<double>>& samples_us, std::
   return r;
 }
 
+// k runs with the same samples that are still k runs (each its own start time): what a test of the statistics needs,
+// where a run given twice would be refused (Compare.ARunGivenTwiceOnOneSideIsRefused).
+std::vector<ParsedReport> copies_of(std::size_t k, const ParsedReport& run) {
+  std::vector<ParsedReport> runs(k, run);
+  for (std::size_t i = 0; i < k; ++i) runs[i].info.start_time = fmt::format("2026-01-01T00:00:{:02}Z", i);
+  return runs;
+}
+
 // k runs (a report each) of the given samples per size, run i's scaled by 1 + spread * (i - (k - 1) / 2): distinct run
 // medians, as runs of one build on one machine have.
 std::vector<ParsedReport> runs_of(const std::vector<std::vector<double>>& samples_us, std::size_t k = 5,
@@ -297,7 +305,7 @@ TEST(Compare, QuantizedShiftIsFaster) {
   const auto base = repeated_samples({{110, 10}, {120, 10}}), cand = repeated_samples({{100, 10}, {110, 10}});
   EXPECT_EQ(verdict_of(base, cand), Verdict::faster);
   EXPECT_EQ(verdict_of(cand, base), Verdict::slower);
-  const std::vector<ParsedReport> tied_base(5, report_of({base})), tied_cand(5, report_of({cand}));
+  const std::vector<ParsedReport> tied_base = copies_of(5, report_of({base})), tied_cand = copies_of(5, report_of({cand}));
   EXPECT_EQ(compare_reports(tied_base, tied_cand, {}).cases.at(0).verdict, Verdict::faster);
 }
 
@@ -479,11 +487,11 @@ TEST(Compare, WrongElementsOnEitherSideFailTheGate) {
   refused([&] { compare_reports({right}, {right, wrong}, {}); }, "candidate run 2 counts wrong elements");
   CompareOptions first_only;
   first_only.filter = parse_filter("bytes<=1K");
-  const std::vector<ParsedReport> rights(5, right), wrongs(5, wrong);
+  const std::vector<ParsedReport> rights = copies_of(5, right), wrongs = copies_of(5, wrong);
   EXPECT_NO_THROW(compare_reports(rights, wrongs, first_only));
   ParsedReport unchecked = right;
   for (Record& r : unchecked.records) r.set_metric("wrong", kNotMeasured);
-  const std::vector<ParsedReport> uncheckeds(5, unchecked);
+  const std::vector<ParsedReport> uncheckeds = copies_of(5, unchecked);
   EXPECT_NO_THROW(compare_reports(uncheckeds, uncheckeds, {}));
   // A run's wrong elements say more than its count of runs: exit 3 before the too-few-runs refusal.
   refused([&] { compare_reports({right}, wrong, {}); }, "candidate run 1 counts wrong elements");
@@ -496,9 +504,9 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
     std::vector<double> damaged = s;
     damaged[2] = bad;
     try {
-      std::vector<ParsedReport> cands(5, report_of({s}));
+      std::vector<ParsedReport> cands = copies_of(5, report_of({s}));
       cands[0] = report_of({damaged});
-      compare_reports(std::vector<ParsedReport>(5, report_of({s})), cands, {});
+      compare_reports(copies_of(5, report_of({s})), cands, {});
       FAIL() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ExitCode::usage);
@@ -511,9 +519,9 @@ TEST(Compare, SamplesThatAreNoTimeAndDuplicateCasesAreRefused) {
   twice.records.push_back(twice.records[0]);
   for (double& x : twice.records[1].phases[0].samples) x *= 10;  // a slower copy beside the real one
   try {
-    std::vector<ParsedReport> bases(5, report_of({s}));
+    std::vector<ParsedReport> bases = copies_of(5, report_of({s}));
     bases[0] = twice;
-    compare_reports(bases, std::vector<ParsedReport>(5, report_of({s})), {});
+    compare_reports(bases, copies_of(5, report_of({s})), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
@@ -789,6 +797,28 @@ TEST(Compare, PseudoReplicatedSamplesAreNoEvidence) {
   }
   EXPECT_EQ(slower, 0);
   EXPECT_EQ(tested, 160);
+}
+
+// Five copies of one report are one run, not five: the gate refuses them on either side (a run's median is the test's
+// observation, so copies would fake the evidence), and a distinct run with the same samples but another start is kept.
+TEST(Compare, ARunGivenTwiceOnOneSideIsRefused) {
+  std::mt19937_64 rng(7);
+  const auto runs = offset_runs(rng, 5, 2, 1.0, 0.02);
+  std::vector<ParsedReport> copies(5, runs[0]);
+  try {
+    compare_reports(runs, copies, {});
+    FAIL() << "five copies of one candidate run were taken for five runs";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("candidate run 1 and candidate run 2 are one run given twice"),
+              std::string::npos)
+        << e.what();
+  }
+  std::vector<ParsedReport> base = runs;
+  base[3] = base[1];
+  EXPECT_THROW(compare_reports(base, offset_runs(rng, 5, 2, 1.0, 0.02), {}), Error);
+  for (std::size_t i = 0; i < copies.size(); ++i) copies[i].info.start_time = fmt::format("2026-11-29T00:00:0{}Z", i);
+  EXPECT_NO_THROW(compare_reports(runs, copies, {}));
 }
 
 // A real +20 % slowdown, 5 runs a side, each run off by up to +-2 %: every case SLOWER, at the smallest p five runs a
