@@ -32,7 +32,8 @@ struct IngestArgs {
 int run_history_ingest(IngestArgs& a) {
   a.options.format = history::parse_source_format(a.format);
   std::vector<history::RunToStore> runs;
-  for (const std::string& path : a.inputs) runs.push_back(history::read_run(history::read_source_file(path), a.options));
+  for (const std::string& path : a.inputs)
+    runs.push_back(history::read_run(history::read_source_file(path), a.options));
   history::HistoryDb db(a.file.path, true, a.file.lock_timeout_s);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto id = db.ingest(runs[i]);

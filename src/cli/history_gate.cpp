@@ -127,8 +127,9 @@ void add_history_series_options(CLI::App& app, CheckArgs& a) {
   app.add_option("--filter", a.filter, "Series whose case matches: key=value, key!=value, key>=number, comma-separated")
       ->option_text("RULES")
       ->group(kHistoryGateGroup);
-  app.add_option("--machine", a.machine, "Only the runs of this kind of machine")->option_text("NAME")->group(
-      kHistoryGateGroup);
+  app.add_option("--machine", a.machine, "Only the runs of this kind of machine")
+      ->option_text("NAME")
+      ->group(kHistoryGateGroup);
   app.add_option("--last", a.last, "Only each series' newest N runs (0: all)")
       ->option_text("N")
       ->group(kHistoryGateGroup)

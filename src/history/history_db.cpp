@@ -1,6 +1,5 @@
 #include "history/history_db.hpp"
 
-#include "core/report/json_model.hpp"
 #include "history/history_schema.hpp"
 #include "history/params_text.hpp"
 
@@ -112,7 +111,7 @@ std::vector<RunRow> HistoryDb::runs() {
   while (s.step()) {
     RunRow r;
     r.id = s.integer(0);
-    r.meta = {s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), static_cast<int>(s.integer(7)),
+    r.meta = {s.text(1), s.text(2), s.text(3),  s.text(4), s.text(5), s.text(6), static_cast<int>(s.integer(7)),
               s.text(8), s.text(9), s.text(10), s.text(11)};
     r.cases = static_cast<std::size_t>(s.integer(12));
     out.push_back(std::move(r));
@@ -122,7 +121,7 @@ std::vector<RunRow> HistoryDb::runs() {
 
 namespace {
 
-Point point_of(const Statement& s) {
+Point stored_point(const Statement& s) {
   Point p;
   p.run = s.integer(1);
   p.run_label = s.text(2);
@@ -146,7 +145,7 @@ void load_points(Connection& db, const SeriesQuery& q, std::map<std::int64_t, Se
   s.bind(1, q.machine);
   while (s.step()) {
     const auto it = by_id.find(s.integer(0));
-    if (it != by_id.end()) it->second->points.push_back(point_of(s));
+    if (it != by_id.end()) it->second->points.push_back(stored_point(s));
   }
 }
 

@@ -51,8 +51,8 @@ struct RunRow {
 
 // Which series to load, and how much of each.
 struct SeriesQuery {
-  std::string machine;      // only runs on this machine ("" : all)
-  std::size_t last = 0;     // each series' newest `last` points (0: all)
+  std::string machine;            // only runs on this machine ("" : all)
+  std::size_t last = 0;           // each series' newest `last` points (0: all)
   std::vector<std::string> keys;  // only these series (empty: all)
 };
 

@@ -60,14 +60,16 @@ bool has_tables(Connection& db) {
 // Throws unless the file is a distbench history this build reads.
 void check_existing(Connection& db, std::int64_t app, std::int64_t version) {
   if (app != kApplicationId) {
-    throw usage_error(fmt::format("'{}' is an SQLite database of another application (application_id {}), not a "
-                                  "distbench history; name the history's file, or start a new one",
-                                  db.path(), app));
+    throw usage_error(
+        fmt::format("'{}' is an SQLite database of another application (application_id {}), not a "
+                    "distbench history; name the history's file, or start a new one",
+                    db.path(), app));
   }
   if (version > kSchemaVersion) {
-    throw usage_error(fmt::format("history '{}' has schema version {}, written by a later distbench; this one reads "
-                                  "version {}: use the distbench that wrote it (or a later one)",
-                                  db.path(), version, kSchemaVersion));
+    throw usage_error(
+        fmt::format("history '{}' has schema version {}, written by a later distbench; this one reads "
+                    "version {}: use the distbench that wrote it (or a later one)",
+                    db.path(), version, kSchemaVersion));
   }
   if (version < 1) {
     throw usage_error(fmt::format("history '{}' has no schema version (damaged?); start a new history", db.path()));

@@ -14,29 +14,39 @@
 namespace distbench::history {
 namespace {
 
-std::string dumped(const ordered_json& j) { return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n"; }
+std::string dumped(const ordered_json& j) {
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
 
-ordered_json figure(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+ordered_json shown_figure(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
 ordered_json point_json(const Point& p) {
   return {{"run", p.run},
-          {"time_us", figure(p.time_us)},
-          {"time_low_us", figure(p.time_low_us)},
-          {"time_high_us", figure(p.time_high_us)},
-          {"busbw_gbps", figure(p.busbw_gbps)},
-          {"algbw_gbps", figure(p.algbw_gbps)},
+          {"time_us", shown_figure(p.time_us)},
+          {"time_low_us", shown_figure(p.time_low_us)},
+          {"time_high_us", shown_figure(p.time_high_us)},
+          {"busbw_gbps", shown_figure(p.busbw_gbps)},
+          {"algbw_gbps", shown_figure(p.algbw_gbps)},
           {"samples", p.samples},
-          {"wrong", figure(p.wrong)}};
+          {"wrong", shown_figure(p.wrong)}};
 }
 
 ordered_json run_json(const RunRow& r) {
   const RunMeta& m = r.meta;
   ordered_json config = ordered_json::parse(m.config, nullptr, false);
-  return {{"id", r.id},           {"time", m.time},          {"label", m.label},
-          {"commit", m.commit},   {"machine", m.machine},    {"benchmark", m.benchmark},
-          {"backend", m.backend}, {"world", m.world},        {"cases", r.cases},
+  return {{"id", r.id},
+          {"time", m.time},
+          {"label", m.label},
+          {"commit", m.commit},
+          {"machine", m.machine},
+          {"benchmark", m.benchmark},
+          {"backend", m.backend},
+          {"world", m.world},
+          {"cases", r.cases},
           {"config", config.is_discarded() ? ordered_json(m.config) : config},
-          {"source_file", m.source_file}, {"source_format", m.source_format}, {"content_hash", m.content_hash}};
+          {"source_file", m.source_file},
+          {"source_format", m.source_format},
+          {"content_hash", m.content_hash}};
 }
 
 // "12.3 us [12.1, 12.6]"
@@ -94,8 +104,8 @@ std::string series_list_json(const std::vector<Series>& series) {
 
 std::string runs_text(const std::vector<RunRow>& runs) {
   if (runs.empty()) return "no runs\n";
-  std::string out = fmt::format("{:>6}  {:<20}  {:<24}  {:<12}  {:>6}  {}\n", "id", "time", "label", "commit", "cases",
-                                "machine");
+  std::string out =
+      fmt::format("{:>6}  {:<20}  {:<24}  {:<12}  {:>6}  {}\n", "id", "time", "label", "commit", "cases", "machine");
   for (const RunRow& r : runs) {
     out += fmt::format("{:>6}  {:<20}  {:<24}  {:<12}  {:>6}  {}\n", r.id, escape_text(r.meta.time),
                        escape_text(r.meta.label), escape_text(r.meta.commit.empty() ? "-" : r.meta.commit), r.cases,
@@ -130,9 +140,9 @@ std::string export_csv(const std::vector<Series>& series, const std::vector<RunR
       "run,run_time,run_label,commit,machine,benchmark,backend,world,source_file,source_format,series_key,"
       "series_group,series_label,params,time_us,time_low_us,time_high_us,busbw_gbps,algbw_gbps,samples,wrong\n";
   for (const Series& s : series) {
-    const std::string series_fields = fmt::format("{},{},{},{}", history_csv_field(s.key), history_csv_field(s.group),
-                                                  history_csv_field(s.label),
-                                                  history_csv_field(params_to_json(s.params)));
+    const std::string series_fields =
+        fmt::format("{},{},{},{}", history_csv_field(s.key), history_csv_field(s.group), history_csv_field(s.label),
+                    history_csv_field(params_to_json(s.params)));
     for (const Point& p : s.points) {
       const RunMeta& m = by_id.at(p.run)->meta;
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},", p.run, history_csv_field(m.time),
@@ -153,8 +163,11 @@ std::string export_json(const std::vector<Series>& series, const std::vector<Run
   for (const Series& s : series) {
     ordered_json points = ordered_json::array();
     for (const Point& p : s.points) points.push_back(point_json(p));
-    all_series.push_back(
-        {{"key", s.key}, {"group", s.group}, {"label", s.label}, {"params", params_json(s.params)}, {"points", points}});
+    all_series.push_back({{"key", s.key},
+                          {"group", s.group},
+                          {"label", s.label},
+                          {"params", params_json(s.params)},
+                          {"points", points}});
   }
   return dumped(ordered_json{{"runs", all_runs}, {"series", all_series}});
 }

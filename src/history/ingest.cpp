@@ -59,8 +59,8 @@ std::string_view name(SourceFormat f) {
 }
 
 SourceFormat parse_source_format(std::string_view text) {
-  for (SourceFormat f : {SourceFormat::automatic, SourceFormat::distbench, SourceFormat::nccl_tests,
-                         SourceFormat::nccl_tests_json}) {
+  for (SourceFormat f :
+       {SourceFormat::automatic, SourceFormat::distbench, SourceFormat::nccl_tests, SourceFormat::nccl_tests_json}) {
     if (name(f) == text) return f;
   }
   throw usage_error(fmt::format("--format {}: use auto, distbench, nccl-tests or nccl-tests-json", text));
@@ -88,8 +88,8 @@ RunToStore read_run(const SourceFile& file, const IngestOptions& options) {
   std::set<std::string_view> keys;
   for (const CaseFigures& c : run.cases) {
     if (!keys.insert(c.key).second) {
-      throw usage_error(fmt::format("'{}' holds the case '{}' twice; a run measures each case once", file.path,
-                                    c.label));
+      throw usage_error(
+          fmt::format("'{}' holds the case '{}' twice; a run measures each case once", file.path, c.label));
     }
   }
   RunMeta& m = run.meta;

@@ -13,12 +13,12 @@
 namespace distbench::history {
 
 inline constexpr std::size_t kIngestMaxBytes = std::size_t{256} << 20;  // 256 MiB, as a report read back
-inline constexpr std::size_t kIngestMaxLineBytes = 64 << 10;           // a line of nccl-tests' text
+inline constexpr std::size_t kIngestMaxLineBytes = 64 << 10;            // a line of nccl-tests' text
 inline constexpr std::size_t kIngestMaxCases = 100'000;                 // cases of one run
-inline constexpr std::size_t kIngestMaxTextBytes = 1024;               // a label, commit, machine, parameter value
+inline constexpr std::size_t kIngestMaxTextBytes = 1024;                // a label, commit, machine, parameter value
 
 enum class SourceFormat { automatic, distbench, nccl_tests, nccl_tests_json };
-std::string_view name(SourceFormat f);           // "distbench", "nccl-tests", "nccl-tests-json", "auto"
+std::string_view name(SourceFormat f);                    // "distbench", "nccl-tests", "nccl-tests-json", "auto"
 SourceFormat parse_source_format(std::string_view text);  // throws usage_error
 
 struct IngestOptions {

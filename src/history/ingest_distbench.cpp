@@ -13,20 +13,20 @@ namespace {
 
 // "AMD EPYC / cpu (host memory)": the kind of machine (CPU model and device), never a host name, so that runners of
 // one kind share their series.
-std::string machine_of(const ParsedReport& report) {
+std::string report_machine(const ParsedReport& report) {
   const std::string cpu = report.info.version("cpu_model"), device = report.info.version("device");
   if (cpu.empty() && device.empty()) return "unknown machine";
   if (cpu.empty() || device.empty()) return cpu.empty() ? device : cpu;
   return cpu + " / " + device;
 }
 
-std::string timing_of(const ParsedReport& report) {
+std::string report_timing(const ParsedReport& report) {
   const auto it = report.config.find("timing");
   return it != report.config.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // The case's label: its collective (or kind), then the parameters that vary between the report's cases.
-std::string case_label(const Record& r, const std::vector<std::string>& keys) {
+std::string report_case_label(const Record& r, const std::vector<std::string>& keys) {
   const std::string first = r.param("collective") != nullptr ? r.param_text("collective") : r.kind;
   std::vector<std::string> rest;
   for (const std::string& k : keys) {
@@ -35,7 +35,7 @@ std::string case_label(const Record& r, const std::vector<std::string>& keys) {
   return rest.empty() ? first : first + " " + compare::detail::label_of(r, rest);
 }
 
-Point point_of(const Record& r) {
+Point report_point(const Record& r) {
   Point p;
   const Summary& s = r.phases.front().summary;
   p.time_us = s.median * 1e6;
@@ -61,27 +61,28 @@ RunToStore read_distbench(const SourceFile& file, const IngestOptions& options) 
     throw usage_error(fmt::format("'{}': malformed distbench report: {}", file.path, e.what()));
   }
   if (report.info.status != "complete") {
-    throw usage_error(fmt::format("'{}' is a run that did not complete ({}: {}); a history keeps whole runs only: "
-                                  "measure it again",
-                                  file.path, report.info.status,
-                                  report.info.error.empty() ? "no reason given" : report.info.error));
+    throw usage_error(
+        fmt::format("'{}' is a run that did not complete ({}: {}); a history keeps whole runs only: "
+                    "measure it again",
+                    file.path, report.info.status, report.info.error.empty() ? "no reason given" : report.info.error));
   }
   RunToStore run;
   RunMeta& m = run.meta;
   m.time = report.info.start_time;
-  m.machine = options.machine.empty() ? machine_of(report) : options.machine;
+  m.machine = options.machine.empty() ? report_machine(report) : options.machine;
   m.benchmark = report.benchmark;
   m.backend = report.info.backend;
   m.world = report.info.world_size;
   m.config = report.config.dump();
-  const std::string group = group_of({m.machine, m.benchmark, m.backend, m.world, timing_of(report)});
+  const std::string group = group_of({m.machine, m.benchmark, m.backend, m.world, report_timing(report)});
   std::vector<const Record*> measured;
   for (const Record& r : report.records) {
     if (r.ok() && !r.phases.empty() && r.phases.front().summary.samples > 0) measured.push_back(&r);
   }
   const std::vector<std::string> keys = compare::detail::varying_keys(measured);
   for (const Record* r : measured) {
-    run.cases.push_back({series_key(group, r->kind, r->params), group, case_label(*r, keys), r->params, point_of(*r)});
+    run.cases.push_back(
+        {series_key(group, r->kind, r->params), group, report_case_label(*r, keys), r->params, report_point(*r)});
   }
   return run;
 }

@@ -19,7 +19,7 @@
 namespace distbench::history {
 namespace {
 
-double figure(const JsonField& f) {
+double json_figure(const JsonField& f) {
   if (f.json().is_string()) {
     const std::string s = f.text();
     if (s == "nan" || s == "-nan" || s == "inf" || s == "-inf") return kNotMeasured;
@@ -28,7 +28,7 @@ double figure(const JsonField& f) {
   return f.number_or_nan();
 }
 
-std::int64_t root_of(const JsonField& f) {
+std::int64_t json_root(const JsonField& f) {
   if (!f.json().is_string()) return f.integer(-1, std::numeric_limits<int>::max());
   const std::string_view s = trim_spaces(f.json().get_ref<const std::string&>());
   std::int64_t v = 0;
@@ -37,41 +37,41 @@ std::int64_t root_of(const JsonField& f) {
   return v;
 }
 
-NcclTiming timing_of(const JsonField& row, std::string_view placement) {
+NcclTiming json_timing(const JsonField& row, std::string_view placement) {
   NcclTiming t;
   const auto body = row.find(placement);
   if (!body || body->is_null()) return t;
   t.present = true;
   const auto time = body->find("time");
-  t.time_us = figure(time ? *time : body->at("cpu_time"));
-  t.algbw_gbps = figure(body->at("alg_bw"));
-  t.busbw_gbps = figure(body->at("bus_bw"));
-  t.wrong = figure(body->at("nwrong"));
+  t.time_us = json_figure(time ? *time : body->at("cpu_time"));
+  t.algbw_gbps = json_figure(body->at("alg_bw"));
+  t.busbw_gbps = json_figure(body->at("bus_bw"));
+  t.wrong = json_figure(body->at("nwrong"));
   const auto iters = row.find(std::string(placement) + "_per_iter");
   if (!iters || iters->is_null()) return t;
-  t.p50_us = figure(iters->at("p50_us"));
+  t.p50_us = json_figure(iters->at("p50_us"));
   if (const auto times = iters->find("times_us")) {
     const std::size_t skip = iters->find("skipped_iterations") ? iters->at("skipped_iterations").count() : 0;
     const std::vector<JsonField> all = times->elements();
-    for (std::size_t i = skip; i < all.size(); ++i) t.iteration_us.push_back(figure(all[i]));
+    for (std::size_t i = skip; i < all.size(); ++i) t.iteration_us.push_back(json_figure(all[i]));
   }
   return t;
 }
 
-NcclRow row_of(const JsonField& r) {
+NcclRow json_row(const JsonField& r) {
   NcclRow row;
   row.bytes = static_cast<std::int64_t>(r.at("size").count());
   row.count = static_cast<std::int64_t>(r.at("count").count());
   row.type = r.at("type").text();
   row.redop = r.at("redop").text();
-  row.root = root_of(r.at("root"));
-  row.out_of_place = timing_of(r, "out_of_place");
-  row.in_place = timing_of(r, "in_place");
+  row.root = json_root(r.at("root"));
+  row.out_of_place = json_timing(r, "out_of_place");
+  row.in_place = json_timing(r, "in_place");
   return row;
 }
 
 // The machine (the first device's name) and the world (one device per rank).
-std::pair<std::string, int> devices_of(const JsonField& top) {
+std::pair<std::string, int> json_devices(const JsonField& top) {
   const auto config = top.find("config");
   const auto devices = config ? config->find("devices") : std::nullopt;
   if (!devices) return {"", 0};
@@ -80,45 +80,54 @@ std::pair<std::string, int> devices_of(const JsonField& top) {
   return {info ? info->text_or_empty() : std::string(), static_cast<int>(all.size())};
 }
 
+// The run's facts: when (start_time, local time), the machine and world (its devices), what ran (the program's
+// arguments, NCCL's version, nccl-tests' configuration; not the environment, which may hold secrets).
+RunMeta json_meta(const JsonField& top, const SourceFile& file, const IngestOptions& options) {
+  const auto [device, world] = json_devices(top);
+  RunMeta m;
+  const auto start = top.find("start_time");
+  m.time = start ? start->text() : file.modified;
+  std::replace(m.time.begin(), m.time.end(), ' ', 'T');
+  m.machine = !options.machine.empty() ? options.machine : device.empty() ? "unknown machine" : device;
+  m.benchmark = "nccl-tests";
+  m.backend = "nccl";
+  m.world = world;
+  const auto version = top.find("nccl_version");
+  const auto config = top.find("config");
+  m.config = ordered_json{{"args", top.at("args").json()},
+                          {"nccl_version", version ? version->json() : ordered_json(nullptr)},
+                          {"config", config ? config->json() : ordered_json(nullptr)}}
+                 .dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  return m;
+}
+
 }  // namespace
 
 RunToStore read_nccl_tests_json(const SourceFile& file, const IngestOptions& options) {
   std::string problem;
   const auto parsed = parse_json_text(file.text, problem);
   if (!parsed) throw usage_error(fmt::format("'{}': {}", file.path, problem));
+  RunToStore run;
+  std::vector<NcclRow> rows;
+  std::string collective;
   try {
     const JsonField top(*parsed, "");
     top.at("version").integer(1, 1000);
     const std::vector<JsonField> args = top.at("args").elements();
     const std::string program = args.empty() ? std::string() : args.front().text();
-    const std::string collective = collective_of_program(program.empty() ? options.collective : program);
+    collective = collective_of_program(program.empty() ? options.collective : program);
     if (collective.empty()) throw usage_error("no program in 'args'; name the collective with --collective NAME");
     const std::vector<JsonField> results = top.at("results").elements();
     if (results.size() > kIngestMaxCases) throw usage_error(fmt::format("more than {} results", kIngestMaxCases));
-    std::vector<NcclRow> rows;
-    for (const JsonField& r : results) rows.push_back(row_of(r));
-    const auto [device, world] = devices_of(top);
-    RunToStore run;
-    RunMeta& m = run.meta;
-    const auto start = top.find("start_time");
-    m.time = start ? top.at("start_time").text() : file.modified;
-    std::replace(m.time.begin(), m.time.end(), ' ', 'T');
-    m.machine = !options.machine.empty() ? options.machine : device.empty() ? "unknown machine" : device;
-    m.benchmark = "nccl-tests";
-    m.backend = "nccl";
-    m.world = world;
-    const auto config = top.find("config");
-    m.config = ordered_json{{"args", top.at("args").json()},
-                            {"nccl_version", top.find("nccl_version") ? top.at("nccl_version").json() : nullptr},
-                            {"config", config ? config->json() : nullptr}}
-                   .dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-    check_text_length(m.machine, "the device's name", file.path);
-    check_text_length(m.time, "start_time", file.path);
-    run.cases = nccl_cases(rows, collective, m.machine, m.world, file.path);
-    return run;
+    for (const JsonField& r : results) rows.push_back(json_row(r));
+    run.meta = json_meta(top, file, options);
   } catch (const Error& e) {
     throw usage_error(fmt::format("'{}': not nccl-tests' JSON output: {}", file.path, e.what()));
   }
+  check_text_length(run.meta.machine, "the device's name", file.path);
+  check_text_length(run.meta.time, "start_time", file.path);
+  run.cases = nccl_cases(rows, collective, run.meta.machine, run.meta.world, file.path);
+  return run;
 }
 
 }  // namespace distbench::history

@@ -27,7 +27,7 @@ struct TextLog {
   std::vector<NcclRow> rows;
 };
 
-std::vector<std::string_view> words_of(std::string_view line) {
+std::vector<std::string_view> text_words(std::string_view line) {
   std::vector<std::string_view> words;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -39,13 +39,13 @@ std::vector<std::string_view> words_of(std::string_view line) {
   return words;
 }
 
-bool integer_of(std::string_view w, std::int64_t& out) {
+bool text_integer(std::string_view w, std::int64_t& out) {
   const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
   return ec == std::errc() && end == w.data() + w.size();
 }
 
 // A figure of the table: a number, "N/A" (not checked) as NaN; false for anything else.
-bool figure_of(std::string_view w, double& out) {
+bool text_figure(std::string_view w, double& out) {
   if (w == "N/A") {
     out = kNotMeasured;
     return true;
@@ -56,10 +56,10 @@ bool figure_of(std::string_view w, double& out) {
   return end == s.c_str() + s.size() && !s.empty();
 }
 
-bool timing_of(const std::vector<std::string_view>& w, std::size_t at, NcclTiming& t) {
+bool text_timing(const std::vector<std::string_view>& w, std::size_t at, NcclTiming& t) {
   t.present = true;
-  return figure_of(w[at], t.time_us) && figure_of(w[at + 1], t.algbw_gbps) && figure_of(w[at + 2], t.busbw_gbps) &&
-         figure_of(w[at + 3], t.wrong);
+  return text_figure(w[at], t.time_us) && text_figure(w[at + 1], t.algbw_gbps) &&
+         text_figure(w[at + 2], t.busbw_gbps) && text_figure(w[at + 3], t.wrong);
 }
 
 // The facts a '#' line gives.
@@ -84,19 +84,20 @@ void read_comment(std::string_view line, TextLog& log) {
 // root); throws for a row whose figures do not read.
 bool read_row(const std::vector<std::string_view>& w, TextLog& log, std::size_t line_no, const std::string& file) {
   NcclRow r;
-  if (w.size() < 9 || !integer_of(w[0], r.bytes) || !integer_of(w[1], r.count) || !integer_of(w[4], r.root)) {
+  if (w.size() < 9 || !text_integer(w[0], r.bytes) || !text_integer(w[1], r.count) || !text_integer(w[4], r.root)) {
     return false;
   }
   r.type = std::string(w[2]);
   r.redop = std::string(w[3]);
   const std::size_t per = log.per_iteration ? 8 : 4, rest = w.size() - 5;
   const bool both = rest == 2 * per || rest == 2 * per + 2, in_only = rest == per || rest == per + 2;
-  const bool ok = (both && timing_of(w, 5, r.out_of_place) && timing_of(w, 5 + per, r.in_place)) ||
-                  (in_only && timing_of(w, 5, r.in_place));
+  const bool ok = (both && text_timing(w, 5, r.out_of_place) && text_timing(w, 5 + per, r.in_place)) ||
+                  (in_only && text_timing(w, 5, r.in_place));
   if (!ok || r.bytes < 0 || r.count < 0) {
-    throw usage_error(fmt::format("'{}' line {}: a row of nccl-tests' table that does not read ({} words); give an "
-                                  "unchanged log of all_reduce_perf or its kin",
-                                  file, line_no, w.size()));
+    throw usage_error(
+        fmt::format("'{}' line {}: a row of nccl-tests' table that does not read ({} words); give an "
+                    "unchanged log of all_reduce_perf or its kin",
+                    file, line_no, w.size()));
   }
   if ((rest == 2 * per + 2 || rest == per + 2) && log.first_timestamp.empty()) {
     log.first_timestamp = fmt::format("{}T{}", w[w.size() - 2], w[w.size() - 1]);
@@ -121,7 +122,7 @@ TextLog read_log(const SourceFile& file) {
     }
     if (line.starts_with('#')) {
       read_comment(line, log);
-    } else if (read_row(words_of(line), log, line_no, file.path) && log.rows.size() > kIngestMaxCases) {
+    } else if (read_row(text_words(line), log, line_no, file.path) && log.rows.size() > kIngestMaxCases) {
       throw usage_error(fmt::format("'{}' has more than {} rows", file.path, kIngestMaxCases));
     }
   }
@@ -135,9 +136,10 @@ RunToStore read_nccl_tests_text(const SourceFile& file, const IngestOptions& opt
   const std::string wanted = options.collective.empty() ? "" : collective_of_program(options.collective);
   const std::string collective = log.program.empty() ? wanted : collective_of_program(log.program);
   if (collective.empty()) {
-    throw usage_error(fmt::format("'{}' does not say which collective it measured (no 'Collective test starting' "
-                                  "line); name it with --collective NAME (e.g. allreduce)",
-                                  file.path));
+    throw usage_error(
+        fmt::format("'{}' does not say which collective it measured (no 'Collective test starting' "
+                    "line); name it with --collective NAME (e.g. allreduce)",
+                    file.path));
   }
   if (!wanted.empty() && wanted != collective) {
     throw usage_error(fmt::format("'{}' measured {} ({}), not --collective {}", file.path, collective, log.program,

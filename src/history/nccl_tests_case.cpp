@@ -17,19 +17,19 @@
 namespace distbench::history {
 namespace {
 
-std::string canonical_dtype(const std::string& type) {
+std::string nccl_dtype(const std::string& type) {
   const auto t = parse_dtype(type);
   return t ? std::string(name(*t)) : type;
 }
 
-double median_of(std::vector<double> v) {
+double nccl_median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n == 0 ? kNotMeasured : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // A placement's point: the iterations' median (p50) with its interval when -J kept them, else nccl-tests' mean.
-Point point_of(const NcclTiming& t, double bytes) {
+Point nccl_point(const NcclTiming& t, double bytes) {
   Point p;
   p.wrong = t.wrong;
   const double factor = t.algbw_gbps > 0 ? t.busbw_gbps / t.algbw_gbps : kNotMeasured;
@@ -49,14 +49,19 @@ Point point_of(const NcclTiming& t, double bytes) {
   return p;
 }
 
-std::vector<Param> params_of(const NcclRow& r, const std::string& collective, std::string_view placement) {
-  return {{"collective", collective},    {"dtype", canonical_dtype(r.type)}, {"op", r.redop},
-          {"placement", std::string(placement)}, {"root", r.root}, {"bytes", r.bytes}, {"count", r.count}};
+std::vector<Param> nccl_params(const NcclRow& r, const std::string& collective, std::string_view placement) {
+  return {{"collective", collective},
+          {"dtype", nccl_dtype(r.type)},
+          {"op", r.redop},
+          {"placement", std::string(placement)},
+          {"root", r.root},
+          {"bytes", r.bytes},
+          {"count", r.count}};
 }
 
-std::string label_of(const NcclRow& r, const std::string& collective, std::string_view placement) {
-  std::string label = fmt::format("{} {} {}", collective, format_bytes(static_cast<std::uint64_t>(r.bytes)),
-                                  canonical_dtype(r.type));
+std::string nccl_label(const NcclRow& r, const std::string& collective, std::string_view placement) {
+  std::string label =
+      fmt::format("{} {} {}", collective, format_bytes(static_cast<std::uint64_t>(r.bytes)), nccl_dtype(r.type));
   if (r.redop != "none") label += " " + r.redop;
   if (r.root >= 0) label += fmt::format(" root {}", r.root);
   return label + " " + std::string(placement);
@@ -64,7 +69,7 @@ std::string label_of(const NcclRow& r, const std::string& collective, std::strin
 
 // -N cycles repeat every row: one case, its time the median of the repeats' times (each a block's mean), the
 // bandwidths at that time, the largest count of wrong elements.
-Point combined(const std::vector<Point>& rep) {
+Point nccl_combined(const std::vector<Point>& rep) {
   if (rep.size() == 1) return rep.front();
   std::vector<double> times;
   double wrong = kNotMeasured;
@@ -73,7 +78,7 @@ Point combined(const std::vector<Point>& rep) {
     if (std::isfinite(p.wrong)) wrong = std::isfinite(wrong) ? std::max(wrong, p.wrong) : p.wrong;
   }
   Point out;
-  out.time_us = median_of(times);
+  out.time_us = nccl_median(times);
   const double scale = rep.front().time_us / out.time_us;
   out.algbw_gbps = rep.front().algbw_gbps * scale;
   out.busbw_gbps = rep.front().busbw_gbps * scale;
@@ -106,17 +111,17 @@ std::vector<CaseFigures> nccl_cases(const std::vector<NcclRow>& rows, const std:
     check_text_length(r.redop, "an operator", file);
     for (const auto& [placement, timing] : {std::pair{"out-of-place", &r.out_of_place}, {"in-place", &r.in_place}}) {
       if (!timing->present || !(timing->time_us > 0)) continue;
-      std::vector<Param> params = params_of(r, collective, placement);
+      std::vector<Param> params = nccl_params(r, collective, placement);
       std::string key = series_key(group, "collective", params);
       const auto [it, added] = at.emplace(key, cases.size());
       if (added) {
-        cases.push_back({std::move(key), group, label_of(r, collective, placement), std::move(params), {}});
+        cases.push_back({std::move(key), group, nccl_label(r, collective, placement), std::move(params), {}});
         repeats.emplace_back();
       }
-      repeats[it->second].push_back(point_of(*timing, static_cast<double>(r.bytes)));
+      repeats[it->second].push_back(nccl_point(*timing, static_cast<double>(r.bytes)));
     }
   }
-  for (std::size_t i = 0; i < cases.size(); ++i) cases[i].point = combined(repeats[i]);
+  for (std::size_t i = 0; i < cases.size(); ++i) cases[i].point = nccl_combined(repeats[i]);
   return cases;
 }
 

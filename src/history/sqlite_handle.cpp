@@ -10,14 +10,16 @@ namespace distbench::history {
 Error sqlite_error(const Connection& db, int code, std::string_view what) {
   const int primary = code & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-    return failure(fmt::format("history '{}' stayed locked by another process for {:g} s while {}; try again, or "
-                               "wait longer with --lock-timeout SECONDS",
-                               db.path(), db.busy_timeout_ms() / 1000.0, what));
+    return failure(
+        fmt::format("history '{}' stayed locked by another process for {:g} s while {}; try again, or "
+                    "wait longer with --lock-timeout SECONDS",
+                    db.path(), db.busy_timeout_ms() / 1000.0, what));
   }
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
-    return usage_error(fmt::format("'{}' is not a distbench history or is damaged ({}); name the history's file, or "
-                                   "start a new one with `distbench history ingest NEW.db REPORT...`",
-                                   db.path(), sqlite3_errstr(code)));
+    return usage_error(
+        fmt::format("'{}' is not a distbench history or is damaged ({}); name the history's file, or "
+                    "start a new one with `distbench history ingest NEW.db REPORT...`",
+                    db.path(), sqlite3_errstr(code)));
   }
   return failure(fmt::format("history '{}': {} failed: {}", db.path(), what, db.message()));
 }
@@ -29,9 +31,9 @@ Connection::Connection(const std::string& path, bool create) : path_(path) {
     const std::string why = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw usage_error(fmt::format("cannot open history '{}': {}; {}", path, why,
-                                  create ? "check the path and its permissions"
-                                         : "check the path (`distbench history ingest` creates one)"));
+    throw usage_error(fmt::format(
+        "cannot open history '{}': {}; {}", path, why,
+        create ? "check the path and its permissions" : "check the path (`distbench history ingest` creates one)"));
   }
   sqlite3_extended_result_codes(db_, 1);
 }
@@ -90,8 +92,9 @@ void Statement::reset() { sqlite3_reset(stmt_); }
 
 std::string Statement::text(int column) const {
   const unsigned char* t = sqlite3_column_text(stmt_, column);
-  return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t),
-                                                    static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  return t == nullptr ? std::string()
+                      : std::string(reinterpret_cast<const char*>(t),
+                                    static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }

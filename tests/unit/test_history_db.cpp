@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -32,8 +33,8 @@ class HistoryDbTest : public ::testing::Test {
 // A run of `cases` cases (one per size), each `time_us` plus its index.
 RunToStore run_of(const std::string& hash, double time_us, int cases = 2, const std::string& machine = "m1") {
   RunToStore r;
-  r.meta = {"2026-11-29T00:00:00Z", "label-" + hash, "", machine, "collective", "mpi", 2, "{}", "f.json",
-            "distbench", hash};
+  r.meta = {
+      "2026-11-29T00:00:00Z", "label-" + hash, "", machine, "collective", "mpi", 2, "{}", "f.json", "distbench", hash};
   for (int i = 0; i < cases; ++i) {
     CaseFigures c;
     c.group = machine + " | collective | mpi | np 2 | sampled";
@@ -54,7 +55,7 @@ std::int64_t pragma(const std::string& file, const std::string& name) {
 }
 
 // The message of the usage_error that opening `file` throws ("" when it opens).
-std::string refusal(const std::string& file) {
+std::string db_refusal(const std::string& file) {
   try {
     HistoryDb db(file, true, 1);
   } catch (const Error& e) {
@@ -68,7 +69,7 @@ TEST_F(HistoryDbTest, NewHistoryIsMarkedAndVersioned) {
   { HistoryDb db(path("h.db"), true, 1); }
   EXPECT_EQ(pragma(path("h.db"), "user_version"), kSchemaVersion);
   EXPECT_EQ(pragma(path("h.db"), "application_id"), kApplicationId);
-  { HistoryDb again(path("h.db"), false, 1); }  // opens as it is
+  { HistoryDb again(path("h.db"), false, 1); }     // opens as it is
   EXPECT_FALSE(fs::exists(path("h.db-journal")));  // one file at rest
 }
 
@@ -83,7 +84,7 @@ TEST_F(HistoryDbTest, LaterSchemaIsRefused) {
     Connection c(path("h.db"), false);
     c.exec("PRAGMA user_version = 99", "test");
   }
-  const std::string why = refusal(path("h.db"));
+  const std::string why = db_refusal(path("h.db"));
   EXPECT_NE(why.find("schema version 99"), std::string::npos) << why;
   EXPECT_NE(why.find("later distbench"), std::string::npos) << why;
 }
@@ -93,9 +94,9 @@ TEST_F(HistoryDbTest, ForeignDatabaseAndOtherFilesAreRefused) {
     Connection c(path("other.db"), true);
     c.exec("CREATE TABLE t (x); PRAGMA application_id = 1234", "test");
   }
-  EXPECT_NE(refusal(path("other.db")).find("another application (application_id 1234)"), std::string::npos);
+  EXPECT_NE(db_refusal(path("other.db")).find("another application (application_id 1234)"), std::string::npos);
   std::ofstream(path("text.db")) << "this is not a database, but it is long enough to look like a header of one\n";
-  EXPECT_NE(refusal(path("text.db")).find("not a distbench history"), std::string::npos);
+  EXPECT_NE(db_refusal(path("text.db")).find("not a distbench history"), std::string::npos);
 }
 
 TEST_F(HistoryDbTest, SameRunTwiceIsStoredOnce) {

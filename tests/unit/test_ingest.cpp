@@ -26,7 +26,7 @@ SourceFile source(std::string text, std::string path = "run.log") {
 }
 
 // The usage_error's message that reading `file` throws ("" when it reads).
-std::string refusal(const SourceFile& file, const IngestOptions& options = {}) {
+std::string ingest_refusal(const SourceFile& file, const IngestOptions& options = {}) {
   try {
     read_run(file, options);
   } catch (const Error& e) {
@@ -79,7 +79,7 @@ TEST(IngestDistbench, MachineGivenNamesTheGroup) {
 TEST(IngestDistbench, RunThatDidNotCompleteIsRefused) {
   ordered_json j = ordered_json::parse(example_report());
   j["status"] = "interrupted";
-  const std::string why = refusal(source(j.dump(), "r.json"));
+  const std::string why = ingest_refusal(source(j.dump(), "r.json"));
   EXPECT_NE(why.find("did not complete"), std::string::npos) << why;
 }
 
@@ -140,7 +140,7 @@ TEST(IngestNcclTestsText, CyclesAreOneCaseAtTheirMedianAndTimestampsDateTheRun) 
 
 TEST(IngestNcclTestsText, CollectiveFromTheLogOrTheOption) {
   const std::string rows = "  1024  256  float  sum  -1  10.0  0.1  0.1  0  11.0  0.1  0.1  0\n";
-  EXPECT_NE(refusal(source(rows)).find("--collective NAME"), std::string::npos);
+  EXPECT_NE(ingest_refusal(source(rows)).find("--collective NAME"), std::string::npos);
   IngestOptions o;
   o.collective = "all_gather";
   const RunToStore run = read_run(source(rows), o);
@@ -150,18 +150,20 @@ TEST(IngestNcclTestsText, CollectiveFromTheLogOrTheOption) {
 
 TEST(IngestNcclTestsText, BadRowsAndLongLinesAreRefused) {
   const std::string head = "# Collective test starting: all_reduce_perf\n";
-  EXPECT_NE(refusal(source(head + "  1024  256  float  sum  -1  10.0  x  0.1  0  11.0  0.1  0.1  0\n"))
-                .find("line 2"),
+  EXPECT_NE(
+      ingest_refusal(source(head + "  1024  256  float  sum  -1  10.0  x  0.1  0  11.0  0.1  0.1  0\n")).find("line 2"),
+      std::string::npos);
+  EXPECT_NE(ingest_refusal(source(head + "# " + std::string(kIngestMaxLineBytes, 'x') + "\n")).find("longer than"),
             std::string::npos);
-  EXPECT_NE(refusal(source(head + "# " + std::string(kIngestMaxLineBytes, 'x') + "\n")).find("longer than"),
-            std::string::npos);
-  EXPECT_NE(refusal(source(head)).find("no measured case"), std::string::npos);
+  EXPECT_NE(ingest_refusal(source(head)).find("no measured case"), std::string::npos);
 }
 
 // nccl-tests' -J output, version 3, written from its writer's keys; values made up.
 ordered_json nccl_json() {
-  ordered_json per_iter = {{"skipped_iterations", 1}, {"min_us", 9.0},  {"max_us", 14.0}, {"avg_us", 11.0},
-                           {"p50_us", 10.5},          {"p95_us", 14.0}, {"p99_us", 14.0}, {"stdev_us", 1.0},
+  ordered_json per_iter = {{"skipped_iterations", 1}, {"min_us", 9.0},
+                           {"max_us", 14.0},          {"avg_us", 11.0},
+                           {"p50_us", 10.5},          {"p95_us", 14.0},
+                           {"p99_us", 14.0},          {"stdev_us", 1.0},
                            {"cv_pct", 9.0},           {"times_us", {99.0, 10.0, 10.5, 11.0, 9.0, 14.0, 10.6, 10.4}}};
   ordered_json row = {{"size", 1048576},
                       {"count", 262144},
@@ -173,8 +175,13 @@ ordered_json nccl_json() {
                       {"in_place", {{"time", 12.0}, {"alg_bw", 87.4}, {"bus_bw", 87.4}, {"nwrong", nullptr}}},
                       {"actual_iterations", 8},
                       {"experiment_name", ""}};
-  ordered_json devices = {{{"rank", 0}, {"group", 0}, {"pid", 1}, {"hostname", "n1"}, {"device", 0},
-                           {"device_hex", "0000:1a:00"}, {"device_info", "Example GPU X1"}}};
+  ordered_json devices = {{{"rank", 0},
+                           {"group", 0},
+                           {"pid", 1},
+                           {"hostname", "n1"},
+                           {"device", 0},
+                           {"device_hex", "0000:1a:00"},
+                           {"device_info", "Example GPU X1"}}};
   return {{"version", 3},
           {"start_time", "2026-11-27 08:00:00"},
           {"args", {"/opt/nccl-tests/all_reduce_perf", "-b", "1M", "-J", "out.json"}},
@@ -194,8 +201,8 @@ TEST(IngestNcclTestsJson, PerIterationMedianAndItsInterval) {
   ASSERT_EQ(run.cases.size(), 2u);
   const CaseFigures* c = find_case(run, "allreduce 1 MiB float32 sum out-of-place");
   ASSERT_NE(c, nullptr);
-  EXPECT_DOUBLE_EQ(c->point.time_us, 10.5);  // p50_us, not the mean
-  EXPECT_EQ(c->point.samples, 7u);           // the skipped first iteration left out
+  EXPECT_DOUBLE_EQ(c->point.time_us, 10.5);   // p50_us, not the mean
+  EXPECT_EQ(c->point.samples, 7u);            // the skipped first iteration left out
   EXPECT_DOUBLE_EQ(c->point.time_low_us, 9);  // 7 times: the median's 95% interval is [min, max]
   EXPECT_DOUBLE_EQ(c->point.time_high_us, 14);
   EXPECT_DOUBLE_EQ(c->point.wrong, 0);
@@ -208,10 +215,10 @@ TEST(IngestNcclTestsJson, PerIterationMedianAndItsInterval) {
 TEST(IngestNcclTestsJson, MalformedIsRefusedInOneLine) {
   ordered_json j = nccl_json();
   j["results"][0]["out_of_place"]["alg_bw"] = "fast";
-  const std::string why = refusal(source(j.dump(), "out.json"));
+  const std::string why = ingest_refusal(source(j.dump(), "out.json"));
   EXPECT_NE(why.find("not nccl-tests' JSON output"), std::string::npos) << why;
   EXPECT_EQ(why.find('\n'), std::string::npos);
-  EXPECT_NE(refusal(source("{\"args\": [", "out.json")).find("out.json"), std::string::npos);
+  EXPECT_NE(ingest_refusal(source("{\"args\": [", "out.json")).find("out.json"), std::string::npos);
   j = nccl_json();
   j["results"][0]["out_of_place"]["time"] = "nan";  // how nccl-tests writes a NaN: that placement is left out
   EXPECT_EQ(read_run(source(j.dump(), "out.json"), {}).cases.size(), 1u);
