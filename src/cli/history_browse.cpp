@@ -91,6 +91,7 @@ void add_format_option(CLI::App& app, BrowseArgs& a, std::vector<std::string> fo
 void add_history_browse_commands(CLI::App& history, Commands& commands) {
   auto list = std::make_shared<BrowseArgs>();
   auto* app = history.add_subcommand("list", "The series: each case's label, group, runs and newest time");
+  app->footer(history_footer());
   add_history_file_options(*app, list->file);
   add_filter_option(*app, *list);
   add_format_option(*app, *list, {"text", "json"});
@@ -98,12 +99,14 @@ void add_history_browse_commands(CLI::App& history, Commands& commands) {
 
   auto runs = std::make_shared<BrowseArgs>();
   app = history.add_subcommand("runs", "The runs: id, time, label, commit, machine, cases");
+  app->footer(history_footer());
   add_history_file_options(*app, runs->file);
   add_format_option(*app, *runs, {"text", "json"});
   commands.push_back({app, [runs](Invocation&) { return run_history_runs(*runs); }});
 
   auto show = std::make_shared<BrowseArgs>();
   app = history.add_subcommand("show", "One or more series' points, oldest first");
+  app->footer(history_footer());
   add_history_file_options(*app, show->file);
   app->add_option("SERIES", show->series, "Series keys (history list --format json)");
   add_filter_option(*app, *show);
@@ -112,6 +115,7 @@ void add_history_browse_commands(CLI::App& history, Commands& commands) {
   auto exported = std::make_shared<BrowseArgs>();
   exported->format = "csv";
   app = history.add_subcommand("export", "Every point with its run's metadata, as CSV or JSON");
+  app->footer(history_footer());
   add_history_file_options(*app, exported->file);
   add_filter_option(*app, *exported);
   add_format_option(*app, *exported, {"csv", "json"});

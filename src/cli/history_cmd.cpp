@@ -49,6 +49,7 @@ int run_history_ingest(IngestArgs& a) {
 
 void add_history_ingest(CLI::App& history, Commands& commands) {
   auto* app = history.add_subcommand("ingest", "Add reports or nccl-tests' output to the history (made if absent)");
+  app->footer(history_footer());
   auto a = std::make_shared<IngestArgs>();
   add_history_file_options(*app, a->file);
   app->add_option("FILES", a->inputs, "distbench JSON reports, nccl-tests' text logs or -J JSON files")
@@ -73,6 +74,11 @@ void add_history_file_options(CLI::App& app, HistoryFile& file) {
   app.add_option("--lock-timeout", file.lock_timeout_s, "Seconds to wait while another process writes the history")
       ->option_text("SECONDS")
       ->check(positive_number("seconds", kMaxLockTimeoutSeconds));
+}
+
+std::string history_footer() {
+  return help_footer("More: docs/history.md, 'Commands'.",
+                     exit_code_lines({ExitCode::ok, ExitCode::failure, ExitCode::usage}, false));
 }
 
 void add_history_command(CLI::App& root, Commands& commands) {

@@ -16,6 +16,8 @@ struct HistoryFile {
   double lock_timeout_s = 60;
 };
 void add_history_file_options(CLI::App& app, HistoryFile& file);
+// The end of --help of the subcommands that only read or add: where to read more, exit codes 0, 1 and 2.
+std::string history_footer();
 
 void add_history_browse_commands(CLI::App& history, Commands& commands);
 void add_history_check_command(CLI::App& history, Commands& commands);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -90,7 +91,7 @@ Point nccl_combined(const std::vector<Point>& rep) {
 
 std::string collective_of_program(std::string_view program) {
   std::string base = std::filesystem::path(std::string(program)).filename().string();
-  if (base.size() > 5 && base.ends_with("_perf")) base.resize(base.size() - 5);
+  if (const auto at = base.find("_perf"); at != std::string::npos && at > 0) base.resize(at);  // all_reduce_perf_mpi
   std::erase(base, '_');  // all_reduce -> allreduce; reduce_scatter -> reducescatter
   for (Collective c : all_collectives()) {
     std::string n(name(c));
@@ -109,7 +110,9 @@ std::vector<CaseFigures> nccl_cases(const std::vector<NcclRow>& rows, const std:
   for (const NcclRow& r : rows) {
     check_text_length(r.type, "a type", file);
     check_text_length(r.redop, "an operator", file);
-    for (const auto& [placement, timing] : {std::pair{"out-of-place", &r.out_of_place}, {"in-place", &r.in_place}}) {
+    const std::array<std::pair<const char*, const NcclTiming*>, 2> placements = {
+        {{"out-of-place", &r.out_of_place}, {"in-place", &r.in_place}}};
+    for (const auto& [placement, timing] : placements) {
       if (!timing->present || !(timing->time_us > 0)) continue;
       std::vector<Param> params = nccl_params(r, collective, placement);
       std::string key = series_key(group, "collective", params);

@@ -75,6 +75,8 @@ class History(Workdir):
     def stored(self, db):
         """Each run's (content hash, points) from the file itself."""
         with sqlite3.connect(db) as c:
+            if not c.execute("SELECT count(*) FROM sqlite_master WHERE name = 'runs'").fetchone()[0]:
+                return []  # a writer killed before the schema was made: an empty file
             return c.execute("SELECT r.content_hash, (SELECT count(*) FROM points p WHERE p.run = r.id) "
                              "FROM runs r ORDER BY r.id").fetchall()
 
