@@ -152,7 +152,7 @@ void load_points(Connection& db, const SeriesQuery& q, std::map<std::int64_t, Se
 }  // namespace
 
 std::vector<Series> HistoryDb::series(const SeriesQuery& q, bool with_points) {
-  Statement s(*db_, "SELECT id, key, series_group, label, params FROM series ORDER BY key");
+  Statement s(*db_, "SELECT id, key, series_group, label, params FROM series ORDER BY series_group, id");
   std::vector<Series> out;
   std::vector<std::int64_t> ids;
   while (s.step()) {

@@ -66,7 +66,7 @@ class HistoryDb {
   std::optional<std::int64_t> ingest(const RunToStore& run);
 
   std::vector<RunRow> runs();
-  // Every series (points empty unless `with_points`), oldest point first, ordered by key.
+  // Every series (points empty unless `with_points`), oldest point first; by group, then in the order first stored.
   std::vector<Series> series(const SeriesQuery& query, bool with_points);
   Connection& connection() { return *db_; }
 
