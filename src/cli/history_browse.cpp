@@ -108,7 +108,7 @@ void add_history_browse_commands(CLI::App& history, Commands& commands) {
   app = history.add_subcommand("show", "One or more series' points, oldest first");
   app->footer(history_footer());
   add_history_file_options(*app, show->file);
-  app->add_option("SERIES", show->series, "Series keys (history list --format json)");
+  app->add_option("SERIES", show->series, "Series keys, as the JSON of history list gives them");
   add_filter_option(*app, *show);
   commands.push_back({app, [show](Invocation&) { return run_history_show(*show); }});
 

@@ -55,7 +55,7 @@ void add_history_ingest(CLI::App& history, Commands& commands) {
   app->add_option("FILES", a->inputs, "distbench JSON reports, nccl-tests' text logs or -J JSON files")
       ->required()
       ->check(non_empty_path());
-  app->add_option("--label", a->options.label, "What the runs were (default: each file's name)")->option_text("TEXT");
+  app->add_option("--label", a->options.label, "What the runs were (default: each file's name)")->option_text("WORDS");
   app->add_option("--commit", a->options.commit, "The commit the runs measured")->option_text("SHA");
   app->add_option("--machine", a->options.machine, "The kind of machine (default: CPU model / device of the run)")
       ->option_text("NAME");
