@@ -83,8 +83,8 @@ std::string series_list_text(const std::vector<Series>& series) {
       out += fmt::format("{}{}\n", out.empty() ? "" : "\n", escape_text(group));
     }
     const Point& newest = s.points.back();
-    out += fmt::format("  {:<{}}  {:>5} runs  newest {} ({})\n", escape_text(s.label), width, s.points.size(),
-                       time_words(newest), escape_text(newest.run_label));
+    out += fmt::format("  {:<{}}  {:>10}  newest {} ({})\n", escape_text(s.label), width,
+                       plural(s.points.size(), "run", "runs"), time_words(newest), escape_text(newest.run_label));
   }
   return out;
 }
