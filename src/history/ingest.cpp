@@ -3,6 +3,7 @@
 #include "connectors/hmac_sha256.hpp"
 #include "core/error.hpp"
 #include "core/sys/text_file.hpp"
+#include "history/case_identity.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>

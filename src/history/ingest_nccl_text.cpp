@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/report/json_model.hpp"
 #include "core/sys/split.hpp"
+#include "history/case_identity.hpp"
 #include "history/nccl_tests_case.hpp"
 
 #include <fmt/format.h>
