@@ -33,7 +33,7 @@ struct ChangePoint {
 };
 
 struct SeriesCheck {
-  std::string key;                         // Series::key
+  std::string key;                          // Series::key
   std::vector<ChangePoint> change_points;  // oldest first
   std::size_t gated_from = 0;              // the window: points [gated_from, end) are the runs the gate judges
 };
