@@ -8,7 +8,7 @@
 # the format for the house's rules (tests/e2e/test_house.py).
 set -eu
 packages="meson ninja-build g++ pkg-config git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
+  libsqlite3-dev libgtest-dev libgmock-dev libopenblas-dev python3 python3-mpi4py time procps iproute2 librsvg2-bin
   prometheus ccache clang libclang-rt-14-dev slurmd slurmctld slurm-client munge gdb universal-ctags clang-format"
 missing=""
 for p in $packages; do

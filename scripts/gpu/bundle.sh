@@ -34,7 +34,8 @@ strip --strip-debug "$out"/bin/* "$out"/tests/*  # keep the symbol table: stacks
 # zlib, udev, numa, ... may or may not be there: check.sh drops the bundled copy where the machine has its own.
 packages="openmpi-bin openmpi-common libopenmpi3 libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7
   libfabric1 libucx0 libibverbs1 ibverbs-providers librdmacm1 libnl-3-200 libnl-route-3-200 libpsm-infinipath1
-  libpsm2-2 libnuma1 libmunge2 libatomic1 libbsd0 libmd0 libudev1 zlib1g libpciaccess0 libfmt9"
+  libpsm2-2 libnuma1 libmunge2 libatomic1 libbsd0 libmd0 libudev1 zlib1g libpciaccess0 libfmt9
+  libsqlite3-0"
 # apt-get download writes into the current folder; as root it warns that _apt cannot access it (harmless).
 (cd "$out/debs" && apt-get download $packages 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
 n=$(ls "$out"/debs/*.deb | wc -l)

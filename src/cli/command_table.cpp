@@ -16,6 +16,7 @@ void add_tp_command(CLI::App& root, Commands& commands);
 void add_compare_command(CLI::App& root, Commands& commands);
 void add_report_command(CLI::App& root, Commands& commands);
 void add_model_command(CLI::App& root, Commands& commands);
+void add_history_command(CLI::App& root, Commands& commands);
 void add_list_command(CLI::App& root, Commands& commands);
 void add_info_command(CLI::App& root, Commands& commands);
 void add_hostfile_command(CLI::App& root, Commands& commands);
@@ -31,6 +32,7 @@ constexpr std::array kCommands = {
     CommandEntry{"tp_cmd.cpp", add_tp_command},
     CommandEntry{"compare_cmd.cpp", add_compare_command},
     CommandEntry{"model_cmd.cpp", add_model_command},
+    CommandEntry{"history_cmd.cpp", add_history_command},
     CommandEntry{"list_cmd.cpp", add_list_command},
     CommandEntry{"info_cmd.cpp", add_info_command},
     CommandEntry{"hostfile_cmd.cpp", add_hostfile_command},

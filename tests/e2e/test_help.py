@@ -22,7 +22,8 @@ COLLECTIVES = ["allreduce", "reduce-scatter", "allgather", "broadcast", "reduce"
 REDUCING = {"allreduce", "reduce-scatter", "reduce"}
 ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 BENCHMARKS = ["latency", "health", "zero", "train", "tp"]
-TOOLS = ["compare", "model", "report", "info", "list", "hostfile", "hostfile check"]
+TOOLS = ["compare", "model", "report", "info", "list", "hostfile", "hostfile check", "history", "history ingest",
+         "history list", "history runs", "history show", "history export", "history check"]
 COMMANDS = [""] + COLLECTIVES + BENCHMARKS + TOOLS  # "": distbench --help
 SHARED_ORDER = ["Sweep", "Sampling", "Verification", "Reports", "Output", "Backend", "Launch"]
 NCCL_ONLY = ["--ngpus", "--agg-iters", "--cudagraph", "--blocking", "--register", "--alloc"]
