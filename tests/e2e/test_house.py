@@ -39,6 +39,7 @@ LAYERS = [
     ["backends", "benchmarks/collective", "benchmarks/health", "benchmarks/latency", "benchmarks/tp",
      "benchmarks/train", "benchmarks/zero", "views"],
     ["compare", "model"],
+    ["history"],
     ["cli"],
 ]
 LAYER_OF = {part: i for i, parts in enumerate(LAYERS) for part in parts}
