@@ -47,19 +47,24 @@ std::span<const double> log_span(const SeriesValues& v, std::size_t from, std::s
   return std::span<const double>(v.log_value).subspan(from, to - from);
 }
 
-// The sides [base_from, base_to) and [cand_from, cand_to) of `v`: a single newest value is tested by prediction.
+// The sides [base_from, base_to) and [cand_from, cand_to) of `v`, each winsorized as the change points' tests see
+// them (shift_tests.hpp); a single newest value is tested as it is, by prediction. The means are the winsorized logs'
+// (the metric's geometric means when there is no spike), and so is the time's under --metric time.
 Finding sides_finding(const SeriesValues& v, std::size_t base_from, std::size_t base_to, std::size_t cand_from,
-                      std::size_t cand_to, double confidence) {
+                      std::size_t cand_to, double confidence, CompareMetric metric) {
   Finding f;
-  f.base = geometric_mean_of(v.value, base_from, base_to);
-  f.cand = geometric_mean_of(v.value, cand_from, cand_to);
-  f.base_time = geometric_mean_of(v.time_us, base_from, base_to);
-  f.cand_time = geometric_mean_of(v.time_us, cand_from, cand_to);
+  const double scale = difference_scale(v.log_value);
+  const std::vector<double> base = winsorized(log_span(v, base_from, base_to), scale);
   f.base_runs = base_to - base_from;
   f.cand_runs = cand_to - cand_from;
-  f.test = f.cand_runs == 1
-               ? prediction_test(log_span(v, base_from, base_to), v.log_value[cand_from], confidence)
-               : student_test(log_span(v, base_from, base_to), log_span(v, cand_from, cand_to), confidence);
+  const std::vector<double> cand = f.cand_runs == 1 ? std::vector<double>{v.log_value[cand_from]}
+                                                    : winsorized(log_span(v, cand_from, cand_to), scale);
+  f.base = std::exp(moments(base).mean);
+  f.cand = std::exp(moments(cand).mean);
+  const bool time = metric == CompareMetric::time;
+  f.base_time = time ? f.base : geometric_mean_of(v.time_us, base_from, base_to);
+  f.cand_time = time ? f.cand : geometric_mean_of(v.time_us, cand_from, cand_to);
+  f.test = f.cand_runs == 1 ? prediction_test(base, cand.front(), confidence) : student_test(base, cand, confidence);
   return f;
 }
 
@@ -141,7 +146,7 @@ std::optional<Judged> window_rule(const SeriesContext& x) {
   const compare::CompareOptions& o = x.options.gate;
   const double level = x.options.detector.max_p;
   Judged j;
-  j.finding = sides_finding(x.values, base_from, first->index, cps.back().index, x.size(), 1 - o.alpha);
+  j.finding = sides_finding(x.values, base_from, first->index, cps.back().index, x.size(), 1 - o.alpha, o.metric);
   j.rule = rule_of(j.finding, o, level);
   j.verdict = verdict_of(j.rule, j.finding, o.metric);
   const std::size_t count = static_cast<std::size_t>(cps.end() - first);
@@ -178,7 +183,7 @@ std::optional<Judged> newest_rule(const SeriesContext& x) {
   if (newest - from < kMinReferenceRuns) return std::nullopt;
   const compare::CompareOptions& o = x.options.gate;
   Judged j;
-  j.finding = sides_finding(x.values, from, newest, newest, x.size(), 1 - o.alpha);
+  j.finding = sides_finding(x.values, from, newest, newest, x.size(), 1 - o.alpha, o.metric);
   j.rule = rule_of(j.finding, o, o.alpha);
   j.verdict = verdict_of(j.rule, j.finding, o.metric);
   const std::string against = fmt::format("the {} runs since {}", newest - from, run_words(x.point(from)));

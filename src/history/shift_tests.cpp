@@ -2,7 +2,9 @@
 
 #include "history/student_t.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace distbench::history {
 
@@ -18,6 +20,31 @@ Moments moments(std::span<const double> values) {
   for (double v : values) squares += (v - m.mean) * (v - m.mean);
   m.variance = squares / static_cast<double>(m.n - 1);
   return m;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+}  // namespace
+
+double difference_scale(std::span<const double> z) {
+  std::vector<double> steps;
+  for (std::size_t i = 1; i < z.size(); ++i) steps.push_back(std::fabs(z[i] - z[i - 1]));
+  return 1.4826 * median_of(std::move(steps)) / std::numbers::sqrt2;
+}
+
+std::vector<double> winsorized(std::span<const double> side, double scale) {
+  std::vector<double> out(side.begin(), side.end());
+  const double middle = median_of(out);
+  for (double& v : out) v = std::clamp(v, middle - kClipScales * scale, middle + kClipScales * scale);
+  return out;
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace distbench::history {
 
@@ -22,6 +23,19 @@ struct Moments {
   double variance = 0;
 };
 Moments moments(std::span<const double> values);
+
+// Spikes: a run on a busy machine can be several times slower, and one such value would swamp a segment's variance
+// (the tests would stop seeing steps). The tests therefore see each side winsorized: clipped to its median +-
+// kClipScales times the series' robust noise, so a spike counts as a large value, not as a huge one; normal noise is
+// beyond 4 sd once in 16,000 values, so series without spikes are left as they are.
+inline constexpr double kClipScales = 4;
+
+// A series' robust noise, immune to steps and spikes: 1.4826 median |z_i - z_{i-1}| / sqrt(2) (a step adds one large
+// difference, a spike two; the median ignores both). 0 for fewer than two values.
+double difference_scale(std::span<const double> z);
+
+// `side` clipped to its median +- kClipScales * scale.
+std::vector<double> winsorized(std::span<const double> side, double scale);
 
 // A test of a shift between two sides: the shift (second minus first, in log units), its interval at the confidence
 // asked (none for a confidence of 0: the test alone costs less) and the two-sided p-value. Sides without spread: p 0
