@@ -42,6 +42,7 @@ double difference_scale(std::span<const double> z) {
 
 std::vector<double> winsorized(std::span<const double> side, double scale) {
   std::vector<double> out(side.begin(), side.end());
+  if (!(scale > 0)) return out;  // quantized values, most of them equal: no noise to measure spikes by
   const double middle = median_of(out);
   for (double& v : out) v = std::clamp(v, middle - kClipScales * scale, middle + kClipScales * scale);
   return out;

@@ -34,7 +34,8 @@ inline constexpr double kClipScales = 4;
 // difference, a spike two; the median ignores both). 0 for fewer than two values.
 double difference_scale(std::span<const double> z);
 
-// `side` clipped to its median +- kClipScales * scale.
+// `side` clipped to its median +- kClipScales * scale; as it is when scale is 0 (values so coarse that most successive
+// ones are equal: clipping at 0 would make every side its median).
 std::vector<double> winsorized(std::span<const double> side, double scale);
 
 // A test of a shift between two sides: the shift (second minus first, in log units), its interval at the confidence

@@ -108,6 +108,10 @@ TEST(ShiftTests, WinsorizingClipsSpikesOnlyAndTheScaleIgnoresSteps) {
   EXPECT_DOUBLE_EQ(clipped[4], 0.01 + kClipScales * 0.01);  // median 0.01
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(clipped[i], side[i]);
   EXPECT_EQ(difference_scale(std::vector<double>{1}), 0);
+  // Coarse values, most successive ones equal: scale 0, and nothing is clipped (not every value to the median).
+  const std::vector<double> coarse{4.6, 4.6, 4.6, 4.61, 4.6, 4.6, 4.6};
+  EXPECT_EQ(difference_scale(coarse), 0);
+  EXPECT_EQ(winsorized(coarse, 0), coarse);
 }
 
 // Q(tau) straight from its definition, O(L^3) over all splits: what the incremental sums must equal.

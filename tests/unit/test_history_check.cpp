@@ -107,6 +107,23 @@ TEST(HistoryCheck, TheNewestRunAloneCanBeSlower) {
   EXPECT_EQ(only_case(small).verdict, Verdict::same) << only_case(small).reason;
 }
 
+TEST(HistoryCheck, AStepUndoneWithinTheWindowIsSame) {
+  // +50% for 4 runs, then back: two change points in the window, and the newest segment is the one before them again.
+  std::vector<double> times = seeded_times(8, 30, 100);
+  for (std::size_t i = 24; i < 28; ++i) times[i] *= 1.5;
+  CheckOptions o;
+  o.window = 6;
+  o.detector.min_segment = 2;
+  const HistoryCheck c = check_history({series_of_times("sum", times)}, o);
+  const auto& k = only_case(c);
+  EXPECT_EQ(c.series.front().change_points.size(), 2u);
+  EXPECT_EQ(k.verdict, Verdict::same) << k.reason;
+  EXPECT_NE(k.reason.find("from run 25 (r25), the first of 2 change points in the newest 6 runs, 6 runs ago"),
+            std::string::npos)
+      << k.reason;
+  EXPECT_LT(std::fabs(k.change), 0.05) << k.reason;
+}
+
 TEST(HistoryCheck, AStepOfATinyTimeIsUnderTheFloor) {
   // +30% of 0.5 us is 0.15 us: beyond the threshold, under the 1 us floor.
   const HistoryCheck c = check_history({series_of_times("sum", seeded_times(3, 30, 0.5, 26, 0.30))}, CheckOptions{});
