@@ -154,8 +154,8 @@ std::optional<Judged> window_rule(const SeriesContext& x) {
   const std::string where = count == 1 ? fmt::format("a change point {} runs ago", ago)
                                        : fmt::format("the first of {} change points in the newest {} runs, {} runs ago",
                                                      count, x.options.window, ago);
-  const std::string what =
-      fmt::format("{} from {}, {}", change_words(j.finding), run_words(x.point(first->index)), where);
+  const std::string what = fmt::format("{}{} from {}, {}", change_words(j.finding), count == 1 ? "" : " net",
+                                       run_words(x.point(first->index)), where);
   const std::string p = p_words(j.finding.test.p);
   switch (j.rule) {
     case GateRule::not_significant:

@@ -118,7 +118,7 @@ TEST(HistoryCheck, AStepUndoneWithinTheWindowIsSame) {
   const auto& k = only_case(c);
   EXPECT_EQ(c.series.front().change_points.size(), 2u);
   EXPECT_EQ(k.verdict, Verdict::same) << k.reason;
-  EXPECT_NE(k.reason.find("from run 25 (r25), the first of 2 change points in the newest 6 runs, 6 runs ago"),
+  EXPECT_NE(k.reason.find("net from run 25 (r25), the first of 2 change points in the newest 6 runs, 6 runs ago"),
             std::string::npos)
       << k.reason;
   EXPECT_LT(std::fabs(k.change), 0.05) << k.reason;
