@@ -5,6 +5,7 @@
 #include "history/change_points.hpp"
 #include "history/series_values.hpp"
 #include "history/shift_tests.hpp"
+#include "history/side_change.hpp"
 
 #include <fmt/format.h>
 
@@ -21,85 +22,18 @@ using compare::CompareMetric;
 using compare::Verdict;
 using compare::detail::p_words;
 
-// A change between two sides of a series, before the rules judge it.
-struct Finding {
-  double base = kNotMeasured, cand = kNotMeasured;            // geometric means of the metric
-  double base_time = kNotMeasured, cand_time = kNotMeasured;  // geometric means of the time per operation
-  ShiftTest test;                                             // log cand - log base
-  std::size_t base_runs = 0, cand_runs = 0;
-};
-
-// Which rule held a change back, or that it passed them all.
-enum class GateRule { not_significant, within_threshold, under_floor, passed };
-
-double geometric_mean_of(const std::vector<double>& v, std::size_t from, std::size_t to) {
-  double sum = 0;
-  std::size_t n = 0;
-  for (std::size_t i = from; i < to; ++i) {
-    if (!(std::isfinite(v[i]) && v[i] > 0)) continue;
-    sum += std::log(v[i]);
-    ++n;
-  }
-  return n > 0 ? std::exp(sum / static_cast<double>(n)) : kNotMeasured;
-}
-
-std::span<const double> log_span(const SeriesValues& v, std::size_t from, std::size_t to) {
-  return std::span<const double>(v.log_value).subspan(from, to - from);
-}
-
-// The sides [base_from, base_to) and [cand_from, cand_to) of `v`, each winsorized as the change points' tests see
-// them (shift_tests.hpp); a single newest value is tested as it is, by prediction. The means are the winsorized logs'
-// (the metric's geometric means when there is no spike), and so is the time's under --metric time.
-Finding sides_finding(const SeriesValues& v, std::size_t base_from, std::size_t base_to, std::size_t cand_from,
-                      std::size_t cand_to, double confidence, CompareMetric metric) {
-  Finding f;
-  const double scale = difference_scale(v.log_value);
-  const std::vector<double> base = winsorized(log_span(v, base_from, base_to), scale);
-  f.base_runs = base_to - base_from;
-  f.cand_runs = cand_to - cand_from;
-  const std::vector<double> cand = f.cand_runs == 1 ? std::vector<double>{v.log_value[cand_from]}
-                                                    : winsorized(log_span(v, cand_from, cand_to), scale);
-  f.base = std::exp(moments(base).mean);
-  f.cand = std::exp(moments(cand).mean);
-  const bool time = metric == CompareMetric::time;
-  f.base_time = time ? f.base : geometric_mean_of(v.time_us, base_from, base_to);
-  f.cand_time = time ? f.cand : geometric_mean_of(v.time_us, cand_from, cand_to);
-  f.test = f.cand_runs == 1 ? prediction_test(base, cand.front(), confidence) : student_test(base, cand, confidence);
-  return f;
-}
-
-double worse_of(const Finding& f, CompareMetric metric) {
-  const double change = std::expm1(f.test.shift);
-  return metric == CompareMetric::time ? change : -change;
-}
-
-// compare's rules in compare's order: significance at `level`, the threshold, the floor.
-GateRule rule_of(const Finding& f, const compare::CompareOptions& o, double level) {
-  const double worse = worse_of(f, o.metric);
-  const double moved_us = (worse > 0 ? 1 : -1) * (f.cand_time - f.base_time);
-  if (!(f.test.p < level)) return GateRule::not_significant;
-  if (!(std::fabs(worse) > o.threshold)) return GateRule::within_threshold;
-  if (!(moved_us > o.floor_us)) return GateRule::under_floor;
-  return GateRule::passed;
-}
-
-Verdict verdict_of(GateRule rule, const Finding& f, CompareMetric metric) {
-  if (rule != GateRule::passed) return Verdict::same;
-  return worse_of(f, metric) > 0 ? Verdict::slower : Verdict::faster;
-}
-
 std::string signed_percent(double v) { return percent_text(v * 100, 1, Sign::always); }
 
-std::string change_words(const Finding& f) {
+std::string change_words(const SideChange& f) {
   if (!std::isfinite(f.test.low)) return signed_percent(std::expm1(f.test.shift));
   return fmt::format("{} [{}, {}]", signed_percent(std::expm1(f.test.shift)), signed_percent(std::expm1(f.test.low)),
                      signed_percent(std::expm1(f.test.high)));
 }
 
-std::string moved_words(const Finding& f) { return fmt::format("{:.3g}", std::fabs(f.cand_time - f.base_time)); }
+std::string moved_words(const SideChange& f) { return fmt::format("{:.3g}", std::fabs(f.cand_time - f.base_time)); }
 
 // The case's figures from a finding.
-void fill_case(CaseComparison& c, const Finding& f) {
+void fill_case(CaseComparison& c, const SideChange& f) {
   c.base = f.base;
   c.cand = f.cand;
   c.ratio = std::exp(f.test.shift);
@@ -114,7 +48,7 @@ void fill_case(CaseComparison& c, const Finding& f) {
 
 // A rule's outcome for one series.
 struct Judged {
-  Finding finding;
+  SideChange finding;
   GateRule rule = GateRule::not_significant;
   Verdict verdict = Verdict::same;
   std::string reason;
@@ -146,9 +80,9 @@ std::optional<Judged> window_rule(const SeriesContext& x) {
   const compare::CompareOptions& o = x.options.gate;
   const double level = x.options.detector.max_p;
   Judged j;
-  j.finding = sides_finding(x.values, base_from, first->index, cps.back().index, x.size(), 1 - o.alpha, o.metric);
-  j.rule = rule_of(j.finding, o, level);
-  j.verdict = verdict_of(j.rule, j.finding, o.metric);
+  j.finding = side_change(x.values, base_from, first->index, cps.back().index, x.size(), 1 - o.alpha, o.metric);
+  j.rule = gate_rule(j.finding, o, level);
+  j.verdict = gate_verdict(j.rule, j.finding, o.metric);
   const std::size_t count = static_cast<std::size_t>(cps.end() - first);
   const std::size_t ago = x.size() - first->index;
   const std::string where = count == 1 ? fmt::format("a change point {} runs ago", ago)
@@ -183,9 +117,9 @@ std::optional<Judged> newest_rule(const SeriesContext& x) {
   if (newest - from < kMinReferenceRuns) return std::nullopt;
   const compare::CompareOptions& o = x.options.gate;
   Judged j;
-  j.finding = sides_finding(x.values, from, newest, newest, x.size(), 1 - o.alpha, o.metric);
-  j.rule = rule_of(j.finding, o, o.alpha);
-  j.verdict = verdict_of(j.rule, j.finding, o.metric);
+  j.finding = side_change(x.values, from, newest, newest, x.size(), 1 - o.alpha, o.metric);
+  j.rule = gate_rule(j.finding, o, o.alpha);
+  j.verdict = gate_verdict(j.rule, j.finding, o.metric);
   const std::string against = fmt::format("the {} runs since {}", newest - from, run_words(x.point(from)));
   const std::string quiet = fmt::format("no change point in the newest {} runs; the newest run is {} off {}",
                                         x.options.window, change_words(j.finding), against);
