@@ -8,6 +8,7 @@
 #include "history/series.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,15 +28,17 @@ struct CheckOptions {
 
 struct ChangePoint {
   std::size_t index = 0;  // the first point of the new segment (an index into Series::points)
+  std::int64_t run = 0;   // that point's run (Point::run)
   double p = 1;           // the t-test between the segments on either side
   double before = kNotMeasured, after = kNotMeasured;  // the two segments' means of the metric
   double change = kNotMeasured, change_low = kNotMeasured, change_high = kNotMeasured;  // after / before - 1, interval
 };
 
 struct SeriesCheck {
-  std::string key;                          // Series::key
+  std::string key;                         // Series::key
   std::vector<ChangePoint> change_points;  // oldest first
   std::size_t gated_from = 0;              // the window: points [gated_from, end) are the runs the gate judges
+  bool newest_alone = false;               // the verdict is the newest run's own test, not a change point's
 };
 
 struct HistoryCheck {
@@ -43,6 +46,8 @@ struct HistoryCheck {
   // exit codes (0, 1 SLOWER, 7 not judged) and the views follow the same rules.
   compare::Comparison comparison;
   std::vector<SeriesCheck> series;  // parallel to comparison.cases
+  std::size_t window = 0;           // CheckOptions::window and ::detector, for the views
+  DetectorOptions detector;
 };
 
 // Throws usage_error for options out of their bounds, and Error(not_judged) when no series could be judged.

@@ -14,9 +14,9 @@ namespace distbench::history {
 
 // One run's figures for one case.
 struct Point {
-  std::int64_t run = 0;   // the run's id in the database (ingest order: a later run has a larger id)
-  std::string run_label;  // what the run was (--label, or the commit, or the file's name)
-  std::string time;       // when it ran: its report's start time, ISO 8601 UTC
+  std::int64_t run = 0;           // the run's id in the database (ingest order: a later run has a larger id)
+  std::string run_label;          // what the run was (--label, or the commit, or the file's name)
+  std::string time;               // when it ran: its report's start time, ISO 8601 UTC
   double time_us = kNotMeasured;  // the case's median time per operation in that run (microseconds)
   double time_low_us = kNotMeasured, time_high_us = kNotMeasured;  // the median's confidence interval, when known
   double busbw_gbps = kNotMeasured, algbw_gbps = kNotMeasured;     // kNotMeasured where the case has none

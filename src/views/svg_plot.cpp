@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -94,6 +95,15 @@ void fit_axes(const PlotSpec& spec, const std::vector<Drawable>& drawn, Frame& f
       ys.add(d.series->y_high[i]);
     }
   }
+  for (const PlotSpec::Level& l : spec.levels) {
+    if (!plottable(l.y, spec.log_y) || !plottable(l.x_from, spec.log_x) || !plottable(l.x_to, spec.log_x)) continue;
+    xs.add(l.x_from);
+    xs.add(l.x_to);
+    ys.add(l.y);
+  }
+  for (double x : spec.x_lines) {
+    if (plottable(x, spec.log_x)) xs.add(x);
+  }
   f.x = make_axis(xs.min, xs.max, spec.log_x, spec.x_bytes ? TickStyle::bytes : TickStyle::number);
   f.y = make_axis(ys.min, ys.max, spec.log_y, TickStyle::number);
 }
@@ -133,6 +143,28 @@ void grid_and_ticks(const Frame& f, std::string& svg) {
                        svg_number(f.left));
     svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="end">{}</text>)", svg_number(f.left - 8),
                        svg_number(f.py(t.value) + 4), html_escape(t.label));
+  }
+}
+
+// The trend's marks (PlotSpec: shade, x_lines, levels), each drawable one within the plot area.
+void trend_marks(const PlotSpec& spec, const Frame& f, std::string& svg) {
+  if (plottable(spec.shade_from, spec.log_x) && plottable(spec.shade_to, spec.log_x)) {
+    const double from = f.px(spec.shade_from), to = f.px(spec.shade_to);
+    svg += fmt::format(R"(<rect class="shade" x="{}" y="{}" width="{}" height="{}" fill="#888" fill-opacity="0.15"/>)",
+                       svg_number(std::min(from, to)), svg_number(f.top), svg_number(std::fabs(to - from)),
+                       svg_number(f.height));
+  }
+  for (const PlotSpec::Level& l : spec.levels) {
+    if (!plottable(l.y, spec.log_y) || !plottable(l.x_from, spec.log_x) || !plottable(l.x_to, spec.log_x)) continue;
+    svg += fmt::format(R"(<line class="level" x1="{0}" y1="{2}" x2="{1}" y2="{2}" stroke="#555" stroke-width="1.5" )"
+                       R"(stroke-dasharray="4 3"/>)",
+                       svg_number(f.px(l.x_from)), svg_number(f.px(l.x_to)), svg_number(f.py(l.y)));
+  }
+  for (double x : spec.x_lines) {
+    if (!plottable(x, spec.log_x)) continue;
+    svg += fmt::format(R"(<line class="x-line" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" )"
+                       R"(stroke-width="1.5" stroke-dasharray="5 3"/>)",
+                       svg_number(f.px(x)), svg_number(f.top), svg_number(f.top + f.height), kMarkColour);
   }
 }
 
@@ -261,6 +293,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   fit_axes(spec, drawn, frame);
   grid_and_ticks(frame, svg);
   border(frame, svg);
+  trend_marks(spec, frame, svg);
   for (const Drawable& d : drawn) band(frame, d, svg);
   for (const Drawable& d : drawn) line_and_points(frame, d, svg);
   legend(frame, spec, drawn, svg);

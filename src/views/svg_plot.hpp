@@ -5,6 +5,7 @@
 
 #include "core/sys/quote.hpp"  // html_escape, for the pages that embed a plot
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,15 @@ struct PlotSpec {
   bool x_bytes = true;
   int width = 760, height = 420;      // at least 240 x 160 are drawn
   std::string mark_label = "marked";  // the legend's entry for the red rings (shown only when a point is marked)
+  // Marks for a trend over runs, none by default, drawn under the series: a shaded range of x (e.g. the runs a gate
+  // judges), dashed red vertical lines at x values (e.g. change points) and dashed horizontal levels over ranges of x
+  // (e.g. the means of the segments between them). The axes include them.
+  double shade_from = std::numeric_limits<double>::quiet_NaN(), shade_to = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x_lines;
+  struct Level {
+    double x_from = 0, x_to = 0, y = 0;
+  };
+  std::vector<Level> levels;
 };
 
 // "<svg ...>...</svg>". Every text is escaped; a plot without a drawable point says "no data".

@@ -4,8 +4,8 @@ killed mid-way (SIGKILL, at several moments), a schema from the future and other
 line, nothing written), a lock held past --lock-timeout, the browsing commands, and `history check`'s exit codes.
 
 The reports are written here from reports/example.json (its samples and medians scaled), so that no run of MPI is
-needed and the test takes a few seconds. The check's verdicts (exit 0 on an A/A history, 1 on a slowed one, 7 on a
-history too short) need the change-point detector: set DISTBENCH_HISTORY_CHECK=1 to run them.
+needed and the test takes a few seconds. The check's verdicts: exit 0 on an A/A history, 1 on a slowed one, 7 on a
+history too short.
 
 Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree).
 """
@@ -27,7 +27,6 @@ BINARY = os.environ.get("DISTBENCH", "distbench")
 SOURCE_ROOT = os.environ.get("DISTBENCH_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = load_json(os.path.join(SOURCE_ROOT, "reports", "example.json"))
 CASES = sum(1 for r in EXAMPLE["records"] if r["status"] == "ok")
-CHECK_VERDICTS = os.environ.get("DISTBENCH_HISTORY_CHECK") == "1"
 TIME_KEYS = ("median", "mean", "min", "max", "p99", "median_ci_low", "median_ci_high")
 
 
@@ -224,7 +223,6 @@ class Check(History):
         self.ingest(db, self.report("bad.json", index=7, wrong={0: 5}))
         self.assert_refused(history("check", db), code=3, says="wrong elements")
 
-    @unittest.skipUnless(CHECK_VERDICTS, "needs the change-point check (set DISTBENCH_HISTORY_CHECK=1)")
     def test_verdicts_exit_codes(self):
         same, slowed, short = self.path("same.db"), self.path("slowed.db"), self.path("short.db")
         self.ingest(same, *self.reports("a", 12))

@@ -305,7 +305,8 @@ TEST(Compare, QuantizedShiftIsFaster) {
   const auto base = repeated_samples({{110, 10}, {120, 10}}), cand = repeated_samples({{100, 10}, {110, 10}});
   EXPECT_EQ(verdict_of(base, cand), Verdict::faster);
   EXPECT_EQ(verdict_of(cand, base), Verdict::slower);
-  const std::vector<ParsedReport> tied_base = copies_of(5, report_of({base})), tied_cand = copies_of(5, report_of({cand}));
+  const std::vector<ParsedReport> tied_base = copies_of(5, report_of({base})),
+                                  tied_cand = copies_of(5, report_of({cand}));
   EXPECT_EQ(compare_reports(tied_base, tied_cand, {}).cases.at(0).verdict, Verdict::faster);
 }
 

@@ -184,6 +184,23 @@ TEST(SvgPlot, NoBandOrMarksWhenLengthsDoNotMatch) {
   EXPECT_EQ(svg.find(">marked</text>"), std::string::npos);
 }
 
+TEST(SvgPlot, TrendMarksOnlyWhenAsked) {
+  const auto s = series("s", {1, 2, 3, 4, 5, 6}, {10, 10, 10, 12, 12, 12});
+  PlotSpec spec;
+  spec.log_x = spec.log_y = spec.x_bytes = false;
+  EXPECT_EQ(count(svg_line_plot(spec, {s}), "class=\"x-line\""), 0u);
+  spec.x_lines = {3.5, kNaN};
+  spec.shade_from = 4;
+  spec.shade_to = 6;
+  spec.levels = {{1, 3, 10}, {4, 6, 12}};
+  const std::string svg = svg_line_plot(spec, {s});
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_EQ(count(svg, "class=\"x-line\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"shade\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"level\""), 2u);
+  EXPECT_LT(svg.find("class=\"shade\""), svg.find("<polyline"));  // under the series
+}
+
 TEST(SvgPlot, EmptyPlotSaysNoData) {
   PlotSpec spec;
   spec.title = "nothing";
