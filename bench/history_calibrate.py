@@ -106,7 +106,8 @@ def settings(args):
 
 def check(args, db, max_p, min_segment):
     proc = subprocess.run([args.distbench, "history", "check", db, "--format", "json", "--max-p", f"{max_p:g}",
-                           "--min-segment", str(min_segment), "--window", str(args.window)],
+                           "--min-segment", str(min_segment), "--window", str(args.window), "--alpha",
+                           f"{args.alpha:g}"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode not in (0, 1, 7):
         sys.exit(f"history_calibrate: history check failed (exit {proc.returncode}): {proc.stderr.strip()}")
@@ -117,8 +118,8 @@ def check(args, db, max_p, min_segment):
 def change_points(doc):
     """Each series' change points as 1-based run positions in the history."""
     out = {}
-    for case in doc.get("cases", []):
-        out[case["label"]] = [cp["index"] + 1 for cp in case.get("change_points", [])]
+    for case in doc.get("cases", []):  # a fresh database per history: run ids count its runs from 1
+        out[case["label"]] = [cp["run"] for cp in case.get("series", {}).get("change_points", [])]
     return out
 
 
@@ -141,6 +142,10 @@ def play(args, files, factor_from):
             for s in settings(args):
                 code, doc = check(args, db, *s)
                 result[s]["exits"][i] = code
+                if code == 1:  # which rule failed it: a change point in the window, or the newest run alone
+                    alone = any(c["verdict"] == "SLOWER" and c.get("series", {}).get("newest_alone")
+                                for c in doc.get("cases", []))
+                    result[s].setdefault("by_newest_alone", []).append(alone)
                 if i == len(files):
                     result[s]["cps"] = change_points(doc)
     return result
@@ -182,15 +187,21 @@ def tally(kind, runs, stepped):
                          x: x if x is not None else 1e9) for r in runs]
             delays = [f - STEP_AT for f in fails if f is not None]
             early = sum(any(code == 1 for i, code in r[s]["exits"].items() if i < STEP_AT) for r in runs)
-            rows[s] = (f"{found}/{len(series)} series found within {FOUND_WITHIN} runs; other change points "
+            in_history = sum(any(abs(c - STEP_AT) <= FOUND_WITHIN for v in r[s]["cps"].values() for c in v) for r in runs)
+            within = sum(d <= FOUND_WITHIN for d in delays)
+            rows[s] = (f"{found}/{len(series)} series ({in_history}/{len(runs)} histories) with a change point within "
+                       f"{FOUND_WITHIN} runs of the step; gate caught it within {FOUND_WITHIN} runs in {within}/"
+                       f"{len(runs)}; other change points "
                        f"{false_cps}; gate failed before run {STEP_AT} in {early}/{len(runs)}, caught the step in "
                        f"{len(delays)}/{len(runs)} (runs after the step: "
                        f"{statistics.median(delays) if delays else '-'} median, {max(delays) if delays else '-'} max)")
         else:
             checks = sum(len(r[s]["exits"]) for r in runs)
             failed = sum(code == 1 for r in runs for code in r[s]["exits"].values())
+            alone = sum(sum(r[s].get("by_newest_alone", [])) for r in runs)
             rows[s] = (f"change points per history {statistics.mean(cps):.2f} (max {max(cps)}, "
-                       f"{len(series)} series); gate failed {failed} of {checks} checks")
+                       f"{len(series)} series); gate failed {failed} of {checks} checks ({alone} by the newest "
+                       f"run alone, {failed - alone} by a change point in the window)")
     print(f"\n{kind}:")
     for (p, m), text in rows.items():
         print(f"  --max-p {p:<7g} --min-segment {m}: {text}")
@@ -279,6 +290,7 @@ def main():
         p.add_argument("--max-p", type=float, nargs="+", default=[0.01, 0.001, 0.0001])
         p.add_argument("--min-segment", type=int, nargs="+", default=[2, 3, 5])
         p.add_argument("--window", type=int, default=5)
+        p.add_argument("--alpha", type=float, default=0.01, help="the newest run's test (history check --alpha)")
     sc = sub.choices["scale"]
     sc.add_argument("--runs", type=int, default=1000)
     sc.add_argument("--cases", type=int, default=100)

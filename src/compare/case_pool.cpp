@@ -20,7 +20,12 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string p_words(double p) { return p < 1e-4 ? fmt::format("{:.0e}", p) : fmt::format("{:.4f}", p); }
+// Below 0.001 two significant digits, so that a p just under a level never reads as equal to it ("0.00098", not
+// "0.0010", against 0.001).
+std::string p_words(double p) {
+  if (p < 1e-4) return fmt::format("{:.0e}", p);
+  return p < 1e-3 ? fmt::format("{:#.2g}", p) : fmt::format("{:.4f}", p);
+}
 
 std::string case_key(const Record& r) {
   std::string key = r.kind;
