@@ -7,6 +7,7 @@
 // fails closed.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/gate_ending.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
 #include "compare/compare_views.hpp"
@@ -178,19 +179,7 @@ int run_compare(const CompareArgs& a, Invocation& inv) {
   if (a.format == "json") text = compare::compare_json(c, sources);
   if (a.format == "junit") text = compare::compare_junit(c, sources);
   if (a.format == "html") text = compare::compare_html(c, sources);
-  if (a.output.empty()) {
-    write_stdout(text);
-  } else {
-    write_file_atomically(a.output, text, Durability::disk);
-    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED", c.summary_line());
-  }
-  for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", escape_text(w));
-  if (c.regressed()) return static_cast<int>(ExitCode::regression);
-  if (!c.not_judged.empty()) {
-    fmt::print(stderr, "error: the gate could not judge: {}\n", escape_text(c.not_judged));
-    return static_cast<int>(ExitCode::not_judged);
-  }
-  return static_cast<int>(ExitCode::ok);
+  return end_gate(c, text, a.output);
 }
 
 constexpr const char* kGateGroup = "Comparison";

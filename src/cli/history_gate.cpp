@@ -3,6 +3,7 @@
 // SLOWER; 2 bad input; 3 the newest run counted wrong elements; 7 the gate could not judge.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/gate_ending.hpp"
 #include "cli/history_parts.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/validators.hpp"
@@ -75,19 +76,7 @@ int run_history_check(const CheckArgs& a) {
   const history::HistoryCheck check = history::check_history(series, options);
   const compare::Comparison& c = check.comparison;
   const std::string text = history::history_view(a.format, check, series);
-  if (a.output.empty()) {
-    write_stdout(text);
-  } else {
-    write_file_atomically(a.output, text, Durability::disk);
-    fmt::print("{}: {}\n", c.regressed() ? "REGRESSION" : c.not_judged.empty() ? "OK" : "NOT JUDGED", c.summary_line());
-  }
-  for (const auto& w : c.warnings) fmt::print(stderr, "warning: {}\n", escape_text(w));
-  if (c.regressed()) return static_cast<int>(ExitCode::regression);
-  if (!c.not_judged.empty()) {
-    fmt::print(stderr, "error: the gate could not judge: {}\n", escape_text(c.not_judged));
-    return static_cast<int>(ExitCode::not_judged);
-  }
-  return static_cast<int>(ExitCode::ok);
+  return end_gate(c, text, a.output);
 }
 
 constexpr const char* kHistoryGateGroup = "Gate";

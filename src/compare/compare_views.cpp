@@ -91,19 +91,34 @@ std::string compare_criteria(const Comparison& c) {
       c.options.threshold * 100, c.options.alpha, (1 - c.options.alpha) * 100);
 }
 
-namespace {
-
-nlohmann::ordered_json compare_number(double v) {
+nlohmann::ordered_json json_number(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
+
+nlohmann::ordered_json verdict_counts_json(const Comparison& c) {
+  return {{"slower", c.slower},
+          {"faster", c.faster},
+          {"same", c.same},
+          {"unknown", c.unknown},
+          {"missing", c.missing},
+          {"new", c.added},
+          {"geomean_ratio", json_number(c.geomean_ratio)}};
+}
+
+JunitCounts junit_counts(const Comparison& c) {
+  const bool missing_fails = !c.options.allow_missing;
+  return {c.slower + (missing_fails ? c.missing : 0), c.unknown + c.added + (missing_fails ? 0 : c.missing)};
+}
+
+namespace {
 
 // Each run of a side that measured the case: its median time (us), the median's 95% interval and its sample count.
 nlohmann::ordered_json runs_json(const std::vector<RunFigure>& runs) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const RunFigure& r : runs) {
-    out.push_back({{"median", compare_number(r.median_us)},
-                   {"low", compare_number(r.low_us)},
-                   {"high", compare_number(r.high_us)},
+    out.push_back({{"median", json_number(r.median_us)},
+                   {"low", json_number(r.low_us)},
+                   {"high", json_number(r.high_us)},
                    {"samples", r.samples}});
   }
   return out;
@@ -119,21 +134,21 @@ nlohmann::ordered_json case_json(const Comparison& c, const CaseComparison& k) {
     } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
       params[p.key] = *i;
     } else {
-      params[p.key] = compare_number(std::get<double>(p.value));
+      params[p.key] = json_number(std::get<double>(p.value));
     }
   }
   json out = {{"label", k.label},
               {"params", std::move(params)},
               {"verdict", std::string(name(k.verdict))},
               {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
-              {"baseline", compare_number(k.base)},
-              {"candidate", compare_number(k.cand)},
-              {"ratio", compare_number(k.ratio)},
-              {"change", compare_number(k.change)},
-              {"change_low", compare_number(k.change_low)},
-              {"change_high", compare_number(k.change_high)},
-              {"p", compare_number(k.p)},
-              {"time_delta_us", compare_number(k.time_delta_us)},
+              {"baseline", json_number(k.base)},
+              {"candidate", json_number(k.cand)},
+              {"ratio", json_number(k.ratio)},
+              {"change", json_number(k.change)},
+              {"change_low", json_number(k.change_low)},
+              {"change_high", json_number(k.change_high)},
+              {"p", json_number(k.p)},
+              {"time_delta_us", json_number(k.time_delta_us)},
               {"baseline_samples", k.base_samples},
               {"candidate_samples", k.cand_samples},
               {"round_ratios", k.round_ratios}};
@@ -215,13 +230,7 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
   j["verdict"] = gate_word(c);
   j["not_judged"] = c.not_judged.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.not_judged);
   j["allow_missing"] = c.options.allow_missing;
-  j["summary"] = {{"slower", c.slower},
-                  {"faster", c.faster},
-                  {"same", c.same},
-                  {"unknown", c.unknown},
-                  {"missing", c.missing},
-                  {"new", c.added},
-                  {"geomean_ratio", compare_number(c.geomean_ratio)}};
+  j["summary"] = verdict_counts_json(c);
   j["warnings"] = c.warnings;
   json cases = json::array();
   for (const auto& k : c.cases) cases.push_back(case_json(c, k));
@@ -230,10 +239,8 @@ std::string compare_json(const Comparison& c, const CompareSources& sources) {
 }
 
 std::string compare_junit(const Comparison& c, const CompareSources& sources) {
-  // Without --allow-missing a case missing from the candidate fails the gate, so it is a failure here too.
-  const bool missing_fails = !c.options.allow_missing;
-  const std::size_t failures = c.slower + (missing_fails ? c.missing : 0);
-  const std::size_t skipped = c.unknown + c.added + (missing_fails ? 0 : c.missing);
+  const auto [failures, skipped] = junit_counts(c);
+  const bool missing_fails = !c.options.allow_missing;  // a MISSING case fails the gate without --allow-missing
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"distbench compare\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      c.cases.size(), failures, skipped);

@@ -20,6 +20,16 @@ std::string compare_json(const Comparison& c, const CompareSources& sources);
 std::string compare_junit(const Comparison& c, const CompareSources& sources);
 std::string compare_html(const Comparison& c, const CompareSources& sources);
 
+// What both gates' views (compare's and history check's) share: a figure as JSON (null when not finite), the verdict
+// counts with the geometric mean of the ratios as JSON, and JUnit's failures and skips (a MISSING case fails the gate
+// without --allow-missing, so it is a failure there too).
+nlohmann::ordered_json json_number(double v);
+nlohmann::ordered_json verdict_counts_json(const Comparison& c);
+struct JunitCounts {
+  std::size_t failures = 0, skipped = 0;
+};
+JunitCounts junit_counts(const Comparison& c);
+
 // What makes a case SLOWER, in words, for the mode the comparison ran in (the views' criteria line).
 std::string compare_criteria(const Comparison& c);
 

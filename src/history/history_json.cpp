@@ -1,6 +1,7 @@
 // The JSON view of a history check: compare's keys (verdicts, reasons, figures, summary) and, per case, its change
 // points (index, run, p, change, the segments' means), the window and the runs of its points, so that a tool can score
 // the detector from it; the options, the detector's included.
+#include "compare/compare_views.hpp"
 #include "core/report/json_model.hpp"
 #include "history/history_views.hpp"
 #include "history/series_verdict.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json number_or_null(double v) { return compare::json_number(v); }
 
 json change_points_json(const SeriesCheck& s, const Series* series) {
   json out = json::array();
@@ -87,13 +88,7 @@ std::string history_json(const HistoryCheck& check, const std::vector<Series>& s
   j["regression"] = c.regressed();
   j["verdict"] = outcome_word(c);
   j["not_judged"] = c.not_judged.empty() ? json(nullptr) : json(c.not_judged);
-  j["summary"] = {{"slower", c.slower},
-                  {"faster", c.faster},
-                  {"same", c.same},
-                  {"unknown", c.unknown},
-                  {"missing", c.missing},
-                  {"new", c.added},
-                  {"geomean_ratio", number_or_null(c.geomean_ratio)}};
+  j["summary"] = compare::verdict_counts_json(c);
   j["warnings"] = c.warnings;
   json cases = json::array();
   const auto of = series_of(check, series);

@@ -1,5 +1,6 @@
 #include "history/history_views.hpp"
 
+#include "compare/compare_views.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 #include "core/sys/quote.hpp"
@@ -137,9 +138,8 @@ std::string history_markdown(const HistoryCheck& check, const std::vector<Series
 
 std::string history_junit(const HistoryCheck& check, const std::vector<Series>& /*series*/) {
   const compare::Comparison& c = check.comparison;
+  const auto [failures, skipped] = compare::junit_counts(c);
   const bool missing_fails = !c.options.allow_missing;  // as in compare: a MISSING case fails the gate without it
-  const std::size_t failures = c.slower + (missing_fails ? c.missing : 0);
-  const std::size_t skipped = c.unknown + c.added + (missing_fails ? 0 : c.missing);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"distbench history check\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                      c.cases.size(), failures, skipped);
