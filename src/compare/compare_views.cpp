@@ -187,7 +187,7 @@ std::string compare_text(const Comparison& c) {
 
 std::string compare_markdown(const Comparison& c, const CompareSources& sources) {
   std::string out = fmt::format("## distbench compare: {}\n\n", markdown_text(c.benchmark));
-  if (c.options.threshold_only && c.rounds == 0) out += "*Threshold-only: no significance test.*\n\n";
+  if (c.options.threshold_only && c.rounds == 0) out += "**Threshold-only: no significance test.**\n\n";
   const std::string outcome = c.regressed() ? "Regression" : c.not_judged.empty() ? "No regression" : "Not judged";
   out += fmt::format("**{}** · {}\n\n", outcome, markdown_text(c.summary_line()));
   if (!c.not_judged.empty()) out += fmt::format("Not judged: {}.\n\n", markdown_text(c.not_judged));

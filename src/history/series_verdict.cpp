@@ -110,7 +110,21 @@ std::optional<Judged> window_rule(const SeriesContext& x) {
   return j;
 }
 
-// (b): the newest run alone against the runs of its segment before it; nullopt when they are too few.
+// The run of [from, newest) at least as far off as the newest run, in the direction it moved (shift: the log change
+// the tests found): the newest run alone is judged only when it lies beyond every run of its segment, since on a
+// machine with modes (a stretch of runs 20-30 % slower as a whole) the tests would otherwise call every run of the
+// slower mode a change. nullopt when none is.
+std::optional<std::size_t> run_as_far(const SeriesContext& x, std::size_t from, std::size_t newest, double shift) {
+  const double newest_log = x.values.log_value[newest];
+  for (std::size_t i = from; i < newest; ++i) {
+    const double v = x.values.log_value[i];
+    if (shift > 0 ? v >= newest_log : v <= newest_log) return i;
+  }
+  return std::nullopt;
+}
+
+// (b): the newest run alone against the runs of its segment before it, when it lies beyond all of them; nullopt when
+// they are too few.
 std::optional<Judged> newest_rule(const SeriesContext& x) {
   const std::size_t from = x.change_points.empty() ? 0 : x.change_points.back().index;
   const std::size_t newest = x.size() - 1;
@@ -124,6 +138,12 @@ std::optional<Judged> newest_rule(const SeriesContext& x) {
   const std::string quiet = fmt::format("no change point in the newest {} runs; the newest run is {} off {}",
                                         x.options.window, change_words(j.finding), against);
   const std::string p = p_words(j.finding.test.p);
+  if (const auto like = run_as_far(x, from, newest, j.finding.test.shift); j.rule == GateRule::passed && like) {
+    j.verdict = Verdict::same;  // a machine with modes: one run as far off came before, in the same segment
+    j.reason = fmt::format("{} (p {}), but {} was as far off: one run is no change while a run like it came before",
+                           quiet, p, run_words(x.point(*like)));
+    return j;
+  }
   switch (j.rule) {
     case GateRule::not_significant:
       j.reason = fmt::format("{}, not significant: p {} >= {:g}", quiet, p, o.alpha);

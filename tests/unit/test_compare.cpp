@@ -863,7 +863,7 @@ TEST(Compare, ThresholdOnlyJudgesOneRunASideAndSaysSo) {
                                  "baseline run, 1 candidate run)"),
             std::string::npos)
       << compare_text(c);
-  EXPECT_NE(compare_markdown(c, src).find("*Threshold-only: no significance test.*"), std::string::npos);
+  EXPECT_NE(compare_markdown(c, src).find("**Threshold-only: no significance test.**"), std::string::npos);
   EXPECT_NE(compare_html(c, src).find("Threshold-only: no significance test."), std::string::npos);
   EXPECT_NE(compare_junit(c, src).find("<property name=\"mode\" value=\"threshold-only\"/>"), std::string::npos);
   const auto same = compare_reports({report_of({base})}, {report_of({base})}, threshold_only()).cases.at(0);

@@ -107,6 +107,24 @@ TEST(HistoryCheck, TheNewestRunAloneCanBeSlower) {
   EXPECT_EQ(only_case(small).verdict, Verdict::same) << only_case(small).reason;
 }
 
+// A machine with two modes (now and then a run 25 % slower as a whole, as this project's development VM runs): a
+// newest run in the slower mode is one more run like those before it, SAME, naming one, although the prediction test
+// alone would call it significant; a newest run beyond all of them is SLOWER.
+TEST(HistoryCheck, TheNewestRunAloneMustBeBeyondEveryRunOfItsSegment) {
+  std::vector<double> times = seeded_times(3, 30, 100);
+  for (std::size_t i : {6, 13, 20}) times[i] *= 1.25;
+  times.back() = 100 * 1.25;
+  const HistoryCheck moded = check_history({series_of_times("sum", times)}, CheckOptions{});
+  EXPECT_EQ(only_case(moded).verdict, Verdict::same) << only_case(moded).reason;
+  EXPECT_NE(only_case(moded).reason.find("was as far off: one run is no change while a run like it came before"),
+            std::string::npos)
+      << only_case(moded).reason;
+  times.back() = 100 * 1.6;
+  const HistoryCheck beyond = check_history({series_of_times("sum", times)}, CheckOptions{});
+  EXPECT_EQ(only_case(beyond).verdict, Verdict::slower) << only_case(beyond).reason;
+  EXPECT_TRUE(beyond.series.front().newest_alone);
+}
+
 TEST(HistoryCheck, AStepUndoneWithinTheWindowIsSame) {
   // +50% for 4 runs, then back: two change points in the window, and the newest segment is the one before them again.
   std::vector<double> times = seeded_times(8, 30, 100);
