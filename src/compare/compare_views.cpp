@@ -91,8 +91,20 @@ std::string compare_criteria(const Comparison& c) {
       c.options.threshold * 100, c.options.alpha, (1 - c.options.alpha) * 100);
 }
 
-nlohmann::ordered_json json_number(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+nlohmann::ordered_json case_figures_json(const CaseComparison& k) {
+  using json = nlohmann::ordered_json;
+  return {{"label", k.label},
+          {"params", params_json(k.params)},
+          {"verdict", std::string(name(k.verdict))},
+          {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
+          {"baseline", json_number(k.base)},
+          {"candidate", json_number(k.cand)},
+          {"ratio", json_number(k.ratio)},
+          {"change", json_number(k.change)},
+          {"change_low", json_number(k.change_low)},
+          {"change_high", json_number(k.change_high)},
+          {"p", json_number(k.p)},
+          {"time_delta_us", json_number(k.time_delta_us)}};
 }
 
 nlohmann::ordered_json verdict_counts_json(const Comparison& c) {
@@ -124,34 +136,12 @@ nlohmann::ordered_json runs_json(const std::vector<RunFigure>& runs) {
   return out;
 }
 
-// One case of the JSON view: its parameters, verdict and figures; reports also list each side's runs.
+// One case of the JSON view: its figures, samples and rounds; reports also list each side's runs.
 nlohmann::ordered_json case_json(const Comparison& c, const CaseComparison& k) {
-  using json = nlohmann::ordered_json;
-  json params = json::object();
-  for (const Param& p : k.params) {
-    if (const auto* s = std::get_if<std::string>(&p.value)) {
-      params[p.key] = *s;
-    } else if (const auto* i = std::get_if<std::int64_t>(&p.value)) {
-      params[p.key] = *i;
-    } else {
-      params[p.key] = json_number(std::get<double>(p.value));
-    }
-  }
-  json out = {{"label", k.label},
-              {"params", std::move(params)},
-              {"verdict", std::string(name(k.verdict))},
-              {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
-              {"baseline", json_number(k.base)},
-              {"candidate", json_number(k.cand)},
-              {"ratio", json_number(k.ratio)},
-              {"change", json_number(k.change)},
-              {"change_low", json_number(k.change_low)},
-              {"change_high", json_number(k.change_high)},
-              {"p", json_number(k.p)},
-              {"time_delta_us", json_number(k.time_delta_us)},
-              {"baseline_samples", k.base_samples},
-              {"candidate_samples", k.cand_samples},
-              {"round_ratios", k.round_ratios}};
+  nlohmann::ordered_json out = case_figures_json(k);
+  out["baseline_samples"] = k.base_samples;
+  out["candidate_samples"] = k.cand_samples;
+  out["round_ratios"] = k.round_ratios;
   if (c.rounds == 0) {  // reports: the runs each side's figure and the test rest on
     out["baseline_runs"] = runs_json(k.base_run_figures);
     out["candidate_runs"] = runs_json(k.cand_run_figures);

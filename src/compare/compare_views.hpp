@@ -20,10 +20,10 @@ std::string compare_json(const Comparison& c, const CompareSources& sources);
 std::string compare_junit(const Comparison& c, const CompareSources& sources);
 std::string compare_html(const Comparison& c, const CompareSources& sources);
 
-// What both gates' views (compare's and history check's) share: a figure as JSON (null when not finite), the verdict
-// counts with the geometric mean of the ratios as JSON, and JUnit's failures and skips (a MISSING case fails the gate
-// without --allow-missing, so it is a failure there too).
-nlohmann::ordered_json json_number(double v);
+// What both gates' views (compare's and history check's) share: a case's label, parameters, verdict, reason and figures
+// as JSON (the keys both write first, in that order), the verdict counts with the geometric mean of the ratios, and
+// JUnit's failures and skips (a MISSING case fails the gate without --allow-missing, so it is a failure there too).
+nlohmann::ordered_json case_figures_json(const CaseComparison& k);
 nlohmann::ordered_json verdict_counts_json(const Comparison& c);
 struct JunitCounts {
   std::size_t failures = 0, skipped = 0;

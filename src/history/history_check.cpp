@@ -4,6 +4,7 @@
 #include "compare/case_pool.hpp"
 #include "core/error.hpp"
 #include "core/report/text.hpp"
+#include "history/series_filter.hpp"
 #include "history/series_values.hpp"
 #include "history/series_verdict.hpp"
 
@@ -42,29 +43,12 @@ void validate_check_options(const CheckOptions& o) {
   }
 }
 
-// A series as the filter sees a case: its parameters.
-Record as_record(const Series& s) {
-  Record r;
-  r.params = s.params;
-  return r;
-}
-
-// The series that pass the filter; usage_error for a condition on a field no series has.
+// The series that pass the filter (series_filter.hpp).
 std::vector<const Series*> kept_series(const std::vector<Series>& series, const std::vector<compare::Condition>& f) {
-  std::set<std::string> fields;
-  for (const Series& s : series) {
-    for (const Param& p : s.params) fields.insert(p.key);
-  }
-  for (const compare::Condition& c : f) {
-    if (fields.count(c.key) > 0) continue;
-    std::string known;
-    for (const std::string& k : fields) known += (known.empty() ? "" : ", ") + k;
-    throw usage_error(fmt::format("--filter: no series has a field '{}'; the fields are {}", c.key,
-                                  known.empty() ? "none (the history holds no series)" : known));
-  }
+  check_filter_fields(series, f);
   std::vector<const Series*> kept;
   for (const Series& s : series) {
-    if (compare::matches(as_record(s), f)) kept.push_back(&s);
+    if (passes(s, f)) kept.push_back(&s);
   }
   return kept;
 }

@@ -15,8 +15,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json number_or_null(double v) { return compare::json_number(v); }
-
 json change_points_json(const SeriesCheck& s, const Series* series) {
   json out = json::array();
   for (const ChangePoint& c : s.change_points) {
@@ -25,11 +23,11 @@ json change_points_json(const SeriesCheck& s, const Series* series) {
                    {"run", c.run},
                    {"run_label", known ? json(series->points[c.index].run_label) : json(nullptr)},
                    {"p", c.p},
-                   {"before", number_or_null(c.before)},
-                   {"after", number_or_null(c.after)},
-                   {"change", number_or_null(c.change)},
-                   {"change_low", number_or_null(c.change_low)},
-                   {"change_high", number_or_null(c.change_high)}});
+                   {"before", json_number(c.before)},
+                   {"after", json_number(c.after)},
+                   {"change", json_number(c.change)},
+                   {"change_low", json_number(c.change_low)},
+                   {"change_high", json_number(c.change_high)}});
   }
   return out;
 }
@@ -51,20 +49,10 @@ json series_json(const SeriesCheck& s, const Series* series) {
 }
 
 json case_json(const compare::CaseComparison& k) {
-  return {{"label", k.label},
-          {"params", distbench::params_json(k.params)},
-          {"verdict", std::string(name(k.verdict))},
-          {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
-          {"baseline", number_or_null(k.base)},
-          {"candidate", number_or_null(k.cand)},
-          {"ratio", number_or_null(k.ratio)},
-          {"change", number_or_null(k.change)},
-          {"change_low", number_or_null(k.change_low)},
-          {"change_high", number_or_null(k.change_high)},
-          {"p", number_or_null(k.p)},
-          {"time_delta_us", number_or_null(k.time_delta_us)},
-          {"baseline_runs", k.base_runs},
-          {"candidate_runs", k.cand_runs}};
+  json out = compare::case_figures_json(k);
+  out["baseline_runs"] = k.base_runs;
+  out["candidate_runs"] = k.cand_runs;
+  return out;
 }
 
 }  // namespace

@@ -36,16 +36,5 @@ TEST(SeriesFilter, KeepsTheSeriesWhoseCaseMatches) {
   EXPECT_THROW(filtered(all, compare::parse_filter("dtype=float32")), Error);  // no series has the field
 }
 
-TEST(SeriesFilter, WrongElementsCountOnlyInTheNewestRun) {
-  // run 2 counted wrong elements in "a", the newest run (3) none: nothing to refuse
-  std::vector<Series> all = {series_of("a", 8, {{1, 0}, {2, 4}, {3, 0}}), series_of("b", 16, {{1, 0}, {3, 0}})};
-  EXPECT_EQ(wrong_in_newest_run(all), "");
-  all[1].points.back().wrong = 7;
-  EXPECT_EQ(wrong_in_newest_run(all), "b (7 wrong)");
-  // a series the newest run did not measure is not named, whatever its own last point
-  all.push_back(series_of("c", 32, {{1, 0}, {2, 9}}));
-  EXPECT_EQ(wrong_in_newest_run(all), "b (7 wrong)");
-}
-
 }  // namespace
 }  // namespace distbench::history

@@ -12,12 +12,12 @@
 #include <string>
 
 namespace distbench {
+
+ordered_json json_number(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+
 namespace {
 
 using json = ordered_json;
-
-// A double as JSON; NaN and infinities have no JSON form and become null.
-json json_number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 // A metric: whole values (counts) as JSON integers, the rest as numbers.
 json metric_number(double v) {

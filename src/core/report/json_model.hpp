@@ -33,6 +33,8 @@ ordered_json record_json(const Record& r);
 ordered_json params_json(const std::vector<Param>& params);
 // A figure as a record's metrics write it: whole values as integers, NaN and infinities as null.
 ordered_json figure_json(double value);
+// A double as JSON as it is; NaN and infinities, which have no JSON form, as null.
+ordered_json json_number(double value);
 
 ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields, "environment" and "warnings"
 
