@@ -33,6 +33,8 @@
 #   timings   --timing nccl-tests,sampled,osu at 1 rank and sampled,imb at 2 ranks: every case each way, #wrong = 0
 #   model     NCCL_ALGO=Ring allreduce and allgather at 2, 3, 4 ranks on the one GPU; distbench model fits 2+3, predicts 4
 #   sharing   2 processes on the one GPU without MPS (warning gpu_shared) and under an MPS daemon started for it
+#   health    distbench health on the GPU: NVML's readings, the GPU and datasheet checks at 1 rank, --gpus-per-node 2
+#             (must fail), 2 ranks on the one GPU (HEALTH_FLAGS: more options, e.g. --level long)
 #   zero      distbench zero on the GPU: --check of every stage (1 rank bf16 and fp32; 2 and 4 ranks), and a large
 #             model (ZERO_PARAMS, 2G) timed: update >= 0.8 of the copy bandwidth, device memory within 10% of formulas
 #
@@ -1098,6 +1100,40 @@ phase_timeout() {
   stopped_rank 2 1
   echo "--- -T 10, rank 0 of 2 stopped (SIGSTOP)"
   stopped_rank 2 0
+}
+
+# The health check on a GPU node (docs/health.md, "GPU checks"): what NVML reads (distbench info --json; kept as the
+# test data of tests/unit/test_gpu_checks.cpp), a 1-rank check on NCCL with its GPU and datasheet records, the GPU
+# count held to --gpus-per-node 2 (one GPU here: must fail, exit 2), and 2 ranks sharing the GPU.
+phase_health() {
+  local rc
+  echo "--- distbench info --json: nvml"
+  distbench info --json > "$WORK/info_nvml.json"; echo "rc=$?"
+  py -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["nvml"], indent=1))' "$WORK/info_nvml.json"
+  distbench info | tail -3
+  echo "--- health, 1 rank, nccl, --detail all"
+  guarded 150 health1 distbench health --backend nccl --detail all --json "$WORK/health1.json" ${HEALTH_FLAGS:-}; rc=$?
+  cat "$WORK/health1.out"; echo "rc=$rc"; [ $rc -eq 0 ] || fail "health 1 rank rc=$rc"
+  py - "$WORK/health1.json" <<'EOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+for r in rep["records"]:
+    p, m = r["params"], r.get("metrics") or {}
+    if p["phase"] in ("gpu", "phase") or p["metric"].startswith(("hardware.", "memory.copy", "device.", "soak.")):
+        v = m.get("value")
+        v = "-" if v is None else f"{v:.4g}"
+        why = p.get("why") or r.get("skip_reason") or ""
+        print(f'{p["phase"]:5} {p["subject"][:30]:30} {p["metric"]:28} {v:>9} {p["unit"]:5} {p["status"]:8} '
+              f'{p["limit"][:44]:44} | {why[:110]}')
+EOF
+  echo "--- health --gpus-per-node 2 (one GPU here: must fail, exit 2)"
+  guarded 150 health_count distbench health --backend nccl --gpus-per-node 2; rc=$?
+  grep -E "gpu.count|# Health" "$WORK/health_count.out"; echo "rc=$rc"
+  [ $rc -eq 2 ] || fail "health --gpus-per-node 2 rc=$rc (want 2)"
+  echo "--- health, 2 ranks on the one GPU"
+  guarded 200 health2 "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" "${LINEBUF[@]}" distbench health --backend nccl \
+    --json "$WORK/health2.json" ${HEALTH_FLAGS:-}; rc=$?
+  tail -25 "$WORK/health2.out"; echo "rc=$rc"
 }
 
 # MPS=1: every phase under NVIDIA's Multi-Process Service, so that ranks sharing the GPU run at once instead of in

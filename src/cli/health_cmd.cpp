@@ -34,6 +34,7 @@ struct HealthOptions {
   std::string prom;
   std::string rules;
   double expect_busbw = 0;
+  int gpus_per_node = 0;  // 0: the cluster's majority
   double late_start_s = 5;
   std::string memory_bytes = "256M";
   std::string allreduce_bytes = "8M";
@@ -73,6 +74,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.copy_bytes = std::min(plan.copy_bytes, plan.memory_bytes / 2);
   if (o.expect_busbw < 0) throw usage_error("--expect-busbw must be a bandwidth in GB/s, more than 0");
   if (o.expect_busbw > 0) plan.expect_busbw_gbps = o.expect_busbw;
+  if (o.gpus_per_node > 0) plan.gpus_per_node = o.gpus_per_node;
   plan.late_start_s = o.late_start_s;
   if (!(o.tolerance_pct > 0 && o.tolerance_pct < 100)) {
     throw usage_error(
@@ -121,6 +123,12 @@ void add_judgement_options(CLI::App& app, HealthOptions& o) {
       ->option_text("GB/S")
       ->default_str("")  // none
       ->group(groups::kVerification);
+  app.add_option("--gpus-per-node", o.gpus_per_node,
+                 "GPUs NVML must count on each node (default: what most nodes have)")
+      ->option_text("N")
+      ->default_str("")  // the majority
+      ->group(groups::kVerification)
+      ->check(CLI::Range(1, 64));
   app.add_option("--late-start", o.late_start_s, "A node whose rank began this long after the first is degraded")
       ->option_text("SECONDS")
       ->group(groups::kVerification)

@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "core/report/text.hpp"
 #include "core/sys/environment.hpp"
+#include "core/sys/gpu_readings.hpp"
+#include "core/sys/nvml_library.hpp"
 #include "version.hpp"
 
 #include <fmt/core.h>
@@ -20,6 +22,7 @@
 
 #include <map>
 #include <memory>
+#include <variant>
 
 namespace distbench::cli {
 namespace {
@@ -62,6 +65,29 @@ std::string launcher_text() {
                      get("slurm.tasks") == "1" ? "task" : "tasks");
 }
 
+// What NVML reads of the first rank's host's GPUs (health's gpu phase reads the same on every node), or why it
+// cannot: {"unavailable": why}.
+nlohmann::json nvml_state() {
+  auto opened = NvmlLibrary::open();
+  if (const auto* why = std::get_if<std::string>(&opened)) return {{"unavailable", *why}};
+  return read_gpu_state(*std::get<std::unique_ptr<NvmlLibrary>>(opened));
+}
+
+void print_nvml_text(const nlohmann::json& nvml) {
+  if (nvml.contains("unavailable") && nvml["unavailable"].is_string()) {
+    fmt::print("GPUs (NVML, this host): none read ({})\n", nvml["unavailable"].get<std::string>());
+    return;
+  }
+  fmt::print("GPUs (NVML, this host): {}, driver {}, CUDA {}\n", nvml.value("count", 0),
+             nvml.value("driver", std::string("?")), nvml.value("cuda_driver", std::string("?")));
+  for (const auto& g : nvml.value("gpus", nlohmann::json::array())) {
+    fmt::print("  GPU {}: {} ({}), PCIe Gen{} x{} (max Gen{} x{}), {} C, {} W of {} W\n", g.value("index", -1),
+               g.value("name", std::string("?")), g.value("bus_id", std::string("?")), g.value("pcie_gen", 0),
+               g.value("pcie_width", 0), g.value("pcie_max_gen", 0), g.value("pcie_max_width", 0),
+               g.value("temperature_c", 0), g.value("power_w", 0.0), g.value("power_limit_w", 0.0));
+  }
+}
+
 void print_info_text(const JobView& job) {
   fmt::print("distbench {} (git {})\n", kVersion, kGitSha);
   fmt::print("launched by: {}\n", launcher_text());
@@ -83,6 +109,7 @@ void print_info_text(const JobView& job) {
   for (const auto& [host, ranks] : job.ranks_by_host) {
     fmt::print("  {:<24} {}: {}\n", host, plural(ranks.size(), "rank", "ranks"), fmt::join(ranks, ","));
   }
+  print_nvml_text(nvml_state());
 }
 
 void print_info_json(const JobView& job) {
@@ -112,6 +139,7 @@ void print_info_json(const JobView& job) {
   doc["ranks"] = job.connector.size();
   doc["hosts"] = nlohmann::ordered_json::array();
   for (const auto& [host, ranks] : job.ranks_by_host) doc["hosts"].push_back({{"name", host}, {"ranks", ranks}});
+  doc["nvml"] = nvml_state();
   fmt::print("{}\n", doc.dump(2));
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace distbench::nccl {
@@ -75,6 +76,66 @@ CopyBandwidth measure_copy_bandwidth(int device, std::size_t bytes, int repetiti
   out.h2d = bench.time_copy(bench.a, bench.host, bytes, cudaMemcpyHostToDevice, repetitions);
   out.d2h = bench.time_copy(bench.host, bench.a, bytes, cudaMemcpyDeviceToHost, repetitions);
   out.d2d = bench.time_copy(bench.b, bench.a, bytes, cudaMemcpyDeviceToDevice, repetitions);
+  return out;
+}
+
+PeerCopies measure_peer_copies(std::size_t bytes, int repetitions) {
+  PeerCopies out;
+  int count = 0;
+  check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties");
+    out.gpus.push_back(fmt::format("{} ({})", d, prop.name));
+  }
+  if (count < 2) {
+    out.skipped = fmt::format("{} GPU visible to this process (CUDA_VISIBLE_DEVICES='{}'): no pair to copy between",
+                              count, std::getenv("CUDA_VISIBLE_DEVICES") != nullptr
+                                         ? std::getenv("CUDA_VISIBLE_DEVICES") : "");
+    return out;
+  }
+  // One buffer per GPU, sized for the GPU with the least free memory.
+  for (int d = 0; d < count; ++d) {
+    DeviceGuard guard(d);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    bytes = std::max<std::size_t>(1, std::min(bytes, free_bytes / 4));
+  }
+  std::vector<Bench> benches(static_cast<std::size_t>(count));
+  for (int d = 0; d < count; ++d) {
+    DeviceGuard guard(d);
+    Bench& b = benches[static_cast<std::size_t>(d)];
+    check_cuda(cudaMalloc(&b.a, bytes), "cudaMalloc (peer copies)");
+    check_cuda(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check_cuda(cudaEventCreate(&b.start), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&b.stop), "cudaEventCreate");
+    check_cuda(cudaMemsetAsync(b.a, 0, bytes, b.stream), "cudaMemsetAsync");
+    check_cuda(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
+  }
+  const auto n = static_cast<std::size_t>(count);
+  out.gbps.assign(n, std::vector<double>(n, 0.0));
+  out.direct.assign(n, std::vector<bool>(n, false));
+  for (int from = 0; from < count; ++from) {
+    for (int to = 0; to < count; ++to) {
+      if (from == to) continue;
+      DeviceGuard guard(from);
+      int can = 0;
+      check_cuda(cudaDeviceCanAccessPeer(&can, from, to), "cudaDeviceCanAccessPeer");
+      if (can != 0) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) {
+          (void)cudaGetLastError();  // clears the error it leaves
+        } else {
+          check_cuda(e, "cudaDeviceEnablePeerAccess");
+        }
+      }
+      Bench& src = benches[static_cast<std::size_t>(from)];
+      // cudaMemcpyDefault: unified addressing tells the copy where each pointer lives.
+      out.gbps[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)] =
+          src.time_copy(benches[static_cast<std::size_t>(to)].a, src.a, bytes, cudaMemcpyDefault, repetitions) / 1e9;
+      out.direct[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)] = can != 0;
+    }
+  }
   return out;
 }
 

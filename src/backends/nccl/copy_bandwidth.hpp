@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/comm/backend.hpp"
+#include "core/device/peer_copies.hpp"
 
 #include <cstddef>
 
@@ -22,6 +23,11 @@ inline constexpr int kCopyRepetitions = 5;
 
 // Throws Error(failure) on CUDA errors. Uses at most a quarter of the device's free memory.
 CopyBandwidth measure_copy_bandwidth(int device, std::size_t bytes = kCopyBytes, int repetitions = kCopyRepetitions);
+
+// Every ordered pair of the GPUs this process sees: copies of `bytes` (at most a quarter of each GPU's free
+// memory), peer to peer where the pair can (cudaDeviceEnablePeerAccess), through host memory otherwise; the median
+// of `repetitions` after one warm-up. Skipped, with why, for fewer than two GPUs.
+PeerCopies measure_peer_copies(std::size_t bytes = kCopyBytes, int repetitions = kCopyRepetitions);
 
 // "copy.gpu<d>.h2d" -> "25.1 GB/s" ..., plus the size copied.
 KeyValues copy_bandwidth_entries(int device, const CopyBandwidth& bandwidth);

@@ -278,4 +278,6 @@ std::vector<std::pair<std::string, double>> CudaDevice::host_transfer_gbps() {
   return {{"h2d", b.h2d / 1e9}, {"d2h", b.d2h / 1e9}};
 }
 
+PeerCopies CudaDevice::peer_copies() { return measure_peer_copies(); }
+
 }  // namespace distbench::nccl

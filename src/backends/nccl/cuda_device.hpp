@@ -68,6 +68,8 @@ class CudaDevice final : public Device {
   void synchronize() override;
   // Pinned host memory to and from the first GPU this process drives (copy_bandwidth.hpp).
   std::vector<std::pair<std::string, double>> host_transfer_gbps() override;
+  std::string model_name() const override { return names_.empty() ? std::string() : names_.front(); }
+  PeerCopies peer_copies() override;
   DenseMath* math() override { return math_.get(); }
 
   const std::vector<int>& devices() const { return devices_; }

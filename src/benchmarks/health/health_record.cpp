@@ -34,6 +34,11 @@ Record check_record(const Check& c) {
       .set("why", c.why)
       .set("role", c.screening ? "screening" : "verdict");
   if (!c.peer.empty()) r.set("peer", c.peer);  // only the node summaries of links name one
+  if (!c.skipped.empty()) {
+    r.set("status", std::string("skipped"));
+    r.status = "skipped";
+    r.skip_reason = c.skipped;
+  }
   r.set_metric(metrics::value.key, c.value);
   return r;
 }
@@ -47,7 +52,10 @@ Check check_of(const Record& r) {
   c.unit = r.param_text("unit");
   c.limit = r.param_text("limit");
   const std::string status = r.param_text("status");
-  c.status = status == "suspect" ? Status::degraded : parse_status(status).value_or(Status::unknown);
+  c.status = status == "suspect"   ? Status::degraded
+             : status == "skipped" ? Status::healthy
+                                   : parse_status(status).value_or(Status::unknown);
+  if (status == "skipped") c.skipped = r.skip_reason.empty() ? std::string("skipped") : r.skip_reason;
   c.why = r.param_text("why");
   c.value = r.metric(metrics::value.key);
   c.screening = r.param_text("role") == "screening";

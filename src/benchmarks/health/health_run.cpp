@@ -1,5 +1,6 @@
 #include "benchmarks/health/health_run.hpp"
 
+#include "benchmarks/health/gpu_checks.hpp"
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "benchmarks/health/start_checks.hpp"
@@ -15,7 +16,7 @@
 namespace distbench::health {
 namespace {
 
-constexpr int kPhases = 8;
+constexpr int kPhases = 9;
 
 nlohmann::json pairs_json(const std::vector<NodePair>& pairs) {
   nlohmann::json j = nlohmann::json::array();
@@ -68,7 +69,7 @@ BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
   }
   using Step = nlohmann::json (HealthRun::*)();
   for (const Step step :
-       {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::node_phase, &HealthRun::confirm_phase,
+       {&HealthRun::gpu_phase, &HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::node_phase, &HealthRun::confirm_phase,
         &HealthRun::job_phase, &HealthRun::links_phase, &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
     decision_ = (this->*step)();
     if (!goes_on(decision_)) break;
@@ -145,7 +146,18 @@ nlohmann::json HealthRun::root_overdue(const std::string& name, double overdue_s
 nlohmann::json HealthRun::rank_phase() {
   return phase(
       "rank", [&](PhaseContext& ctx) { return probe_rank(world_, plan_, ctx); },
-      [&](const PhaseResult& r, nlohmann::json&) { return rank_checks(r, topo_, plan_, copy_screen_); });
+      [&](const PhaseResult& r, nlohmann::json&) {
+        auto checks = rank_checks(r, topo_, plan_, copy_screen_);
+        auto held = spec_checks(r, topo_, plan_);
+        checks.insert(checks.end(), held.begin(), held.end());
+        return checks;
+      });
+}
+
+nlohmann::json HealthRun::gpu_phase() {
+  return phase(
+      "gpu", [&](PhaseContext& ctx) { return probe_gpus(world_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) { return gpu_checks(r, topo_, plan_); });
 }
 
 nlohmann::json HealthRun::clock_phase() {

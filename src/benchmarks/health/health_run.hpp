@@ -39,6 +39,7 @@ class HealthRun {
   // does its own finding (unknown), so that the exit code and the Prometheus file agree. Returns the decision.
   nlohmann::json root_overdue(const std::string& name, double overdue_s, std::vector<Check>& checks, Check& time);
 
+  nlohmann::json gpu_phase();  // NVML's state of each node's GPUs, XIDs, copies between GPUs
   nlohmann::json rank_phase();
   nlohmann::json clock_phase();
   nlohmann::json node_phase();

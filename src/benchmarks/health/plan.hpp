@@ -59,6 +59,9 @@ struct HealthPlan {
   LinkMode links = LinkMode::automatic;     // --links: every pair, or the scaled schedule (auto: by node count)
   std::uint64_t link_seed = 1;              // --link-seed: the scaled schedule's random ring
   Detail detail = Detail::automatic;        // --detail: every check in the reports, or what is not healthy
+  std::optional<int> gpus_per_node;         // --gpus-per-node (or the rules file's): what NVML must count
+  std::string nvml_library = "libnvidia-ml.so.1";  // the file NVML is opened from (the driver's)
+  std::size_t gemm_size = 4096;             // the rank phase's SGEMM: n x n x n, on a GPU
 };
 
 }  // namespace distbench::health

@@ -20,6 +20,11 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
 // The copy bandwidth part of probe_rank alone ("copy_gbps"), for a suspect's re-test.
 nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx);
 
+// Phase gpu, the first rank of each node (the others return {}): NVML's readings of every GPU on the node
+// ("nvml", or "nvml_unavailable": why), the copy bandwidth between the node's GPUs ("peer_copies"), the XID events
+// NVML reported during the phase ("xid_events") and the XIDs of the kernel log since boot ("kernel_xids").
+nlohmann::json probe_gpus(World& world, const HealthPlan& plan, PhaseContext& ctx);
+
 // Phase 1, clock: the root ping-pongs with the first rank of every other node and keeps, per node, the offsets of its
 // wall clock and its steady clock from the root's at the round trip with the least delay (Cristian's method).
 // `leaders`: the first rank of each node, in node order.

@@ -40,6 +40,50 @@ void transfers(Device& device, nlohmann::json& out, PhaseContext& ctx) {
   for (const auto& [key, gbps] : device.host_transfer_gbps()) out[key + "_gbps"] = gbps;
 }
 
+// The SGEMM rate of this rank's GPU (TFLOP/s, 2 n^3 per product, timed in the device's queue), the best of at least
+// 3 products and plan.min_probe_seconds after one warm-up; "gemm_skipped" says why when the device has no math queue
+// of its own (host memory) or cuBLAS cannot be opened.
+void gemm_rate(Device& device, const HealthPlan& plan, nlohmann::json& out, PhaseContext& ctx) {
+  DenseMath* math = device.math();
+  if (math == nullptr || device.host_memory()) {
+    out["gemm_skipped"] = "host memory: the GEMM rate is measured on GPUs";
+    return;
+  }
+  ctx.step = "GEMM rate";
+  const std::size_t n = plan.gemm_size;
+  const std::size_t bytes = n * n * sizeof(float);
+  try {
+    auto a = device.allocate(bytes), b = device.allocate(bytes), c = device.allocate(bytes);
+    auto* pa = static_cast<float*>(a->data());
+    auto* pb = static_cast<float*>(b->data());
+    auto* pc = static_cast<float*>(c->data());
+    math->zero(pa, bytes);
+    math->zero(pb, bytes);
+    math->gemm(false, false, n, n, n, 1.0f, pa, n, pb, n, 0.0f, pc, n);  // warm-up: cuBLAS picks its kernel
+    math->synchronize();
+    double best = 0;
+    const auto began = Clock::now();
+    for (int i = 0; i < 3 || std::chrono::duration<double>(Clock::now() - began).count() < plan.min_probe_seconds;
+         ++i) {
+      math->reset_marks();
+      const std::size_t m0 = math->mark();
+      math->gemm(false, false, n, n, n, 1.0f, pa, n, pb, n, 0.0f, pc, n);
+      const std::size_t m1 = math->mark();
+      math->synchronize();
+      const auto marks = math->mark_seconds();
+      const double s = marks[m1] - marks[m0];
+      if (s > 0 && (best == 0 || s < best)) best = s;
+      if (ctx.seconds_left() < 0) throw Error(ExitCode::timeout, "GEMMs outlived the phase");
+      if (i > 1000) break;
+    }
+    out["gemm_n"] = n;
+    out["gemm_tflops"] = best > 0 ? 2.0 * static_cast<double>(n) * n * n / best / 1e12 : 0.0;
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::timeout) throw;
+    out["gemm_skipped"] = e.what();
+  }
+}
+
 }  // namespace
 
 nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx) {
@@ -82,6 +126,8 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
   out["copy_gbps"] = copy_gbps(device, all, std::min(plan.copy_bytes, bytes / 2), plan, ctx);
   buffer.reset();  // the transfer probe allocates its own
   transfers(device, out, ctx);
+  if (const std::string model = device.model_name(); !model.empty()) out["model"] = model;
+  gemm_rate(device, plan, out, ctx);
   return out;
 }
 

@@ -34,6 +34,9 @@ struct Check {
   // status nominates a suspect, and the suspect's re-test alone (confirmation, isolation) decides. A screening
   // check counts in no verdict.
   bool screening = false;
+  // A check that could not be made here (no GPU driver on the node, a reading the GPU does not give): why. It
+  // counts in no verdict and is shown as skipped, never as healthy.
+  std::string skipped;
 };
 
 Check make_check(std::string phase, std::string subject, std::string host, std::string metric, double value,

@@ -5,6 +5,7 @@
 #include "core/device/dense_math.hpp"
 #include "core/device/dtype.hpp"
 #include "core/device/pattern.hpp"
+#include "core/device/peer_copies.hpp"
 #include "core/measure/timer.hpp"
 
 #include <cstdint>
@@ -73,6 +74,15 @@ class Device {
   // Bandwidths between host memory and this device, in GB/s (bytes copied per second / 1e9), keyed "h2d" and
   // "d2h"; none for a device that is host memory.
   virtual std::vector<std::pair<std::string, double>> host_transfer_gbps() { return {}; }
+  // The device's model as its maker names it ("NVIDIA H200"), for the table of known hardware; "" for host memory.
+  virtual std::string model_name() const { return ""; }
+  // Copy bandwidth between every ordered pair of the GPUs this process can see (health's gpu phase); host memory
+  // has none, and says so.
+  virtual PeerCopies peer_copies() {
+    PeerCopies none;
+    none.skipped = "host memory: no GPUs to copy between";
+    return none;
+  }
   // A timer for compute-only phases run on this device (e.g. an optimizer update between two collectives). Every
   // Device operation completes before it returns, so the host clock times it.
   virtual std::unique_ptr<Timer> make_timer() { return std::make_unique<HostTimer>(); }
