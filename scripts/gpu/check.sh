@@ -55,6 +55,7 @@ BUNDLE=$(cd "${BUNDLE:-.gpu}" && pwd) || { echo "error: no bundle (run scripts/g
 OUT=${OUT:-/tmp/distbench-gpu-out}
 # the peers travel packed (bundle.sh)
 [ -f "$BUNDLE/peers.tar.gz" ] && [ ! -d "$BUNDLE/peers" ] && tar -C "$BUNDLE" -xzf "$BUNDLE/peers.tar.gz"
+[ -f "$BUNDLE/tests.tar.gz" ] && [ ! -d "$BUNDLE/tests" ] && tar -C "$BUNDLE" -xzf "$BUNDLE/tests.tar.gz"
 PFX=${PFX:-/tmp/distbench-pfx}
 WORK=${WORK:-/tmp/distbench-gpu}
 BACKEND=${BACKEND:-nccl}

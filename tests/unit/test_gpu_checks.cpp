@@ -204,8 +204,8 @@ TEST(GpuChecks, XidsSinceBootAndDuringTheCheck) {
 
 TEST(GpuChecks, CopiesBetweenGpusWithoutAPeerPathDegrade) {
   auto node = node_with({healthy_gpu(0), healthy_gpu(1)});
-  node["peer_copies"] = {{"gpus", {"0", "1"}}, {"gbps", {{0, 350.0}, {40.0, 0}}}, {"direct", {{false, true},
-                                                                                            {false, false}}}};
+  node["peer_copies"] = {
+      {"gpus", {"0", "1"}}, {"gbps", {{0, 350.0}, {40.0, 0}}}, {"direct", {{false, true}, {false, false}}}};
   const auto checks = node_gpu_checks(node, "node1", HealthPlan{}, 0);
   std::vector<Status> pairs;
   for (const Check& c : checks) {
@@ -223,12 +223,17 @@ PhaseResult rank_phase(std::vector<std::optional<nlohmann::json>> ranks) {
 
 TEST(SpecChecks, FiguresAreHeldToTheDatasheet) {
   const Topology topo = make_topology({0, 0}, {"a", "a"});
-  const auto checks = spec_checks(
-      rank_phase({nlohmann::json{{"model", "NVIDIA H200"}, {"copy_gbps", 1800.0}, {"h2d_gbps", 55.0},
-                                 {"d2h_gbps", 20.0}, {"gemm_tflops", 50.0}},
-                  nlohmann::json{{"model", "NVIDIA H200"}, {"copy_gbps", 900.0}, {"h2d_gbps", 55.0},
-                                 {"d2h_gbps", 55.0}, {"gemm_skipped", "cuBLAS 13 was not found"}}}),
-      topo, HealthPlan{});
+  const auto checks = spec_checks(rank_phase({nlohmann::json{{"model", "NVIDIA H200"},
+                                                             {"copy_gbps", 1800.0},
+                                                             {"h2d_gbps", 55.0},
+                                                             {"d2h_gbps", 20.0},
+                                                             {"gemm_tflops", 50.0}},
+                                              nlohmann::json{{"model", "NVIDIA H200"},
+                                                             {"copy_gbps", 900.0},
+                                                             {"h2d_gbps", 55.0},
+                                                             {"d2h_gbps", 55.0},
+                                                             {"gemm_skipped", "cuBLAS 13 was not found"}}}),
+                                  topo, HealthPlan{});
   auto of = [&](const std::string& subject, const std::string& metric) -> const Check* {
     for (const Check& c : checks) {
       if (c.subject == subject && c.metric == metric) return &c;
@@ -256,6 +261,28 @@ TEST(SpecChecks, UnknownGpusAndHostMemoryAreSkippedWithTheirReason) {
   ASSERT_EQ(checks.size(), 2u);  // one for node a's host-memory ranks, one for the GPU the table does not know
   EXPECT_THAT(checks[0].skipped, HasSubstr("host memory"));
   EXPECT_THAT(checks[1].skipped, HasSubstr("no datasheet figures for 'NVIDIA H20'"));
+}
+
+TEST(SpecChecks, TheLoadedStateCountsWhereTheIdleOneCannot) {
+  const Topology topo = make_topology({0}, {"a"});
+  auto loaded = nlohmann::json{{"clock_event_reasons", 0x4},  // power cap under load: not a fault
+                               {"pcie_gen", 5},
+                               {"pcie_max_gen", 5},
+                               {"pcie_width", 16},
+                               {"pcie_max_width", 16},
+                               {"sm_clock_mhz", 1980}};
+  auto run = [&](const nlohmann::json& l) {
+    return spec_checks(rank_phase({nlohmann::json{{"model", "NVIDIA H200"}, {"loaded", l}}}), topo, HealthPlan{});
+  };
+  for (const Check& c : run(loaded)) EXPECT_EQ(c.status, Status::healthy) << c.metric;
+  loaded["pcie_gen"] = 4;
+  loaded["clock_event_reasons"] = 0x20;  // software thermal slowdown
+  const auto bad = run(loaded);
+  EXPECT_EQ(find(bad, "gpu.loaded_pcie_gen")->status, Status::degraded);
+  EXPECT_THAT(find(bad, "gpu.loaded_pcie_gen")->why, HasSubstr("4 of 5"));
+  EXPECT_EQ(find(bad, "gpu.loaded_clock_event_reasons")->status, Status::degraded);
+  EXPECT_THAT(find(run({{"unavailable", "no GPU at PCI bus x"}}), "gpu.loaded_clock_event_reasons")->skipped,
+              HasSubstr("no GPU at PCI bus"));
 }
 
 }  // namespace

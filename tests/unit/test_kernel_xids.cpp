@@ -31,8 +31,8 @@ TEST(KernelXids, IgnoresLinesThatOnlyLookAlike) {
 
 TEST(KernelXids, KeepsABoundedNumberOfKindsAndCutsLongLines) {
   std::vector<std::string> lines;
-  for (int i = 0; i < 100; ++i) lines.push_back("NVRM: Xid (PCI:0000:3b:00): " + std::to_string(i) + ", " +
-                                               std::string(1000, 'x'));
+  for (int i = 0; i < 100; ++i)
+    lines.push_back("NVRM: Xid (PCI:0000:3b:00): " + std::to_string(i) + ", " + std::string(1000, 'x'));
   const auto xids = parse_kernel_xids(lines, 8);
   ASSERT_EQ(xids.size(), 8u);
   for (const auto& x : xids) EXPECT_LE(x.last_line.size(), 200u);

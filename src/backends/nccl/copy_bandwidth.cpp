@@ -89,9 +89,9 @@ PeerCopies measure_peer_copies(std::size_t bytes, int repetitions) {
     out.gpus.push_back(fmt::format("{} ({})", d, prop.name));
   }
   if (count < 2) {
-    out.skipped = fmt::format("{} GPU visible to this process (CUDA_VISIBLE_DEVICES='{}'): no pair to copy between",
-                              count, std::getenv("CUDA_VISIBLE_DEVICES") != nullptr
-                                         ? std::getenv("CUDA_VISIBLE_DEVICES") : "");
+    out.skipped =
+        fmt::format("{} GPU visible to this process (CUDA_VISIBLE_DEVICES='{}'): no pair to copy between", count,
+                    std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : "");
     return out;
   }
   // One buffer per GPU, sized for the GPU with the least free memory.

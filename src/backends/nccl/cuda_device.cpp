@@ -280,4 +280,10 @@ std::vector<std::pair<std::string, double>> CudaDevice::host_transfer_gbps() {
 
 PeerCopies CudaDevice::peer_copies() { return measure_peer_copies(); }
 
+std::string CudaDevice::pci_bus_id() const {
+  char id[64] = {};
+  check_cuda(cudaDeviceGetPCIBusId(id, sizeof id, devices_.front()), "cudaDeviceGetPCIBusId");
+  return id;
+}
+
 }  // namespace distbench::nccl

@@ -70,6 +70,7 @@ class CudaDevice final : public Device {
   std::vector<std::pair<std::string, double>> host_transfer_gbps() override;
   std::string model_name() const override { return names_.empty() ? std::string() : names_.front(); }
   PeerCopies peer_copies() override;
+  std::string pci_bus_id() const override;
   DenseMath* math() override { return math_.get(); }
 
   const std::vector<int>& devices() const { return devices_; }

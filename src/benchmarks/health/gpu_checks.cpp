@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace distbench::health {
 namespace {
@@ -34,188 +35,218 @@ Check skipped_check(const std::string& phase, const std::string& subject, const 
   return c;
 }
 
-// The checks of one GPU's NVML readings.
-void one_gpu(const nlohmann::json& g, const std::string& host, std::size_t gpus_on_node, std::vector<Check>& out) {
-  const long index = g.value("index", -1L);
-  const std::string bus = g.value("bus_id", std::string());
-  const std::string subject =
-      fmt::format("{} GPU {}{}", host, index, bus.empty() ? std::string() : fmt::format(" ({})", bus));
-  auto add = [&](const char* metric, double value, const char* unit) -> Check& {
+// The checks of one GPU's NVML readings, section by section.
+class GpuJudge {
+ public:
+  GpuJudge(const nlohmann::json& g, const std::string& host, std::size_t gpus_on_node, std::vector<Check>& out)
+      : g(g),
+        host(host),
+        gpus_on_node(gpus_on_node),
+        out(out),
+        subject(fmt::format("{} GPU {}{}", host, g.value("index", -1L),
+                            g.contains("bus_id") ? fmt::format(" ({})", g["bus_id"].get<std::string>()) : "")),
+        unavailable(g.value("unavailable", nlohmann::json::object())),
+        spec(find_gpu_spec(g.value("name", std::string()))) {}
+
+  void all() {
+    if (g.contains("lost")) {
+      Check& c = add("gpu.lost", 1, "1");
+      c.status = Status::failed;
+      c.limit = "== 0";
+      c.why = fmt::format("NVML counts this GPU and cannot open it: {}", g["lost"].get<std::string>());
+      return;
+    }
+    memory_errors();
+    state();
+    pcie();
+    nvlink();
+  }
+
+ private:
+  Check& add(const char* metric, double value, const char* unit) {
     out.push_back(make_check("gpu", subject, host, metric, value, unit));
     return out.back();
-  };
-  const nlohmann::json unavailable = g.value("unavailable", nlohmann::json::object());
-  auto skipped = [&](const char* metric, const char* key) {
+  }
+  void skipped(const char* metric, const char* key) {
     if (unavailable.contains(key)) {
       out.push_back(skipped_check("gpu", subject, host, metric,
                                   fmt::format("NVML cannot read {}: {}", key, unavailable[key].get<std::string>())));
     }
-  };
-  if (g.contains("lost")) {
-    Check& c = add("gpu.lost", 1, "1");
-    c.status = Status::failed;
-    c.limit = "== 0";
-    c.why = fmt::format("NVML counts this GPU and cannot open it: {}", g["lost"].get<std::string>());
-    return;
   }
-  const std::optional<GpuSpec> spec = find_gpu_spec(g.value("name", std::string()));
 
   // Memory errors.
-  if (g.contains("ecc_enabled")) {
-    Check& c = add("gpu.ecc_enabled", g["ecc_enabled"].get<bool>() ? 1 : 0, "1");
-    if (c.value == 0 && spec) {
-      c.status = Status::degraded;
-      c.limit = "== 1";
-      c.why = fmt::format("ECC is off on a {}: memory errors go unseen", spec->short_name);
+  void memory_errors() {
+    if (g.contains("ecc_enabled")) {
+      Check& c = add("gpu.ecc_enabled", g["ecc_enabled"].get<bool>() ? 1 : 0, "1");
+      if (c.value == 0 && spec) {
+        c.status = Status::degraded;
+        c.limit = "== 1";
+        c.why = fmt::format("ECC is off on a {}: memory errors go unseen", spec->short_name);
+      }
+    } else {
+      skipped("gpu.ecc_enabled", "ecc_enabled");
     }
-  } else {
-    skipped("gpu.ecc_enabled", "ecc_enabled");
-  }
-  for (const char* key : {"ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
-                          "ecc_aggregate_corrected"}) {
-    const std::string metric = fmt::format("gpu.{}", key);
-    if (!g.contains(key)) {
-      skipped(metric.c_str(), key);
-      continue;
-    }
-    Check& c = add(metric.c_str(), g[key].get<double>(), "1");
-    if (std::string_view(key) == "ecc_volatile_uncorrected") {
-      c.limit = "== 0";
-      if (c.value > 0) {
-        c.status = Status::failed;
-        c.why = fmt::format("{:.0f} uncorrected ECC errors since the driver loaded: data may have been corrupted",
-                            c.value);
+    for (const char* key : {"ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
+                            "ecc_aggregate_corrected"}) {
+      const std::string metric = fmt::format("gpu.{}", key);
+      if (!g.contains(key)) {
+        skipped(metric.c_str(), key);
+        continue;
+      }
+      Check& c = add(metric.c_str(), g[key].get<double>(), "1");
+      if (std::string_view(key) == "ecc_volatile_uncorrected") {
+        c.limit = "== 0";
+        if (c.value > 0) {
+          c.status = Status::failed;
+          c.why = fmt::format("{:.0f} uncorrected ECC errors since the driver loaded: data may have been corrupted",
+                              c.value);
+        }
       }
     }
-  }
-  if (g.contains("retired_pages_pending")) {
-    Check& c = add("gpu.retired_pages_pending", g["retired_pages_pending"].get<bool>() ? 1 : 0, "1");
-    c.limit = "== 0";
-    if (c.value != 0) {
-      c.status = Status::degraded;
-      c.why = "memory pages wait to be retired: reset the GPU or reboot the node";
+    if (g.contains("retired_pages_pending")) {
+      Check& c = add("gpu.retired_pages_pending", g["retired_pages_pending"].get<bool>() ? 1 : 0, "1");
+      c.limit = "== 0";
+      if (c.value != 0) {
+        c.status = Status::degraded;
+        c.why = "memory pages wait to be retired: reset the GPU or reboot the node";
+      }
+    }  // a GPU that remaps rows instead (Ampere on) answers Not Supported here: nothing to show
+    if (g.contains("remapped_rows")) {
+      const nlohmann::json& rr = g["remapped_rows"];
+      Check& pending = add("gpu.remapped_rows_pending", rr.value("pending", false) ? 1 : 0, "1");
+      pending.limit = "== 0";
+      if (pending.value != 0) {
+        pending.status = Status::degraded;
+        pending.why = "a row remapping waits for a GPU reset: reset the GPU or reboot the node";
+      }
+      Check& failure = add("gpu.remapped_rows_failure", rr.value("failure", false) ? 1 : 0, "1");
+      failure.limit = "== 0";
+      if (failure.value != 0) {
+        failure.status = Status::failed;
+        failure.why = "a row remapping failed: the GPU's memory has more bad rows than it can replace";
+      }
+      add("gpu.remapped_rows_uncorrectable", rr.value("uncorrectable", 0.0), "1");
+    } else {
+      skipped("gpu.remapped_rows_pending", "remapped_rows");
     }
-  }  // a GPU that remaps rows instead (Ampere on) answers Not Supported here: nothing to show
-  if (g.contains("remapped_rows")) {
-    const nlohmann::json& rr = g["remapped_rows"];
-    Check& pending = add("gpu.remapped_rows_pending", rr.value("pending", false) ? 1 : 0, "1");
-    pending.limit = "== 0";
-    if (pending.value != 0) {
-      pending.status = Status::degraded;
-      pending.why = "a row remapping waits for a GPU reset: reset the GPU or reboot the node";
-    }
-    Check& failure = add("gpu.remapped_rows_failure", rr.value("failure", false) ? 1 : 0, "1");
-    failure.limit = "== 0";
-    if (failure.value != 0) {
-      failure.status = Status::failed;
-      failure.why = "a row remapping failed: the GPU's memory has more bad rows than it can replace";
-    }
-    add("gpu.remapped_rows_uncorrectable", rr.value("uncorrectable", 0.0), "1");
-  } else {
-    skipped("gpu.remapped_rows_pending", "remapped_rows");
   }
 
   // State against limits.
-  if (g.contains("clock_event_reasons")) {
-    const auto reasons = g["clock_event_reasons"].get<unsigned long long>();
-    Check& c = add("gpu.clock_event_reasons", static_cast<double>(reasons), "1");
-    c.limit = "no thermal, power-brake or hardware slowdown";
-    if (clock_reasons_are_faults(reasons)) {
-      c.status = Status::degraded;
-      std::string names;
-      for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-      c.why = fmt::format("clocks held down: {}", names);
-    }
-  } else {
-    skipped("gpu.clock_event_reasons", "clock_event_reasons");
-  }
-  if (g.contains("temperature_c")) {
-    Check& c = add("gpu.temperature_c", g["temperature_c"].get<double>(), "C");
-    const double slowdown = number_or_nan(g, "temperature_slowdown_c");
-    if (!std::isnan(slowdown) && slowdown > 0) {
-      c.limit = fmt::format("< {:.0f} C (its slowdown threshold)", slowdown);
-      if (c.value >= slowdown) {
+  void state() {
+    if (g.contains("clock_event_reasons")) {
+      const auto reasons = g["clock_event_reasons"].get<unsigned long long>();
+      Check& c = add("gpu.clock_event_reasons", static_cast<double>(reasons), "1");
+      c.limit = "no thermal, power-brake or hardware slowdown";
+      if (clock_reasons_are_faults(reasons)) {
         c.status = Status::degraded;
-        c.why = "at its slowdown temperature: the GPU slows itself down";
+        std::string names;
+        for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+        c.why = fmt::format("clocks held down: {}", names);
       }
+    } else {
+      skipped("gpu.clock_event_reasons", "clock_event_reasons");
     }
-  } else {
-    skipped("gpu.temperature_c", "temperature_c");
-  }
-  if (g.contains("power_w")) {
-    Check& c = add("gpu.power_w", g["power_w"].get<double>(), "W");
-    const double limit = number_or_nan(g, "power_limit_w");
-    if (!std::isnan(limit)) c.limit = fmt::format("<= {:.0f} W (its enforced limit)", limit);
-  } else {
-    skipped("gpu.power_w", "power_w");
-  }
-  if (g.contains("sm_clock_mhz")) {
-    Check& c = add("gpu.sm_clock_mhz", g["sm_clock_mhz"].get<double>(), "MHz");
-    const double max = number_or_nan(g, "sm_clock_max_mhz");
-    if (!std::isnan(max)) c.limit = fmt::format("<= {:.0f} MHz (its maximum)", max);
+    if (g.contains("temperature_c")) {
+      Check& c = add("gpu.temperature_c", g["temperature_c"].get<double>(), "C");
+      const double slowdown = number_or_nan(g, "temperature_slowdown_c");
+      if (!std::isnan(slowdown) && slowdown > 0) {
+        c.limit = fmt::format("< {:.0f} C (its slowdown threshold)", slowdown);
+        if (c.value >= slowdown) {
+          c.status = Status::degraded;
+          c.why = "at its slowdown temperature: the GPU slows itself down";
+        }
+      }
+    } else {
+      skipped("gpu.temperature_c", "temperature_c");
+    }
+    if (g.contains("power_w")) {
+      Check& c = add("gpu.power_w", g["power_w"].get<double>(), "W");
+      const double limit = number_or_nan(g, "power_limit_w");
+      if (!std::isnan(limit)) c.limit = fmt::format("<= {:.0f} W (its enforced limit)", limit);
+    } else {
+      skipped("gpu.power_w", "power_w");
+    }
+    if (g.contains("sm_clock_mhz")) {
+      Check& c = add("gpu.sm_clock_mhz", g["sm_clock_mhz"].get<double>(), "MHz");
+      const double max = number_or_nan(g, "sm_clock_max_mhz");
+      if (!std::isnan(max)) c.limit = fmt::format("<= {:.0f} MHz (its maximum)", max);
+    }
   }
 
   // The PCIe link: its width and generation now, against the most the GPU and its slot allow (NVML's maximum), and
   // that maximum against what the GPU is built for. An idle GPU's link drops to a lower generation to save power.
-  if (g.contains("pcie_width") && g.contains("pcie_max_width")) {
-    Check& c = add("gpu.pcie_width", g["pcie_width"].get<double>(), "lanes");
-    const double max = g["pcie_max_width"].get<double>();
-    const double built = spec ? spec->pcie_width : max;
-    c.limit = fmt::format(">= x{:.0f}", std::max(max, built));
-    if (c.value < max) {
-      c.status = Status::degraded;
-      c.why = fmt::format("the link trained at x{:.0f} of x{:.0f}: reseat the GPU or check its riser", c.value, max);
-    } else if (spec && max < built) {
-      c.status = Status::degraded;
-      c.why = fmt::format("the slot allows x{:.0f} where the {} is built for x{}", max, spec->short_name,
-                          spec->pcie_width);
+  void pcie() {
+    if (g.contains("pcie_width") && g.contains("pcie_max_width")) {
+      Check& c = add("gpu.pcie_width", g["pcie_width"].get<double>(), "lanes");
+      const double max = g["pcie_max_width"].get<double>();
+      const double built = spec ? spec->pcie_width : max;
+      c.limit = fmt::format(">= x{:.0f}", std::max(max, built));
+      if (c.value < max) {
+        c.status = Status::degraded;
+        c.why = fmt::format("the link trained at x{:.0f} of x{:.0f}: reseat the GPU or check its riser", c.value, max);
+      } else if (spec && max < built) {
+        c.status = Status::degraded;
+        c.why = fmt::format("the slot allows x{:.0f} where the {} is built for x{}", max, spec->short_name,
+                            spec->pcie_width);
+      }
+    } else {
+      skipped("gpu.pcie_width", "pcie_width");
     }
-  } else {
-    skipped("gpu.pcie_width", "pcie_width");
-  }
-  if (g.contains("pcie_gen") && g.contains("pcie_max_gen")) {
-    Check& c = add("gpu.pcie_gen", g["pcie_gen"].get<double>(), "gen");
-    const double max = g["pcie_max_gen"].get<double>();
-    const bool idle = g.contains("clock_event_reasons") &&
-                      (g["clock_event_reasons"].get<unsigned long long>() & nvml_api::kReasonGpuIdle) != 0;
-    c.limit = fmt::format("Gen{:.0f} under load", spec ? std::max<double>(max, spec->pcie_gen) : max);
-    if (spec && max < spec->pcie_gen) {
-      c.status = Status::degraded;
-      c.why = fmt::format("PCIe Gen{} x{} running at most at Gen{:.0f}: the slot or its settings limit it",
-                          spec->pcie_gen, spec->pcie_width, max);
-    } else if (c.value < max && !idle) {
-      c.status = Status::degraded;
-      c.why = fmt::format("the link runs at Gen{:.0f} of Gen{:.0f} while the GPU is busy", c.value, max);
-    } else if (c.value < max) {
-      c.why = fmt::format("idle: the link rests at Gen{:.0f} (of Gen{:.0f}) to save power; h2d and d2h judge it "
-                          "under load",
-                          c.value, max);
+    if (g.contains("pcie_gen") && g.contains("pcie_max_gen")) {
+      Check& c = add("gpu.pcie_gen", g["pcie_gen"].get<double>(), "gen");
+      const double max = g["pcie_max_gen"].get<double>();
+      const bool idle = g.contains("clock_event_reasons") &&
+                        (g["clock_event_reasons"].get<unsigned long long>() & nvml_api::kReasonGpuIdle) != 0;
+      c.limit = fmt::format("Gen{:.0f} under load", spec ? std::max<double>(max, spec->pcie_gen) : max);
+      if (spec && max < spec->pcie_gen) {
+        c.status = Status::degraded;
+        c.why = fmt::format("PCIe Gen{} x{} running at most at Gen{:.0f}: the slot or its settings limit it",
+                            spec->pcie_gen, spec->pcie_width, max);
+      } else if (c.value < max && !idle) {
+        c.status = Status::degraded;
+        c.why = fmt::format("the link runs at Gen{:.0f} of Gen{:.0f} while the GPU is busy", c.value, max);
+      } else if (c.value < max) {
+        c.why = fmt::format(
+            "idle: the link rests at Gen{:.0f} (of Gen{:.0f}) to save power; h2d and d2h judge it "
+            "under load",
+            c.value, max);
+      }
+    } else {
+      skipped("gpu.pcie_gen", "pcie_gen");
     }
-  } else {
-    skipped("gpu.pcie_gen", "pcie_gen");
   }
 
   // NVLink: links down when some are up (a GPU alone on its node may have none connected), and error counters.
-  if (g.contains("nvlink")) {
-    double up = 0, down = 0, errors = 0;
-    for (const auto& l : g["nvlink"]) {
-      (l.value("up", false) ? up : down) += 1;
-      errors += l.value("replay", 0.0) + l.value("recovery", 0.0) + l.value("crc_flit", 0.0);
+  void nvlink() {
+    if (g.contains("nvlink")) {
+      double up = 0, down = 0, errors = 0;
+      for (const auto& l : g["nvlink"]) {
+        (l.value("up", false) ? up : down) += 1;
+        errors += l.value("replay", 0.0) + l.value("recovery", 0.0) + l.value("crc_flit", 0.0);
+      }
+      Check& c = add("gpu.nvlink_down", down, "links");
+      c.limit = "== 0";
+      if (down > 0 && (up > 0 || gpus_on_node > 1)) {
+        c.status = Status::degraded;
+        c.why = fmt::format("{:.0f} of {:.0f} NVLink links are down", down, up + down);
+      } else if (down > 0) {
+        c.why = fmt::format("no link up: the only GPU on the node has no NVLink peer");
+      }
+      Check& e = add("gpu.nvlink_errors", errors, "1");
+      e.why = errors > 0 ? "replay, recovery and CRC errors since the driver loaded (information)" : "";
+    } else {
+      skipped("gpu.nvlink_down", "nvlink");
     }
-    Check& c = add("gpu.nvlink_down", down, "links");
-    c.limit = "== 0";
-    if (down > 0 && (up > 0 || gpus_on_node > 1)) {
-      c.status = Status::degraded;
-      c.why = fmt::format("{:.0f} of {:.0f} NVLink links are down", down, up + down);
-    } else if (down > 0) {
-      c.why = fmt::format("no link up: the only GPU on the node has no NVLink peer");
-    }
-    Check& e = add("gpu.nvlink_errors", errors, "1");
-    e.why = errors > 0 ? "replay, recovery and CRC errors since the driver loaded (information)" : "";
-  } else {
-    skipped("gpu.nvlink_down", "nvlink");
   }
-}
+
+  const nlohmann::json& g;
+  const std::string& host;
+  std::size_t gpus_on_node;
+  std::vector<Check>& out;
+  const std::string subject;
+  const nlohmann::json unavailable;
+  const std::optional<GpuSpec> spec;
+};
 
 // The node's XIDs: since boot from the kernel log, and those NVML reported during the phase.
 void xid_checks(const nlohmann::json& node, const std::string& host, std::vector<Check>& out) {
@@ -287,6 +318,46 @@ void peer_checks(const nlohmann::json& node, const std::string& host, std::vecto
   out.insert(out.end(), pairs.begin(), pairs.end());
 }
 
+// NVML's reading of a rank's GPU while its GEMMs ran: clocks held down and a PCIe link below its maximum count here,
+// where an idle GPU's would not.
+void loaded_checks(const nlohmann::json& loaded, const std::string& subject, const std::string& host,
+                   std::vector<Check>& out) {
+  if (loaded.contains("unavailable") && loaded["unavailable"].is_string()) {
+    out.push_back(skipped_check("rank", subject, host, "gpu.loaded_clock_event_reasons",
+                                fmt::format("NVML under load: {}", loaded["unavailable"].get<std::string>())));
+    return;
+  }
+  if (loaded.contains("clock_event_reasons")) {
+    const auto reasons = loaded["clock_event_reasons"].get<unsigned long long>();
+    Check c = make_check("rank", subject, host, "gpu.loaded_clock_event_reasons", static_cast<double>(reasons), "1");
+    c.limit = "no thermal, power-brake or hardware slowdown under load";
+    std::string names;
+    for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    if (clock_reasons_are_faults(reasons)) c.status = Status::degraded;
+    c.why = names.empty() ? "none" : fmt::format("under load: {}", names);
+    out.push_back(std::move(c));
+  }
+  for (const auto& [now, max, metric, unit] :
+       {std::tuple{"pcie_gen", "pcie_max_gen", "gpu.loaded_pcie_gen", "gen"},
+        std::tuple{"pcie_width", "pcie_max_width", "gpu.loaded_pcie_width", "lanes"}}) {
+    if (!loaded.contains(now) || !loaded.contains(max)) continue;
+    Check c = make_check("rank", subject, host, metric, loaded[now].get<double>(), unit);
+    const double most = loaded[max].get<double>();
+    c.limit = fmt::format(">= {:.0f} (the most the GPU and its slot allow)", most);
+    if (c.value < most) {
+      c.status = Status::degraded;
+      c.why = fmt::format("under load the link runs at {:.0f} of {:.0f}", c.value, most);
+    }
+    out.push_back(std::move(c));
+  }
+  if (loaded.contains("sm_clock_mhz")) {
+    Check c = make_check("rank", subject, host, "gpu.loaded_sm_clock_mhz", loaded["sm_clock_mhz"].get<double>(), "MHz");
+    c.why =
+        fmt::format("{:.0f} W, {:.0f} C under load", loaded.value("power_w", 0.0), loaded.value("temperature_c", 0.0));
+    out.push_back(std::move(c));
+  }
+}
+
 // The GPU count most nodes read (0 when no value has more than half of them).
 int majority_gpu_count(const std::vector<int>& counts) {
   std::map<int, std::size_t> seen;
@@ -318,19 +389,20 @@ std::vector<Check> node_gpu_checks(const nlohmann::json& node, const std::string
   } else {
     const nlohmann::json& nvml = node["nvml"];
     if (!nvml.contains("count")) {
-      out.push_back(skipped_check("gpu", host, host, "gpu.count",
-                                  fmt::format("NVML cannot count the GPUs: {}",
-                                              nvml.value("unavailable", nlohmann::json::object())
-                                                  .value("count", std::string("?")))));
+      out.push_back(skipped_check(
+          "gpu", host, host, "gpu.count",
+          fmt::format("NVML cannot count the GPUs: {}",
+                      nvml.value("unavailable", nlohmann::json::object()).value("count", std::string("?")))));
     } else {
       Check c = make_check("gpu", host, host, "gpu.count", nvml["count"].get<double>(), "GPUs");
       if (expected > 0) {
         c.limit = fmt::format("== {}{}", expected, plan.gpus_per_node ? "" : " (most nodes)");
         if (c.value < expected) {
           c.status = Status::failed;
-          c.why = fmt::format("{:.0f} GPUs where {} are expected: a GPU is missing (fallen off the bus, not bound "
-                              "to the driver)",
-                              c.value, expected);
+          c.why = fmt::format(
+              "{:.0f} GPUs where {} are expected: a GPU is missing (fallen off the bus, not bound "
+              "to the driver)",
+              c.value, expected);
         } else if (c.value > expected) {
           c.status = Status::degraded;
           c.why = fmt::format("{:.0f} GPUs where {} are expected", c.value, expected);
@@ -341,7 +413,7 @@ std::vector<Check> node_gpu_checks(const nlohmann::json& node, const std::string
                             : c.why;
       out.push_back(std::move(c));
       const auto gpus = nvml.value("gpus", nlohmann::json::array());
-      for (const auto& g : gpus) one_gpu(g, host, gpus.size(), out);
+      for (const auto& g : gpus) GpuJudge(g, host, gpus.size(), out).all();
     }
     xid_checks(node, host, out);
   }
@@ -388,6 +460,7 @@ std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& to
       continue;
     }
     const std::string subject = fmt::format("rank {} ({})", r, model);
+    if (j->contains("loaded")) loaded_checks((*j)["loaded"], subject, host, out);
     const std::optional<GpuSpec> spec = find_gpu_spec(model);
     if (!spec) {
       out.push_back(skipped_check("rank", subject, host, "hardware.memory_fraction",
@@ -420,8 +493,8 @@ std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& to
       held("hardware.gemm_fraction", "gemm_tflops", 1.0, spec->fp32_tflops, fractions.gemm,
            fmt::format("the {}'s FP32 rate ({:.1f} TFLOP/s)", spec->short_name, spec->fp32_tflops));
     } else if (j->contains("gemm_skipped")) {
-      out.push_back(skipped_check("rank", subject, host, "hardware.gemm_fraction",
-                                  (*j)["gemm_skipped"].get<std::string>()));
+      out.push_back(
+          skipped_check("rank", subject, host, "hardware.gemm_fraction", (*j)["gemm_skipped"].get<std::string>()));
     }
   }
   apply_plan_rules(out, plan);

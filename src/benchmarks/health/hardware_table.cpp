@@ -37,8 +37,8 @@ double pcie_gbps(int gen, int width) {
     double gts;
     double encoding;
   };
-  static constexpr Gen gens[] = {{2.5, 0.8}, {5, 0.8}, {8, 128.0 / 130}, {16, 128.0 / 130}, {32, 128.0 / 130},
-                                 {64, 1.0}};
+  static constexpr Gen gens[] = {{2.5, 0.8},        {5, 0.8},          {8, 128.0 / 130},
+                                 {16, 128.0 / 130}, {32, 128.0 / 130}, {64, 1.0}};
   if (gen < 1 || gen > 6 || width <= 0) return 0;
   const Gen& g = gens[gen - 1];
   return g.gts * g.encoding * width / 8;

@@ -11,15 +11,15 @@
 namespace distbench::health {
 
 struct GpuSpec {
-  std::string name;           // as NVML / CUDA name it
-  std::string short_name;     // "H200 SXM"
-  double memory_gbps = 0;     // peak memory bandwidth, GB/s (reads and writes together)
-  int pcie_gen = 0;           // the host link the GPU is built for
+  std::string name;        // as NVML / CUDA name it
+  std::string short_name;  // "H200 SXM"
+  double memory_gbps = 0;  // peak memory bandwidth, GB/s (reads and writes together)
+  int pcie_gen = 0;        // the host link the GPU is built for
   int pcie_width = 0;
-  double nvlink_gbps = 0;     // total NVLink bandwidth, both directions, GB/s (0: none)
+  double nvlink_gbps = 0;  // total NVLink bandwidth, both directions, GB/s (0: none)
   int nvlink_links = 0;
-  double fp32_tflops = 0;     // dense FP32 (no tensor cores): what an SGEMM can reach
-  std::string source;         // the datasheet
+  double fp32_tflops = 0;  // dense FP32 (no tensor cores): what an SGEMM can reach
+  std::string source;      // the datasheet
 };
 
 // Every GPU the table knows.
@@ -33,7 +33,7 @@ double pcie_gbps(int gen, int width);
 
 // The fractions of the spec below which a figure is degraded (measured on an H200: docs/health.md).
 struct SpecFractions {
-  double memory = 0.6;  // a device copy moves each byte twice: 2 x copy bandwidth against memory_gbps
+  double memory = 0.6;     // a device copy moves each byte twice: 2 x copy bandwidth against memory_gbps
   double host_link = 0.6;  // h2d and d2h against the PCIe link the GPU is built for
   double gemm = 0.5;       // SGEMM against fp32_tflops
 };

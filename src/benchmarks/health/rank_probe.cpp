@@ -3,10 +3,13 @@
 
 #include "core/device/pattern.hpp"
 #include "core/error.hpp"
+#include "core/sys/gpu_readings.hpp"
+#include "core/sys/nvml_library.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <variant>
 
 namespace distbench::health {
 namespace {
@@ -38,6 +41,13 @@ double copy_gbps(Device& device, BufferRef at, std::size_t copy, const HealthPla
 void transfers(Device& device, nlohmann::json& out, PhaseContext& ctx) {
   ctx.step = "host-device transfer bandwidth";
   for (const auto& [key, gbps] : device.host_transfer_gbps()) out[key + "_gbps"] = gbps;
+}
+
+// NVML's reading of this rank's GPU (found by its PCI bus id) at this moment, or why there is none.
+nlohmann::json loaded_state(const Device& device, const HealthPlan& plan) {
+  auto opened = NvmlLibrary::open(plan.nvml_library);
+  if (const auto* why = std::get_if<std::string>(&opened)) return {{"unavailable", *why}};
+  return read_loaded_state(*std::get<std::unique_ptr<NvmlLibrary>>(opened), device.pci_bus_id());
 }
 
 // The SGEMM rate of this rank's GPU (TFLOP/s, 2 n^3 per product, timed in the device's queue), the best of at least
@@ -78,6 +88,12 @@ void gemm_rate(Device& device, const HealthPlan& plan, nlohmann::json& out, Phas
     }
     out["gemm_n"] = n;
     out["gemm_tflops"] = best > 0 ? 2.0 * static_cast<double>(n) * n * n / best / 1e12 : 0.0;
+    // The GPU's state under load: about 0.2 s of products queued, NVML read while they run.
+    ctx.step = "reading NVML under load";
+    const int queued = best > 0 ? static_cast<int>(std::clamp(0.2 / best, 1.0, 500.0)) : 1;
+    for (int i = 0; i < queued; ++i) math->gemm(false, false, n, n, n, 1.0f, pa, n, pb, n, 0.0f, pc, n);
+    out["loaded"] = loaded_state(device, plan);
+    math->synchronize();
   } catch (const Error& e) {
     if (e.code() == ExitCode::timeout) throw;
     out["gemm_skipped"] = e.what();

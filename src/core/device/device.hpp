@@ -76,6 +76,8 @@ class Device {
   virtual std::vector<std::pair<std::string, double>> host_transfer_gbps() { return {}; }
   // The device's model as its maker names it ("NVIDIA H200"), for the table of known hardware; "" for host memory.
   virtual std::string model_name() const { return ""; }
+  // The device's PCI bus id ("0000:1B:00.0"), by which NVML finds it; "" for host memory.
+  virtual std::string pci_bus_id() const { return ""; }
   // Copy bandwidth between every ordered pair of the GPUs this process can see (health's gpu phase); host memory
   // has none, and says so.
   virtual PeerCopies peer_copies() {

@@ -22,7 +22,8 @@ auto nvml_call(Fn fn, L lambda) -> std::function<Return()> {
 // One GPU's readings: each call's value under its key, or its reason under "unavailable".
 class GpuReader {
  public:
-  GpuReader(const NvmlLibrary& nvml, NvmlDevice device, nlohmann::json& out) : nvml_(nvml), device_(device), out_(out) {}
+  GpuReader(const NvmlLibrary& nvml, NvmlDevice device, nlohmann::json& out)
+      : nvml_(nvml), device_(device), out_(out) {}
 
   // `call` fills a value and returns NVML's code; `store` turns the value into JSON.
   template <typename F, typename S>
@@ -40,7 +41,8 @@ class GpuReader {
 
   void text(const char* key, Return (*fn)(NvmlDevice, char*, unsigned), unsigned size) {
     std::string buf(size, '\0');
-    read(key, nvml_call(fn, [&] { return fn(device_, buf.data(), size); }), [&] { out_[key] = std::string(buf.c_str()); });
+    read(key, nvml_call(fn, [&] { return fn(device_, buf.data(), size); }),
+         [&] { out_[key] = std::string(buf.c_str()); });
   }
   void uint(const char* key, Return (*fn)(NvmlDevice, unsigned*), double scale = 1) {
     unsigned v = 0;
@@ -59,9 +61,8 @@ class GpuReader {
   nlohmann::json& out_;
 };
 
-nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice d) {
-  nlohmann::json g = {{"index", index}};
-  GpuReader r(nvml, d, g);
+// Name, UUID, serial, VBIOS, PCI bus, memory and persistence mode.
+void read_identity(const NvmlLibrary& nvml, NvmlDevice d, nlohmann::json& g, GpuReader& r) {
   r.text("name", nvml.device_name, nvml_api::kNameBufferSize);
   r.text("uuid", nvml.device_uuid, nvml_api::kUuidBufferSize);
   r.text("serial", nvml.device_serial, nvml_api::kSerialBufferSize);
@@ -73,26 +74,29 @@ nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice 
   r.read("memory_total_bytes", nvml_call(nvml.device_memory, [&] { return nvml.device_memory(d, &mem); }),
          [&] { g["memory_total_bytes"] = mem.total; });
   nvml_api::EnableState persistence = 0;
-  r.read("persistence_mode", nvml_call(nvml.device_persistence, [&] { return nvml.device_persistence(d, &persistence); }),
+  r.read("persistence_mode",
+         nvml_call(nvml.device_persistence, [&] { return nvml.device_persistence(d, &persistence); }),
          [&] { g["persistence_mode"] = persistence != 0; });
+}
 
+// Memory errors.
+void read_errors(const NvmlLibrary& nvml, NvmlDevice d, nlohmann::json& g, GpuReader& r) {
   // Errors: ECC counters (volatile: since the driver loaded; aggregate: the GPU's life), retired pages (before
   // Ampere) and remapped rows (Ampere on).
   nvml_api::EnableState ecc_now = 0, ecc_pending = 0;
-  r.read("ecc_enabled", nvml_call(nvml.device_ecc_mode, [&] { return nvml.device_ecc_mode(d, &ecc_now, &ecc_pending); }),
+  r.read("ecc_enabled",
+         nvml_call(nvml.device_ecc_mode, [&] { return nvml.device_ecc_mode(d, &ecc_now, &ecc_pending); }),
          [&] { g["ecc_enabled"] = ecc_now != 0; });
   struct Counter {
     const char* key;
     int type;
     int counter;
   };
-  for (const Counter& c : {Counter{"ecc_volatile_corrected", nvml_api::kMemoryErrorCorrected, nvml_api::kVolatileEcc},
-                           Counter{"ecc_volatile_uncorrected", nvml_api::kMemoryErrorUncorrected,
-                                   nvml_api::kVolatileEcc},
-                           Counter{"ecc_aggregate_corrected", nvml_api::kMemoryErrorCorrected,
-                                   nvml_api::kAggregateEcc},
-                           Counter{"ecc_aggregate_uncorrected", nvml_api::kMemoryErrorUncorrected,
-                                   nvml_api::kAggregateEcc}}) {
+  for (const Counter& c :
+       {Counter{"ecc_volatile_corrected", nvml_api::kMemoryErrorCorrected, nvml_api::kVolatileEcc},
+        Counter{"ecc_volatile_uncorrected", nvml_api::kMemoryErrorUncorrected, nvml_api::kVolatileEcc},
+        Counter{"ecc_aggregate_corrected", nvml_api::kMemoryErrorCorrected, nvml_api::kAggregateEcc},
+        Counter{"ecc_aggregate_uncorrected", nvml_api::kMemoryErrorUncorrected, nvml_api::kAggregateEcc}}) {
     unsigned long long n = 0;
     r.read(c.key, nvml_call(nvml.device_ecc_total, [&] { return nvml.device_ecc_total(d, c.type, c.counter, &n); }),
            [&] { g[c.key] = n; });
@@ -103,37 +107,42 @@ nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice 
          [&] { g["retired_pages_pending"] = retired_pending != 0; });
   unsigned corr = 0, unc = 0, pending = 0, failure = 0;
   r.read("remapped_rows",
-         nvml_call(nvml.device_remapped_rows, [&] { return nvml.device_remapped_rows(d, &corr, &unc, &pending, &failure); }),
+         nvml_call(nvml.device_remapped_rows,
+                   [&] { return nvml.device_remapped_rows(d, &corr, &unc, &pending, &failure); }),
          [&] {
            g["remapped_rows"] = {
                {"correctable", corr}, {"uncorrectable", unc}, {"pending", pending != 0}, {"failure", failure != 0}};
          });
+}
 
+// Clocks and their event reasons, temperature, power, the PCIe link.
+void read_state(const NvmlLibrary& nvml, NvmlDevice d, nlohmann::json& g, GpuReader& r) {
   // State against limits.
   unsigned long long reasons = 0;
-  r.read("clock_event_reasons", nvml_call(nvml.device_clock_reasons, [&] { return nvml.device_clock_reasons(d, &reasons); }),
-         [&] {
+  r.read("clock_event_reasons",
+         nvml_call(nvml.device_clock_reasons, [&] { return nvml.device_clock_reasons(d, &reasons); }), [&] {
            g["clock_event_reasons"] = reasons;
            g["clock_event_reason_names"] = clock_reason_names(reasons);
          });
-  for (const auto& [key, type, max] : {std::tuple{"sm_clock_mhz", nvml_api::kClockSm, false},
-                                       std::tuple{"sm_clock_max_mhz", nvml_api::kClockSm, true},
-                                       std::tuple{"mem_clock_mhz", nvml_api::kClockMem, false},
-                                       std::tuple{"mem_clock_max_mhz", nvml_api::kClockMem, true}}) {
+  for (const auto& [key, type, max] :
+       {std::tuple{"sm_clock_mhz", nvml_api::kClockSm, false}, std::tuple{"sm_clock_max_mhz", nvml_api::kClockSm, true},
+        std::tuple{"mem_clock_mhz", nvml_api::kClockMem, false},
+        std::tuple{"mem_clock_max_mhz", nvml_api::kClockMem, true}}) {
     auto fn = max ? nvml.device_max_clock : nvml.device_clock;
     unsigned mhz = 0;
     r.read(key, nvml_call(fn, [&, t = type] { return fn(d, t, &mhz); }), [&, k = key] { g[k] = mhz; });
   }
   unsigned temp = 0;
-  r.read("temperature_c",
-         nvml_call(nvml.device_temperature, [&] { return nvml.device_temperature(d, nvml_api::kTemperatureGpu, &temp); }),
-         [&] { g["temperature_c"] = temp; });
+  r.read(
+      "temperature_c",
+      nvml_call(nvml.device_temperature, [&] { return nvml.device_temperature(d, nvml_api::kTemperatureGpu, &temp); }),
+      [&] { g["temperature_c"] = temp; });
   for (const auto& [key, type] : {std::pair{"temperature_slowdown_c", nvml_api::kThresholdSlowdown},
                                   std::pair{"temperature_shutdown_c", nvml_api::kThresholdShutdown}}) {
     unsigned t = 0;
     r.read(key,
            nvml_call(nvml.device_temperature_threshold,
-                [&, ty = type] { return nvml.device_temperature_threshold(d, ty, &t); }),
+                     [&, ty = type] { return nvml.device_temperature_threshold(d, ty, &t); }),
            [&, k = key] { g[k] = t; });
   }
   r.uint("power_w", nvml.device_power, 1e-3);  // NVML gives milliwatts
@@ -142,7 +151,10 @@ nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice 
   r.uint("pcie_width", nvml.device_pcie_width);
   r.uint("pcie_max_gen", nvml.device_pcie_max_gen);
   r.uint("pcie_max_width", nvml.device_pcie_max_width);
+}
 
+// NVLink links.
+void read_nvlink(const NvmlLibrary& nvml, NvmlDevice d, nlohmann::json& g, GpuReader& r) {
   // NVLink: each link that exists (a GPU without NVLink answers Not Supported for link 0), up or down, and its
   // error counters.
   if (nvml.device_nvlink_state != nullptr) {
@@ -156,9 +168,9 @@ nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice 
         continue;
       }
       nlohmann::json l = {{"link", link}, {"up", up != 0}};
-      for (const auto& [key, counter] : {std::pair{"replay", nvml_api::kNvLinkReplay},
-                                         std::pair{"recovery", nvml_api::kNvLinkRecovery},
-                                         std::pair{"crc_flit", nvml_api::kNvLinkCrcFlit}}) {
+      for (const auto& [key, counter] :
+           {std::pair{"replay", nvml_api::kNvLinkReplay}, std::pair{"recovery", nvml_api::kNvLinkRecovery},
+            std::pair{"crc_flit", nvml_api::kNvLinkCrcFlit}}) {
         unsigned long long n = 0;
         if (nvml.device_nvlink_errors != nullptr &&
             nvml.device_nvlink_errors(d, link, counter, &n) == nvml_api::kSuccess) {
@@ -175,22 +187,61 @@ nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice 
   } else {
     r.missing("nvlink", "not in this driver's NVML");
   }
+}
+
+nlohmann::json read_one_gpu(const NvmlLibrary& nvml, unsigned index, NvmlDevice d) {
+  nlohmann::json g = {{"index", index}};
+  GpuReader r(nvml, d, g);
+  read_identity(nvml, d, g, r);
+  read_errors(nvml, d, g, r);
+  read_state(nvml, d, g, r);
+  read_nvlink(nvml, d, g, r);
   return g;
 }
 
 }  // namespace
 
+nlohmann::json read_loaded_state(const NvmlLibrary& nvml, const std::string& pci_bus_id) {
+  NvmlDevice d = nullptr;
+  if (nvml.device_by_pci_bus_id == nullptr) return {{"unavailable", "not in this driver's NVML"}};
+  if (const Return r = nvml.device_by_pci_bus_id(pci_bus_id.c_str(), &d); r != nvml_api::kSuccess) {
+    return {{"unavailable", fmt::format("no GPU at PCI bus {}: {}", pci_bus_id, nvml.error_text(r))}};
+  }
+  nlohmann::json g = nlohmann::json::object();
+  GpuReader r(nvml, d, g);
+  unsigned long long reasons = 0;
+  r.read("clock_event_reasons",
+         nvml_call(nvml.device_clock_reasons, [&] { return nvml.device_clock_reasons(d, &reasons); }), [&] {
+           g["clock_event_reasons"] = reasons;
+           g["clock_event_reason_names"] = clock_reason_names(reasons);
+         });
+  unsigned mhz = 0;
+  r.read("sm_clock_mhz", nvml_call(nvml.device_clock, [&] { return nvml.device_clock(d, nvml_api::kClockSm, &mhz); }),
+         [&] { g["sm_clock_mhz"] = mhz; });
+  unsigned temp = 0;
+  r.read(
+      "temperature_c",
+      nvml_call(nvml.device_temperature, [&] { return nvml.device_temperature(d, nvml_api::kTemperatureGpu, &temp); }),
+      [&] { g["temperature_c"] = temp; });
+  r.uint("power_w", nvml.device_power, 1e-3);
+  r.uint("pcie_gen", nvml.device_pcie_gen);
+  r.uint("pcie_width", nvml.device_pcie_width);
+  r.uint("pcie_max_gen", nvml.device_pcie_max_gen);
+  r.uint("pcie_max_width", nvml.device_pcie_max_width);
+  return g;
+}
+
 nlohmann::json clock_reason_names(unsigned long long reasons) {
   nlohmann::json names = nlohmann::json::array();
-  for (const auto& [bit, name] : {std::pair{nvml_api::kReasonGpuIdle, "gpu_idle"},
-                                  std::pair{nvml_api::kReasonApplicationsClocks, "applications_clocks"},
-                                  std::pair{nvml_api::kReasonSwPowerCap, "sw_power_cap"},
-                                  std::pair{nvml_api::kReasonHwSlowdown, "hw_slowdown"},
-                                  std::pair{nvml_api::kReasonSyncBoost, "sync_boost"},
-                                  std::pair{nvml_api::kReasonSwThermal, "sw_thermal_slowdown"},
-                                  std::pair{nvml_api::kReasonHwThermal, "hw_thermal_slowdown"},
-                                  std::pair{nvml_api::kReasonHwPowerBrake, "hw_power_brake"},
-                                  std::pair{nvml_api::kReasonDisplayClocks, "display_clocks"}}) {
+  for (const auto& [bit, name] :
+       {std::pair{nvml_api::kReasonGpuIdle, "gpu_idle"},
+        std::pair{nvml_api::kReasonApplicationsClocks, "applications_clocks"},
+        std::pair{nvml_api::kReasonSwPowerCap, "sw_power_cap"}, std::pair{nvml_api::kReasonHwSlowdown, "hw_slowdown"},
+        std::pair{nvml_api::kReasonSyncBoost, "sync_boost"},
+        std::pair{nvml_api::kReasonSwThermal, "sw_thermal_slowdown"},
+        std::pair{nvml_api::kReasonHwThermal, "hw_thermal_slowdown"},
+        std::pair{nvml_api::kReasonHwPowerBrake, "hw_power_brake"},
+        std::pair{nvml_api::kReasonDisplayClocks, "display_clocks"}}) {
     if ((reasons & bit) != 0) names.push_back(name);
   }
   return names;
@@ -211,8 +262,7 @@ nlohmann::json read_gpu_state(const NvmlLibrary& nvml, std::size_t max_gpus) {
   system_text("driver", nvml.system_driver_version);
   system_text("nvml_version", nvml.system_nvml_version);
   int cuda = 0;
-  if (nvml.system_cuda_driver_version != nullptr &&
-      nvml.system_cuda_driver_version(&cuda) == nvml_api::kSuccess) {
+  if (nvml.system_cuda_driver_version != nullptr && nvml.system_cuda_driver_version(&cuda) == nvml_api::kSuccess) {
     out["cuda_driver"] = fmt::format("{}.{}", cuda / 1000, (cuda % 1000) / 10);
   }
   unsigned count = 0;

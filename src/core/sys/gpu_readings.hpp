@@ -21,6 +21,11 @@ inline constexpr std::size_t kMaxGpusRead = 64;  // a node shows at most this ma
 //  "unavailable": {...}}: docs/health.md lists the keys.
 nlohmann::json read_gpu_state(const NvmlLibrary& nvml, std::size_t max_gpus = kMaxGpusRead);
 
+// What changes with load, of the GPU at `pci_bus_id` (as CUDA names it): clock event reasons, SM clock, PCIe
+// generation and width, temperature, power; read while the GPU works, so that a link resting at Gen1 or an idle
+// reason does not stand for the loaded state. {"unavailable": why} when NVML cannot find it.
+nlohmann::json read_loaded_state(const NvmlLibrary& nvml, const std::string& pci_bus_id);
+
 // The clock event reasons that hold a loaded GPU's clocks down (thermal, power, hardware slowdown), by name; idle,
 // application clocks and sync boost are not faults.
 nlohmann::json clock_reason_names(unsigned long long reasons);

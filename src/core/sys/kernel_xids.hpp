@@ -21,8 +21,8 @@ struct KernelXid {
 
 struct KernelXids {
   bool readable = false;
-  std::string why;  // when not readable: the system's reason
-  std::size_t records = 0;  // kernel log records read
+  std::string why;              // when not readable: the system's reason
+  std::size_t records = 0;      // kernel log records read
   std::vector<KernelXid> xids;  // by bus id, then XID
 };
 

@@ -73,10 +73,10 @@ inline constexpr unsigned long long kReasonHwPowerBrake = 0x80ULL;
 inline constexpr unsigned long long kReasonDisplayClocks = 0x100ULL;
 
 // Buffer sizes the API documents for its strings.
-inline constexpr unsigned kNameBufferSize = 96;      // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-inline constexpr unsigned kUuidBufferSize = 96;      // NVML_DEVICE_UUID_V2_BUFFER_SIZE
-inline constexpr unsigned kSerialBufferSize = 30;    // NVML_DEVICE_SERIAL_BUFFER_SIZE
-inline constexpr unsigned kVbiosBufferSize = 32;     // NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE
-inline constexpr unsigned kVersionBufferSize = 80;   // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+inline constexpr unsigned kNameBufferSize = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned kUuidBufferSize = 96;     // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+inline constexpr unsigned kSerialBufferSize = 30;   // NVML_DEVICE_SERIAL_BUFFER_SIZE
+inline constexpr unsigned kVbiosBufferSize = 32;    // NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE
+inline constexpr unsigned kVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
 }  // namespace distbench::nvml_api

@@ -45,6 +45,7 @@ std::variant<std::unique_ptr<NvmlLibrary>, std::string> NvmlLibrary::open(const 
   bind_nvml(h, {"nvmlSystemGetNVMLVersion"}, lib->system_nvml_version);
   bind_nvml(h, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"}, lib->device_count);
   bind_nvml(h, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"}, lib->device_by_index);
+  bind_nvml(h, {"nvmlDeviceGetHandleByPciBusId_v2", "nvmlDeviceGetHandleByPciBusId"}, lib->device_by_pci_bus_id);
   bind_nvml(h, {"nvmlDeviceGetName"}, lib->device_name);
   bind_nvml(h, {"nvmlDeviceGetUUID"}, lib->device_uuid);
   bind_nvml(h, {"nvmlDeviceGetSerial"}, lib->device_serial);

@@ -33,6 +33,7 @@ struct NvmlLibrary {
   Return (*system_nvml_version)(char*, unsigned) = nullptr;
   Return (*device_count)(unsigned*) = nullptr;
   Return (*device_by_index)(unsigned, Device*) = nullptr;
+  Return (*device_by_pci_bus_id)(const char*, Device*) = nullptr;
   Return (*device_name)(Device, char*, unsigned) = nullptr;
   Return (*device_uuid)(Device, char*, unsigned) = nullptr;
   Return (*device_serial)(Device, char*, unsigned) = nullptr;
