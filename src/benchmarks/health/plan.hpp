@@ -2,6 +2,7 @@
 #pragma once
 
 #include "benchmarks/health/judge.hpp"
+#include "benchmarks/health/levels.hpp"
 #include "benchmarks/health/schedule.hpp"
 
 #include <algorithm>
@@ -59,6 +60,8 @@ struct HealthPlan {
   LinkMode links = LinkMode::automatic;     // --links: every pair, or the scaled schedule (auto: by node count)
   std::uint64_t link_seed = 1;              // --link-seed: the scaled schedule's random ring
   Detail detail = Detail::automatic;        // --detail: every check in the reports, or what is not healthy
+  Level level = Level::standard;            // --level: which phases run (levels.hpp)
+  double soak_seconds = 0;                  // --soak-seconds: the data-corruption soak's budget (0: no soak)
 };
 
 }  // namespace distbench::health

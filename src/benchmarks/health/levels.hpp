@@ -1,0 +1,47 @@
+// How much `distbench health` checks (--level): which phases run, and how long the probes measure. As DCGM's
+// diagnostic levels: quick is each node's own state in seconds (a Slurm prolog before every job), standard adds
+// every bandwidth across nodes and links (the default: a prolog can afford it), long adds the data-corruption soak
+// and longer probes (after maintenance, or a node suspected of wrong results). docs/health.md, 'Levels'.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace distbench::health {
+
+struct HealthPlan;
+
+enum class Level { quick = 0, standard = 1, long_run = 2 };
+std::string_view name(Level level);  // "quick", "standard", "long"
+std::optional<Level> parse_level(std::string_view text);
+
+// The least level that runs each phase. A new phase is one row here and one step in HealthRun's list.
+struct PhaseLevel {
+  std::string_view phase;
+  Level level;
+};
+inline constexpr std::array kPhaseLevels = {
+    PhaseLevel{"start", Level::quick},          PhaseLevel{"rank", Level::quick},
+    PhaseLevel{"clock", Level::quick},          PhaseLevel{"node", Level::standard},
+    PhaseLevel{"confirm", Level::quick},        PhaseLevel{"job", Level::standard},
+    PhaseLevel{"links", Level::standard},       PhaseLevel{"isolation", Level::standard},
+    PhaseLevel{"stragglers", Level::standard},  PhaseLevel{"soak", Level::long_run},
+};
+
+// The phase's row; throws for a phase the table does not hold (a step added without its row).
+Level phase_level(std::string_view phase);
+
+// Whether the check of `plan` runs `phase`: its level is at most the plan's; the soak whenever it has a budget
+// (--soak-seconds, which the long level defaults to kLongSoakSeconds and any level may set).
+bool phase_runs(const HealthPlan& plan, std::string_view phase);
+
+// The long level's soak, when --soak-seconds does not say.
+inline constexpr double kLongSoakSeconds = 60;
+
+// The level's probe lengths and soak budget on a plan of the default lengths (`soak_seconds`: --soak-seconds when
+// given). Long measures each figure longer: more copies, allreduce calls, latency round trips and straggler
+// iterations, each bandwidth probe over 0.3 s instead of 0.1 s.
+void apply_level(HealthPlan& plan, std::optional<double> soak_seconds);
+
+}  // namespace distbench::health
