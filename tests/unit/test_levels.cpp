@@ -33,9 +33,8 @@ TEST(Levels, EachLevelRunsItsPhases) {
   // bandwidth across nodes
   EXPECT_EQ(phases_of(plan_at(Level::quick)), (std::vector<std::string>{"start", "rank", "clock", "confirm"}));
   // standard: the check as it was before levels, every phase but the soak
-  EXPECT_EQ(phases_of(plan_at(Level::standard)),
-            (std::vector<std::string>{"start", "rank", "clock", "node", "confirm", "job", "links", "isolation",
-                                      "stragglers"}));
+  EXPECT_EQ(phases_of(plan_at(Level::standard)), (std::vector<std::string>{"start", "rank", "clock", "node", "confirm",
+                                                                           "job", "links", "isolation", "stragglers"}));
   EXPECT_EQ(phases_of(plan_at(Level::long_run)),
             (std::vector<std::string>{"start", "rank", "clock", "node", "confirm", "job", "links", "isolation",
                                       "stragglers", "soak"}));

@@ -52,8 +52,7 @@ TEST(Prometheus, TheSoakHasFamiliesOfItsOwn) {
   records.push_back(check_record(make_check("soak", "job", "", "soak.calls", 1200, "1")));
   const std::string text = prometheus_text(records, 1.7e9);
   EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"calls\"} 2\n"));
-  EXPECT_THAT(text,
-              HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"elements\"} 40\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"elements\"} 40\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_soak_calls 1200\n"));
   // a check without a soak has none of them
   EXPECT_THAT(prometheus_text(sample_run(), 1.7e9), Not(HasSubstr("soak")));

@@ -12,7 +12,7 @@ using ::testing::HasSubstr;
 
 nlohmann::json soak_rank(std::uint64_t calls, std::uint64_t wrong_calls, std::uint64_t wrong_elements) {
   nlohmann::json j = {{"device", "cuda: GPU 1 (NVIDIA H200)"}, {"calls", calls},          {"calls_wrong", wrong_calls},
-                      {"elements_wrong", wrong_elements},       {"elements_checked", 4e9}, {"seconds", 60.1}};
+                      {"elements_wrong", wrong_elements},      {"elements_checked", 4e9}, {"seconds", 60.1}};
   if (wrong_calls > 0) {
     j["first_wrong_call"] = 17;
     j["wrong_cases"] = {{"allreduce of 8 MiB float32", wrong_calls}};

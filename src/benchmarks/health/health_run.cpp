@@ -1,8 +1,8 @@
 #include "benchmarks/health/health_run.hpp"
 
 #include "benchmarks/health/probes.hpp"
-#include "benchmarks/health/soak.hpp"
 #include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/soak.hpp"
 #include "benchmarks/health/start_checks.hpp"
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
@@ -80,10 +80,14 @@ BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
 // The phases in order, by name: each runs when the plan's level does (levels.hpp's table, one row per phase).
 const std::vector<HealthRun::NamedStep>& HealthRun::steps() {
   static const std::vector<NamedStep> all = {
-      {"rank", &HealthRun::rank_phase},           {"clock", &HealthRun::clock_phase},
-      {"node", &HealthRun::node_phase},           {"confirm", &HealthRun::confirm_phase},
-      {"job", &HealthRun::job_phase},             {"links", &HealthRun::links_phase},
-      {"isolation", &HealthRun::isolation_phase}, {"stragglers", &HealthRun::stragglers_phase},
+      {"rank", &HealthRun::rank_phase},
+      {"clock", &HealthRun::clock_phase},
+      {"node", &HealthRun::node_phase},
+      {"confirm", &HealthRun::confirm_phase},
+      {"job", &HealthRun::job_phase},
+      {"links", &HealthRun::links_phase},
+      {"isolation", &HealthRun::isolation_phase},
+      {"stragglers", &HealthRun::stragglers_phase},
       {"soak", &HealthRun::soak_phase},
   };
   return all;

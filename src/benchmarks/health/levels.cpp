@@ -32,8 +32,8 @@ std::optional<Level> parse_level(std::string_view text) {
 }
 
 Level phase_level(std::string_view phase) {
-  const auto* row = std::find_if(kPhaseLevels.begin(), kPhaseLevels.end(),
-                                 [&](const PhaseLevel& p) { return p.phase == phase; });
+  const auto* row =
+      std::find_if(kPhaseLevels.begin(), kPhaseLevels.end(), [&](const PhaseLevel& p) { return p.phase == phase; });
   if (row == kPhaseLevels.end()) throw failure(fmt::format("health phase {} has no level (levels.hpp)", phase));
   return row->level;
 }

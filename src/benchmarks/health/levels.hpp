@@ -16,17 +16,23 @@ enum class Level { quick = 0, standard = 1, long_run = 2 };
 std::string_view name(Level level);  // "quick", "standard", "long"
 std::optional<Level> parse_level(std::string_view text);
 
-// The least level that runs each phase. A new phase is one row here and one step in HealthRun's list.
+// The least level that runs each phase. A new phase is one row here and one step in HealthRun's list (gpu and
+// drift, both quick, come with their phases).
 struct PhaseLevel {
   std::string_view phase;
   Level level;
 };
 inline constexpr std::array kPhaseLevels = {
-    PhaseLevel{"start", Level::quick},          PhaseLevel{"rank", Level::quick},
-    PhaseLevel{"clock", Level::quick},          PhaseLevel{"node", Level::standard},
-    PhaseLevel{"confirm", Level::quick},        PhaseLevel{"job", Level::standard},
-    PhaseLevel{"links", Level::standard},       PhaseLevel{"isolation", Level::standard},
-    PhaseLevel{"stragglers", Level::standard},  PhaseLevel{"soak", Level::long_run},
+    PhaseLevel{"start", Level::quick},          // late ranks (the run's start-up record)
+    PhaseLevel{"rank", Level::quick},           // memory touched and read back, copy bandwidth
+    PhaseLevel{"clock", Level::quick},          // clock skew and offsets
+    PhaseLevel{"node", Level::standard},        // allreduce inside each node
+    PhaseLevel{"confirm", Level::quick},        // suspects re-tested alone
+    PhaseLevel{"job", Level::standard},         // allreduce over every rank
+    PhaseLevel{"links", Level::standard},       // every link, or the scaled schedule
+    PhaseLevel{"isolation", Level::standard},   // suspect nodes and links re-tested
+    PhaseLevel{"stragglers", Level::standard},  // ranks late at every collective
+    PhaseLevel{"soak", Level::long_run},        // the data-corruption soak (soak.hpp)
 };
 
 // The phase's row; throws for a phase the table does not hold (a step added without its row).

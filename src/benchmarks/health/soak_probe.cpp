@@ -110,9 +110,9 @@ nlohmann::json probe_soak(World& world, Communicator& comm, const HealthPlan& pl
       device.poison(s.call.recv, s.bytes);
       device.synchronize();
       wait_within(*comm.start(s.call), ctx);
-      const std::uint64_t wrong = device.count_wrong(
-          comm.result_at(s.call), s.call.dtype,
-          CheckSpec{s.pattern, s.call.op, s.call.collective, s.call.count, 0, comm.rank()});
+      const std::uint64_t wrong =
+          device.count_wrong(comm.result_at(s.call), s.call.dtype,
+                             CheckSpec{s.pattern, s.call.op, s.call.collective, s.call.count, 0, comm.rank()});
       ++run;
       checked += s.call.count;
       if (wrong == 0) continue;
