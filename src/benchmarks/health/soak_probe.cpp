@@ -53,7 +53,7 @@ bool soak_budget_spent(Device& device, Communicator& comm, Buffer& flag, bool sp
   std::int32_t value = spent_here ? 1 : 0;
   if (DenseMath* math = device.math()) {
     math->upload(flag.data(), &value, sizeof(value));
-    device.synchronize();
+    math->synchronize();  // on the math's own queue, before the collective's
   } else if (device.host_memory()) {
     std::memcpy(flag.data(), &value, sizeof(value));
   } else {
