@@ -96,11 +96,23 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   return plan;
 }
 
-// Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off.
+// Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off; what sizes or
+// judges a phase the level does not run.
 std::vector<UnusedOption> health_unused_by(const health::HealthPlan& plan) {
-  if (plan.rules.relative) return {};
-  return {{"--tolerance",
-           fmt::format("the rules file {} turns the median judgement off (\"relative\": false)", plan.rules_path)}};
+  std::vector<UnusedOption> out;
+  if (!plan.rules.relative) {
+    out.push_back({"--tolerance", fmt::format("the rules file {} turns the median judgement off (\"relative\": false)",
+                                              plan.rules_path)});
+  }
+  const std::string level = fmt::format("--level {} runs no", name(plan.level));
+  if (!health::phase_runs(plan, "links")) {
+    for (const char* o : {"--link-bytes", "--links", "--link-seed"}) out.push_back({o, level + " link phase"});
+  }
+  if (!health::phase_runs(plan, "job")) out.push_back({"--expect-busbw", level + " job-wide allreduce"});
+  if (!health::phase_runs(plan, "node") && !health::phase_runs(plan, "soak")) {
+    out.push_back({"--allreduce-bytes", level + " allreduce (nor a soak: --soak-seconds)"});
+  }
+  return out;
 }
 
 // The probes' message and memory sizes.

@@ -624,8 +624,12 @@ class Health(Workdir):
 
     def test_the_quick_level_runs_each_nodes_own_state_and_says_so(self):
         js = self.path("q.json")
-        r = mpirun(2, "health", "--level", "quick", "--memory-bytes", "8M", "--json", js)
+        r = mpirun(2, "health", "--level", "quick", "--memory-bytes", "8M", "--expect-busbw", "1e6", "--links", "all",
+                   "--json", js)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # what sizes or judges a phase the level does not run is said to be ignored, not applied in silence
+        self.assertIn("warning: --expect-busbw 1e6 ignored: --level quick runs no job-wide allreduce", r.stderr)
+        self.assertIn("warning: --links all ignored: --level quick runs no link phase", r.stderr)
         report = load_json(js)
         self.assertEqual(report["config"]["level"], "quick")
         self.assertEqual(report["config"]["soak_seconds"], 0)
