@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace distbench::cli {
@@ -45,6 +46,8 @@ struct HealthOptions {
   std::string detail = "auto";
   int plan_links = 0;  // --plan-links N: print the schedule for N nodes and run nothing
   double round_seconds = health::kMeasuredRoundSeconds;
+  std::string level = "standard";
+  double soak_seconds = -1;  // not given: the level's
 };
 
 health::LinkMode link_mode(const std::string& text) {
@@ -90,14 +93,28 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.links = link_mode(o.links);
   plan.link_seed = o.link_seed;
   plan.detail = detail_of(o.detail);
+  plan.level = health::parse_level(o.level).value_or(health::Level::standard);  // --level's check named the others
+  health::apply_level(plan, o.soak_seconds >= 0 ? std::optional(o.soak_seconds) : std::nullopt);
   return plan;
 }
 
-// Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off.
+// Options the plan has no use for: --tolerance, with a rules file that turns the median judgement off; what sizes or
+// judges a phase the level does not run.
 std::vector<UnusedOption> health_unused_by(const health::HealthPlan& plan) {
-  if (plan.rules.relative) return {};
-  return {{"--tolerance",
-           fmt::format("the rules file {} turns the median judgement off (\"relative\": false)", plan.rules_path)}};
+  std::vector<UnusedOption> out;
+  if (!plan.rules.relative) {
+    out.push_back({"--tolerance", fmt::format("the rules file {} turns the median judgement off (\"relative\": false)",
+                                              plan.rules_path)});
+  }
+  const std::string level = fmt::format("--level {} runs no", name(plan.level));
+  if (!health::phase_runs(plan, "links")) {
+    for (const char* o : {"--link-bytes", "--links", "--link-seed"}) out.push_back({o, level + " link phase"});
+  }
+  if (!health::phase_runs(plan, "job")) out.push_back({"--expect-busbw", level + " job-wide allreduce"});
+  if (!health::phase_runs(plan, "node") && !health::phase_runs(plan, "soak")) {
+    out.push_back({"--allreduce-bytes", level + " allreduce (nor a soak: --soak-seconds)"});
+  }
+  return out;
 }
 
 // The probes' message and memory sizes.
@@ -111,6 +128,23 @@ void add_probe_size_options(CLI::App& app, HealthOptions& o) {
   app.add_option("--link-bytes", o.link_bytes, "Messages of the pairwise bandwidth test (4 in flight)")
       ->option_text("SIZE")
       ->group(kProbes);
+}
+
+// How much the check runs: its level and the data-corruption soak's budget.
+void add_level_options(CLI::App& app, HealthOptions& o) {
+  app.add_option("--level", o.level,
+                 "quick: each node's own state, in seconds; standard: and every bandwidth, across nodes and links; "
+                 "long: and longer probes, and the soak")
+      ->option_text("LEVEL")
+      ->default_str("standard")
+      ->group(kProbes)
+      ->check(one_of({"quick", "standard", "long"}));
+  app.add_option("--soak-seconds", o.soak_seconds,
+                 "Verified allreduce calls on every rank for this long, naming a rank whose results read back wrong")
+      ->option_text("SECONDS")
+      ->default_str(fmt::format("{:g} at --level long, else 0: none", health::kLongSoakSeconds))
+      ->group(kProbes)
+      ->check(non_negative_number("seconds", 86400));
 }
 
 // What a check is judged against: rules, an expected bus bandwidth, a late start, the median.
@@ -225,6 +259,7 @@ void add_health_command(CLI::App& root, Commands& commands) {
   app->footer(help_footer("More: docs/health.md, 'Usage'; rules files: docs/health.md, 'Health rules'.",
                           health_exit_code_lines()));
   auto o = std::make_shared<HealthOptions>();
+  add_level_options(*app, *o);
   add_probe_size_options(*app, *o);
   add_judgement_options(*app, *o);
   add_link_schedule_options(*app, *o);

@@ -247,6 +247,9 @@ ROWS = [
      ["--links", "'ring' is not auto, all or scaled"], {}),
     ("a health link plan for one node", 0, ["health", "--plan-links", "1"], 3,
      ["--plan-links", "1 is not a node count from 2 to 100000"], {}),
+    ("a health level of no known kind", 0, ["health", "--level", "fast"], 3,
+     ["--level", "'fast' is not quick, standard or long"], {}),
+    ("a negative soak", 0, ["health", "--soak-seconds", "-1"], 3, ["--soak-seconds", "-1"], {}),
     ("a number beyond double in zero's config", 0, ["zero", "--config", "{dir}/z.json"], 2,
      ["z.json", "the number 1e400 is beyond the range of a double"], {"files": {"z.json": b'{"bucket_mb": 1e400}'}}),
     # distbench model (issue 33)

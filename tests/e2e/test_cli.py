@@ -622,6 +622,40 @@ class Health(Workdir):
             self.assertIn("distbench_health_status 0\n", f.read())
         self.assertEqual([n for n in os.listdir(self.dir) if n not in ("h.json", "h.md", "h.prom")], [])
 
+    def test_the_quick_level_runs_each_nodes_own_state_and_says_so(self):
+        js = self.path("q.json")
+        r = mpirun(2, "health", "--level", "quick", "--memory-bytes", "8M", "--expect-busbw", "1e6", "--links", "all",
+                   "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # what sizes or judges a phase the level does not run is said to be ignored, not applied in silence
+        self.assertIn("warning: --expect-busbw 1e6 ignored: --level quick runs no job-wide allreduce", r.stderr)
+        self.assertIn("warning: --links all ignored: --level quick runs no link phase", r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["config"]["level"], "quick")
+        self.assertEqual(report["config"]["soak_seconds"], 0)
+        phases = [x["params"]["subject"] for x in report["records"] if x["params"]["metric"] == "phase.seconds"]
+        self.assertEqual(phases, ["rank", "clock", "confirm"])  # no allreduce, link or straggler phase
+        self.assertIn("level quick: phases start, rank, clock, confirm\n", r.stdout)
+        self.assertIn("# Health: healthy", r.stdout)
+
+    def test_a_short_soak_checks_every_rank(self):
+        js, prom = self.path("s.json"), self.path("s.prom")
+        r = mpirun(2, "health", "--level", "quick", "--soak-seconds", "1", "--memory-bytes", "8M", "--allreduce-bytes",
+                   "64K", "--json", js, "--prom", prom)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        report = load_json(js)
+        self.assertEqual(report["config"]["soak_seconds"], 1)
+        checks = health_checks(report)
+        for rank in ("rank 0", "rank 1"):
+            for metric in ("soak.calls_wrong", "soak.elements_wrong"):
+                self.assertEqual(checks[(metric, rank)]["params"]["status"], "healthy")
+                self.assertEqual(checks[(metric, rank)]["metrics"]["value"], 0)
+        self.assertGreaterEqual(checks[("soak.calls", "job")]["metrics"]["value"], 4)
+        self.assertGreaterEqual(checks[("phase.seconds", "soak")]["metrics"]["value"], 1)
+        check_prometheus_text(self, prom)
+        with open(prom) as f:
+            self.assertIn("distbench_health_soak_calls ", f.read())
+
     def test_a_rule_can_fail_a_node_and_says_which(self):
         rules = self.path("rules.json")
         with open(rules, "w") as f:

@@ -50,6 +50,9 @@ STOPPER = "kill -STOP $$; exec \"$0\" \"$@\""
 SWEEP = ["allreduce", "-b", "1K", "-e", "4K", "-n", "5", "-w", "2"]
 LATENCY = ["latency", "-b", "8", "-e", "64", "-n", "5"]
 HEALTH = ["health", "--allreduce-bytes", "1M", "--memory-bytes", "16M"]
+# the soak alone after the quick level's phases (rank, clock, confirm): its 4th phase; bounded by its budget and -T
+SOAK_S = 1
+HEALTH_SOAK = HEALTH + ["--level", "quick", "--soak-seconds", str(SOAK_S)]
 ZERO = ["zero", "--params", "64K", "--layers", "2", "--stage", "1", "--check", "-n", "3"]
 TRAIN = ["train", "--layers", "2", "--hidden", "32", "--steps", "3", "--warmup", "1", "--check", "--overlap", "on"]
 TP = ["tp", "--group-size", "2", "--op", "reduce", "--shape", "64x64", "--check", "-n", "3"]
@@ -87,6 +90,7 @@ CASES = [
 ] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {5: (1,)}.get(i, ())) for i in range(1, 9)] + [
     ("health: finish (farewell)", HEALTH, "finish", 1, BOTH, (0,)),
     ("health: finish (leaving)", HEALTH, "finish", 2, BOTH, ()),
+    ("health: soak", HEALTH_SOAK, "health phase", 4, BOTH, (1,)),
 ]
 
 
@@ -196,7 +200,8 @@ class StoppedSteps(unittest.TestCase):
 
     def run_case(self, name, command, kind, occurrence, rank):
         """One job with one rank stopped; what a check needs of it (no assertion here: cases run two at a time)."""
-        bound = TIMEOUT_S + (HEALTH_SLACK_S if command is HEALTH else SLACK_S)
+        bound = TIMEOUT_S + (HEALTH_SLACK_S if command in (HEALTH, HEALTH_SOAK) else SLACK_S)
+        bound += SOAK_S if command is HEALTH_SOAK else 0
         out = {"name": name, "command": command, "kind": kind, "rank": rank, "bound": bound, "step": None,
                "why": "", "err": "", "took": 0.0, "left": [], "code": None, "report": None}
         with tempfile.TemporaryDirectory() as tmp:
@@ -263,10 +268,10 @@ class StoppedSteps(unittest.TestCase):
             # Stopped after the complete report was written (MPI's goodbye): the report keeps its word, and the job
             # still ends within the bound, by the watchdog of the ranks that waited, which name their step.
             self.assertIn("leaving the job", step, f"{name}: a complete report\n{err}")
-            self.assertEqual(r["code"], 3 if r["command"] is HEALTH else 4, f"{name}\n{err}")
+            self.assertEqual(r["code"], 3 if r["command"] in (HEALTH, HEALTH_SOAK) else 4, f"{name}\n{err}")
             self.assertRegex(err, r"error: rank \d+ .*leaving the job .*did not finish within", err)
             return
-        if kind == "health phase" or r["command"] is HEALTH:
+        if kind == "health phase" or r["command"] in (HEALTH, HEALTH_SOAK):
             self.check_health(name, result, rank, err)
             return
         self.assertEqual(r["code"], 4, f"{name}\n{err}")

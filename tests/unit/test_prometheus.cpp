@@ -42,6 +42,22 @@ TEST(Prometheus, FamiliesOnceWithEscapedLabels) {
   EXPECT_EQ(types, 1U);
 }
 
+TEST(Prometheus, TheSoakHasFamiliesOfItsOwn) {
+  std::vector<Record> records;
+  Check wrong = make_check("soak", "rank 3", "nodeB", "soak.calls_wrong", 2, "1");
+  records.push_back(check_record(wrong));
+  wrong.metric = "soak.elements_wrong";
+  wrong.value = 40;
+  records.push_back(check_record(wrong));
+  records.push_back(check_record(make_check("soak", "job", "", "soak.calls", 1200, "1")));
+  const std::string text = prometheus_text(records, 1.7e9);
+  EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"calls\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"elements\"} 40\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_soak_calls 1200\n"));
+  // a check without a soak has none of them
+  EXPECT_THAT(prometheus_text(sample_run(), 1.7e9), Not(HasSubstr("soak")));
+}
+
 TEST(Prometheus, AnUnfinishedCheckSaysUnknownWithItsReason) {
   const std::string text = prometheus_unfinished_text(1.7e9);
   EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_status gauge\n"));

@@ -50,6 +50,20 @@ void HealthBenchmark::mark_unfinished(const std::string& reason) const {
   write_file_atomically(plan_.prom_path, prometheus_ended_early_text(reason, unix_time_now()), Durability::process);
 }
 
+namespace {
+
+// A level other than the default, in words: the phases it runs ("level quick: rank, clock, confirm").
+std::string level_words(const HealthPlan& plan) {
+  std::string phases;
+  for (const PhaseLevel& p : kPhaseLevels) {
+    if (phase_runs(plan, p.phase)) phases += fmt::format("{}{}", phases.empty() ? "" : ", ", p.phase);
+  }
+  std::string soak = plan.soak_seconds > 0 ? fmt::format(" (soak: {:g} s)", plan.soak_seconds) : "";
+  return fmt::format("level {}: phases {}{}", name(plan.level), phases, soak);
+}
+
+}  // namespace
+
 RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   RunDescription d;
   d.benchmark = "health";
@@ -78,6 +92,8 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
   c["link_pairs"] = links.pairs();
   c["link_rounds"] = links.rounds.size();
   c["detail"] = every_check ? "all" : "problems";
+  c["level"] = name(plan_.level);
+  c["soak_seconds"] = plan_.soak_seconds;
   d.records = health_record_layout();
   d.table = health_table();
   d.console_preamble = {
@@ -89,6 +105,7 @@ RunDescription HealthBenchmark::describe(const RunInfo& info) const {
       fmt::format("the table lists the checks that are not healthy (a suspect's re-test, not the suspect); the "
                   "reports keep {}",
                   every_check ? "every check" : "those, and a summary per node (--detail all: every check)")};
+  if (plan_.level != Level::standard || plan_.soak_seconds > 0) d.console_preamble.push_back(level_words(plan_));
   d.facts = {fmt::format("health check of {} ranks, backend {}", info.world_size, info.backend)};
   d.summarize = health_summary;
   d.sections = [every_check](const std::vector<Record>& records) { return health_sections(records, every_check); };

@@ -3,6 +3,7 @@
 #include "benchmarks/health/gpu_checks.hpp"
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/soak.hpp"
 #include "benchmarks/health/start_checks.hpp"
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
@@ -15,8 +16,6 @@
 
 namespace distbench::health {
 namespace {
-
-constexpr int kPhases = 9;
 
 nlohmann::json pairs_json(const std::vector<NodePair>& pairs) {
   nlohmann::json j = nlohmann::json::array();
@@ -56,10 +55,12 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
   findings_.set_nodes(topo_.hosts.size());
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
+  planned_ = static_cast<std::size_t>(
+      std::count_if(steps().begin(), steps().end(), [&](const NamedStep& s) { return phase_runs(plan_, s.name); }));
 }
 
 BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
-  if (root_ && !startup.empty()) {
+  if (root_ && !startup.empty() && phase_runs(plan_, "start")) {
     std::vector<Check> late = start_checks(startup, topo_, plan_.late_start_s);
     apply_plan_rules(late, plan_);
     findings_.add(std::move(late));
@@ -67,19 +68,35 @@ BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
   if (root_ && !plan_.prom_path.empty()) {
     write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
   }
-  using Step = nlohmann::json (HealthRun::*)();
-  for (const Step step : {&HealthRun::gpu_phase, &HealthRun::rank_phase, &HealthRun::clock_phase,
-                          &HealthRun::node_phase, &HealthRun::confirm_phase, &HealthRun::job_phase,
-                          &HealthRun::links_phase, &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
+  for (const auto& [name, step] : steps()) {
+    if (!phase_runs(plan_, name)) continue;  // not at this level (levels.hpp)
     decision_ = (this->*step)();
+    if (decision_.contains("confirm_ranks")) screened_ = decision_;
     if (!goes_on(decision_)) break;
   }
-  if (root_) progress_(kPhases, kPhases, "");
+  if (root_) progress_(planned_, planned_, "");
   return finish();
 }
 
+// The phases in order, by name: each runs when the plan's level does (levels.hpp's table, one row per phase).
+const std::vector<HealthRun::NamedStep>& HealthRun::steps() {
+  static const std::vector<NamedStep> all = {
+      {"gpu", &HealthRun::gpu_phase},
+      {"rank", &HealthRun::rank_phase},
+      {"clock", &HealthRun::clock_phase},
+      {"node", &HealthRun::node_phase},
+      {"confirm", &HealthRun::confirm_phase},
+      {"job", &HealthRun::job_phase},
+      {"links", &HealthRun::links_phase},
+      {"isolation", &HealthRun::isolation_phase},
+      {"stragglers", &HealthRun::stragglers_phase},
+      {"soak", &HealthRun::soak_phase},
+  };
+  return all;
+}
+
 nlohmann::json HealthRun::phase(const std::string& name, const Body& body, const Judge& judge, double timeout_s) {
-  if (root_) progress_(static_cast<std::size_t>(done_), kPhases, fmt::format("phase {}", name));
+  if (root_) progress_(static_cast<std::size_t>(done_), planned_, fmt::format("phase {}", name));
   ++done_;
   // The watchdog's backstop stays as far behind a longer phase's bound (and its graces) as behind -T's.
   const double longer_s = timeout_s > plan_.timeout_s ? 3 * (timeout_s - plan_.timeout_s) : 0;
@@ -146,10 +163,13 @@ nlohmann::json HealthRun::root_overdue(const std::string& name, double overdue_s
 nlohmann::json HealthRun::rank_phase() {
   return phase(
       "rank", [&](PhaseContext& ctx) { return probe_rank(world_, plan_, ctx); },
-      [&](const PhaseResult& r, nlohmann::json&) {
+      [&](const PhaseResult& r, nlohmann::json& decision) {
         auto checks = rank_checks(r, topo_, plan_, copy_screen_);
         auto held = spec_checks(r, topo_, plan_);
         checks.insert(checks.end(), held.begin(), held.end());
+        // For the confirmation when no node phase runs before it (--level quick); the node phase says it again.
+        decision["confirm_ranks"] = copy_screen_.suspects;
+        decision["confirm_copy_pass"] = copy_screen_.bound_of("memory.copy_gbps");
         return checks;
       });
 }
@@ -186,16 +206,17 @@ nlohmann::json HealthRun::confirm_phase() {
       });
 }
 
-// The suspects named in the node phase's decision (decision_, on every rank) measure again: a rank its copy
+// The suspects named in the node phase's decision (or the rank phase's where no node phase ran: screened_, on every
+// rank) measure again: a rank its copy
 // bandwidth (up to retest_attempts times while below the bound, the best counting), a node its allreduce
 // (retest_attempts times the timed calls: the node's ranks agree on nothing more than a count).
 nlohmann::json HealthRun::confirm_body(PhaseContext& ctx) {
-  const auto ranks = decision_.value("confirm_ranks", std::vector<int>{});
-  const auto nodes = decision_.value("confirm_nodes", std::vector<int>{});
+  const auto ranks = screened_.value("confirm_ranks", std::vector<int>{});
+  const auto nodes = screened_.value("confirm_nodes", std::vector<int>{});
   const int my_node = connector_.node_of_ranks()[static_cast<std::size_t>(connector_.rank())];
   nlohmann::json out = nlohmann::json::object();
   if (std::find(ranks.begin(), ranks.end(), connector_.rank()) != ranks.end()) {
-    const double pass = decision_.value("confirm_copy_pass", 0.0);
+    const double pass = screened_.value("confirm_copy_pass", 0.0);
     nlohmann::json best;
     for (int a = 0; a < plan_.retest_attempts && (a == 0 || best["copy_gbps"].get<double>() < pass); ++a) {
       auto again = probe_copy(world_, plan_, ctx);
@@ -258,6 +279,12 @@ nlohmann::json HealthRun::stragglers_phase() {
   return phase(
       "stragglers", [&](PhaseContext& ctx) { return probe_stragglers(world_, *world_comm_, plan_, ctx); },
       [&](const PhaseResult& r, nlohmann::json&) { return straggler_checks(r, topo_, plan_, steady_offset_ns_); });
+}
+
+nlohmann::json HealthRun::soak_phase() {
+  return phase(
+      "soak", [&](PhaseContext& ctx) { return probe_soak(world_, *world_comm_, plan_, ctx); },
+      [&](const PhaseResult& r, nlohmann::json&) { return soak_checks(r, topo_, plan_); }, soak_phase_timeout_s(plan_));
 }
 
 BenchmarkOutcome HealthRun::finish() {

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace distbench::health {
@@ -49,6 +50,13 @@ class HealthRun {
   nlohmann::json links_phase();
   nlohmann::json isolation_phase();
   nlohmann::json stragglers_phase();
+  nlohmann::json soak_phase();  // verified allreduce calls for --soak-seconds (soak.hpp)
+  // Every phase, in order, with its name in levels.hpp's table.
+  struct NamedStep {
+    std::string_view name;
+    nlohmann::json (HealthRun::*step)();
+  };
+  static const std::vector<NamedStep>& steps();
   // The verdict: concluded on the root, shared with every rank; each rank's exit code.
   BenchmarkOutcome finish();
 
@@ -64,8 +72,10 @@ class HealthRun {
   PhaseRunner phases_;
   Findings findings_;
   int done_ = 0;             // phases begun
+  std::size_t planned_ = 0;  // phases the level runs
   std::string last_phase_;   // the phase begun last
   nlohmann::json decision_;  // the root's decision after the last phase, on every rank
+  nlohmann::json screened_;  // the last decision that named suspects to confirm (the rank or the node phase's)
   // What one phase leaves for a later one.
   std::vector<double> steady_offset_ns_;
   Screening copy_screen_, node_screen_;

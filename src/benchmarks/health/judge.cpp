@@ -118,14 +118,16 @@ const std::vector<std::string>& health_metrics() {
       "memory.wrong", "memory.copy_gbps", "clock.skew_ms", "node.allreduce.busbw_gbps", "node.allreduce.wrong",
       "job.allreduce.busbw_gbps", "job.allreduce.wrong", "link.bandwidth_gbps", "link.latency_us",
       "isolation.bandwidth_gbps", "isolation.isolated", "straggler.lateness_us", "phase.seconds", "phase.arrived",
-      "phase.completed", "node.checked", "node.status", "cluster.status",
+      "phase.completed", "node.checked", "node.status", "cluster.status", "soak.calls_wrong", "soak.elements_wrong",
+      "soak.calls",
       // the gpu phase (gpu_checks.cpp) and the datasheet judgement
       "gpu.count", "gpu.lost", "gpu.ecc_enabled", "gpu.ecc_volatile_uncorrected", "gpu.ecc_volatile_corrected",
       "gpu.ecc_aggregate_uncorrected", "gpu.ecc_aggregate_corrected", "gpu.retired_pages_pending",
       "gpu.remapped_rows_pending", "gpu.remapped_rows_failure", "gpu.remapped_rows_uncorrectable",
       "gpu.clock_event_reasons", "gpu.temperature_c", "gpu.power_w", "gpu.sm_clock_mhz", "gpu.pcie_width",
       "gpu.pcie_gen", "gpu.nvlink_down", "gpu.nvlink_errors", "gpu.xid_since_boot", "gpu.xid_during_check",
-      "gpu.peer_copy_gbps", "hardware.memory_fraction", "hardware.h2d_fraction", "hardware.d2h_fraction",
+      "gpu.peer_copy_gbps", "gpu.loaded_clock_event_reasons", "gpu.loaded_pcie_gen", "gpu.loaded_pcie_width",
+      "gpu.loaded_sm_clock_mhz", "hardware.memory_fraction", "hardware.h2d_fraction", "hardware.d2h_fraction",
       "hardware.gemm_fraction"};
   return names;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "benchmarks/health/judge.hpp"
+#include "benchmarks/health/levels.hpp"
 #include "benchmarks/health/schedule.hpp"
 
 #include <algorithm>
@@ -47,21 +48,23 @@ struct HealthPlan {
   int straggler_iterations = 20;
   double straggler_min_lateness_us = 1000;  // a rank is a straggler when it is last in most iterations by this much
   double straggler_last_fraction = 0.75;
-  double straggler_work_factor = 1.5;       // ... and its own local work takes this much longer than the median
-  double late_start_s = 5;                  // a node whose rank began this long after the first is degraded
-  double clock_skew_ms = 100;               // hosts whose wall clocks differ more from the root's are degraded
-  std::optional<double> expect_busbw_gbps;  // the job's allreduce busbw must reach this (--expect-busbw)
-  Rules rules;                              // --rules
-  std::string rules_path;                   // the file they came from ("" when none)
-  RelativeRule bandwidth{0.25, 4.0};        // bandwidths against the cluster's median
-  RelativeRule latency{1.0, 4.0};           // latencies: twice the median, and 4 MAD
-  std::string prom_path;                    // --prom: Prometheus text for node-exporter's textfile collector
-  LinkMode links = LinkMode::automatic;     // --links: every pair, or the scaled schedule (auto: by node count)
-  std::uint64_t link_seed = 1;              // --link-seed: the scaled schedule's random ring
-  Detail detail = Detail::automatic;        // --detail: every check in the reports, or what is not healthy
-  std::optional<int> gpus_per_node;         // --gpus-per-node (or the rules file's): what NVML must count
+  double straggler_work_factor = 1.5;              // ... and its own local work takes this much longer than the median
+  double late_start_s = 5;                         // a node whose rank began this long after the first is degraded
+  double clock_skew_ms = 100;                      // hosts whose wall clocks differ more from the root's are degraded
+  std::optional<double> expect_busbw_gbps;         // the job's allreduce busbw must reach this (--expect-busbw)
+  Rules rules;                                     // --rules
+  std::string rules_path;                          // the file they came from ("" when none)
+  RelativeRule bandwidth{0.25, 4.0};               // bandwidths against the cluster's median
+  RelativeRule latency{1.0, 4.0};                  // latencies: twice the median, and 4 MAD
+  std::string prom_path;                           // --prom: Prometheus text for node-exporter's textfile collector
+  LinkMode links = LinkMode::automatic;            // --links: every pair, or the scaled schedule (auto: by node count)
+  std::uint64_t link_seed = 1;                     // --link-seed: the scaled schedule's random ring
+  Detail detail = Detail::automatic;               // --detail: every check in the reports, or what is not healthy
+  std::optional<int> gpus_per_node;                // --gpus-per-node (or the rules file's): what NVML must count
   std::string nvml_library = "libnvidia-ml.so.1";  // the file NVML is opened from (the driver's)
-  std::size_t gemm_size = 4096;             // the rank phase's SGEMM: n x n x n, on a GPU
+  std::size_t gemm_size = 4096;                    // the rank phase's SGEMM: n x n x n, on a GPU
+  Level level = Level::standard;                   // --level: which phases run (levels.hpp)
+  double soak_seconds = 0;                         // --soak-seconds: the data-corruption soak's budget (0: no soak)
 };
 
 }  // namespace distbench::health

@@ -87,6 +87,9 @@ struct HealthFamilies {
               "Absolute offset of the host's wall clock from the root rank's host."};
   Family late{"distbench_health_straggler_lateness_seconds",
               "Median time a rank arrives at a collective after the first rank."};
+  Family soak_wrong{"distbench_health_soak_wrong",
+                    "Soak: calls and elements that read back wrong per rank (what=calls|elements)."};
+  Family soak_calls{"distbench_health_soak_calls", "Soak: the verified allreduce calls each rank ran."};
   Family phase_s{"distbench_health_phase_duration_seconds", "Time each phase of the check took."};
   Family stamp{"distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time)."};
 
@@ -94,7 +97,7 @@ struct HealthFamilies {
     std::string out;
     for (const Family* f :
          {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min, &node_link_median, &node_bw,
-          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
+          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &soak_wrong, &soak_calls, &phase_s, &stamp}) {
       out += f->text();
     }
     return out;
@@ -141,6 +144,11 @@ void add_figure(HealthFamilies& f, const Check& c) {
     f.skew.add({{"host", c.host}}, c.value / 1e3);
   } else if (c.metric == "straggler.lateness_us") {
     f.late.add({{"host", c.host}, {"subject", c.subject}}, c.value / 1e6);
+  } else if (c.metric == "soak.calls_wrong" || c.metric == "soak.elements_wrong") {
+    f.soak_wrong.add({{"host", c.host}, {"subject", c.subject}, {"what", c.metric.substr(5, c.metric.find('_') - 5)}},
+                     c.value);
+  } else if (c.metric == "soak.calls") {
+    f.soak_calls.add({}, c.value);
   } else if (c.metric == "phase.seconds") {
     f.phase_s.add({{"phase", c.subject}}, c.value);
   }
