@@ -39,6 +39,18 @@ TEST(Rotation, EachOperationOfABlockMovesOneFootprintOnUntilTheBuffersEnd) {
   EXPECT_EQ(rotated_calls(out_of_place(*send, *recv, Collective::allreduce, 262144, 2), 20).size(), 1u);
 }
 
+TEST(Rotation, CudaGraphsReplayTheCapturedCallsSoABlockRotatesThroughThoseOnly) {
+  SweepPlan plan;
+  plan.block_iters = 20;
+  EXPECT_EQ(distinct_calls_per_block(plan), 20);
+  plan.backend_options.agg_iters = 4;  // -m 4: 80 calls, each its own position
+  EXPECT_EQ(distinct_calls_per_block(plan), 80);
+  // -G 10 replays the captured 80 calls ten times: 800 operations at 80 positions, never 800 (the rest would never
+  // be written, and the check of every position would count them wrong).
+  plan.backend_options.graph_launches = 10;
+  EXPECT_EQ(distinct_calls_per_block(plan), 80);
+}
+
 TEST(Rotation, EachBufferMovesByItsOwnPartAndTheTighterOneDecides) {
   HostDevice device;
   // allgather at 4 ranks: each sends count, receives 4 x count; buffers for the largest case (64 KiB sent).

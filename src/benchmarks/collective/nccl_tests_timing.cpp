@@ -20,7 +20,8 @@ int block_ops(const SweepPlan& plan) {
 // -C 1), the device's events around the same block beside where the calls run on a device.
 class BlocksCase final : public TimedCase {
  public:
-  BlocksCase(const CaseContext& c, int ops) : TimedCase(c.comm, c.timeout), calls_(rotated_calls(c.setup, ops)) {
+  BlocksCase(const CaseContext& c, int ops)
+      : TimedCase(c.comm, c.timeout), calls_(rotated_calls(c.setup, distinct_calls_per_block(c.plan))) {
     operation_ = {c.setup.label,
                   [this](int times, const ArmedStep& step) { comm_.run_series(calls_, times, step); },
                   waiter(comm_),

@@ -40,4 +40,8 @@ std::vector<CollectiveCall> rotated_calls(const CaseSetup& setup, int ops) {
   return calls;
 }
 
+int distinct_calls_per_block(const SweepPlan& plan) {
+  return plan.block_iters * std::max(1, plan.backend_options.agg_iters);
+}
+
 }  // namespace distbench::collective
