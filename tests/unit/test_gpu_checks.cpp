@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 
 namespace distbench::health {
 namespace {
@@ -283,6 +285,45 @@ TEST(SpecChecks, TheLoadedStateCountsWhereTheIdleOneCannot) {
   EXPECT_EQ(find(bad, "gpu.loaded_clock_event_reasons")->status, Status::degraded);
   EXPECT_THAT(find(run({{"unavailable", "no GPU at PCI bus x"}}), "gpu.loaded_clock_event_reasons")->skipped,
               HasSubstr("no GPU at PCI bus"));
+}
+
+// What NVML read of the lent H200 (GPU run 9, `distbench info --json`, serial and UUID taken out): every reading the
+// checks use, judged as they were there.
+TEST(GpuChecks, TheReadingsOfARealH200AreJudgedHealthy) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr) << "run through meson test (DISTBENCH_SOURCE_ROOT names the sources)";
+  std::ifstream in(std::string(root) + "/tests/data/gpu/h200_nvml.json");
+  ASSERT_TRUE(in) << "tests/data/gpu/h200_nvml.json";
+  nlohmann::json node = node_with({});
+  node["nvml"] = nlohmann::json::parse(in);
+  HealthPlan plan;
+  plan.gpus_per_node = 1;
+  const auto checks = node_gpu_checks(node, "vm", plan, 0);
+  EXPECT_EQ(worst(checks), Status::healthy);
+  for (const char* metric :
+       {"gpu.count", "gpu.ecc_enabled", "gpu.ecc_volatile_uncorrected", "gpu.remapped_rows_pending",
+        "gpu.clock_event_reasons", "gpu.temperature_c", "gpu.power_w", "gpu.pcie_gen", "gpu.pcie_width"}) {
+    const Check* c = find(checks, metric);
+    ASSERT_NE(c, nullptr) << metric;
+    EXPECT_TRUE(c->skipped.empty()) << metric << ": " << c->skipped;
+  }
+  EXPECT_EQ(find(checks, "gpu.pcie_gen")->value, 5);
+  EXPECT_EQ(find(checks, "gpu.temperature_c")->limit, "< 89 C (its slowdown threshold)");
+  // this VM's H200 answers Not Supported for NVLink: shown as skipped with NVML's reason
+  EXPECT_EQ(find(checks, "gpu.nvlink_down")->skipped, "NVML cannot read nvlink: Not Supported");
+  // and the same readings with the slot limited to Gen4 are caught
+  node["nvml"]["gpus"][0]["pcie_max_gen"] = 4;
+  EXPECT_EQ(find(node_gpu_checks(node, "vm", plan, 0), "gpu.pcie_gen")->status, Status::degraded);
+}
+
+TEST(SpecChecks, ProcessesSharingAGpuMeasureTheirShareAndAreNotHeldToTheDatasheet) {
+  const Topology topo = make_topology({0, 0}, {"a", "a"});
+  const nlohmann::json half = {{"model", "NVIDIA H200"}, {"copy_gbps", 900.0}, {"processes_per_gpu", 2}};
+  const auto checks = spec_checks(rank_phase({half, half}), topo, HealthPlan{});
+  for (const Check& c : checks) {
+    EXPECT_EQ(c.status, Status::healthy) << c.metric;
+    EXPECT_THAT(c.why, HasSubstr("2 processes share this GPU"));
+  }
 }
 
 }  // namespace

@@ -469,16 +469,18 @@ std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& to
                                               model)));
       continue;
     }
+    const int sharers = j->value("processes_per_gpu", 1);
     auto held = [&](const char* metric, const char* key, double factor, double peak, double least,
                     const std::string& what) {
       if (!j->contains(key) || peak <= 0) return;
       Check c = make_check("rank", subject, host, metric, factor * (*j)[key].get<double>() / peak, "1");
       c.limit = fmt::format(">= {:.2f} of {}", least, what);
-      if (c.value < least) {
+      c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
+      if (sharers > 1) {
+        // Each process measured while the others used the same GPU: its share, not the GPU's figure.
+        c.why = fmt::format("{} processes share this GPU, each measured its share (information): {}", sharers, c.why);
+      } else if (c.value < least) {
         c.status = Status::degraded;
-        c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
-      } else {
-        c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
       }
       out.push_back(std::move(c));
     };

@@ -100,11 +100,19 @@ void gemm_rate(Device& device, const HealthPlan& plan, nlohmann::json& out, Phas
   }
 }
 
+// The copy the bandwidth probe times on this device: the plan's, or on a GPU the larger GPU copy, within
+// --memory-bytes (the screening and a suspect's re-test time the same copy).
+std::size_t copy_bytes_of(const Device& device, const HealthPlan& plan) {
+  if (device.host_memory()) return plan.copy_bytes;
+  return std::max(plan.copy_bytes, std::min(plan.gpu_copy_bytes, plan.memory_bytes / 2));
+}
+
 }  // namespace
 
 nlohmann::json probe_copy(World& world, const HealthPlan& plan, PhaseContext& ctx) {
-  auto buffer = world.device().allocate(2 * plan.copy_bytes);
-  nlohmann::json out = {{"copy_gbps", copy_gbps(world.device(), {buffer.get(), 0}, plan.copy_bytes, plan, ctx)}};
+  const std::size_t copy = copy_bytes_of(world.device(), plan);
+  auto buffer = world.device().allocate(2 * copy);
+  nlohmann::json out = {{"copy_gbps", copy_gbps(world.device(), {buffer.get(), 0}, copy, plan, ctx)}};
   transfers(world.device(), out, ctx);
   return out;
 }
@@ -120,7 +128,7 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
   const std::uint64_t available = device.memory_available(connector.local_size());
   std::size_t bytes = std::min<std::uint64_t>(plan.memory_bytes, available / 4);
   bytes -= bytes % 4096;
-  bytes = std::max<std::size_t>(bytes, 2 * plan.copy_bytes);
+  bytes = std::max<std::size_t>(bytes, 2 * copy_bytes_of(device, plan));
   out["memory_bytes"] = bytes;
   std::unique_ptr<Buffer> buffer;
   try {
@@ -139,10 +147,13 @@ nlohmann::json probe_rank(World& world, const HealthPlan& plan, PhaseContext& ct
   out["wrong"] =
       device.count_wrong(all, DType::float32, CheckSpec{pattern, ReduceOp::sum, Collective::broadcast, count, 0, 0});
 
-  out["copy_gbps"] = copy_gbps(device, all, std::min(plan.copy_bytes, bytes / 2), plan, ctx);
+  out["copy_gbps"] = copy_gbps(device, all, std::min(copy_bytes_of(device, plan), bytes / 2), plan, ctx);
   buffer.reset();  // the transfer probe allocates its own
   transfers(device, out, ctx);
-  if (const std::string model = device.model_name(); !model.empty()) out["model"] = model;
+  if (const std::string model = device.model_name(); !model.empty()) {
+    out["model"] = model;
+    out["processes_per_gpu"] = device.memory_sharers(connector.local_size());
+  }
   gemm_rate(device, plan, out, ctx);
   return out;
 }
