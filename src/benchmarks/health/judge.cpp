@@ -122,7 +122,9 @@ const std::vector<std::string>& health_metrics() {
                                                  "isolation.isolated",   "straggler.lateness_us",
                                                  "phase.seconds",        "phase.arrived",
                                                  "phase.completed",      "node.checked",
-                                                 "node.status",          "cluster.status"};
+                                                 "node.status",          "cluster.status",
+                                                 "drift.odd",            "drift.split",
+                                                 "drift.nodes"};
   return names;
 }
 

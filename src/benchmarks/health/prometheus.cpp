@@ -87,6 +87,10 @@ struct HealthFamilies {
               "Absolute offset of the host's wall clock from the root rank's host."};
   Family late{"distbench_health_straggler_lateness_seconds",
               "Median time a rank arrives at a collective after the first rank."};
+  Family drift_odd{"distbench_health_drift_odd",
+                   "1 where the host's value of a setting differs from the one most nodes have (key: the setting)."};
+  Family drift_split{"distbench_health_drift_values",
+                     "Values of a setting when no value is on most nodes (key: the setting)."};
   Family phase_s{"distbench_health_phase_duration_seconds", "Time each phase of the check took."};
   Family stamp{"distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time)."};
 
@@ -94,7 +98,7 @@ struct HealthFamilies {
     std::string out;
     for (const Family* f :
          {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min, &node_link_median, &node_bw,
-          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &phase_s, &stamp}) {
+          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &drift_odd, &drift_split, &phase_s, &stamp}) {
       out += f->text();
     }
     return out;
@@ -141,6 +145,10 @@ void add_figure(HealthFamilies& f, const Check& c) {
     f.skew.add({{"host", c.host}}, c.value / 1e3);
   } else if (c.metric == "straggler.lateness_us") {
     f.late.add({{"host", c.host}, {"subject", c.subject}}, c.value / 1e6);
+  } else if (c.metric == "drift.odd") {
+    f.drift_odd.add({{"host", c.host}, {"key", c.key}}, 1);
+  } else if (c.metric == "drift.split") {
+    f.drift_split.add({{"key", c.key}}, c.value);
   } else if (c.metric == "phase.seconds") {
     f.phase_s.add({{"phase", c.subject}}, c.value);
   }
