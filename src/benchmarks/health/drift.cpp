@@ -61,8 +61,8 @@ std::string split_why(const std::string& key, const std::vector<ValueGroup>& gro
   if (groups.size() > kDriftGroupsShown) {
     std::size_t rest = 0;
     for (std::size_t g = kDriftGroupsShown; g < groups.size(); ++g) rest += groups[g].nodes.size();
-    why += fmt::format("; {} more on {}", plural(groups.size() - kDriftGroupsShown, "value", "values"),
-                       plural(rest, "node", "nodes"));
+    const std::size_t more = groups.size() - kDriftGroupsShown;
+    why += fmt::format("; {} more {} on {}", more, more == 1 ? "value" : "values", plural(rest, "node", "nodes"));
   }
   return why;
 }
