@@ -37,7 +37,8 @@ struct OddValue {
 
 std::string odd_why(const std::string& key, const ValueGroup& mine, const ValueGroup& most, std::size_t nodes) {
   std::string here = shown(mine.value) + " here";
-  if (mine.nodes.size() > 1) here += fmt::format(" and on {}", plural(mine.nodes.size() - 1, "other node", "other nodes"));
+  if (mine.nodes.size() > 1)
+    here += fmt::format(" and on {}", plural(mine.nodes.size() - 1, "other node", "other nodes"));
   const bool two_sides = mine.nodes.size() == 1 && mine.nodes.size() + most.nodes.size() == nodes;
   const std::string where = two_sides ? fmt::format("the other {}", plural(most.nodes.size(), "node", "nodes"))
                                       : fmt::format("{} of the {} nodes", most.nodes.size(), nodes);
@@ -82,9 +83,29 @@ void add_odd_checks(std::vector<Check>& out, const std::string& host, const std:
   if (each == odd.size()) return;
   std::string keys;
   for (std::size_t k = each; k < odd.size(); ++k) keys += fmt::format("{}{}", k == each ? "" : ", ", odd[k].key);
-  out.push_back(odd_check(host, "more", static_cast<double>(odd.size() - each),
-                          fmt::format("{} more keys differ from most nodes': {}", odd.size() - each,
-                                      excerpt(keys, kDriftMoreKeysChars))));
+  out.push_back(odd_check(
+      host, "more", static_cast<double>(odd.size() - each),
+      fmt::format("{} more keys differ from most nodes': {}", odd.size() - each, excerpt(keys, kDriftMoreKeysChars))));
+}
+
+// The values of one key over the compared nodes (absent: a group of its own), most nodes first; among as many, in
+// order of the first node that has each.
+std::vector<ValueGroup> value_groups(const std::map<std::string, std::vector<std::size_t>>& values, std::size_t nodes) {
+  std::vector<ValueGroup> groups;
+  std::vector<bool> has(nodes, false);
+  for (const auto& [value, with] : values) {
+    groups.push_back({value, with});
+    for (std::size_t n : with) has[n] = true;
+  }
+  ValueGroup absent;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (!has[n]) absent.nodes.push_back(n);
+  }
+  if (!absent.nodes.empty()) groups.push_back(std::move(absent));
+  std::stable_sort(groups.begin(), groups.end(), [](const ValueGroup& a, const ValueGroup& b) {
+    return a.nodes.size() != b.nodes.size() ? a.nodes.size() > b.nodes.size() : a.nodes.front() < b.nodes.front();
+  });
+  return groups;
 }
 
 }  // namespace
@@ -107,7 +128,7 @@ std::optional<KeyValues> facts_of(const nlohmann::json& j) {
 
 std::vector<Check> drift_checks(const std::vector<std::string>& hosts,
                                 const std::vector<std::optional<KeyValues>>& facts) {
-  std::vector<std::string> compared_hosts;  // the nodes whose facts arrived
+  std::vector<std::string> compared_hosts;                                        // the nodes whose facts arrived
   std::map<std::string, std::map<std::string, std::vector<std::size_t>>> by_key;  // key -> value -> nodes
   for (std::size_t n = 0; n < facts.size() && n < hosts.size(); ++n) {
     if (!facts[n]) continue;
@@ -128,22 +149,8 @@ std::vector<Check> drift_checks(const std::vector<std::string>& hosts,
   std::vector<std::vector<OddValue>> odd(nodes);
   std::vector<Check> splits;
   for (const auto& [key, values] : by_key) {
-    std::vector<ValueGroup> groups;
-    std::vector<bool> has(nodes, false);
-    for (const auto& [value, with] : values) {
-      groups.push_back({value, with});
-      for (std::size_t n : with) has[n] = true;
-    }
-    ValueGroup absent;
-    for (std::size_t n = 0; n < nodes; ++n) {
-      if (!has[n]) absent.nodes.push_back(n);
-    }
-    if (!absent.nodes.empty()) groups.push_back(std::move(absent));
+    const std::vector<ValueGroup> groups = value_groups(values, nodes);
     if (groups.size() == 1) continue;
-    // Most nodes first; among as many, in order of the first node that has each.
-    std::stable_sort(groups.begin(), groups.end(), [](const ValueGroup& a, const ValueGroup& b) {
-      return a.nodes.size() != b.nodes.size() ? a.nodes.size() > b.nodes.size() : a.nodes.front() < b.nodes.front();
-    });
     if (2 * groups.front().nodes.size() > nodes) {
       for (std::size_t g = 1; g < groups.size(); ++g) {
         const std::string why = odd_why(key, groups[g], groups.front(), nodes);

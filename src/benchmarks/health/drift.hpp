@@ -31,6 +31,7 @@ std::optional<KeyValues> facts_of(const nlohmann::json& j);
 //   key, no host, degraded, why naming the values with their counts (bounded: a key on which every node differs is
 //   one check);
 // - one "drift.nodes" (value: the nodes compared), healthy; with one node, why says there is nothing to compare.
-std::vector<Check> drift_checks(const std::vector<std::string>& hosts, const std::vector<std::optional<KeyValues>>& facts);
+std::vector<Check> drift_checks(const std::vector<std::string>& hosts,
+                                const std::vector<std::optional<KeyValues>>& facts);
 
 }  // namespace distbench::health

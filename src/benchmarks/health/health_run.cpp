@@ -70,10 +70,9 @@ BenchmarkOutcome HealthRun::run(const std::vector<StartupRank>& startup) {
     write_file_atomically(plan_.prom_path, prometheus_unfinished_text(unix_time_now()), Durability::process);
   }
   using Step = nlohmann::json (HealthRun::*)();
-  for (const Step step :
-       {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::drift_phase, &HealthRun::node_phase,
-        &HealthRun::confirm_phase, &HealthRun::job_phase, &HealthRun::links_phase, &HealthRun::isolation_phase,
-        &HealthRun::stragglers_phase}) {
+  for (const Step step : {&HealthRun::rank_phase, &HealthRun::clock_phase, &HealthRun::drift_phase,
+                          &HealthRun::node_phase, &HealthRun::confirm_phase, &HealthRun::job_phase,
+                          &HealthRun::links_phase, &HealthRun::isolation_phase, &HealthRun::stragglers_phase}) {
     decision_ = (this->*step)();
     if (!goes_on(decision_)) break;
   }

@@ -114,17 +114,26 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 const std::vector<std::string>& health_metrics() {
-  static const std::vector<std::string> names = {"memory.wrong",         "memory.copy_gbps",
-                                                 "clock.skew_ms",        "node.allreduce.busbw_gbps",
-                                                 "node.allreduce.wrong", "job.allreduce.busbw_gbps",
-                                                 "job.allreduce.wrong",  "link.bandwidth_gbps",
-                                                 "link.latency_us",      "isolation.bandwidth_gbps",
-                                                 "isolation.isolated",   "straggler.lateness_us",
-                                                 "phase.seconds",        "phase.arrived",
-                                                 "phase.completed",      "node.checked",
-                                                 "node.status",          "cluster.status",
-                                                 "drift.odd",            "drift.split",
-                                                 "drift.nodes"};
+  static const std::vector<std::string> names = {"memory.wrong",
+                                                 "memory.copy_gbps",
+                                                 "clock.skew_ms",
+                                                 "node.allreduce.busbw_gbps",
+                                                 "node.allreduce.wrong",
+                                                 "job.allreduce.busbw_gbps",
+                                                 "job.allreduce.wrong",
+                                                 "link.bandwidth_gbps",
+                                                 "link.latency_us",
+                                                 "isolation.bandwidth_gbps",
+                                                 "isolation.isolated",
+                                                 "straggler.lateness_us",
+                                                 "phase.seconds",
+                                                 "phase.arrived",
+                                                 "phase.completed",
+                                                 "node.checked",
+                                                 "node.status",
+                                                 "cluster.status",
+                                                 "drift.odd",
+                                                 "drift.split"};
   return names;
 }
 

@@ -1,6 +1,5 @@
 #include "core/sys/node_facts.hpp"
 
-#include "core/device/huge_pages.hpp"
 #include "core/sys/environment.hpp"
 #include "core/sys/quote.hpp"
 
@@ -70,6 +69,15 @@ std::string nvidia_driver(const std::string& root) {
 
 std::string or_text(std::string value, const char* fallback) { return value.empty() ? fallback : value; }
 
+// The word in brackets, the mode in effect ("always [madvise] never"); "none" when there is none. (The same reading
+// as core/device/huge_pages.hpp's parse_thp_mode, which this layer may not include.)
+std::string bracketed(std::string_view text) {
+  const auto open = text.find('[');
+  const auto close = text.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos || close == open + 1) return "none";
+  return std::string(text.substr(open + 1, close - open - 1));
+}
+
 // A variable the drift phase compares: NCCL_*, OMPI_*, UCX_*, less what the launcher sets per rank, node or job
 // (is_launcher_bookkeeping) and the launcher's own settings: OMPI_MCA_plm* configure mpirun's launch on the first
 // node, and mpirun sets OMPI_MCA_plm=rsh on the nodes its daemons start (seen on the namespace cluster).
@@ -125,8 +133,7 @@ KeyValues node_facts(const NodeFactSources& sources) {
   facts.emplace_back("nvidia.driver", nvidia_driver(root));
   facts.emplace_back("limit.memlock", limit_text(sources.memlock_bytes, true));
   facts.emplace_back("limit.nofile", limit_text(sources.open_files, false));
-  const auto thp = parse_thp_mode(first_line_under(root, "/sys/kernel/mm/transparent_hugepage/enabled"));
-  facts.emplace_back("thp", thp.value_or("none"));
+  facts.emplace_back("thp", bracketed(first_line_under(root, "/sys/kernel/mm/transparent_hugepage/enabled")));
   facts.emplace_back("cpu.governor",
                      or_text(first_line_under(root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"), "none"));
   KeyValues env;

@@ -25,7 +25,7 @@ struct NodeFactSources {
   KeyValues environment;   // the process's variables, (name, value); only NCCL_*, OMPI_*, UCX_* are kept
   std::uint64_t memlock_bytes = kNoLimit;  // soft limits (getrlimit): RLIMIT_MEMLOCK
   std::uint64_t open_files = kNoLimit;     // RLIMIT_NOFILE
-  KeyValues versions;  // what the program knows of itself and its libraries: first among the facts
+  KeyValues versions;                      // what the program knows of itself and its libraries: first among the facts
 };
 
 // This process's sources: the root "/", its environment, its limits, and `versions`.
