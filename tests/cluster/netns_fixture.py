@@ -45,7 +45,11 @@ class NetnsCluster:
         """`name`: the folder's and the namespaces' prefix; `hosts`: how many; `shaped_mbit`: {host: Mbit/s}, or
         {"*": Mbit/s} for every host; `slots`: ranks a host."""
         self.tmp = tempfile.mkdtemp(prefix=f"distbench-{name}-")
-        self.env = dict(os.environ, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"db{name[:4]}{os.getpid()}",
+        # The first host's ranks inherit this environment (mpirun's), the others' start from a login's (the rsh
+        # agent), and mpirun forwards OMPI_* only: a caller's NCCL_* or UCX_* would make the first host the odd one
+        # out of health's drift phase.
+        calm = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "UCX_"))}
+        self.env = dict(calm, CLUSTER_DIR=self.tmp, CLUSTER_ID=f"db{name[:4]}{os.getpid()}",
                         CLUSTER_SLOTS=str(slots))
         self.hosts = hosts
         self.shaped_mbit = shaped_mbit

@@ -197,7 +197,8 @@ def health_param(record, key):
 
 
 class Health(unittest.TestCase):
-    """distbench health on the 3-host cluster: healthy, one host's link throttled, one host's ranks stopped."""
+    """distbench health on the 3-host cluster: healthy, one host's link throttled, one host's ranks stopped, one
+    host's settings unlike the others'."""
 
     def run_health(self, name, *args):
         js, prom = CLUSTER.path(f"{name}.json"), CLUSTER.path(f"{name}.prom")
@@ -227,7 +228,9 @@ class Health(unittest.TestCase):
                                                if a != b))  # every pair, both directions
         self.assertEqual(len([k for k in checks if k[0] == "link.latency_us"]), 3)
         phases = [k[1] for k in checks if k[0] == "phase.seconds"]
-        self.assertEqual(phases, ["rank", "clock", "node", "confirm", "job", "links", "isolation", "stragglers"])
+        self.assertEqual(phases, ["rank", "clock", "drift", "node", "confirm", "job", "links", "isolation",
+                                  "stragglers"])
+        self.assertFalse([k for k in checks if k[0] in ("drift.odd", "drift.split")])  # alike, launched alike
         for key, rec in checks.items():
             if key[0] in ("memory.wrong", "node.allreduce.wrong", "job.allreduce.wrong"):
                 self.assertEqual(rec["metrics"]["value"], 0, key)
@@ -346,6 +349,45 @@ class Health(unittest.TestCase):
         self.assertNotIn("failed", [verdicts["nodeA"], verdicts["nodeB"]], out)
         # nothing left behind on any host, the stopped ranks included
         assert_no_process_left(self)
+
+
+    def test_d_odd_settings_name_their_node(self):
+        # nodeB's MPI daemon, and so its ranks, start with another memlock limit and one more NCCL_* variable (the rsh
+        # agent sources profile.nodeB there): drift names nodeB alone, with the key and both values. The other phases
+        # only have to run: small probes, and no judgement against the median (a loaded machine once made nodeA's
+        # allreduce 0.001 GB/s measured alone).
+        profile, rules = CLUSTER.path("profile.nodeB"), CLUSTER.path("absolute.json")
+        with open(profile, "w") as f:
+            f.write("ulimit -S -l 64\nexport NCCL_DRIFT_CHECK=1\n")
+        with open(rules, "w") as f:
+            json.dump({"relative": False, "rules": []}, f)
+        try:
+            r, report, prom, _ = self.run_health("drift", "--rules", rules, "--memory-bytes", "8M",
+                                                 "--allreduce-bytes", "64K", "--link-bytes", "64K")
+        finally:
+            os.remove(profile)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(self.verdicts(report), {"nodeA": "healthy", "nodeB": "degraded", "nodeC": "healthy"},
+                         r.stdout)
+        drift = [rec for rec in report["records"] if rec["params"]["phase"] == "drift"]
+        odd = {health_param(rec, "key"): rec for rec in drift if health_param(rec, "metric") == "drift.odd"}
+        self.assertEqual(sorted(odd), ["env.NCCL_DRIFT_CHECK", "limit.memlock"], drift)
+        for rec in odd.values():
+            self.assertEqual((health_param(rec, "host"), health_param(rec, "status")), ("nodeB", "degraded"))
+        self.assertRegex(health_param(odd["limit.memlock"], "why"),
+                         r"^limit\.memlock: 64 KiB here, \S.* on the other 2 nodes$")
+        self.assertEqual(health_param(odd["env.NCCL_DRIFT_CHECK"], "why"),
+                         "env.NCCL_DRIFT_CHECK: 1 here, not set on the other 2 nodes")
+        self.assertFalse([rec for rec in drift if health_param(rec, "metric") == "drift.split"], drift)
+        drain = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("scontrol ")]
+        self.assertEqual(len(drain), 1, r.stdout)
+        self.assertIn("nodename=nodeB", drain[0])
+        self.assertIn("drift.odd", drain[0])
+        check_prometheus_text(self, prom)
+        with open(prom) as f:
+            text = f.read()
+        self.assertIn('distbench_health_drift_odd{host="nodeB",key="limit.memlock"} 1\n', text)
+        self.assertIn('distbench_health_node_status{host="nodeB"} 1\n', text)
 
 
 class Faults(unittest.TestCase):

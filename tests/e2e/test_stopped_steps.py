@@ -87,7 +87,7 @@ CASES = [
     ("tp: tp step", TP, "tp step", 1, BOTH, (1,)),
     ("tp: check count", TP, "check count", 1, BOTH, ()),
     ("tp: gather", TP, "gather", 1, BOTH, ()),
-] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {5: (1,)}.get(i, ())) for i in range(1, 9)] + [
+] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {6: (1,)}.get(i, ())) for i in range(1, 10)] + [
     ("health: finish (farewell)", HEALTH, "finish", 1, BOTH, (0,)),
     ("health: finish (leaving)", HEALTH, "finish", 2, BOTH, ()),
     ("health: soak", HEALTH_SOAK, "health phase", 4, BOTH, (1,)),

@@ -23,6 +23,9 @@ class MPIConnector final : public Connector {
   std::string_view kind() const override { return "mpi"; }
   std::string launch_description() const override;
   std::vector<std::pair<std::string, std::string>> facts() const override;
+  std::vector<std::pair<std::string, std::string>> library_versions() const override {
+    return {{"mpi.library", library_version()}};
+  }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }

@@ -81,6 +81,14 @@ class NcclBackend final : public Backend {
     return out;
   }
 
+  KeyValues library_versions() const override {
+    KeyValues out;
+    for (auto& entry : runtime_versions()) {
+      if (entry.first != "warning" && entry.first != "nccl.header") out.push_back(std::move(entry));
+    }
+    return out;
+  }
+
   KeyValues cautions() const override {
     if (auto text = gpu_sharing_warning(sharing_, mps_)) return {{"gpu_shared", std::move(*text)}};
     return {};

@@ -34,6 +34,7 @@ Record check_record(const Check& c) {
       .set("why", c.why)
       .set("role", c.screening ? "screening" : "verdict");
   if (!c.peer.empty()) r.set("peer", c.peer);  // only the node summaries of links name one
+  if (!c.key.empty()) r.set("key", c.key);     // only the drift checks name one
   if (!c.skipped.empty()) {
     r.set("status", std::string("skipped"));
     r.status = "skipped";
@@ -60,6 +61,7 @@ Check check_of(const Record& r) {
   c.value = r.metric(metrics::value.key);
   c.screening = r.param_text("role") == "screening";
   c.peer = r.param_text("peer");
+  c.key = r.param_text("key");
   return c;
 }
 

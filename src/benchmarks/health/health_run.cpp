@@ -1,5 +1,6 @@
 #include "benchmarks/health/health_run.hpp"
 
+#include "benchmarks/health/drift.hpp"
 #include "benchmarks/health/gpu_checks.hpp"
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
@@ -8,7 +9,9 @@
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/node_facts.hpp"
 #include "core/sys/quote.hpp"
+#include "version.hpp"
 
 #include <fmt/format.h>
 
@@ -84,6 +87,7 @@ const std::vector<HealthRun::NamedStep>& HealthRun::steps() {
       {"gpu", &HealthRun::gpu_phase},
       {"rank", &HealthRun::rank_phase},
       {"clock", &HealthRun::clock_phase},
+      {"drift", &HealthRun::drift_phase},
       {"node", &HealthRun::node_phase},
       {"confirm", &HealthRun::confirm_phase},
       {"job", &HealthRun::job_phase},
@@ -184,6 +188,31 @@ nlohmann::json HealthRun::clock_phase() {
   return phase(
       "clock", [&](PhaseContext& ctx) { return probe_clock(connector_, topo_.leaders, ctx); },
       [&](const PhaseResult& r, nlohmann::json&) { return clock_checks(r, topo_, plan_, steady_offset_ns_); });
+}
+
+// Each node's first rank reads its node's facts; the root compares them.
+nlohmann::json HealthRun::drift_phase() {
+  const auto& leaders = topo_.leaders;
+  const bool leader = std::find(leaders.begin(), leaders.end(), connector_.rank()) != leaders.end();
+  return phase(
+      "drift",
+      [&](PhaseContext&) {
+        if (!leader) return nlohmann::json::object();
+        KeyValues facts = node_facts(this_process_sources({{"distbench", fmt::format("{} ({})", kVersion, kGitSha)}}));
+        merge_facts(facts, connector_.library_versions());
+        merge_facts(facts, world_.backend().library_versions());
+        return facts_json(facts);
+      },
+      [&](const PhaseResult& r, nlohmann::json&) {
+        std::vector<std::optional<KeyValues>> facts;
+        for (int l : leaders) {
+          const auto& j = r.ranks[static_cast<std::size_t>(l)];
+          facts.push_back(j ? facts_of(*j) : std::nullopt);
+        }
+        auto checks = drift_checks(topo_.hosts, facts);
+        apply_plan_rules(checks, plan_);
+        return checks;
+      });
 }
 
 nlohmann::json HealthRun::node_phase() {

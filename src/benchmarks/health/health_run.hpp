@@ -43,6 +43,7 @@ class HealthRun {
   nlohmann::json gpu_phase();  // NVML's state of each node's GPUs, XIDs, copies between GPUs
   nlohmann::json rank_phase();
   nlohmann::json clock_phase();
+  nlohmann::json drift_phase();  // each node's software and settings against the other nodes' (drift.hpp)
   nlohmann::json node_phase();
   nlohmann::json confirm_phase();  // what the screenings flagged, measured again with the others idle
   nlohmann::json confirm_body(PhaseContext& ctx);

@@ -119,7 +119,7 @@ const std::vector<std::string>& health_metrics() {
       "job.allreduce.busbw_gbps", "job.allreduce.wrong", "link.bandwidth_gbps", "link.latency_us",
       "isolation.bandwidth_gbps", "isolation.isolated", "straggler.lateness_us", "phase.seconds", "phase.arrived",
       "phase.completed", "node.checked", "node.status", "cluster.status", "soak.calls_wrong", "soak.elements_wrong",
-      "soak.calls",
+      "soak.calls", "drift.odd", "drift.split",
       // the gpu phase (gpu_checks.cpp) and the datasheet judgement
       "gpu.count", "gpu.lost", "gpu.ecc_enabled", "gpu.ecc_volatile_uncorrected", "gpu.ecc_volatile_corrected",
       "gpu.ecc_aggregate_uncorrected", "gpu.ecc_aggregate_corrected", "gpu.retired_pages_pending",

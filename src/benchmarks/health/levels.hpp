@@ -27,6 +27,7 @@ inline constexpr std::array kPhaseLevels = {
     PhaseLevel{"gpu", Level::quick},            // NVML's state of each node's GPUs, XIDs, copies between GPUs
     PhaseLevel{"rank", Level::quick},           // memory touched and read back, copy bandwidth
     PhaseLevel{"clock", Level::quick},          // clock skew and offsets
+    PhaseLevel{"drift", Level::quick},          // the node whose software or settings differ from most nodes'
     PhaseLevel{"node", Level::standard},        // allreduce inside each node
     PhaseLevel{"confirm", Level::quick},        // suspects re-tested alone
     PhaseLevel{"job", Level::standard},         // allreduce over every rank

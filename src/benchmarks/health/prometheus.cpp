@@ -90,14 +90,19 @@ struct HealthFamilies {
   Family soak_wrong{"distbench_health_soak_wrong",
                     "Soak: calls and elements that read back wrong per rank (what=calls|elements)."};
   Family soak_calls{"distbench_health_soak_calls", "Soak: the verified allreduce calls each rank ran."};
+  Family drift_odd{"distbench_health_drift_odd",
+                   "1 where the host's value of a setting differs from the one most nodes have (key: the setting)."};
+  Family drift_split{"distbench_health_drift_values",
+                     "Values of a setting when no value is on most nodes (key: the setting)."};
   Family phase_s{"distbench_health_phase_duration_seconds", "Time each phase of the check took."};
   Family stamp{"distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time)."};
 
   std::string text() const {
     std::string out;
     for (const Family* f :
-         {&cluster_status, &node_status, &link_bw, &link_lat, &link_ok, &node_link_min, &node_link_median, &node_bw,
-          &job_bw, &wrong, &mem_bw, &transfer, &skew, &late, &soak_wrong, &soak_calls, &phase_s, &stamp}) {
+         {&cluster_status, &node_status, &link_bw,   &link_lat,    &link_ok,  &node_link_min, &node_link_median,
+          &node_bw,        &job_bw,      &wrong,     &mem_bw,      &transfer, &skew,          &late,
+          &soak_wrong,     &soak_calls,  &drift_odd, &drift_split, &phase_s,  &stamp}) {
       out += f->text();
     }
     return out;
@@ -149,6 +154,10 @@ void add_figure(HealthFamilies& f, const Check& c) {
                      c.value);
   } else if (c.metric == "soak.calls") {
     f.soak_calls.add({}, c.value);
+  } else if (c.metric == "drift.odd") {
+    f.drift_odd.add({{"host", c.host}, {"key", c.key}}, 1);
+  } else if (c.metric == "drift.split") {
+    f.drift_split.add({{"key", c.key}}, c.value);
   } else if (c.metric == "phase.seconds") {
     f.phase_s.add({{"phase", c.subject}}, c.value);
   }

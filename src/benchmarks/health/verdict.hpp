@@ -30,6 +30,7 @@ struct Check {
   std::string limit;  // the bound it was held to, e.g. ">= 0.71 (0.75 x median)"; "" when none
   std::string why;    // for a status other than healthy: what is wrong, in words
   std::string peer;   // a node's summary of its links: the node at the other end of its slowest ("" otherwise)
+  std::string key;    // drift: the setting that differs ("kernel", "env.NCCL_IB_HCA"; "" otherwise)
   // A figure measured while others measured too (every node's allreduce at once, a link in a busy round): its
   // status nominates a suspect, and the suspect's re-test alone (confirmation, isolation) decides. A screening
   // check counts in no verdict.

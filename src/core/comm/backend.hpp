@@ -41,6 +41,9 @@ class Backend {
   virtual std::unique_ptr<Communicator> create_communicator(const Partition& partition, const ArmedStep& step) = 0;
   // Runtime facts for `info` and reports (library versions, devices).
   virtual KeyValues describe() const = 0;
+  // Library and driver versions only, cheap to read (no device work, unlike describe): health's drift phase compares
+  // them across nodes. Empty by default.
+  virtual KeyValues library_versions() const { return {}; }
   // What makes this backend's figures mean something else on this machine, as {warning code, text} (several
   // processes taking turns on one GPU); a run lists each among its warnings. Empty by default.
   virtual KeyValues cautions() const { return {}; }

@@ -29,6 +29,9 @@ class Connector {
   virtual std::string launch_description() const = 0;
   // Settings of the job that its figures depend on, for reports and their headers (MPI's thread level).
   virtual std::vector<std::pair<std::string, std::string>> facts() const { return {}; }
+  // The versions of the libraries the job runs on, cheap to read (health's drift phase compares them across nodes):
+  // MPI's library version. Empty by default.
+  virtual std::vector<std::pair<std::string, std::string>> library_versions() const { return {}; }
 
   virtual int rank() const = 0;
   virtual int size() const = 0;

@@ -21,6 +21,18 @@ namespace {
 bool recorded(std::string_view key) {
   constexpr std::string_view kPrefixes[] = {"NCCL_", "OMPI_",  "UCX_",    "MPICH_",        "I_MPI_",
                                             "FI_",   "SLURM_", "MASTER_", "TORCHELASTIC_", "DISTBENCH_"};
+  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_") || key == "WORLD_SIZE" ||
+      key == "LOCAL_WORLD_SIZE") {
+    return true;
+  }
+  const bool wanted =
+      std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](std::string_view p) { return key.starts_with(p); });
+  return wanted && !is_launcher_bookkeeping(key);
+}
+
+}  // namespace
+
+bool is_launcher_bookkeeping(std::string_view key) {
   constexpr std::string_view kBookkeeping[] = {"OMPI_COMM_WORLD_",
                                                "OMPI_MCA_orte_",
                                                "OMPI_MCA_ess",
@@ -45,18 +57,9 @@ bool recorded(std::string_view key) {
                                                "SLURM_STEPID",
                                                "SLURM_LAUNCH_NODE_IPADDR",
                                                "SLURM_SRUN_COMM_PORT"};
-  if (key == "CUDA_VISIBLE_DEVICES" || key == "GLIBC_TUNABLES" || key.starts_with("MALLOC_") || key == "WORLD_SIZE" ||
-      key == "LOCAL_WORLD_SIZE") {
-    return true;
-  }
-  const bool wanted =
-      std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](std::string_view p) { return key.starts_with(p); });
-  const bool noise = std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping),
-                                 [&](std::string_view p) { return key.starts_with(p); });
-  return wanted && !noise;
+  return std::any_of(std::begin(kBookkeeping), std::end(kBookkeeping),
+                     [&](std::string_view p) { return key.starts_with(p); });
 }
-
-}  // namespace
 
 KeyValues captured_environment() {
   KeyValues out;

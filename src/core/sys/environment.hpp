@@ -4,6 +4,7 @@
 #include "core/sys/key_values.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace distbench {
 
@@ -12,6 +13,9 @@ namespace distbench {
 // bookkeeping (OMPI_COMM_WORLD_*, OMPI_MCA_orte_*, SLURM_PROCID, ...) is left out: it differs per rank and says
 // nothing about the configuration.
 KeyValues captured_environment();
+// Open MPI's and Slurm's per-process bookkeeping, left out of captured_environment (a prefix match): it differs per
+// rank, node or job by construction and says nothing about the configuration.
+bool is_launcher_bookkeeping(std::string_view key);
 // The machine and the launcher, for the report: cpu_model, cpu_cores (online), kernel (uname), launcher (mpirun,
 // srun, a PMI mpiexec, torchrun, env://, or none: from the variables the launcher sets), and the Slurm job's facts.
 KeyValues machine_facts();
