@@ -1,5 +1,6 @@
 #include "cli/gather_run_info.hpp"
 
+#include "core/report/nic_rate_json.hpp"
 #include "core/sys/environment.hpp"
 #include "core/sys/machine_mode.hpp"
 #include "version.hpp"
@@ -9,6 +10,25 @@
 #include <algorithm>
 
 namespace distbench::cli {
+
+std::vector<NodeNicRate> gather_nic_rates(Connector& connector, const std::vector<std::string>& hosts,
+                                          const std::vector<int>& local_ranks, const ArmedStep& step) {
+  // Each node's first local rank reads its sysfs; the others send nothing: one short record per node.
+  std::string mine;
+  if (connector.local_rank() == 0) mine = nic_rate_json({connector.hostname(), read_nic_rate("/")}).dump();
+  const auto sent = allgather_string(connector, mine, step);
+  std::vector<NodeNicRate> out;
+  for (std::size_t r = 0; r < sent.size(); ++r) {
+    if (local_ranks[r] != 0 || sent[r].empty()) continue;
+    std::string problem;
+    const auto j = parse_json_text(sent[r], problem);
+    if (!j) throw failure(fmt::format("rank {}: its NIC rate did not arrive whole: {}", r, problem));
+    NodeNicRate n = nic_rate_from(JsonField(*j, "nic_rate"));
+    n.host = hosts[r];
+    out.push_back(std::move(n));
+  }
+  return out;
+}
 
 RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& entry,
                       const std::vector<std::string>& argv, const ArmedStep& step) {
@@ -36,6 +56,7 @@ RunInfo make_run_info(Connector& connector, World& world, const BackendEntry& en
   info.versions.emplace_back("build", kBuildOptions);
   for (auto& kv : machine_facts()) info.versions.push_back(std::move(kv));
   info.environment = captured_environment();
+  info.nic_rates = gather_nic_rates(connector, hosts, local_ranks, step);
   return info;
 }
 

@@ -4,6 +4,7 @@
 #include "core/measure/sizes.hpp"
 #include "model/breaks.hpp"
 #include "model/limits.hpp"
+#include "model/link_rate.hpp"
 #include "model/protocol_break.hpp"
 
 #include <fmt/format.h>
@@ -370,7 +371,7 @@ AlgorithmTime predict_time(const CollectiveModel& m, Algorithm algorithm, int p,
 }
 
 ModelResult build_model(const std::vector<ParsedReport>& reports, const std::vector<std::string>& sources,
-                        const ModelOptions& options) {
+                        const ModelOptions& given) {
   if (reports.empty()) {
     throw usage_error("no report given; pass one or more JSON reports of a sweep: distbench model run.json");
   }
@@ -380,10 +381,15 @@ ModelResult build_model(const std::vector<ParsedReport>& reports, const std::vec
     all.insert(all.end(), points.begin(), points.end());
   }
   all = merge_repeats(std::move(all));
-  const std::vector<Observation> points = points_of_collective(all, options);
+  const std::vector<Observation> points = points_of_collective(all, given);
+  // The link rate: --link-gbps, else the NIC rates the reports recorded (model/link_rate.hpp).
+  const LinkRate link = link_rate_of(reports, given.link_gbps);
+  ModelOptions options = given;
+  options.link_gbps = link.gbps;
   ModelResult result;
   result.sources = sources;
   result.link_gbps = options.link_gbps;
+  result.link_source = link.source;
   result.confidence = options.confidence;
   std::vector<std::string> notes;
   for (const Group& g : groups_by_algorithm(points, options, notes)) {

@@ -79,7 +79,9 @@ struct CollectiveModel {
 
 struct ModelResult {
   std::vector<std::string> sources;
+  // The rate held to (0: none), and where it came from (model/link_rate.hpp; "": unsaid).
   double link_gbps = 0;
+  std::string link_source;
   double confidence = 0.95;
   std::vector<CollectiveModel> models;  // one per collective and algorithm
 };

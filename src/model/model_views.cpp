@@ -43,6 +43,12 @@ std::string interval_text(double low, double high, std::string (*f)(double)) {
   return fmt::format("[{}, {}]", std::isinf(low) ? "inf" : f(low), std::isinf(high) ? "inf" : f(high));
 }
 
+// Where the link rate came from: "link 1.25 GB/s per rank and direction: eth0 10000 Mb/s as read on nodeA (...)".
+std::string link_line(const ModelResult& r) {
+  if (r.link_gbps > 0) return fmt::format("link {:g} GB/s per rank and direction: {}", r.link_gbps, r.link_source);
+  return "link rate " + r.link_source;
+}
+
 std::string header_line(const CollectiveModel& m) {
   std::string ranks;
   for (int p : m.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(p);
@@ -116,6 +122,7 @@ std::string model_text(const ModelResult& r) {
   for (const CollectiveModel& m : r.models) {
     out += fmt::format("# distbench model: {}\n", escape_text(header_line(m)));
     out += fmt::format("# T(p, S) = {}\n", formula_text(m.collective, m.algorithm));
+    if (!r.link_source.empty()) out += "# " + escape_text(link_line(r)) + "\n";
     for (const std::string& line : parameter_lines(r, m)) out += "  " + line + "\n";
     out += "# measured against the model (resid: measured/model - 1; of bound: busbw / the model's large-size busbw";
     out += r.link_gbps > 0 ? "; of link: busbw / what the links allow this algorithm)\n" : ")\n";
@@ -156,6 +163,7 @@ std::string model_markdown(const ModelResult& r) {
   for (const CollectiveModel& m : r.models) {
     out += fmt::format("## distbench model: {}\n\n", markdown_text(header_line(m)));
     out += fmt::format("T(p, S) = `{}`\n\n", formula_text(m.collective, m.algorithm));
+    if (!r.link_source.empty()) out += markdown_text(link_line(r)) + "\n\n";
     for (const std::string& line : parameter_lines(r, m)) out += "- " + markdown_text(line) + "\n";
     out += "\n| p | size | measured us | model us | resid | busbw GB/s | of bound | of link | refused because |\n";
     out += "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
@@ -266,6 +274,7 @@ std::string model_json(const ModelResult& r) {
   out["tool"] = {{"name", "distbench"}, {"version", kVersion}, {"git_sha", kGitSha}};
   out["sources"] = r.sources;
   out["link_gbps"] = r.link_gbps > 0 ? json(r.link_gbps) : json(nullptr);
+  if (!r.link_source.empty()) out["link_source"] = r.link_source;  // absent: the reports say nothing of it
   out["confidence"] = r.confidence;
   out["models"] = json::array();
   for (const CollectiveModel& m : r.models) out["models"].push_back(collective_model_json(m));

@@ -2,6 +2,7 @@
 
 #include "benchmarks/health/drift.hpp"
 #include "benchmarks/health/gpu_checks.hpp"
+#include "benchmarks/health/nic_checks.hpp"
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "benchmarks/health/soak.hpp"
@@ -276,9 +277,17 @@ nlohmann::json HealthRun::links_phase() {
   const LinkSchedule schedule = link_schedule(static_cast<int>(topo_.hosts.size()), plan_.links, plan_.link_seed);
   const std::vector<NodePair> pairs = schedule.in_order();
   return phase(
-      "links", [&](PhaseContext& ctx) { return probe_links(world_, *world_comm_, topo_.leaders, pairs, plan_, ctx); },
+      "links",
+      [&](PhaseContext& ctx) {
+        auto sent = probe_links(world_, *world_comm_, topo_.leaders, pairs, plan_, ctx);
+        const int node = topo_.node_of_rank[static_cast<std::size_t>(connector_.rank())];
+        if (topo_.leaders[static_cast<std::size_t>(node)] == connector_.rank()) add_nic_sent(sent, read_nic_rate("/"));
+        return sent;
+      },
       [&](const PhaseResult& r, nlohmann::json& decision) {
         links_ = link_checks(r, topo_, plan_);
+        auto nics = nic_checks(nic_rates_sent(r, topo_), topo_, links_.node_summaries);
+        links_.node_summaries.insert(links_.node_summaries.end(), nics.begin(), nics.end());
         isolation_ = plan_isolation(static_cast<int>(topo_.hosts.size()), links_.bad, links_.good, links_.score);
         decision["retests"] = pairs_json(isolation_.in_order());
         // A re-test that passes the links' bound needs no second attempt.

@@ -53,6 +53,28 @@ std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts, bool 
   return lines;
 }
 
+// Each node's median link as a fraction of its NIC's rate (node.link.fraction_of_nic): the median over nodes and
+// the lowest, with its NIC; empty when no node's rate was read.
+std::string nic_fraction_line(const std::vector<Check>& checks) {
+  std::vector<const Check*> fractions;
+  std::map<std::string, const Check*> nic_of;
+  for (const Check& c : checks) {
+    if (c.metric == "node.link.fraction_of_nic") fractions.push_back(&c);
+    if (c.metric == "node.nic.link_gbps") nic_of[c.subject] = &c;
+  }
+  if (fractions.empty()) return {};
+  std::stable_sort(fractions.begin(), fractions.end(),
+                   [](const Check* a, const Check* b) { return a->value < b->value; });
+  const Check* low = fractions.front();
+  const auto nic = nic_of.find(low->subject);
+  return fmt::format(
+      "of the NIC: the median link is {:.0f} % of its node's NIC rate (median over {}); lowest {} "
+      "{:.0f} % ({})",
+      100 * fractions[fractions.size() / 2]->value, plural(fractions.size(), "node", "nodes"),
+      escape_text(low->subject), 100 * low->value,
+      nic == nic_of.end() ? std::string("-") : escape_text(nic->second->limit));
+}
+
 // The links in a few lines, from each node's summary of its own: the median over nodes of their median link, the
 // nodes with the slowest links (with the peer), and how many links were suspects.
 std::vector<std::string> link_summary_lines(const std::vector<Check>& checks) {
@@ -80,6 +102,7 @@ std::vector<std::string> link_summary_lines(const std::vector<Check>& checks) {
                            lows[i]->value, escape_text(lows[i]->peer));
   }
   lines.push_back("slowest links: " + slowest);
+  if (auto nic = nic_fraction_line(checks); !nic.empty()) lines.push_back(std::move(nic));
   lines.push_back(fmt::format("suspects: {} (below the bound while measured among others); re-tests alone: {}",
                               plural(suspects, "direction", "directions"),
                               plural(measured, "direction", "directions")));

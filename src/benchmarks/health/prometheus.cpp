@@ -74,6 +74,8 @@ struct HealthFamilies {
                        "The slowest of the node's links measured (either direction), the peer at its other end."};
   Family node_link_median{"distbench_health_node_link_median_bandwidth_bytes_per_second",
                           "The median of the node's links measured (both directions)."};
+  Family node_nic{"distbench_health_node_nic_rate_bytes_per_second",
+                  "The node's NIC rate as sysfs reports it (speed or InfiniBand rate); NaN when unknown."};
   Family node_bw{"distbench_health_node_allreduce_busbw_bytes_per_second",
                  "Allreduce bus bandwidth among the ranks of one node."};
   Family job_bw{"distbench_health_job_allreduce_busbw_bytes_per_second",
@@ -100,9 +102,9 @@ struct HealthFamilies {
   std::string text() const {
     std::string out;
     for (const Family* f :
-         {&cluster_status, &node_status, &link_bw,   &link_lat,    &link_ok,  &node_link_min, &node_link_median,
-          &node_bw,        &job_bw,      &wrong,     &mem_bw,      &transfer, &skew,          &late,
-          &soak_wrong,     &soak_calls,  &drift_odd, &drift_split, &phase_s,  &stamp}) {
+         {&cluster_status, &node_status, &link_bw,    &link_lat,  &link_ok,     &node_link_min, &node_link_median,
+          &node_nic,       &node_bw,     &job_bw,     &wrong,     &mem_bw,      &transfer,      &skew,
+          &late,           &soak_wrong,  &soak_calls, &drift_odd, &drift_split, &phase_s,       &stamp}) {
       out += f->text();
     }
     return out;
@@ -135,6 +137,8 @@ void add_figure(HealthFamilies& f, const Check& c) {
     f.node_link_min.add({{"host", c.host}, {"peer", c.peer}}, c.value * 1e9);
   } else if (c.metric == "node.link.median_gbps") {
     f.node_link_median.add({{"host", c.host}}, c.value * 1e9);
+  } else if (c.metric == "node.nic.link_gbps") {
+    f.node_nic.add({{"host", c.host}}, c.value * 1e9);
   } else if (c.metric == "node.allreduce.busbw_gbps") {
     f.node_bw.add({{"host", c.host}}, c.value * 1e9);
   } else if (c.metric == "job.allreduce.busbw_gbps") {

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/measure/units.hpp"
+#include "core/report/nic_rate_json.hpp"
 #include "core/report/startup_json.hpp"
 
 #include <fmt/format.h>
@@ -165,6 +166,7 @@ json run_info_json(const RunInfo& info) {
   env["ranks"] = std::move(ranks);
   env["versions"] = key_values(info.versions);
   env["variables"] = key_values(info.environment);
+  if (!info.nic_rates.empty()) env["nic_rates"] = nic_rates_json(info.nic_rates);  // absent: not recorded
   j["environment"] = std::move(env);
   json warnings = json::array();
   for (const Warning& w : info.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}});

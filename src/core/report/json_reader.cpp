@@ -3,6 +3,7 @@
 // exception out of nlohmann or a conversion that wraps or is undefined.
 #include "core/report/json_fields.hpp"
 #include "core/report/json_model.hpp"
+#include "core/report/nic_rate_json.hpp"
 #include "core/report/startup_json.hpp"
 
 #include "core/error.hpp"
@@ -218,6 +219,7 @@ RunInfo run_info_from(const JsonField& j) {
   }
   info.versions = key_values_from(env.at("versions"));
   info.environment = key_values_from(env.at("variables"));
+  if (const auto n = env.find("nic_rates")) info.nic_rates = nic_rates_from(*n);  // absent before they were read
   if (const auto w = j.find("warnings")) {
     for (const JsonField& one : w->elements())
       info.warnings.push_back({one.at("code").text(), one.at("message").text()});

@@ -4,6 +4,7 @@
 #include "core/comm/backend.hpp"
 #include "core/report/record.hpp"
 #include "core/report/startup.hpp"
+#include "core/sys/nic_rate.hpp"
 
 #include <string>
 #include <string_view>
@@ -16,6 +17,12 @@ struct RankInfo {
   std::string host;
   int local_rank = 0;
   std::string cpus{};  // the CPUs it was allowed to run on, "0-1" (core/sys/machine_mode.hpp); empty: not recorded
+};
+
+// A node's NIC rate as read at run time (core/sys/nic_rate.hpp): one per node, from its first local rank.
+struct NodeNicRate {
+  std::string host;
+  NicRate rate;
 };
 
 struct RunInfo {
@@ -35,6 +42,8 @@ struct RunInfo {
   KeyValues versions;             // library, device and machine facts
   KeyValues environment;          // launcher and library variables as set on the root rank
   std::vector<Warning> warnings;  // what the user should know about the results, and what to do about it
+  // Each node's NIC rate, in order of first rank (core/sys/nic_rate.hpp); empty: not recorded (older reports).
+  std::vector<NodeNicRate> nic_rates;
 
   // The value of `versions[key]`; empty when the run has none (e.g. "mpi.thread_level" without MPI).
   std::string version(std::string_view key) const {
