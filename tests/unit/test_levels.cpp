@@ -29,15 +29,17 @@ std::vector<std::string> phases_of(const HealthPlan& plan) {
 }
 
 TEST(Levels, EachLevelRunsItsPhases) {
-  // quick: each node's own state (and the confirmation of a rank the copy screening named); no collective
-  // bandwidth across nodes
-  EXPECT_EQ(phases_of(plan_at(Level::quick)), (std::vector<std::string>{"start", "rank", "clock", "confirm"}));
+  // quick: each node's own state, its GPUs' and its software's against the other nodes' (and the confirmation of a rank
+  // the copy screening named); no collective bandwidth across nodes
+  EXPECT_EQ(phases_of(plan_at(Level::quick)),
+            (std::vector<std::string>{"start", "gpu", "rank", "clock", "drift", "confirm"}));
   // standard: the check as it was before levels, every phase but the soak
-  EXPECT_EQ(phases_of(plan_at(Level::standard)), (std::vector<std::string>{"start", "rank", "clock", "node", "confirm",
-                                                                           "job", "links", "isolation", "stragglers"}));
+  EXPECT_EQ(phases_of(plan_at(Level::standard)),
+            (std::vector<std::string>{"start", "gpu", "rank", "clock", "drift", "node", "confirm", "job", "links",
+                                      "isolation", "stragglers"}));
   EXPECT_EQ(phases_of(plan_at(Level::long_run)),
-            (std::vector<std::string>{"start", "rank", "clock", "node", "confirm", "job", "links", "isolation",
-                                      "stragglers", "soak"}));
+            (std::vector<std::string>{"start", "gpu", "rank", "clock", "drift", "node", "confirm", "job", "links",
+                                      "isolation", "stragglers", "soak"}));
   // a plan nobody set a level on is the standard check
   EXPECT_EQ(phases_of(HealthPlan{}), phases_of(plan_at(Level::standard)));
 }
@@ -49,7 +51,8 @@ TEST(Levels, TheSoakRunsWheneverItHasABudget) {
   // --soak-seconds at any level: the soak alone after that level's phases; 0 turns the long level's off
   const HealthPlan quick_soak = plan_at(Level::quick, 2.5);
   EXPECT_EQ(quick_soak.soak_seconds, 2.5);
-  EXPECT_EQ(phases_of(quick_soak), (std::vector<std::string>{"start", "rank", "clock", "confirm", "soak"}));
+  EXPECT_EQ(phases_of(quick_soak),
+            (std::vector<std::string>{"start", "gpu", "rank", "clock", "drift", "confirm", "soak"}));
   EXPECT_FALSE(phase_runs(plan_at(Level::long_run, 0.0), "soak"));
   EXPECT_TRUE(phase_runs(plan_at(Level::long_run, 0.0), "stragglers"));
 }
