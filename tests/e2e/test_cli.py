@@ -634,8 +634,8 @@ class Health(Workdir):
         self.assertEqual(report["config"]["level"], "quick")
         self.assertEqual(report["config"]["soak_seconds"], 0)
         phases = [x["params"]["subject"] for x in report["records"] if x["params"]["metric"] == "phase.seconds"]
-        self.assertEqual(phases, ["rank", "clock", "confirm"])  # no allreduce, link or straggler phase
-        self.assertIn("level quick: phases start, rank, clock, confirm\n", r.stdout)
+        self.assertEqual(phases, ["gpu", "rank", "clock", "drift", "confirm"])  # no allreduce, link or straggler phase
+        self.assertIn("level quick: phases start, gpu, rank, clock, drift, confirm\n", r.stdout)
         self.assertIn("# Health: healthy", r.stdout)
 
     def test_a_short_soak_checks_every_rank(self):

@@ -106,6 +106,10 @@ TEST(Rules, BadFilesSayWhatIsWrong) {
   EXPECT_THAT(
       message(R"({"rules": [{"metric": "memory.copy_gpbs", "compare": ">=", "threshold": 1}]})"),
       AllOf(HasSubstr("rule 1"), HasSubstr("\"memory.copy_gpbs\" matches no metric"), HasSubstr("memory.copy_gbps")));
+  // of a family no metric has, the families, on a line that stays short however many metrics there are
+  const std::string families = message(R"({"rules": [{"metric": "gpus.count", "compare": ">=", "threshold": 1}]})");
+  EXPECT_THAT(families, AllOf(HasSubstr("the families are"), HasSubstr("gpu.*"), HasSubstr("hardware.*")));
+  EXPECT_LT(families.size(), 400u) << families;
   EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e400}]})"),
               AllOf(HasSubstr("the number 1e400 is beyond the range of a double"), Not(HasSubstr("json.exception"))));
 }

@@ -441,9 +441,43 @@ std::vector<Check> gpu_checks(const PhaseResult& phase, const Topology& topo, co
   return out;
 }
 
+// One GPU rank's figures against its datasheet: a fraction each, degraded below SpecFractions' bounds (information
+// when processes share the GPU: each measured its share).
+void datasheet_checks(const nlohmann::json& j, const GpuSpec& spec, const std::string& subject, const std::string& host,
+                      std::vector<Check>& out) {
+  const SpecFractions fractions;
+  const int sharers = j.value("processes_per_gpu", 1);
+  auto held = [&](const char* metric, const char* key, double factor, double peak, double least,
+                  const std::string& what) {
+    if (!j.contains(key) || peak <= 0) return;
+    Check c = make_check("rank", subject, host, metric, factor * j[key].get<double>() / peak, "1");
+    c.limit = fmt::format(">= {:.2f} of {}", least, what);
+    c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
+    if (sharers > 1) {
+      // Each process measured while the others used the same GPU: its share, not the GPU's figure.
+      c.why = fmt::format("{} processes share this GPU, each measured its share (information): {}", sharers, c.why);
+    } else if (c.value < least) {
+      c.status = Status::degraded;
+    }
+    out.push_back(std::move(c));
+  };
+  held("hardware.memory_fraction", "copy_gbps", 2.0, spec.memory_gbps, fractions.memory,
+       fmt::format("the {}'s memory bandwidth ({:.0f} GB/s)", spec.short_name, spec.memory_gbps));
+  const double link = pcie_gbps(spec.pcie_gen, spec.pcie_width);
+  const std::string link_text =
+      fmt::format("PCIe Gen{} x{} ({:.1f} GB/s each way)", spec.pcie_gen, spec.pcie_width, link);
+  held("hardware.h2d_fraction", "h2d_gbps", 1.0, link, fractions.host_link, link_text);
+  held("hardware.d2h_fraction", "d2h_gbps", 1.0, link, fractions.host_link, link_text);
+  if (j.contains("gemm_tflops")) {
+    held("hardware.gemm_fraction", "gemm_tflops", 1.0, spec.fp32_tflops, fractions.gemm,
+         fmt::format("the {}'s FP32 rate ({:.1f} TFLOP/s)", spec.short_name, spec.fp32_tflops));
+  } else if (j.contains("gemm_skipped")) {
+    out.push_back(skipped_check("rank", subject, host, "hardware.gemm_fraction", j["gemm_skipped"].get<std::string>()));
+  }
+}
+
 std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& topo, const HealthPlan& plan) {
   std::vector<Check> out;
-  const SpecFractions fractions;
   std::set<int> host_memory_nodes;
   for (std::size_t r = 0; r < rank_phase.ranks.size(); ++r) {
     const auto& j = rank_phase.ranks[r];
@@ -469,35 +503,7 @@ std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& to
                                               model)));
       continue;
     }
-    const int sharers = j->value("processes_per_gpu", 1);
-    auto held = [&](const char* metric, const char* key, double factor, double peak, double least,
-                    const std::string& what) {
-      if (!j->contains(key) || peak <= 0) return;
-      Check c = make_check("rank", subject, host, metric, factor * (*j)[key].get<double>() / peak, "1");
-      c.limit = fmt::format(">= {:.2f} of {}", least, what);
-      c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
-      if (sharers > 1) {
-        // Each process measured while the others used the same GPU: its share, not the GPU's figure.
-        c.why = fmt::format("{} processes share this GPU, each measured its share (information): {}", sharers, c.why);
-      } else if (c.value < least) {
-        c.status = Status::degraded;
-      }
-      out.push_back(std::move(c));
-    };
-    held("hardware.memory_fraction", "copy_gbps", 2.0, spec->memory_gbps, fractions.memory,
-         fmt::format("the {}'s memory bandwidth ({:.0f} GB/s)", spec->short_name, spec->memory_gbps));
-    const double link = pcie_gbps(spec->pcie_gen, spec->pcie_width);
-    const std::string link_text =
-        fmt::format("PCIe Gen{} x{} ({:.1f} GB/s each way)", spec->pcie_gen, spec->pcie_width, link);
-    held("hardware.h2d_fraction", "h2d_gbps", 1.0, link, fractions.host_link, link_text);
-    held("hardware.d2h_fraction", "d2h_gbps", 1.0, link, fractions.host_link, link_text);
-    if (j->contains("gemm_tflops")) {
-      held("hardware.gemm_fraction", "gemm_tflops", 1.0, spec->fp32_tflops, fractions.gemm,
-           fmt::format("the {}'s FP32 rate ({:.1f} TFLOP/s)", spec->short_name, spec->fp32_tflops));
-    } else if (j->contains("gemm_skipped")) {
-      out.push_back(
-          skipped_check("rank", subject, host, "hardware.gemm_fraction", (*j)["gemm_skipped"].get<std::string>()));
-    }
+    datasheet_checks(*j, *spec, subject, host, out);
   }
   apply_plan_rules(out, plan);
   return out;

@@ -113,6 +113,24 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+namespace {
+
+// The metrics a misspelt pattern may have meant, for its error line: those of its family (the part before the first
+// '.', "memory" for "memory.copy_gpbs"), else the families, so that the line stays short as metrics are added.
+std::string metrics_like(const std::string& pattern, const std::vector<std::string>& known) {
+  const std::string family = pattern.substr(0, pattern.find('.'));
+  std::vector<std::string> same, families;
+  for (const std::string& m : known) {
+    const std::string f = m.substr(0, m.find('.'));
+    if (f == family) same.push_back(m);
+    if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+  }
+  if (!same.empty()) return fmt::format("those of {}.* are {}", family, fmt::join(same, ", "));
+  return fmt::format("the families are {}.*", fmt::join(families, ".*, "));
+}
+
+}  // namespace
+
 const std::vector<std::string>& health_metrics() {
   static const std::vector<std::string> names = {
       "memory.wrong", "memory.copy_gbps", "clock.skew_ms", "node.allreduce.busbw_gbps", "node.allreduce.wrong",
@@ -196,8 +214,8 @@ void check_rule(const Rule& rule, const nlohmann::ordered_json& r, const std::st
   if (!std::isfinite(rule.threshold)) throw rules_error(origin, where + ": \"threshold\" must be finite");
   const auto& known = health_metrics();
   if (std::none_of(known.begin(), known.end(), [&](const std::string& m) { return glob_match(rule.metric, m); })) {
-    throw rules_error(origin, fmt::format("{}: \"metric\": \"{}\" matches no metric of the check (they are {})", where,
-                                          excerpt(rule.metric), fmt::join(known, ", ")));
+    throw rules_error(origin, fmt::format("{}: \"metric\": \"{}\" matches no metric of the check ({})", where,
+                                          excerpt(rule.metric), metrics_like(rule.metric, known)));
   }
 }
 
