@@ -89,6 +89,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   if (!o.rules.empty())
     plan.rules = health::parse_rules(read_text_file(o.rules, "rules file", kSmallTextFileMaxBytes), o.rules);
   plan.rules_path = o.rules;
+  if (!plan.gpus_per_node && plan.rules.gpus_per_node) plan.gpus_per_node = plan.rules.gpus_per_node;
   plan.prom_path = o.prom;
   plan.links = link_mode(o.links);
   plan.link_seed = o.link_seed;

@@ -9,6 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace distbench::health {
 namespace {
@@ -112,6 +116,36 @@ TEST(Rules, BadFilesSayWhatIsWrong) {
   EXPECT_LT(families.size(), 400u) << families;
   EXPECT_THAT(message(R"({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e400}]})"),
               AllOf(HasSubstr("the number 1e400 is beyond the range of a double"), Not(HasSubstr("json.exception"))));
+}
+
+TEST(Rules, AClusterKindCanSayHowManyGpusEachNodeHas) {
+  EXPECT_EQ(parse_rules(R"({"gpus_per_node": 8, "rules": []})", "h200.json").gpus_per_node, 8);
+  EXPECT_FALSE(parse_rules(R"({"rules": []})", "x.json").gpus_per_node.has_value());
+  for (const char* bad : {R"({"gpus_per_node": 0, "rules": []})", R"({"gpus_per_node": 8.5, "rules": []})",
+                          R"({"gpus_per_node": "8", "rules": []})", R"({"gpus_per_node": 65, "rules": []})"}) {
+    try {
+      parse_rules(bad, "bad.json");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("\"gpus_per_node\" must be a whole number from 1 to 64")) << bad;
+    }
+  }
+}
+
+TEST(Rules, TheRulesFilesOfEachClusterKindParse) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr) << "run through meson test (DISTBENCH_SOURCE_ROOT names the sources)";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(root) + "/docs/rules")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const Rules rules = parse_rules(text, entry.path().filename().string());
+    EXPECT_EQ(rules.gpus_per_node, 8) << entry.path();
+    EXPECT_FALSE(rules.rules.empty()) << entry.path();
+    ++files;
+  }
+  EXPECT_GE(files, 2);
 }
 
 TEST(Rules, EveryMetricOfTheCheckCanBeRuled) {

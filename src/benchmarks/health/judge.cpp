@@ -157,18 +157,23 @@ Error rules_error(const std::string& origin, const std::string& what) {
   return usage_error(fmt::format("rules file {}: {}; see docs/health.md, 'Health rules'", origin, what));
 }
 
-// The file's own keys: "relative" (true or false) and "rules", nothing else.
-bool read_relative(const nlohmann::ordered_json& j, const std::string& origin) {
-  bool relative = true;
+// The file's own keys: "relative" (true or false), "gpus_per_node" (1 to 64: what NVML must count on every node, for
+// a cluster kind) and "rules", nothing else.
+void read_file_keys(const nlohmann::ordered_json& j, const std::string& origin, Rules& out) {
   for (const auto& [key, value] : j.items()) {
     if (key == "relative") {
       if (!value.is_boolean()) throw rules_error(origin, "\"relative\" must be true or false");
-      relative = value.get<bool>();
+      out.relative = value.get<bool>();
+    } else if (key == "gpus_per_node") {
+      if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 64) {
+        throw rules_error(origin, "\"gpus_per_node\" must be a whole number from 1 to 64");
+      }
+      out.gpus_per_node = static_cast<int>(value.get<long long>());
     } else if (key != "rules") {
-      throw rules_error(origin, fmt::format("unknown key \"{}\" (known: \"rules\", \"relative\")", key));
+      throw rules_error(origin,
+                        fmt::format("unknown key \"{}\" (known: \"rules\", \"relative\", \"gpus_per_node\")", key));
     }
   }
-  return relative;
 }
 
 // A rule's fields, each of its type; a severity is degraded or failed.
@@ -228,7 +233,7 @@ Rules parse_rules(std::string_view text, const std::string& origin) {
   const nlohmann::ordered_json& j = *parsed;
   if (!j.is_object()) throw rules_error(origin, "expected an object with a \"rules\" list");
   Rules out;
-  out.relative = read_relative(j, origin);
+  read_file_keys(j, origin, out);
   if (!j.contains("rules") || !j["rules"].is_array()) throw rules_error(origin, "expected \"rules\": a list of rules");
   std::size_t i = 0;
   for (const auto& r : j["rules"]) {

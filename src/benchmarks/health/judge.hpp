@@ -59,6 +59,7 @@ struct Rule {
 struct Rules {
   std::vector<Rule> rules;
   bool relative = true;  // also judge against the cluster's median (the rules file's "relative": false turns it off)
+  std::optional<int> gpus_per_node;  // "gpus_per_node": what NVML must count on every node (--gpus-per-node wins)
 };
 
 // Every metric a health check reports, by name: a rule's pattern must match one of them (a misspelt metric would
