@@ -228,7 +228,7 @@ class Health(unittest.TestCase):
                                                if a != b))  # every pair, both directions
         self.assertEqual(len([k for k in checks if k[0] == "link.latency_us"]), 3)
         phases = [k[1] for k in checks if k[0] == "phase.seconds"]
-        self.assertEqual(phases, ["rank", "clock", "drift", "node", "confirm", "job", "links", "isolation",
+        self.assertEqual(phases, ["gpu", "rank", "clock", "drift", "node", "confirm", "job", "links", "isolation",
                                   "stragglers"])
         self.assertFalse([k for k in checks if k[0] in ("drift.odd", "drift.split")])  # alike, launched alike
         for key, rec in checks.items():

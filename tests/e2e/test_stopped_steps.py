@@ -50,7 +50,8 @@ STOPPER = "kill -STOP $$; exec \"$0\" \"$@\""
 SWEEP = ["allreduce", "-b", "1K", "-e", "4K", "-n", "5", "-w", "2"]
 LATENCY = ["latency", "-b", "8", "-e", "64", "-n", "5"]
 HEALTH = ["health", "--allreduce-bytes", "1M", "--memory-bytes", "16M"]
-# the soak alone after the quick level's phases (rank, clock, confirm): its 4th phase; bounded by its budget and -T
+# the soak alone after the quick level's phases (gpu, rank, clock, drift, confirm): its 6th phase; bounded by its
+# budget and -T
 SOAK_S = 1
 HEALTH_SOAK = HEALTH + ["--level", "quick", "--soak-seconds", str(SOAK_S)]
 ZERO = ["zero", "--params", "64K", "--layers", "2", "--stage", "1", "--check", "-n", "3"]
@@ -87,10 +88,10 @@ CASES = [
     ("tp: tp step", TP, "tp step", 1, BOTH, (1,)),
     ("tp: check count", TP, "check count", 1, BOTH, ()),
     ("tp: gather", TP, "gather", 1, BOTH, ()),
-] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {6: (1,)}.get(i, ())) for i in range(1, 10)] + [
+] + [(f"health: phase {i}", HEALTH, "health phase", i, BOTH, {7: (1,)}.get(i, ())) for i in range(1, 11)] + [
     ("health: finish (farewell)", HEALTH, "finish", 1, BOTH, (0,)),
     ("health: finish (leaving)", HEALTH, "finish", 2, BOTH, ()),
-    ("health: soak", HEALTH_SOAK, "health phase", 4, BOTH, (1,)),
+    ("health: soak", HEALTH_SOAK, "health phase", 6, BOTH, (1,)),
 ]
 
 

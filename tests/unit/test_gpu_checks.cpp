@@ -2,6 +2,7 @@
 // against the option or the majority, XIDs, copies between GPUs, and the rank phase's figures against the table of
 // known hardware. Each check is shown failing on the reading it exists for.
 #include "benchmarks/health/gpu_checks.hpp"
+#include "core/sys/gpu_readings.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -314,6 +315,25 @@ TEST(GpuChecks, TheReadingsOfARealH200AreJudgedHealthy) {
   // and the same readings with the slot limited to Gen4 are caught
   node["nvml"]["gpus"][0]["pcie_max_gen"] = 4;
   EXPECT_EQ(find(node_gpu_checks(node, "vm", plan, 0), "gpu.pcie_gen")->status, Status::degraded);
+}
+
+TEST(GpuFacts, ANodesGpusGiveTheFactsDriftComparesAcrossNodes) {
+  const char* root = std::getenv("DISTBENCH_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr);
+  std::ifstream in(std::string(root) + "/tests/data/gpu/h200_nvml.json");
+  nlohmann::json state = nlohmann::json::parse(in);
+  EXPECT_EQ(gpu_facts(state),
+            (KeyValues{{"gpu.model", "NVIDIA H200"}, {"gpu.vbios", "96.00.A5.00.1A"}, {"gpu.persistence_mode", "on"}}));
+  // a second GPU with another VBIOS and persistence off: both VBIOS named once each, persistence mixed
+  auto other = state["gpus"][0];
+  other["vbios"] = "96.00.99.00.01";
+  other["persistence_mode"] = false;
+  state["gpus"].push_back(other);
+  state["gpus"].push_back(state["gpus"][0]);
+  EXPECT_EQ(gpu_facts(state), (KeyValues{{"gpu.model", "NVIDIA H200"},
+                                         {"gpu.vbios", "96.00.A5.00.1A, 96.00.99.00.01"},
+                                         {"gpu.persistence_mode", "mixed"}}));
+  EXPECT_TRUE(gpu_facts(nlohmann::json::object()).empty());  // no GPU: no fact, as on every CPU node
 }
 
 TEST(SpecChecks, ProcessesSharingAGpuMeasureTheirShareAndAreNotHeldToTheDatasheet) {

@@ -58,6 +58,26 @@ TEST(Prometheus, TheSoakHasFamiliesOfItsOwn) {
   EXPECT_THAT(prometheus_text(sample_run(), 1.7e9), Not(HasSubstr("soak")));
 }
 
+TEST(Prometheus, GpuReadingsAndDatasheetFractionsHaveFamiliesSkippedOnesNone) {
+  std::vector<Record> records;
+  Check temp = make_check("gpu", "n1 GPU 0 (0000:1b:00.0)", "n1", "gpu.temperature_c", 91, "C");
+  temp.status = Status::degraded;
+  records.push_back(check_record(temp));
+  Check skipped = make_check("gpu", "n1 GPU 0 (0000:1b:00.0)", "n1", "gpu.nvlink_down", kNotMeasured, "1");
+  skipped.skipped = "NVML cannot read nvlink: Not Supported";
+  records.push_back(check_record(skipped));
+  records.push_back(
+      check_record(make_check("rank", "rank 0 (NVIDIA H200)", "n1", "hardware.memory_fraction", 0.78, "1")));
+  const std::string text = prometheus_text(records, 1.7e9);
+  EXPECT_THAT(text, HasSubstr("distbench_health_gpu_reading{host=\"n1\",subject=\"n1 GPU 0 (0000:1b:00.0)\","
+                              "reading=\"temperature_c\",unit=\"C\"} 91\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_gpu_healthy{host=\"n1\",subject=\"n1 GPU 0 (0000:1b:00.0)\","
+                              "reading=\"temperature_c\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("distbench_health_datasheet_fraction{host=\"n1\",subject=\"rank 0 (NVIDIA H200)\","
+                              "figure=\"memory\"} 0.78\n"));
+  EXPECT_THAT(text, Not(HasSubstr("nvlink_down")));  // skipped: no figure, and not a healthy 1 either
+}
+
 TEST(Prometheus, AnUnfinishedCheckSaysUnknownWithItsReason) {
   const std::string text = prometheus_unfinished_text(1.7e9);
   EXPECT_THAT(text, HasSubstr("# TYPE distbench_health_status gauge\n"));

@@ -10,7 +10,9 @@
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
+#include "core/sys/gpu_readings.hpp"
 #include "core/sys/node_facts.hpp"
+#include "core/sys/nvml_library.hpp"
 #include "core/sys/quote.hpp"
 #include "version.hpp"
 
@@ -202,6 +204,12 @@ nlohmann::json HealthRun::drift_phase() {
         KeyValues facts = node_facts(this_process_sources({{"distbench", fmt::format("{} ({})", kVersion, kGitSha)}}));
         merge_facts(facts, connector_.library_versions());
         merge_facts(facts, world_.backend().library_versions());
+        if (auto nvml = NvmlLibrary::open(plan_.nvml_library);
+            std::holds_alternative<std::unique_ptr<NvmlLibrary>>(nvml)) {
+          merge_facts(
+              facts,
+              gpu_facts(read_gpu_state(*std::get<std::unique_ptr<NvmlLibrary>>(nvml))));  // VBIOS drift, as Imbue's
+        }
         return facts_json(facts);
       },
       [&](const PhaseResult& r, nlohmann::json&) {

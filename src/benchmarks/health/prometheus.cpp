@@ -96,15 +96,21 @@ struct HealthFamilies {
                    "1 where the host's value of a setting differs from the one most nodes have (key: the setting)."};
   Family drift_split{"distbench_health_drift_values",
                      "Values of a setting when no value is on most nodes (key: the setting)."};
+  Family gpu_value{
+      "distbench_health_gpu_reading",
+      "A GPU's reading through NVML (reading: the metric without 'gpu.'; unit: its unit, as in the report)."};
+  Family gpu_ok{"distbench_health_gpu_healthy", "1 when the GPU's reading is within its bound, else 0."};
+  Family datasheet{"distbench_health_datasheet_fraction",
+                   "A GPU rank's figure as a fraction of its datasheet's (figure: memory, h2d, d2h, gemm)."};
   Family phase_s{"distbench_health_phase_duration_seconds", "Time each phase of the check took."};
   Family stamp{"distbench_health_last_run_timestamp_seconds", "When the check ended (Unix time)."};
 
   std::string text() const {
     std::string out;
-    for (const Family* f :
-         {&cluster_status, &node_status, &link_bw,    &link_lat,  &link_ok,     &node_link_min, &node_link_median,
-          &node_nic,       &node_bw,     &job_bw,     &wrong,     &mem_bw,      &transfer,      &skew,
-          &late,           &soak_wrong,  &soak_calls, &drift_odd, &drift_split, &phase_s,       &stamp}) {
+    for (const Family* f : {&cluster_status,   &node_status, &link_bw, &link_lat,   &link_ok,    &node_link_min,
+                            &node_link_median, &node_nic,    &node_bw, &job_bw,     &wrong,      &mem_bw,
+                            &transfer,         &skew,        &late,    &soak_wrong, &soak_calls, &drift_odd,
+                            &drift_split,      &gpu_value,   &gpu_ok,  &datasheet,  &phase_s,    &stamp}) {
       out += f->text();
     }
     return out;
@@ -164,6 +170,13 @@ void add_figure(HealthFamilies& f, const Check& c) {
     f.drift_split.add({{"key", c.key}}, c.value);
   } else if (c.metric == "phase.seconds") {
     f.phase_s.add({{"phase", c.subject}}, c.value);
+  } else if (c.skipped.empty() && c.metric.rfind("gpu.", 0) == 0) {
+    const std::string reading = c.metric.substr(4);
+    f.gpu_value.add({{"host", c.host}, {"subject", c.subject}, {"reading", reading}, {"unit", c.unit}}, c.value);
+    f.gpu_ok.add({{"host", c.host}, {"subject", c.subject}, {"reading", reading}}, c.status == Status::healthy ? 1 : 0);
+  } else if (c.skipped.empty() && c.metric.rfind("hardware.", 0) == 0) {
+    const std::string figure = c.metric.substr(9, c.metric.find("_fraction") - 9);
+    f.datasheet.add({{"host", c.host}, {"subject", c.subject}, {"figure", figure}}, c.value);
   }
 }
 

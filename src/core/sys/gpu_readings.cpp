@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -229,6 +230,28 @@ nlohmann::json read_loaded_state(const NvmlLibrary& nvml, const std::string& pci
   r.uint("pcie_max_gen", nvml.device_pcie_max_gen);
   r.uint("pcie_max_width", nvml.device_pcie_max_width);
   return g;
+}
+
+KeyValues gpu_facts(const nlohmann::json& state) {
+  std::vector<std::string> models, vbioses, persistence;
+  auto once = [](std::vector<std::string>& seen, const std::string& v) {
+    if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+  };
+  for (const auto& g : state.value("gpus", nlohmann::json::array())) {
+    once(models, g.value("name", std::string("?")));
+    once(vbioses, g.value("vbios", std::string("?")));
+    if (g.contains("persistence_mode")) once(persistence, g["persistence_mode"].get<bool>() ? "on" : "off");
+  }
+  if (models.empty()) return {};
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  };
+  KeyValues facts = {{"gpu.model", joined(models)}, {"gpu.vbios", joined(vbioses)}};
+  if (!persistence.empty())
+    facts.emplace_back("gpu.persistence_mode", persistence.size() > 1 ? "mixed" : persistence[0]);
+  return facts;
 }
 
 nlohmann::json clock_reason_names(unsigned long long reasons) {

@@ -4,6 +4,7 @@
 // driver cannot give is named in the GPU's "unavailable" object with NVML's reason ("Not Supported"), never invented.
 #pragma once
 
+#include "core/sys/key_values.hpp"
 #include "core/sys/nvml_library.hpp"
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,11 @@ nlohmann::json read_gpu_state(const NvmlLibrary& nvml, std::size_t max_gpus = kM
 // generation and width, temperature, power; read while the GPU works, so that a link resting at Gen1 or an idle
 // reason does not stand for the loaded state. {"unavailable": why} when NVML cannot find it.
 nlohmann::json read_loaded_state(const NvmlLibrary& nvml, const std::string& pci_bus_id);
+
+// What a node's GPUs have that should be alike across nodes of one kind, for health's drift phase: "gpu.model" and
+// "gpu.vbios" (each distinct value once, in GPU order, joined by ", "), "gpu.persistence_mode" (on, off, or mixed).
+// `state` is read_gpu_state's.
+KeyValues gpu_facts(const nlohmann::json& state);
 
 // The clock event reasons that hold a loaded GPU's clocks down (thermal, power, hardware slowdown), by name; idle,
 // application clocks and sync boost are not faults.
