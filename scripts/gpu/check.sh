@@ -1131,6 +1131,12 @@ EOF
   guarded 150 health_count distbench health --backend nccl --gpus-per-node 2; rc=$?
   grep -E "gpu.count|# Health" "$WORK/health_count.out"; echo "rc=$rc"
   [ $rc -eq 2 ] || fail "health --gpus-per-node 2 rc=$rc (want 2)"
+  echo "--- health --rules docs/rules/h200-sxm-8gpu.json --prom (8 GPUs a node: must fail here, exit 2)"
+  guarded 150 health_rules distbench health --backend nccl --level quick --rules docs/rules/h200-sxm-8gpu.json \
+    --prom "$WORK/health.prom"; rc=$?
+  grep -E "gpu.count|hardware|# Health" "$WORK/health_rules.out"; echo "rc=$rc"
+  [ $rc -eq 2 ] || fail "health --rules h200-sxm-8gpu.json rc=$rc (want 2)"
+  grep -E "^distbench_health_(gpu_healthy|datasheet_fraction|status)" "$WORK/health.prom" | head -30
   echo "--- health, 2 ranks on the one GPU"
   guarded 200 health2 "${MPIRUN[@]}" -np 2 "${HOSTID_WRAP[@]}" "${LINEBUF[@]}" distbench health --backend nccl \
     --json "$WORK/health2.json" ${HEALTH_FLAGS:-}; rc=$?
