@@ -156,13 +156,14 @@ void merge_facts(KeyValues& facts, KeyValues more) {
       ++it;
     }
   }
-  for (auto& [key, value] : more) {
+  for (auto& fact : more) {  // not a structured binding: clang 14 (the sanitizer builds) cannot capture one
+    const std::string& key = fact.first;
     auto same = std::find_if(facts.begin(), facts.end(), [&](const auto& kv) { return kv.first == key; });
     if (same != facts.end()) {
-      same->second = std::move(value);
+      same->second = std::move(fact.second);
     } else {
       auto env = std::find_if(facts.begin(), facts.end(), [](const auto& kv) { return is_env_key(kv.first); });
-      facts.emplace(env, std::move(key), std::move(value));
+      facts.emplace(env, std::move(fact));
     }
   }
   KeyValues kept;
