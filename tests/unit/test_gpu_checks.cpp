@@ -1,7 +1,8 @@
-// The GPU checks (benchmarks/health/gpu_checks): NVML's readings of a node judged reading by reading, the GPU count
-// against the option or the majority, XIDs, copies between GPUs, and the rank phase's figures against the table of
-// known hardware. Each check is shown failing on the reading it exists for.
+// The GPU checks (benchmarks/health/gpu_checks and spec_checks): NVML's readings of a node judged reading by
+// reading, the GPU count against the option or the majority, XIDs, copies between GPUs, and the rank phase's figures
+// against the table of known hardware. Each check is shown failing on the reading it exists for.
 #include "benchmarks/health/gpu_checks.hpp"
+#include "benchmarks/health/spec_checks.hpp"
 #include "core/sys/gpu_readings.hpp"
 
 #include <gmock/gmock.h>

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace distbench::health {
 namespace {
@@ -26,13 +25,6 @@ bool serious_xid(long xid) {
 double number_or_nan(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : kNotMeasured;
-}
-
-Check skipped_check(const std::string& phase, const std::string& subject, const std::string& host,
-                    const std::string& metric, std::string why) {
-  Check c = make_check(phase, subject, host, metric, kNotMeasured, "1");
-  c.skipped = std::move(why);
-  return c;
 }
 
 // The checks of one GPU's NVML readings, section by section.
@@ -69,8 +61,9 @@ class GpuJudge {
   }
   void skipped(const char* metric, const char* key) {
     if (unavailable.contains(key)) {
-      out.push_back(skipped_check("gpu", subject, host, metric,
-                                  fmt::format("NVML cannot read {}: {}", key, unavailable[key].get<std::string>())));
+      out.push_back(
+          make_skipped_check("gpu", subject, host, metric,
+                             fmt::format("NVML cannot read {}: {}", key, unavailable[key].get<std::string>())));
     }
   }
 
@@ -139,9 +132,7 @@ class GpuJudge {
       c.limit = "no thermal, power-brake or hardware slowdown";
       if (clock_reasons_are_faults(reasons)) {
         c.status = Status::degraded;
-        std::string names;
-        for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-        c.why = fmt::format("clocks held down: {}", names);
+        c.why = fmt::format("clocks held down: {}", clock_reason_text(reasons));
       }
     } else {
       skipped("gpu.clock_event_reasons", "clock_event_reasons");
@@ -252,8 +243,8 @@ class GpuJudge {
 void xid_checks(const nlohmann::json& node, const std::string& host, std::vector<Check>& out) {
   const nlohmann::json k = node.value("kernel_xids", nlohmann::json::object());
   if (!k.value("readable", false)) {
-    out.push_back(skipped_check("gpu", host, host, "gpu.xid_since_boot",
-                                fmt::format("cannot read the kernel log: {}", k.value("why", std::string("?")))));
+    out.push_back(make_skipped_check("gpu", host, host, "gpu.xid_since_boot",
+                                     fmt::format("cannot read the kernel log: {}", k.value("why", std::string("?")))));
   } else {
     Check none = make_check("gpu", host, host, "gpu.xid_since_boot", 0, "1");
     none.limit = "no serious XID";
@@ -271,8 +262,8 @@ void xid_checks(const nlohmann::json& node, const std::string& host, std::vector
   }
   const nlohmann::json e = node.value("xid_events", nlohmann::json::object());
   if (!e.value("listening", false)) {
-    out.push_back(skipped_check("gpu", host, host, "gpu.xid_during_check",
-                                fmt::format("NVML events: {}", e.value("why", std::string("not listening")))));
+    out.push_back(make_skipped_check("gpu", host, host, "gpu.xid_during_check",
+                                     fmt::format("NVML events: {}", e.value("why", std::string("not listening")))));
     return;
   }
   const auto events = e.value("events", nlohmann::json::array());
@@ -294,7 +285,7 @@ void xid_checks(const nlohmann::json& node, const std::string& host, std::vector
 void peer_checks(const nlohmann::json& node, const std::string& host, std::vector<Check>& out) {
   const nlohmann::json p = node.value("peer_copies", nlohmann::json::object());
   if (p.contains("skipped")) {
-    out.push_back(skipped_check("gpu", host, host, "gpu.peer_copy_gbps", p["skipped"].get<std::string>()));
+    out.push_back(make_skipped_check("gpu", host, host, "gpu.peer_copy_gbps", p["skipped"].get<std::string>()));
     return;
   }
   const auto gbps = p.value("gbps", nlohmann::json::array());
@@ -316,46 +307,6 @@ void peer_checks(const nlohmann::json& node, const std::string& host, std::vecto
   for (Check& c : pairs) group.push_back(&c);
   judge_relative(group, Better::higher, RelativeRule{});
   out.insert(out.end(), pairs.begin(), pairs.end());
-}
-
-// NVML's reading of a rank's GPU while its GEMMs ran: clocks held down and a PCIe link below its maximum count here,
-// where an idle GPU's would not.
-void loaded_checks(const nlohmann::json& loaded, const std::string& subject, const std::string& host,
-                   std::vector<Check>& out) {
-  if (loaded.contains("unavailable") && loaded["unavailable"].is_string()) {
-    out.push_back(skipped_check("rank", subject, host, "gpu.loaded_clock_event_reasons",
-                                fmt::format("NVML under load: {}", loaded["unavailable"].get<std::string>())));
-    return;
-  }
-  if (loaded.contains("clock_event_reasons")) {
-    const auto reasons = loaded["clock_event_reasons"].get<unsigned long long>();
-    Check c = make_check("rank", subject, host, "gpu.loaded_clock_event_reasons", static_cast<double>(reasons), "1");
-    c.limit = "no thermal, power-brake or hardware slowdown under load";
-    std::string names;
-    for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-    if (clock_reasons_are_faults(reasons)) c.status = Status::degraded;
-    c.why = names.empty() ? "none" : fmt::format("under load: {}", names);
-    out.push_back(std::move(c));
-  }
-  for (const auto& [now, max, metric, unit] :
-       {std::tuple{"pcie_gen", "pcie_max_gen", "gpu.loaded_pcie_gen", "gen"},
-        std::tuple{"pcie_width", "pcie_max_width", "gpu.loaded_pcie_width", "lanes"}}) {
-    if (!loaded.contains(now) || !loaded.contains(max)) continue;
-    Check c = make_check("rank", subject, host, metric, loaded[now].get<double>(), unit);
-    const double most = loaded[max].get<double>();
-    c.limit = fmt::format(">= {:.0f} (the most the GPU and its slot allow)", most);
-    if (c.value < most) {
-      c.status = Status::degraded;
-      c.why = fmt::format("under load the link runs at {:.0f} of {:.0f}", c.value, most);
-    }
-    out.push_back(std::move(c));
-  }
-  if (loaded.contains("sm_clock_mhz")) {
-    Check c = make_check("rank", subject, host, "gpu.loaded_sm_clock_mhz", loaded["sm_clock_mhz"].get<double>(), "MHz");
-    c.why =
-        fmt::format("{:.0f} W, {:.0f} C under load", loaded.value("power_w", 0.0), loaded.value("temperature_c", 0.0));
-    out.push_back(std::move(c));
-  }
 }
 
 // The GPU count most nodes read (0 when no value has more than half of them).
@@ -383,13 +334,13 @@ std::vector<Check> node_gpu_checks(const nlohmann::json& node, const std::string
       c.why = fmt::format("NVML cannot be opened: {}", why);
       out.push_back(std::move(c));
     } else {
-      out.push_back(skipped_check("gpu", host, host, "gpu.count",
-                                  fmt::format("every GPU check: NVML cannot be opened: {}", why)));
+      out.push_back(make_skipped_check("gpu", host, host, "gpu.count",
+                                       fmt::format("every GPU check: NVML cannot be opened: {}", why)));
     }
   } else {
     const nlohmann::json& nvml = node["nvml"];
     if (!nvml.contains("count")) {
-      out.push_back(skipped_check(
+      out.push_back(make_skipped_check(
           "gpu", host, host, "gpu.count",
           fmt::format("NVML cannot count the GPUs: {}",
                       nvml.value("unavailable", nlohmann::json::object()).value("count", std::string("?")))));
@@ -436,74 +387,6 @@ std::vector<Check> gpu_checks(const PhaseResult& phase, const Topology& topo, co
     if (!j || j->contains("error")) continue;  // the arrival checks name it
     auto more = node_gpu_checks(*j, topo.hosts[node], plan, majority);
     out.insert(out.end(), more.begin(), more.end());
-  }
-  apply_plan_rules(out, plan);
-  return out;
-}
-
-// One GPU rank's figures against its datasheet: a fraction each, degraded below SpecFractions' bounds (information
-// when processes share the GPU: each measured its share).
-void datasheet_checks(const nlohmann::json& j, const GpuSpec& spec, const std::string& subject, const std::string& host,
-                      std::vector<Check>& out) {
-  const SpecFractions fractions;
-  const int sharers = j.value("processes_per_gpu", 1);
-  auto held = [&](const char* metric, const char* key, double factor, double peak, double least,
-                  const std::string& what) {
-    if (!j.contains(key) || peak <= 0) return;
-    Check c = make_check("rank", subject, host, metric, factor * j[key].get<double>() / peak, "1");
-    c.limit = fmt::format(">= {:.2f} of {}", least, what);
-    c.why = fmt::format("{:.0f} % of {}", 100 * c.value, what);
-    if (sharers > 1) {
-      // Each process measured while the others used the same GPU: its share, not the GPU's figure.
-      c.why = fmt::format("{} processes share this GPU, each measured its share (information): {}", sharers, c.why);
-    } else if (c.value < least) {
-      c.status = Status::degraded;
-    }
-    out.push_back(std::move(c));
-  };
-  held("hardware.memory_fraction", "copy_gbps", 2.0, spec.memory_gbps, fractions.memory,
-       fmt::format("the {}'s memory bandwidth ({:.0f} GB/s)", spec.short_name, spec.memory_gbps));
-  const double link = pcie_gbps(spec.pcie_gen, spec.pcie_width);
-  const std::string link_text =
-      fmt::format("PCIe Gen{} x{} ({:.1f} GB/s each way)", spec.pcie_gen, spec.pcie_width, link);
-  held("hardware.h2d_fraction", "h2d_gbps", 1.0, link, fractions.host_link, link_text);
-  held("hardware.d2h_fraction", "d2h_gbps", 1.0, link, fractions.host_link, link_text);
-  if (j.contains("gemm_tflops")) {
-    held("hardware.gemm_fraction", "gemm_tflops", 1.0, spec.fp32_tflops, fractions.gemm,
-         fmt::format("the {}'s FP32 rate ({:.1f} TFLOP/s)", spec.short_name, spec.fp32_tflops));
-  } else if (j.contains("gemm_skipped")) {
-    out.push_back(skipped_check("rank", subject, host, "hardware.gemm_fraction", j["gemm_skipped"].get<std::string>()));
-  }
-}
-
-std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& topo, const HealthPlan& plan) {
-  std::vector<Check> out;
-  std::set<int> host_memory_nodes;
-  for (std::size_t r = 0; r < rank_phase.ranks.size(); ++r) {
-    const auto& j = rank_phase.ranks[r];
-    if (!j || j->contains("error")) continue;
-    const std::string& host = topo.host_of(static_cast<int>(r));
-    const std::string model = j->value("model", std::string());
-    if (model.empty()) {
-      const int node = topo.node_of_rank[r];
-      if (host_memory_nodes.insert(node).second) {
-        out.push_back(skipped_check("rank", host, host, "hardware.memory_fraction",
-                                    "ranks on host memory (this backend): the GPU's bandwidths and GEMM rate are "
-                                    "held to its datasheet under --backend nccl"));
-      }
-      continue;
-    }
-    const std::string subject = fmt::format("rank {} ({})", r, model);
-    if (j->contains("loaded")) loaded_checks((*j)["loaded"], subject, host, out);
-    const std::optional<GpuSpec> spec = find_gpu_spec(model);
-    if (!spec) {
-      out.push_back(skipped_check("rank", subject, host, "hardware.memory_fraction",
-                                  fmt::format("no datasheet figures for '{}' in the table of known GPUs "
-                                              "(docs/health.md): its figures are judged against the cluster alone",
-                                              model)));
-      continue;
-    }
-    datasheet_checks(*j, *spec, subject, host, out);
   }
   apply_plan_rules(out, plan);
   return out;

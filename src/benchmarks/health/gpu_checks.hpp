@@ -1,5 +1,5 @@
-// The GPU checks, judged on the root: what the gpu phase read through NVML on each node (a verdict per reading),
-// and the rank phase's GPU figures held to the table of known hardware (hardware_table.hpp).
+// The gpu phase's checks, judged on the root: what it read through NVML on each node, a verdict per reading (the
+// rank phase's GPU figures: spec_checks.hpp).
 #pragma once
 
 #include "benchmarks/health/evaluate.hpp"
@@ -20,10 +20,5 @@ std::vector<Check> gpu_checks(const PhaseResult& phase, const Topology& topo, co
 // nodes have (0: none to compare with).
 std::vector<Check> node_gpu_checks(const nlohmann::json& node, const std::string& host, const HealthPlan& plan,
                                    int majority_count);
-
-// The rank phase's figures of each GPU rank against its device's datasheet: memory bandwidth (a device copy moves
-// each byte twice), h2d and d2h against the PCIe link the GPU is built for, the SGEMM rate. Ranks on host memory:
-// one skipped check per node, saying so.
-std::vector<Check> spec_checks(const PhaseResult& rank_phase, const Topology& topo, const HealthPlan& plan);
 
 }  // namespace distbench::health

@@ -40,18 +40,19 @@ nlohmann::json probe_gpus(World& world, const HealthPlan& plan, PhaseContext& ct
   ctx.step = "opening NVML";
   auto opened = NvmlLibrary::open(plan.nvml_library);
   if (const auto* why = std::get_if<std::string>(&opened)) {
+    // No driver: one skipped record speaks for every GPU check; the kernel log is not read for nothing.
     out["nvml_unavailable"] = *why;
-  } else {
-    const NvmlLibrary& nvml = *std::get<std::unique_ptr<NvmlLibrary>>(opened);
-    XidListener listener(nvml);
-    ctx.step = "reading NVML";
-    out["nvml"] = read_gpu_state(nvml);
-    ctx.step = "copies between GPUs";
     out["peer_copies"] = peer_copies_json(world.device().peer_copies());
-    ctx.step = "XID events";
-    out["xid_events"] = listener.collect(0);
+    return out;
   }
-  if (!out.contains("peer_copies")) out["peer_copies"] = peer_copies_json(world.device().peer_copies());
+  const NvmlLibrary& nvml = *std::get<std::unique_ptr<NvmlLibrary>>(opened);
+  XidListener listener(nvml);  // listening while the copies below load the GPUs
+  ctx.step = "reading NVML";
+  out["nvml"] = read_gpu_state(nvml);
+  ctx.step = "copies between GPUs";
+  out["peer_copies"] = peer_copies_json(world.device().peer_copies());
+  ctx.step = "XID events";
+  out["xid_events"] = listener.collect(0);
   ctx.step = "reading the kernel log";
   out["kernel_xids"] = kernel_xids_json(read_kernel_xids());
   return out;

@@ -6,13 +6,13 @@
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
 #include "benchmarks/health/soak.hpp"
+#include "benchmarks/health/spec_checks.hpp"
 #include "benchmarks/health/start_checks.hpp"
 #include "core/comm/groups.hpp"
 #include "core/report/atomic_file.hpp"
 #include "core/report/text.hpp"
 #include "core/sys/gpu_readings.hpp"
 #include "core/sys/node_facts.hpp"
-#include "core/sys/nvml_library.hpp"
 #include "core/sys/quote.hpp"
 #include "version.hpp"
 
@@ -184,7 +184,14 @@ nlohmann::json HealthRun::rank_phase() {
 nlohmann::json HealthRun::gpu_phase() {
   return phase(
       "gpu", [&](PhaseContext& ctx) { return probe_gpus(world_, plan_, ctx); },
-      [&](const PhaseResult& r, nlohmann::json&) { return gpu_checks(r, topo_, plan_); });
+      [&](const PhaseResult& r, nlohmann::json&) {
+        gpu_states_.assign(topo_.leaders.size(), nullptr);
+        for (std::size_t n = 0; n < topo_.leaders.size(); ++n) {
+          const auto& j = r.ranks[static_cast<std::size_t>(topo_.leaders[n])];
+          if (j && j->contains("nvml")) gpu_states_[n] = (*j)["nvml"];
+        }
+        return gpu_checks(r, topo_, plan_);
+      });
 }
 
 nlohmann::json HealthRun::clock_phase() {
@@ -204,12 +211,6 @@ nlohmann::json HealthRun::drift_phase() {
         KeyValues facts = node_facts(this_process_sources({{"distbench", fmt::format("{} ({})", kVersion, kGitSha)}}));
         merge_facts(facts, connector_.library_versions());
         merge_facts(facts, world_.backend().library_versions());
-        if (auto nvml = NvmlLibrary::open(plan_.nvml_library);
-            std::holds_alternative<std::unique_ptr<NvmlLibrary>>(nvml)) {
-          merge_facts(
-              facts,
-              gpu_facts(read_gpu_state(*std::get<std::unique_ptr<NvmlLibrary>>(nvml))));  // VBIOS drift, as Imbue's
-        }
         return facts_json(facts);
       },
       [&](const PhaseResult& r, nlohmann::json&) {
@@ -217,6 +218,11 @@ nlohmann::json HealthRun::drift_phase() {
         for (int l : leaders) {
           const auto& j = r.ranks[static_cast<std::size_t>(l)];
           facts.push_back(j ? facts_of(*j) : std::nullopt);
+          // The node's GPUs as the gpu phase read them (VBIOS drift, as Imbue's host validation compares it).
+          const std::size_t n = facts.size() - 1;
+          if (facts.back() && n < gpu_states_.size() && !gpu_states_[n].is_null()) {
+            merge_facts(*facts.back(), gpu_facts(gpu_states_[n]));
+          }
         }
         auto checks = drift_checks(topo_.hosts, facts);
         apply_plan_rules(checks, plan_);

@@ -79,6 +79,7 @@ class HealthRun {
   nlohmann::json screened_;  // the last decision that named suspects to confirm (the rank or the node phase's)
   // What one phase leaves for a later one.
   std::vector<double> steady_offset_ns_;
+  std::vector<nlohmann::json> gpu_states_;  // root: each node's NVML readings from the gpu phase (null: none)
   Screening copy_screen_, node_screen_;
   LinkJudgement links_;
   IsolationPlan isolation_;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace distbench::health {
 namespace {
@@ -51,6 +52,13 @@ Check make_check(std::string phase, std::string subject, std::string host, std::
   c.metric = std::move(metric);
   c.value = value;
   c.unit = std::move(unit);
+  return c;
+}
+
+Check make_skipped_check(std::string phase, std::string subject, std::string host, std::string metric,
+                         std::string why) {
+  Check c = make_check(std::move(phase), std::move(subject), std::move(host), std::move(metric), kNotMeasured, "1");
+  c.skipped = std::move(why);
   return c;
 }
 

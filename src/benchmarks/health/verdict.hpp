@@ -42,6 +42,8 @@ struct Check {
 
 Check make_check(std::string phase, std::string subject, std::string host, std::string metric, double value,
                  std::string unit);
+// A check that could not be made here, with why (Check::skipped): no value, counted in no verdict.
+Check make_skipped_check(std::string phase, std::string subject, std::string host, std::string metric, std::string why);
 
 struct NodeVerdict {
   std::string host;

@@ -1,6 +1,7 @@
 #include "core/sys/gpu_readings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -243,12 +244,8 @@ KeyValues gpu_facts(const nlohmann::json& state) {
     if (g.contains("persistence_mode")) once(persistence, g["persistence_mode"].get<bool>() ? "on" : "off");
   }
   if (models.empty()) return {};
-  auto joined = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-  };
-  KeyValues facts = {{"gpu.model", joined(models)}, {"gpu.vbios", joined(vbioses)}};
+  KeyValues facts = {{"gpu.model", fmt::format("{}", fmt::join(models, ", "))},
+                     {"gpu.vbios", fmt::format("{}", fmt::join(vbioses, ", "))}};
   if (!persistence.empty())
     facts.emplace_back("gpu.persistence_mode", persistence.size() > 1 ? "mixed" : persistence[0]);
   return facts;
@@ -267,6 +264,12 @@ nlohmann::json clock_reason_names(unsigned long long reasons) {
         std::pair{nvml_api::kReasonDisplayClocks, "display_clocks"}}) {
     if ((reasons & bit) != 0) names.push_back(name);
   }
+  return names;
+}
+
+std::string clock_reason_text(unsigned long long reasons) {
+  std::string names;
+  for (const auto& n : clock_reason_names(reasons)) names += (names.empty() ? "" : ", ") + n.get<std::string>();
   return names;
 }
 

@@ -35,6 +35,8 @@ KeyValues gpu_facts(const nlohmann::json& state);
 // The clock event reasons that hold a loaded GPU's clocks down (thermal, power, hardware slowdown), by name; idle,
 // application clocks and sync boost are not faults.
 nlohmann::json clock_reason_names(unsigned long long reasons);
+// The same names in a line, "hw_slowdown, sw_thermal_slowdown" ("" for none).
+std::string clock_reason_text(unsigned long long reasons);
 // Whether any reason in `reasons` is one a healthy GPU under load should not show.
 bool clock_reasons_are_faults(unsigned long long reasons);
 
