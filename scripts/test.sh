@@ -29,8 +29,10 @@ timed "build: configure, compile the binary" sh scripts/build.sh "$@"
 timed "build: compile the tests" meson compile -C build
 # The fault tests (suite faults: killed, stopped and signalled ranks, 80 s, alone on the machine) run once, under the
 # sanitizers below, where the same paths are also checked for memory errors; here only when those are skipped.
-only_once=""
-[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || only_once="--no-suite faults"
+# The env:// launch tests (suite launches: failed launches and strangers, 40 s) run in build-nompi below, where env:// is
+# the only launch, and under the sanitizers; ./build's env:// code is the same, and its env suite keeps the connector.
+only_once="--no-suite launches"
+[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || only_once="$only_once --no-suite faults"
 # shellcheck disable=SC2086
 timed "build: tests" meson test -C build --no-rebuild --print-errorlogs --num-processes 2 $only_once || status=$?
 if [ ! -f build-nompi/build.ninja ]; then

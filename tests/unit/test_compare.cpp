@@ -6,6 +6,7 @@
 #include "compare/comparison.hpp"
 #include "compare/rank_tests.hpp"
 #include "core/error.hpp"
+#include "tests/support/sanitizers.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -280,6 +281,7 @@ CompareOptions threshold_only() {
 // 2 % one is below the 5 % threshold (SAME), the 20 % one is caught at least 90 % of the time, the 50 % one always;
 // equal runs are almost never SLOWER.
 TEST(Compare, VerdictRatesOnKnownShifts) {
+  if (test_support::under_sanitizers()) GTEST_SKIP() << test_support::kVolumeSkip;
   struct Case {
     double shift, min_slower, max_slower;
   };
