@@ -4,6 +4,7 @@
 #include "cli/collective_options.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/nccl_tests_spellings.hpp"
 #include "cli/runner.hpp"
 
 #include <CLI/CLI.hpp>
@@ -24,7 +25,9 @@ void add_collective_commands(CLI::App& root, Commands& commands) {
     add_collective_options(*app, *options, c);
     commands.push_back({app, [c, options](Invocation& inv) {
                           // bad input fails here, before MPI
-                          collective::CollectiveBenchmark benchmark(make_plan(c, *options));
+                          collective::SweepPlan plan = make_plan(c, *options);
+                          if (auto note = short_json_note(inv.arguments())) plan.ignored_options.push_back(*note);
+                          collective::CollectiveBenchmark benchmark(std::move(plan));
                           return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);
                         }});
   }

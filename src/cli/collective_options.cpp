@@ -167,6 +167,14 @@ void add_table_options(CLI::App& app, CollectiveOptions& o) {
       ->option_text("0|1")
       ->group(kReports)
       ->check(one_of({"0", "1"}));
+  app.add_option("-I,--per-iter-timing", o.per_iter_timing, "1: each case's per-sample statistics in -J's JSON")
+      ->option_text("0|1")
+      ->group(kReports)
+      ->check(one_of({"0", "1"}));
+  app.add_option("-K,--per-iter-skip", o.per_iter_skip, "-I's statistics leave out the first N samples")
+      ->option_text("N")
+      ->group(kReports)
+      ->check(in_range(0, 1000000));
 }
 
 // nccl-tests' threads: accepted so that its command lines run, never shown.
@@ -257,6 +265,23 @@ void set_timing(SweepPlan& plan, const CollectiveOptions& o) {
   collective::check_list_timing(plan, o.timings);
 }
 
+// -I and -K: statistics that only nccl-tests' JSON (-J/--output-file) holds; without it they are said to be ignored.
+void set_per_iteration(SweepPlan& plan, const CollectiveOptions& o) {
+  plan.per_iter_timing = o.per_iter_timing != 0;
+  plan.per_iter_skip = o.per_iter_skip;
+  const bool nccl_json = std::any_of(o.common.reports.begin(), o.common.reports.end(),
+                                     [](const ReportTarget& t) { return t.format->name == "nccl-tests-json"; });
+  if (plan.per_iter_timing && !nccl_json) {
+    plan.ignored_options.push_back({"option_ignored",
+                                    "-I/--per-iter-timing 1 ignored: its statistics go in -J's "
+                                    "nccl-tests JSON, not asked for (--json keeps every sample)"});
+  } else if (o.per_iter_skip > 0 && !plan.per_iter_timing) {
+    plan.ignored_options.push_back(
+        {"option_ignored",
+         fmt::format("-K/--per-iter-skip {} ignored: it trims -I's statistics; -I is off", o.per_iter_skip)});
+  }
+}
+
 // The floors, -c, the table's columns, and the reports' and buffers' options the plan keeps.
 void set_verification_and_table(SweepPlan& plan, const CollectiveOptions& o) {
   plan.floor.min_busbw = o.min_busbw;
@@ -270,6 +295,7 @@ void set_verification_and_table(SweepPlan& plan, const CollectiveOptions& o) {
   plan.malloc_reuse = o.common.malloc_reuse;
   plan.huge_pages = o.common.huge_pages == "on";
   plan.check_iters = o.check;
+  set_per_iteration(plan, o);
 }
 
 // -N, -S, -C, -a and the run's own: timeout, backend.
@@ -298,7 +324,7 @@ void add_collective_options(CLI::App& app, CollectiveOptions& o, std::optional<C
   app.get_option("--iters")->description("Samples per case; nccl-tests timing: calls per block");
   app.get_option("--warmup-iters")
       ->default_str(fmt::format("{}; nccl-tests 1; osu, imb theirs", SamplingOptions{}.warmup_iters));
-  add_common_options(app, o.common);
+  add_common_options(app, o.common, "collective");
   add_sweep_loop_options(app, o.common);
   add_per_rank_options(app, o.per_rank);
   add_sweep_options(app, o, reduces, rooted, lists);

@@ -24,6 +24,9 @@ struct CollectiveOptions {
   int cycles = 1;         // -N: sweeps (nccl-tests' run cycles)
   int timestamps = 0;     // -S: 0/1 (nccl-tests' report_timestamps)
   int cpu_time = 0;       // -C: 0/1 (nccl-tests' report_cputime)
+  // -I: 0/1, nccl-tests' per-iteration statistics in its JSON; -K: the samples they leave out (per_iter_skip)
+  int per_iter_timing = 0;
+  int per_iter_skip = 0;
   std::vector<std::string> timings = {"auto"};  // --timing: auto, or a list of sampled, nccl-tests, osu, imb
   int blocks = 0;  // --blocks: nccl-tests' timing's timed blocks per case (0: the sampling rule)
   std::vector<std::string> datatypes = {"float32"};

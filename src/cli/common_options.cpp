@@ -79,9 +79,9 @@ void add_sweep_loop_options(CLI::App& app, CommonOptions& o) {
       ->check(in_range(0, 100000));
 }
 
-void add_common_options(CLI::App& app, CommonOptions& o) {
+void add_common_options(CLI::App& app, CommonOptions& o, std::string_view benchmark) {
   using namespace groups;
-  add_report_options(app, o.reports);
+  add_report_options(app, o.reports, benchmark);
   app.add_flag("-q,--quiet", o.quiet, "No table and no progress line; warnings and errors still go to stderr")
       ->group(kReports);
   app.add_option("--progress", o.progress, "Progress lines: auto (live on a terminal), on or off")
@@ -127,15 +127,18 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->check(positive_number("seconds"));
 }
 
-void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports) {
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, std::string_view benchmark) {
   for (const ReportFormat& format : report_formats()) {
-    app.add_option_function<std::string>(
-           std::string(format.flag),
-           [&reports, &format](const std::string& path) { set_report_target(reports, format, path); },
-           std::string(format.help))
-        ->group(groups::kReports)
-        ->option_text("PATH")
-        ->check(non_empty_path());
+    const std::string flag = format.flag_for(benchmark);
+    if (flag.empty()) continue;
+    CLI::Option* option =
+        app.add_option_function<std::string>(
+               flag, [&reports, &format](const std::string& path) { set_report_target(reports, format, path); },
+               std::string(format.help))
+            ->group(groups::kReports)
+            ->option_text(format.extension.empty() ? "PATH" : "FILE")
+            ->check(non_empty_path());
+    if (!format.extension.empty()) option->check(path_ending(format.extension, format.option()));
   }
 }
 

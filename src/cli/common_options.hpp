@@ -12,6 +12,7 @@
 #include "core/report/report_formats.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace CLI {
@@ -62,8 +63,9 @@ struct UnusedOption {
 
 // Every run's groups: Reports (one option per report format, -q, --progress), Backend (--backend; NCCL's -g, -z, -R,
 // --alloc, shown only in a build with NCCL and accepted in every build; --huge-pages, --malloc-reuse) and Launch
-// (--launcher, --mpi-thread, -T).
-void add_common_options(CLI::App& app, CommonOptions& options);
+// (--launcher, --mpi-thread, -T). `benchmark`: the records the command writes ("collective"), for the report
+// formats of that benchmark alone.
+void add_common_options(CLI::App& app, CommonOptions& options, std::string_view benchmark = {});
 // The Sampling group: -n, -w, --max-noise, --min-samples, --max-time.
 void add_sampling_options(CLI::App& app, SamplingOptions& options);
 // Of the Sampling group only the step counts, -n (`timed`) and -w (`untimed`), for a benchmark that times exactly -n
@@ -74,8 +76,8 @@ void add_step_count_options(CLI::App& app, SamplingOptions& options, const std::
 // loop); -m and -G shown only in a build with NCCL and accepted in every build (the collectives').
 void add_sweep_loop_options(CLI::App& app, CommonOptions& options);
 // One option per report format (core/report/report_formats.hpp), in the Reports group, each adding its report to
-// `reports`. Every command that runs a benchmark takes them from here.
-void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports);
+// `reports`. Every command that runs a benchmark takes them from here; a format of one benchmark only on its commands.
+void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, std::string_view benchmark = {});
 // One option_ignored warning for each of `unused` that the command line gave `app`, so that no option given is
 // dropped without a word.
 std::vector<Warning> given_but_unused(const CLI::App& app, const std::vector<UnusedOption>& unused);

@@ -83,6 +83,10 @@ int run_report(const ReportOptions& opts) {
   }
   const ReportFormat* format = find_report_format(opts.format);
   if (format == nullptr) throw usage_error(fmt::format("unknown report format '{}'", opts.format));  // CLI11 checked
+  if (!format->benchmark.empty() && format->benchmark != report.benchmark) {
+    throw usage_error(fmt::format("--format {} is a {} sweep's; '{}' holds {}'s records: choose another format",
+                                  format->name, format->benchmark, opts.path, report.benchmark));
+  }
   if (format->name == "md" && !report.has_table()) {
     // A report from before the table was kept (schema versions 1 and 2): its records in a table of their own.
     write_view(opts, views::report_markdown(report));

@@ -98,6 +98,20 @@ CLI::Validator non_empty_path() {
       "PATH");
 }
 
+CLI::Validator path_ending(std::string_view ending, const std::string& option) {
+  return CLI::Validator(
+      [ending = std::string(ending), option](std::string& text) -> std::string {
+        const bool ends =
+            text.size() >= ending.size() &&
+            std::equal(ending.rbegin(), ending.rend(), text.rbegin(), [](char a, char b) {
+              return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+            });
+        if (text == "-" || ends) return std::string();
+        return fmt::format("{} writes {} files: name one that ends in {} (or '-': stdout)", option, ending, ending);
+      },
+      "FILE");
+}
+
 CLI::Validator in_range(long long lo, long long hi, const std::string& what) {
   return CLI::Validator(
       [lo, hi, what](std::string& text) -> std::string {

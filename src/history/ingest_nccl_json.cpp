@@ -91,7 +91,9 @@ RunMeta json_meta(const JsonField& top, const SourceFile& file, const IngestOpti
   std::replace(m.time.begin(), m.time.end(), ' ', 'T');
   m.machine = !options.machine.empty() ? options.machine : device.empty() ? "unknown machine" : device;
   m.benchmark = "nccl-tests";
-  m.backend = "nccl";
+  const auto distbench = top.find("distbench");  // written by distbench: the backend that ran
+  const auto backend = distbench ? distbench->find("backend") : std::nullopt;
+  m.backend = backend ? backend->text() : "nccl";
   m.world = world;
   const auto version = top.find("nccl_version");
   const auto config = top.find("config");
@@ -117,6 +119,8 @@ RunToStore read_nccl_tests_json(const SourceFile& file, const IngestOptions& opt
     const std::vector<JsonField> args = top.at("args").elements();
     const std::string program = args.empty() ? std::string() : args.front().text();
     collective = collective_of_program(program.empty() ? options.collective : program);
+    // distbench's own -J: the program is distbench, the collective its first argument
+    if (collective == "distbench" && args.size() > 1) collective = collective_of_program(args[1].text());
     if (collective.empty()) throw usage_error("no program in 'args'; name the collective with --collective NAME");
     const std::vector<JsonField> results = top.at("results").elements();
     if (results.size() > kIngestMaxCases) throw usage_error(fmt::format("more than {} results", kIngestMaxCases));

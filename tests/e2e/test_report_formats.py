@@ -3,7 +3,9 @@
 run itself wrote, for every benchmark that writes reports (the same reporter makes both, the second time from the
 JSON report); --jsonl streams the run a line per record; a report in the summary form (--per-rank summary, what
 records keep above 64 ranks) reads back in `report`'s every format, `compare` and `model`, and agrees with the
---per-rank-file that holds every rank's figures.
+--per-rank-file that holds every rank's figures. nccl-tests' JSON (-J/--output_file FILE.json, -I) read by a reader
+written from nccl-tests 2.19's format the way its tools/analyze_perf_json.py reads it, the same from `report --format
+nccl-tests-json`, and ingested by `history`.
 
 Environment: DISTBENCH (path of the binary).
 """
@@ -140,6 +142,137 @@ class OneSweepAtNp3(unittest.TestCase):
         fitted = run([BINARY, "model", self.js, "--format", "json"])
         self.assertEqual(fitted.returncode, 0, fitted.stderr)
         self.assertEqual(json.loads(fitted.stdout)["models"][0]["ranks"], [3])
+
+
+# nccl-tests 2.19's JSON as its readers take it (its src/util.cu writes it, its tools/analyze_perf_json.py reads it).
+NT_TOP = {"version": int, "start_time": str, "args": list, "env": list, "nccl_version": int, "config": dict,
+          "results": list, "out_of_bounds": dict, "average_bus_bandwidth": dict, "errors": list, "end_time": str}
+NT_CONFIG = {"nthreads": int, "ngpus": int, "minimum_bytes": int, "maximum_bytes": int, "warmup_iters": int,
+             "iterations": int, "aggregated_iterations": int, "validation": int, "graph": int,
+             "blocking_collectives": str, "per_iter_timing": str, "per_iter_skip": int, "parallel_init": str,
+             "devices": list}
+NT_ROW = {"size": int, "count": int, "type": str, "redop": str, "root": str, "actual_iterations": int,
+          "experiment_name": str}
+NT_PER_ITER = ["skipped_iterations", "min_us", "max_us", "avg_us", "p50_us", "p95_us", "p99_us", "stdev_us", "cv_pct",
+               "times_us"]
+
+
+def nt_figure(value):
+    """A figure as nccl-tests writes it: a number, or "nan"."""
+    return float(value) if value == "nan" or isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def read_nccl_tests_json(path, time_key="time"):
+    """Checks `path` against nccl-tests' format and returns its rows as (size, type, placement, time, busbw,
+    per-iteration statistics or None). Fails on a key missing, misnamed, of the wrong type or out of order."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    for key, kind in NT_TOP.items():
+        assert isinstance(data[key], kind), (key, data[key])
+    assert data["version"] == 3
+    assert all(isinstance(a, str) for a in data["args"] + data["env"])
+    cfg = data["config"]
+    for key, kind in NT_CONFIG.items():
+        assert isinstance(cfg[key], kind), (key, cfg[key])
+    assert ("step_factor" in cfg) != ("step_bytes" in cfg)
+    for dev in cfg["devices"]:
+        assert isinstance(dev["rank"], int) and isinstance(dev["hostname"], str) and isinstance(dev["device"], int)
+        assert isinstance(dev["device_info"], str)
+    rows, last = [], {}
+    for r in data["results"]:
+        for key, kind in NT_ROW.items():
+            assert isinstance(r[key], kind), (key, r[key])
+        int(r["root"])
+        assert r["size"] > last.get((r["type"], r["redop"], r["root"]), -1), "sizes ascend"
+        last[(r["type"], r["redop"], r["root"])] = r["size"]
+        placements = [p for p in ("out_of_place", "in_place") if p in r]
+        assert placements, r
+        for p in placements:
+            body = r[p]
+            assert sorted(body) == sorted([time_key, "alg_bw", "bus_bw", "nwrong"]), body
+            for key in (time_key, "alg_bw", "bus_bw"):
+                assert nt_figure(body[key]) is not None, (key, body)
+            assert body["nwrong"] is None or nt_figure(body["nwrong"]) is not None
+            per = r.get(p + "_per_iter")
+            if per is not None:
+                assert list(per) == NT_PER_ITER, list(per)
+                times = per["times_us"]
+                assert len(times) >= 1 and 0 <= per["skipped_iterations"] < len(times)
+                kept = sorted(times[per["skipped_iterations"]:])
+                assert per["min_us"] <= per["p50_us"] <= per["p95_us"] <= per["p99_us"] <= per["max_us"], per
+                assert per["min_us"] <= per["avg_us"] <= per["max_us"] and per["stdev_us"] >= 0, per
+                assert (per["min_us"], per["max_us"]) == (kept[0], kept[-1])
+                assert per["cv_pct"] == (per["stdev_us"] / per["avg_us"] * 100 if per["avg_us"] > 0 else 0)
+            rows.append((r["size"], r["type"], p, nt_figure(body[time_key]), nt_figure(body["bus_bw"]), per))
+    assert isinstance(data["out_of_bounds"]["count"], int) and data["out_of_bounds"]["okay"] in ("true", "false")
+    assert data["average_bus_bandwidth"]["okay"] in ("true", "false", "unchecked")
+    return data, rows
+
+
+def same_numbers(a, b):
+    """Equal, numbers to 1e-9 relative (a report read back keeps its samples in microseconds)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_numbers(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_numbers(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+class NcclTestsJson(Workdir):
+    def test_nccl_tests_json_reads_as_nccl_tests_writes_it(self):
+        a, b, c, d = (self.path(n) for n in ("a.json", "b.json", "c.json", "d.json"))
+        quick = ["-n", "4", "-w", "1", "-q"]
+        runs = [
+            (2, ["allreduce", "-b", "8", "-e", "1K", "-f", "4", *quick, "-J", a, "--json", d]),
+            (2, ["allreduce", "-b", "8", "-e", "64", "-d", "float32,float64", *quick, "--output_file", b,
+                 "-I", "1", "-K", "1", "--placement", "in-place"]),
+            (1, ["broadcast", "-b", "8", "-e", "64", *quick, "-C", "1", "--output-file", c, "--per_iter_timing", "1"]),
+        ]
+        results = run_concurrently([lambda n=n, args=args: run(MPIRUN + ["-np", str(n), BINARY, *args])
+                                    for n, args in runs], workers=2)
+        for (_, args), r in zip(runs, results):
+            self.assertEqual(r.returncode, 0, f"{args}: {r.stderr}")
+        notes = [line for line in results[0].stderr.splitlines() if "-J writes nccl-tests' JSON" in line]
+        self.assertEqual(len(notes), 1, results[0].stderr)  # -J: said once; --output_file: not at all
+        self.assertLessEqual(len(notes[0]), 100)
+        self.assertNotIn("-J writes", results[1].stderr + results[2].stderr)
+
+        data, rows = read_nccl_tests_json(a)
+        self.assertEqual([(s, p) for s, _, p, *_ in rows],
+                         [(s, p) for s in (8, 32, 128, 512) for p in ("out_of_place", "in_place")])
+        self.assertTrue(all(per is None for *_, per in rows))
+        self.assertEqual(data["config"]["per_iter_timing"], "false")
+        self.assertEqual([dev["rank"] for dev in data["config"]["devices"]], [0, 1])
+        self.assertEqual(load_json(d)["schema_version"], 4)  # --json keeps distbench's own
+        # the report's time is the table's (the records' time_us)
+        ours = {(x["params"]["bytes"], x["params"]["placement"]): x["metrics"]["time_us"]
+                for x in load_json(d)["records"]}
+        self.assertEqual([t for s, _, p, t, *_ in rows], [ours[(s, p.replace("_", "-"))] for s, _, p, *_ in rows])
+
+        data, rows = read_nccl_tests_json(b)
+        self.assertEqual([(s, t, p) for s, t, p, *_ in rows],
+                         [(s, t, "in_place") for t in ("float", "double") for s in (8, 16, 32, 64)])
+        self.assertTrue(all(per["skipped_iterations"] == 1 and len(per["times_us"]) == 4 for *_, per in rows))
+        self.assertEqual(data["config"]["per_iter_skip"], 1)
+
+        _, rows = read_nccl_tests_json(c, time_key="cpu_time")
+        self.assertTrue(rows and all(per is not None for *_, per in rows))
+
+        # the same document again from the JSON report; and history reads it as nccl-tests' own
+        again = run([BINARY, "report", d, "--format", "nccl-tests-json"])
+        self.assertEqual(again.returncode, 0, again.stderr)
+        with open(a, encoding="utf-8") as f:
+            self.assertTrue(same_numbers(json.loads(again.stdout), json.load(f)))
+        db = self.path("h.db")
+        ingest = run([BINARY, "history", "ingest", db, a])
+        self.assertEqual(ingest.returncode, 0, ingest.stderr)
+        shown = run([BINARY, "history", "list", db])
+        self.assertIn("allreduce", shown.stdout, shown.stderr)
+        refused = run([BINARY, "allreduce", "-J", self.path("x.txt")])
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("ends in .json", refused.stderr)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

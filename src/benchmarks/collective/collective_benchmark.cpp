@@ -85,6 +85,10 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   j["cycles"] = plan.cycles;
   j["timestamps"] = plan.timestamps;
   j["cpu_time"] = plan.cpu_time;
+  if (plan.per_iter_timing) {  // -I (written only when asked, so that other reports keep their keys)
+    j["per_iter_timing"] = true;
+    j["per_iter_skip"] = plan.per_iter_skip;
+  }
   const std::vector<Timing> timings = resolved_timings(plan, runs_on_device(backend));
   j["timing"] = std::string(name(timings.front()));  // the first method; all of them in "timings"
   j["timings"] = names(timings);

@@ -63,6 +63,9 @@ struct SweepPlan {
   int cycles = 1;           // -N: the whole sweep this many times, each a set of rows of its own
   bool timestamps = false;  // -S: each record's start time (metric start_time_s) and a table column
   bool cpu_time = false;    // -C: time the calls on the host clock, not where they run (CUDA events for nccl)
+  // -I: nccl-tests' per-iteration statistics in its JSON (-J/--output-file); -K: the first samples they leave out
+  bool per_iter_timing = false;
+  int per_iter_skip = 0;
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
   BandwidthFloor floor;  // --min-busbw / --min-algbw: exit code 6 below it

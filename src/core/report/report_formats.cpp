@@ -4,6 +4,7 @@
 #include "core/report/json_reporter.hpp"
 #include "core/report/jsonl_reporter.hpp"
 #include "core/report/markdown_reporter.hpp"
+#include "core/report/nccl_tests_json_reporter.hpp"
 
 #include <algorithm>
 
@@ -22,6 +23,10 @@ constexpr ReportFormat kFormats[] = {
     {"md", "--md", "Write a Markdown report, the same way (e.g. for a pull request)", make_reporter<MarkdownReporter>},
     {"jsonl", "--jsonl", "Write JSON Lines: a line per record as it is measured, the same way",
      make_reporter<JsonLinesReporter>},
+    {"nccl-tests-json", "-J,--output-file",
+     "Write nccl-tests' JSON (FILE.json), as nccl-tests' -J does; -I adds its "
+     "per-iteration statistics",
+     make_reporter<NcclTestsJsonReporter>, "collective", ".json"},
 };
 
 }  // namespace
@@ -33,6 +38,17 @@ const ReportFormat* find_report_format(std::string_view name) {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+std::string ReportFormat::flag_for(std::string_view run) const {
+  if (!benchmark.empty()) return benchmark == run ? std::string(flag) : std::string();
+  std::string names(flag);
+  for (const ReportFormat& f : kFormats) {
+    const std::string_view own = f.flag.substr(0, f.flag.find(','));
+    if (f.benchmark.empty() || f.benchmark != run || own.starts_with("--")) continue;
+    if (names.starts_with(std::string(own) + ",")) names.erase(0, own.size() + 1);
+  }
+  return names;
 }
 
 void set_report_target(std::vector<ReportTarget>& targets, const ReportFormat& format, std::string path) {

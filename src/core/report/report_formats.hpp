@@ -19,8 +19,20 @@ struct ReportFormat {
   std::string_view help;
   // "-": standard output, at the end; "" (kInMemoryReport): nothing written, the text taken with contents()
   std::unique_ptr<FileReporter> (*make)(std::string path);
+  // "": every run writes it; else only runs of this benchmark ("collective"), whose options then give it the short
+  // name it shares with an unrestricted format (-J: nccl-tests' JSON on a collective, --json on the others)
+  std::string_view benchmark = {};
+  // "": any path; else the ending a file's name must have ("-" is always taken): ".json"
+  std::string_view extension = {};
 
-  std::string option() const { return "--" + std::string(name); }  // "--json"
+  // The option's long name: "--json"
+  std::string option() const {
+    const auto at = flag.find("--");
+    return std::string(at == std::string_view::npos ? flag : flag.substr(at));
+  }
+  // The option's names on a command running `benchmark`: its own, less a short name that a format for that benchmark
+  // alone takes; "": the format is none of that command's.
+  std::string flag_for(std::string_view benchmark) const;
 };
 
 // Every format, in the order their reporters are fed.
