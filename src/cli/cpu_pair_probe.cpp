@@ -112,11 +112,14 @@ std::string cpu_distance_text(const CpuDistance& d) {
 void note_cpu_distance(RunInfo& info, std::vector<Warning>& warnings, const CpuDistance& start,
                        const CpuDistance& end) {
   info.versions.emplace_back("cpu_distance.end", cpu_distance_text(end));
-  if (!start.ns || !end.ns) return;
+  if (!start.ns || !end.ns || !(*start.ns > 0) || !(*end.ns > 0)) return;
+  if (std::max(*start.ns, *end.ns) >= kCpuDistanceSharedNs) return;
   const double ratio = std::max(*start.ns, *end.ns) / std::min(*start.ns, *end.ns);
   if (ratio < kCpuDistanceWarnRatio) return;
   warnings.push_back(
       {"cpu_distance",
+       fmt::format("the host moved the ranks' CPUs: {:.0f} ns apart at the start, {:.0f} at the end; rerun to compare",
+                   *start.ns, *end.ns),
        fmt::format("the ranks' CPUs were {:.0f} ns apart at the start of the run and {:.0f} ns at its end (a cache "
                    "line's one-way trip, ranks {} and {}): the host moved this job's CPUs during the run, and sizes "
                    "that fit in the caches can take twice as long in one placement as in the other; compare only runs "

@@ -3,7 +3,8 @@
 // and every other rank of the host in turn. A shared host's scheduler moves its guests' CPUs between cores that share
 // a cache and cores that do not, and sizes that fit in the caches then run slower, in every tool, with no steal time
 // to show it (docs/measurements/2026-11-27-cpu-placement.md). The report keeps both readings
-// ("cpu_distance.start", ".end"), and a run whose readings differ by kCpuDistanceWarnRatio or more says so.
+// ("cpu_distance.start", ".end"), and a run whose readings differ by kCpuDistanceWarnRatio or more says so, when
+// both are placements (under kCpuDistanceSharedNs).
 #pragma once
 
 #include "core/comm/connector.hpp"
@@ -28,6 +29,9 @@ struct CpuDistance {
 
 // A run whose start and end readings differ by this factor or more warns that its CPUs moved.
 inline constexpr double kCpuDistanceWarnRatio = 2.0;
+// A reading of this many ns or more is a pair that shared one CPU (a context switch per trip: a loaded or
+// oversubscribed host), not a placement: no warning then (the sweep's noise warning speaks for such a run).
+inline constexpr double kCpuDistanceSharedNs = 1000.0;
 
 class CpuPairProbe {
  public:
@@ -49,7 +53,8 @@ class CpuPairProbe {
   std::uint64_t readings_ = 0;      // how many measure() calls came before (each starts its pings above the last's)
 };
 
-// The report's facts from the two readings, and a warning ("cpu_distance") when they differ by the ratio above.
+// The report's facts from the two readings, and a warning ("cpu_distance") when two placements differ by the ratio
+// above.
 void note_cpu_distance(RunInfo& info, std::vector<Warning>& warnings, const CpuDistance& start, const CpuDistance& end);
 // "42 ns one way between ranks 0 and 1 (the farthest of 1 pair)", or "unknown: <why>".
 std::string cpu_distance_text(const CpuDistance& d);

@@ -74,8 +74,10 @@ void note_steal_time(RunInfo& info, std::vector<Warning>& warnings, const std::o
   if (*stolen > kStealWarnFraction) {
     warnings.push_back(
         {"steal_time",
+         fmt::format("the hypervisor took {:.0f}% of this machine's CPU time during the run; rerun when it is quieter",
+                     100 * *stolen),
          fmt::format(
-             "the hypervisor took {:.0f} % of this machine's CPU time during the run (steal time in /proc/stat): "
+             "the hypervisor took {:.1f} % of this machine's CPU time during the run (steal time in /proc/stat): "
              "a shared host can run a whole run in a slower mode, in every tool; compare these figures only "
              "with runs of little steal time, or rerun when the host is quieter",
              100 * *stolen)});

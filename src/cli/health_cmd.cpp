@@ -239,6 +239,7 @@ RunSettings health_run_settings(const HealthOptions& o) {
   s.timeout_exit_code = static_cast<int>(health::Status::unknown);
   s.interrupted_exit_code = static_cast<int>(health::Status::unknown);
   s.reports = o.reports;
+  s.cpu_distance_warning = false;
   return s;
 }
 

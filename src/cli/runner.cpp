@@ -316,7 +316,9 @@ void complete_run_info(RunInfo& info, BenchmarkOutcome& outcome, const RunSettin
   if (root) {
     note_steal_time(info, outcome.warnings, start.ticks);
     if (auto late = late_start_warning(info.startup)) outcome.warnings.push_back(std::move(*late));
-    note_cpu_distance(info, outcome.warnings, start.cpu_distance, cpu_distance);
+    std::vector<Warning> moved;
+    note_cpu_distance(info, moved, start.cpu_distance, cpu_distance);
+    if (settings.cpu_distance_warning) outcome.warnings.insert(outcome.warnings.end(), moved.begin(), moved.end());
   }
   info.versions.insert(info.versions.end(), outcome.facts.begin(), outcome.facts.end());
   if (settings.backend_options.huge_pages == HugePages::on && info.version("memory.huge_pages").empty()) {

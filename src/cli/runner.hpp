@@ -34,6 +34,9 @@ struct RunSettings {
   // What a run ended by a signal exits with; unset: 128 + the signal, as a shell reports it (health: 3, unknown, so
   // that every ending it can act on stays within the 0-3 a monitoring system reads).
   std::optional<int> interrupted_exit_code;
+  // Whether the ranks' CPUs moving during the run is a warning (health: no, its verdicts do not rest on where the
+  // host placed them; the readings are in the report either way).
+  bool cpu_distance_warning = true;
   // Options given that the benchmark does not use (cli/common_options.hpp: given_but_unused): warned at the end.
   std::vector<Warning> ignored_options;
 };

@@ -33,7 +33,10 @@ TEST(CpuPairProbe, ReadingsThatPartWarnThatTheCpusMoved) {
   note_cpu_distance(info, warnings, reading(42), reading(190));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].code, "cpu_distance");
-  EXPECT_NE(warnings[0].message.find("42 ns apart at the start of the run and 190 ns at its end"), std::string::npos);
+  EXPECT_EQ(warnings[0].message,
+            "the host moved the ranks' CPUs: 42 ns apart at the start, 190 at the end; rerun to compare");
+  EXPECT_LE(std::string("warning: ").size() + warnings[0].message.size(), kWarningColumns);
+  EXPECT_NE(warnings[0].detail.find("42 ns apart at the start of the run and 190 ns at its end"), std::string::npos);
   EXPECT_EQ(info.version("cpu_distance.end"), cpu_distance_text(reading(190)));
   warnings.clear();
   note_cpu_distance(info, warnings, reading(190), reading(42));  // either way
@@ -41,7 +44,12 @@ TEST(CpuPairProbe, ReadingsThatPartWarnThatTheCpusMoved) {
   warnings.clear();
   note_cpu_distance(info, warnings, reading(42), reading(70));    // within one placement's noise
   note_cpu_distance(info, warnings, reading(42), CpuDistance{});  // one reading unknown: nothing to compare
+  // Microseconds: the pair shared one CPU (a loaded or oversubscribed host), which is no placement.
+  note_cpu_distance(info, warnings, reading(150), reading(9000));
+  note_cpu_distance(info, warnings, reading(1200), reading(30000));
   EXPECT_TRUE(warnings.empty());
+  note_cpu_distance(info, warnings, reading(40), reading(990));  // two placements, far apart
+  EXPECT_EQ(warnings.size(), 1u);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // run says with and without it.
 #include "core/sys/gpu_sharing.hpp"
 
+#include "core/report/record.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -90,6 +92,7 @@ TEST(GpuSharingText, SharedWithoutMpsWarnsAndSharedUnderMpsIsAFactOnly) {
   ASSERT_TRUE(warning);
   EXPECT_NE(warning->find("2 processes share each GPU"), std::string::npos) << *warning;
   EXPECT_NE(warning->find("nvidia-cuda-mps-control -d"), std::string::npos) << *warning;
+  EXPECT_LE(std::string("warning: ").size() + gpu_sharing_warning(1000, none)->size(), kWarningColumns);
   EXPECT_FALSE(gpu_sharing_warning(2, mps));
 }
 

@@ -172,6 +172,7 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   for (std::size_t i = 0; i < a.warnings.size(); ++i) {
     EXPECT_EQ(a.warnings[i].code, b.warnings[i].code);
     EXPECT_EQ(a.warnings[i].message, b.warnings[i].message);
+    EXPECT_EQ(a.warnings[i].detail, b.warnings[i].detail);
   }
 }
 
@@ -204,7 +205,8 @@ TEST(JsonModel, RoundTripKeepsEveryField) {
   info.error = "interrupted by signal 15 (SIGTERM) during allreduce 8 B: timed samples";
   info.signal = 15;
   info.failed_step = "check count";
-  info.warnings = {{"noisy_median", "2 of 3 cases are noisy; rerun"}, {"page_faults", "faults; use --malloc-reuse"}};
+  info.warnings = {{"noisy_median", "2 of 3 cases are noisy; rerun", "2 of 3 cases have a median +/-149850.0%"},
+                   {"page_faults", "faults; use --malloc-reuse"}};
   CaseResult unchecked = sample_result("in-place", 1048576);
   unchecked.wrong = -1;
   unchecked.time.noise = std::nan("");  // no JSON number: written as null, read back as NaN

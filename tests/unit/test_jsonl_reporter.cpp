@@ -70,7 +70,7 @@ TEST(JsonLinesReporter, TheRunThenARecordPerLineThenTheVerdict) {
 
   info.status = "complete";
   info.end_time = "2026-01-01T00:00:00Z";
-  info.warnings = {{"noisy_median", "rerun"}};
+  info.warnings = {{"noisy_median", "rerun", "the full figures"}, {"page_faults", "add --malloc-reuse"}};
   reporter.end(info);
   lines = json_lines(path);
   ASSERT_EQ(lines.size(), 6u);
@@ -78,6 +78,8 @@ TEST(JsonLinesReporter, TheRunThenARecordPerLineThenTheVerdict) {
   EXPECT_EQ(lines[5]["status"], "complete");
   EXPECT_EQ(lines[5]["summary"]["records"], 4);
   EXPECT_EQ(lines[5]["warnings"][0]["code"], "noisy_median");
+  EXPECT_EQ(lines[5]["warnings"][0]["detail"], "the full figures");
+  EXPECT_FALSE(lines[5]["warnings"][1].contains("detail"));  // none: the message says it all
   fs::remove_all(dir);
 }
 

@@ -72,7 +72,9 @@ TEST(Startup, ARankFiveSecondsLateIsAWarning) {
   const auto w = late_start_warning(startup_record(ranks_with(4, 2, 5.0)));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->code, "late_start");
-  EXPECT_EQ(w->message.rfind("rank 2 (node1) began 5.00 s after the first rank", 0), 0u) << w->message;
+  EXPECT_EQ(w->message, "rank 2 began 5.00 s after the first: a slow node or launcher (the report's startup)");
+  EXPECT_LE(std::string("warning: ").size() + w->message.size(), kWarningColumns);
+  EXPECT_EQ(w->detail.rfind("rank 2 (node1) began 5.00 s after the first rank", 0), 0u) << w->detail;
   EXPECT_FALSE(late_start_warning(StartupRecord{}));
 }
 

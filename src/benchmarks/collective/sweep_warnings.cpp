@@ -27,6 +27,18 @@ bool device_timed(const CaseResult& r) {
   return r.status == "ok" && !r.moves_nothing && std::isfinite(r.device_time_shown) && r.device_time_shown > 0;
 }
 
+// "12%", "4.5%": a figure for the warning's line, or ">1000%" past what a reader can use (the detail keeps it whole).
+std::string line_percent(double percent) {
+  if (!(percent < 1000)) return ">1000%";
+  return percent_text(percent, percent < 10 ? 1 : 0);
+}
+
+// "16 KiB to 128 KiB" (ascending whatever order the cases ran in), or "4 MiB" for one size.
+std::string size_range(std::uint64_t smallest, std::uint64_t largest) {
+  if (smallest == largest) return format_bytes(smallest);
+  return fmt::format("{} to {}", format_bytes(smallest), format_bytes(largest));
+}
+
 std::string case_text(const CaseResult& r) {
   if (r.tensors > 1) {
     return fmt::format("{} {} {} as {} tensors, {}", r.collective, format_bytes(r.bytes), r.dtype, r.tensors, r.fusion);
@@ -34,117 +46,9 @@ std::string case_text(const CaseResult& r) {
   return fmt::format("{} {} {} {}", r.collective, format_bytes(r.bytes), r.dtype, r.placement);
 }
 
-void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  std::size_t noisy = 0, missed = 0, with_outliers = 0, measured = 0;
-  const CaseResult* worst = nullptr;
-  for (const auto& r : results) {
-    if (r.status != "ok") continue;
-    ++measured;
-    if (!r.noise_target_met) ++missed;
-    if (r.time.outliers > 0) ++with_outliers;
-    if (r.time.median_ci > kNoisyPercent) {
-      ++noisy;
-      if (worst == nullptr || r.time.median_ci > worst->time.median_ci) worst = &r;
-    }
-  }
-  if (missed > 0) {
-    out.push_back(Warning{
-        "noise_target_missed",
-        fmt::format(
-            "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
-            "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
-            missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
-  } else if (noisy > 0 && worst != nullptr) {
-    out.push_back(Warning{
-        "noisy_median",
-        fmt::format(
-            "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{} "
-            "over {} samples): the machine was busy or the case is unstable; rerun with a noise target "
-            "(--max-noise 2 --max-time 5) or on a quieter machine",
-            noisy, measured, kNoisyPercent, case_text(*worst), percent_text(worst->time.median_ci),
-            worst->time.samples)});
-  }
-  if (with_outliers > 0) {
-    out.push_back(Warning{
-        "outliers",
-        fmt::format(
-            "{} cases had outlier samples (over 5 MADs from the median, e.g. a preempted sample); medians in the JSON "
-            "report are robust to them, the mean in the table is not",
-            with_outliers)});
-  }
-}
-
-void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  std::size_t hit = 0, measured = 0;
-  const CaseResult* worst = nullptr;
-  double worst_faults = 0;
-  for (const auto& r : results) {
-    if (r.status != "ok") continue;
-    ++measured;
-    const double faults = max_over_ranks(r.os_per_op, &OsCounters::faults);
-    if (!faults_shape_time(faults, static_cast<double>(r.bytes))) continue;
-    ++hit;
-    if (worst == nullptr || faults > worst_faults) {
-      worst = &r;
-      worst_faults = faults;
-    }
-  }
-  if (worst == nullptr) return;
-  std::string remedy =
-      plan.malloc_reuse
-          ? "--malloc-reuse is on, so the library maps this memory itself: look at its own buffer settings"
-          : "rerun with --malloc-reuse (or GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold="
-            "4294967296) to keep freed memory mapped, and --show-faults to see the counts";
-  if (plan.huge_pages) {
-    remedy +=
-        "; --huge-pages on advises only distbench's own buffers: the library's temporaries come from malloc "
-        "without that advice and fault in small pages";
-  }
-  out.push_back(Warning{
-      "page_faults",
-      fmt::format(
-          "{} of {} cases took page faults inside the timed calls (worst: {}, {:.0f} per operation): the library's "
-          "per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every call, so these "
-          "times include the kernel's fault handling; {}",
-          hit, measured, case_text(*worst), worst_faults, remedy)});
-}
-
-// nccl-tests' timing on a device: the host clock around a block holds what the device's events around it do not,
-// the latency from the host's first call to the device starting it and from the device finishing to the host seeing
-// it, plus any time the device sat idle waiting for calls the host had not yet enqueued. Where that is a large part,
-// the figure is the host's, not the transfer's: said once, with its size per block.
-void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  if (plan.cpu_time) return;  // -C 1: the host clock stops at the last enqueue, before the device is done
-  std::size_t above = 0, compared = 0;
-  const CaseResult* first = nullptr;
-  const CaseResult* last = nullptr;
-  double worst = 0;
-  std::vector<double> extra_per_block;
-  for (const auto& r : results) {
-    if (!device_timed(r)) continue;
-    ++compared;
-    const double ratio = r.time_shown / r.device_time_shown;
-    if (ratio <= 1 + kHostAboveDevice) continue;
-    ++above;
-    if (first == nullptr) first = &r;
-    last = &r;
-    worst = std::max(worst, ratio);
-    extra_per_block.push_back((r.time_shown - r.device_time_shown) * r.ops_per_sample * 1e6);
-  }
-  if (above == 0) return;
-  std::sort(extra_per_block.begin(), extra_per_block.end());
-  out.push_back(Warning{
-      "host_bound",
-      fmt::format(
-          "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {} "
-          "to {}; a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see "
-          "it finish, and any wait of the device for calls not yet enqueued, weigh there; nccl-tests' figures hold "
-          "them "
-          "too; the device's time is device_time_us in the reports (--columns device); CUDA graphs (-G) or aggregated "
-          "calls (-m) shrink them",
-          above, compared, kHostAboveDevice * 100, worst, format_bytes(first->bytes), format_bytes(last->bytes),
-          extra_per_block[extra_per_block.size() / 2], first->ops_per_sample)});
-}
+// A case's time pulled this far (percent) from its median by outlier samples (a preempted one) is noise worth a
+// word; a few outliers that move it less change nothing a reader does.
+constexpr double kPulledPercent = 25.0;
 
 // A case's first third of samples against its last: the change of their medians (the larger of early/late and
 // late/early, minus 1), and whether each third sits at one level (all but one sample, a preempted one, within a
@@ -168,33 +72,194 @@ std::optional<ThirdsChange> thirds_change(const std::vector<double>& xs) {
   return ThirdsChange{change, one_level(head, early) && one_level(tail, late)};
 }
 
-// The cases a speed-change rule named: how many of how many it judged, the first and last sizes, the largest change.
-struct SpeedChanges {
-  std::size_t changed = 0, compared = 0;
-  const CaseResult* first = nullptr;
-  const CaseResult* last = nullptr;
-  double worst = 0;
+// Host-timed cases (the MPI backend, any method): a first and a last third of samples more than kHostSpeedChange
+// apart, each third steady on its own. A shared machine switches between modes and stays in each a while, within
+// one run too (docs/measurements/2026-11-27-allreduce-vs-peers.md); a case that met both has a time of two speeds,
+// which neither a rerun nor a peer reproduces. The change in percent, 0 when none.
+double host_levels_percent(const CaseResult& r) {
+  if (r.moves_nothing || device_timed(r) || r.samples.size() < kHostSpeedChangeMinSamples) return 0;
+  const auto t = thirds_change(r.samples);
+  return t && t->change > kHostSpeedChange && t->levels ? t->change * 100 : 0;
+}
 
-  void add(const CaseResult& r, double change) {
-    ++changed;
-    if (first == nullptr) first = &r;
-    last = &r;
-    worst = std::max(worst, change);
-  }
-  // "3 of 20 cases changed speed while they ran: <how>, differed by up to 11% (sizes 1 MiB to 8 MiB)"
-  std::string text(std::string_view how) const {
-    return fmt::format("{} of {} cases changed speed while they ran: {} differed by up to {} (sizes {} to {})", changed,
-                       compared, how, percent_text(worst * 100, 0), format_bytes(first->bytes),
-                       format_bytes(last->bytes));
-  }
+// How far a case's figure may be off, by each test (percent), and whether any passes its bound.
+struct CaseNoise {
+  double median_ci = 0;  // the median's 95% confidence interval, half-width
+  double pulled = 0;     // the table's time from the median, where outlier samples pulled it
+  double levels = 0;     // two speeds within the case (host_levels_percent)
+
+  bool noisy() const { return median_ci > kNoisyPercent || pulled > kPulledPercent || levels > 0; }
+  double worst() const { return std::max({median_ci, pulled, levels}); }
 };
+
+CaseNoise case_noise(const CaseResult& r) {
+  CaseNoise n;
+  n.median_ci = r.time.median_ci;
+  if (r.time.outliers > 0 && r.time.median > 0 && r.time_shown > 0) {
+    n.pulled = std::abs(r.time_shown / r.time.median - 1) * 100;
+  }
+  n.levels = host_levels_percent(r);
+  return n;
+}
+
+// The cases one test named: how many, the worst and its figure, the smallest and largest sizes.
+struct Named {
+  std::size_t count = 0;
+  const CaseResult* worst = nullptr;
+  double worst_figure = 0;
+  std::uint64_t smallest = 0, largest = 0;
+
+  void add(const CaseResult& r, double figure) {
+    smallest = count == 0 ? r.bytes : std::min(smallest, r.bytes);
+    largest = count == 0 ? r.bytes : std::max(largest, r.bytes);
+    ++count;
+    if (worst == nullptr || figure > worst_figure) {
+      worst = &r;
+      worst_figure = figure;
+    }
+  }
+  std::string sizes() const { return size_range(smallest, largest); }
+};
+
+// The detail of the noise warning: each test's cases, with their full figures.
+std::string noise_detail(const Named& uncertain, const Named& pulled, const Named& levels, std::size_t measured) {
+  std::vector<std::string> parts;
+  if (uncertain.count > 0) {
+    parts.push_back(fmt::format(
+        "{} of {} cases have a median uncertain by more than {:g}% (95% confidence interval; worst: {}, +/-{:.1f}% "
+        "over {} samples)",
+        uncertain.count, measured, kNoisyPercent, case_text(*uncertain.worst), uncertain.worst_figure,
+        uncertain.worst->time.samples));
+  }
+  if (pulled.count > 0) {
+    parts.push_back(fmt::format(
+        "{} cases show a time more than {:g}% from their median, pulled by outlier samples (over 5 MADs from the "
+        "median, e.g. a preempted sample; worst: {}, {:.1f}%); the median in the JSON report is robust to them",
+        pulled.count, kPulledPercent, case_text(*pulled.worst), pulled.worst_figure));
+  }
+  if (levels.count > 0) {
+    parts.push_back(fmt::format(
+        "{} cases changed speed while they ran: the median of their first third of samples and of their last "
+        "differed by up to {:.1f}% (sizes {}), each third steady on its own: the machine changed modes in the middle "
+        "of the case (a shared host moving its CPUs; docs/methods.md, 'What is measured'), so their time mixes two "
+        "speeds",
+        levels.count, levels.worst_figure, levels.sizes()));
+  }
+  std::string out;
+  for (const auto& part : parts) out += part + "; ";
+  return out +
+         "the machine was busy or the cases are unstable: rerun with a noise target (--max-noise 2, which samples "
+         "for up to --max-time 10 s a case unless given) or on a quieter machine; compare with another tool by pairs "
+         "of runs a second apart (bench/README.md)";
+}
+
+void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  std::size_t missed = 0, measured = 0;
+  Named uncertain, pulled, levels, noisy;
+  for (const auto& r : results) {
+    if (r.status != "ok") continue;
+    ++measured;
+    if (!r.noise_target_met) ++missed;
+    const CaseNoise n = case_noise(r);
+    if (n.median_ci > kNoisyPercent) uncertain.add(r, n.median_ci);
+    if (n.pulled > kPulledPercent) pulled.add(r, n.pulled);
+    if (n.levels > 0) levels.add(r, n.levels);
+    if (n.noisy()) noisy.add(r, n.worst());
+  }
+  if (missed > 0) {
+    out.push_back(Warning{
+        "noise_target_missed",
+        fmt::format("{} of {} cases missed --max-noise {:g}% within --max-time {:g} s (marked *); raise --max-time",
+                    missed, measured, plan.stopping.max_noise, plan.stopping.max_time_s),
+        fmt::format(
+            "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
+            "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
+            missed, measured, plan.stopping.max_time_s, plan.stopping.max_noise)});
+  } else if (noisy.count > 0) {
+    out.push_back(Warning{
+        "noisy_median",
+        fmt::format("{} of {} cases noisy beyond {:g}% (worst {}: {}); rerun with --max-noise 2 or when quieter",
+                    noisy.count, measured, kNoisyPercent, format_bytes(noisy.worst->bytes),
+                    line_percent(noisy.worst_figure)),
+        noise_detail(uncertain, pulled, levels, measured)});
+  }
+}
+
+void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  std::size_t measured = 0;
+  Named hit;
+  for (const auto& r : results) {
+    if (r.status != "ok") continue;
+    ++measured;
+    const double faults = max_over_ranks(r.os_per_op, &OsCounters::faults);
+    if (faults_shape_time(faults, static_cast<double>(r.bytes))) hit.add(r, faults);
+  }
+  if (hit.count == 0) return;
+  std::string remedy =
+      plan.malloc_reuse
+          ? "--malloc-reuse is on, so the library maps this memory itself: look at its own buffer settings"
+          : "rerun with --malloc-reuse (or GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold="
+            "4294967296) to keep freed memory mapped, and --show-faults to see the counts";
+  if (plan.huge_pages) {
+    remedy +=
+        "; --huge-pages on advises only distbench's own buffers: the library's temporaries come from malloc "
+        "without that advice and fault in small pages";
+  }
+  const std::string line =
+      fmt::format("{} of {} cases took page faults in the timed calls ({}, up to {:.0f} per call); {}", hit.count,
+                  measured, hit.sizes(), hit.worst_figure,
+                  plan.malloc_reuse ? "see the report's detail" : "add --malloc-reuse");
+  out.push_back(Warning{
+      "page_faults", line,
+      fmt::format(
+          "{} of {} cases took page faults inside the timed calls (sizes {}; worst: {}, {:.0f} per operation): the "
+          "library's per-call temporary buffers come from malloc as fresh memory maps and are faulted in on every "
+          "call, so these times include the kernel's fault handling; {}",
+          hit.count, measured, hit.sizes(), case_text(*hit.worst), hit.worst_figure, remedy)});
+}
+
+// nccl-tests' timing on a device: the host clock around a block holds what the device's events around it do not,
+// the latency from the host's first call to the device starting it and from the device finishing to the host seeing
+// it, plus any time the device sat idle waiting for calls the host had not yet enqueued. Where that is a large part,
+// the figure is the host's, not the transfer's: said once, with its size per block.
+void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
+  if (plan.cpu_time) return;  // -C 1: the host clock stops at the last enqueue, before the device is done
+  std::size_t compared = 0;
+  Named above;
+  std::vector<double> extra_per_block;
+  int ops_per_block = 0;
+  for (const auto& r : results) {
+    if (!device_timed(r)) continue;
+    ++compared;
+    const double ratio = r.time_shown / r.device_time_shown;
+    if (ratio <= 1 + kHostAboveDevice) continue;
+    if (above.count == 0) ops_per_block = r.ops_per_sample;
+    above.add(r, ratio);
+    extra_per_block.push_back((r.time_shown - r.device_time_shown) * r.ops_per_sample * 1e6);
+  }
+  if (above.count == 0) return;
+  std::sort(extra_per_block.begin(), extra_per_block.end());
+  out.push_back(Warning{
+      "host_bound",
+      fmt::format("{} of {} cases read over {:g}% above the device's own time ({}); -G or -m shrink the gap",
+                  above.count, compared, kHostAboveDevice * 100, above.sizes()),
+      fmt::format(
+          "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {}; "
+          "a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see it "
+          "finish, and any wait of the device for calls not yet enqueued, weigh there; nccl-tests' figures hold them "
+          "too; the device's time is device_time_us in the reports (--columns device); CUDA graphs (-G) or "
+          "aggregated calls (-m) shrink them",
+          above.count, compared, kHostAboveDevice * 100, above.worst_figure, above.sizes(),
+          extra_per_block[extra_per_block.size() / 2], ops_per_block)});
+}
 
 // nccl-tests' timing on a device: the device's own time of a case's first blocks against its last. With
 // ncclMemAlloc's buffers a GPU can run the same block slower until enough work has passed, then at full speed for
 // the rest of the run (docs/gpu.md): a figure then depends on what ran before it, and all_reduce_perf's one block per
 // size reads whichever state it meets. Judged only where the device, not the host, sets the pace. Said once.
 void speed_change_warning(const std::vector<CaseResult>& results, const SweepPlan& plan, std::vector<Warning>& out) {
-  SpeedChanges c;
+  std::size_t compared = 0;
+  Named changed;
   for (const auto& r : results) {
     if (!device_timed(r) || r.timing != "nccl-tests" || r.time_shown > r.device_time_shown * (1 + kHostAboveDevice)) {
       continue;
@@ -202,55 +267,35 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
     const auto device =
         std::find_if(r.phases.begin(), r.phases.end(), [](const PhaseStats& p) { return p.name == "device"; });
     if (device == r.phases.end() || device->samples.size() < kSpeedChangeMinBlocks) continue;
-    ++c.compared;
+    ++compared;
     const auto t = thirds_change(device->samples);
-    if (t && t->change > kSpeedChange) c.add(r, t->change);
+    if (t && t->change > kSpeedChange) changed.add(r, t->change * 100);
   }
-  if (c.changed == 0) return;
+  if (changed.count == 0) return;
   out.push_back(Warning{
       "speed_changed",
+      fmt::format("{} of {} cases changed speed on the GPU as they ran ({}, up to {}); a longer -w steadies it",
+                  changed.count, compared, changed.sizes(), line_percent(changed.worst_figure)),
       fmt::format(
-          "{}, so the GPU was not in one steady state (an H200 ran ncclMemAlloc's buffers 10% slower until enough work "
-          "had passed; docs/gpu.md). A single block, as all_reduce_perf times each size, reads whichever state it "
-          "meets: "
-          "{} reproduces its figures; more blocks or a longer warm-up (-w) measure the steady state",
-          c.text("the device's time of their first blocks and of their last"),
+          "{} of {} cases changed speed while they ran: the device's time of their first blocks and of their last "
+          "differed by up to {:.1f}% (sizes {}), so the GPU was not in one steady state (an H200 ran ncclMemAlloc's "
+          "buffers 10% slower until enough work had passed; docs/gpu.md). A single block, as all_reduce_perf times "
+          "each size, reads whichever state it meets: {} reproduces its figures; more blocks or a longer warm-up (-w) "
+          "measure the steady state",
+          changed.count, compared, changed.worst_figure, changed.sizes(),
           plan.backend_options.nccl_mem_alloc ? "--blocks 1" : "--blocks 1 with --alloc ncclMemAlloc")});
-}
-
-// Host-timed cases (the MPI backend, any method): the same thirds, with a larger change and each third steady on its
-// own. A shared machine switches between modes and stays in each a while, within one run too
-// (docs/measurements/2026-11-27-allreduce-vs-peers.md); a case that met both has a mean of two speeds, which neither
-// a rerun nor a peer reproduces. Said once, with the sizes.
-void host_speed_change_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
-  SpeedChanges c;
-  for (const auto& r : results) {
-    if (r.status != "ok" || r.moves_nothing || device_timed(r) || r.samples.size() < kHostSpeedChangeMinSamples) {
-      continue;
-    }
-    ++c.compared;
-    const auto t = thirds_change(r.samples);
-    if (t && t->change > kHostSpeedChange && t->levels) c.add(r, t->change);
-  }
-  if (c.changed == 0) return;
-  out.push_back(
-      Warning{"speed_changed", fmt::format("{}, each third steady on its own: the machine changed modes in the middle "
-                                           "of the case (a shared host moving its "
-                                           "CPUs; docs/methods.md, 'What is measured'), so the table's mean mixes two "
-                                           "speeds; rerun those sizes, or compare "
-                                           "with another tool by pairs of runs a second apart (bench/README.md)",
-                                           c.text("the median of their first third of samples and of their last"))});
 }
 
 void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<Warning>& out) {
   std::size_t none = 0;
   for (const auto& r : results) none += r.status == "ok" && r.moves_nothing ? 1 : 0;
   if (none == 0) return;
-  out.push_back(Warning{"nothing_moved",
-                        fmt::format("{} in-place cases ran on one rank, where the result is already in place and "
-                                    "nothing moves: their time is the "
-                                    "call's own cost and they have no bandwidth (- in the table, null in the reports)",
-                                    none)});
+  out.push_back(Warning{
+      "nothing_moved",
+      fmt::format("{} in-place cases ran on one rank: nothing moves, so they have no bandwidth (- in the table)", none),
+      fmt::format("{} in-place cases ran on one rank, where the result is already in place and nothing moves: their "
+                  "time is the call's own cost and they have no bandwidth (- in the table, null in the reports)",
+                  none)});
 }
 
 }  // namespace
@@ -261,7 +306,6 @@ std::vector<Warning> sweep_warnings(const std::vector<CaseResult>& results, cons
   fault_warning(results, plan, warnings);
   host_bound_warning(results, plan, warnings);
   speed_change_warning(results, plan, warnings);
-  host_speed_change_warning(results, warnings);
   nothing_moved_warning(results, warnings);
   return warnings;
 }

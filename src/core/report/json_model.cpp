@@ -142,6 +142,12 @@ json record_json(const Record& r) {
   return j;
 }
 
+json warning_json(const Warning& w) {
+  json j = {{"code", w.code}, {"message", w.message}};
+  if (!w.detail.empty()) j["detail"] = w.detail;
+  return j;
+}
+
 json run_info_json(const RunInfo& info) {
   json j;
   j["schema_version"] = kReportSchemaVersion;
@@ -169,7 +175,7 @@ json run_info_json(const RunInfo& info) {
   if (!info.nic_rates.empty()) env["nic_rates"] = nic_rates_json(info.nic_rates);  // absent: not recorded
   j["environment"] = std::move(env);
   json warnings = json::array();
-  for (const Warning& w : info.warnings) warnings.push_back({{"code", w.code}, {"message", w.message}});
+  for (const Warning& w : info.warnings) warnings.push_back(warning_json(w));
   j["warnings"] = std::move(warnings);
   return j;
 }

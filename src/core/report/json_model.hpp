@@ -36,6 +36,8 @@ ordered_json figure_json(double value);
 // A double as JSON as it is; NaN and infinities, which have no JSON form, as null.
 ordered_json json_number(double value);
 
+// {"code", "message"} and "detail" where it has one.
+ordered_json warning_json(const Warning& w);
 ordered_json run_info_json(const RunInfo& info);  // the run's top-level fields, "environment" and "warnings"
 
 ordered_json layout_json(const RecordLayout& layout);

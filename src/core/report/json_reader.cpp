@@ -222,7 +222,8 @@ RunInfo run_info_from(const JsonField& j) {
   if (const auto n = env.find("nic_rates")) info.nic_rates = nic_rates_from(*n);  // absent before they were read
   if (const auto w = j.find("warnings")) {
     for (const JsonField& one : w->elements())
-      info.warnings.push_back({one.at("code").text(), one.at("message").text()});
+      info.warnings.push_back({one.at("code").text(), one.at("message").text(),
+                               one.find("detail") ? one.at("detail").text() : std::string()});  // absent: no detail
   }
   return info;
 }

@@ -45,7 +45,7 @@ void JsonLinesReporter::on_end(const RunInfo& info) {
                       {"end_time", info.end_time.empty() ? ordered_json(nullptr) : ordered_json(info.end_time)},
                       {"summary", summary_json(records(), summary())},
                       {"warnings", ordered_json::array()}};
-  for (const Warning& w : info.warnings) end["warnings"].push_back({{"code", w.code}, {"message", w.message}});
+  for (const Warning& w : info.warnings) end["warnings"].push_back(warning_json(w));
   text_ += jsonl_line(end);
 }
 

@@ -80,10 +80,14 @@ struct Record {
 // A parameter's value as text: strings as they are, integers in decimal, numbers in their shortest form.
 std::string param_text(const ParamValue& v);
 
-// A warning as data: a stable code (for tools) and the advice (for people).
+// A warning as data: a stable code (for tools), the advice for people (one line: "warning: " and the message fit
+// kWarningColumns, with no figure a reader cannot use) and, in the reports only, the detail: the full figures and why.
 struct Warning {
   std::string code;
   std::string message;
+  std::string detail = {};  // empty: the message says it all
 };
+
+inline constexpr std::size_t kWarningColumns = 100;
 
 }  // namespace distbench

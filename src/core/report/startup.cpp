@@ -46,11 +46,14 @@ std::string who(const RankAtEnd& r) {
 
 std::optional<Warning> late_start_warning(const StartupRecord& s) {
   if (!s.measured() || s.late.ranks == 0 || !(s.late.max >= kLateStartWarnSeconds)) return std::nullopt;
+  const RankAtEnd& late = s.late.highest.front();
   return Warning{"late_start",
+                 fmt::format("rank {} began {} after the first: a slow node or launcher (the report's startup)",
+                             late.rank, duration_text(s.late.max)),
                  fmt::format("{} began {} after the first rank (the job waited for it to form): its node or its "
                              "launcher is slow to start processes (a loaded or swapping node, a slow shared file "
                              "system); the report's 'startup' names each phase's slowest ranks",
-                             who(s.late.highest.front()), duration_text(s.late.max))};
+                             who(late), duration_text(s.late.max))};
 }
 
 std::vector<std::string> startup_lines(const StartupRecord& s) {

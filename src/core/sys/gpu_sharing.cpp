@@ -60,12 +60,9 @@ std::optional<std::string> gpu_sharing_text(int processes_per_gpu, const MpsDaem
 
 std::optional<std::string> gpu_sharing_warning(int processes_per_gpu, const MpsDaemon& mps) {
   if (processes_per_gpu <= 1 || mps.state != MpsState::absent) return std::nullopt;
-  return fmt::format(
-      "{} processes share each GPU of this host and no MPS daemon serves them ({}): the GPU runs one process's work "
-      "at a time, in time slices, so every step that needs another rank waits for its slice (one H200, a 64 KiB "
-      "allreduce between 2 processes: 4.6 ms, 0.18 ms under MPS); the times are the scheduler's, not the "
-      "transport's; start MPS (nvidia-cuda-mps-control -d) or give each rank a GPU of its own",
-      processes_per_gpu, mps.evidence);
+  // One line (why, and the evidence, are in docs/methods.md and the report's gpu.sharing fact).
+  return fmt::format("{} processes share each GPU, no MPS: times are time slices; nvidia-cuda-mps-control -d",
+                     processes_per_gpu);
 }
 
 }  // namespace distbench

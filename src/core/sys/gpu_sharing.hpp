@@ -28,7 +28,8 @@ MpsDaemon find_mps();
 
 // The report's fact when processes share each GPU ("2 processes per GPU, under MPS (...)"); nullopt for one.
 std::optional<std::string> gpu_sharing_text(int processes_per_gpu, const MpsDaemon& mps);
-// The warning when they share one and no MPS daemon is there; nullopt for one process per GPU, under MPS, or when
+// The warning's line when they share one and no MPS daemon is there (what the times then are, and the evidence, in
+// the report's gpu.sharing fact and docs/methods.md); nullopt for one process per GPU, under MPS, or when
 // whether one serves them is unknown (the fact says so).
 std::optional<std::string> gpu_sharing_warning(int processes_per_gpu, const MpsDaemon& mps);
 
