@@ -22,10 +22,10 @@ void add_collective_commands(CLI::App& root, Commands& commands) {
                                             true)));
     auto options = std::make_shared<CollectiveOptions>();
     add_collective_options(*app, *options, c);
-    commands.push_back({app, [c, options](Invocation& inv) {
+    commands.push_back({app, [c, options, app](Invocation& inv) {
                           // bad input fails here, before MPI
                           collective::CollectiveBenchmark benchmark(make_plan(c, *options));
-                          return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);
+                          return run_benchmark(inv, run_settings(collective_common(*options), *app), benchmark);
                         }});
   }
 }
