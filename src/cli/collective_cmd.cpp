@@ -23,12 +23,12 @@ void add_collective_commands(CLI::App& root, Commands& commands) {
                                             true)));
     auto options = std::make_shared<CollectiveOptions>();
     add_collective_options(*app, *options, c);
-    commands.push_back({app, [c, options](Invocation& inv) {
+    commands.push_back({app, [c, options, app](Invocation& inv) {
                           // bad input fails here, before MPI
                           collective::SweepPlan plan = make_plan(c, *options);
                           if (auto note = short_json_note(inv.arguments())) plan.ignored_options.push_back(*note);
                           collective::CollectiveBenchmark benchmark(std::move(plan));
-                          return run_benchmark(inv, run_settings(collective_common(*options)), benchmark);
+                          return run_benchmark(inv, run_settings(collective_common(*options), *app), benchmark);
                         }});
   }
 }

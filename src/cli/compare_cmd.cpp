@@ -4,8 +4,9 @@
 // them round by round. Exit 0: no regression; 1: at least one case SLOWER; 2: bad input or reports that cannot be
 // compared; 3: a report (of either side) counts wrong elements; 7: the gate could not judge (too few runs to test,
 // nothing compared, cases missing from the candidate or from a round, a report or a run that did not complete): it
-// fails closed.
+// fails closed; 8: it failed to run (I/O, an internal error), apart from 1 so that CI tells the two apart.
 #include "cli/command.hpp"
+#include "cli/common_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gate_ending.hpp"
 #include "cli/option_groups.hpp"
@@ -95,6 +96,31 @@ CompareOptions options_of(const CompareArgs& a) {
   return options;
 }
 
+// A report given as both a baseline and a candidate run: the gate can see no change there; one line says so.
+void warn_same_files(const std::vector<std::string>& files, std::size_t first_candidate) {
+  for (std::size_t c = first_candidate; c < files.size(); ++c) {
+    for (std::size_t b = 0; b < first_candidate; ++b) {
+      std::error_code ec;
+      if (!std::filesystem::equivalent(files[b], files[c], ec) || ec) continue;
+      fmt::print(stderr, "warning: {} is both a baseline and a candidate run: it cannot differ from itself\n",
+                 escape_text(files[c]));
+      return;
+    }
+  }
+}
+
+// Options of the other way to compare: with report files, the interleaved runs' (--rounds, ...); --alpha without a
+// test.
+std::vector<UnusedOption> compare_unused(const CompareArgs& a) {
+  std::vector<UnusedOption> out;
+  if (!interleaved_mode(a)) {
+    for (const char* name : {"--rounds", "--run-timeout", "--runs-dir"})
+      out.push_back({name, "it is for interleaved runs (--run-baseline, --run-candidate), not report files"});
+  }
+  if (a.threshold_only) out.push_back({"--alpha", "--threshold-only judges without a test"});
+  return out;
+}
+
 // The baselines and candidates as reports measured before.
 Comparison compare_files(const CompareArgs& a, const CompareOptions& options, CompareSources& sources) {
   if (a.candidates < 1) throw usage_error("--candidates must be 1 or more");
@@ -106,6 +132,7 @@ Comparison compare_files(const CompareArgs& a, const CompareOptions& options, Co
                     a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates, a.candidates));
   }
   const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
+  warn_same_files(a.files, first_candidate);
   std::vector<ParsedReport> baselines, candidates;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     (i < first_candidate ? baselines : candidates).push_back(read_report_file(a.files[i]));
@@ -162,8 +189,9 @@ Comparison compare_interleaved(const CompareArgs& a, const CompareOptions& optio
   return compare::compare_rounds(runs.baseline, runs.candidate, options);
 }
 
-int run_compare(const CompareArgs& a, Invocation& inv) {
+int run_compare(const CompareArgs& a, const CLI::App& app, Invocation& inv) {
   const CompareOptions options = options_of(a);
+  for (const Warning& w : given_but_unused(app, compare_unused(a))) fmt::print(stderr, "warning: {}\n", w.message);
   if (!a.output.empty()) {
     check_writable(a.output);
     std::vector<NamedPath> inputs;
@@ -241,11 +269,11 @@ void add_interleaved_options(CLI::App& app, InterleavedPlan& o) {
 
 // Which view of the comparison, and where it goes.
 void add_compare_output_options(CLI::App& app, CompareArgs& a) {
-  app.add_option("--format", a.format, "text, markdown (md), json, junit or html")
+  app.add_option("--format", a.format, "text, md (markdown), json, junit or html")
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
-  app.add_option("--output", a.output, "Write it to this file (atomically) instead of stdout")
+  app.add_option("-o,--output", a.output, "Write it to this file (atomically) instead of stdout")
       ->option_text("PATH")
       ->group(groups::kOutput)
       ->check(non_empty_path());
@@ -264,7 +292,7 @@ void add_compare_command(CLI::App& root, Commands& commands) {
   add_gate_options(*app, *a);
   add_interleaved_options(*app, a->interleaved);
   add_compare_output_options(*app, *a);
-  commands.push_back({app, [a](Invocation& inv) { return run_compare(*a, inv); }});
+  commands.push_back({app, [a, app](Invocation& inv) { return run_compare(*a, *app, inv); }, gate_exit_code_of_error});
 }
 
 }  // namespace distbench::cli

@@ -21,6 +21,7 @@ constexpr Known kKnown[] = {
     {ExitCode::unavailable, "the backend or device asked for is not available here"},
     {ExitCode::below_floor, "the run finished below its bandwidth floor (--min-busbw, --min-algbw)"},
     {ExitCode::not_judged, "compare could not judge (cases missing, a report not complete)"},
+    {ExitCode::gate_failure, "compare or history check failed to run (I/O, an internal error); no verdict"},
 };
 const ExitCodeLine kInterrupted{"130, 143", "interrupted (SIGINT, SIGTERM); the report keeps every finished case"};
 
@@ -53,10 +54,11 @@ std::vector<ExitCodeLine> health_exit_code_lines() {
 
 std::vector<ExitCodeLine> compare_exit_code_lines() {
   return {{"0", "no case got slower"},
-          {"1", "a case got SLOWER (or a runtime failure: the error line says which)"},
+          {"1", "a case got SLOWER"},
           {"2", "bad input: options, or reports that cannot be compared"},
           {"3", "a report of either side counts wrong elements: it fails closed"},
           {"7", "could not judge (too few runs; cases missing, even in a round; a report not complete)"},
+          {"8", "the gate failed to run (I/O, an internal error): no verdict; the error line says where"},
           {"130, 143", "interrupted (SIGINT, SIGTERM); the interleaved runs so far are kept"}};
 }
 

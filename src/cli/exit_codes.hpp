@@ -21,7 +21,7 @@ std::vector<ExitCodeLine> exit_code_lines(std::initializer_list<ExitCode> codes,
 std::vector<ExitCodeLine> all_exit_code_lines();
 // health: Nagios' codes, as monitoring systems read them.
 std::vector<ExitCodeLine> health_exit_code_lines();
-// compare: the gate's codes (1: a case got slower; 7: it could not judge).
+// compare: the gate's codes (1: a case got slower; 7: it could not judge; 8: it failed to run).
 std::vector<ExitCodeLine> compare_exit_code_lines();
 
 // A footer for CLI11's App::footer: `prose` (where to read more; may be empty), then "Exit codes:" and one line per

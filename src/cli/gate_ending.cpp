@@ -25,4 +25,8 @@ int end_gate(const compare::Comparison& c, const std::string& view, const std::s
   return static_cast<int>(ExitCode::ok);
 }
 
+int gate_exit_code_of_error(ExitCode error) {
+  return static_cast<int>(error == ExitCode::failure ? ExitCode::gate_failure : error);
+}
+
 }  // namespace distbench::cli

@@ -119,7 +119,7 @@ void add_history_browse_commands(CLI::App& history, Commands& commands) {
   add_history_file_options(*app, exported->file);
   add_filter_option(*app, *exported);
   add_format_option(*app, *exported, {"csv", "json"});
-  app->add_option("--output", exported->output, "Write it to this file (atomically) instead of stdout")
+  app->add_option("-o,--output", exported->output, "Write it to this file (atomically) instead of stdout")
       ->option_text("PATH")
       ->group(groups::kOutput)
       ->check(non_empty_path());

@@ -1,6 +1,6 @@
 // `distbench history check DB`: each series of the history checked for a change point among its newest runs
 // (src/history/history_check.hpp), with compare's verdicts, formats and exit codes: 0 no regression; 1 a case got
-// SLOWER; 2 bad input; 3 the newest run counted wrong elements; 7 the gate could not judge.
+// SLOWER; 2 bad input; 3 the newest run counted wrong elements; 7 the gate could not judge; 8 it failed to run.
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/gate_ending.hpp"
@@ -125,15 +125,15 @@ void add_history_check_command(CLI::App& history, Commands& commands) {
   add_history_file_options(*app, a->file);
   add_history_gate_options(*app, *a);
   add_history_series_options(*app, *a);
-  app->add_option("--format", a->format, "text, markdown (md), json, junit or html")
+  app->add_option("--format", a->format, "text, md (markdown), json, junit or html")
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of({"text", "markdown", "json", "junit", "html"}, {{"md", "markdown"}}));
-  app->add_option("--output", a->output, "Write it to this file (atomically) instead of stdout")
+  app->add_option("-o,--output", a->output, "Write it to this file (atomically) instead of stdout")
       ->option_text("PATH")
       ->group(groups::kOutput)
       ->check(non_empty_path());
-  commands.push_back({app, [a](Invocation&) { return run_history_check(*a); }});
+  commands.push_back({app, [a](Invocation&) { return run_history_check(*a); }, gate_exit_code_of_error});
 }
 
 }  // namespace distbench::cli

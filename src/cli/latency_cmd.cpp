@@ -72,9 +72,9 @@ void add_latency_command(CLI::App& root, Commands& commands) {
       ->option_text("0|1")
       ->group(groups::kVerification)
       ->check(one_of({"0", "1"}));
-  commands.push_back({app, [o](Invocation& inv) {
+  commands.push_back({app, [o, app](Invocation& inv) {
                         latency::LatencyBenchmark benchmark(make_latency_plan(*o));  // bad input fails here, before MPI
-                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                        return run_benchmark(inv, run_settings(o->common, *app), benchmark);
                       }});
 }
 

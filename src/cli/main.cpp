@@ -29,6 +29,12 @@ namespace distbench::cli {
 
 namespace {
 
+// DISTBENCH_DEBUG (set, not 0): an internal failure's error line ends with where it was thrown, for a bug report.
+bool wants_error_source(const connectors::EnvLookup& env) {
+  const auto value = env("DISTBENCH_DEBUG");
+  return value && !value->empty() && *value != "0";
+}
+
 int report_error(Invocation& inv, ExitCode error, const std::string& message, const Command* command) {
   const auto code = command != nullptr && command->exit_code_of_error
                         ? static_cast<ExitCode>(command->exit_code_of_error(error))
@@ -40,7 +46,12 @@ int report_error(Invocation& inv, ExitCode error, const std::string& message, co
     // to form a job is each process's own story (which rank clashed, which never came): each says it.
     const bool prints =
         c != nullptr ? c->rank() == 0 : inv.forming_failed || prints_early_errors(connectors::process_environment());
-    if (prints) fmt::print(stderr, "error: {}\n", escape_text(message));
+    if (prints) {
+      fmt::print(stderr, "error: {}\n", escape_text(message));
+    } else if (c != nullptr && c->kind() == "env") {
+      // env:// processes each have their own output (torchrun's logs): each that exits non-zero says why
+      fmt::print(stderr, "error: rank {}: {}\n", c->rank(), escape_text(message));
+    }
     return static_cast<int>(code);
   }
   if (many) {
@@ -69,6 +80,7 @@ int main(int argc, char** argv) {
   app.footer(cli::help_footer("Each command's options: distbench COMMAND --help.", cli::all_exit_code_lines()));
 
   // The command named on the command line (for its exit-code convention), even when its options do not parse.
+  // Once parsed, the command that runs (`history check`, not the first of `history`'s).
   const cli::Command* command = argc > 1 ? cli::find_command(commands, argv[1]) : nullptr;
   // Command lines written for nccl-tests (--warmup_iters, ...) parse as distbench's spellings.
   std::vector<std::string> args = cli::with_distbench_spellings(argc, argv);
@@ -89,11 +101,15 @@ int main(int argc, char** argv) {
       throw usage_error(cli::parse_error_text(app, e));
     }
     for (const auto& c : commands) {
-      if (c.app->parsed()) return c.run(inv);
+      if (!c.app->parsed()) continue;
+      command = &c;
+      return c.run(inv);
     }
     throw usage_error("no command given; see 'distbench --help'");
   } catch (const Error& e) {
-    const bool internal = e.code() == ExitCode::failure;
+    // Where an internal failure was thrown ("[core/sys/text_file.cpp:97]") only when asked for: a user's line says
+    // what failed and what to do, not the source's layout.
+    const bool internal = e.code() == ExitCode::failure && cli::wants_error_source(connectors::process_environment());
     return cli::report_error(inv, e.code(), internal ? fmt::format("{} [{}]", e.what(), e.where()) : e.what(), command);
   } catch (const std::exception& e) {
     return cli::report_error(inv, ExitCode::failure, fmt::format("unexpected failure: {}", e.what()), command);

@@ -141,7 +141,7 @@ void add_model_command(CLI::App& root, Commands& commands) {
       ->default_str("none")
       ->group(fit)
       ->check(positive_number("GB/s"));
-  app->add_option("--format", a->format, "text, markdown (md), json, csv or html")
+  app->add_option("--format", a->format, "text, md (markdown), json, csv or html")
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of({"text", "markdown", "json", "csv", "html"}, {{"md", "markdown"}}));

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 namespace distbench::cli {
@@ -74,12 +76,51 @@ std::string kind_of_value(const CLI::Option& opt) {
   return "a value this option takes";
 }
 
+// Options a user brings from elsewhere that a command does not take, and what to write instead: nccl-tests' flags
+// distbench does not support (docs/collectives.md, "nccl-tests' flags"), other commands' spellings.
+struct KnownMiss {
+  const char* command;  // the command's name, or "collectives" for each of them
+  std::initializer_list<const char*> spellings;
+  const char* text;
+};
+const KnownMiss kKnownMisses[] = {  // "{}": the flag as typed
+    {"collectives", {"-y", "--stream_null"}, "not supported: nccl-tests' {} (use the default stream)"},
+    {"collectives", {"-u", "--unalign"}, "not supported: nccl-tests' {} (misalign the buffers)"},
+    {"collectives", {"-x", "--cta_policy"}, "not supported: nccl-tests' {} (NCCL's CTA policy)"},
+    {"collectives", {"-D", "--device_implementation", "--device_cta_count"},
+     "not supported: nccl-tests' {} (device-side implementations)"},
+    {"collectives", {"-M", "--memory"},
+     "not supported: nccl-tests' {} (report memory); a sweep whose buffers do not fit is refused"},
+    {"train", {"-n", "--iters"}, "train has no {}: it times --steps N steps after --warmup N"},
+    {"train", {"-w", "--warmup-iters"}, "train has no {}: it times --steps N steps after --warmup N"},
+    {"health", {"-q", "--quiet", "--progress"},
+     "health has no {}: its table is its verdict (bad input exits 3, Nagios' unknown)"},
+};
+
+// What `flag` means elsewhere, for `app`, or "".
+std::string known_miss(const CLI::App& app, const std::string& flag) {
+  for (const KnownMiss& miss : kKnownMisses) {
+    const bool command = miss.command == app.get_name() ||
+                         (std::string_view(miss.command) == "collectives" && app.get_group() == "Collectives");
+    if (!command) continue;
+    for (const char* spelling : miss.spellings) {
+      if (flag != spelling) continue;
+      const std::string see = std::string_view(miss.command) == "collectives"
+                                  ? std::string("docs/collectives.md, \"nccl-tests' flags\"")
+                                  : fmt::format("'distbench {} --help'", app.get_name());
+      return fmt::format("{}; see {}", fmt::format(fmt::runtime(miss.text), flag), see);
+    }
+  }
+  return {};
+}
+
 std::string unexpected_argument(const CLI::App& root, const CLI::App& app) {
   const auto extras = root.remaining(true);
   const auto dashed =
       std::find_if(extras.begin(), extras.end(), [](const std::string& s) { return starts_with(s, "-"); });
   if (dashed != extras.end()) {
     const std::string flag = dashed->substr(0, dashed->find('='));
+    if (std::string miss = known_miss(app, flag); !miss.empty()) return miss;
     const std::string where = app.get_parent() != nullptr ? fmt::format(" for {}", app.get_name()) : "";
     const std::string hint = did_you_mean(flag, option_spellings(app));
     return fmt::format("unknown option '{}'{}{}", flag, where, hint);
@@ -165,6 +206,7 @@ std::string parse_error_text(const CLI::App& root, const CLI::ParseError& e) {
   const CLI::App& app = deepest(root);
   const std::string text = describe(root, app, e);
   if (!text.empty() && text.back() == '?') return text;  // a "did you mean" says enough
+  if (text.find("; see ") != std::string::npos) return text;  // it says where to look
   return fmt::format("{}; see '{} --help'", text, command_path(app));
 }
 

@@ -49,13 +49,17 @@ std::vector<std::string> format_names() {
 void setup_report(CLI::App& app, ReportOptions& opts) {
   app.add_option("FILE", opts.path, "a JSON report written by distbench (--json)")->required()->check(non_empty_path());
   const std::vector<std::string> names = format_names();
+  std::vector<std::string> shown(names.begin(), names.end() - std::ssize(kViews));
+  for (std::string& name : shown) {
+    if (name == "md") name = "md (markdown)";  // as compare, history check and model name it
+  }
   app.add_option("--format", opts.format,
                  fmt::format("{}: what the run's option of that name writes; html: a page with plots",
-                             fmt::join(names.begin(), names.end() - std::ssize(kViews), ", ")))
+                             fmt::join(shown, ", ")))
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of(names, {{"markdown", "md"}}));
-  app.add_option("--output", opts.output, "Write the view to this file (atomically) instead of stdout")
+  app.add_option("-o,--output", opts.output, "Write the view to this file (atomically) instead of stdout")
       ->option_text("PATH")
       ->group(groups::kOutput)
       ->check(non_empty_path());

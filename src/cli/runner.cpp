@@ -128,10 +128,10 @@ const BackendEntry& choose_backend_everywhere(Connector& connector, const std::s
 
 // The backend and the world's communicator, created collectively, then a first collective over the world: start-up's
 // last phases.
-World form_world(Connector& connector, const BackendEntry& entry, const RunSettings& settings, Watchdog& watchdog,
-                 StartupClock& clock) {
+World form_world(Connector& connector, const BackendEntry& entry, const RunSettings& settings,
+                 const BackendOptions& options, Watchdog& watchdog, StartupClock& clock) {
   const ArmedStep step = watchdog.arm(StepKind::setup, "creating the backend and the world's communicator");
-  World world(connector, entry.create(connector, settings.backend_options), step);
+  World world(connector, entry.create(connector, options), step);
   clock.world_formed = StartupClock::Clock::now();
   const ArmedStep first = watchdog.arm(StepKind::setup, "the first collective over the world (start-up's last phase)");
   time_first_collective(world, clock, settings.timeout_s, first);
@@ -178,6 +178,7 @@ struct RunStart {
   std::unique_ptr<CpuPairProbe> cpus;
   CpuDistance cpu_distance;
   std::vector<Warning> cautions;  // the backend's (Backend::cautions), warned at the end with the benchmark's
+  std::vector<Warning> ignored;   // options of another backend or launcher (cli/option_scope.hpp)
 };
 
 // How long a reading of the ranks' CPU distance may take (its pings, then as much again to gather them).
@@ -186,7 +187,8 @@ constexpr std::chrono::milliseconds kCpuDistanceBudget{200};
 RunStart begin_reports(Invocation& inv, Connector& connector, World& world, const BackendEntry& entry,
                        Benchmark& benchmark, ReporterSet* reporters, Watchdog& watchdog) {
   const ArmedStep step = watchdog.arm(StepKind::setup, "gathering the run's facts and beginning the reports");
-  RunStart start{make_run_info(connector, world, entry, inv.arguments(), step), machine_cpu_ticks(), nullptr, {}, {}};
+  RunStart start{
+      make_run_info(connector, world, entry, inv.arguments(), step), machine_cpu_ticks(), nullptr, {}, {}, {}};
   start.info.backend = entry.name;  // argv keeps what was asked
   std::vector<std::string> hosts;
   for (const RankInfo& r : start.info.ranks) hosts.push_back(r.host);
@@ -328,6 +330,7 @@ void complete_run_info(RunInfo& info, BenchmarkOutcome& outcome, const RunSettin
   }
   outcome.warnings.insert(outcome.warnings.end(), start.cautions.begin(), start.cautions.end());
   outcome.warnings.insert(outcome.warnings.end(), settings.ignored_options.begin(), settings.ignored_options.end());
+  outcome.warnings.insert(outcome.warnings.end(), start.ignored.begin(), start.ignored.end());
   info.warnings = outcome.warnings;
 }
 
@@ -375,10 +378,14 @@ int run_in_world(Invocation& inv, Connector& connector, const RunSettings& setti
   const FailureHandlerScope on_broken_job(connector, ending.on_broken_job());
   const BackendEntry& entry = choose_backend_everywhere(connector, settings.backend, watchdog);
   inv.startup.backend_chosen = StartupClock::Clock::now();
-  World world = form_world(connector, entry, settings, watchdog, inv.startup);
+  // What another backend or launcher would have read is said, and neither used nor recorded.
+  OptionScope scope = scope_options(settings.scoped_options, settings.backend_options, entry.name, connector.kind());
+  benchmark.use_backend_options(scope.backend_options);
+  World world = form_world(connector, entry, settings, scope.backend_options, watchdog, inv.startup);
   RootOutput out = make_root_output(connector, settings, mode);
   check_before_run(connector, world, outputs, benchmark, out.reporters.get(), watchdog);
   RunStart start = begin_reports(inv, connector, world, entry, benchmark, out.reporters.get(), watchdog);
+  start.ignored = std::move(scope.ignored);
   ending.report_to(out.progress.get(), out.reporters.get(), start.info);
 
   BenchmarkOutcome outcome = measure(world, watchdog, benchmark, out, ending);
@@ -388,8 +395,9 @@ int run_in_world(Invocation& inv, Connector& connector, const RunSettings& setti
 
 }  // namespace
 
-RunSettings run_settings(const CommonOptions& options) {
+RunSettings run_settings(const CommonOptions& options, const CLI::App& app) {
   RunSettings s;
+  s.scoped_options = given_scoped_options(app);
   s.backend = options.backend;
   s.launcher = options.launcher;
   s.mpi_thread = options.mpi_thread;

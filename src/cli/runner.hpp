@@ -7,6 +7,7 @@
 
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/option_scope.hpp"
 #include "core/benchmark.hpp"
 
 #include <optional>
@@ -39,8 +40,11 @@ struct RunSettings {
   bool cpu_distance_warning = true;
   // Options given that the benchmark does not use (cli/common_options.hpp: given_but_unused): warned at the end.
   std::vector<Warning> ignored_options;
+  // Options given that only one backend or launcher reads (cli/option_scope.hpp): judged once both are known.
+  std::vector<GivenScopedOption> scoped_options;
 };
-RunSettings run_settings(const CommonOptions& options);
+// The settings of the common options `app` declares (and which of its backend's options it was given).
+RunSettings run_settings(const CommonOptions& options, const CLI::App& app);
 
 // Runs `benchmark` on every rank; returns the exit code (0, 3 for wrong results, 6 below a floor, or the benchmark's
 // own); throws distbench::Error.

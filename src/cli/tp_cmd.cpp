@@ -159,7 +159,7 @@ void add_tp_command(CLI::App& root, Commands& commands) {
       ->group(groups::kVerification);
   commands.push_back({app, [o, app](Invocation& inv) {
                         tp::TpBenchmark benchmark(make_tp_plan(*o));  // bad input fails here, before MPI
-                        RunSettings settings = run_settings(o->common);
+                        RunSettings settings = run_settings(o->common, *app);
                         settings.ignored_options = given_but_unused(*app, tp_unused(*o));
                         return run_benchmark(inv, settings, benchmark);
                       }});

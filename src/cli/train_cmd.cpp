@@ -172,9 +172,9 @@ void add_train_command(CLI::App& root, Commands& commands) {
       ->option_text("PATH")
       ->group(groups::kReports)
       ->check(non_empty_path());
-  commands.push_back({app, [o](Invocation& inv) {
+  commands.push_back({app, [o, app](Invocation& inv) {
                         train::TrainBenchmark benchmark(make_train_plan(*o));  // bad input fails here, before MPI
-                        return run_benchmark(inv, run_settings(o->common), benchmark);
+                        return run_benchmark(inv, run_settings(o->common, *app), benchmark);
                       }});
 }
 

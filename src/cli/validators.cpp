@@ -64,6 +64,16 @@ CLI::Validator number_at_least(const std::string& unit, bool zero_allowed, doubl
       rule);
 }
 
+// A typo's closest name, or else the one name that `text` begins ("nccl" for "nccl-tests"); "" when neither.
+std::string hint_for_name(const std::string& text, const std::vector<std::string>& names) {
+  if (std::string hint = did_you_mean(text, names); !hint.empty()) return hint;
+  std::vector<std::string> longer;
+  for (const std::string& name : names) {
+    if (text.size() >= 2 && name.size() > text.size() && name.rfind(text, 0) == 0) longer.push_back(name);
+  }
+  return longer.size() == 1 ? fmt::format("; did you mean '{}'?", longer.front()) : std::string();
+}
+
 }  // namespace
 
 CLI::Validator positive_number(const std::string& unit, double max) { return number_at_least(unit, false, max); }
@@ -146,7 +156,7 @@ CLI::Validator one_of(std::vector<std::string> names, std::vector<std::pair<std:
             return {};
           }
         }
-        return fmt::format("{} is not {}{}", shown(text), either(names), did_you_mean(text, names));
+        return fmt::format("{} is not {}{}", shown(text), either(names), hint_for_name(text, names));
       },
       rule);
 }

@@ -82,7 +82,7 @@ void add_zero_command(CLI::App& root, Commands& commands) {
                                 ? std::string()
                                 : read_text_file(options.config, "--config file", kSmallTextFileMaxBytes);
                         const zero::ZeroPlan plan = make_zero_plan(options, text);  // bad input fails before MPI
-                        RunSettings settings = run_settings(options.common);
+                        RunSettings settings = run_settings(options.common, *app);
                         settings.ignored_options = given_but_unused(*app, zero_unused_by(plan));
                         zero::ZeroBenchmark benchmark(plan);
                         return run_benchmark(inv, settings, benchmark);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <string_view>
 
 namespace distbench::cli {
 namespace {
@@ -87,6 +88,22 @@ void apply_config(ZeroOptions& o, const std::string& text, const std::string& pa
   }
 }
 
+// Ψ, a count of parameters written as sizes are (binary suffixes: 64M = 64 x 2^20), refused in a count's words and
+// with the option's name.
+std::uint64_t parse_param_count(const std::string& text) {
+  try {
+    return parse_size(text);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::usage || std::string_view(e.what()).find("too large") != std::string_view::npos) {
+      throw Error(e.code(), fmt::format("--params: {}", e.what()));
+    }
+    throw usage_error(fmt::format(
+        "--params: '{}' is not a count of parameters; write a whole number and an optional binary suffix K, M, G or "
+        "T, e.g. 64M (64 x 2^20) or 1.5G",
+        text));
+  }
+}
+
 }  // namespace
 
 zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& config_text) {
@@ -96,7 +113,7 @@ zero::ZeroPlan make_zero_plan(const ZeroOptions& options, const std::string& con
   plan.config_file = o.config;
   plan.per_rank = o.per_rank;
   plan.stages = parse_stages(o.stage);
-  plan.params = parse_size(o.params);  // throws for 0 and for what is not a size
+  plan.params = parse_param_count(o.params);
   plan.layers = zero::layer_sizes(plan.params, o.layers);
   plan.dtype = o.dtype;
   plan.type = type_of(o.dtype);

@@ -47,6 +47,9 @@ class Benchmark {
   // not divide the world, a root outside it, buffers larger than the device). The runner makes every rank leave
   // the same way when one fails.
   virtual void check(World& world) const = 0;
+  // Before check(): the backend's settings the run uses, without those the chosen backend does not read (reset to
+  // their defaults, cli/option_scope.hpp), for a benchmark that records or times by them.
+  virtual void use_backend_options(const BackendOptions& options) { (void)options; }
   // What the reports say about the run and how they show its records (info.backend is the backend that runs).
   virtual RunDescription describe(const RunInfo& info) const = 0;
   // Collective over the world. Emits each row of records to `reporter` on the root rank (null elsewhere); every

@@ -32,6 +32,8 @@ enum class ExitCode : int {
   regression = 1,     // distbench compare: at least one case is SLOWER (the same number as failure, by design)
   not_judged = 7,     // distbench compare: the gate could not judge (nothing compared, cases missing, a report that
                       // is not complete): it fails closed
+  gate_failure = 8,   // compare, history check: a runtime failure (I/O, a lock, an internal error), never 1: a CI
+                      // job tells "a case got slower" from "the gate broke"
 };
 
 class Error : public std::runtime_error {

@@ -387,6 +387,22 @@ class GoodRuns(Workdir):
                 self.assertIn(f"MPI threads: {level}\n", r.stdout)
                 self.assertEqual(collective_results(load_json(js))[0]["wrong"], 0)
 
+    def test_nccl_options_on_the_mpi_backend_are_said_and_not_recorded(self):
+        js = self.path("scope.json")
+        r = mpirun(1, "allreduce", "--backend", "mpi", "-b", "8", "-e", "8", "-n", "2", "-w", "1", "-g", "2", "-G", "5",
+                   "-m", "4", "-z", "1", "-R", "1", "--alloc", "ncclMemAlloc", "-q", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = [line for line in r.stderr.splitlines() if " ignored: the mpi backend" in line]
+        self.assertEqual([line.split()[1] for line in said], ["-g/--ngpus", "-m/--agg-iters", "-G/--cudagraph",
+                                                              "-z/--blocking", "-R/--register", "--alloc"], r.stderr)
+        self.assertTrue(all(line.startswith("warning: ") and len(line) <= 100 for line in said), said)
+        report = load_json(js)
+        self.assertEqual(report["config"]["backend_options"],
+                         {"gpus_per_process": 1, "device_index": -1, "agg_iters": 1, "graph_launches": 0,
+                          "blocking": False, "register_buffers": False, "alloc": "host"})
+        ignored = [w["message"] for w in report["warnings"] if w["code"] == "option_ignored"]
+        self.assertEqual(len(ignored), 6, report["warnings"])
+
     def test_the_huge_page_policy_reaches_the_buffers_and_the_report(self):
         # off by default (what malloc gets, as IMB and OSU); on aligns and advises buffers from 2 MiB. The report
         # and the header say which, with the machine's THP mode, and how much of the buffers got huge pages.
@@ -403,7 +419,9 @@ class GoodRuns(Workdir):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 versions = load_json(js)["environment"]["versions"]
                 self.assertEqual((versions["memory.huge_pages"], versions["memory.thp_mode"]), (policy, mode))
-                self.assertIn(f"# memory: huge pages {policy} (--huge-pages), the machine's THP mode {mode}", r.stdout)
+                self.assertIn(f"# memory: huge pages {policy} (--huge-pages), THP mode {mode}", r.stdout)
+                memory = [line for line in r.stdout.splitlines() if line.startswith("# memory:")]
+                self.assertLessEqual(len(memory[0]), 100, memory)  # one short line; the details are in the docs
                 # two buffers of 4 MiB per rank (send and receive), measured in /proc/self/smaps after allocation
                 huge = versions["memory.buffer_huge_pages"]
                 self.assertRegex(huge, r"^\d+(\.\d+)? (B|KiB|MiB) of 8 MiB \(\d+%\) on rank [01], the smallest "
@@ -564,6 +582,7 @@ class BadInput(Workdir):
             (2, ["allreduce", "-b", "8", "-e", "4T"], "lower -e/--maxbytes"),
             (2, ["allreduce", "--json", "/nonexistent-dir/r.json"], "/nonexistent-dir/r.json"),
             (2, ["allreduce", "--backend", "gloo"], "gloo"),
+            (1, ["allreduce", "-b", "1", "-e", "3"], "the smallest that does is 4 B: raise -e/--maxbytes"),
         ]
         results = run_concurrently([lambda n=np, a=args: mpirun(n, *a, "-b", "8", "-e", "1K") if "-e" not in a
                                     else mpirun(n, *a) for np, args, _ in cases])
@@ -1220,9 +1239,15 @@ class CompareGate(Workdir):
             self.assertIn("no significance test: --threshold-only", case["reason"])
             self.assertIsNone(case["p"])
             self.assertEqual(len(case["baseline_runs"]), 1)
-        r = single("compare", self.base, self.base, "--threshold-only")
+        r = single("compare", self.base, self.base, "--threshold-only", "--rounds", "9", "--alpha", "0.05")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("; threshold-only, no significance test: 1 baseline run, 1 candidate run)", r.stdout)
+        # a file against itself, and the options of the other mode, one line each
+        self.assertEqual([line for line in r.stderr.splitlines() if line.startswith("warning:")], [
+            "warning: --rounds 9 ignored: it is for interleaved runs (--run-baseline, --run-candidate), not report "
+            "files",
+            "warning: --alpha 0.05 ignored: --threshold-only judges without a test",
+            f"warning: {self.base} is both a baseline and a candidate run: it cannot differ from itself"], r.stderr)
         r = single("compare", "--run-baseline", "true", "--run-candidate", "true", "--threshold-only")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(error_lines(r.stderr), ["error: --threshold-only is for report files; interleaved rounds are "
@@ -1237,6 +1262,12 @@ class CompareGate(Workdir):
         self.assertTrue(all(" SLOWER (+20.0% beyond the 5% threshold (p 0.0079 < 0.01 over 5 and 5 runs" in line
                             for line in rows), r.stdout)
         self.assertIn("# verdict: REGRESSION", r.stdout)
+        # the same regression whose view cannot be written: a failure (8), never read as the regression's 1
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([BINARY, "compare", *base, *self.runs("slow", 1.2), "--candidates", "5"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(r.returncode, 8, r.stderr)
+        self.assertEqual(len(error_lines(r.stderr)), 1, r.stderr)
         r = single("compare", *base, *self.runs("fast", 1 / 1.2), "--candidates", "5", "--metric", "busbw")
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("0 slower, 10 faster", r.stdout)
@@ -1500,12 +1531,13 @@ class CompareGate(Workdir):
                 self.assertIn("0.05 is ambiguous: a bare number is a percentage here (0.05%), a fraction elsewhere; "
                               "write 5% or 0.05%", lines[0])
         out = self.path("view.md")
-        self.assertEqual(single("compare", *gate, "--format", "md", "--output", out).returncode, 1)
+        self.assertEqual(single("compare", *gate, "--format", "md", "-o", out).returncode, 1)
         with open(out) as f:
             self.assertIn("| case | baseline time (us) |", f.read())
-        r = single("report", self.base, "--format", "markdown")
+        r = single("report", self.base, "--format", "markdown", "-o", out)  # -o/--output and both names, everywhere
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("|", r.stdout)
+        with open(out) as f:
+            self.assertIn("|", f.read())
 
     def test_bandwidth_floor_fails_the_run_with_exit_code_6(self):
         js = self.path("floor.json")

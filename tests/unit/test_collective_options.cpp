@@ -229,9 +229,10 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
   CollectiveOptions options;
   add_collective_options(app, options);
   std::vector<std::string> args = {"-T",   "9",         "--json", "r.json",         "--csv", "r.csv", "--md",
-                                   "r.md", "--backend", "mpi",    "--malloc-reuse", "-m",    "3"};
+                                   "r.md", "--backend", "mpi",    "--malloc-reuse", "-m",    "3",
+                                   "--mpi-thread", "funneled", "-g", "1"};
   app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
-  const RunSettings s = run_settings(options.common);
+  const RunSettings s = run_settings(options.common, app);
   EXPECT_EQ(s.backend, "mpi");
   EXPECT_DOUBLE_EQ(s.timeout_s, 9.0);
   // in the formats table's order, whatever the command line's
@@ -245,7 +246,22 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
   EXPECT_TRUE(s.malloc_reuse);
   EXPECT_EQ(s.backend_options.agg_iters, 3);
   EXPECT_DOUBLE_EQ(s.backend_options.timeout_s, 9.0);
-  const RunSettings defaults = run_settings(CommonOptions{});
+  // -m is NCCL's: on the mpi backend it is said once, and neither used nor recorded; on nccl it stays
+  const OptionScope on_mpi = scope_options(s.scoped_options, s.backend_options, "mpi", "mpi");
+  EXPECT_EQ(on_mpi.backend_options.agg_iters, 1);
+  ASSERT_EQ(on_mpi.ignored.size(), 1u);
+  EXPECT_EQ(on_mpi.ignored[0].code, "option_ignored");
+  EXPECT_EQ(on_mpi.ignored[0].message,
+            "-m/--agg-iters 3 ignored: the mpi backend makes no NCCL group calls (nccl only)");
+  const OptionScope on_nccl = scope_options(s.scoped_options, s.backend_options, "nccl", "mpi");
+  EXPECT_EQ(on_nccl.backend_options.agg_iters, 3);
+  EXPECT_TRUE(on_nccl.ignored.empty());
+  // (-g 1 is the default: nothing to say) and --mpi-thread is MPI's, in a job env:// formed
+  const OptionScope under_env = scope_options(s.scoped_options, s.backend_options, "nccl", "env");
+  ASSERT_EQ(under_env.ignored.size(), 1u);
+  EXPECT_EQ(under_env.ignored[0].message,
+            "--mpi-thread funneled ignored: MPI is not started under --launcher env (mpi only)");
+  const RunSettings defaults = run_settings(CommonOptions{}, CLI::App{"none"});
   EXPECT_EQ(defaults.backend, "auto");
   EXPECT_TRUE(defaults.reports.empty());
 }

@@ -272,6 +272,7 @@ void CollectiveBenchmark::check(World& world) const {
   if (connector.is_root()) per_rank_file_->claim();
   const int nranks = static_cast<int>(sweep_partition(plan_, connector.size()).groups.front().size());
   check_root(plan_, nranks);
+  check_some_size_fits(plan_, nranks);
   const SweepNeeds needs = sweep_needs(plan_, nranks, world.backend());
   if (const auto limit = world.backend().max_count_per_call(); limit && needs.max_count > *limit) {
     throw usage_error(

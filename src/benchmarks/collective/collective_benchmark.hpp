@@ -17,6 +17,7 @@ class CollectiveBenchmark final : public Benchmark {
       : plan_(std::move(plan)), per_rank_file_(std::make_unique<PerRankFile>(plan_.per_rank.file)) {}
 
   void check(World& world) const override;
+  void use_backend_options(const BackendOptions& options) override { plan_.backend_options = options; }
   RunDescription describe(const RunInfo& info) const override;
   BenchmarkOutcome run(World& world, Watchdog& watchdog, Reporter* reporter, const ProgressFn& progress) override;
   std::vector<NamedPath> output_files() const override { return per_rank_file_->named(); }

@@ -34,6 +34,9 @@ SweepOutcome run_sweep(World& world, const SweepPlan& plan, Watchdog& watchdog, 
 Partition sweep_partition(const SweepPlan& plan, int world_size);
 // Throws usage_error when a rooted collective's root is not a rank of a group of `nranks`.
 void check_root(const SweepPlan& plan, int nranks);
+// Throws usage_error when no size of the plan gives each of `nranks` ranks an element (each tensor of a list one):
+// a sweep that would skip every size and measure nothing; it names the smallest -e that runs.
+void check_some_size_fits(const SweepPlan& plan, int nranks);
 
 // Bytes per rank the sweep's buffers take (checked against the device's memory before allocating); UINT64_MAX
 // where the sum would not fit in 64 bits.

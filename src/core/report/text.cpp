@@ -74,17 +74,11 @@ std::string host_memory_text(const RunInfo& info, std::uint64_t largest_buffer) 
   const std::string policy = info.version("memory.huge_pages");
   const std::string mode = info.version("memory.thp_mode");
   if (policy.empty()) return {};
-  std::string text = fmt::format("memory: huge pages {} (--huge-pages), the machine's THP mode {}", policy, mode);
+  // At most 100 columns with its "# ": the details are docs/methods.md's ("Huge pages").
+  std::string text = fmt::format("memory: huge pages {} (--huge-pages), THP mode {}", policy, mode);
   if (!huge_page_policies_differ(mode, largest_buffer)) return text;
-  if (policy == "off") {
-    return text +
-           ": buffers from 2 MiB get small pages, as malloc gives IMB and OSU; numpy and PyTorch can advise "
-           "huge pages (--huge-pages on to measure that)";
-  }
-  return text +
-         ": buffers from 2 MiB start on a 2 MiB boundary and are advised huge pages, every whole 2 MiB "
-         "of them (numpy advises its arrays but gets huge pages only where their map happens to align); IMB "
-         "and OSU get small pages (--huge-pages off to measure that)";
+  if (policy == "off") return text + ": buffers >= 2 MiB get small pages (as IMB)";
+  return text + ": buffers >= 2 MiB aligned, advised huge";
 }
 
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
