@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,7 @@ int run_model(const ModelArgs& a) {
   std::vector<ParsedReport> reports;
   for (const std::string& f : a.files) reports.push_back(read_report_file(f));
   const model::ModelResult result = model::build_model(reports, a.files, options);
+  if (const std::string w = model::link_rate_warning(result); !w.empty()) fmt::print(stderr, "warning: {}\n", w);
   const std::string text = view_of_model(a.format, result);
   if (a.output.empty()) {
     write_stdout(text);

@@ -96,20 +96,13 @@ std::string plot(const Comparison& c, const Group& g) {
   return views::svg_line_plot(spec, {base, cand});
 }
 
-// What makes a case SLOWER (the paragraph above the plots).
+// What makes a case SLOWER (the paragraph above the plots): the test that ran, in the words of the other views.
 std::string criteria_paragraph(const Comparison& c) {
-  if (c.rounds > 0) {
-    return fmt::format(
-        "<p>A case is SLOWER (FASTER) when its {} changed by more than {:g}% for the worse (better), its "
-        "time per operation by more than {:g} us, and a two-sided Mann-Whitney U test on the samples "
-        "gives p &lt; {:g}. The band is the {:g}% confidence interval of the change.</p>\n",
-        name(c.options.metric), c.options.threshold * 100, c.options.floor_us, c.options.alpha,
-        (1 - c.options.alpha) * 100);
-  }
-  const bool untested = c.options.threshold_only;
+  const bool untested = c.options.threshold_only && c.rounds == 0;
   const std::string note = untested ? "<p class=\"bad\"><b>Threshold-only: no significance test.</b></p>\n" : "";
   return fmt::format("{}<p>{}.{}</p>\n", note, html_escape(upper_first(compare_criteria(c))),
-                     untested ? "" : " The band is that interval.");
+                     untested ? "" : " The band is that interval; an end beyond the plot is clipped at its edge and "
+                                     "marked with a triangle.");
 }
 
 }  // namespace
@@ -118,8 +111,11 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += fmt::format("<title>distbench compare: {}</title>\n", html_escape(c.benchmark));
   out +=
-      "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1.5em;max-width:1560px;color:#222}"
+      ".wide{overflow-x:auto}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+      "td{white-space:nowrap}td:last-child{text-align:left;white-space:normal;min-width:16em}"
       ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
   out += "</head><body>\n";
   out += fmt::format("<h1>distbench compare: {}</h1>\n", html_escape(c.benchmark));
@@ -138,7 +134,7 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   for (const auto& w : c.warnings) out += fmt::format("<p class=\"bad\">warning: {}</p>\n", html_escape(w));
   for (const Group& g : groups_by_size(c)) out += plot(c, g) + "\n";
   out += fmt::format(
-      "<table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
+      "<div class=\"wide\"><table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
       "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
       name(c.options.metric), c.metric_unit);
   // figures with three decimals (three significant digits when huge: never hundreds of digits), changes as percentages
@@ -156,7 +152,7 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
         html_escape(k.label), num(k.base, "{:.3f}"), num(k.cand, "{:.3f}"), pct(k.change), pct(k.change_low),
         pct(k.change_high), num(k.p, "{:.2g}"), name(k.verdict), html_escape(verdict));
   }
-  out += "</table>\n</body></html>\n";
+  out += "</table></div>\n</body></html>\n";
   return out;
 }
 

@@ -71,7 +71,7 @@ std::string trend_plot(const HistoryCheck& check, const compare::CaseComparison&
 
 std::string case_table(const compare::Comparison& c) {
   std::string out = fmt::format(
-      "<table>\n<tr><th>case</th><th>before {0} ({1})</th><th>newest {0} ({1})</th><th>change [CI]</th><th>p</th>"
+      "<div class=\"wide\"><table>\n<tr><th>case</th><th>before {0} ({1})</th><th>newest {0} ({1})</th><th>change [CI]</th><th>p</th>"
       "<th>verdict</th></tr>\n",
       name(c.options.metric), c.metric_unit);
   for (const compare::CaseComparison& k : c.cases) {
@@ -82,7 +82,7 @@ std::string case_table(const compare::Comparison& c) {
                        interval_words(k.change, k.change_low, k.change_high), p_figure(k.p), name(k.verdict),
                        html_escape(verdict));
   }
-  return out + "</table>\n";
+  return out + "</table></div>\n";
 }
 
 }  // namespace
@@ -92,8 +92,11 @@ std::string history_html(const HistoryCheck& check, const std::vector<Series>& s
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += "<title>distbench history check</title>\n";
   out +=
-      "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1.5em;max-width:1560px;color:#222}"
+      ".wide{overflow-x:auto}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+      "td{white-space:nowrap}td:last-child{text-align:left;white-space:normal;min-width:16em}"
       ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
   out += "</head><body>\n<h1>distbench history check</h1>\n";
   const bool fails = c.regressed() || !c.not_judged.empty();

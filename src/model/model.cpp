@@ -401,4 +401,21 @@ ModelResult build_model(const std::vector<ParsedReport>& reports, const std::vec
   return result;
 }
 
+std::string link_rate_warning(const ModelResult& r) {
+  if (!(r.link_gbps > 0)) return {};
+  double most = 0;
+  for (const CollectiveModel& m : r.models) {
+    for (const FittedPoint& p : m.points) {
+      const double of_link = p.busbw_gbps / p.link_bound_gbps;
+      if (std::isfinite(of_link)) most = std::max(most, of_link);
+    }
+  }
+  if (most <= 1.1) return {};
+  return fmt::format("measured busbw reaches {} of the {:g} GB/s link: the link rate is probably wrong",
+                     most < 10    ? fmt::format("{:.0f}%", most * 100)
+                     : most < 1e6 ? fmt::format("{:.0f}x", most)
+                                  : fmt::format("{:.3g}x", most),
+                     r.link_gbps);
+}
+
 }  // namespace distbench::model

@@ -90,6 +90,11 @@ struct ModelResult {
 ModelResult build_model(const std::vector<ParsedReport>& reports, const std::vector<std::string>& sources,
                         const ModelOptions& options);
 
+// One line (under 100 columns) when a measured bus bandwidth is beyond what the link rate allows (by more than a
+// tenth: noise): the rate is then probably wrong (--link-gbps in GB/s, not Gb/s; shared memory between ranks of one
+// node); "" otherwise. The "of link" figures say by how much for each point.
+std::string link_rate_warning(const ModelResult& r);
+
 // Time and bus bandwidth of `algorithm` at p ranks and `bytes` from a fitted model, with the interval from the
 // parameters' covariance (the fit's t quantile).
 AlgorithmTime predict_time(const CollectiveModel& m, Algorithm algorithm, int p, double bytes);

@@ -1,7 +1,7 @@
 // The HTML view of a model: a self-contained page (inline CSS and SVG, nothing fetched) with, per collective and
 // algorithm, the parameters, a plot of the measured times (refused sizes ringed) with the fitted line and its band at
 // each measured rank count and at the predicted ones, a plot of the bus bandwidth against the model's bound and the
-// link rate, and the text view's tables.
+// link rate, and the figures in tables.
 #include "model/model_views.hpp"
 
 #include "core/sys/quote.hpp"
@@ -98,8 +98,12 @@ std::string model_html(const ModelResult& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += "<title>distbench model</title>\n";
   out +=
-      "<style>body{font-family:sans-serif;margin:2em;color:#222}pre{background:#f6f6f6;padding:1em;"
-      "overflow-x:auto}</style>\n</head><body>\n<h1>distbench model</h1>\n";
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1.5em;max-width:1560px;color:#222}"
+      ".wide{overflow-x:auto}table{border-collapse:collapse;margin:0.5em 0}"
+      "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right;white-space:nowrap}"
+      "td:last-child,th:last-child{text-align:left;white-space:normal;min-width:16em}"
+      "table.predictions td:nth-child(3){text-align:left}</style>\n</head><body>\n<h1>distbench model</h1>\n";
   std::string sources;
   for (const std::string& s : r.sources) sources += (sources.empty() ? "" : ", ") + html_escape(s);
   out += fmt::format("<p>Fitted to: {}</p>\n", sources);
@@ -109,8 +113,12 @@ std::string model_html(const ModelResult& r) {
                        html_escape(formula_text(m.collective, m.algorithm)));
     out += time_plot(m) + "\n" + bandwidth_plot(r, m) + "\n";
   }
-  out += "<h2>Figures</h2>\n<pre>" + html_escape(model_text(r)) + "</pre>\n</body></html>\n";
-  return out;
+  for (const CollectiveModel& m : r.models) {
+    out += fmt::format("<h2>Figures: {} by {}</h2>\n", html_escape(std::string(name(m.collective))),
+                       html_escape(std::string(name(m.algorithm))));
+    out += model_figures_html(r, m);
+  }
+  return out + "</body></html>\n";
 }
 
 }  // namespace distbench::model

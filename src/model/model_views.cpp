@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -107,6 +108,71 @@ std::string prediction_cell(const AlgorithmTime& t) {
   return fmt::format("{} [{}, {}]", us_text(t.seconds), us_text(t.low), us_text(t.high));
 }
 
+// The text view's width: a line longer is broken at spaces, its rest indented by `indent` (a word longer than the
+// line stays whole).
+constexpr std::size_t kTextColumns = 100;
+
+std::string wrapped(const std::string& line, const std::string& indent) {
+  if (line.size() <= kTextColumns) return line + "\n";
+  std::string out, rest = line;
+  while (rest.size() > kTextColumns) {
+    auto cut = rest.rfind(' ', kTextColumns);
+    if (cut == std::string::npos || cut <= indent.size()) cut = rest.find(' ', kTextColumns);
+    if (cut == std::string::npos) break;
+    out += rest.substr(0, cut) + "\n";
+    rest = indent + rest.substr(rest.find_first_not_of(' ', cut));
+  }
+  return out + rest + "\n";
+}
+
+// The measured points against the model, the cause of each refused one as a numbered footnote (causes repeat, and
+// are up to 400 characters: the JSON and HTML carry them in full on every point).
+std::string points_text(const ModelResult& r, const CollectiveModel& m) {
+  std::string out = wrapped(
+      std::string("# measured against the model (resid: measured/model - 1; of bound: busbw / the model's large-size "
+                  "busbw") +
+          (r.link_gbps > 0 ? "; of link: busbw / what the links allow this algorithm)" : ")"),
+      "#   ");
+  out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", "p", "size", "measured us",
+                     "model us", "resid", "busbw GB/s", "of bound", "of link", "refused");
+  std::vector<std::string> causes;
+  for (const FittedPoint& p : m.points) {
+    std::string note;
+    if (!p.cause.empty()) {
+      auto at = std::find(causes.begin(), causes.end(), p.cause);
+      if (at == causes.end()) at = causes.insert(causes.end(), p.cause);
+      note = fmt::format("[{}]", at - causes.begin() + 1);
+    }
+    out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", p.nranks, size_text(p.bytes),
+                       us_text(p.measured_s), us_text(p.model_s), signed_pct(p.residual), gbps_text(p.busbw_gbps),
+                       pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps), note);
+  }
+  if (!causes.empty()) out += "# refused because\n";
+  for (std::size_t i = 0; i < causes.size(); ++i) {
+    out += wrapped(fmt::format("  [{}] {}", i + 1, escape_text(causes[i])), "      ");
+  }
+  return out;
+}
+
+// The predictions, a line per algorithm (a column each would not fit 100 columns).
+std::string predictions_text(const ModelResult& r, const CollectiveModel& m) {
+  std::string out = fmt::format("# predicted time per operation, us [{} interval from the fitted parameters]\n",
+                                percent_text(r.confidence * 100, 0));
+  if (m.predictions.empty()) return out;
+  out += fmt::format("  {:>5} {:>10}  {:<20} {:>30} {:>10}\n", "p", "size", "algorithm", "time us [interval]",
+                     "busbw GB/s");
+  for (const PredictedCase& k : m.predictions) {
+    for (std::size_t i = 0; i < k.times.size(); ++i) {
+      const AlgorithmTime& t = k.times[i];
+      const bool wins = t.algorithm == k.winner;
+      out += fmt::format("  {:>5} {:>10}  {:<20} {:>30} {:>10}{}\n", i == 0 ? std::to_string(k.nranks) : "",
+                         i == 0 ? size_text(k.bytes) : "", name(t.algorithm), prediction_cell(t),
+                         gbps_text(t.busbw_gbps), wins ? (k.close ? "  wins (close)" : "  wins") : "");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string formula_text(Collective c, Algorithm a) {
@@ -120,41 +186,80 @@ std::string formula_text(Collective c, Algorithm a) {
 std::string model_text(const ModelResult& r) {
   std::string out;
   for (const CollectiveModel& m : r.models) {
-    out += fmt::format("# distbench model: {}\n", escape_text(header_line(m)));
-    out += fmt::format("# T(p, S) = {}\n", formula_text(m.collective, m.algorithm));
-    if (!r.link_source.empty()) out += "# " + escape_text(link_line(r)) + "\n";
-    for (const std::string& line : parameter_lines(r, m)) out += "  " + line + "\n";
-    out += "# measured against the model (resid: measured/model - 1; of bound: busbw / the model's large-size busbw";
-    out += r.link_gbps > 0 ? "; of link: busbw / what the links allow this algorithm)\n" : ")\n";
-    out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", "p", "size", "measured us",
-                       "model us", "resid", "busbw GB/s", "of bound", "of link", "refused because");
-    for (const FittedPoint& p : m.points) {
-      out += fmt::format("  {:>5} {:>10} {:>12} {:>12} {:>8} {:>10} {:>8} {:>8}  {}\n", p.nranks, size_text(p.bytes),
-                         us_text(p.measured_s), us_text(p.model_s), signed_pct(p.residual), gbps_text(p.busbw_gbps),
-                         pct_text(p.busbw_gbps / p.bound_gbps), pct_text(p.busbw_gbps / p.link_bound_gbps),
-                         escape_text(p.cause));
-    }
-    out += "# delivered at the largest size the fit holds\n";
-    for (const std::string& line : delivered_lines(m)) out += "  " + line + "\n";
-    if (!m.breaks.empty()) {
-      out += "# sizes the model refuses\n";
-      for (const std::string& b : m.breaks) out += "  " + escape_text(b) + "\n";
-    }
-    out += fmt::format("# predicted time per operation, us [{} interval from the fitted parameters], by algorithm\n",
-                       percent_text(r.confidence * 100, 0));
-    if (!m.predictions.empty()) {
-      out += fmt::format("  {:>5} {:>10}", "p", "size");
-      for (const AlgorithmTime& t : m.predictions.front().times) out += fmt::format(" {:>30}", name(t.algorithm));
-      out += fmt::format(" {:>10}  {}\n", "busbw GB/s", "wins");
-      for (const PredictedCase& k : m.predictions) {
-        out += fmt::format("  {:>5} {:>10}", k.nranks, size_text(k.bytes));
-        for (const AlgorithmTime& t : k.times) out += fmt::format(" {:>30}", prediction_cell(t));
-        out += fmt::format(" {:>10}  {}{}\n", gbps_text(k.times.front().busbw_gbps), name(k.winner),
-                           k.close ? " (close)" : "");
+    out += wrapped(fmt::format("# distbench model: {}", escape_text(header_line(m))), "#   ");
+    out += wrapped(fmt::format("# T(p, S) = {}", formula_text(m.collective, m.algorithm)), "#   ");
+    if (!r.link_source.empty()) out += wrapped("# " + escape_text(link_line(r)), "#   ");
+    for (const std::string& line : parameter_lines(r, m)) {
+      // beta's fraction of the link whole on a line of its own when the line is too long
+      const std::string indent(9, ' ');  // under the figure, past the parameter's name
+      const auto link = line.find(" = ");
+      if (line.size() + 2 > kTextColumns && line.rfind("beta", 0) == 0 && link != std::string::npos) {
+        out += "  " + line.substr(0, link) + "\n" + wrapped(indent + line.substr(link + 1), indent);
+      } else {
+        out += wrapped("  " + line, indent);
       }
     }
-    for (const std::string& n : m.notes) out += "note: " + escape_text(n) + "\n";
+    out += points_text(r, m);
+    out += "# delivered at the largest size the fit holds\n";
+    for (const std::string& line : delivered_lines(m)) out += wrapped("  " + line, "    ");
+    if (!m.breaks.empty()) {
+      out += "# sizes the model refuses\n";
+      for (const std::string& b : m.breaks) out += wrapped("  " + escape_text(b), "    ");
+    }
+    out += predictions_text(r, m);
+    for (const std::string& n : m.notes) out += wrapped("note: " + escape_text(n), "  ");
   }
+  return out;
+}
+
+namespace {
+
+std::string html_row(const std::vector<std::string>& cells, const char* tag) {
+  std::string row = "<tr>";
+  for (const std::string& c : cells) row += fmt::format("<{0}>{1}</{0}>", tag, html_escape(c));
+  return row + "</tr>\n";
+}
+
+std::string html_list(const std::vector<std::string>& items) {
+  std::string out = "<ul>\n";
+  for (const std::string& i : items) out += "<li>" + html_escape(i) + "</li>\n";
+  return out + "</ul>\n";
+}
+
+}  // namespace
+
+std::string model_figures_html(const ModelResult& r, const CollectiveModel& m) {
+  std::string out = fmt::format("<p>{}</p>\n", html_escape(header_line(m)));
+  if (!r.link_source.empty()) out += fmt::format("<p>{}</p>\n", html_escape(link_line(r)));
+  out += html_list(parameter_lines(r, m));
+  out += "<div class=\"wide\"><table class=\"points\">\n";
+  out += html_row({"p", "size", "measured us", "model us", "resid", "busbw GB/s", "of bound", "of link",
+                   "refused because"},
+                  "th");
+  for (const FittedPoint& p : m.points) {
+    out += html_row({std::to_string(p.nranks), size_text(p.bytes), us_text(p.measured_s), us_text(p.model_s),
+                     signed_pct(p.residual), gbps_text(p.busbw_gbps), pct_text(p.busbw_gbps / p.bound_gbps),
+                     pct_text(p.busbw_gbps / p.link_bound_gbps), p.cause},
+                    "td");
+  }
+  out += "</table></div>\n<p>Delivered at the largest size the fit holds:</p>\n" + html_list(delivered_lines(m));
+  if (!m.breaks.empty()) out += "<p>Sizes the model refuses:</p>\n" + html_list(m.breaks);
+  if (!m.predictions.empty()) {
+    out += fmt::format("<p>Predicted time per operation, us [{} interval from the fitted parameters]:</p>\n",
+                       percent_text(r.confidence * 100, 0));
+    out += "<div class=\"wide\"><table class=\"predictions\">\n";
+    out += html_row({"p", "size", "algorithm", "time us [interval]", "busbw GB/s", "wins"}, "th");
+    for (const PredictedCase& k : m.predictions) {
+      for (const AlgorithmTime& t : k.times) {
+        const bool wins = t.algorithm == k.winner;
+        out += html_row({std::to_string(k.nranks), size_text(k.bytes), std::string(name(t.algorithm)),
+                         prediction_cell(t), gbps_text(t.busbw_gbps), wins ? (k.close ? "wins (close)" : "wins") : ""},
+                        "td");
+      }
+    }
+    out += "</table></div>\n";
+  }
+  if (!m.notes.empty()) out += "<p>Notes:</p>\n" + html_list(m.notes);
   return out;
 }
 

@@ -16,8 +16,9 @@ namespace distbench::views {
 namespace {
 
 constexpr std::string_view kStyle = R"(
-body { font: 14px/1.45 system-ui, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #222; max-width: 1100px;
-       margin: 24px auto; padding: 0 16px; }
+body { font: 14px/1.45 system-ui, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #222; max-width: 1560px;
+       margin: 24px auto; padding: 0 24px; }
+.wide { overflow-x: auto; max-width: 100%; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #ddd; }
 .facts { color: #555; margin-top: 0; }
@@ -25,6 +26,10 @@ table { border-collapse: collapse; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 table.results th { background: #f5f5f5; position: sticky; top: 0; }
 table.results .num { text-align: right; font-variant-numeric: tabular-nums; }
+table.results td { white-space: nowrap; }
+table.results td.long { white-space: normal; min-width: 18em; }
+table.kv td { overflow-wrap: anywhere; }
+figure svg { max-width: 100%; height: auto; }
 table.results tr.skipped td { color: #888; }
 table.kv th { font-weight: 600; white-space: nowrap; }
 code, pre { font: 13px ui-monospace, "DejaVu Sans Mono", monospace; background: #f4f4f4; border-radius: 3px; }
@@ -122,10 +127,12 @@ std::string warnings_section(const RunInfo& info) {
 }
 
 std::string summary_section(const ParsedReport& r) {
-  const auto items = summary_items(r);
-  if (items.empty()) return {};
+  const auto rows = summary_rows(r);
+  if (rows.empty()) return {};
   std::string html = "<h2>Summary</h2>\n<table class=\"kv\">\n";
-  for (const auto& [key, value] : items) html += kv_row(key, esc(value));
+  for (const SummaryRow& row : rows) {
+    html += fmt::format("<tr><th title=\"{}\">{}</th><td>{}</td></tr>\n", esc(row.key), esc(row.name), esc(row.value));
+  }
   return html + "</table>\n";
 }
 
@@ -143,7 +150,7 @@ std::string plots_section(const ParsedReport& r) {
 std::string results_section(const ParsedReport& r) {
   const ResultsTable table = results_table(r);
   const auto cell_class = [&](std::size_t c) { return table.columns[c].numeric ? R"( class="num")" : ""; };
-  std::string html = fmt::format("<h2>Results ({})</h2>\n<table class=\"results\">\n<thead><tr>",
+  std::string html = fmt::format("<h2>Results ({})</h2>\n<div class=\"wide\"><table class=\"results\">\n<thead><tr>",
                                  plural(table.rows.size(), "record", "records"));
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     html += fmt::format("<th{}>{}</th>", cell_class(c), esc(table.columns[c].title));
@@ -152,11 +159,13 @@ std::string results_section(const ParsedReport& r) {
   for (std::size_t i = 0; i < table.rows.size(); ++i) {
     html += r.records[i].ok() ? "<tr>" : R"(<tr class="skipped">)";
     for (std::size_t c = 0; c < table.rows[i].size(); ++c) {
-      html += fmt::format("<td{}>{}</td>", cell_class(c), esc(table.rows[i][c]));
+      // a long text (a skip's reason, a health limit) wraps; numbers and names such as out-of-place never do
+      const bool long_text = !table.columns[c].numeric && table.rows[i][c].size() > 32;
+      html += fmt::format("<td{}>{}</td>", long_text ? R"( class="long")" : cell_class(c), esc(table.rows[i][c]));
     }
     html += "</tr>\n";
   }
-  return html + "</tbody>\n</table>\n";
+  return html + "</tbody>\n</table></div>\n";
 }
 
 }  // namespace

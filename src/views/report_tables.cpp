@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 namespace distbench::views {
 namespace {
@@ -80,6 +83,62 @@ std::vector<std::pair<std::string, std::string>> summary_items(const ParsedRepor
   if (!r.summary.is_object()) return items;
   for (const auto& [key, value] : r.summary.items()) items.emplace_back(key, json_text(value));
   return items;
+}
+
+namespace {
+
+// The counts every report has, and the figures the benchmarks summarize, by the key's first part.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kSummaryNames = {{
+    {"records", "records"},
+    {"measured", "measured"},
+    {"skipped", "skipped"},
+    {"noise_missed", "noise target missed"},
+    {"wrong", "wrong elements"},
+    {"status", "status"},
+    {"avg_busbw_gbps", "average bus bandwidth"},
+    {"avg_algbw_gbps", "average algorithm bandwidth"},
+    {"avg_time_us", "average time"},
+}};
+
+std::string summary_name(const std::string& key) {
+  const std::string head = key.substr(0, key.find('.'));
+  std::string name;
+  for (const auto& [k, words] : kSummaryNames) {
+    if (k == head) name = words;
+  }
+  if (name.empty()) {
+    name = head;
+    std::replace(name.begin(), name.end(), '_', ' ');
+  }
+  if (head.size() < key.size()) {  // "avg_busbw_gbps.float32.sum": ", float32 sum"
+    std::string rest = key.substr(head.size() + 1);
+    std::replace(rest.begin(), rest.end(), '.', ' ');
+    name += ", " + rest;
+  }
+  return name;
+}
+
+}  // namespace
+
+std::vector<SummaryRow> summary_rows(const ParsedReport& r) {
+  std::vector<SummaryRow> rows;
+  if (!r.summary.is_object()) return rows;
+  for (const auto& [key, value] : r.summary.items()) {
+    SummaryRow row{key, summary_name(key), json_text(value)};
+    const bool rate = key.substr(0, key.find('.')).ends_with("_gbps");
+    if (rate && value.is_number()) row.value = fmt::format("{:.4g} GB/s", value.get<double>());
+    for (const SummaryItem& item : r.summary_items) {
+      if (item.key != key || item.text.empty() || rate) continue;
+      row.value = item.text;  // the run's words: "healthy (1 healthy; 1 node)", "0 OK"
+      const std::string head = key.substr(0, key.find('.'));
+      const bool named = std::any_of(kSummaryNames.begin(), kSummaryNames.end(), [&](const auto& n) {
+        return n.first == head;
+      });
+      if (!named && !item.label.empty()) row.name = item.label;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 std::string run_facts(const ParsedReport& r) {

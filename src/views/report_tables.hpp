@@ -35,6 +35,13 @@ std::string metric_text(double value, const MetricSpec& metric);
 // The summary's items as written (key, value as text; "-" for null).
 std::vector<std::pair<std::string, std::string>> summary_items(const ParsedReport& r);
 
+// The summary for people (the HTML page): each item's human name ("average bus bandwidth, float32 sum" for
+// avg_busbw_gbps.float32.sum, the run's own words where it gave some), its value in words, and the key as written.
+struct SummaryRow {
+  std::string key, name, value;
+};
+std::vector<SummaryRow> summary_rows(const ParsedReport& r);
+
 // The run in one line: tool and git sha, what ran, backend, ranks per host, status, when.
 std::string run_facts(const ParsedReport& r);
 

@@ -81,7 +81,21 @@ Frame plot_area(const PlotSpec& spec, int width, int height) {
   return f;
 }
 
-// Axes that show every drawable point and band of `drawn` (not empty).
+// The span of y a band may widen the axis to: the points' span and half as much again each side (on a log axis, in
+// decades, and at least a factor 1.4), so that one interval 40 times wider than the others does not flatten the
+// points. Band ends beyond it are clipped at the plot's edge and marked (band()).
+Range band_room(const Range& points, bool log) {
+  const auto t = [log](double v) { return log ? std::log10(v) : v; };
+  const auto back = [log](double v) { return log ? std::pow(10.0, v) : v; };
+  const double lo = t(points.min), hi = t(points.max);
+  const double margin = std::max(0.5 * (hi - lo), log ? 0.15 : 0.1 * std::max(std::fabs(lo), std::fabs(hi)));
+  Range room;
+  room.add(back(lo - margin));
+  room.add(back(hi + margin));
+  return room;
+}
+
+// Axes that show every drawable point and, within band_room, every band of `drawn` (not empty).
 void fit_axes(const PlotSpec& spec, const std::vector<Drawable>& drawn, Frame& f) {
   Range xs, ys;
   for (const Drawable& d : drawn) {
@@ -89,10 +103,13 @@ void fit_axes(const PlotSpec& spec, const std::vector<Drawable>& drawn, Frame& f
       xs.add(d.series->x[i]);
       ys.add(d.series->y[i]);
     }
+  }
+  const Range room = band_room(ys, spec.log_y);
+  for (const Drawable& d : drawn) {
     for (std::size_t i : d.band) {
       xs.add(d.series->x[i]);
-      ys.add(d.series->y_low[i]);
-      ys.add(d.series->y_high[i]);
+      ys.add(std::clamp(d.series->y_low[i], room.min, room.max));
+      ys.add(std::clamp(d.series->y_high[i], room.min, room.max));
     }
   }
   for (const PlotSpec::Level& l : spec.levels) {
@@ -168,6 +185,24 @@ void trend_marks(const PlotSpec& spec, const Frame& f, std::string& svg) {
   }
 }
 
+// A band's end beyond the axis is drawn at the plot's edge (PlotAxis::fraction): a small triangle there, pointing
+// out, says that the interval goes on.
+void clipped_ends(const Frame& f, const Drawable& d, std::string& svg) {
+  for (std::size_t i : d.band) {
+    const double x = f.px(d.series->x[i]);
+    for (const bool high : {true, false}) {
+      const double v = high ? d.series->y_high[i] : d.series->y_low[i];
+      if (high ? v <= f.y.hi : v >= f.y.lo) continue;
+      const double edge = high ? f.top : f.top + f.height, inward = high ? 7 : -7;
+      svg += fmt::format(R"(<polygon class="clipped" points="{},{} {},{} {},{}" fill="{}"><title>{} beyond the )"
+                         R"(plot: {}</title></polygon>)",
+                         svg_number(x - 4), svg_number(edge + inward), svg_number(x + 4), svg_number(edge + inward),
+                         svg_number(x), svg_number(edge), colour(d.index), high ? "upper end" : "lower end",
+                         number_label(v));
+    }
+  }
+}
+
 void band(const Frame& f, const Drawable& d, std::string& svg) {
   if (d.band.size() < 2) return;
   std::string points;
@@ -180,7 +215,11 @@ void band(const Frame& f, const Drawable& d, std::string& svg) {
     points += fmt::format("{},{} ", svg_number(p.x), svg_number(p.y));
   }
   points.pop_back();
-  svg += fmt::format(R"(<polygon points="{}" fill="{}" fill-opacity="0.18" stroke="none"/>)", points, colour(d.index));
+  // outlined, so that a band a few pixels high (ranks that agree) still shows beside the line
+  svg += fmt::format(R"(<polygon points="{}" fill="{}" fill-opacity="0.25" stroke="{}" stroke-opacity="0.6" )"
+                     R"(stroke-width="1"/>)",
+                     points, colour(d.index), colour(d.index));
+  clipped_ends(f, d, svg);
 }
 
 void line_and_points(const Frame& f, const Drawable& d, std::string& svg) {
@@ -276,6 +315,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   const int height = std::max(spec.height, 160);
   std::string svg =
       fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                  R"(style="max-width: 100%; height: auto" )"
                   R"(font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12" fill="#222" role="img">)",
                   width, height);
   svg += fmt::format("<title>{}</title>", html_escape(spec.title));

@@ -632,13 +632,29 @@ class Health(Workdir):
         self.assertFalse([k for k in checks if k[0] == "link.bandwidth_gbps"])  # one node: no links
         self.assertIn("# Verdict per node", r.stdout)
         self.assertIn("# Health: healthy", r.stdout)
+        # what one node cannot test is said, a phase a line, and recorded as skipped (not healthy)
+        for phase in ("clock", "links", "isolation"):
+            self.assertEqual(checks[("phase.tested", phase)]["status"], "skipped")
+            self.assertIn(f"# Skipped: 1 result: {phase}: not tested: one node", r.stdout)
+        self.assertEqual(checks[("drift.nodes", "all nodes")]["status"], "skipped")
+        self.assertFalse([k for k in checks if k[0] == "clock.skew_ms"])  # its own clock: 0 by construction
+        self.assertNotRegex(r.stdout, r"\n  cluster ")  # the job's verdict is in the headline, not among the nodes
+        # counts are elements or calls, codes have no unit; "1" only for fractions and GPU readings
+        units = {k[0]: v["params"]["unit"] for k, v in checks.items()}
+        self.assertEqual((units["memory.wrong"], units["job.allreduce.wrong"], units["node.status"]),
+                         ("elements", "elements", ""))
+        self.assertFalse([m for m, u in units.items() if u == "1" and not m.startswith(("gpu.", "hardware."))], units)
         with open(md) as f:
             text = f.read()
         self.assertIn("### Verdict per node", text)
         self.assertIn("**Status:** complete", text)
         check_prometheus_text(self, prom)
         with open(prom) as f:
-            self.assertIn("distbench_health_status 0\n", f.read())
+            text = f.read()
+        self.assertIn("distbench_health_status 0\n", text)
+        self.assertRegex(text, r'\ndistbench_info\{version="[^"]+",git_sha="[^"]+",backend="mpi",nodes="1",ranks="3",'
+                               r'level="standard"\} 1\n')
+        self.assertNotIn('=""', text)  # the job's figures have no host label, not an empty one
         self.assertEqual([n for n in os.listdir(self.dir) if n not in ("h.json", "h.md", "h.prom")], [])
 
     def test_the_quick_level_runs_each_nodes_own_state_and_says_so(self):

@@ -23,7 +23,14 @@ TEST(HealthText, VerdictsMatrixAndSlurmLines) {
   }
   EXPECT_THAT(all, HasSubstr("Verdict per node"));
   EXPECT_THAT(all, ::testing::ContainsRegex("nodeC +degraded"));
-  EXPECT_THAT(all, ::testing::ContainsRegex("cluster +degraded"));
+  EXPECT_THAT(all, ::testing::Not(HasSubstr("cluster")));  // the job's verdict is no node's
+  EXPECT_THAT(all, ::testing::Not(HasSubstr("the job:")));  // its reason would only list nodeC again
+  auto stopped = sample_run();
+  Check job = check_of(stopped.back());
+  job.why = "health phase links: TIMEOUT";
+  stopped.back() = check_record(job);
+  EXPECT_THAT(health_sections(stopped, false).front().lines.back(),
+              ::testing::Eq("the job: degraded: health phase links: TIMEOUT"));
   EXPECT_THAT(all, HasSubstr("0.012*"));  // the slow cell is marked
   EXPECT_THAT(all, HasSubstr("scontrol update nodename=nodeC state=drain reason='distbench health: degraded: "
                              "nodeC->nodeA \"slow\"'"));

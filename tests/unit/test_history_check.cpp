@@ -329,6 +329,9 @@ TEST(HistoryViews, HtmlPlotsEachSeriesWithItsMarks) {
   EXPECT_NE(html.find("new &lt;b&gt;"), std::string::npos);
   EXPECT_EQ(html.find("new <b>"), std::string::npos);
   EXPECT_NE(html.find("</body></html>"), std::string::npos);
+  // a narrow window scrolls the table in its box, not the page; the plots shrink to it
+  EXPECT_NE(html.find("<div class=\"wide\"><table>"), std::string::npos);
+  EXPECT_NE(html.find("style=\"max-width: 100%; height: auto\""), std::string::npos);
   // The newest run that decided alone is ringed.
   std::vector<double> times = seeded_times(2, 30, 100);
   times.back() *= 1.3;

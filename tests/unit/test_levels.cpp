@@ -92,5 +92,17 @@ TEST(Levels, APhaseWithoutARowIsAnInternalError) {
   EXPECT_THROW(phase_runs(HealthPlan{}, "nonesuch"), Error);
 }
 
+// What one node (or one rank) cannot test is said per phase, the phase first, so that the line reads alone.
+TEST(Levels, WhatOneNodeCannotTestIsSaid) {
+  EXPECT_EQ(untested_reason("links", 1, 2), "links: not tested: one node (a link joins two nodes)");
+  EXPECT_EQ(untested_reason("clock", 1, 2).value_or("").rfind("clock: not tested: one node", 0), 0u);
+  EXPECT_EQ(untested_reason("isolation", 1, 2).value_or("").rfind("isolation: not tested: one node", 0), 0u);
+  EXPECT_EQ(untested_reason("stragglers", 1, 1).value_or("").rfind("stragglers: not tested: one rank", 0), 0u);
+  EXPECT_FALSE(untested_reason("stragglers", 1, 2));  // two ranks of one node can be late
+  for (const char* phase : {"links", "clock", "isolation", "rank", "node", "job"}) {
+    EXPECT_FALSE(untested_reason(phase, 2, 4)) << phase;
+  }
+}
+
 }  // namespace
 }  // namespace distbench::health

@@ -76,7 +76,7 @@ TEST(LinkRate, TheModelHoldsBandwidthsToTheRecordedRateAndSaysWhence) {
   EXPECT_EQ(r.link_gbps, 0.5);
   const std::string text = model_text(r);
   EXPECT_NE(text.find("# link 0.5 GB/s per rank and direction: eth0 4000 Mb/s as read on node0 "
-                      "(/sys/class/net/eth0/speed), the slowest of 3 nodes' NICs\n"),
+                      "(/sys/class/net/eth0/speed),\n#   the slowest of 3 nodes' NICs\n"),  // in 100 columns
             std::string::npos)
       << text;
   EXPECT_NE(text.find("= 100% of the 0.5 GB/s link"), std::string::npos) << text;

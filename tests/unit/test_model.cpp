@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <variant>
 
@@ -316,6 +317,20 @@ TEST(Model, ViewsCarryTheFigures) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("predicted, p=8"), std::string::npos);
   EXPECT_NE(model_markdown(r).find("| p | size | measured us |"), std::string::npos);
+  // the text in 100 columns (a cause of 400 characters once made a line of 403); the page's figures in tables
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_NE(text.find("wins"), std::string::npos) << text;
+  EXPECT_EQ(html.find("<pre>"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"points\">"), std::string::npos);
+  EXPECT_NE(html.find("<td>rabenseifner</td>"), std::string::npos);
+  // the links at the rate measured: no warning; a rate a hundredth of it (Gb/s for GB/s, a typo) is said in a line
+  EXPECT_EQ(link_rate_warning(r), "");
+  o.link_gbps = 0.005;
+  const std::string warning = link_rate_warning(build_model({ring_sweep(2), ring_sweep(4)}, {"a.json", "b.json"}, o));
+  EXPECT_EQ(warning.rfind("measured busbw reaches ", 0), 0u) << warning;
+  EXPECT_NE(warning.find("x of the 0.005 GB/s link: the link rate is probably wrong"), std::string::npos) << warning;
+  EXPECT_LE(warning.size() + 9, 100u);  // with "warning: "
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The interleaved gate's statistics: the signed-rank test and the Hodges-Lehmann centre of paired differences (exact
 // values on small cases, coverage on generated ones), and the comparison of rounds: a real shift under a drift that
 // moves whole runs is caught, the same drift without a shift is not, and what cannot be paired is said.
+#include "compare/compare_views.hpp"
 #include "compare/comparison.hpp"
 #include "compare/paired_comparison.hpp"
 #include "compare/signed_rank.hpp"
@@ -181,6 +182,11 @@ TEST(PairedComparison, CatchesAShiftUnderDriftThatPoolingCannot) {
     }
     EXPECT_TRUE(c.regressed());
     EXPECT_EQ(c.rounds, 10u);
+    if (seed == 1) {  // the page describes the test that ran: the signed-rank test over rounds, not Mann-Whitney
+      const std::string html = compare_html(c, {{"a"}, "b"});
+      EXPECT_NE(html.find("Wilcoxon signed-rank test on the rounds"), std::string::npos) << html;
+      EXPECT_EQ(html.find("Mann-Whitney"), std::string::npos) << html;
+    }
     // The same runs pooled as a window of reports: the drift swamps the shift, and the gate cannot call it.
     const Comparison pooled = compare_reports(slow.baseline, slow.candidate, {});
     EXPECT_FALSE(pooled.regressed()) << "seed " << seed;

@@ -54,6 +54,16 @@ TEST(Prometheus, TheSoakHasFamiliesOfItsOwn) {
   EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"calls\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_soak_wrong{host=\"nodeB\",subject=\"rank 3\",what=\"elements\"} 40\n"));
   EXPECT_THAT(text, HasSubstr("distbench_health_soak_calls 1200\n"));
+  // the job's figures name no host: no host="" beside the hosts' (Prometheus reads an empty label as none)
+  records.push_back(check_record(make_check("job", "job", "", "job.allreduce.wrong", 0, "elements")));
+  const std::string job = prometheus_text(records, 1.7e9, {"mpi", 3, 6, "standard"});
+  EXPECT_THAT(job, HasSubstr("distbench_health_wrong_elements{check=\"job.allreduce.wrong\",subject=\"job\"} 0\n"));
+  EXPECT_THAT(job, Not(HasSubstr("=\"\"")));
+  // what ran, as an info metric
+  EXPECT_THAT(job, HasSubstr("# TYPE distbench_info gauge\n"));
+  EXPECT_THAT(job, ::testing::ContainsRegex(
+                       "distbench_info\\{version=\"[^\"]+\",git_sha=\"[^\"]+\",backend=\"mpi\",nodes=\"3\",ranks=\"6\","
+                       "level=\"standard\"\\} 1\n"));
   // a check without a soak has none of them
   EXPECT_THAT(prometheus_text(sample_run(), 1.7e9), Not(HasSubstr("soak")));
 }

@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
+#include <utility>
 
 namespace distbench::views {
 namespace {
@@ -134,6 +137,17 @@ TEST(ReportViews, CsvHasTheHeaderAndALinePerRecord) {
   for (std::size_t i = 0; i < r.records.size(); ++i) EXPECT_EQ(all[i + 1] + "\n", csv_line(r.layout, r.records[i]));
 }
 
+// A page fits a 1000 px window: no fixed width (CSS or an element's) above 1000 px but the body's max-width, and
+// every wide table in a box of its own that scrolls instead of the page.
+void expect_fits_1000_px(const std::string& html) {
+  const std::regex fixed(R"(([a-z-]*)width(:\s*|=")(\d+)(px)?)");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), fixed); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1] == "max-") continue;
+    EXPECT_LE(std::stoi((*it)[3]), 1000) << it->str();
+  }
+  EXPECT_EQ(count_of(html, "<table class=\"results\">"), count_of(html, "<div class=\"wide\"><table"));
+}
+
 TEST(ReportViews, HtmlIsASelfContainedPageWithPlots) {
   const ParsedReport r = example("example.json");
   const std::string html = report_html(r);
@@ -157,6 +171,24 @@ TEST(ReportViews, HtmlIsASelfContainedPageWithPlots) {
   if (!r.info.environment.empty()) texts.push_back(r.info.environment.front().first);
   for (const Warning& w : r.info.warnings) texts.push_back(w.code);
   for (const std::string& text : texts) EXPECT_NE(html.find(text), std::string::npos) << text;
+  // the summary in words, its key kept as the name's tooltip
+  EXPECT_NE(html.find("<th title=\"avg_busbw_gbps\">average bus bandwidth</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<th title=\"noise_missed\">noise target missed</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find(">out-of-place</td>"), std::string::npos);  // a name on one line: no class "long"
+  expect_fits_1000_px(html);
+}
+
+TEST(ReportViews, SummaryNamesAreWords) {
+  ParsedReport r = example("example.json");
+  r.summary["avg_busbw_gbps.float32.sum"] = 1.25;
+  r.summary["status"] = 0;
+  r.summary_items.push_back({"status", "Health", 0, "healthy (1 healthy; 1 node)"});
+  std::map<std::string, std::pair<std::string, std::string>> named;
+  for (const SummaryRow& row : summary_rows(r)) named[row.key] = {row.name, row.value};
+  EXPECT_EQ(named["avg_busbw_gbps.float32.sum"], std::make_pair(std::string("average bus bandwidth, float32 sum"),
+                                                                std::string("1.25 GB/s")));
+  EXPECT_EQ(named["status"].second, "healthy (1 healthy; 1 node)");
+  EXPECT_EQ(named["wrong"].first, "wrong elements");
 }
 
 TEST(ReportViews, HtmlEscapesReportText) {

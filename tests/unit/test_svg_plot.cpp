@@ -167,10 +167,41 @@ TEST(SvgPlot, BandMarksAndDashes) {
   const std::string svg = svg_line_plot(spec, {s});
   EXPECT_TRUE(well_formed(svg));
   EXPECT_EQ(count(svg, "<polygon"), 1u);
-  EXPECT_NE(svg.find("fill-opacity=\"0.18\""), std::string::npos);
+  EXPECT_NE(svg.find("fill-opacity=\"0.25\" stroke=\"#1f77b4\""), std::string::npos);  // outlined: a thin band shows
   EXPECT_EQ(count(svg, "stroke=\"#d62728\""), 1u + 1u);  // the marked point and its legend entry
   EXPECT_NE(svg.find(">regression</text>"), std::string::npos);
   EXPECT_EQ(count(svg, "stroke-dasharray"), 2u);  // the line and its legend entry
+}
+
+// An interval far wider than the points' spread (compare's [+119.5%, +4333.6%]) is clipped at the plot's edge and
+// marked there, so that the points keep the plot's height; the picture shrinks to a narrow page.
+TEST(SvgPlot, ABandFarBeyondThePointsIsClippedAndMarked) {
+  auto s = series("s", {8, 64, 512}, {1.1, 1.2, 1.3});
+  s.y_low = {1.0, -1.0, 1.2};
+  s.y_high = {1.2, 44.0, 1.4};
+  PlotSpec spec;
+  spec.log_y = false;
+  const std::string svg = svg_line_plot(spec, {s});
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_NE(svg.find("style=\"max-width: 100%; height: auto\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"clipped\""), 2u);  // both ends of the middle interval
+  EXPECT_NE(svg.find("upper end beyond the plot: 44"), std::string::npos);
+  // the points spread over a good part of the plot's 352 px, and every band corner lies inside its box (16..368)
+  std::vector<double> ys;
+  const auto at = svg.find("<polyline points=\"") + 18;
+  std::string points = svg.substr(at, svg.find('"', at) - at);
+  for (auto comma = points.find(','); comma != std::string::npos; comma = points.find(',', comma + 1)) {
+    ys.push_back(std::stod(points.substr(comma + 1)));
+  }
+  ASSERT_EQ(ys.size(), 3u);
+  EXPECT_GT(ys.front() - ys.back(), 0.25 * 352) << points;
+  const auto band_at = svg.find("<polygon points=\"") + 17;
+  points = svg.substr(band_at, svg.find('"', band_at) - band_at);
+  for (auto comma = points.find(','); comma != std::string::npos; comma = points.find(',', comma + 1)) {
+    const double y = std::stod(points.substr(comma + 1));
+    EXPECT_GE(y, 16.0) << points;
+    EXPECT_LE(y, 368.0) << points;
+  }
 }
 
 TEST(SvgPlot, NoBandOrMarksWhenLengthsDoNotMatch) {

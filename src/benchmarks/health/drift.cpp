@@ -69,7 +69,7 @@ std::string split_why(const std::string& key, const std::vector<ValueGroup>& gro
 }
 
 Check odd_check(const std::string& host, std::string key, double value, std::string why) {
-  Check c = make_check("drift", host, host, "drift.odd", value, "1");
+  Check c = make_check("drift", host, host, "drift.odd", value, "");
   c.key = std::move(key);
   c.status = Status::degraded;
   c.why = std::move(why);
@@ -141,11 +141,11 @@ std::vector<Check> drift_checks(const std::vector<std::string>& hosts,
   const std::size_t nodes = compared_hosts.size();
   std::vector<Check> out;
   if (nodes == 0) return out;
-  Check summary = make_check("drift", "cluster", "", "drift.nodes", static_cast<double>(nodes), "1");
   if (nodes == 1) {
-    summary.why = "one node: nothing to compare its software and settings with";
-    return {summary};
+    return {make_skipped_check("drift", "all nodes", "", "drift.nodes",
+                               "drift: not tested: one node, nothing to compare its software and settings with")};
   }
+  Check summary = make_check("drift", "all nodes", "", "drift.nodes", static_cast<double>(nodes), "nodes");
   std::vector<std::vector<OddValue>> odd(nodes);
   std::vector<Check> splits;
   for (const auto& [key, values] : by_key) {
@@ -160,7 +160,7 @@ std::vector<Check> drift_checks(const std::vector<std::string>& hosts,
       }
       continue;
     }
-    Check c = make_check("drift", key, "", "drift.split", static_cast<double>(groups.size()), "1");
+    Check c = make_check("drift", key, "", "drift.split", static_cast<double>(groups.size()), "values");
     c.key = key;
     c.status = Status::degraded;
     c.why = split_why(key, groups, compared_hosts, nodes);

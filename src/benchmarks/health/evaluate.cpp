@@ -77,7 +77,7 @@ void apply_plan_rules(std::vector<Check>& checks, const HealthPlan& plan) {
 }
 
 Check root_late_check(const std::string& phase, const Topology& topo, int root, double behind_s, double timeout_s) {
-  Check c = make_check(phase, fmt::format("rank {}", root), topo.host_of(root), "phase.arrived", kNotMeasured, "1");
+  Check c = make_check(phase, fmt::format("rank {}", root), topo.host_of(root), "phase.arrived", kNotMeasured, "");
   c.status = Status::failed;
   c.why = fmt::format(
       "TIMEOUT: this rank, the root, was {:.3g} s late in phase {} (timeout {:g} s): it "
@@ -91,7 +91,7 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
   const auto missing = phase.missing();
   if (phase.root_late()) out.push_back(root_late_check(phase.name, topo, root, phase.root_behind_s, timeout_s));
   for (int r : missing) {
-    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", kNotMeasured, "1");
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.arrived", kNotMeasured, "");
     c.status = phase.root_late() ? Status::unknown : Status::failed;
     c.why = phase.root_late()
                 ? fmt::format("not heard from by the end of phase {}: the root itself was late", phase.name)
@@ -101,7 +101,7 @@ std::vector<Check> arrival_checks(const PhaseResult& phase, const Topology& topo
   const bool someone_late = !missing.empty() || phase.root_late();
   for (const auto& [r, error] : phase.failures()) {
     if (phase.root_late() && r == root) continue;  // its lateness is the finding
-    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", kNotMeasured, "1");
+    Check c = make_check(phase.name, fmt::format("rank {}", r), topo.host_of(r), "phase.completed", kNotMeasured, "");
     c.status = someone_late ? Status::unknown : Status::failed;
     c.why = someone_late ? fmt::format("waiting for a rank that did not arrive in time: {}", error) : error;
     out.push_back(std::move(c));
@@ -135,7 +135,7 @@ std::vector<Check> rank_checks(const PhaseResult& phase, const Topology& topo, c
     if (!j || j->contains("error")) continue;
     const std::string subject = fmt::format("rank {}", r);
     const std::string& host = topo.host_of(static_cast<int>(r));
-    Check wrong = make_check("rank", subject, host, "memory.wrong", rule_number(*j, "wrong"), "1");
+    Check wrong = make_check("rank", subject, host, "memory.wrong", rule_number(*j, "wrong"), "elements");
     wrong.limit = "== 0";
     if (wrong.value != 0) {
       wrong.status = Status::failed;
@@ -207,7 +207,7 @@ std::vector<Check> allreduce_checks(const PhaseResult& phase, const std::string&
     const auto figures = group_allreduce(phase, groups[g]);
     if (!figures) continue;  // arrival_checks says why
     const double wrong = figures->wrong;
-    Check w = make_check(scope, subjects[g], hosts[g], scope + ".allreduce.wrong", wrong, "1");
+    Check w = make_check(scope, subjects[g], hosts[g], scope + ".allreduce.wrong", wrong, "elements");
     w.limit = "== 0";
     if (wrong != 0) {
       w.status = Status::failed;
@@ -353,7 +353,7 @@ std::string retests_text(const nlohmann::json& link) {
 void add_unisolated(std::vector<Check>& out, const Topology& topo, const IsolationPlan& iso) {
   for (int n : iso.cannot_isolate) {
     Check c = make_check("isolation", topo.hosts[static_cast<std::size_t>(n)], topo.hosts[static_cast<std::size_t>(n)],
-                         "isolation.isolated", 0, "1");
+                         "isolation.isolated", 0, "");
     c.status = Status::degraded;
     c.why = "in a slow pair, and no node is known good to re-test it against";
     out.push_back(std::move(c));

@@ -30,7 +30,7 @@ void Findings::mark_unchecked(const Topology& topo, const std::string& last_phas
   std::vector<Check> unchecked;
   for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
     if (v.status != Status::healthy) continue;
-    Check c = make_check("verdict", v.host, v.host, "node.checked", kNotMeasured, "1");
+    Check c = make_check("verdict", v.host, v.host, "node.checked", kNotMeasured, "");
     c.status = Status::unknown;
     c.why = fmt::format("not checked to the end: the check stopped in phase {}", last_phase);
     unchecked.push_back(std::move(c));
@@ -40,7 +40,7 @@ void Findings::mark_unchecked(const Topology& topo, const std::string& last_phas
 
 Check Findings::cluster_verdict(const std::vector<NodeVerdict>& nodes, const std::string& abandoned) const {
   const Status overall = overall_status(nodes, all_);
-  Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "1");
+  Check cluster = make_check("verdict", "cluster", "", "cluster.status", static_cast<int>(overall), "");
   cluster.status = overall;
   cluster.why = abandoned;
   for (const Check& c : all_) {  // else the job's own check that decided, if one did
@@ -62,7 +62,7 @@ int Findings::conclude(const Topology& topo, const std::string& abandoned, const
   const std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
   std::vector<Check> verdicts;
   for (const NodeVerdict& v : nodes) {
-    Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "1");
+    Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "");
     c.status = v.status;
     c.why = v.reason;
     verdicts.push_back(std::move(c));
@@ -74,7 +74,9 @@ int Findings::conclude(const Topology& topo, const std::string& abandoned, const
   if (!plan_.prom_path.empty()) {
     std::vector<Record> records;
     for (const Check& c : kept_) records.push_back(check_record(c));
-    write_file_atomically(plan_.prom_path, prometheus_text(records, unix_time_now()));
+    const PromInfo info{backend_, topo.hosts.size(), static_cast<int>(topo.node_of_rank.size()),
+                        std::string(name(plan_.level))};
+    write_file_atomically(plan_.prom_path, prometheus_text(records, unix_time_now(), info));
   }
   return static_cast<int>(overall);
 }

@@ -8,6 +8,7 @@
 #include "core/report/reporter.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace distbench::health {
@@ -22,6 +23,8 @@ class Findings {
   // Every check counts in the verdicts; the reports (and the Prometheus file) keep every one, or what kept_checks
   // keeps (--detail), by the node count: set it before the first add().
   void set_nodes(std::size_t nodes) { every_check_ = keeps_every_check(plan_.detail, nodes); }
+  // The backend's name, for the Prometheus file's distbench_info.
+  void set_backend(std::string backend) { backend_ = std::move(backend); }
   void add(std::vector<Check> checks);
   // The verdict per node and of the whole check, as records (and the Prometheus file when asked); the exit code.
   // `abandoned`: why the check stopped early in `last_phase` (empty: it ran to the end).
@@ -37,6 +40,7 @@ class Findings {
   std::vector<Check> all_;   // every check: the verdicts
   std::vector<Check> kept_;  // what the reports were given
   bool every_check_ = true;
+  std::string backend_;
 };
 
 }  // namespace distbench::health

@@ -60,6 +60,7 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
   }
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
   findings_.set_nodes(topo_.hosts.size());
+  findings_.set_backend(std::string(world_.backend().name()));
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
   planned_ = static_cast<std::size_t>(
       std::count_if(steps().begin(), steps().end(), [&](const NamedStep& s) { return phase_runs(plan_, s.name); }));
@@ -124,6 +125,9 @@ nlohmann::json HealthRun::judge_on_root(const std::string& name, const PhaseResu
   // What the ranks that arrived measured is kept, whatever the others did.
   auto more = judge(result, decision);
   checks.insert(checks.end(), more.begin(), more.end());
+  if (auto why = untested_reason(name, topo_.hosts.size(), connector_.size())) {
+    checks.push_back(make_skipped_check(name, name, "", "phase.tested", std::move(*why)));
+  }
   Check time = phase_time(name, result, arrived, stuck);
   if (stuck) decision = {{"go", false}, {"abandon", fmt::format("health phase {}: {}", name, time.why)}};
   if (const double overdue = phases_.decision_overdue_s(); overdue > 0) {
@@ -197,7 +201,11 @@ nlohmann::json HealthRun::gpu_phase() {
 nlohmann::json HealthRun::clock_phase() {
   return phase(
       "clock", [&](PhaseContext& ctx) { return probe_clock(connector_, topo_.leaders, ctx); },
-      [&](const PhaseResult& r, nlohmann::json&) { return clock_checks(r, topo_, plan_, steady_offset_ns_); });
+      [&](const PhaseResult& r, nlohmann::json&) {
+        auto checks = clock_checks(r, topo_, plan_, steady_offset_ns_);  // the offsets, for the stragglers
+        if (topo_.hosts.size() == 1) checks.clear();  // the root's host against itself: 0 by construction
+        return checks;
+      });
 }
 
 // Each node's first rank reads its node's facts; the root compares them.

@@ -28,13 +28,16 @@ std::vector<Check> checks_of(const std::vector<Record>& records) {
 // Slurm's drain reason, one shell word: the text on one line (control characters escaped), cut to 200 code points.
 std::string slurm_reason(const std::string& text) { return shell_quote(excerpt(text, 200)); }
 
-// Every verdict, or (`all` false) the cluster's and those of the nodes that are not healthy, with how many healthy
-// nodes are left out.
+// Every node's verdict, or (`all` false) those of the nodes that are not healthy, with how many healthy nodes are
+// left out; then the job's, where a reason of its own decided it (the headline has its status).
 std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts, bool all) {
   std::vector<const Check*> shown;
   std::size_t healthy_left_out = 0;
+  const Check* job = nullptr;
   for (const Check& v : verdicts) {
-    if (all || v.metric == "cluster.status" || v.status != Status::healthy) {
+    if (v.metric == "cluster.status") {
+      job = &v;
+    } else if (all || v.status != Status::healthy) {
       shown.push_back(&v);
     } else {
       ++healthy_left_out;
@@ -49,6 +52,16 @@ std::vector<std::string> verdict_lines(const std::vector<Check>& verdicts, bool 
   }
   if (healthy_left_out > 0) {
     lines.push_back(fmt::format("({} more {}, healthy)", healthy_left_out, healthy_left_out == 1 ? "node" : "nodes"));
+  }
+  // The job's reason when it is more than the list of the nodes that are not healthy (the check's own failure).
+  std::string nodes_listed;
+  for (const Check& v : verdicts) {
+    if (v.metric == "node.status" && v.status != Status::healthy) {
+      nodes_listed += fmt::format("{}{} {}", nodes_listed.empty() ? "" : ", ", v.subject, name(v.status));
+    }
+  }
+  if (job != nullptr && !job->why.empty() && job->why != nodes_listed) {
+    lines.push_back(fmt::format("the job: {}: {}", name(job->status), escape_text(job->why)));
   }
   return lines;
 }

@@ -27,7 +27,7 @@ bool satisfies(double value, const std::string& compare, double threshold) {
 }  // namespace
 
 std::string RelativeBound::limit_text(std::string_view unit, bool screening) const {
-  const std::string u = unit == "1" ? "" : fmt::format(" {}", unit);
+  const std::string u = unit.empty() || unit == "1" ? "" : fmt::format(" {}", unit);
   const double b = screening ? suspect_bound : bound;
   return fmt::format("{} {:.4g}{} ({:.2f} x median {:.4g})", better == Better::higher ? ">=" : "<=", b, u, b / median,
                      median);
@@ -251,7 +251,8 @@ void apply_rules(Check& c, const std::vector<Rule>& rules) {
   if (std::isnan(c.value)) return;
   for (const Rule& r : rules) {
     if (!glob_match(r.metric, c.metric)) continue;
-    const std::string limit = fmt::format("{} {:g}{}", r.compare, r.threshold, c.unit == "1" ? "" : " " + c.unit);
+    const std::string unit = c.unit.empty() || c.unit == "1" ? "" : " " + c.unit;
+    const std::string limit = fmt::format("{} {:g}{}", r.compare, r.threshold, unit);
     c.limit = c.limit.empty() ? limit : c.limit + "; " + limit;
     if (!satisfies(c.value, r.compare, r.threshold) && worse(c.status, r.severity) != c.status) {
       c.status = r.severity;

@@ -53,4 +53,14 @@ void apply_level(HealthPlan& plan, std::optional<double> soak_seconds) {
   plan.straggler_iterations *= kLongProbeFactor;
 }
 
+std::optional<std::string> untested_reason(std::string_view phase, std::size_t nodes, int ranks) {
+  if (nodes == 1) {
+    if (phase == "clock") return "clock: not tested: one node (skew is measured between nodes' clocks)";
+    if (phase == "links") return "links: not tested: one node (a link joins two nodes)";
+    if (phase == "isolation") return "isolation: not tested: one node (it re-tests links alone)";
+  }
+  if (ranks == 1 && phase == "stragglers") return "stragglers: not tested: one rank (nothing to be late against)";
+  return std::nullopt;
+}
+
 }  // namespace distbench::health

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace distbench::health {
@@ -43,6 +45,10 @@ Level phase_level(std::string_view phase);
 // Whether the check of `plan` runs `phase`: its level is at most the plan's; the soak whenever it has a budget
 // (--soak-seconds, which the long level defaults to kLongSoakSeconds and any level may set).
 bool phase_runs(const HealthPlan& plan, std::string_view phase);
+
+// Why `phase` runs but can test nothing on `nodes` nodes of `ranks` ranks ("links: not tested: one node, ..."; the
+// phase's name first, so that the line reads alone), or nullopt when it can. Drift says so itself (drift.hpp).
+std::optional<std::string> untested_reason(std::string_view phase, std::size_t nodes, int ranks);
 
 // The long level's soak, when --soak-seconds does not say.
 inline constexpr double kLongSoakSeconds = 60;

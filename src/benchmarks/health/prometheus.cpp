@@ -3,6 +3,7 @@
 #include "benchmarks/health/health_record.hpp"
 #include "benchmarks/health/verdict.hpp"
 #include "core/sys/quote.hpp"
+#include "version.hpp"
 
 #include <fmt/format.h>
 
@@ -42,7 +43,10 @@ class Family {
   Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
   void add(const std::vector<std::pair<std::string, std::string>>& labels, double value) {
     std::string l;
-    for (const auto& [k, v] : labels) l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, label_value(v));
+    for (const auto& [k, v] : labels) {
+      if (v.empty()) continue;  // the same series as no label, and no host="" beside the hosts
+      l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, label_value(v));
+    }
     samples_ += fmt::format("{}{}{} {}\n", name_, l.empty() ? "" : "{", l.empty() ? l : l + "}", sample_value(value));
   }
   std::string text() const {
@@ -182,13 +186,21 @@ void add_figure(HealthFamilies& f, const Check& c) {
 
 }  // namespace
 
-std::string prometheus_text(const std::vector<Record>& records, double timestamp_s) {
+std::string prometheus_text(const std::vector<Record>& records, double timestamp_s, const PromInfo& info) {
+  Family run_info("distbench_info", "What ran: distbench's version and git sha, the backend, nodes, ranks and level.");
+  run_info.add({{"version", kVersion},
+                {"git_sha", kGitSha},
+                {"backend", info.backend},
+                {"nodes", info.nodes > 0 ? std::to_string(info.nodes) : ""},
+                {"ranks", info.ranks > 0 ? std::to_string(info.ranks) : ""},
+                {"level", info.level}},
+               1);
   HealthFamilies families;
   for (const Record& r : records) {
     if (r.kind == "health") add_figure(families, check_of(r));
   }
   families.stamp.add({}, timestamp_s);
-  return families.text();
+  return run_info.text() + families.text();
 }
 
 namespace {

@@ -46,7 +46,8 @@ std::vector<Check> soak_checks(const PhaseResult& phase, const Topology& topo, c
     const std::string& host = topo.host_of(static_cast<int>(r));
     calls = std::isnan(calls) ? soak_figure(*j, "calls") : std::min(calls, soak_figure(*j, "calls"));
     for (const char* key : {"calls_wrong", "elements_wrong"}) {
-      Check c = make_check("soak", subject, host, fmt::format("soak.{}", key), soak_figure(*j, key), "1");
+      Check c = make_check("soak", subject, host, fmt::format("soak.{}", key), soak_figure(*j, key),
+                           key[0] == 'c' ? "calls" : "elements");
       c.limit = "== 0";
       if (c.value != 0) {
         c.status = Status::failed;
@@ -57,7 +58,7 @@ std::vector<Check> soak_checks(const PhaseResult& phase, const Topology& topo, c
   }
   if (!std::isnan(calls)) {
     // Every rank made the same calls (they agree each round whether to go on): information, never a verdict.
-    out.push_back(make_check("soak", "job", "", "soak.calls", calls, "1"));
+    out.push_back(make_check("soak", "job", "", "soak.calls", calls, "calls"));
   }
   apply_plan_rules(out, plan);
   return out;

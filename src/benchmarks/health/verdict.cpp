@@ -27,7 +27,7 @@ std::string describe(const Check& c) {
   std::string text = fmt::format("{} {}", c.subject, c.metric);
   if (!std::isnan(c.value)) {
     text += fmt::format(" = {:.4g}", c.value);
-    if (c.unit != "1") text += fmt::format(" {}", c.unit);
+    if (!c.unit.empty() && c.unit != "1") text += fmt::format(" {}", c.unit);
   }
   if (!c.limit.empty()) text += fmt::format(", needs {}", c.limit);
   if (!c.why.empty()) text += fmt::format(": {}", c.why);
@@ -57,7 +57,7 @@ Check make_check(std::string phase, std::string subject, std::string host, std::
 
 Check make_skipped_check(std::string phase, std::string subject, std::string host, std::string metric,
                          std::string why) {
-  Check c = make_check(std::move(phase), std::move(subject), std::move(host), std::move(metric), kNotMeasured, "1");
+  Check c = make_check(std::move(phase), std::move(subject), std::move(host), std::move(metric), kNotMeasured, "");
   c.skipped = std::move(why);
   return c;
 }
