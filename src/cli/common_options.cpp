@@ -138,7 +138,7 @@ void add_report_options(CLI::App& app, std::vector<ReportTarget>& reports, std::
             ->group(groups::kReports)
             ->option_text(format.extension.empty() ? "PATH" : "FILE")
             ->check(non_empty_path());
-    if (!format.extension.empty()) option->check(path_ending(format.extension, format.option()));
+    if (!format.extension.empty()) option->check(path_ending(format.extension));
   }
 }
 

@@ -108,16 +108,16 @@ CLI::Validator non_empty_path() {
       "PATH");
 }
 
-CLI::Validator path_ending(std::string_view ending, const std::string& option) {
+CLI::Validator path_ending(std::string_view ending) {
   return CLI::Validator(
-      [ending = std::string(ending), option](std::string& text) -> std::string {
+      [ending = std::string(ending)](std::string& text) -> std::string {
         const bool ends =
             text.size() >= ending.size() &&
             std::equal(ending.rbegin(), ending.rend(), text.rbegin(), [](char a, char b) {
               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
             });
         if (text == "-" || ends) return std::string();
-        return fmt::format("{} writes {} files: name one that ends in {} (or '-': stdout)", option, ending, ending);
+        return fmt::format("a {} file: name one that ends in {} (or '-': stdout)", ending, ending);
       },
       "FILE");
 }

@@ -28,8 +28,8 @@ CLI::Validator in_range(long long lo, long long hi, const std::string& what = "w
 CLI::Validator at_least(long long lo);
 // A file path: anything but the empty string (which would otherwise read as "not given" and be ignored).
 CLI::Validator non_empty_path();
-// A path whose name ends in `ending` (any case; ".json"), or "-" (stdout); `option` names the option in the message.
-CLI::Validator path_ending(std::string_view ending, const std::string& option);
+// A path whose name ends in `ending` (any case; ".json"), or "-" (stdout).
+CLI::Validator path_ending(std::string_view ending);
 // One of `names`, or one of the `aliases`' spellings, which the option holds as the name it maps to (-a's 0..3: add
 // it with ->transform(), since ->check() keeps the value as typed); --help shows "{rank0,avg,min,max}". A near miss
 // (another case, a typo) is answered with "did you mean".

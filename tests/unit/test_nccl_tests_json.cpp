@@ -13,6 +13,8 @@
 namespace distbench {
 namespace {
 
+using collective::CaseResult;
+using collective::SweepPlan;
 using test_support::allreduce_case;
 using test_support::describe;
 using test_support::records;

@@ -23,9 +23,7 @@ constexpr ReportFormat kFormats[] = {
     {"md", "--md", "Write a Markdown report, the same way (e.g. for a pull request)", make_reporter<MarkdownReporter>},
     {"jsonl", "--jsonl", "Write JSON Lines: a line per record as it is measured, the same way",
      make_reporter<JsonLinesReporter>},
-    {"nccl-tests-json", "-J,--output-file",
-     "Write nccl-tests' JSON (FILE.json), as nccl-tests' -J does; -I adds its "
-     "per-iteration statistics",
+    {"nccl-tests-json", "-J,--output-file", "Write nccl-tests' JSON to a .json file, as nccl-tests' -J does",
      make_reporter<NcclTestsJsonReporter>, "collective", ".json"},
 };
 
