@@ -159,7 +159,7 @@ void add_verification_options(CLI::App& app, CollectiveOptions& o) {
 // The table's extra columns and -S.
 void add_table_options(CLI::App& app, CollectiveOptions& o) {
   using namespace groups;
-  app.add_option("--columns", o.columns, "Add columns: median, p99, noise, samples, device, a list or all")
+  app.add_option("--columns", o.columns, "Add columns: median, mean, p99, noise, samples, device, a list or all")
       ->option_text("LIST")
       ->group(kReports)
       ->delimiter(',');

@@ -5,14 +5,16 @@ sizes and few samples.
 
 Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree).
 """
+import math
 import os
 import re
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from distbench_testing import collective_results, error_lines, load_json  # noqa: E402
+from distbench_testing import collective_results, error_lines, load_json, run_concurrently  # noqa: E402
 from test_cli import Workdir, mpirun, single  # noqa: E402
 
 QUICK = ["-n", "3", "-w", "1", "--backend", "mpi"]
@@ -74,6 +76,107 @@ class NcclTestsOutput(Workdir):
             "avg_busbw_gbps"])
         self.assertEqual(ours["out_of_bounds"], ["0", "OK"])
         self.assertEqual(ours["closing"], ["#"])
+
+
+NCCL_TYPE = {"float32": "float", "float64": "double", "float16": "half", "bfloat16": "bfloat16", "int32": "int32",
+             "int8": "int8", "uint8": "uint8", "int64": "int64", "uint64": "uint64"}
+
+
+def parse_like_nccl_tests(text):
+    """A parser as people write them for nccl-tests' logs: '#' lines skipped (one naming i_min says that -I's four
+    per-iteration columns follow each placement), each other line split on whitespace and read by position: size,
+    count, type, redop, root, then time, algbw, busbw and #wrong out of place and in place ("N/A" when not checked),
+    and with -S the date and time after them. Any word that does not read raises, as such a script would."""
+    rows, per = [], 4
+    for line in text.splitlines():
+        if line.startswith("#"):
+            per = 8 if "i_min" in line else per
+            continue
+        if not line.strip():
+            continue
+        f = line.split()
+        wrong = lambda w: None if w == "N/A" else int(w)  # noqa: E731
+        row = {"size": int(f[0]), "count": int(f[1]), "type": f[2], "redop": f[3], "root": int(f[4]), "words": f}
+        for name, at in (("out-of-place", 5), ("in-place", 5 + per)):
+            row[name] = (float(f[at]), float(f[at + 1]), float(f[at + 2]), wrong(f[at + 3]))
+        rows.append(row)
+    return rows
+
+
+class NcclTestsParserMatrix(Workdir):
+    """Every flag that changes distbench's rows, read by a nccl-tests-style parser: nccl-tests' columns stay where
+    nccl-tests puts them (cycles as '# cycle N' lines, a placement not run as "nan" and "N/A", distbench's own columns
+    after them), and each figure read by position is the one the JSON report holds for that row."""
+
+    RUNS = [  # (np, args): ops, types, -N, -S, checks, one placement, every extra column, a root, one rank, methods
+        (2, ["allreduce", "-b", "8", "-e", "1K", "-f", "8", "-d", "float32,float64", "-o", "sum,max", "-N", "2", "-S",
+             "1"]),
+        (2, ["reduce-scatter", "-b", "8", "-e", "1K", "-f", "8", "--placement", "out-of-place", "--columns", "all",
+             "--show-faults", "-c", "3"]),
+        (2, ["broadcast", "-b", "8", "-e", "64", "-f", "8", "-r", "-1", "--placement", "in-place", "-c", "0", "-S",
+             "1", "--columns", "median,mean"]),
+        (1, ["allreduce", "-b", "8", "-e", "64", "-f", "8"]),
+        (2, ["allgather", "-b", "8", "-e", "64", "-f", "8", "--timing", "sampled,osu"]),
+    ]
+
+    def test_a_nccl_tests_parser_reads_every_flag_combination(self):
+        paths = [self.path(f"m{i}.json") for i in range(len(self.RUNS))]
+        results = run_concurrently([lambda n=n, a=a, js=js: mpirun(n, *a, "-n", "3", "-w", "1", "--backend", "mpi",
+                                                                  "--json", js)
+                                    for (n, a), js in zip(self.RUNS, paths)])
+        for (n, args), js, r in zip(self.RUNS, paths, results):
+            with self.subTest(np=n, args=" ".join(args)):
+                self.assertEqual(r.returncode, 0, r.stderr)
+                rows = parse_like_nccl_tests(r.stdout)
+                report = load_json(js)
+                self.check_rows(rows, report, args)
+                if "-S" in args:  # nccl-tests' stamp: its date and time, two words after the in-place #wrong
+                    for row in rows:
+                        self.assertRegex(" ".join(row["words"][13:15]), r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+                if "-N" in args:
+                    self.assertEqual(re.findall(r"^# cycle (\d+)$", r.stdout, re.M), ["1", "2"], r.stdout)
+
+        # distbench history reads nccl-tests' text: distbench's own rows with -N and -S go in as nccl-tests' would
+        # (their trailing columns, with --columns or --show-faults, it refuses as not nccl-tests' rows)
+        logs = []
+        for i in (0, 3):
+            logs.append(self.path(f"m{i}.txt"))
+            with open(logs[-1], "w") as f:
+                f.write(results[i].stdout)
+        for log, (_, args) in zip(logs, [self.RUNS[i] for i in (0, 3)]):
+            h = subprocess.run([os.environ["DISTBENCH"], "history", "ingest", self.path("h.sqlite"), log, "--format",
+                                "nccl-tests", "--collective", args[0]], capture_output=True, text=True, timeout=60)
+            self.assertEqual(h.returncode, 0, h.stderr)
+
+    def check_rows(self, rows, report, args):
+        """Each parsed row against its records in the report: the keys, and each placement's time, algbw, busbw and
+        #wrong (as printed: within rounding), "nan" where the placement was not run."""
+        records = [x for x in collective_results(report) if x["status"] == "ok"]
+        timing = report["config"]["timings"][0]
+        keyed = {}
+        for x in records:
+            if x.get("timing", timing) == timing:
+                keyed.setdefault((x.get("cycle", 1), x["bytes"], x["dtype"], x["op"], x["root"]), {})[x["placement"]] = x
+        self.assertEqual(len(rows), len(keyed), "a row per measured size, type, op, root and cycle")
+        for row, (key, by_placement) in zip(rows, keyed.items()):
+            _, size, dtype, op, root = key
+            first = next(iter(by_placement.values()))
+            self.assertEqual((row["size"], row["count"], row["type"], row["redop"], row["root"]),
+                             (size, first["count"], NCCL_TYPE[dtype], op, root), row["words"])
+            for placement in ("out-of-place", "in-place"):
+                time, algbw, busbw, wrong = row[placement]
+                x = by_placement.get(placement)
+                if x is None:
+                    self.assertTrue(math.isnan(time) and math.isnan(busbw), row["words"])
+                    self.assertIsNone(wrong, row["words"])
+                    continue
+                self.assertAlmostEqual(time, x["time_shown_us"], delta=0.006 + 1e-3 * x["time_shown_us"])
+                for got, want in ((algbw, x["algbw_gbps"]), (busbw, x["busbw_gbps"])):
+                    if want is None:  # nothing moved (one rank, in place)
+                        self.assertTrue(math.isnan(got), row["words"])
+                    else:
+                        self.assertAlmostEqual(got, want, delta=0.006 + 1e-3 * want)
+                self.assertEqual(wrong, None if x["wrong"] is None else int(x["wrong"]))
 
 
 class EveryRoot(Workdir):
@@ -150,8 +253,12 @@ class Cycles(Workdir):
         self.assertEqual(len(results), 3 * 2 * 2)  # sizes x placements x cycles
         self.assertEqual([x["cycle"] for x in results], [1] * 6 + [2] * 6)
         self.assertEqual([x["bytes"] for x in results[:6]], [x["bytes"] for x in results[6:]])
-        rows = [line for line in r.stdout.splitlines() if re.match(r"^\s+[12]\s+\d+\s+\d+\s+float", line)]
-        self.assertEqual(len(rows), 6, r.stdout)
+        # as nccl-tests prints -N: the rows again, no column of their own; a "# cycle N" line before each cycle's
+        lines = [line for line in r.stdout.splitlines() if re.match(r"^\s+\d+\s+\d+\s+float", line)
+                 or line.startswith("# cycle")]
+        self.assertEqual([line.split()[0] for line in lines], ["#", "64", "128", "256", "#", "64", "128", "256"],
+                         r.stdout)
+        self.assertEqual([line for line in lines if line.startswith("#")], ["# cycle 1", "# cycle 2"])
 
     def test_forever_is_refused_with_a_way_to_run_long(self):
         r = single("allreduce", "-N", "0")
@@ -166,7 +273,7 @@ class TimestampsAndCpuTime(Workdir):
         r = mpirun(2, "allreduce", "-b", "8", "-e", "32", "-S", "1", *QUICK, "--json", js)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("timestamp", r.stdout)
-        stamps = re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r.stdout)
+        stamps = re.findall(r"  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$", r.stdout, re.M)  # nccl-tests' form, at the end
         self.assertEqual(len(stamps), 3, r.stdout)
         self.assertEqual(stamps, sorted(stamps))
         starts = [x["start_time_s"] for x in collective_results(load_json(js))]

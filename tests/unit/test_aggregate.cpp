@@ -62,6 +62,30 @@ TEST(Aggregate, TimeAndBandwidthsFollowTheAverageAndTheBusFactor) {
   EXPECT_NEAR(r.busbw, r.algbw, 1e-12);  // broadcast's bus factor is 1
 }
 
+// The headline time: the interquartile mean of the -a samples for distbench's own timing (a preempted sample does not
+// move it), the mean of each rank's mean (nccl-tests' time over its blocks, OSU's and IMB's averages) for the peers'.
+TEST(Aggregate, TheHeadlineIsTheInterquartileMeanForSampledTimingAndTheMeanForThePeers) {
+  std::vector<std::vector<double>> by_rank(2, std::vector<double>(20, 1e-6));
+  by_rank[1][3] = 500e-6;  // one preempted sample on rank 1
+  CaseResult sampled;
+  sampled.bytes = 1000;
+  sampled.nranks = 2;
+  sampled.timing = "sampled";
+  CaseResult blocks = sampled;
+  blocks.timing = "nccl-tests";
+  aggregate_samples(by_rank, RankAverage::avg, Collective::allreduce, sampled);
+  aggregate_samples(by_rank, RankAverage::avg, Collective::allreduce, blocks);
+  EXPECT_DOUBLE_EQ(sampled.time_shown, 1e-6);
+  EXPECT_NEAR(sampled.algbw, 1000 / 1e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(blocks.time_shown, (19 * 1e-6 + (1e-6 + 500e-6) / 2) / 20, 1e-15);  // the mean over ranks' means
+  EXPECT_EQ(time_statistic("osu"), TimeStatistic::mean);
+  EXPECT_EQ(time_statistic("imb"), TimeStatistic::mean);
+  EXPECT_EQ(time_statistic_text("sampled", RankAverage::max),
+            "interquartile mean of the samples (per sample: slowest rank, -a max)");
+  EXPECT_EQ(time_statistic_text("nccl-tests", RankAverage::avg),
+            "mean of the blocks (per rank, then mean over ranks, -a avg)");
+}
+
 // What the sweep keeps of a case once its records are made holds no rank's figures, but the most faults and context
 // switches over the ranks stay what they were: the warnings at the end judge them.
 TEST(Aggregate, ACaseKeptAfterItsRecordsHoldsNoRankButTheMostOverRanks) {

@@ -85,6 +85,7 @@ void expect_same(const Summary& a, const Summary& b) {
   EXPECT_EQ(a.outliers, b.outliers);
   for (auto [x, y] : {std::pair{a.median, b.median},
                       {a.mean, b.mean},
+                      {a.iqm, b.iqm},
                       {a.min, b.min},
                       {a.max, b.max},
                       {a.stddev, b.stddev},
@@ -294,7 +295,7 @@ TEST(JsonModel, SchemaKeysAndUnits) {
   const ordered_json& time = r["phases"][0];
   expect_keys(time, {"name", "time_us", "rank_spread_us", "samples_us"});
   expect_keys(time["time_us"], {"median", "mean", "min", "max", "stddev", "p99", "mad", "noise_pct", "median_ci_low",
-                                "median_ci_high", "median_ci_pct", "samples", "outliers"});
+                                "median_ci_high", "median_ci_pct", "samples", "outliers", "iqm"});
   // Seconds in the model, microseconds in JSON.
   expect_close(time["time_us"]["median"].get<double>(), 12.1);
   expect_close(time["time_us"]["median_ci_low"].get<double>(), 11);

@@ -180,6 +180,31 @@ TEST(Stats, MedianCiIsRobustToOutliersWhereStddevIsNot) {
   EXPECT_EQ(s.median_ci, 0);
 }
 
+// The interquartile mean: (n+1)/4 samples left out at each end, the mean of the rest; the median up to 3 samples.
+TEST(Stats, InterquartileMeanLeavesOutAQuarterAtEachEnd) {
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{}), 0);
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{4}), 4);
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 3}), 2);
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 90}), 2);       // 1 left out at each end
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 4, 90}), 3);    // (2 + 4) / 2
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 3, 5, 90}), 10.0 / 3);
+  std::vector<double> twenty(20);
+  for (std::size_t i = 0; i < twenty.size(); ++i) twenty[i] = static_cast<double>(i + 1);  // 6 .. 15 kept
+  EXPECT_DOUBLE_EQ(interquartile_mean_sorted(twenty), 10.5);
+  EXPECT_DOUBLE_EQ(summarize(twenty).iqm, 10.5);
+}
+
+// The case: one preempted sample among 20 moves the mean 25-fold and the interquartile mean not at all.
+TEST(Stats, OnePreemptedSampleMovesTheMeanNotTheInterquartileMean) {
+  std::vector<double> samples(20, 0.5e-6);
+  const Summary quiet = summarize(samples);
+  samples[7] = 0.5e-6 * 1000;
+  const Summary busy = summarize(samples);
+  EXPECT_GT(busy.mean / quiet.mean, 25);
+  EXPECT_DOUBLE_EQ(busy.iqm, quiet.iqm);
+  EXPECT_DOUBLE_EQ(busy.iqm, 0.5e-6);
+}
+
 TEST(Percentile, SortsItsOwnCopyAndIsNanWhenEmpty) {
   EXPECT_DOUBLE_EQ(percentile({3.0, 1.0, 2.0}, 50), 2.0);
   EXPECT_DOUBLE_EQ(percentile({4.0, 1.0, 3.0, 2.0}, 50), 2.5);

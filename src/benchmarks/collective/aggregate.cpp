@@ -1,6 +1,9 @@
 #include "benchmarks/collective/aggregate.hpp"
 
+#include "benchmarks/collective/collective_text.hpp"
 #include "core/measure/phase_stats.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -25,17 +28,35 @@ CaseResult without_rank_figures(CaseResult r) {
   return r;
 }
 
+TimeStatistic time_statistic(std::string_view timing) {
+  return timing == "sampled" || timing.empty() ? TimeStatistic::interquartile_mean : TimeStatistic::mean;
+}
+
+std::string time_statistic_text(std::string_view timing, RankAverage average) {
+  if (time_statistic(timing) == TimeStatistic::interquartile_mean) {
+    return fmt::format("interquartile mean of the samples (per sample: {}, -a {})", average_text(average),
+                       name(average));
+  }
+  return fmt::format("mean of the {} (per rank, then {}, -a {})", timing == "nccl-tests" ? "blocks" : "samples",
+                     average_text(average), name(average));
+}
+
+double headline_time(const PhaseStats& time, RankAverage average, std::string_view timing) {
+  if (time_statistic(timing) == TimeStatistic::interquartile_mean) return time.summary.iqm;
+  return pick(average, time.rank_spread);
+}
+
 void aggregate_samples(const std::vector<std::vector<double>>& samples_by_rank, RankAverage average,
                        Collective collective, CaseResult& result) {
   aggregate_phase(reduce_phase("time", samples_by_rank, average), average, collective, result);
 }
 
 void aggregate_phase(ReducedPhase phase, RankAverage average, Collective collective, CaseResult& result) {
+  result.time_shown = headline_time(phase.stats, average, result.timing);
   result.samples = std::move(phase.stats.samples);
   result.time = phase.stats.summary;
   result.rank_time = phase.stats.rank_spread;
   result.rank_means = std::move(phase.rank_means);
-  result.time_shown = pick(average, result.rank_time);
   if (result.moves_nothing) {
     result.algbw = result.busbw = kNotMeasured;
   } else if (result.time_shown > 0) {

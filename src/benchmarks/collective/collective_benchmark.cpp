@@ -1,5 +1,6 @@
 #include "benchmarks/collective/collective_benchmark.hpp"
 
+#include "benchmarks/collective/aggregate.hpp"
 #include "benchmarks/collective/bandwidth_floor.hpp"
 #include "benchmarks/collective/collective_record.hpp"
 #include "benchmarks/collective/collective_text.hpp"
@@ -47,10 +48,16 @@ std::string join_names(const std::vector<Timing>& timings) {
 }
 
 // The header's sampling line: one method's samples and warm-up, or each method's in turn.
+// The statistic the time column shows (aggregate.hpp), in the header's words: each method's where several time.
 std::string sampling_line(const SweepPlan& plan, const std::vector<Timing>& timings) {
-  const std::string rest =
-      fmt::format("check: {}   time: {} (-a {}){}", check_text(plan.check_iters), average_text(plan.average),
-                  name(plan.average), plan.cpu_time ? ", host clock (-C 1)" : "");
+  std::string statistic;
+  for (Timing t : timings) {
+    if (!statistic.empty()) statistic += "; ";
+    if (timings.size() > 1) statistic += fmt::format("{}: ", name(t));
+    statistic += time_statistic_text(name(t), plan.average);
+  }
+  const std::string rest = fmt::format("check: {}   time: {}{}", check_text(plan.check_iters), statistic,
+                                       plan.cpu_time ? ", host clock (-C 1)" : "");
   if (timings.size() == 1) {
     const TimingMethod& method = timing_method(timings.front());
     return fmt::format("samples: {}   warm-up: {}   {}", method.samples_text(plan), method.warmup_text(plan), rest);
@@ -113,6 +120,13 @@ nlohmann::ordered_json collective_config(const SweepPlan& plan, const std::strin
   return j;
 }
 
+namespace {
+// nccl-tests' groups, in its order: every row has both.
+constexpr Placement kNcclTestsPlacements[] = {Placement::out_of_place, Placement::in_place};
+// time, algbw, busbw, #wrong: a group's columns that are nccl-tests' own; the rest trail (TableLayout).
+constexpr std::size_t kNcclTestsValueColumns = 4;
+}  // namespace
+
 TableLayout collective_table(const SweepPlan& plan) {
   TableLayout t;  // nccl-tests' columns, widths and number formats, then distbench's own (--columns, --show-faults)
   t.nccl_tests_layout = true;
@@ -121,19 +135,21 @@ TableLayout collective_table(const SweepPlan& plan) {
                    {"dtype", "type", "", 8, CellFormat::nccl_type, "type"},
                    {"op", "redop", "", 6, CellFormat::text, "redop"},
                    {"root", "root", "", 6, CellFormat::integer, "root"}};
-  if (plan.cycles > 1)  // 7: the header's "# " sits over its padding
+  if (plan.cycles > 1) {  // 7: the header's "# " sits over its padding; on the console a "# cycle N" line instead
     t.key_columns.insert(t.key_columns.begin(), {"cycle", "cycle", "", 7, CellFormat::integer, "cycle"});
+    t.console_section_key = "cycle";
+  }
   if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
-  } else if (plan.timings.size() > 1) {  // a group per placement and method: "out-of-place osu"
-    t.split_key = "placement+timing";
-    for (Placement p : plan.placements) {
-      for (Timing m : plan.timings) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
+  } else if (plan.timings.size() > 1) {  // a group per method and placement: "out-of-place osu"; the first
+    t.split_key = "placement+timing";   // method's two in nccl-tests' places, the others' after them
+    for (Timing m : plan.timings) {
+      for (Placement p : kNcclTestsPlacements) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
     }
-  } else {
+  } else {  // both of nccl-tests' groups, in its order, whichever were asked for: a parser finds each in its place
     t.split_key = "placement";
-    for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
+    for (Placement p : kNcclTestsPlacements) t.split_values.emplace_back(name(p));
   }
   ColumnSpec time = metrics::time.column();
   if (plan.cpu_time) {  // -C 1: the host clock's time, as nccl-tests titles it
@@ -148,6 +164,8 @@ TableLayout collective_table(const SweepPlan& plan) {
   for (const std::string& c : columns) {  // statistics of the time phase's samples (-a over ranks)
     if (c == "median")
       t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
+    if (c == "mean")  // the samples' mean: what the time column showed before the median (aggregate.hpp)
+      t.value_columns.push_back({"mean_us", "mean", "(us)", 10, CellFormat::time_us, "mean (us)", false, "time"});
     if (c == "p99")
       t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
     if (c == "noise")
@@ -160,8 +178,12 @@ TableLayout collective_table(const SweepPlan& plan) {
     t.value_columns.push_back(metrics::faults.column());
     t.value_columns.push_back(metrics::switches.column());
   }
-  if (plan.timestamps) {  // when the row started (its first case), as nccl-tests' -S puts it at the end of a line
-    t.key_columns.push_back(metrics::start_time.column());
+  for (std::size_t i = kNcclTestsValueColumns; i < t.value_columns.size(); ++i) t.value_columns[i].trailing = true;
+  if (plan.timestamps) {  // when the row started (its first case), where nccl-tests' -S puts it: after both groups
+    ColumnSpec stamp = metrics::start_time.column();
+    stamp.trailing = true;
+    stamp.width = 19;  // nccl-tests' "%Y-%m-%d %H:%M:%S" on the console (ColumnSpec: other views write ISO 8601)
+    t.key_columns.push_back(stamp);
   }
   return t;
 }
@@ -373,7 +395,7 @@ RunDescription CollectiveBenchmark::describe(const RunInfo& info) const {
              group_text(plan, info.world_size),
              sweep_text(plan.sizes),
              fmt::format("samples: {}", samples_text(plan.stopping)),
-             fmt::format("time: {} (-a {})", average_text(plan.average), name(plan.average))};
+             fmt::format("time: {}", time_statistic_text(name(timings.front()), plan.average))};
   d.summarize = [floor = plan.floor](const std::vector<Record>& records) { return summary_with_floor(records, floor); };
   return d;
 }

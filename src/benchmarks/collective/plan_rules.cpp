@@ -143,13 +143,13 @@ void check_floor_at(const BandwidthFloor& floor) {
 }
 
 std::vector<std::string> table_columns(const std::vector<std::string>& asked) {
-  static const std::vector<std::string> kColumns = {"median", "p99", "noise", "samples", "device"};
+  static const std::vector<std::string> kColumns = {"median", "mean", "p99", "noise", "samples", "device"};
   std::vector<std::string> out;
   for (const std::string& c : asked) {
     if (c == "all") return kColumns;
     if (std::find(kColumns.begin(), kColumns.end(), c) == kColumns.end()) {
       throw usage_error(
-          fmt::format("--columns {}: no such column; pick from median, p99, noise, samples, device, or 'all'", c));
+          fmt::format("--columns {}: no such column; pick from median, mean, p99, noise, samples, device, or 'all'", c));
     }
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }

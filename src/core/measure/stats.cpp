@@ -92,6 +92,12 @@ std::vector<double> slowest_per_sample(const std::vector<std::vector<double>>& b
   return out;
 }
 
+double interquartile_mean_sorted(std::span<const double> sorted) {
+  if (sorted.empty()) return 0;
+  const std::size_t cut = (sorted.size() + 1) / 4;
+  return mean_of(sorted.subspan(cut, sorted.size() - 2 * cut));
+}
+
 double relative_noise(std::span<const double> samples) {
   if (samples.size() < 2) return 0;
   const double mean = mean_of(samples);
@@ -110,6 +116,7 @@ Summary summarize(std::span<const double> samples) {
   s.median = percentile_sorted(sorted, 50);
   s.p99 = percentile_sorted(sorted, 99);
   s.mean = mean_of(sorted);
+  s.iqm = interquartile_mean_sorted(sorted);
   s.stddev = stddev_of(sorted, s.mean);
   s.noise = noise_of(s.stddev, s.mean, s.samples);
 

@@ -21,6 +21,10 @@ struct Summary {
   // half-width relative to the median in percent: the noise figure that warnings and --max-noise judge.
   double median_low = 0, median_high = 0;
   double median_ci = 0;
+  // The interquartile mean: the mean of the middle half, (n+1)/4 (integer division) samples left out at each end
+  // (the median for n <= 3). One preempted sample cannot move it far, and unlike the median it does not jump
+  // between two modes of a busy machine: the collectives' headline time (bench/aa_time_statistic.py).
+  double iqm = 0;
 };
 
 // The 95% confidence interval of the median from order statistics, assuming nothing about the distribution:
@@ -41,6 +45,8 @@ double percentile(std::vector<double> samples, double q);
 // Per sample index, the largest value over the rows (one row per rank): the slowest rank's time of each sample.
 // Rows may differ in length; the result is as long as the longest.
 std::vector<double> slowest_per_sample(const std::vector<std::vector<double>>& by_rank);
+// The interquartile mean of sorted samples, as Summary::iqm; 0 when empty.
+double interquartile_mean_sorted(std::span<const double> sorted);
 // Relative noise (%) as stddev / mean, as in Summary::noise.
 double relative_noise(std::span<const double> samples);
 

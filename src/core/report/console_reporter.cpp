@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <ostream>
 #include <string_view>
 
@@ -57,6 +58,69 @@ std::string header_line(const Spacing& s, std::string cells_text) {
 
 void trim_right(std::string& s) { s.erase(s.find_last_not_of(' ') + 1); }
 
+// A run of columns side by side on a line: the key columns (group -1), or one group's value columns. `own`: nccl-tests'
+// own columns of a group in its layout, where a missing figure reads "nan" or "N/A" rather than "-".
+struct Segment {
+  std::string caption;  // centred over the segment in the captions' line; "" for key columns
+  std::vector<ColumnSpec> columns;
+  int group = -1;
+  bool own = false;
+};
+
+std::vector<ColumnSpec> columns_where(const std::vector<ColumnSpec>& columns, bool trailing) {
+  std::vector<ColumnSpec> out;
+  std::copy_if(columns.begin(), columns.end(), std::back_inserter(out),
+               [&](const ColumnSpec& c) { return c.trailing == trailing; });
+  return out;
+}
+
+// The line's segments after the key columns. distbench's own layout: each group's value columns. nccl-tests': two
+// groups' own columns in nccl-tests' places (a group short of two is left unmeasured), the trailing key columns, any
+// further group's own columns, then each group's trailing value columns.
+std::vector<Segment> segments(const TableLayout& t) {
+  const std::vector<std::string> groups = table_groups(t);
+  std::vector<Segment> out;
+  if (!t.nccl_tests_layout) {
+    out.push_back({"", t.key_columns});
+    for (std::size_t g = 0; g < groups.size(); ++g) out.push_back({groups[g], t.value_columns, static_cast<int>(g)});
+    return out;
+  }
+  std::vector<ColumnSpec> keys = columns_where(t.key_columns, false);
+  std::erase_if(keys, [&](const ColumnSpec& c) { return c.key == t.console_section_key; });
+  out.push_back({"", keys});
+  const std::vector<ColumnSpec> own = columns_where(t.value_columns, false);
+  const std::vector<ColumnSpec> trailing = columns_where(t.value_columns, true);
+  for (std::size_t g = 0; g < std::max<std::size_t>(groups.size(), 2); ++g) {
+    if (g == 2 && !columns_where(t.key_columns, true).empty()) out.push_back({"", columns_where(t.key_columns, true)});
+    out.push_back({g < groups.size() ? groups[g] : std::string(), own, static_cast<int>(g), true});
+  }
+  if (groups.size() <= 2 && !columns_where(t.key_columns, true).empty()) {
+    out.push_back({"", columns_where(t.key_columns, true)});
+  }
+  if (!trailing.empty()) {
+    for (std::size_t g = 0; g < groups.size(); ++g) out.push_back({groups[g], trailing, static_cast<int>(g)});
+  }
+  return out;
+}
+
+// nccl-tests' -S stamp: "2024-05-01 10:00:00" (its strftime format; UTC here), two words at the end of its line.
+std::string nccl_tests_stamp(double unix_seconds) {
+  const std::string iso = timestamp_text(unix_seconds);  // 2024-05-01T10:00:00.000Z
+  if (iso.size() < 19) return iso;
+  return iso.substr(0, 10) + ' ' + iso.substr(11, 8);
+}
+
+// A cell of a segment for `record` (nullptr: the group has no record in this row).
+std::string segment_cell(const Segment& s, const ColumnSpec& c, const Record* record, bool nccl_tests) {
+  const bool placeholder = record == nullptr || (s.group >= 0 && !record->ok());
+  if (s.own && placeholder) return c.format == CellFormat::checked ? "N/A" : "nan";
+  if (placeholder) return nccl_tests || !c.detail ? "-" : "";  // nccl-tests' layout: every word kept, to count by
+  if (nccl_tests && c.format == CellFormat::timestamp) return nccl_tests_stamp(record->metric(c.key));
+  std::string text = cell_text(*record, c);
+  if (s.own && text == "-") return "nan";  // nothing moved (one rank, in place): a float parser reads "nan"
+  return text;
+}
+
 }  // namespace
 
 ConsoleReporter::ConsoleReporter(std::ostream& out, std::function<void()> before_write)
@@ -78,14 +142,16 @@ void ConsoleReporter::do_begin(const RunInfo& info) {
   line("#");
 
   const Spacing sp = spacing(t);
-  const int group_width = span_width(t.value_columns, sp.column_gap);
-  std::string captions = header_line(sp, std::string(span_width(t.key_columns, sp.column_gap), ' '));
-  std::string titles = header_line(sp, header_cells(t.key_columns, false, sp.column_gap));
-  std::string units = header_line(sp, header_cells(t.key_columns, true, sp.column_gap));
-  for (const std::string& group : table_groups(t)) {
-    captions += fmt::format("{}{:^{}}", sp.group_gap, group, group_width);
-    titles += fmt::format("{}{}", sp.group_gap, header_cells(t.value_columns, false, sp.column_gap));
-    units += fmt::format("{}{}", sp.group_gap, header_cells(t.value_columns, true, sp.column_gap));
+  const std::vector<Segment> segs = segments(t);
+  std::string captions = header_line(sp, std::string(span_width(segs.front().columns, sp.column_gap), ' '));
+  std::string titles = header_line(sp, header_cells(segs.front().columns, false, sp.column_gap));
+  std::string units = header_line(sp, header_cells(segs.front().columns, true, sp.column_gap));
+  for (std::size_t i = 1; i < segs.size(); ++i) {
+    const Segment& seg = segs[i];
+    if (seg.columns.empty()) continue;
+    captions += fmt::format("{}{:^{}}", sp.group_gap, seg.caption, span_width(seg.columns, sp.column_gap));
+    titles += fmt::format("{}{}", sp.group_gap, header_cells(seg.columns, false, sp.column_gap));
+    units += fmt::format("{}{}", sp.group_gap, header_cells(seg.columns, true, sp.column_gap));
   }
   trim_right(captions);
   if (t.nccl_tests_layout) {  // nccl-tests' header lines end in one space; its captions' line 3 short of the titles'
@@ -106,12 +172,48 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
   if (row.empty()) return;
   if (const auto& shown = description().console_row; shown && std::none_of(row.begin(), row.end(), shown)) return;
   const TableLayout& t = description().table;
-  const TableRow cells_of = table_row(t, row);
   const Spacing sp = spacing(t);
-  std::string line = std::string(sp.row_indent) + cells(t.key_columns, cells_of.keys, sp.column_gap);
-  for (const auto& group : cells_of.groups) {
-    line += sp.group_gap;
-    line += cells(t.value_columns, group, sp.column_gap, t.nccl_tests_layout);
+  const std::vector<Segment> segs = segments(t);
+  const std::vector<std::string> groups = table_groups(t);
+  auto record_of = [&](int group) -> const Record* {
+    if (group < 0) return &row.front();
+    if (static_cast<std::size_t>(group) >= groups.size()) return nullptr;
+    return group_record(t, row, groups[static_cast<std::size_t>(group)]);
+  };
+  std::string line = std::string(sp.row_indent);
+  if (!t.nccl_tests_layout) {  // distbench's own layout: a status in the first column of a group not measured
+    const TableRow cells_of = table_row(t, row);
+    line += cells(t.key_columns, cells_of.keys, sp.column_gap);
+    for (const auto& group : cells_of.groups) {
+      line += sp.group_gap;
+      line += cells(t.value_columns, group, sp.column_gap);
+    }
+    trim_right(line);
+    write(line + '\n');
+    return;
+  }
+  if (!t.console_section_key.empty()) {  // "# cycle 2" where a new one starts
+    if (std::string section = row.front().param_text(t.console_section_key); section != section_) {
+      section_ = section;
+      write(fmt::format("# {} {}\n", t.console_section_key, section));
+    }
+  }
+  // nccl-tests' layout: a row with nothing measured is a comment (parsers skip it) that says why
+  if (std::none_of(row.begin(), row.end(), [](const Record& r) { return r.ok(); })) {
+    std::vector<std::string> keys;
+    for (const ColumnSpec& c : segs.front().columns) keys.push_back(segment_cell(segs.front(), c, &row.front(), true));
+    write(header_line(sp, cells(segs.front().columns, keys, sp.column_gap)) + std::string(sp.group_gap) +
+          row.front().status + '\n');
+    return;
+  }
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Segment& seg = segs[i];
+    if (seg.columns.empty()) continue;
+    const Record* record = record_of(seg.group);
+    std::vector<std::string> values;
+    for (const ColumnSpec& c : seg.columns) values.push_back(segment_cell(seg, c, record, true));
+    if (i > 0) line += sp.group_gap;
+    line += cells(seg.columns, values, sp.column_gap, seg.own);
   }
   trim_right(line);
   write(line + '\n');

@@ -28,6 +28,7 @@ class ConsoleReporter final : public Reporter {
 
   std::ostream& out_;
   std::function<void()> before_write_;
+  std::string section_;  // the last section line's value (TableLayout::console_section_key)
 };
 
 }  // namespace distbench

@@ -59,6 +59,7 @@ json time_summary_json(const Summary& s) {
   j["median_ci_pct"] = json_number(s.median_ci);
   j["samples"] = s.samples;
   j["outliers"] = s.outliers;
+  j["iqm"] = json_microseconds(s.iqm);  // the collectives' headline time (added after the others: keys kept)
   return j;
 }
 
@@ -92,6 +93,7 @@ json columns_json(const std::vector<ColumnSpec>& columns) {
                  {"md_title", c.md_title},
                  {"detail", c.detail},
                  {"phase", c.phase}});
+    if (c.trailing) a.back()["trailing"] = true;  // written only where set: earlier reports read the same
   }
   return a;
 }

@@ -74,6 +74,8 @@ Summary time_summary_from(const JsonField& j) {
   s.median_ci = optional("median_ci_pct");
   s.samples = j.at("samples").count();
   s.outliers = j.at("outliers").count();
+  const auto iqm = j.find("iqm");  // absent before the interquartile mean was the headline
+  s.iqm = iqm ? iqm->number_or_nan() / kMicro : kNotMeasured;
   return s;
 }
 
@@ -257,6 +259,7 @@ std::vector<ColumnSpec> columns_from(const JsonField& a) {
     columns.push_back({c.at("key").text(), c.at("title").text(), c.at("unit").text(), c.at("width").int_in(0, 1000),
                        cell_format_from(c.at("format")), c.at("md_title").text(), c.at("detail").boolean(),
                        c.at("phase").text()});
+    if (const auto t = c.find("trailing")) columns.back().trailing = t->boolean();  // absent: not trailing
   }
   return columns;
 }

@@ -50,9 +50,13 @@ struct ColumnSpec {
   std::string md_title;  // Markdown header cell (e.g. "time (us)")
   // A detail column (--show-faults): blank, not "-", when its record is missing or was not measured.
   bool detail = false;
-  // Set: `key` is a statistic of this phase's samples rather than a metric: "median_us", "p99_us", "noise_pct"
+  // Set: `key` is a statistic of this phase's samples rather than a metric: "median_us", "mean_us", "p99_us", "noise_pct"
   // (the half-width of the median's 95% confidence interval, in %, as --max-noise judges it) or "samples".
   std::string phase = {};
+  // In nccl-tests' layout (TableLayout::nccl_tests_layout): a column of distbench's own, printed after nccl-tests'
+  // columns (a key column after both groups, a value column after every group's own), so that nccl-tests' columns
+  // keep their positions. The other views show it in its place.
+  bool trailing = false;
 };
 
 struct TableLayout {
@@ -64,8 +68,14 @@ struct TableLayout {
   std::vector<ColumnSpec> value_columns;  // once per group
   // The console table laid out as nccl-tests lays out its own, so that its readers read this one: two spaces between
   // columns and before each group, rows from the line's first character, the header lines' "# " over the first
-  // column's padding and their trailing space kept, the captions' line three characters short of the titles'.
+  // column's padding and their trailing space kept, the captions' line three characters short of the titles'. Its
+  // rows keep nccl-tests' positions: the key columns, then two groups' value columns (a group not measured shows
+  // "nan" and "N/A", as a float parser reads them), then the trailing columns; a row with nothing measured is a
+  // comment line. See docs/collectives.md, "The table's columns".
   bool nccl_tests_layout = false;
+  // In nccl-tests' layout: a key column the console shows as a comment line ("# cycle 2") before the rows where its
+  // value changes, not as a column (nccl-tests' -N repeats its rows alike); "": none. The other views show a column.
+  std::string console_section_key;
 };
 
 // The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).

@@ -19,6 +19,7 @@ double phase_statistic(const Record& record, const ColumnSpec& column) {
   if (phase == nullptr) return kNotMeasured;
   const Summary& s = phase->summary;
   if (column.key == "median_us") return s.median * 1e6;
+  if (column.key == "mean_us") return s.mean * 1e6;
   if (column.key == "p99_us") return s.p99 * 1e6;
   if (column.key == "noise_pct") return s.median_ci;
   if (column.key == "samples") return static_cast<double>(s.samples);
@@ -72,17 +73,20 @@ std::vector<std::string> table_groups(const TableLayout& layout) {
   return layout.split_values;
 }
 
+const Record* group_record(const TableLayout& layout, const std::vector<Record>& row, const std::string& group) {
+  if (row.empty()) return nullptr;
+  if (layout.split_key.empty()) return &row.front();
+  auto it = std::find_if(row.begin(), row.end(),
+                         [&](const Record& x) { return split_text(x, layout.split_key) == group; });
+  return it == row.end() ? nullptr : &*it;
+}
+
 TableRow table_row(const TableLayout& layout, const std::vector<Record>& row) {
   TableRow out;
   if (row.empty()) return out;
   for (const ColumnSpec& c : layout.key_columns) out.keys.push_back(cell_text(row.front(), c));
   for (const std::string& group : table_groups(layout)) {
-    const Record* r = &row.front();
-    if (!layout.split_key.empty()) {
-      auto it = std::find_if(row.begin(), row.end(),
-                             [&](const Record& x) { return split_text(x, layout.split_key) == group; });
-      r = it == row.end() ? nullptr : &*it;
-    }
+    const Record* r = group_record(layout, row, group);
     std::vector<std::string> cells;
     bool status_shown = false;
     for (const ColumnSpec& c : layout.value_columns) {

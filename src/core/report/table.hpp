@@ -24,6 +24,8 @@ TableRow table_row(const TableLayout& layout, const std::vector<Record>& row);
 
 // The groups a row has: the split values, or one unnamed group when nothing splits.
 std::vector<std::string> table_groups(const TableLayout& layout);
+// The record of `group` in a row (the row's first when nothing splits); nullptr when the row has none.
+const Record* group_record(const TableLayout& layout, const std::vector<Record>& row, const std::string& group);
 // The group a record falls in: its values of the split key's parameters (one, or several joined by '+'), joined by a
 // space.
 std::string split_text(const Record& record, const std::string& split_key);
