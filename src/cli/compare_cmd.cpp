@@ -132,11 +132,11 @@ Comparison compare_files(const CompareArgs& a, const CompareOptions& options, Co
                     a.candidates == 1 ? "a candidate report" : "the candidate's reports", a.candidates, a.candidates));
   }
   const std::size_t first_candidate = a.files.size() - static_cast<std::size_t>(a.candidates);
-  warn_same_files(a.files, first_candidate);
   std::vector<ParsedReport> baselines, candidates;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     (i < first_candidate ? baselines : candidates).push_back(read_report_file(a.files[i]));
   }
+  warn_same_files(a.files, first_candidate);
   sources.baselines.assign(a.files.begin(), a.files.begin() + static_cast<std::ptrdiff_t>(first_candidate));
   for (std::size_t i = first_candidate; i < a.files.size(); ++i) {
     if (!sources.candidate.empty()) sources.candidate += ", ";

@@ -76,25 +76,29 @@ std::string kind_of_value(const CLI::Option& opt) {
   return "a value this option takes";
 }
 
-// Options a user brings from elsewhere that a command does not take, and what to write instead: nccl-tests' flags
-// distbench does not support (docs/collectives.md, "nccl-tests' flags"), other commands' spellings.
+// Options a user brings from elsewhere that a command does not take, and what to write instead: the nccl-tests flags
+// that distbench does not support (their table is in docs/collectives.md), other commands' spellings.
 struct KnownMiss {
   const char* command;  // the command's name, or "collectives" for each of them
   std::initializer_list<const char*> spellings;
   const char* text;
 };
-const KnownMiss kKnownMisses[] = {  // "{}": the flag as typed
+const KnownMiss kKnownMisses[] = {
+    // "{}": the flag as typed
     {"collectives", {"-y", "--stream_null"}, "not supported: nccl-tests' {} (use the default stream)"},
     {"collectives", {"-u", "--unalign"}, "not supported: nccl-tests' {} (misalign the buffers)"},
     {"collectives", {"-x", "--cta_policy"}, "not supported: nccl-tests' {} (NCCL's CTA policy)"},
-    {"collectives", {"-D", "--device_implementation", "--device_cta_count"},
+    {"collectives",
+     {"-D", "--device_implementation", "--device_cta_count"},
      "not supported: nccl-tests' {} (device-side implementations)"},
-    {"collectives", {"-M", "--memory"},
+    {"collectives",
+     {"-M", "--memory"},
      "not supported: nccl-tests' {} (report memory); a sweep whose buffers do not fit is refused"},
-    {"train", {"-n", "--iters"}, "train has no {}: it times --steps N steps after --warmup N"},
-    {"train", {"-w", "--warmup-iters"}, "train has no {}: it times --steps N steps after --warmup N"},
-    {"health", {"-q", "--quiet", "--progress"},
-     "health has no {}: its table is its verdict (bad input exits 3, Nagios' unknown)"},
+    {"train", {"-n", "--iters"}, "unknown option '{}' for train: it times --steps N steps after --warmup N"},
+    {"train", {"-w", "--warmup-iters"}, "unknown option '{}' for train: it times --steps N steps after --warmup N"},
+    {"health",
+     {"-q", "--quiet", "--progress"},
+     "unknown option '{}' for health: its table is its verdict (bad input exits 3, Nagios' unknown)"},
 };
 
 // What `flag` means elsewhere, for `app`, or "".
@@ -205,7 +209,7 @@ void check_command_word(const CLI::App& root, int argc, char** argv) {
 std::string parse_error_text(const CLI::App& root, const CLI::ParseError& e) {
   const CLI::App& app = deepest(root);
   const std::string text = describe(root, app, e);
-  if (!text.empty() && text.back() == '?') return text;  // a "did you mean" says enough
+  if (!text.empty() && text.back() == '?') return text;       // a "did you mean" says enough
   if (text.find("; see ") != std::string::npos) return text;  // it says where to look
   return fmt::format("{}; see '{} --help'", text, command_path(app));
 }

@@ -53,9 +53,9 @@ void setup_report(CLI::App& app, ReportOptions& opts) {
   for (std::string& name : shown) {
     if (name == "md") name = "md (markdown)";  // as compare, history check and model name it
   }
-  app.add_option("--format", opts.format,
-                 fmt::format("{}: what the run's option of that name writes; html: a page with plots",
-                             fmt::join(shown, ", ")))
+  app.add_option(
+         "--format", opts.format,
+         fmt::format("{}: what the run's option of that name writes; html: a page with plots", fmt::join(shown, ", ")))
       ->option_text("FORMAT")
       ->group(groups::kOutput)
       ->transform(one_of(names, {{"markdown", "md"}}));

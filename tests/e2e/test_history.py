@@ -5,7 +5,7 @@ line, nothing written), a lock held past --lock-timeout, the browsing commands, 
 
 The reports are written here from reports/example.json (its samples and medians scaled), so that no run of MPI is
 needed and the test takes a few seconds. The check's verdicts: exit 0 on an A/A history, 1 on a slowed one, 7 on a
-history too short.
+history too short, 8 when its view cannot be written.
 
 Environment: DISTBENCH (path of the binary), DISTBENCH_SOURCE_ROOT (the source tree).
 """
@@ -235,6 +235,16 @@ class Check(History):
         p = history("check", slowed)
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("SLOWER", p.stdout)
+        # the same verdict with its view written by -o, and with nowhere to write it: a failure (8), never 1
+        p = history("check", slowed, "--format", "markdown", "-o", self.path("check.md"))
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertTrue(p.stdout.startswith("REGRESSION: "), p.stdout)
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([BINARY, "history", "check", slowed], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        self.assertEqual(p.returncode, 8, p.stderr)
+        self.assertEqual(len(error_lines(p.stderr)), 1, p.stderr)
+        self.assertIn("cannot write to standard output", p.stderr)
         p = history("check", short)
         self.assertEqual(p.returncode, 7, p.stdout + p.stderr)
 

@@ -228,9 +228,9 @@ TEST(CollectiveOptions, CommonOptionsReachTheRunner) {
   CLI::App app{"test"};
   CollectiveOptions options;
   add_collective_options(app, options);
-  std::vector<std::string> args = {"-T",   "9",         "--json", "r.json",         "--csv", "r.csv", "--md",
-                                   "r.md", "--backend", "mpi",    "--malloc-reuse", "-m",    "3",
-                                   "--mpi-thread", "funneled", "-g", "1"};
+  std::vector<std::string> args = {
+      "-T", "9", "--json",       "r.json",   "--csv", "r.csv", "--md", "r.md", "--backend", "mpi", "--malloc-reuse",
+      "-m", "3", "--mpi-thread", "funneled", "-g",    "1"};
   app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
   const RunSettings s = run_settings(options.common, app);
   EXPECT_EQ(s.backend, "mpi");

@@ -271,10 +271,11 @@ void check_some_size_fits(const SweepPlan& plan, int nranks) {
   SweepPlan one = plan;
   one.sizes = {1};
   while (plan_rows(one, nranks, 0).empty() && one.sizes[0] < (std::uint64_t{1} << 40)) one.sizes[0] *= 2;
-  throw usage_error(fmt::format("every size from {} B to {} B is too small to give each of the {} ranks {}; the "
-                                "smallest that does is {} B: raise -e/--maxbytes",
-                                plan.sizes.front(), plan.sizes.back(), nranks,
-                                plan.tensors > 1 ? "an element of each tensor" : "an element", one.sizes[0]));
+  throw usage_error(
+      fmt::format("every size from {} B to {} B is too small to give each of the {} ranks {}; the "
+                  "smallest that does is {} B: raise -e/--maxbytes",
+                  plan.sizes.front(), plan.sizes.back(), nranks,
+                  plan.tensors > 1 ? "an element of each tensor" : "an element", one.sizes[0]));
 }
 
 std::uint64_t sweep_buffer_bytes(const SweepPlan& plan, int nranks) {
