@@ -96,7 +96,7 @@ std::string history_html(const HistoryCheck& check, const std::vector<Series>& s
       "<style>body{font-family:sans-serif;margin:2em auto;padding:0 1.5em;max-width:1560px;color:#222}"
       ".wide{overflow-x:auto}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
-      "td{white-space:nowrap}td:last-child{text-align:left;white-space:normal;min-width:16em}"
+      "td{white-space:nowrap}td:last-child,th:last-child{text-align:left;white-space:normal;min-width:16em}"
       ".SLOWER{color:#b00;font-weight:bold}.FASTER{color:#070}.bad{color:#b00}.ok{color:#070}</style>\n";
   out += "</head><body>\n<h1>distbench history check</h1>\n";
   const bool fails = c.regressed() || !c.not_judged.empty();

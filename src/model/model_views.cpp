@@ -231,6 +231,9 @@ std::string html_list(const std::vector<std::string>& items) {
 std::string model_figures_html(const ModelResult& r, const CollectiveModel& m) {
   std::string out = fmt::format("<p>{}</p>\n", html_escape(header_line(m)));
   if (!r.link_source.empty()) out += fmt::format("<p>{}</p>\n", html_escape(link_line(r)));
+  if (const std::string w = link_rate_warning(r); !w.empty()) {
+    out += fmt::format("<p><b>warning:</b> {}</p>\n", html_escape(w));
+  }
   out += html_list(parameter_lines(r, m));
   out += "<div class=\"wide\"><table class=\"points\">\n";
   out += html_row({"p", "size", "measured us", "model us", "resid", "busbw GB/s", "of bound", "of link",

@@ -27,7 +27,8 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #eee; text-align: left; ver
 table.results th { background: #f5f5f5; position: sticky; top: 0; }
 table.results .num { text-align: right; font-variant-numeric: tabular-nums; }
 table.results td { white-space: nowrap; }
-table.results td.long { white-space: normal; min-width: 18em; }
+table.results td.long { white-space: normal; min-width: 16em; }
+table.results tr.reason td { white-space: normal; padding-left: 24px; font-size: 13px; }
 table.kv td { overflow-wrap: anywhere; }
 figure svg { max-width: 100%; height: auto; }
 table.results tr.skipped td { color: #888; }
@@ -42,7 +43,7 @@ pre { padding: 8px; overflow-x: auto; }
 ul.warnings { padding: 0; }
 ul.warnings li { list-style: none; background: #fff8e1; border-left: 4px solid #f0b400; padding: 6px 10px;
                  margin: 6px 0; }
-figure { margin: 12px 0 20px; }
+figure { display: inline-block; vertical-align: top; max-width: 100%; margin: 12px 20px 20px 0; }
 figcaption { color: #555; font-size: 13px; max-width: 760px; }
 details > summary { cursor: pointer; font-weight: 600; margin: 8px 0; }
 )";
@@ -156,14 +157,26 @@ std::string results_section(const ParsedReport& r) {
     html += fmt::format("<th{}>{}</th>", cell_class(c), esc(table.columns[c].title));
   }
   html += "</tr></thead>\n<tbody>\n";
+  constexpr std::string_view kSkipped = "skipped: ";
   for (std::size_t i = 0; i < table.rows.size(); ++i) {
     html += r.records[i].ok() ? "<tr>" : R"(<tr class="skipped">)";
+    std::string reason;  // a skip's reason: a row of its own under the record's, the whole table wide
     for (std::size_t c = 0; c < table.rows[i].size(); ++c) {
-      // a long text (a skip's reason, a health limit) wraps; numbers and names such as out-of-place never do
-      const bool long_text = !table.columns[c].numeric && table.rows[i][c].size() > 32;
-      html += fmt::format("<td{}>{}</td>", long_text ? R"( class="long")" : cell_class(c), esc(table.rows[i][c]));
+      std::string text = table.rows[i][c];
+      if (c + 1 == table.rows[i].size() && !r.records[i].ok() && text.starts_with(kSkipped)) {
+        reason = text;
+        text = "skipped";
+      }
+      // a long text (a health limit or why) wraps; numbers and names such as out-of-place never do
+      const bool long_text = !table.columns[c].numeric && text.size() > 24;
+      html += fmt::format("<td{}>{}</td>", long_text ? R"( class="long")" : cell_class(c), esc(text));
     }
     html += "</tr>\n";
+    if (!reason.empty()) {
+      html += fmt::format(R"(<tr class="skipped reason"><td colspan="{}">{}</td></tr>)"
+                          "\n",
+                          table.columns.size(), esc(reason));
+    }
   }
   return html + "</tbody>\n</table></div>\n";
 }

@@ -88,13 +88,12 @@ std::vector<std::pair<std::string, std::string>> summary_items(const ParsedRepor
 namespace {
 
 // The counts every report has, and the figures the benchmarks summarize, by the key's first part.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kSummaryNames = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kSummaryNames = {{
     {"records", "records"},
     {"measured", "measured"},
     {"skipped", "skipped"},
     {"noise_missed", "noise target missed"},
     {"wrong", "wrong elements"},
-    {"status", "status"},
     {"avg_busbw_gbps", "average bus bandwidth"},
     {"avg_algbw_gbps", "average algorithm bandwidth"},
     {"avg_time_us", "average time"},

@@ -121,6 +121,10 @@ TEST(ReportViews, SkippedRecordsSayWhy) {
   skipped.phases.clear();
   const auto table = table_lines(report_markdown(r));
   EXPECT_NE(table[3].find("|  |  | skipped: not supported |"), std::string::npos) << table[3];
+  // the page: the reason on a row of its own, the table wide, so that the record's row stays one line
+  const std::string html = report_html(r);
+  EXPECT_NE(html.find("<td>skipped</td></tr>\n<tr class=\"skipped reason\"><td colspan=\""), std::string::npos);
+  EXPECT_NE(html.find(">skipped: not supported</td></tr>"), std::string::npos);
   for (const ReportPlot& p : report_plots(r)) {
     std::size_t points = 0;
     for (const PlotSeries& s : p.series) points += s.x.size();
@@ -187,7 +191,7 @@ TEST(ReportViews, SummaryNamesAreWords) {
   for (const SummaryRow& row : summary_rows(r)) named[row.key] = {row.name, row.value};
   EXPECT_EQ(named["avg_busbw_gbps.float32.sum"], std::make_pair(std::string("average bus bandwidth, float32 sum"),
                                                                 std::string("1.25 GB/s")));
-  EXPECT_EQ(named["status"].second, "healthy (1 healthy; 1 node)");
+  EXPECT_EQ(named["status"], std::make_pair(std::string("Health"), std::string("healthy (1 healthy; 1 node)")));
   EXPECT_EQ(named["wrong"].first, "wrong elements");
 }
 
