@@ -86,7 +86,7 @@ class BadValues(ErrorLine):
             (["tp", "-g", "100"], "-g/--ngpus: 100 is not a whole number from 1 to 64"),
             (["compare", "a.json", "b.json", "--metric", "busbww"], "--metric: 'busbww' is not time, busbw or "
                                                                      "algbw; did you mean 'busbw'?"),
-            (["report", "x.json", "--format", "pdf"], "--format: 'pdf' is not json, csv, md, jsonl or html"),
+            (["report", "x.json", "--format", "pdf"], "--format: 'pdf' is not json, csv, md, jsonl, nccl-tests-json or html"),
         ]
         for args, needle in cases:
             with self.subTest(args=args):
