@@ -169,8 +169,8 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
   if (missed > 0) {
     out.push_back(Warning{
         "noise_target_missed",
-        fmt::format("{} of {} cases missed --max-noise {:g}% within --max-time {:g} s (marked *); raise --max-time",
-                    missed, measured, plan.stopping.max_noise, plan.stopping.max_time_s),
+        fmt::format("{} of {} cases missed the noise target (marked *): raise --max-time ({:g} s)", missed, measured,
+                    plan.stopping.max_time_s),
         fmt::format(
             "{} of {} cases stopped at --max-time {:g} s before their median was known within the --max-noise target "
             "of {:g}% (marked * in the table's noise column); raise --max-time or accept more noise",
@@ -178,7 +178,7 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
   } else if (noisy.count > 0) {
     out.push_back(Warning{
         "noisy_median",
-        fmt::format("{} of {} cases noisy beyond {:g}% (worst {}: {}); rerun with --max-noise 2 or when quieter",
+        fmt::format("{} of {} cases noisy over {:g}% (worst {}: {}); rerun with --max-noise 2",
                     noisy.count, measured, kNoisyPercent, format_bytes(noisy.worst->bytes),
                     line_percent(noisy.worst_figure)),
         noise_detail(uncertain, pulled, levels, measured)});
@@ -206,9 +206,8 @@ void fault_warning(const std::vector<CaseResult>& results, const SweepPlan& plan
         "without that advice and fault in small pages";
   }
   const std::string line =
-      fmt::format("{} of {} cases took page faults in the timed calls ({}, up to {:.0f} per call); {}", hit.count,
-                  measured, hit.sizes(), hit.worst_figure,
-                  plan.malloc_reuse ? "see the report's detail" : "add --malloc-reuse");
+      fmt::format("{} of {} cases took page faults in timed calls (from {}); {}", hit.count, measured,
+                  format_bytes(hit.smallest), plan.malloc_reuse ? "see the report" : "add --malloc-reuse");
   out.push_back(Warning{
       "page_faults", line,
       fmt::format(
@@ -241,8 +240,8 @@ void host_bound_warning(const std::vector<CaseResult>& results, const SweepPlan&
   std::sort(extra_per_block.begin(), extra_per_block.end());
   out.push_back(Warning{
       "host_bound",
-      fmt::format("{} of {} cases read over {:g}% above the device's own time ({}); -G or -m shrink the gap",
-                  above.count, compared, kHostAboveDevice * 100, above.sizes()),
+      fmt::format("{} of {} cases host-bound: {:g}%+ above the device's time (to {}); try -G or -m", above.count,
+                  compared, kHostAboveDevice * 100, format_bytes(above.largest)),
       fmt::format(
           "{} of {} cases read more than {:g}% above the device's own time on the host clock (up to {:.3g}x, sizes {}; "
           "a median {:.1f} us more per block of {} operations): the host's latency to start a block and to see it "
@@ -274,8 +273,8 @@ void speed_change_warning(const std::vector<CaseResult>& results, const SweepPla
   if (changed.count == 0) return;
   out.push_back(Warning{
       "speed_changed",
-      fmt::format("{} of {} cases changed speed on the GPU as they ran ({}, up to {}); a longer -w steadies it",
-                  changed.count, compared, changed.sizes(), line_percent(changed.worst_figure)),
+      fmt::format("{} of {} cases changed speed on the GPU (worst {}: {}); raise -w", changed.count, compared,
+                  format_bytes(changed.worst->bytes), line_percent(changed.worst_figure)),
       fmt::format(
           "{} of {} cases changed speed while they ran: the device's time of their first blocks and of their last "
           "differed by up to {:.1f}% (sizes {}), so the GPU was not in one steady state (an H200 ran ncclMemAlloc's "
@@ -292,7 +291,7 @@ void nothing_moved_warning(const std::vector<CaseResult>& results, std::vector<W
   if (none == 0) return;
   out.push_back(Warning{
       "nothing_moved",
-      fmt::format("{} in-place cases ran on one rank: nothing moves, so they have no bandwidth (- in the table)", none),
+      fmt::format("{} in-place cases ran on one rank: nothing moves, so no bandwidth (- in the table)", none),
       fmt::format("{} in-place cases ran on one rank, where the result is already in place and nothing moves: their "
                   "time is the call's own cost and they have no bandwidth (- in the table, null in the reports)",
                   none)});
