@@ -75,10 +75,12 @@ std::string host_memory_text(const RunInfo& info, std::uint64_t largest_buffer) 
   const std::string mode = info.version("memory.thp_mode");
   if (policy.empty()) return {};
   // At most 100 columns with its "# ": the details are docs/methods.md's ("Huge pages").
-  std::string text = fmt::format("memory: huge pages {} (--huge-pages), THP mode {}", policy, mode);
-  if (!huge_page_policies_differ(mode, largest_buffer)) return text;
-  if (policy == "off") return text + ": buffers >= 2 MiB get small pages (as IMB)";
-  return text + ": buffers >= 2 MiB aligned, advised huge";
+  if (!huge_page_policies_differ(mode, largest_buffer)) {
+    return fmt::format("memory: huge pages {} (--huge-pages), THP mode {}", policy, mode);
+  }
+  return fmt::format("memory: huge pages {}, THP mode {}: {} (--huge-pages {} to measure that)", policy, mode,
+                     policy == "off" ? "small pages as IMB's" : "2 MiB-aligned, advised",
+                     policy == "off" ? "on" : "off");
 }
 
 std::string ranks_per_host_text(const std::vector<RankInfo>& ranks) {
