@@ -112,7 +112,7 @@ std::string prediction_cell(const AlgorithmTime& t) {
 // line stays whole).
 constexpr std::size_t kTextColumns = 100;
 
-std::string wrapped(const std::string& line, const std::string& indent) {
+std::string wrap_columns(const std::string& line, const std::string& indent) {
   if (line.size() <= kTextColumns) return line + "\n";
   std::string out, rest = line;
   while (rest.size() > kTextColumns) {
@@ -128,7 +128,7 @@ std::string wrapped(const std::string& line, const std::string& indent) {
 // The measured points against the model, the cause of each refused one as a numbered footnote (causes repeat, and
 // are up to 400 characters: the JSON and HTML carry them in full on every point).
 std::string points_text(const ModelResult& r, const CollectiveModel& m) {
-  std::string out = wrapped(
+  std::string out = wrap_columns(
       std::string("# measured against the model (resid: measured/model - 1; of bound: busbw / the model's large-size "
                   "busbw") +
           (r.link_gbps > 0 ? "; of link: busbw / what the links allow this algorithm)" : ")"),
@@ -149,7 +149,7 @@ std::string points_text(const ModelResult& r, const CollectiveModel& m) {
   }
   if (!causes.empty()) out += "# refused because\n";
   for (std::size_t i = 0; i < causes.size(); ++i) {
-    out += wrapped(fmt::format("  [{}] {}", i + 1, escape_text(causes[i])), "      ");
+    out += wrap_columns(fmt::format("  [{}] {}", i + 1, escape_text(causes[i])), "      ");
   }
   return out;
 }
@@ -186,28 +186,28 @@ std::string formula_text(Collective c, Algorithm a) {
 std::string model_text(const ModelResult& r) {
   std::string out;
   for (const CollectiveModel& m : r.models) {
-    out += wrapped(fmt::format("# distbench model: {}", escape_text(header_line(m))), "#   ");
-    out += wrapped(fmt::format("# T(p, S) = {}", formula_text(m.collective, m.algorithm)), "#   ");
-    if (!r.link_source.empty()) out += wrapped("# " + escape_text(link_line(r)), "#   ");
+    out += wrap_columns(fmt::format("# distbench model: {}", escape_text(header_line(m))), "#   ");
+    out += wrap_columns(fmt::format("# T(p, S) = {}", formula_text(m.collective, m.algorithm)), "#   ");
+    if (!r.link_source.empty()) out += wrap_columns("# " + escape_text(link_line(r)), "#   ");
     for (const std::string& line : parameter_lines(r, m)) {
       // beta's fraction of the link whole on a line of its own when the line is too long
       const std::string indent(9, ' ');  // under the figure, past the parameter's name
       const auto link = line.find(" = ");
       if (line.size() + 2 > kTextColumns && line.rfind("beta", 0) == 0 && link != std::string::npos) {
-        out += "  " + line.substr(0, link) + "\n" + wrapped(indent + line.substr(link + 1), indent);
+        out += "  " + line.substr(0, link) + "\n" + wrap_columns(indent + line.substr(link + 1), indent);
       } else {
-        out += wrapped("  " + line, indent);
+        out += wrap_columns("  " + line, indent);
       }
     }
     out += points_text(r, m);
     out += "# delivered at the largest size the fit holds\n";
-    for (const std::string& line : delivered_lines(m)) out += wrapped("  " + line, "    ");
+    for (const std::string& line : delivered_lines(m)) out += wrap_columns("  " + line, "    ");
     if (!m.breaks.empty()) {
       out += "# sizes the model refuses\n";
-      for (const std::string& b : m.breaks) out += wrapped("  " + escape_text(b), "    ");
+      for (const std::string& b : m.breaks) out += wrap_columns("  " + escape_text(b), "    ");
     }
     out += predictions_text(r, m);
-    for (const std::string& n : m.notes) out += wrapped("note: " + escape_text(n), "  ");
+    for (const std::string& n : m.notes) out += wrap_columns("note: " + escape_text(n), "  ");
   }
   return out;
 }
