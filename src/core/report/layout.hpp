@@ -76,6 +76,9 @@ struct TableLayout {
   // In nccl-tests' layout: a key column the console shows as a comment line ("# cycle 2") before the rows where its
   // value changes, not as a column (nccl-tests' -N repeats its rows alike); "": none. The other views show a column.
   std::string console_section_key;
+  // In nccl-tests' layout: the two groups the console shows in nccl-tests' places (out of place, in place), each
+  // whether it ran or not (then "nan"); empty: the first two of split_values. Console only (not in the reports).
+  std::vector<std::string> nccl_tests_groups;
 };
 
 // The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).
