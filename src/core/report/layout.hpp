@@ -71,7 +71,7 @@ struct TableLayout {
   // column's padding and their trailing space kept, the captions' line three characters short of the titles'. Its
   // rows keep nccl-tests' positions: the key columns, then two groups' value columns (a group not measured shows
   // "nan" and "N/A", as a float parser reads them), then the trailing columns; a row with nothing measured is a
-  // comment line. See docs/collectives.md, "The table's columns".
+  // comment line. See docs/collectives.md, "The table: columns and time".
   bool nccl_tests_layout = false;
   // In nccl-tests' layout: a key column the console shows as a comment line ("# cycle 2") before the rows where its
   // value changes, not as a column (nccl-tests' -N repeats its rows alike); "": none. The other views show a column.
