@@ -64,7 +64,7 @@ TEST(MarkdownReporter, HeaderRowsAndFooter) {
       "## distbench allreduce\n"
       "\n"
       "distbench 0.1.0 (git abc) · backend mpi · 4 ranks, per host: 2 (2 hosts) · world (1 group) · "
-      "1048576 .. 1048576 B, 1 size · samples: 20 per case · time: mean over ranks (-a avg)\n"
+      "1048576 .. 1048576 B, 1 size · samples: 20 per case · time: interquartile mean of the samples (per sample: mean over ranks, -a avg)\n"
       "\n"
       "| size (B) | count | type | redop | root | out-of-place time (us) | out-of-place algbw (GB/s) | "
       "out-of-place busbw (GB/s) | out-of-place #wrong | out-of-place faults/op | out-of-place csw/op | "

@@ -142,14 +142,18 @@ TableLayout collective_table(const SweepPlan& plan) {
   if (plan.tensors > 1) {  // a list is reduced in place: its columns are one per way of reducing it
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
-  } else if (plan.timings.size() > 1) {  // a group per method and placement: "out-of-place osu"; the first
-    t.split_key = "placement+timing";   // method's two in nccl-tests' places, the others' after them
-    for (Timing m : plan.timings) {
-      for (Placement p : kNcclTestsPlacements) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
+  } else if (plan.timings.size() > 1) {  // a group per placement and method: "out-of-place osu"; on the console
+    t.split_key = "placement+timing";   // the first method's two in nccl-tests' places, the others' after them
+    for (Placement p : plan.placements) {
+      for (Timing m : plan.timings) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
     }
-  } else {  // both of nccl-tests' groups, in its order, whichever were asked for: a parser finds each in its place
+    for (Placement p : kNcclTestsPlacements) {
+      t.nccl_tests_groups.push_back(fmt::format("{} {}", name(p), name(plan.timings.front())));
+    }
+  } else {
     t.split_key = "placement";
-    for (Placement p : kNcclTestsPlacements) t.split_values.emplace_back(name(p));
+    for (Placement p : plan.placements) t.split_values.emplace_back(name(p));
+    for (Placement p : kNcclTestsPlacements) t.nccl_tests_groups.emplace_back(name(p));  // both, whichever ran
   }
   ColumnSpec time = metrics::time.column();
   if (plan.cpu_time) {  // -C 1: the host clock's time, as nccl-tests titles it

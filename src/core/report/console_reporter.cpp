@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <ostream>
 #include <string_view>
 
@@ -58,12 +59,12 @@ std::string header_line(const Spacing& s, std::string cells_text) {
 
 void trim_right(std::string& s) { s.erase(s.find_last_not_of(' ') + 1); }
 
-// A run of columns side by side on a line: the key columns (group -1), or one group's value columns. `own`: nccl-tests'
-// own columns of a group in its layout, where a missing figure reads "nan" or "N/A" rather than "-".
+// A run of columns side by side on a line: the key columns (no group), or one group's value columns. `own`:
+// nccl-tests' own columns of a group in its layout, where a missing figure reads "nan" or "N/A" rather than "-".
 struct Segment {
   std::string caption;  // centred over the segment in the captions' line; "" for key columns
   std::vector<ColumnSpec> columns;
-  int group = -1;
+  std::optional<std::string> group = std::nullopt;
   bool own = false;
 };
 
@@ -74,31 +75,32 @@ std::vector<ColumnSpec> columns_where(const std::vector<ColumnSpec>& columns, bo
   return out;
 }
 
-// The line's segments after the key columns. distbench's own layout: each group's value columns. nccl-tests': two
-// groups' own columns in nccl-tests' places (a group short of two is left unmeasured), the trailing key columns, any
-// further group's own columns, then each group's trailing value columns.
+// The line's segments. distbench's own layout: the key columns, then each group's value columns. nccl-tests': the
+// key columns, nccl-tests' two groups' own columns in its places (whether they ran or not), the trailing key columns,
+// any further group's own columns, then each group's trailing value columns.
 std::vector<Segment> segments(const TableLayout& t) {
   const std::vector<std::string> groups = table_groups(t);
   std::vector<Segment> out;
   if (!t.nccl_tests_layout) {
     out.push_back({"", t.key_columns});
-    for (std::size_t g = 0; g < groups.size(); ++g) out.push_back({groups[g], t.value_columns, static_cast<int>(g)});
+    for (const std::string& g : groups) out.push_back({g, t.value_columns, g});
     return out;
   }
   std::vector<ColumnSpec> keys = columns_where(t.key_columns, false);
   std::erase_if(keys, [&](const ColumnSpec& c) { return c.key == t.console_section_key; });
   out.push_back({"", keys});
+  std::vector<std::string> placed = t.nccl_tests_groups;
+  for (std::size_t g = 0; placed.empty() && g < groups.size() && g < 2; ++g) placed.push_back(groups[g]);
+  while (placed.size() < 2) placed.emplace_back();  // a group that never runs: "nan" in nccl-tests' place
   const std::vector<ColumnSpec> own = columns_where(t.value_columns, false);
+  for (const std::string& g : placed) out.push_back({g, own, g, true});
+  out.push_back({"", columns_where(t.key_columns, true)});
+  for (const std::string& g : groups) {
+    if (std::find(placed.begin(), placed.end(), g) == placed.end()) out.push_back({g, own, g, true});
+  }
   const std::vector<ColumnSpec> trailing = columns_where(t.value_columns, true);
-  for (std::size_t g = 0; g < std::max<std::size_t>(groups.size(), 2); ++g) {
-    if (g == 2 && !columns_where(t.key_columns, true).empty()) out.push_back({"", columns_where(t.key_columns, true)});
-    out.push_back({g < groups.size() ? groups[g] : std::string(), own, static_cast<int>(g), true});
-  }
-  if (groups.size() <= 2 && !columns_where(t.key_columns, true).empty()) {
-    out.push_back({"", columns_where(t.key_columns, true)});
-  }
   if (!trailing.empty()) {
-    for (std::size_t g = 0; g < groups.size(); ++g) out.push_back({groups[g], trailing, static_cast<int>(g)});
+    for (const std::string& g : groups) out.push_back({g, trailing, g});
   }
   return out;
 }
@@ -112,7 +114,7 @@ std::string nccl_tests_stamp(double unix_seconds) {
 
 // A cell of a segment for `record` (nullptr: the group has no record in this row).
 std::string segment_cell(const Segment& s, const ColumnSpec& c, const Record* record, bool nccl_tests) {
-  const bool placeholder = record == nullptr || (s.group >= 0 && !record->ok());
+  const bool placeholder = record == nullptr || (s.group && !record->ok());
   if (s.own && placeholder) return c.format == CellFormat::checked ? "N/A" : "nan";
   if (placeholder) return nccl_tests || !c.detail ? "-" : "";  // nccl-tests' layout: every word kept, to count by
   if (nccl_tests && c.format == CellFormat::timestamp) return nccl_tests_stamp(record->metric(c.key));
@@ -174,11 +176,8 @@ void ConsoleReporter::do_add(const std::vector<Record>& row) {
   const TableLayout& t = description().table;
   const Spacing sp = spacing(t);
   const std::vector<Segment> segs = segments(t);
-  const std::vector<std::string> groups = table_groups(t);
-  auto record_of = [&](int group) -> const Record* {
-    if (group < 0) return &row.front();
-    if (static_cast<std::size_t>(group) >= groups.size()) return nullptr;
-    return group_record(t, row, groups[static_cast<std::size_t>(group)]);
+  auto record_of = [&](const std::optional<std::string>& group) -> const Record* {
+    return group ? group_record(t, row, *group) : &row.front();
   };
   std::string line = std::string(sp.row_indent);
   if (!t.nccl_tests_layout) {  // distbench's own layout: a status in the first column of a group not measured

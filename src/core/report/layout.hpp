@@ -71,11 +71,14 @@ struct TableLayout {
   // column's padding and their trailing space kept, the captions' line three characters short of the titles'. Its
   // rows keep nccl-tests' positions: the key columns, then two groups' value columns (a group not measured shows
   // "nan" and "N/A", as a float parser reads them), then the trailing columns; a row with nothing measured is a
-  // comment line. See docs/collectives.md, "The table's columns".
+  // comment line. See docs/collectives.md, "The table: columns and time".
   bool nccl_tests_layout = false;
   // In nccl-tests' layout: a key column the console shows as a comment line ("# cycle 2") before the rows where its
   // value changes, not as a column (nccl-tests' -N repeats its rows alike); "": none. The other views show a column.
   std::string console_section_key;
+  // In nccl-tests' layout: the two groups the console shows in nccl-tests' places (out of place, in place), each
+  // whether it ran or not (then "nan"); empty: the first two of split_values. Console only (not in the reports).
+  std::vector<std::string> nccl_tests_groups;
 };
 
 // The unit of a metric that is a moment: seconds since the Unix epoch (views show it as timestamp_text).
