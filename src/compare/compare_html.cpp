@@ -101,8 +101,9 @@ std::string criteria_paragraph(const Comparison& c) {
   const bool untested = c.options.threshold_only && c.rounds == 0;
   const std::string note = untested ? "<p class=\"bad\"><b>Threshold-only: no significance test.</b></p>\n" : "";
   return fmt::format("{}<p>{}.{}</p>\n", note, html_escape(upper_first(compare_criteria(c))),
-                     untested ? "" : " The band is that interval; an end beyond the plot is clipped at its edge and "
-                                     "marked with a triangle.");
+                     untested ? ""
+                              : " The band is that interval; an end beyond the plot is clipped at its edge and "
+                                "marked with a triangle.");
 }
 
 }  // namespace
@@ -134,7 +135,8 @@ std::string compare_html(const Comparison& c, const CompareSources& sources) {
   for (const auto& w : c.warnings) out += fmt::format("<p class=\"bad\">warning: {}</p>\n", html_escape(w));
   for (const Group& g : groups_by_size(c)) out += plot(c, g) + "\n";
   out += fmt::format(
-      "<div class=\"wide\"><table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} ({1})</th><th>change</th>"
+      "<div class=\"wide\"><table>\n<tr><th>case</th><th>baseline {0} ({1})</th><th>candidate {0} "
+      "({1})</th><th>change</th>"
       "<th>CI low</th><th>CI high</th><th>p</th><th>verdict</th></tr>\n",
       name(c.options.metric), c.metric_unit);
   // figures with three decimals (three significant digits when huge: never hundreds of digits), changes as percentages

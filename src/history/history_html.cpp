@@ -71,7 +71,8 @@ std::string trend_plot(const HistoryCheck& check, const compare::CaseComparison&
 
 std::string case_table(const compare::Comparison& c) {
   std::string out = fmt::format(
-      "<div class=\"wide\"><table>\n<tr><th>case</th><th>before {0} ({1})</th><th>newest {0} ({1})</th><th>change [CI]</th><th>p</th>"
+      "<div class=\"wide\"><table>\n<tr><th>case</th><th>before {0} ({1})</th><th>newest {0} ({1})</th><th>change "
+      "[CI]</th><th>p</th>"
       "<th>verdict</th></tr>\n",
       name(c.options.metric), c.metric_unit);
   for (const compare::CaseComparison& k : c.cases) {

@@ -236,9 +236,8 @@ std::string model_figures_html(const ModelResult& r, const CollectiveModel& m) {
   }
   out += html_list(parameter_lines(r, m));
   out += "<div class=\"wide\"><table class=\"points\">\n";
-  out += html_row({"p", "size", "measured us", "model us", "resid", "busbw GB/s", "of bound", "of link",
-                   "refused because"},
-                  "th");
+  out += html_row(
+      {"p", "size", "measured us", "model us", "resid", "busbw GB/s", "of bound", "of link", "refused because"}, "th");
   for (const FittedPoint& p : m.points) {
     out += html_row({std::to_string(p.nranks), size_text(p.bytes), us_text(p.measured_s), us_text(p.model_s),
                      signed_pct(p.residual), gbps_text(p.busbw_gbps), pct_text(p.busbw_gbps / p.bound_gbps),

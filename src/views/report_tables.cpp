@@ -130,9 +130,8 @@ std::vector<SummaryRow> summary_rows(const ParsedReport& r) {
       if (item.key != key || item.text.empty() || rate) continue;
       row.value = item.text;  // the run's words: "healthy (1 healthy; 1 node)", "0 OK"
       const std::string head = key.substr(0, key.find('.'));
-      const bool named = std::any_of(kSummaryNames.begin(), kSummaryNames.end(), [&](const auto& n) {
-        return n.first == head;
-      });
+      const bool named =
+          std::any_of(kSummaryNames.begin(), kSummaryNames.end(), [&](const auto& n) { return n.first == head; });
       if (!named && !item.label.empty()) row.name = item.label;
     }
     rows.push_back(std::move(row));

@@ -127,6 +127,29 @@ constexpr Placement kNcclTestsPlacements[] = {Placement::out_of_place, Placement
 constexpr std::size_t kNcclTestsValueColumns = 4;
 }  // namespace
 
+namespace {
+// --columns: statistics of the time phase's samples (-a over ranks), after nccl-tests' four.
+void add_statistic_columns(TableLayout& t, const SweepPlan& plan) {
+  std::vector<std::string> columns = plan.columns;
+  if (plan.stopping.noise_mode() && std::find(columns.begin(), columns.end(), "noise") == columns.end()) {
+    columns.emplace_back("noise");  // where the rows that missed the noise target are marked
+  }
+  for (const std::string& c : columns) {  // statistics of the time phase's samples (-a over ranks)
+    if (c == "median")
+      t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
+    if (c == "mean")  // the samples' mean: what the time column showed before the interquartile mean
+      t.value_columns.push_back({"mean_us", "mean", "(us)", 10, CellFormat::time_us, "mean (us)", false, "time"});
+    if (c == "p99")
+      t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
+    if (c == "noise")
+      t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
+    if (c == "device") t.value_columns.push_back(metrics::device_time.column());
+    if (c == "samples")
+      t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
+  }
+}
+}  // namespace
+
 TableLayout collective_table(const SweepPlan& plan) {
   TableLayout t;  // nccl-tests' columns, widths and number formats, then distbench's own (--columns, --show-faults)
   t.nccl_tests_layout = true;
@@ -143,7 +166,7 @@ TableLayout collective_table(const SweepPlan& plan) {
     t.split_key = "fusion";
     for (Fusion f : plan.fusions) t.split_values.emplace_back(name(f));
   } else if (plan.timings.size() > 1) {  // a group per placement and method: "out-of-place osu"; on the console
-    t.split_key = "placement+timing";   // the first method's two in nccl-tests' places, the others' after them
+    t.split_key = "placement+timing";    // the first method's two in nccl-tests' places, the others' after them
     for (Placement p : plan.placements) {
       for (Timing m : plan.timings) t.split_values.push_back(fmt::format("{} {}", name(p), name(m)));
     }
@@ -161,23 +184,7 @@ TableLayout collective_table(const SweepPlan& plan) {
     time.md_title = "cputime (us)";
   }
   t.value_columns = {time, metrics::algbw.column(), metrics::busbw.column(), metrics::wrong.column()};
-  std::vector<std::string> columns = plan.columns;
-  if (plan.stopping.noise_mode() && std::find(columns.begin(), columns.end(), "noise") == columns.end()) {
-    columns.emplace_back("noise");  // where the rows that missed the noise target are marked
-  }
-  for (const std::string& c : columns) {  // statistics of the time phase's samples (-a over ranks)
-    if (c == "median")
-      t.value_columns.push_back({"median_us", "median", "(us)", 10, CellFormat::time_us, "median (us)", false, "time"});
-    if (c == "mean")  // the samples' mean: what the time column showed before the median (aggregate.hpp)
-      t.value_columns.push_back({"mean_us", "mean", "(us)", 10, CellFormat::time_us, "mean (us)", false, "time"});
-    if (c == "p99")
-      t.value_columns.push_back({"p99_us", "p99", "(us)", 10, CellFormat::time_us, "p99 (us)", false, "time"});
-    if (c == "noise")
-      t.value_columns.push_back({"noise_pct", "noise", "(+-%)", 6, CellFormat::noise, "noise (+-%)", false, "time"});
-    if (c == "device") t.value_columns.push_back(metrics::device_time.column());
-    if (c == "samples")
-      t.value_columns.push_back({"samples", "samples", "", 7, CellFormat::integer, "samples", false, "time"});
-  }
+  add_statistic_columns(t, plan);
   if (plan.show_faults) {  // the most over ranks, per operation
     t.value_columns.push_back(metrics::faults.column());
     t.value_columns.push_back(metrics::switches.column());

@@ -69,8 +69,8 @@ struct SweepPlan {
   RankAverage average = RankAverage::avg;
   double timeout_s = 300.0;
   BandwidthFloor floor;  // --min-busbw / --min-algbw: exit code 6 below it
-  // --columns: statistics of each case's samples added to the table: "median", "mean", "p99", "noise", "samples" (with a
-  // noise target the noise column is always shown, so that the rows that missed it can be marked).
+  // --columns: statistics of each case's samples added to the table: "median", "mean", "p99", "noise", "samples" (with
+  // a noise target the noise column is always shown, so that the rows that missed it can be marked).
   std::vector<std::string> columns;
   bool show_faults = false;   // table: page faults and context switches per operation (always in the reports)
   bool huge_pages = false;    // --huge-pages on: distbench's buffers advised huge pages (core/device/huge_pages.hpp)

@@ -148,8 +148,8 @@ std::vector<std::string> table_columns(const std::vector<std::string>& asked) {
   for (const std::string& c : asked) {
     if (c == "all") return kColumns;
     if (std::find(kColumns.begin(), kColumns.end(), c) == kColumns.end()) {
-      throw usage_error(
-          fmt::format("--columns {}: no such column; pick from median, mean, p99, noise, samples, device, or 'all'", c));
+      throw usage_error(fmt::format(
+          "--columns {}: no such column; pick from median, mean, p99, noise, samples, device, or 'all'", c));
     }
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }

@@ -178,9 +178,8 @@ void noise_warnings(const std::vector<CaseResult>& results, const SweepPlan& pla
   } else if (noisy.count > 0) {
     out.push_back(Warning{
         "noisy_median",
-        fmt::format("{} of {} cases noisy over {:g}% (worst {}: {}); rerun with --max-noise 2",
-                    noisy.count, measured, kNoisyPercent, format_bytes(noisy.worst->bytes),
-                    line_percent(noisy.worst_figure)),
+        fmt::format("{} of {} cases noisy over {:g}% (worst {}: {}); rerun with --max-noise 2", noisy.count, measured,
+                    kNoisyPercent, format_bytes(noisy.worst->bytes), line_percent(noisy.worst_figure)),
         noise_detail(uncertain, pulled, levels, measured)});
   }
 }

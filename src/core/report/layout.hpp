@@ -50,8 +50,8 @@ struct ColumnSpec {
   std::string md_title;  // Markdown header cell (e.g. "time (us)")
   // A detail column (--show-faults): blank, not "-", when its record is missing or was not measured.
   bool detail = false;
-  // Set: `key` is a statistic of this phase's samples rather than a metric: "median_us", "mean_us", "p99_us", "noise_pct"
-  // (the half-width of the median's 95% confidence interval, in %, as --max-noise judges it) or "samples".
+  // Set: `key` is a statistic of this phase's samples rather than a metric: "median_us", "mean_us", "p99_us",
+  // "noise_pct" (the half-width of the median's 95% confidence interval, in %, as --max-noise judges it) or "samples".
   std::string phase = {};
   // In nccl-tests' layout (TableLayout::nccl_tests_layout): a column of distbench's own, printed after nccl-tests'
   // columns (a key column after both groups, a value column after every group's own), so that nccl-tests' columns

@@ -76,8 +76,8 @@ std::vector<std::string> table_groups(const TableLayout& layout) {
 const Record* group_record(const TableLayout& layout, const std::vector<Record>& row, const std::string& group) {
   if (row.empty()) return nullptr;
   if (layout.split_key.empty()) return &row.front();
-  auto it = std::find_if(row.begin(), row.end(),
-                         [&](const Record& x) { return split_text(x, layout.split_key) == group; });
+  auto it =
+      std::find_if(row.begin(), row.end(), [&](const Record& x) { return split_text(x, layout.split_key) == group; });
   return it == row.end() ? nullptr : &*it;
 }
 
