@@ -23,7 +23,7 @@ TEST(HealthText, VerdictsMatrixAndSlurmLines) {
   }
   EXPECT_THAT(all, HasSubstr("Verdict per node"));
   EXPECT_THAT(all, ::testing::ContainsRegex("nodeC +degraded"));
-  EXPECT_THAT(all, ::testing::Not(HasSubstr("cluster")));  // the job's verdict is no node's
+  EXPECT_THAT(all, ::testing::Not(HasSubstr("cluster")));   // the job's verdict is no node's
   EXPECT_THAT(all, ::testing::Not(HasSubstr("the job:")));  // its reason would only list nodeC again
   auto stopped = sample_run();
   Check job = check_of(stopped.back());

@@ -189,8 +189,8 @@ TEST(ReportViews, SummaryNamesAreWords) {
   r.summary_items.push_back({"status", "Health", 0, "healthy (1 healthy; 1 node)"});
   std::map<std::string, std::pair<std::string, std::string>> named;
   for (const SummaryRow& row : summary_rows(r)) named[row.key] = {row.name, row.value};
-  EXPECT_EQ(named["avg_busbw_gbps.float32.sum"], std::make_pair(std::string("average bus bandwidth, float32 sum"),
-                                                                std::string("1.25 GB/s")));
+  EXPECT_EQ(named["avg_busbw_gbps.float32.sum"],
+            std::make_pair(std::string("average bus bandwidth, float32 sum"), std::string("1.25 GB/s")));
   EXPECT_EQ(named["status"], std::make_pair(std::string("Health"), std::string("healthy (1 healthy; 1 node)")));
   EXPECT_EQ(named["wrong"].first, "wrong elements");
 }

@@ -185,8 +185,8 @@ TEST(Stats, InterquartileMeanLeavesOutAQuarterAtEachEnd) {
   EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{}), 0);
   EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{4}), 4);
   EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 3}), 2);
-  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 90}), 2);       // 1 left out at each end
-  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 4, 90}), 3);    // (2 + 4) / 2
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 90}), 2);     // 1 left out at each end
+  EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 4, 90}), 3);  // (2 + 4) / 2
   EXPECT_EQ(interquartile_mean_sorted(std::vector<double>{1, 2, 3, 5, 90}), 10.0 / 3);
   std::vector<double> twenty(20);
   for (std::size_t i = 0; i < twenty.size(); ++i) twenty[i] = static_cast<double>(i + 1);  // 6 .. 15 kept

@@ -75,7 +75,7 @@ TEST(SweepWarnings, OutliersWarnOnlyWhereTheyPullTheTablesTime) {
   EXPECT_TRUE(sweep_warnings(healthy, SweepPlan{}).empty());
 
   const CaseResult pulled = with_samples(steady(3));
-  ASSERT_GT(pulled.time.noise, 50);              // stddev/mean would call this very noisy
+  ASSERT_GT(pulled.time.noise, 50);                 // stddev/mean would call this very noisy
   ASSERT_LT(pulled.time.median_ci, kNoisyPercent);  // the median is sure
   const auto warnings = sweep_warnings({pulled, slight}, SweepPlan{});
   ASSERT_EQ(warnings.size(), 1u);
@@ -94,8 +94,7 @@ TEST(SweepWarnings, AnUncertainMedianIsNoise) {
   const auto warnings = sweep_warnings({with_samples(steady()), with_samples(bimodal())}, SweepPlan{});
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings.front().code, "noisy_median");
-  EXPECT_EQ(warnings.front().message,
-            "1 of 2 cases noisy over 10% (worst 1 KiB: 17%); rerun with --max-noise 2");
+  EXPECT_EQ(warnings.front().message, "1 of 2 cases noisy over 10% (worst 1 KiB: 17%); rerun with --max-noise 2");
   EXPECT_TRUE(details(warnings, "1 of 2 cases have a median uncertain by more than 10%"));
   EXPECT_TRUE(details(warnings, "allreduce 1 KiB float32 out-of-place, +/-16.7% over 20 samples"));
   expect_one_line(warnings);
@@ -133,8 +132,7 @@ TEST(SweepWarnings, MissedNoiseTargetsAreReportedInsteadOfNoise) {
   plan.stopping.max_time_s = 2;
   const auto warnings = sweep_warnings({r}, plan);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings.front().message,
-            "1 of 1 cases missed the noise target (marked *): raise --max-time (2 s)");
+  EXPECT_EQ(warnings.front().message, "1 of 1 cases missed the noise target (marked *): raise --max-time (2 s)");
   EXPECT_TRUE(details(warnings, "1 of 1 cases stopped at --max-time 2 s"));
   expect_one_line(warnings);
 }
@@ -150,8 +148,9 @@ TEST(SweepWarnings, PageFaultsInsideTheCallNameTheCauseAndTheRemedy) {
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings.front().message,
             "2 of 3 cases took page faults in timed calls (from 128 KiB); add --malloc-reuse");
-  EXPECT_TRUE(details(warnings, "(sizes 128 KiB to 64 MiB; worst: allreduce 64 MiB float32 out-of-place, 16384 per "
-                                "operation)"))
+  EXPECT_TRUE(details(warnings,
+                      "(sizes 128 KiB to 64 MiB; worst: allreduce 64 MiB float32 out-of-place, 16384 per "
+                      "operation)"))
       << warnings.front().detail;
   EXPECT_TRUE(details(warnings, "GLIBC_TUNABLES"));
   expect_one_line(warnings);
@@ -226,8 +225,7 @@ TEST(SweepWarnings, ACaseThatChangesSpeedWhileItRunsIsAFindingWithTheFlagThatRep
   plan.backend_options.nccl_mem_alloc = true;
   auto warnings = sweep_warnings({stepped, steady_case}, plan);
   ASSERT_TRUE(has_code(warnings, "speed_changed"));
-  EXPECT_EQ(warnings[0].message,
-            "1 of 2 cases changed speed on the GPU (worst 128 MiB: 11%); raise -w");
+  EXPECT_EQ(warnings[0].message, "1 of 2 cases changed speed on the GPU (worst 128 MiB: 11%); raise -w");
   EXPECT_TRUE(details(warnings, "differed by up to 10.9% (sizes 128 MiB)")) << warnings[0].detail;
   EXPECT_TRUE(details(warnings, "--blocks 1 reproduces"));
   expect_one_line(warnings);
