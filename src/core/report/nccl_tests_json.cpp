@@ -38,8 +38,6 @@ int nt_nccl_version(const RunInfo& info) {
   return major <= 2 && minor < 9 ? major * 1000 + minor * 100 + patch : major * 10000 + minor * 100 + patch;
 }
 
-std::string nt_param(const Record& r, std::string_view key) { return r.param_text(key); }
-
 std::int64_t nt_integer(const Record& r, std::string_view key) {
   const ParamValue* v = r.param(key);
   if (v == nullptr) return 0;
@@ -142,11 +140,11 @@ const Record* nt_record(std::span<const Record> row, std::string_view placement,
 // One row: its key, then each placement that ran; `busbw` gathers the bus bandwidths shown.
 ordered_json nt_result(std::span<const Record> row, const ResultForm& form, std::vector<double>& busbw) {
   const Record& first = row.front();
-  const auto type = parse_dtype(nt_param(first, "dtype"));
+  const auto type = parse_dtype(first.param_text("dtype"));
   ordered_json out = {{"size", nt_integer(first, "bytes")},
                       {"count", nt_integer(first, "count")},
-                      {"type", type ? std::string(nccl_tests_name(*type)) : nt_param(first, "dtype")},
-                      {"redop", nt_param(first, "op")},
+                      {"type", type ? std::string(nccl_tests_name(*type)) : first.param_text("dtype")},
+                      {"redop", first.param_text("op")},
                       {"root", fmt::format("{:6}", nt_integer(first, "root"))}};
   std::int64_t samples = 0;
   for (const auto& [placement, key] : {std::pair{"out-of-place", "out_of_place"}, {"in-place", "in_place"}}) {
