@@ -28,6 +28,7 @@ BINARY = os.environ.get("DISTBENCH", "")
 SCRIPT = os.path.join(HERE, "slurm_cluster.sh")
 NETNS = os.path.join(HERE, "netns_cluster.sh")
 SBATCH_SCRIPT = os.path.join(HERE, "..", "..", "scripts", "slurm", "distbench.sbatch")
+HEALTHCHECK_SCRIPT = os.path.join(HERE, "..", "..", "scripts", "slurm", "distbench-healthcheck.sh")
 HOSTS = ["nodeA", "nodeB", "nodeC"]
 THROTTLED = "nodeB"  # not nodeA: srun, mpirun and rank 0 run there
 # health's probes kept small (the throttled host's egress is 12.5 MB/s) and its median judged with the 3-host
@@ -56,7 +57,8 @@ class SlurmCluster:
         # OMPI_MCA_mpi_yield_when_idle=1: six ranks share two cores (tests/slurm/test_slurm.py says why)
         self.env = dict(env, CLUSTER_DIR=self.dir, CLUSTER_ID=f"dbsl{os.getpid()}", CLUSTER_SUBNET="10.78.0",
                         OMPI_MCA_mpi_yield_when_idle="1",
-                        PATH=os.path.dirname(os.path.abspath(BINARY)) + os.pathsep + os.environ.get("PATH", ""))
+                        PATH=os.path.dirname(os.path.abspath(BINARY)) + os.pathsep + os.environ.get("PATH", ""),
+                        CLUSTER_SLURM_EXTRA=f"HealthCheckProgram={self.path('healthcheck')}\nHealthCheckInterval=2")
         self.is_up = False
 
     def up(self):
@@ -64,12 +66,28 @@ class SlurmCluster:
         if why:
             return why
         self.is_up = True
+        self.write_healthcheck()
         r = subprocess.run(["sh", SCRIPT, "up", str(len(HOSTS))], env=self.env, capture_output=True, text=True,
                            timeout=90)
         if r.returncode != 0:
             return f"the Slurm cluster did not start: {r.stderr.strip()}"
         self.env["SLURM_CONF"] = os.path.join(self.dir, "slurm", "slurm.conf")
         return None
+
+    def write_healthcheck(self):
+        """Slurm's HealthCheckProgram: the shipped script, as a site's wrapper runs it (the binary, Slurm's
+        configuration: Slurm passes no environment), while the test has turned it on (healthcheck.on), with the
+        rules file of the node where the test wrote one."""
+        with open(self.path("healthcheck"), "w") as f:
+            f.write(f"""#!/bin/sh
+[ -f {self.path('healthcheck.on')} ] || exit 0
+export DISTBENCH={os.path.abspath(BINARY)} SLURM_CONF={self.path('slurm', 'slurm.conf')}
+export DISTBENCH_HEALTH_ARGS="--json {self.path('healthcheck')}.$SLURMD_NODENAME.json"
+rules={self.path('rules')}.$SLURMD_NODENAME
+[ ! -f "$rules" ] || DISTBENCH_HEALTH_ARGS="$DISTBENCH_HEALTH_ARGS --rules $rules"
+exec sh {os.path.abspath(HEALTHCHECK_SCRIPT)}
+""")
+        os.chmod(self.path("healthcheck"), 0o755)
 
     def down(self):
         if not self.is_up:
@@ -255,6 +273,32 @@ class AcrossHosts(unittest.TestCase):
         self.assertEqual(nodes[THROTTLED][0], "idle", (nodes, r.stdout))
         self.assertEqual(nodes["nodeC"], ("drained", "maintenance: new DIMM"), (nodes, r.stdout))
         self.assertEqual(nodes["nodeA"][0], "idle", nodes)
+
+    def test_f_the_healthcheck_program_drains_a_failing_node_and_resumes_it(self):
+        """nodeB held by its rules file to a copy bandwidth no memory has: its own node-local check (Slurm's
+        HealthCheckProgram, every 2 s) drains it with distbench's reason; the rules gone, the next check resumes it."""
+        with open(SLURM.path("rules.nodeB"), "w") as f:
+            f.write('{"relative": true, "rules": [{"metric": "memory.copy_gbps", "compare": ">=", '
+                    '"threshold": 1000000, "severity": "failed"}]}')
+        open(SLURM.path("healthcheck.on"), "w").close()
+        self.addCleanup(os.remove, SLURM.path("healthcheck.on"))
+        nodes = self.wait_for_nodes(lambda n: n["nodeB"][0] in ("drained", "draining"))
+        self.assertTrue(nodes["nodeB"][1].startswith("distbench health: failed: nodeB "), nodes)
+        self.assertEqual((nodes["nodeA"][0], nodes["nodeC"][0]), ("idle", "idle"), nodes)
+        report = load_json(SLURM.path("healthcheck.nodeB.json"))
+        self.assertEqual(report["environment"]["world_size"], 1)
+        os.remove(SLURM.path("rules.nodeB"))
+        nodes = self.wait_for_nodes(lambda n: n["nodeB"][0] == "idle")
+        self.assertEqual({s for s, _ in nodes.values()}, {"idle"}, nodes)
+
+    def wait_for_nodes(self, condition, within=30):
+        deadline = time.monotonic() + within
+        while True:
+            nodes = SLURM.nodes()
+            if condition(nodes) or time.monotonic() > deadline:
+                self.assertTrue(condition(nodes), f"within {within} s: {nodes}")
+                return nodes
+            time.sleep(0.5)
 
 
 def main():
