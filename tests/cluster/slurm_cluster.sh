@@ -23,6 +23,7 @@ die() { echo "slurm_cluster: $*" >&2; exit 1; }
 
 [ -n "${CLUSTER_DIR:-}" ] || die "set CLUSTER_DIR to a work directory"
 HERE=$(cd "$(dirname "$0")" && pwd)
+SELF="$HERE/$(basename "$0")"
 NETNS="$HERE/netns_cluster.sh"
 SLOTS=${CLUSTER_SLOTS:-2}
 
@@ -65,19 +66,31 @@ cmd_down() {
 }
 
 # host_exec HOST CMD...: CMD in HOST's network namespace, with the host's name, /etc/hosts, sysfs and the machine's
-# cgroup mounts (slurmd reads them at start-up; `ip netns exec` would hide them). Used for the daemons.
+# cgroup mounts (slurmd reads them at start-up; `ip netns exec` would hide them). Used for the daemons. Two steps of
+# this script, each in the namespaces the one before made: a private mount namespace that still sees the machine's
+# /sys binds its cgroup tree aside, then, in the host's network namespace, the host's own sysfs goes over /sys and
+# the cgroup tree back under it.
 host_exec() {
     host=$1
     shift
-    ns=$(netns ns "$host")
-    unshare --uts --mount --propagation private /bin/sh -c '
-        cg=$1; ns=$2; host=$3; hosts=$4; shift 4
-        mount --rbind /sys/fs/cgroup "$cg"
-        exec nsenter --net="/run/netns/$ns" /bin/sh -c '"'"'
-            cg=$1; host=$2; hosts=$3; shift 3
-            mount -t sysfs sysfs /sys && mount --rbind "$cg" /sys/fs/cgroup && hostname "$host" &&
-                mount --bind "$hosts" /etc/hosts && exec "$@"'"'"' host "$cg" "$host" "$hosts" "$@"
-    ' enter "$CLUSTER_DIR/slurm/cgroup" "$ns" "$host" "$CLUSTER_DIR/hosts" "$@"
+    unshare --uts --mount --propagation private /bin/sh "$SELF" enter-mounts "$(netns ns "$host")" "$host" "$@"
+}
+
+enter_mounts() {
+    ns=$1
+    shift
+    mount --rbind /sys/fs/cgroup "$CLUSTER_DIR/slurm/cgroup"
+    exec nsenter --net="/run/netns/$ns" /bin/sh "$SELF" enter-host "$@"
+}
+
+enter_host() {
+    host=$1
+    shift
+    mount -t sysfs sysfs /sys
+    mount --rbind "$CLUSTER_DIR/slurm/cgroup" /sys/fs/cgroup
+    hostname "$host"
+    mount --bind "$CLUSTER_DIR/hosts" /etc/hosts
+    exec "$@"
 }
 
 write_conf() {
@@ -176,5 +189,7 @@ case "$sub" in
     down) cmd_down ;;
     run) cmd_run "$@" ;;
     conf) echo "$CLUSTER_DIR/slurm/slurm.conf" ;;
+    enter-mounts) enter_mounts "$@" ;;   # host_exec's steps
+    enter-host) enter_host "$@" ;;
     *) die "unknown command '$sub'" ;;
 esac
