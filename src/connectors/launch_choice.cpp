@@ -6,22 +6,6 @@
 #include <algorithm>
 
 namespace distbench::connectors {
-namespace {
-
-// srun's own launch: a Slurm step whose MPI variables, if any, are those of srun's PMIx or PMI plugin (the same rank
-// and size as srun's), not of an MPI launcher started inside the allocation (whose tasks inherit its daemons' Slurm
-// variables).
-bool srun_launched(const EnvLookup& env) {
-  if (!in_slurm_step(env) || env("OMPI_COMM_WORLD_SIZE")) return false;
-  const auto agrees = [&](const char* name, const char* slurm_name) {
-    const auto value = env(name);
-    return !value || value == env(slurm_name);
-  };
-  return agrees("PMIX_RANK", "SLURM_PROCID") && agrees("PMI_RANK", "SLURM_PROCID") &&
-         agrees("PMI_SIZE", "SLURM_STEP_NUM_TASKS");
-}
-
-}  // namespace
 
 std::optional<std::string> mpi_launch_variable(const EnvLookup& env) {
   // Open MPI's mpirun; PMIx servers (srun --mpi=pmix, prterun); PMI-1/2 (MPICH's Hydra, srun --mpi=pmi2).
@@ -35,7 +19,7 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
   if (std::find(std::begin(kLauncherChoices), std::end(kLauncherChoices), requested) == std::end(kLauncherChoices)) {
     throw usage_error(fmt::format("--launcher {}: pick auto, mpi, env or none", requested));
   }
-  if (requested == "auto" && !have_mpi && srun_launched(env)) return "env";  // from Slurm's variables
+  if (requested == "auto" && !have_mpi && srun_started_this_task(env)) return "env";  // from Slurm's variables
   const auto mpi_variable = mpi_launch_variable(env);
   if (requested == "mpi" || (requested == "auto" && mpi_variable)) {
     if (!have_mpi) {
@@ -66,7 +50,7 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
 }
 
 EnvSettings read_launch_settings(const EnvLookup& env) {
-  if (!env("RANK") && !env("WORLD_SIZE") && in_slurm_step(env)) return read_slurm_settings(env);
+  if (!env("RANK") && !env("WORLD_SIZE") && srun_started_this_task(env)) return read_slurm_settings(env);
   return read_env_settings(env);
 }
 

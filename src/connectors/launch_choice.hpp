@@ -24,8 +24,8 @@ std::optional<std::string> mpi_launch_variable(const EnvLookup& env);
 // without PMIx (MPI could not start there).
 std::string resolve_launcher(std::string_view requested, const EnvLookup& env, bool have_mpi);
 
-// The settings of an env:// job: Slurm's variables in a task srun started where neither RANK nor WORLD_SIZE is set
-// (read_slurm_settings), else torchrun's (read_env_settings).
+// The settings of an env:// job: Slurm's variables in a task srun started (srun_started_this_task) where neither RANK
+// nor WORLD_SIZE is set (read_slurm_settings), else torchrun's (read_env_settings).
 EnvSettings read_launch_settings(const EnvLookup& env);
 
 }  // namespace distbench::connectors

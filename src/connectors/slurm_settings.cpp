@@ -82,6 +82,16 @@ bool in_slurm_step(const EnvLookup& env) {
   return env("SLURM_STEP_ID").has_value() && env("SLURM_PROCID").has_value();
 }
 
+bool srun_started_this_task(const EnvLookup& env) {
+  if (!in_slurm_step(env) || env("OMPI_COMM_WORLD_SIZE")) return false;
+  const auto agrees = [&](const char* name, const char* slurm_name) {
+    const auto value = env(name);
+    return !value || value == env(slurm_name);
+  };
+  return agrees("PMIX_RANK", "SLURM_PROCID") && agrees("PMI_RANK", "SLURM_PROCID") &&
+         agrees("PMI_SIZE", "SLURM_STEP_NUM_TASKS");
+}
+
 int slurm_step_port(std::uint64_t job_id, std::uint64_t step_id) {
   return kSlurmPortBase + static_cast<int>(10 * (job_id % 1000) + step_id % 10);
 }

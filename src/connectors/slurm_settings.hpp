@@ -26,8 +26,13 @@ namespace distbench::connectors {
 // Linux's ephemeral ports, 32768 on).
 inline constexpr int kSlurmPortBase = 20000;
 
-// Whether srun started this process: SLURM_STEP_ID and SLURM_PROCID are set.
+// Whether this process runs in a Slurm step: SLURM_STEP_ID and SLURM_PROCID are set.
 bool in_slurm_step(const EnvLookup& env);
+
+// Whether srun itself started this process as a task of its step: in a Slurm step, and the MPI variables, if any,
+// are those of srun's PMIx or PMI plugin (the same rank and size as srun's), not an MPI launcher's inside the
+// allocation (mpirun, whose ranks inherit its daemons' Slurm variables: OMPI_COMM_WORLD_SIZE, or another rank).
+bool srun_started_this_task(const EnvLookup& env);
 
 // kSlurmPortBase + 10 x (job_id mod 1000) + (step_id mod 10).
 int slurm_step_port(std::uint64_t job_id, std::uint64_t step_id);

@@ -177,13 +177,29 @@ TEST(SlurmSettings, ALaunchReadsSlurmsOnlyWithoutTorchrunsRanks) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("WORLD_SIZE is not set"), std::string::npos) << e.what();
   }
-  // no Slurm step: torchrun's, as before
-  try {
-    read_launch_settings(lookup({}));
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("WORLD_SIZE is not set"), std::string::npos) << e.what();
+  // no Slurm step, or mpirun's ranks inside an allocation (its daemons' Slurm variables are not theirs): torchrun's,
+  // as before
+  for (const auto& vars : {Vars{}, with(srun_task4(), {{"OMPI_COMM_WORLD_SIZE", "2"}, {"PMIX_RANK", "1"}}),
+                           with(srun_task4(), {{"PMIX_RANK", "1"}})}) {
+    try {
+      read_launch_settings(lookup(vars));
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("WORLD_SIZE is not set"), std::string::npos) << e.what();
+    }
   }
+  // srun's own PMIx: its rank is the task's
+  EXPECT_EQ(read_launch_settings(lookup(with(srun_task4(), {{"PMIX_RANK", "4"}}))).rank, 4);
+}
+
+TEST(SlurmSettings, SrunStartedThisTask) {
+  EXPECT_TRUE(srun_started_this_task(lookup(srun_task4())));
+  EXPECT_TRUE(srun_started_this_task(lookup(with(srun_task4(), {{"PMI_RANK", "4"}, {"PMI_SIZE", "6"}}))));
+  EXPECT_FALSE(srun_started_this_task(lookup(with(srun_task4(), {{"PMI_RANK", "4"}, {"PMI_SIZE", "8"}}))));
+  EXPECT_FALSE(srun_started_this_task(lookup(with(srun_task4(), {{"OMPI_COMM_WORLD_SIZE", "6"}}))));
+  auto batch = srun_task4();
+  batch.erase("SLURM_STEP_ID");
+  EXPECT_FALSE(srun_started_this_task(lookup(batch)));
 }
 
 }  // namespace
