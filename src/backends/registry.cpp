@@ -56,8 +56,8 @@ std::unique_ptr<Connector> make_connector(int& argc, char**& argv, const Connect
 std::unique_ptr<Connector> make_connector(const std::string& kind, [[maybe_unused]] int& argc,
                                           [[maybe_unused]] char**& argv, const ConnectOptions& options) {
   if (kind == "env")
-    return std::make_unique<connectors::EnvConnector>(connectors::read_env_settings(connectors::process_environment()),
-                                                      options.timeout_s);
+    return std::make_unique<connectors::EnvConnector>(
+        connectors::read_launch_settings(connectors::process_environment()), options.timeout_s);
   if (kind == "none") return std::make_unique<connectors::SingleConnector>();
 #if DISTBENCH_HAVE_MPI
   return mpi::make_mpi_connector(argc, argv, options.mpi_thread);

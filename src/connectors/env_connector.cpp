@@ -76,7 +76,7 @@ EnvConnector::~EnvConnector() {
 }
 
 std::string EnvConnector::launch_description() const {
-  return fmt::format("env:// rendezvous at {}:{} ({})", settings_.master_addr, settings_.port, settings_.port_origin);
+  return fmt::format("env:// rendezvous at {}:{} {}", settings_.master_addr, settings_.port, launch_origin(settings_));
 }
 
 int EnvConnector::local_rank() const { return ranks_[static_cast<std::size_t>(settings_.rank)].local_rank; }

@@ -80,6 +80,12 @@ void read_secret(const EnvLookup& env, EnvSettings& s) {
 
 }  // namespace
 
+std::string shown_value(std::string_view value) { return shown(value); }
+
+int env_whole_number(std::string_view name, const std::string& text, int low, int high, std::string_view what) {
+  return whole_number(name, text, low, high, what);
+}
+
 EnvLookup process_environment() {
   return [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
@@ -89,6 +95,11 @@ EnvLookup process_environment() {
 }
 
 bool env_launch_requested(const EnvLookup& env) { return env("RANK").has_value() && env("WORLD_SIZE").has_value(); }
+
+std::string launch_origin(const EnvSettings& s) {
+  if (s.ranks_origin.empty() || s.port_origin == "from " + s.ranks_origin) return fmt::format("({})", s.port_origin);
+  return fmt::format("({}; ranks from {})", s.port_origin, s.ranks_origin);
+}
 
 EnvSettings read_env_settings(const EnvLookup& env) {
   EnvSettings s;

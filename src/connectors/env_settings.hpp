@@ -36,6 +36,7 @@ struct EnvSettings {
   std::string run_id;                 // TORCHELASTIC_RUN_ID: processes of another run are turned away
   std::optional<std::string> secret;  // the job's secret (bytes); never printed, never sent
   std::string secret_origin;          // where it came from, for messages ("DISTBENCH_JOB_SECRET_FILE (path)")
+  std::string ranks_origin;  // "Slurm's variables: job 12 step 3" where Slurm's gave the ranks; empty: torchrun's
 };
 
 inline constexpr std::size_t kMinSecretBytes = 16;
@@ -49,5 +50,15 @@ bool env_launch_requested(const EnvLookup& env);
 
 // The settings, checked; throws usage_error naming the variable that is missing or wrong and what it must be.
 EnvSettings read_env_settings(const EnvLookup& env);
+
+// What follows "env:// rendezvous at host:port " in the job's description: "(MASTER_PORT)", "(from Slurm's
+// variables: job 12 step 3)", "(MASTER_PORT; ranks from Slurm's variables: job 12 step 3)".
+std::string launch_origin(const EnvSettings& s);
+
+// A variable's value as a message may show it: at most 40 characters, printable ones ('?' for others).
+std::string shown_value(std::string_view value);
+// `text` as a whole number from `low` to `high`; else usage_error: "NAME='text' is not a whole number from low to
+// high; it must be <what>".
+int env_whole_number(std::string_view name, const std::string& text, int low, int high, std::string_view what);
 
 }  // namespace distbench::connectors

@@ -1,5 +1,6 @@
 #include "connectors/launch_choice.hpp"
 
+#include "connectors/slurm_settings.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
   if (std::find(std::begin(kLauncherChoices), std::end(kLauncherChoices), requested) == std::end(kLauncherChoices)) {
     throw usage_error(fmt::format("--launcher {}: pick auto, mpi, env or none", requested));
   }
+  if (requested == "auto" && !have_mpi && srun_started_this_task(env)) return "env";  // from Slurm's variables
   const auto mpi_variable = mpi_launch_variable(env);
   if (requested == "mpi" || (requested == "auto" && mpi_variable)) {
     if (!have_mpi) {
@@ -39,10 +41,17 @@ std::string resolve_launcher(std::string_view requested, const EnvLookup& env, b
     // die with a page of text; say how to start it instead.
     throw usage_error(
         fmt::format("srun started this task without PMIx (SLURM_STEP_ID={}, no PMIX_RANK): Open MPI joins a Slurm step "
-                    "through PMIx; start it with 'srun --mpi=pmix ...' (or set MpiDefault=pmix in slurm.conf)",
+                    "through PMIx; start it with 'srun --mpi=pmix ...' (or set MpiDefault=pmix in slurm.conf), or "
+                    "form the job over TCP from Slurm's variables with '--launcher env' (the NCCL backend and info "
+                    "run so, the MPI backend does not)",
                     env("SLURM_STEP_ID")->substr(0, 20)));
   }
   return have_mpi ? "mpi" : "none";
+}
+
+EnvSettings read_launch_settings(const EnvLookup& env) {
+  if (!env("RANK") && !env("WORLD_SIZE") && srun_started_this_task(env)) return read_slurm_settings(env);
+  return read_env_settings(env);
 }
 
 }  // namespace distbench::connectors

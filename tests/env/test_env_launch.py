@@ -145,6 +145,32 @@ class Forms(EnvTest):
             self.assertFalse(mpi[0]["available"])
             self.assertIn("MPI launcher", mpi[0]["reason"])
 
+    def test_slurms_variables_form_the_job(self):
+        # What srun --mpi=none gives 2 tasks, and no torchrun variable: env:// forms the job from Slurm's (auto does
+        # so in a build without MPI), rank 0 on the step's first node at the port derived from the job and step ids
+        # (one picked free here: 20000 + 10 x (job mod 1000) + step mod 10).
+        launcher = "env" if "mpi" in built_backends() else "auto"
+        port = next((p for p in range(20000 + os.getpid() % 10000, 30000) if port_is_free(p)), None)
+        if port is None:
+            self.skipTest("no free port from 20000 to 29999")
+        job_id, step_id = 5000 + (port - 20000) // 10, (port - 20000) % 10
+        job = self.job(2, port)
+        for r in range(2):
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith(("SLURM_", "OMPI_", "PMIX_", "PMI_")) and k not in (
+                       "MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")}
+            env.update(SLURM_JOB_ID=str(job_id), SLURM_STEP_ID=str(step_id), SLURM_PROCID=str(r),
+                       SLURM_STEP_NUM_TASKS="2", SLURM_STEP_NODELIST="127.0.0.1", SLURM_NODEID="0",
+                       SLURM_LOCALID=str(r), SLURM_STEP_TASKS_PER_NODE="2")
+            job.procs[r] = subprocess.Popen([BINARY, "info", "--launcher", launcher, "-T", "30"], env=env,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        res = job.finish(40)
+        self.assertEqual([res[r][0] for r in range(2)], [0, 0], res)
+        self.assertIn(f"job formed by: env:// rendezvous at 127.0.0.1:{port} (from Slurm's variables: job {job_id} "
+                      f"step {step_id})\n", res[0][1])
+        self.assertIn("ranks: 2 on 1 host", res[0][1])
+        self.assertIn("no job secret is set", res[0][2])  # Slurm gives none
+
     def test_rank0_may_start_last(self):
         job = self.job(3)
         job.start(1, [BINARY, "info", "-T", "30"])

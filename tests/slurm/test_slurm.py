@@ -11,6 +11,7 @@ and Debian's slurmd, slurmctld, slurm-client and munge; where the daemons cannot
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -296,6 +297,29 @@ class UnderSrun(unittest.TestCase):
         lines = error_lines(r.stderr)
         self.assertEqual(len(lines), 1, r.stderr)
         self.assertIn("srun --mpi=pmix", lines[0])
+        self.assertIn("'--launcher env'", lines[0])
+
+    def test_e2_env_forms_the_job_from_slurms_variables(self):
+        # srun without PMIx and --launcher env: the job forms over TCP from Slurm's own variables (no wrapper that
+        # exports torchrun's), rank 0 on the step's first node at the port derived from the job and step ids; a job
+        # secret file exported before srun reaches every task (no warning that there is none)
+        secret = SLURM.path("job.secret")
+        with open(secret, "w") as f:
+            f.write("0123456789abcdef0123456789abcdef\n")
+        os.chmod(secret, 0o600)
+        r = subprocess.run(["srun", "--mpi=none", "-n", "2", BINARY, "info", "--launcher", "env"],
+                           env=dict(SLURM.env, DISTBENCH_JOB_SECRET_FILE=secret), capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        formed = re.search(r"job formed by: env:// rendezvous at (\S+):(\d+) \(from Slurm's variables: job (\d+) "
+                           r"step (\d+)\)\n", r.stdout)
+        self.assertIsNotNone(formed, r.stdout)
+        host, port, job, step = formed.groups()
+        self.assertEqual(host, socket.gethostname())
+        self.assertEqual(int(port), 20000 + 10 * (int(job) % 1000) + int(step) % 10)
+        self.assertRegex(r.stdout, rf"launched by: srun \(Slurm job {job}, step {step},")
+        self.assertIn("ranks: 2 on 1 host", r.stdout)
+        self.assertNotIn("no job secret", r.stderr)
 
     def test_f_the_sbatch_script_runs_as_a_batch_job(self):
         work = SLURM.path("batch")

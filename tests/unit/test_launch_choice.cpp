@@ -57,12 +57,45 @@ TEST(LaunchChoice, ASlurmStepWithoutPmixIsToldHowToStart) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::usage);
     EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("or form the job over TCP from Slurm's variables with '--launcher env'"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(resolve_launcher("auto", lookup(kSrunPmix), true), "mpi");
-  EXPECT_EQ(resolve_launcher("auto", srun_none, false), "none");  // no MPI to start: a process alone
+  EXPECT_EQ(resolve_launcher("env", srun_none, true), "env");  // Slurm's variables (read_launch_settings)
   const std::map<std::string, std::string> srun_env{
       {"SLURM_STEP_ID", "0"}, {"RANK", "1"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}};
   EXPECT_EQ(resolve_launcher("auto", lookup(srun_env), true), "env");  // torchrun's variables exported through srun
+}
+
+TEST(LaunchChoice, WithoutMpiSrunsTasksFormAJobFromSlurmsVariables) {
+  const std::map<std::string, std::string> srun_none{
+      {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_PROCID", "1"}};
+  EXPECT_EQ(resolve_launcher("auto", lookup(srun_none), false), "env");
+  auto srun_pmix = srun_none;  // srun --mpi=pmix (MpiDefault=pmix): its own PMIx rank is the task's
+  srun_pmix["PMIX_RANK"] = "1";
+  EXPECT_EQ(resolve_launcher("auto", lookup(srun_pmix), false), "env");
+  auto srun_pmi2 = srun_none;
+  srun_pmi2["PMI_RANK"] = "1";
+  srun_pmi2["PMI_SIZE"] = "2";
+  EXPECT_EQ(resolve_launcher("auto", lookup(srun_pmi2), false), "env");
+  EXPECT_EQ(resolve_launcher("none", lookup(srun_none), false), "none");
+  // an MPI launcher inside the allocation: its ranks inherit its daemons' Slurm variables, which are not theirs
+  auto mpirun_in_slurm = srun_none;
+  mpirun_in_slurm.insert(kMpirun.begin(), kMpirun.end());
+  auto other_rank = srun_pmix;
+  other_rank["PMIX_RANK"] = "3";
+  auto other_size = srun_pmi2;
+  other_size["PMI_SIZE"] = "4";
+  for (const auto& vars : {mpirun_in_slurm, other_rank, other_size}) {
+    try {
+      resolve_launcher("auto", lookup(vars), false);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::unavailable);
+      EXPECT_NE(std::string(e.what()).find("built without MPI"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(LaunchChoice, AnUnknownChoiceIsAUsageError) {
