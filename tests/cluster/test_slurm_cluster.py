@@ -10,6 +10,7 @@ network namespaces, Debian's slurmd, slurmctld, slurm-client and munge; where an
 (meson's SKIP).
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -232,13 +233,20 @@ class AcrossHosts(unittest.TestCase):
             time.sleep(0.2)
 
     def test_d_env_launch_forms_the_job_from_slurms_variables(self):
-        r = SLURM.run("srun", "--mpi=none", "-N", "3", "--ntasks-per-node", "1", BINARY, "info", "--launcher", "env",
+        """srun without PMIx, no MPI: env:// reads the ranks, the world and rank 0's node from the step's variables,
+        and the port from the job and step ids (docs/launching.md)."""
+        r = SLURM.run("srun", "--mpi=none", "-N", "3", "--ntasks-per-node", "2", BINARY, "info", "--launcher", "env",
                       "-T", "30")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("job formed by: env:// rendezvous at nodeA:", r.stdout)
-        self.assertIn("ranks: 3 on 3 hosts", r.stdout)
+        m = re.search(r"launched by: srun \(Slurm job (\d+), step (\d+),", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        job, step = int(m.group(1)), int(m.group(2))
+        port = 20000 + 10 * (job % 1000) + step % 10
+        self.assertIn(f"job formed by: env:// rendezvous at nodeA:{port} (from Slurm's variables: job {job} step "
+                      f"{step})", r.stdout)
+        self.assertIn("ranks: 6 on 3 hosts", r.stdout)
         for i, host in enumerate(HOSTS):
-            self.assertRegex(r.stdout, rf"\n  {host}\s+1 rank: {i}\n")
+            self.assertRegex(r.stdout, rf"\n  {host}\s+2 ranks: {2 * i},{2 * i + 1}\n")
 
     def test_e_health_drains_the_throttled_node_and_resumes_it(self):
         shaped = SLURM.netns("shape", THROTTLED, "100")
