@@ -131,7 +131,7 @@ TEST(SlurmRun, NoScontrolOnPathIsOneLineAndNothingRuns) {
             "drained or resumed; the verdict and its exit code stand, the reports' slurm records say what was done");
   EXPECT_THAT(section_of(out.records),
               ElementsAre("could not read Slurm's node states: scontrol is not on PATH (/usr/bin:/bin)",
-                          ::testing::StartsWith("nothing to drain or resume; 0 scontrol calls in 0.00 s")));
+                          ::testing::StartsWith("no node drained or resumed; 0 scontrol calls in 0.00 s")));
 }
 
 TEST(SlurmRun, AQueryThatFailsOrLeavesANodeOutChangesNothing) {

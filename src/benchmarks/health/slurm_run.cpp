@@ -76,7 +76,9 @@ Check step_record(const SlurmPlanned& p, double value, std::string why) {
 // What the steps came to, counted by their records' metric and value.
 std::string summary_text(const std::vector<Check>& records, int calls) {
   std::size_t drained = 0, resumed = 0, left = 0, unknown = 0, failed = 0;
+  bool no_query = false;
   for (const Check& c : records) {
+    if (c.metric == "slurm.query") no_query = true;
     const bool done = c.value == 0;
     if (c.metric == "slurm.drain") (done ? drained : failed) += 1;
     if (c.metric == "slurm.resume") (done ? resumed : failed) += 1;
@@ -89,8 +91,8 @@ std::string summary_text(const std::vector<Check>& records, int calls) {
                                 std::pair{failed, "not done"}}) {
     if (n > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", plural(n, "node", "nodes"), what);
   }
-  return fmt::format("{}; {}", parts.empty() ? std::string("nothing to drain or resume") : parts,
-                     plural(static_cast<std::size_t>(calls), "scontrol call", "scontrol calls"));
+  if (parts.empty()) parts = no_query ? "no node drained or resumed" : "nothing to drain or resume";
+  return fmt::format("{}; {}", parts, plural(static_cast<std::size_t>(calls), "scontrol call", "scontrol calls"));
 }
 
 // The run's record (its time within the budget, what the steps came to) and its one warning line, if any.
