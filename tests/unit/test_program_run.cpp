@@ -34,8 +34,12 @@ TEST(ProgramRun, ArgumentsReachTheProgramAsGivenNoShellReadsThem) {
   const auto folder = std::filesystem::temp_directory_path() / ("program_run_" + std::to_string(::getpid()));
   std::filesystem::create_directories(folder);
   const std::string pwn = (folder / "PWN").string();
-  const std::vector<std::string> hostile = {"a b", "$(touch " + pwn + ")", "`touch " + pwn + "`", "x;touch " + pwn,
-                                            "'q' \"d\" \\", "Reason=distbench health: failed: x=1"};
+  const std::vector<std::string> hostile = {"a b",
+                                            "$(touch " + pwn + ")",
+                                            "`touch " + pwn + "`",
+                                            "x;touch " + pwn,
+                                            "'q' \"d\" \\",
+                                            "Reason=distbench health: failed: x=1"};
   std::vector<std::string> argv = {tool("printf"), "%s\\n"};
   argv.insert(argv.end(), hostile.begin(), hostile.end());
   const ProgramOutcome o = run_program(argv, 10, 4096);

@@ -87,13 +87,13 @@ SlurmNodeStates states(std::initializer_list<std::pair<const std::string, SlurmN
 }
 
 TEST(SlurmDrain, TheBadAreDrainedUnlessSomeoneElseDrainedThem) {
-  const auto plan = plan_slurm_steps(
-      {node("a", Status::failed, "rank 1 (a) did not arrive"), node("b", Status::degraded, "slow"),
-       node("c", Status::failed, "x"), node("d", Status::degraded, "y")},
-      states({{"a", {"IDLE", ""}},
-              {"b", {"MIXED+DRAIN", "distbench health: failed: old"}},
-              {"c", {"IDLE+DRAIN", "maintenance"}},
-              {"d", {"DOWN+NOT_RESPONDING", "Not responding"}}}));
+  const auto plan =
+      plan_slurm_steps({node("a", Status::failed, "rank 1 (a) did not arrive"), node("b", Status::degraded, "slow"),
+                        node("c", Status::failed, "x"), node("d", Status::degraded, "y")},
+                       states({{"a", {"IDLE", ""}},
+                               {"b", {"MIXED+DRAIN", "distbench health: failed: old"}},
+                               {"c", {"IDLE+DRAIN", "maintenance"}},
+                               {"d", {"DOWN+NOT_RESPONDING", "Not responding"}}}));
   ASSERT_EQ(plan.size(), 4U);
   EXPECT_EQ(plan[0].step, SlurmStep::drain);
   EXPECT_EQ(plan[0].text, "distbench health: failed: rank 1 (a) did not arrive");
@@ -107,8 +107,8 @@ TEST(SlurmDrain, TheBadAreDrainedUnlessSomeoneElseDrainedThem) {
 
 TEST(SlurmDrain, OnlyDistbenchsOwnDrainIsResumedAndOnlyOnAHealthyNode) {
   const auto plan = plan_slurm_steps(
-      {node("a", Status::healthy), node("b", Status::healthy), node("c", Status::healthy),
-       node("d", Status::healthy), node("e", Status::unknown, "not checked to the end"), node("f", Status::unknown)},
+      {node("a", Status::healthy), node("b", Status::healthy), node("c", Status::healthy), node("d", Status::healthy),
+       node("e", Status::unknown, "not checked to the end"), node("f", Status::unknown)},
       states({{"a", {"IDLE+DRAIN", "distbench health: degraded: slow"}},
               {"b", {"IDLE+DRAIN", "Prolog error"}},
               {"c", {"DOWN+DRAIN", "Not responding"}},

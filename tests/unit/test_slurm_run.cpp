@@ -110,8 +110,8 @@ TEST(SlurmRun, AFailedUpdateIsItsRecordAndOneWarningLine) {
   const auto lines = section_of(out.records);
   EXPECT_THAT(lines, ::testing::Contains("could not drain nodeB: scontrol: slurm_update error: Access/permission "
                                          "denied (exit 1)"));
-  const auto drain = std::find_if(out.records.begin(), out.records.end(),
-                                  [](const Check& c) { return c.metric == "slurm.drain"; });
+  const auto drain =
+      std::find_if(out.records.begin(), out.records.end(), [](const Check& c) { return c.metric == "slurm.drain"; });
   ASSERT_NE(drain, out.records.end());
   EXPECT_EQ(drain->value, 1);  // scontrol's exit status
   EXPECT_EQ(drain->key, "nodeB");
@@ -176,8 +176,8 @@ TEST(SlurmRun, EveryCallIsBoundedAndTheBudgetBoundsThemAll) {
   EXPECT_THAT(section_of(out.records),
               ::testing::IsSupersetOf({"could not resume nodeA: scontrol did not answer within 5 s: killed",
                                        "could not drain nodeB: not begun: --slurm-drain's 30 s (-T) were spent"}));
-  const auto resume = std::find_if(out.records.begin(), out.records.end(),
-                                   [](const Check& c) { return c.metric == "slurm.resume"; });
+  const auto resume =
+      std::find_if(out.records.begin(), out.records.end(), [](const Check& c) { return c.metric == "slurm.resume"; });
   ASSERT_NE(resume, out.records.end());
   EXPECT_TRUE(std::isnan(resume->value));  // killed: no exit status of its own
   ASSERT_EQ(out.warnings.size(), 1U);

@@ -46,8 +46,8 @@ std::vector<std::string> gather_slurm_names(Connector& connector, const ArmedSte
   const char* mine = std::getenv("SLURMD_NODENAME");
   const std::string text = mine == nullptr ? std::string() : std::string(mine).substr(0, 256);
   std::vector<std::string> out;
-  for (const auto& bytes : connector.gather(std::as_bytes(std::span(text.data(), text.size())),
-                                            connector.root_rank(), step)) {
+  for (const auto& bytes :
+       connector.gather(std::as_bytes(std::span(text.data(), text.size())), connector.root_rank(), step)) {
     out.emplace_back(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
   return out;
@@ -397,8 +397,8 @@ std::vector<Warning> HealthRun::drain_in_slurm() {
   const std::vector<NodeVerdict>& verdicts = findings_.node_verdicts_concluded();
   for (std::size_t n = 0; n < verdicts.size(); ++n) {
     const std::string slurm = n < slurm_names_.size() ? slurm_names_[n] : std::string();
-    nodes.push_back({verdicts[n].host, slurm.empty() ? verdicts[n].host : slurm, verdicts[n].status,
-                     verdicts[n].reason});
+    nodes.push_back(
+        {verdicts[n].host, slurm.empty() ? verdicts[n].host : slurm, verdicts[n].status, verdicts[n].reason});
   }
   SlurmDrainSettings settings;
   settings.budget_s = plan_.timeout_s;

@@ -31,11 +31,13 @@ std::vector<std::string> slurm_lines(const std::vector<Check>& checks) {
   std::string summary;
   for (const Check& c : checks) {
     if (c.phase != "slurm") continue;
-    const std::string node = escape_text(c.subject) +
-                             (c.key.empty() || c.key == c.subject ? "" : fmt::format(" (Slurm node {})", escape_text(c.key)));
+    const std::string node =
+        escape_text(c.subject) +
+        (c.key.empty() || c.key == c.subject ? "" : fmt::format(" (Slurm node {})", escape_text(c.key)));
     const std::string why = escape_text(c.why);
     const bool done = c.value == 0;
-    if (c.metric == "slurm.drain") lines.push_back(fmt::format("{} {}: {}", done ? "drained" : "could not drain", node, why));
+    if (c.metric == "slurm.drain")
+      lines.push_back(fmt::format("{} {}: {}", done ? "drained" : "could not drain", node, why));
     if (c.metric == "slurm.resume") {
       lines.push_back(fmt::format("{} {}: {}", done ? "resumed" : "could not resume", node, why));
     }

@@ -86,9 +86,9 @@ std::string summary_text(const std::vector<Check>& records, int calls) {
     if (c.metric == "slurm.not_in_slurm") ++unknown;
   }
   std::string parts;
-  for (const auto& [n, what] : {std::pair{drained, "drained"}, std::pair{resumed, "resumed"},
-                                std::pair{left, "left drained"}, std::pair{unknown, "not in Slurm"},
-                                std::pair{failed, "not done"}}) {
+  for (const auto& [n, what] :
+       {std::pair{drained, "drained"}, std::pair{resumed, "resumed"}, std::pair{left, "left drained"},
+        std::pair{unknown, "not in Slurm"}, std::pair{failed, "not done"}}) {
     if (n > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", plural(n, "node", "nodes"), what);
   }
   if (parts.empty()) parts = no_query ? "no node drained or resumed" : "nothing to drain or resume";
@@ -141,7 +141,8 @@ SlurmDrainOutcome drain_in_slurm(const std::vector<SlurmCandidate>& nodes, const
   const std::vector<std::string> names = names_to_query(nodes);
   SlurmNodeStates states;
   if (!names.empty()) {
-    const auto o = calls.call(query_argv(settings.scontrol, names), kQueryBaseBytes + kQueryBytesPerNode * names.size());
+    const auto o =
+        calls.call(query_argv(settings.scontrol, names), kQueryBaseBytes + kQueryBytesPerNode * names.size());
     if (o) states = parse_node_states(o->out);
     if (const std::string why = query_problem(o, names, states, calls.not_begun()); !why.empty()) {
       return query_failed(why);

@@ -15,20 +15,20 @@
 
 namespace distbench::health {
 
-inline constexpr double kScontrolCallSeconds = 10;            // each call, at most (then SIGKILL)
-inline constexpr std::size_t kScontrolOutputBytes = 4096;     // of an update's stdout and of its stderr, kept
-inline constexpr std::size_t kQueryBytesPerNode = 4096;       // the query's stdout: this much per node asked ...
-inline constexpr std::size_t kQueryBaseBytes = 64 * 1024;     // ... and this much more
-inline constexpr double kSlurmCallMinSeconds = 0.1;           // a call is not begun with less of the budget left
+inline constexpr double kScontrolCallSeconds = 10;         // each call, at most (then SIGKILL)
+inline constexpr std::size_t kScontrolOutputBytes = 4096;  // of an update's stdout and of its stderr, kept
+inline constexpr std::size_t kQueryBytesPerNode = 4096;    // the query's stdout: this much per node asked ...
+inline constexpr std::size_t kQueryBaseBytes = 64 * 1024;  // ... and this much more
+inline constexpr double kSlurmCallMinSeconds = 0.1;        // a call is not begun with less of the budget left
 
 // Runs one program: run_program, or a test's stand-in.
-using ProgramRunner = std::function<ProgramOutcome(const std::vector<std::string>& argv, double timeout_s,
-                                                   std::size_t cap_bytes)>;
+using ProgramRunner =
+    std::function<ProgramOutcome(const std::vector<std::string>& argv, double timeout_s, std::size_t cap_bytes)>;
 
 struct SlurmDrainSettings {
-  double budget_s = 30;   // every call together (health gives -T)
-  std::string scontrol;   // its path; "" when it is not on PATH
-  std::string path;       // the PATH it was looked for in (for the message when it was not found)
+  double budget_s = 30;  // every call together (health gives -T)
+  std::string scontrol;  // its path; "" when it is not on PATH
+  std::string path;      // the PATH it was looked for in (for the message when it was not found)
   ProgramRunner run = run_program;
 };
 
