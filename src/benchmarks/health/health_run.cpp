@@ -402,8 +402,8 @@ std::vector<Warning> HealthRun::drain_in_slurm() {
   }
   SlurmDrainSettings settings;
   settings.budget_s = plan_.timeout_s;
-  const char* path = std::getenv("PATH");
-  settings.path = path == nullptr ? "" : path;
+  const char* path = std::getenv("PATH");  // unset (a prolog's bare environment): where execvp looks then
+  settings.path = path == nullptr ? "/bin:/usr/bin" : path;
   settings.scontrol = find_on_path("scontrol", settings.path).value_or("");
   SlurmDrainOutcome done = health::drain_in_slurm(nodes, settings);
   findings_.add_after_verdict(done.records);
