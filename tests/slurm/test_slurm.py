@@ -315,12 +315,14 @@ class UnderSrun(unittest.TestCase):
         self.assertEqual(report["environment"]["versions"]["slurm.job_name"], "distbench")
 
     def node_state(self, want=None):
-        """This node's state and reason as sinfo shows them; with `want` (a test of the state), waits up to 10 s for
-        it (a node drained while its job runs is draining until the job is gone)."""
+        """This node's state and reason as sinfo shows them, without the mark of a node not responding for a moment
+        ("drained*": slurmd answers the controller's next ping); with `want` (a test of the state), waits up to 10 s
+        for it (a node drained while its job runs is draining until the job is gone)."""
         deadline = time.monotonic() + 10
         while True:
             r = SLURM.run(["sinfo", "-h", "-N", "-o", "%T|%E"])
             state, _, reason = r.stdout.strip().partition("|")
+            state = state.rstrip("*")
             if want is None or want(state) or time.monotonic() > deadline:
                 return state, reason
             time.sleep(0.2)
