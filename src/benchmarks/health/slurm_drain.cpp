@@ -27,7 +27,7 @@ bool is_reason_stamp(std::string_view s) {
 }
 
 // The value of `key` ("State=") among the space-separated fields of `fields`, up to the next space.
-std::string field(std::string_view fields, std::string_view key) {
+std::string scontrol_field(std::string_view fields, std::string_view key) {
   std::size_t at = 0;
   while ((at = fields.find(key, at)) != std::string_view::npos) {
     if (at == 0 || fields[at - 1] == ' ') {
@@ -51,9 +51,9 @@ void parse_node_line(std::string_view line, SlurmNodeStates& out) {
   const std::size_t reason_at = line.find(kReason);
   const std::string_view fields = line.substr(0, reason_at);
   SlurmNodeState s;
-  s.state = field(fields, "State=");
+  s.state = scontrol_field(fields, "State=");
   if (reason_at != std::string_view::npos) s.reason = without_reason_stamp(line.substr(reason_at + kReason.size()));
-  out.known[field(fields, "NodeName=")] = std::move(s);
+  out.known[scontrol_field(fields, "NodeName=")] = std::move(s);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ class ScontrolCalls {
 };
 
 // Why a call that ran did not succeed, in one line: "scontrol: slurm_update error: Invalid node name specified".
-std::string failure_text(const ProgramOutcome& o) {
+std::string scontrol_failure_text(const ProgramOutcome& o) {
   if (!o.started) return o.error;
   if (o.timed_out) return fmt::format("scontrol did not answer within {:.3g} s: killed", o.seconds);
   const std::string said = last_output_line(o);
@@ -48,12 +48,12 @@ std::string failure_text(const ProgramOutcome& o) {
 std::string query_problem(const std::optional<ProgramOutcome>& o, const std::vector<std::string>& names,
                           const SlurmNodeStates& states, const std::string& not_begun) {
   if (!o) return not_begun;
-  if (!o->started || o->timed_out) return failure_text(*o);
+  if (!o->started || o->timed_out) return scontrol_failure_text(*o);
   if (o->cut) return fmt::format("scontrol show node: its output was longer than {} bytes", o->out.size());
   for (const std::string& n : names) {
     if (states.known.count(n) == 0 &&
         std::find(states.not_found.begin(), states.not_found.end(), n) == states.not_found.end()) {
-      return fmt::format("scontrol show node did not show node {}: {}", n, failure_text(*o));
+      return fmt::format("scontrol show node did not show node {}: {}", n, scontrol_failure_text(*o));
     }
   }
   return {};
@@ -74,7 +74,7 @@ Check step_record(const SlurmPlanned& p, double value, std::string why) {
 }
 
 // What the steps came to, counted by their records' metric and value.
-std::string summary_text(const std::vector<Check>& records, int calls) {
+std::string slurm_summary_text(const std::vector<Check>& records, int calls) {
   std::size_t drained = 0, resumed = 0, left = 0, unknown = 0, failed = 0;
   bool no_query = false;
   for (const Check& c : records) {
@@ -96,9 +96,10 @@ std::string summary_text(const std::vector<Check>& records, int calls) {
 }
 
 // The run's record (its time within the budget, what the steps came to) and its one warning line, if any.
-void conclude(SlurmDrainOutcome& out, const ScontrolCalls& calls, const SlurmDrainSettings& s,
-              const std::vector<std::string>& problems) {
-  Check total = slurm_record("slurm", "", "slurm.seconds", calls.spent(), summary_text(out.records, calls.calls()));
+void conclude_slurm(SlurmDrainOutcome& out, const ScontrolCalls& calls, const SlurmDrainSettings& s,
+                    const std::vector<std::string>& problems) {
+  Check total =
+      slurm_record("slurm", "", "slurm.seconds", calls.spent(), slurm_summary_text(out.records, calls.calls()));
   total.unit = "s";
   total.limit = fmt::format("<= {:g} s (-T), each call <= {:g} s", s.budget_s, kScontrolCallSeconds);
   out.records.push_back(std::move(total));
@@ -110,14 +111,14 @@ void conclude(SlurmDrainOutcome& out, const ScontrolCalls& calls, const SlurmDra
 }
 
 // One drain or resume: its record, and what went wrong for the warning.
-void run_step(const SlurmPlanned& p, const SlurmDrainSettings& s, ScontrolCalls& calls, SlurmDrainOutcome& out,
-              std::vector<std::string>& problems) {
+void run_slurm_step(const SlurmPlanned& p, const SlurmDrainSettings& s, ScontrolCalls& calls, SlurmDrainOutcome& out,
+                    std::vector<std::string>& problems) {
   const auto o = calls.call(update_argv(s.scontrol, p), kScontrolOutputBytes);
   if (o && o->ok()) {
     out.records.push_back(step_record(p, 0, p.text));
     return;
   }
-  const std::string why = o ? failure_text(*o) : calls.not_begun();
+  const std::string why = o ? scontrol_failure_text(*o) : calls.not_begun();
   const double status = o && o->started && !o->timed_out ? o->status : kNotMeasured;
   out.records.push_back(step_record(p, status, why));
   problems.push_back(fmt::format("could not {} {}: {}", name(p.step), p.node.host, why));
@@ -132,7 +133,7 @@ SlurmDrainOutcome drain_in_slurm(const std::vector<SlurmCandidate>& nodes, const
   const auto query_failed = [&](const std::string& why) {
     out.records.push_back(slurm_record("slurm", "", "slurm.query", kNotMeasured, why));
     problems.push_back(fmt::format("could not read Slurm's node states: {}: no node was drained or resumed", why));
-    conclude(out, calls, settings, problems);
+    conclude_slurm(out, calls, settings, problems);
     return out;
   };
   if (settings.scontrol.empty()) {
@@ -150,7 +151,7 @@ SlurmDrainOutcome drain_in_slurm(const std::vector<SlurmCandidate>& nodes, const
   }
   for (const SlurmPlanned& p : plan_slurm_steps(nodes, states)) {
     if (p.step == SlurmStep::drain || p.step == SlurmStep::resume) {
-      run_step(p, settings, calls, out, problems);
+      run_slurm_step(p, settings, calls, out, problems);
       continue;
     }
     out.records.push_back(step_record(p, kNotMeasured, p.text));
@@ -159,7 +160,7 @@ SlurmDrainOutcome drain_in_slurm(const std::vector<SlurmCandidate>& nodes, const
       problems.push_back(fmt::format("{}: {}", p.node.host, p.text));
     }
   }
-  conclude(out, calls, settings, problems);
+  conclude_slurm(out, calls, settings, problems);
   return out;
 }
 
