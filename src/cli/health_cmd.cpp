@@ -48,6 +48,7 @@ struct HealthOptions {
   double round_seconds = health::kMeasuredRoundSeconds;
   std::string level = "standard";
   double soak_seconds = -1;  // not given: the level's
+  bool slurm_drain = false;
 };
 
 health::LinkMode link_mode(const std::string& text) {
@@ -91,6 +92,7 @@ health::HealthPlan make_health_plan(const HealthOptions& o) {
   plan.rules_path = o.rules;
   if (!plan.gpus_per_node && plan.rules.gpus_per_node) plan.gpus_per_node = plan.rules.gpus_per_node;
   plan.prom_path = o.prom;
+  plan.slurm_drain = o.slurm_drain;
   plan.links = link_mode(o.links);
   plan.link_seed = o.link_seed;
   plan.detail = detail_of(o.detail);
@@ -217,6 +219,10 @@ void add_health_report_options(CLI::App& app, HealthOptions& o) {
       ->option_text("PATH")
       ->group(groups::kReports)
       ->check(non_empty_path());
+  app.add_flag("--slurm-drain", o.slurm_drain,
+               "Run scontrol: drain the degraded and failed nodes, resume those distbench drained that are healthy now "
+               "(needs root or SlurmUser)")
+      ->group(groups::kReports);
 }
 
 // No job: the schedule only, from the same code the check runs.

@@ -702,13 +702,29 @@ class Health(Workdir):
             json.dump({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e6,
                                   "severity": "failed"}]}, f)
         js = self.path("h.json")
-        r = mpirun(2, "health", "--rules", rules, "--json", js)
+        # --slurm-drain with a scontrol that knows the node and refuses the drain, as it refuses a user who is neither
+        # root nor SlurmUser: the verdict and its exit code stand, the failure is one warning line and a record
+        fake = self.path("bin")
+        os.mkdir(fake)
+        with open(os.path.join(fake, "scontrol"), "w") as f:
+            f.write('#!/bin/sh\nif [ "$1" = show ]; then echo "NodeName=$4 State=IDLE"; exit 0; fi\n'
+                    'echo "slurm_update error: Access/permission denied" >&2; exit 1\n')
+        os.chmod(os.path.join(fake, "scontrol"), 0o755)
+        r = mpirun(2, "health", "--rules", rules, "--json", js, "--slurm-drain",
+                   env=dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"]))
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         checks = health_checks(load_json(js))
         node = [v for k, v in checks.items() if k[0] == "node.status"][0]
         self.assertEqual(node["params"]["status"], "failed")
         self.assertIn("memory.copy_gbps", node["params"]["why"])
         self.assertIn(">= 1e+06", node["params"]["why"])
+        host = node["params"]["subject"]
+        refused = "scontrol: slurm_update error: Access/permission denied (exit 1)"
+        self.assertEqual([x for x in r.stderr.splitlines() if "--slurm-drain" in x],
+                         [f"warning: --slurm-drain: could not drain {host}: {refused}; the verdict and its exit code "
+                          "stand, the reports' slurm records say what was done"])
+        self.assertIn(f"# Slurm (--slurm-drain)\n  could not drain {host}: {refused}\n", r.stdout)
+        self.assertEqual(checks[("slurm.drain", host)]["metrics"]["value"], 1)  # scontrol's exit status
         # the screening figure made it a suspect; the re-test alone decided
         self.assertTrue([k for k in checks if k[0] == "memory.copy_gbps" and
                          checks[k]["params"]["phase"] == "confirm"])

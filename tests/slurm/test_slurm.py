@@ -338,6 +338,51 @@ class UnderSrun(unittest.TestCase):
         self.assertEqual(report["environment"]["versions"]["slurm.job_id"], job)
         self.assertEqual(report["environment"]["versions"]["slurm.job_name"], "distbench")
 
+    def node_state(self, want=None):
+        """This node's state and reason as sinfo shows them, without the mark of a node not responding for a moment
+        ("drained*": slurmd answers the controller's next ping); with `want` (a test of the state), waits up to 10 s
+        for it (a node drained while its job runs is draining until the job is gone)."""
+        deadline = time.monotonic() + 10
+        while True:
+            r = SLURM.run(["sinfo", "-h", "-N", "-o", "%T|%E"])
+            state, _, reason = r.stdout.strip().partition("|")
+            state = state.rstrip("*")
+            if want is None or want(state) or time.monotonic() > deadline:
+                return state, reason
+            time.sleep(0.2)
+
+    def test_g_health_slurm_drain_drains_a_bad_node_resumes_it_and_leaves_anyone_elses_drain(self):
+        host = socket.gethostname()
+        self.addCleanup(SLURM.run, ["scontrol", "update", f"NodeName={host}", "State=RESUME"])
+        rules = SLURM.path("impossible.json")  # a copy bandwidth no node has: this node is degraded
+        with open(rules, "w") as f:
+            json.dump({"rules": [{"metric": "memory.copy_gbps", "compare": ">=", "threshold": 1e9,
+                                  "severity": "degraded"}]}, f)
+        health = [BINARY, "health", "--level", "quick", "--memory-bytes", "16M", "--slurm-drain"]
+        js = SLURM.path("drained.json")
+        r = SLURM.run(["srun", "--mpi=pmix", "-n", "2"] + health + ["--rules", rules, "--json", js])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # degraded: the verdict's exit code
+        self.assertIn(f"\n  drained {host}: distbench health: degraded: ", r.stdout)
+        state, reason = self.node_state(lambda s: s == "drained")
+        self.assertEqual(state, "drained")
+        self.assertTrue(reason.startswith("distbench health: degraded: "), reason)
+        drain = [x["params"] | x["metrics"] for x in load_json(js)["records"]
+                 if x["params"]["metric"] == "slurm.drain"]
+        self.assertEqual([(d["subject"], d["key"], d["value"]) for d in drain], [(host, host, 0)])
+        # A drained node takes no srun job: the check that finds it healthy comes as an admin's would, through mpirun
+        # with SLURM_CONF set.
+        r = SLURM.run(MPIRUN + ["-np", "2"] + health)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"\n  resumed {host}: drained by distbench health before, healthy now\n", r.stdout)
+        self.assertNotIn("drain", self.node_state(lambda s: "drain" not in s)[0])
+        SLURM.run(["scontrol", "update", f"NodeName={host}", "State=DRAIN", "Reason=maintenance"])
+        r = SLURM.run(MPIRUN + ["-np", "2"] + health)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"\n  left {host} drained: drained by someone else: maintenance; a human must resume it\n",
+                      r.stdout)
+        self.assertEqual(self.node_state(), ("drained", "maintenance"))
+        self.assertNotIn("warning: --slurm-drain", r.stderr)
+
 
 def main():
     global SLURM

@@ -26,6 +26,11 @@ void Findings::add(std::vector<Check> checks) {
   all_.insert(all_.end(), std::make_move_iterator(checks.begin()), std::make_move_iterator(checks.end()));
 }
 
+void Findings::add_after_verdict(const std::vector<Check>& checks) {
+  if (reporter_ == nullptr) return;
+  for (const Check& c : checks) reporter_->add({check_record(c)});
+}
+
 void Findings::mark_unchecked(const Topology& topo, const std::string& last_phase) {
   std::vector<Check> unchecked;
   for (const NodeVerdict& v : node_verdicts(topo.hosts, topo.ranks_of_node, all_)) {
@@ -59,7 +64,8 @@ Check Findings::cluster_verdict(const std::vector<NodeVerdict>& nodes, const std
 
 int Findings::conclude(const Topology& topo, const std::string& abandoned, const std::string& last_phase) {
   if (!abandoned.empty()) mark_unchecked(topo, last_phase);
-  const std::vector<NodeVerdict> nodes = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
+  verdicts_ = node_verdicts(topo.hosts, topo.ranks_of_node, all_);
+  const std::vector<NodeVerdict>& nodes = verdicts_;
   std::vector<Check> verdicts;
   for (const NodeVerdict& v : nodes) {
     Check c = make_check("verdict", v.host, v.host, "node.status", static_cast<int>(v.status), "");

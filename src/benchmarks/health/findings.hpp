@@ -29,6 +29,10 @@ class Findings {
   // The verdict per node and of the whole check, as records (and the Prometheus file when asked); the exit code.
   // `abandoned`: why the check stopped early in `last_phase` (empty: it ran to the end).
   int conclude(const Topology& topo, const std::string& abandoned, const std::string& last_phase);
+  // The verdict of each node (conclude's), in the topology's order of hosts.
+  const std::vector<NodeVerdict>& node_verdicts_concluded() const { return verdicts_; }
+  // Records of what was done after the verdict (--slurm-drain's): to the reports as they are, in no verdict.
+  void add_after_verdict(const std::vector<Check>& checks);
 
  private:
   // A node nothing was found against was not checked to the end: not healthy, unknown.
@@ -39,6 +43,7 @@ class Findings {
   const HealthPlan& plan_;
   std::vector<Check> all_;   // every check: the verdicts
   std::vector<Check> kept_;  // what the reports were given
+  std::vector<NodeVerdict> verdicts_;
   bool every_check_ = true;
   std::string backend_;
 };

@@ -5,6 +5,7 @@
 #include "benchmarks/health/nic_checks.hpp"
 #include "benchmarks/health/probes.hpp"
 #include "benchmarks/health/prometheus.hpp"
+#include "benchmarks/health/slurm_run.hpp"
 #include "benchmarks/health/soak.hpp"
 #include "benchmarks/health/spec_checks.hpp"
 #include "benchmarks/health/start_checks.hpp"
@@ -19,6 +20,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <span>
 
 namespace distbench::health {
 namespace {
@@ -36,6 +39,19 @@ std::vector<NodePair> pairs_of(const nlohmann::json& j) {
 }
 
 bool goes_on(const nlohmann::json& decision) { return decision["go"].get<bool>(); }
+
+// --slurm-drain: every rank's SLURMD_NODENAME (set by slurmd for the tasks it starts; "" where unset: under mpirun),
+// on the root; empty elsewhere. One small gather, only when asked.
+std::vector<std::string> gather_slurm_names(Connector& connector, const ArmedStep& step) {
+  const char* mine = std::getenv("SLURMD_NODENAME");
+  const std::string text = mine == nullptr ? std::string() : std::string(mine).substr(0, 256);
+  std::vector<std::string> out;
+  for (const auto& bytes :
+       connector.gather(std::as_bytes(std::span(text.data(), text.size())), connector.root_rank(), step)) {
+    out.emplace_back(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -55,10 +71,16 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
     // Before any phase, while every rank is known to answer: blocking, so under the watchdog.
     const ArmedStep step = watchdog_.arm(StepKind::setup, "health: setting up the communicators");
     host_of_rank = allgather_string(connector_, connector_.hostname(), step);
+    if (plan_.slurm_drain) slurm_names_ = gather_slurm_names(connector_, step);
     world_comm_ = &world_.communicator(world_partition(connector_.size()), step);
     node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()), step);
   }
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
+  if (!slurm_names_.empty()) {  // each node's name is its first rank's
+    std::vector<std::string> by_node;
+    for (int leader : topo_.leaders) by_node.push_back(slurm_names_[static_cast<std::size_t>(leader)]);
+    slurm_names_ = std::move(by_node);
+  }
   findings_.set_nodes(topo_.hosts.size());
   findings_.set_backend(std::string(world_.backend().name()));
   steady_offset_ns_.assign(topo_.hosts.size(), 0.0);
@@ -353,6 +375,7 @@ BenchmarkOutcome HealthRun::finish() {
   // The root's verdict is every rank's: the runner's farewell shares it.
   if (root_) ending["exit"] = findings_.conclude(topo_, abandoned, last_phase_);
   BenchmarkOutcome outcome;
+  if (root_ && plan_.slurm_drain) outcome.warnings = drain_in_slurm();
   outcome.exit_code = ending["exit"].get<int>();
   outcome.abandon = abandoned;
   if (!abandoned.empty()) outcome.abandon_step = StepKind::health_phase;
@@ -365,6 +388,26 @@ BenchmarkOutcome HealthRun::finish() {
     }
   }
   return outcome;
+}
+
+// Within -T: the other ranks wait for the root at the farewell 2 x -T from their own arrival there (cli/runner.cpp).
+std::vector<Warning> HealthRun::drain_in_slurm() {
+  const ArmedStep step = watchdog_.arm(StepKind::finish, "health --slurm-drain: scontrol on the root");
+  std::vector<SlurmCandidate> nodes;
+  const std::vector<NodeVerdict>& verdicts = findings_.node_verdicts_concluded();
+  for (std::size_t n = 0; n < verdicts.size(); ++n) {
+    const std::string slurm = n < slurm_names_.size() ? slurm_names_[n] : std::string();
+    nodes.push_back(
+        {verdicts[n].host, slurm.empty() ? verdicts[n].host : slurm, verdicts[n].status, verdicts[n].reason});
+  }
+  SlurmDrainSettings settings;
+  settings.budget_s = plan_.timeout_s;
+  const char* path = std::getenv("PATH");  // unset (a prolog's bare environment): where execvp looks then
+  settings.path = path == nullptr ? "/bin:/usr/bin" : path;
+  settings.scontrol = find_on_path("scontrol", settings.path).value_or("");
+  SlurmDrainOutcome done = health::drain_in_slurm(nodes, settings);
+  findings_.add_after_verdict(done.records);
+  return done.warnings;
 }
 
 }  // namespace distbench::health

@@ -60,6 +60,8 @@ class HealthRun {
   static const std::vector<NamedStep>& steps();
   // The verdict: concluded on the root, shared with every rank; each rank's exit code.
   BenchmarkOutcome finish();
+  // --slurm-drain, on the root after the verdict: scontrol drains and resumes (slurm_run.hpp); the warnings.
+  std::vector<Warning> drain_in_slurm();
 
   World& world_;
   Connector& connector_;
@@ -70,6 +72,7 @@ class HealthRun {
   Communicator* world_comm_ = nullptr;
   Communicator* node_comm_ = nullptr;
   Topology topo_;
+  std::vector<std::string> slurm_names_;  // root, --slurm-drain: each node's SLURMD_NODENAME ("" where unset)
   PhaseRunner phases_;
   Findings findings_;
   int done_ = 0;             // phases begun

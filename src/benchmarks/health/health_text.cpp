@@ -1,6 +1,7 @@
 #include "benchmarks/health/health_text.hpp"
 
 #include "benchmarks/health/health_record.hpp"
+#include "benchmarks/health/slurm_drain.hpp"
 #include "benchmarks/health/verdict.hpp"
 
 #include "core/report/text.hpp"
@@ -24,9 +25,44 @@ std::vector<Check> checks_of(const std::vector<Record>& records) {
   return out;
 }
 
-// Slurm's reason is one argument: no double quotes inside.
-// Slurm's drain reason, one shell word: the text on one line (control characters escaped), cut to 200 code points.
-std::string slurm_reason(const std::string& text) { return shell_quote(excerpt(text, 200)); }
+// --slurm-drain's records, as lines: what was drained, resumed, left drained or not found, and the calls' summary.
+std::vector<std::string> slurm_lines(const std::vector<Check>& checks) {
+  std::vector<std::string> lines;
+  std::string summary;
+  for (const Check& c : checks) {
+    if (c.phase != "slurm") continue;
+    const std::string node =
+        escape_text(c.subject) +
+        (c.key.empty() || c.key == c.subject ? "" : fmt::format(" (Slurm node {})", escape_text(c.key)));
+    const std::string why = escape_text(c.why);
+    const bool done = c.value == 0;
+    if (c.metric == "slurm.drain")
+      lines.push_back(fmt::format("{} {}: {}", done ? "drained" : "could not drain", node, why));
+    if (c.metric == "slurm.resume") {
+      lines.push_back(fmt::format("{} {}: {}", done ? "resumed" : "could not resume", node, why));
+    }
+    if (c.metric == "slurm.left_drained") lines.push_back(fmt::format("left {} drained: {}", node, why));
+    if (c.metric == "slurm.not_in_slurm") lines.push_back(fmt::format("not in Slurm: {}: {}", node, why));
+    if (c.metric == "slurm.query") lines.push_back(fmt::format("could not read Slurm's node states: {}", why));
+    if (c.metric == "slurm.seconds") summary = fmt::format("{} in {:.2f} s ({})", why, c.value, escape_text(c.limit));
+  }
+  if (!summary.empty()) lines.push_back(summary);
+  return lines;
+}
+
+// The printed drain lines of the bad nodes (no --slurm-drain): each word shell-quoted.
+std::vector<std::string> drain_command_lines(const std::vector<Check>& verdicts) {
+  std::vector<std::string> drain;
+  for (const Check& v : verdicts) {
+    if (v.metric == "node.status" && (v.status == Status::degraded || v.status == Status::failed)) {
+      // Host names come from the machines (and a report may carry any): quoted, so that piping these lines to a
+      // shell drains a node named "x;touch PWN" instead of running its name.
+      drain.push_back(fmt::format("scontrol update nodename={} state=drain reason={}",
+                                  shell_quote(escape_text(v.subject)), shell_quote(drain_reason(v.status, v.why))));
+    }
+  }
+  return drain;
+}
 
 // Every node's verdict, or (`all` false) those of the nodes that are not healthy, with how many healthy nodes are
 // left out; then the job's, where a reason of its own decided it (the headline has its status).
@@ -191,17 +227,12 @@ std::vector<TextSection> health_sections(const std::vector<Record>& records, boo
     }
     out.push_back({"Phase times", lines});
   }
-  std::vector<std::string> drain;
-  for (const Check& v : verdicts) {
-    if (v.metric == "node.status" && (v.status == Status::degraded || v.status == Status::failed)) {
-      // Host names come from the machines (and a report may carry any): quoted, so that piping these lines to a
-      // shell drains a node named "x;touch PWN" instead of running its name.
-      drain.push_back(fmt::format("scontrol update nodename={} state=drain reason={}",
-                                  shell_quote(escape_text(v.subject)),
-                                  slurm_reason(fmt::format("distbench health: {}: {}", name(v.status), v.why))));
-    }
+  // With --slurm-drain what scontrol did; without, the lines that would drain the bad nodes.
+  if (auto slurm = slurm_lines(checks); !slurm.empty()) {
+    out.push_back({"Slurm (--slurm-drain)", slurm});
+  } else if (auto drain = drain_command_lines(verdicts); !drain.empty()) {
+    out.push_back({"Slurm: to drain the bad nodes (printed, not run)", drain});
   }
-  if (!drain.empty()) out.push_back({"Slurm: to drain the bad nodes (printed, not run)", drain});
   return out;
 }
 

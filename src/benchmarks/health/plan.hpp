@@ -68,6 +68,7 @@ struct HealthPlan {
   std::size_t gemm_size = 4096;                    // the rank phase's SGEMM: n x n x n, on a GPU
   Level level = Level::standard;                   // --level: which phases run (levels.hpp)
   double soak_seconds = 0;                         // --soak-seconds: the data-corruption soak's budget (0: no soak)
+  bool slurm_drain = false;  // --slurm-drain: the root drains the bad nodes and resumes its own drains (slurm_run.hpp)
 };
 
 }  // namespace distbench::health
