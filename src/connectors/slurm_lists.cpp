@@ -77,6 +77,38 @@ std::uint64_t HostList::Part::size() const {
   return n;
 }
 
+// One bracket group at `at` (its '['): numbers and ranges, separated by commas, up to ']', into `part`; `at` ends
+// on the ']'. What is wrong, and where, otherwise.
+std::optional<HostList::Fault> HostList::parse_group(std::string_view text, std::size_t& at, Part& part) {
+  const std::size_t open = at++;
+  std::string why;
+  while (true) {
+    if (at == text.size()) return Fault{"a '[' without its ']'", open};
+    if (text[at] == '[') return Fault{"a '[' inside a bracket group", at};
+    if (text[at] == ',' || text[at] == ']') return Fault{"an empty entry in a bracket group", at};
+    Range r;
+    const std::size_t begin = at;
+    const auto lo = list_number(text, at, why);
+    if (!lo) return Fault{why, at};
+    r.lo = r.hi = lo->first;
+    r.width = lo->second;
+    if (at < text.size() && text[at] == '-') {
+      ++at;
+      const auto hi = list_number(text, at, why);
+      if (!hi) return Fault{why, at};
+      if (hi->first < r.lo) {
+        return Fault{fmt::format("the range {} runs down", shown_value(text.substr(begin, at - begin))), begin};
+      }
+      r.hi = hi->first;
+    }
+    part.ranges.push_back(r);
+    if (at == text.size()) return Fault{"a '[' without its ']'", open};
+    if (text[at] == ']') return std::nullopt;
+    if (text[at] != ',') return Fault{fmt::format("'{}' in a bracket group", shown_value(text.substr(at, 1))), at};
+    ++at;
+  }
+}
+
 HostList HostList::parse(std::string_view name, std::string_view text, std::string_view advice) {
   const std::string then = advice.empty() ? std::string() : fmt::format("; {}", advice);
   if (text.size() > kMaxSlurmListChars) {
@@ -84,14 +116,13 @@ HostList HostList::parse(std::string_view name, std::string_view text, std::stri
                                   text.size(), kMaxSlurmListChars, then));
   }
   const auto refuse = [&](const std::string& why, std::size_t at) {
-    return usage_error(fmt::format("{}='{}' is not a Slurm host list: {} (at character {}){}", name,
-                                   shown_value(text), why, at + 1, then));
+    return usage_error(fmt::format("{}='{}' is not a Slurm host list: {} (at character {}){}", name, shown_value(text),
+                                   why, at + 1, then));
   };
   HostList out;
   out.name_ = std::string(name);
   Host host;
   Part part;
-  std::string why;
   for (std::size_t at = 0; at <= text.size();) {
     if (at == text.size() || text[at] == ',') {
       if (host.empty() && part.text.empty()) throw refuse("an empty host name", at);
@@ -115,34 +146,7 @@ HostList HostList::parse(std::string_view name, std::string_view text, std::stri
       ++at;
       continue;
     }
-    const std::size_t open = at++;
-    while (true) {  // one bracket group: numbers and ranges, separated by commas, up to ']'
-      if (at == text.size()) throw refuse("a '[' without its ']'", open);
-      if (text[at] == '[') throw refuse("a '[' inside a bracket group", at);
-      if (text[at] == ',' || text[at] == ']') throw refuse("an empty entry in a bracket group", at);
-      Range r;
-      const std::size_t begin = at;
-      const auto lo = list_number(text, at, why);
-      if (!lo) throw refuse(why, at);
-      r.lo = r.hi = lo->first;
-      r.width = lo->second;
-      if (at < text.size() && text[at] == '-') {
-        ++at;
-        const auto hi = list_number(text, at, why);
-        if (!hi) throw refuse(why, at);
-        if (hi->first < r.lo) {
-          throw refuse(fmt::format("the range {} runs down", shown_value(text.substr(begin, at - begin))), begin);
-        }
-        r.hi = hi->first;
-      }
-      part.ranges.push_back(r);
-      if (at == text.size()) throw refuse("a '[' without its ']'", open);
-      if (text[at] == ']') break;
-      if (text[at] != ',') {
-        throw refuse(fmt::format("'{}' in a bracket group", shown_value(text.substr(at, 1))), at);
-      }
-      ++at;
-    }
+    if (auto fault = parse_group(text, at, part)) throw refuse(fault->why, fault->at);
     ++at;  // past ']'
     host.push_back(std::move(part));
     part = Part{};

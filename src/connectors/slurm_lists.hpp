@@ -47,6 +47,11 @@ class HostList {
     std::uint64_t size() const;
   };
   using Host = std::vector<Part>;
+  struct Fault {
+    std::string why;
+    std::size_t at;
+  };
+  static std::optional<Fault> parse_group(std::string_view text, std::size_t& at, Part& part);
 
   static std::string name_of(const Host& host, std::uint64_t index);
 

@@ -32,9 +32,10 @@ std::uint64_t slurm_id(const std::pair<std::string, std::string>& variable) {
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end) {
-    throw usage_error(fmt::format("{}='{}' is not a whole number, and rank 0's port is derived from it; set "
-                                  "MASTER_PORT to a free port for this step",
-                                  name, shown_value(text)));
+    throw usage_error(
+        fmt::format("{}='{}' is not a whole number, and rank 0's port is derived from it; set "
+                    "MASTER_PORT to a free port for this step",
+                    name, shown_value(text)));
   }
   return value;
 }
@@ -78,9 +79,7 @@ void add_local_ranks(const EnvLookup& env, int world, std::map<std::string, std:
 
 }  // namespace
 
-bool in_slurm_step(const EnvLookup& env) {
-  return env("SLURM_STEP_ID").has_value() && env("SLURM_PROCID").has_value();
-}
+bool in_slurm_step(const EnvLookup& env) { return env("SLURM_STEP_ID").has_value() && env("SLURM_PROCID").has_value(); }
 
 bool srun_started_this_task(const EnvLookup& env) {
   if (!in_slurm_step(env) || env("OMPI_COMM_WORLD_SIZE")) return false;

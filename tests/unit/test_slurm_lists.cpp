@@ -106,8 +106,7 @@ TEST(SlurmHostList, MalformedListsAreRefusedInOneLine) {
 
 TEST(SlurmHostList, HostileInputIsBounded) {
   // nesting: refused at the second '[' whatever follows
-  EXPECT_NE(refused(std::string(100000, '[')).find("a '[' inside a bracket group (at character 2)"),
-            std::string::npos);
+  EXPECT_NE(refused(std::string(100000, '[')).find("a '[' inside a bracket group (at character 2)"), std::string::npos);
   // longer than an environment string can be: refused before reading it, the value not shown
   const std::string huge(kMaxSlurmListChars + 1, 'a');
   const auto what = refused(huge);
@@ -132,8 +131,8 @@ TEST(SlurmTaskCounts, TasksOnEachNode) {
 }
 
 TEST(SlurmTaskCounts, MalformedCountsAreNone) {
-  for (const std::string bad : {"", "2(x3", "2(x)", "(x3)", "0", "2(x0)", "2,", ",2", "a", "2(y3)", "2(x3)x",
-                                "1234567890", "-1", "2 ,1"}) {
+  for (const std::string bad :
+       {"", "2(x3", "2(x)", "(x3)", "0", "2(x0)", "2,", ",2", "a", "2(y3)", "2(x3)x", "1234567890", "-1", "2 ,1"}) {
     EXPECT_EQ(tasks_on_node(bad, 0), std::nullopt) << bad;
     EXPECT_EQ(total_tasks(bad), std::nullopt) << bad;
   }

@@ -20,11 +20,16 @@ using Vars = std::map<std::string, std::string>;
 
 // What `srun -N 3 --ntasks-per-node 2` gives its task 4 (node 2, its first task there), in job 12's step 3.
 Vars srun_task4() {
-  return {{"SLURM_JOB_ID", "12"},         {"SLURM_STEP_ID", "3"},
-          {"SLURM_PROCID", "4"},          {"SLURM_STEP_NUM_TASKS", "6"},
-          {"SLURM_NTASKS", "6"},          {"SLURM_STEP_NODELIST", "node[01-03]"},
-          {"SLURM_JOB_NODELIST", "node[01-04]"}, {"SLURM_NODEID", "2"},
-          {"SLURM_LOCALID", "0"},         {"SLURM_STEP_TASKS_PER_NODE", "2(x3)"},
+  return {{"SLURM_JOB_ID", "12"},
+          {"SLURM_STEP_ID", "3"},
+          {"SLURM_PROCID", "4"},
+          {"SLURM_STEP_NUM_TASKS", "6"},
+          {"SLURM_NTASKS", "6"},
+          {"SLURM_STEP_NODELIST", "node[01-03]"},
+          {"SLURM_JOB_NODELIST", "node[01-04]"},
+          {"SLURM_NODEID", "2"},
+          {"SLURM_LOCALID", "0"},
+          {"SLURM_STEP_TASKS_PER_NODE", "2(x3)"},
           {"SLURMD_NODENAME", "node03"}};
 }
 
@@ -88,9 +93,11 @@ TEST(SlurmSettings, TheDerivedPortTellsStepsAndJobsApart) {
 }
 
 TEST(SlurmSettings, TorchrunsVariablesWin) {
-  const auto s = read_slurm_settings(
-      lookup(with(srun_task4(), {{"MASTER_ADDR", "head"}, {"MASTER_PORT", "29500"}, {"LOCAL_RANK", "1"},
-                                 {"LOCAL_WORLD_SIZE", "3"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}})));
+  const auto s = read_slurm_settings(lookup(with(srun_task4(), {{"MASTER_ADDR", "head"},
+                                                                {"MASTER_PORT", "29500"},
+                                                                {"LOCAL_RANK", "1"},
+                                                                {"LOCAL_WORLD_SIZE", "3"},
+                                                                {"TORCHELASTIC_USE_AGENT_STORE", "True"}})));
   EXPECT_EQ(s.master_addr, "head");
   EXPECT_EQ(s.port, 29501);  // torchrun's rules for its own port
   EXPECT_EQ(s.rank, 4);
@@ -166,8 +173,8 @@ TEST(SlurmSettings, WrongOrMissingVariablesAreNamed) {
 TEST(SlurmSettings, ALaunchReadsSlurmsOnlyWithoutTorchrunsRanks) {
   EXPECT_EQ(read_launch_settings(lookup(srun_task4())).ranks_origin, "Slurm's variables: job 12 step 3");
   // torchrun under srun: torchrun's variables describe the job, all of them
-  const auto torchrun = read_launch_settings(lookup(
-      with(srun_task4(), {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "29500"}})));
+  const auto torchrun = read_launch_settings(
+      lookup(with(srun_task4(), {{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "29500"}})));
   EXPECT_EQ(torchrun.rank, 1);
   EXPECT_EQ(torchrun.ranks_origin, "");
   EXPECT_EQ(launch_origin(torchrun), "(MASTER_PORT)");
