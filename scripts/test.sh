@@ -65,7 +65,8 @@ logs="build/meson-logs/testlog.json build-nompi/meson-logs/testlog.json"
 if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
   timed "build-asan: configure, compile" sh scripts/setup-asan.sh --compile || status=$?
   timed "build-asan: tests under ASan and UBSan" sh scripts/sanitize.sh || status=$?
-  logs="$logs build-asan/meson-logs/asan-suites.json build-asan/meson-logs/asan-e2e.json"
+  logs="$logs build-asan/meson-logs/asan-unit.json build-asan/meson-logs/asan-suites.json"
+  logs="$logs build-asan/meson-logs/asan-e2e.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
   # 10 s a target here (2 at a time: 30 s), after replaying every saved crash: a smoke test of each target and its
