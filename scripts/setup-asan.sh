@@ -1,7 +1,9 @@
 #!/bin/sh
 # Configures ./build-asan once: clang with AddressSanitizer and UndefinedBehaviorSanitizer (clang's `undefined` group
 # has the float-cast-overflow check that gcc's leaves out), MPI and the tests, and the libFuzzer targets
-# (tests/fuzz). scripts/sanitize.sh runs the suites in it, scripts/fuzz.sh the fuzz targets. --compile also builds it.
+# (tests/fuzz). scripts/sanitize.sh runs the suites in it, scripts/fuzz.sh the fuzz targets. --compile also builds
+# what those two run (scripts/suite-targets.py: the unit, MPI and env:// suites' executables, the binary and what the
+# sanitized e2e tests call, the fuzz targets), not bench/'s tools; `meson compile -C build-asan` builds everything.
 set -eu
 cd "$(dirname "$0")/.."
 if [ ! -f build-asan/build.ninja ]; then
@@ -12,5 +14,8 @@ if [ ! -f build-asan/build.ninja ]; then
     -Db_lundef=false -Dwerror=false -Dcuda=disabled -Dnccl=disabled -Dfuzz=enabled
 fi
 if [ "${1:-}" = --compile ]; then
-  meson compile -C build-asan
+  # regenerated first where a meson.build changed: the targets are read from it
+  ninja -C build-asan build.ninja >/dev/null
+  # shellcheck disable=SC2046  # one target a word
+  ninja -C build-asan $(/usr/bin/python3 scripts/suite-targets.py build-asan unit mpi env sanitized fuzz)
 fi

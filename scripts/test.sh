@@ -3,7 +3,7 @@
 # network-namespace cluster, Slurm), then the build without MPI (-Dmpi=disabled, as on a GPU node that has only CUDA
 # and NCCL) and its env:// and GPU suites (the suites that need MPI skip there, saying why), then the sanitizer build (clang, ASan and
 # UBSan: scripts/sanitize.sh) and the suites that sanitizers find things in, then the fuzz targets (scripts/fuzz.sh,
-# in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 20 s each). Ends with a summary:
+# in the sanitizer build: libFuzzer on the hostfile, size, option and report parsers, 10 s each). Ends with a summary:
 # the tests counted per build, and the wall time of each part (package install when DISTBENCH_SETUP_SECONDS says it,
 # each build's compile, each build's suites), so that every log shows where the time goes.
 # DISTBENCH_SKIP_SANITIZERS=1 leaves the sanitizer build out, DISTBENCH_SKIP_FUZZ=1 the fuzzing (quicker local runs).
@@ -26,13 +26,25 @@ if [ -n "${DISTBENCH_SETUP_SECONDS:-}" ]; then
 fi
 status=0
 timed "build: configure, compile the binary" sh scripts/build.sh "$@"
-timed "build: compile the tests" meson compile -C build
-# The fault tests (suite faults: killed, stopped and signalled ranks, 80 s, alone on the machine) run once, under the
-# sanitizers below, where the same paths are also checked for memory errors; here only when those are skipped.
-# The env:// launch tests (suite launches: failed launches and strangers, 40 s) run in build-nompi below, where env:// is
-# the only launch, and under the sanitizers; ./build's env:// code is the same, and its env suite keeps the connector.
+# ./build compiles what its suites run (scripts/suite-targets.py) and bench/'s tools (run by hand; built so that they
+# keep building). The gpu suite runs here where a GPU is visible; elsewhere its tests only skip, and build-nompi
+# compiles them (the same sources, no MPI in them) and runs them there.
+build_suites="unit mpi env e2e cluster slurm"
 only_once="--no-suite launches"
-[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || only_once="$only_once --no-suite faults"
+if nvidia-smi -L >/dev/null 2>&1; then
+  build_suites="$build_suites gpu"
+else
+  only_once="$only_once --no-suite gpu"
+fi
+timed "build: compile the tests" \
+  sh -c "ninja -C build \$(/usr/bin/python3 scripts/suite-targets.py build $build_suites bench/)"
+# Suite 'sanitized' (the fault table: killed, stopped and signalled ranks, 100 s alone on the machine; the bad-input
+# table, the error lines, e2e_cli's bad-input cases; env_strangers) runs once, under the sanitizers below, where the
+# same checks also find memory errors; here and in build-nompi only when those are skipped.
+# The env:// launch tests (suite launches: failed launches and strangers) run under the sanitizers and env_launch in
+# build-nompi too, where env:// is the only launch; ./build's env:// code is the same, and its env suite keeps the
+# connector.
+[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || only_once="$only_once --no-suite sanitized"
 # shellcheck disable=SC2086
 timed "build: tests" meson test -C build --no-rebuild --print-errorlogs --num-processes 2 $only_once || status=$?
 if [ ! -f build-nompi/build.ninja ]; then
@@ -44,19 +56,22 @@ fi
 # no coverage.
 nompi_suites="env gpu mpi e2e cluster slurm"
 timed "build-nompi: compile" sh -c "ninja -C build-nompi \$(/usr/bin/python3 scripts/suite-targets.py build-nompi $nompi_suites)"
-# shellcheck disable=SC2046  # one --suite per word
+nompi_once=""
+[ "${DISTBENCH_SKIP_SANITIZERS:-0}" = 1 ] || nompi_once="--no-suite sanitized"
+# shellcheck disable=SC2046,SC2086  # one --suite per word
 timed "build-nompi: tests" meson test -C build-nompi --no-rebuild --print-errorlogs --num-processes 2 \
-  $(for s in $nompi_suites; do printf -- '--suite %s ' "$s"; done) || status=$?
+  $(for s in $nompi_suites; do printf -- '--suite %s ' "$s"; done) $nompi_once || status=$?
 logs="build/meson-logs/testlog.json build-nompi/meson-logs/testlog.json"
 if [ "${DISTBENCH_SKIP_SANITIZERS:-0}" != 1 ]; then
   timed "build-asan: configure, compile" sh scripts/setup-asan.sh --compile || status=$?
   timed "build-asan: tests under ASan and UBSan" sh scripts/sanitize.sh || status=$?
-  logs="$logs build-asan/meson-logs/asan-suites.json build-asan/meson-logs/asan-e2e.json"
-  logs="$logs build-asan/meson-logs/asan-cli-errors.json"
+  logs="$logs build-asan/meson-logs/asan-unit.json build-asan/meson-logs/asan-suites.json"
+  logs="$logs build-asan/meson-logs/asan-e2e.json"
 fi
 if [ "${DISTBENCH_SKIP_FUZZ:-0}" != 1 ]; then
-  # 15 s a target here (2 at a time: 30 s), after replaying every saved crash; scripts/fuzz.sh alone runs 60 s
-  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-15}" sh scripts/fuzz.sh \
+  # 10 s a target here (2 at a time: 30 s), after replaying every saved crash: a smoke test of each target and its
+  # corpus on every change; scripts/fuzz.sh alone runs 60 s, and hunting is longer runs of it
+  timed "build-asan: fuzz targets" env DISTBENCH_FUZZ_SECONDS="${DISTBENCH_FUZZ_SECONDS:-10}" sh scripts/fuzz.sh \
     || status=$?
   logs="$logs build-asan/meson-logs/fuzzlog.json"
 fi
@@ -68,7 +83,7 @@ import sys
 
 total = {"passed": 0, "failed": 0, "skipped": 0}
 suites = []
-part = {"fuzzlog.json": " (fuzz)", "asan-e2e.json": " (e2e)", "asan-cli-errors.json": " (e2e_cli errors)"}
+part = {"fuzzlog.json": " (fuzz)", "asan-e2e.json": " (e2e)"}
 for path in sys.argv[2:]:
     build = path.split("/")[0] + part.get(path.split("/")[-1], "")
     counts, seconds = {}, {}

@@ -1794,5 +1794,22 @@ class ReportViews(Workdir):
         self.assertEqual(sorted(os.listdir(self.dir)), ["bad.json"])
 
 
+# The bad-input cases (every subcommand's options refused: test names with one of these in them). `--errors` runs only
+# them (e2e_cli_errors, which scripts/test.sh runs under the sanitizers), `--runs` the rest (e2e_cli); neither, all.
+ERROR_CASES = ("bad_input", "bad_options", "BadInput")
+PART = sys.argv.pop(1) if sys.argv[1:2] in (["--errors"], ["--runs"]) else None
+
+
+def load_tests(loader, tests, pattern):
+    if PART is None:
+        return tests
+    wanted = PART == "--errors"
+
+    def cases(suite):
+        for t in suite:
+            yield from cases(t) if isinstance(t, unittest.TestSuite) else [t]
+    return unittest.TestSuite(t for t in cases(tests) if any(e in t.id() for e in ERROR_CASES) == wanted)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
