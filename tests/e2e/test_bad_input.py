@@ -135,7 +135,9 @@ ROWS = [
      2, ["-e/--maxbytes"], {}),
     ("buffers that fit only without MPI's scratch", 2,
      ["allreduce", "-b", SIZE_OVER_MEMORY, "-e", SIZE_OVER_MEMORY, "-n", "2", "-w", "1", "--json", "{dir}/r.json"], 2,
-     ["for the library's own", "available", "lower -e/--maxbytes"], {}),
+     # the reserve is the host's, each of its ranks keeping a part (96 ranks on 24 GiB, each taking all of it,
+     # refused an 8 B sweep): the ranks sharing the memory are counted and said
+     ["for the library's own", "each of the 2 ranks sharing the memory", "lower -e/--maxbytes"], {}),
     # report paths (items 4 and 9)
     ("one file for two reports", 0, ["allreduce", "-e", "64", "--json", "{dir}/r.out", "--csv", "{dir}/r.out"], 2,
      ["--json and --csv both name the file", "give each its own file"], {}),
