@@ -21,8 +21,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from distbench_testing import (SKIP, distbench_pids, health_checks, load_json, running,  # noqa: E402
-                               run_with_fixture)
+from distbench_testing import (distbench_pids, end_slurm_jobs, health_checks, load_json,  # noqa: E402
+                               missing_slurm_tool, rank_pids, running, run_with_fixture)
 from netns_fixture import skip_reason as netns_skip_reason  # noqa: E402
 
 BINARY = os.environ.get("DISTBENCH", "")
@@ -42,10 +42,8 @@ def skip_reason():
     why = netns_skip_reason()
     if why:
         return why
-    for tool in ["munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo", "scontrol", "sbatch", "nsenter"]:
-        if shutil.which(tool) is None:
-            return f"'{tool}' not found (apt-get install slurmd slurmctld slurm-client munge)"
-    return None
+    return missing_slurm_tool(["munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo", "scontrol", "sbatch",
+                               "nsenter"])
 
 
 class SlurmCluster:
@@ -132,22 +130,6 @@ exec sh {os.path.abspath(HEALTHCHECK_SCRIPT)}
 SLURM = None
 
 
-def task_pids(marker):
-    """{Slurm task id: pid} of the distbench processes whose command line holds `marker` (the hosts share the
-    machine's process IDs); slurmstepd puts the task id in their environment."""
-    found = {}
-    for pid in distbench_pids(marker):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        for var in env:
-            if var.startswith(b"SLURM_PROCID="):
-                found[int(var.split(b"=", 1)[1])] = pid
-    return found
-
-
 class AcrossHosts(unittest.TestCase):
     def test_a_srun_puts_the_ranks_on_three_hosts_and_the_report_names_them(self):
         js = SLURM.path("across.json")
@@ -205,7 +187,7 @@ class AcrossHosts(unittest.TestCase):
                 pass
             self.assertIsNone(proc.poll(), "the step ended early")
             time.sleep(0.1)
-        tasks = task_pids(js)
+        tasks = rank_pids(js, "SLURM_PROCID")
         self.assertEqual(sorted(tasks), [0, 1, 2], tasks)
         os.kill(tasks[2], signal.SIGKILL)  # nodeC's task
         began = time.monotonic()
@@ -224,14 +206,7 @@ class AcrossHosts(unittest.TestCase):
         self.assertGreaterEqual(len(report["records"]), 3)
 
     def end_every_step(self, proc):
-        """Whatever a failed test left, its step and job end, so that the next test finds the nodes free."""
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
-        SLURM.run("scancel", "--full", "--user", "root", timeout=30)
-        deadline = time.monotonic() + 20
-        while SLURM.run("squeue", "-h", "-o", "%i", timeout=30).stdout.split() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        end_slurm_jobs(proc, lambda argv: SLURM.run(*argv, timeout=30))
 
     def test_d_env_launch_forms_the_job_from_slurms_variables(self):
         """srun without PMIx, no MPI: env:// reads the ranks, the world and rank 0's node from the step's variables,

@@ -23,7 +23,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
-from distbench_testing import SKIP, distbench_pids, error_lines, load_json, run_with_fixture, running  # noqa: E402
+from distbench_testing import (SKIP, distbench_pids, end_slurm_jobs, error_lines, load_json,  # noqa: E402
+                               missing_slurm_tool, run_with_fixture, running)
 
 BINARY = os.environ.get("DISTBENCH", "")
 SBATCH_SCRIPT = os.path.join(HERE, "..", "..", "scripts", "slurm", "distbench.sbatch")
@@ -41,11 +42,8 @@ def free_port():
 def skip_reason():
     if os.geteuid() != 0:
         return "not root (slurmd runs its steps as root here, and munged wants its files owned by root)"
-    for tool in ["munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo", "scontrol", "scancel", "sbatch",
-                 "mpirun"]:
-        if shutil.which(tool) is None:
-            return f"'{tool}' not found (apt-get install slurmd slurmctld slurm-client munge)"
-    return None
+    return missing_slurm_tool(["munged", "mungekey", "slurmctld", "slurmd", "srun", "sinfo", "scontrol", "scancel",
+                               "sbatch", "mpirun"])
 
 
 class Slurm:
@@ -220,16 +218,7 @@ class UnderSrun(unittest.TestCase):
         self.assertNotIn("slurm.job_id", reports["mpirun"]["environment"]["versions"])
 
     def end_every_step(self, proc):
-        """Cleanup of a test that started a step: whatever the test left (it failed half-way), the step and its job
-        end, so that the next test finds the node free (a step left running holds both CPUs, and the next srun or
-        sbatch --wait would wait for them past meson's timeout)."""
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
-        SLURM.run(["scancel", "--full", "--user", "root"])
-        deadline = time.monotonic() + 20
-        while SLURM.run(["squeue", "-h", "-o", "%i"]).stdout.split() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        end_slurm_jobs(proc, SLURM.run)
 
     def long_step(self, js, *extra):
         proc = subprocess.Popen(["srun", "--mpi=pmix", "-n", "2", *extra, BINARY, "allreduce", "-b", "1K", "-e", "64M",

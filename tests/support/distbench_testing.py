@@ -112,10 +112,12 @@ def distbench_pids(marker):
     return holders(marker, "distbench")
 
 
-def rank_pids(marker):
+def rank_pids(marker, variable="OMPI_COMM_WORLD_RANK"):
     """{world rank: pid} of the distbench processes whose command line holds `marker` (network namespaces share the
-    machine's process IDs, so this finds the ranks of every test host); mpirun puts the rank in their environment."""
+    machine's process IDs, so this finds the ranks of every test host), by the rank the launcher put in their
+    environment: mpirun's OMPI_COMM_WORLD_RANK, or `variable` (srun's SLURM_PROCID)."""
     found = {}
+    prefix = f"{variable}=".encode()
     for pid in distbench_pids(marker):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
@@ -123,9 +125,30 @@ def rank_pids(marker):
         except OSError:
             continue
         for var in env:
-            if var.startswith(b"OMPI_COMM_WORLD_RANK="):
+            if var.startswith(prefix):
                 found[int(var.split(b"=", 1)[1])] = pid
     return found
+
+
+def missing_slurm_tool(tools):
+    """Why a Slurm test cannot run here (the first of `tools` not installed), or None."""
+    for tool in tools:
+        if shutil.which(tool) is None:
+            return f"'{tool}' not found (apt-get install slurmd slurmctld slurm-client munge)"
+    return None
+
+
+def end_slurm_jobs(proc, run):
+    """Cleanup of a test that started a step (`proc`, its srun): whatever the test left (it failed half-way), the
+    step and every job end, so that the next test finds the nodes free (a step left running holds their CPUs, and
+    the next srun or sbatch --wait would wait for them past meson's timeout). `run(argv)` runs a Slurm client."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+    run(["scancel", "--full", "--user", "root"])
+    deadline = time.monotonic() + 20
+    while run(["squeue", "-h", "-o", "%i"]).stdout.split() and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 def run_with_fixture(fixture, label):
