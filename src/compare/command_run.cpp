@@ -3,6 +3,7 @@
 #include "compare/keeper.hpp"
 #include "core/error.hpp"
 #include "core/sys/deadline.hpp"
+#include "core/sys/program_run.hpp"
 #include "core/sys/quote.hpp"
 
 #include <fmt/format.h>
@@ -27,12 +28,6 @@ namespace distbench::compare {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int status_of(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
 
 // A file descriptor closed with its owner.
 class OwnedFd {
@@ -130,7 +125,8 @@ KeeperPlan keeper_plan(const ShellCommand& shell, int stdin_fd, int write_fd, in
 // What the keeper found, once it has exited (`status`: its wait status); throws when it could not do its work.
 CommandOutcome outcome_of(const KeeperShared& r, int status, const std::string& command, Clock::time_point start) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw failure(fmt::format("the process keeping '{}' ended with status {}", excerpt(command), status_of(status)));
+    throw failure(
+        fmt::format("the process keeping '{}' ended with status {}", excerpt(command), exit_status_of(status)));
   }
   if (r.start_errno != 0) {
     throw failure(fmt::format("cannot start '{}': {}", excerpt(command), std::strerror(r.start_errno)));
@@ -142,7 +138,7 @@ CommandOutcome outcome_of(const KeeperShared& r, int status, const std::string& 
                     excerpt(command), kKeeperKillWaitSeconds));
   }
   CommandOutcome out;
-  out.status = r.command_ended ? status_of(r.wait_status) : 128 + SIGKILL;
+  out.status = r.command_ended ? exit_status_of(r.wait_status) : 128 + SIGKILL;
   out.timed_out = r.timed_out;
   out.stopped = r.stopped;
   out.left_behind = r.left_behind;

@@ -29,39 +29,24 @@ SLOTS=${CLUSTER_SLOTS:-2}
 
 netns() { sh "$NETNS" "$@"; }
 
-# The pid files of this cluster's daemons, munged last (the others need it to stop cleanly).
-pid_files() {
-    d="$CLUSTER_DIR/slurm"
-    [ -d "$d" ] || return 0
-    for f in "$d"/slurmd.*.pid "$d/slurmctld.pid" "$d/munge/munged.pid"; do
-        [ -f "$f" ] && echo "$f"
-    done
-    return 0
-}
-
-# TERM the daemons, up to 5 s for them to go, then KILL.
-stop_daemons() {
-    pids=""
-    for f in $(pid_files); do
-        pid=$(head -n 1 "$f" 2>/dev/null || true)
-        case "$pid" in ''|*[!0-9]*) continue ;; esac
-        kill -TERM "$pid" 2>/dev/null && pids="$pids $pid"
-    done
+# munged is the one daemon outside the namespaces (slurmctld, the slurmds and their steps go with them, ended by
+# `netns_cluster.sh down`): TERM, up to 5 s for it to go, then KILL.
+stop_munged() {
+    pid=$(head -n 1 "$CLUSTER_DIR/slurm/munge/munged.pid" 2>/dev/null || true)
+    case "$pid" in ''|*[!0-9]*) return 0 ;; esac
+    kill -TERM "$pid" 2>/dev/null || return 0
     i=0
     while [ $i -lt 50 ]; do
-        alive=""
-        for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
-        [ -n "$alive" ] || return 0
+        kill -0 "$pid" 2>/dev/null || return 0
         sleep 0.1
         i=$((i + 1))
     done
-    # shellcheck disable=SC2086
-    kill -KILL $alive 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null || true
 }
 
 cmd_down() {
-    stop_daemons
     netns down
+    stop_munged
     rm -rf "$CLUSTER_DIR/slurm"
 }
 
@@ -140,7 +125,7 @@ cmd_up() {
     mkdir -p "$CLUSTER_DIR"
     CLUSTER_DIR=$(cd "$CLUSTER_DIR" && pwd)
     export CLUSTER_DIR
-    stop_daemons
+    stop_munged
     netns up "${1:-3}"
     trap 'cmd_down' EXIT                       # a failure half way leaves nothing behind
     trap 'exit 130' INT TERM

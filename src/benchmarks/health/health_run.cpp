@@ -67,19 +67,18 @@ HealthRun::HealthRun(World& world, Watchdog& watchdog, Reporter* reporter, const
       findings_(reporter, plan),
       decision_({{"go", true}}) {
   std::vector<std::string> host_of_rank;
+  std::vector<std::string> rank_slurm_names;  // --slurm-drain: every rank's SLURMD_NODENAME, on the root
   {
     // Before any phase, while every rank is known to answer: blocking, so under the watchdog.
     const ArmedStep step = watchdog_.arm(StepKind::setup, "health: setting up the communicators");
     host_of_rank = allgather_string(connector_, connector_.hostname(), step);
-    if (plan_.slurm_drain) slurm_names_ = gather_slurm_names(connector_, step);
+    if (plan_.slurm_drain) rank_slurm_names = gather_slurm_names(connector_, step);
     world_comm_ = &world_.communicator(world_partition(connector_.size()), step);
     node_comm_ = &world_.communicator(node_partition(connector_.node_of_ranks()), step);
   }
   topo_ = make_topology(connector_.node_of_ranks(), host_of_rank);
-  if (!slurm_names_.empty()) {  // each node's name is its first rank's
-    std::vector<std::string> by_node;
-    for (int leader : topo_.leaders) by_node.push_back(slurm_names_[static_cast<std::size_t>(leader)]);
-    slurm_names_ = std::move(by_node);
+  if (!rank_slurm_names.empty()) {  // each node's name is its first rank's
+    for (int leader : topo_.leaders) slurm_names_.push_back(rank_slurm_names[static_cast<std::size_t>(leader)]);
   }
   findings_.set_nodes(topo_.hosts.size());
   findings_.set_backend(std::string(world_.backend().name()));

@@ -120,12 +120,6 @@ bool read_outputs(Pipe& out, Pipe& err, ProgramOutcome& o, std::size_t cap, Prog
   return true;
 }
 
-int status_of(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return -1;
-}
-
 // Waits for the child until the deadline (false when it is still running then).
 bool reap_by(pid_t pid, int& wait_status, ProgramClock::time_point deadline) {
   while (true) {
@@ -193,9 +187,15 @@ ProgramOutcome run_program(const std::vector<std::string>& argv, double timeout_
     while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
     }
   }
-  o.status = status_of(wait_status);
+  o.status = exit_status_of(wait_status);
   o.seconds = std::chrono::duration<double>(ProgramClock::now() - began).count();
   return o;
+}
+
+int exit_status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return -1;
 }
 
 std::string last_output_line(const ProgramOutcome& outcome) {

@@ -34,6 +34,9 @@ std::optional<std::string> find_on_path(std::string_view program, std::string_vi
 // never throws for what the program does.
 ProgramOutcome run_program(const std::vector<std::string>& argv, double timeout_s, std::size_t cap_bytes);
 
+// A waitpid status as a shell reports it: the exit code, or 128 + N when signal N ended the process; -1 otherwise.
+int exit_status_of(int wait_status);
+
 // The last non-empty line of a program's stderr, else of its stdout, trimmed: what it said when it failed ("" when
 // nothing).
 std::string last_output_line(const ProgramOutcome& outcome);
